@@ -1,0 +1,242 @@
+// Package storage defines the contract between the lettershop service and
+// the backends that keep its records.
+//
+// The package owns its record types and sentinel errors so that backends
+// need nothing from the domain: a record carries the fields a backend must
+// index or check (ids, account, status, timestamps, metadata, revision) and
+// an opaque Data document that the service encodes and the backend keeps
+// verbatim.
+//
+// Every method takes a context first; a cancelled context makes the method
+// return the context's error and leaves nothing half written. Backends copy
+// records in and out: a caller can never change stored state through a value
+// it passed in or got back. Backends run no timers and read no clock: where
+// time matters, it is an argument.
+//
+// Preconditions travel inside the write: an update names the revision it
+// expects, and a write may carry the Completion of an idempotency claim, so a
+// backend enforces both atomically with the write itself.
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors. Backends return them, possibly wrapped; callers test with
+// errors.Is.
+var (
+	// ErrNotFound: no record has that id in that account.
+	ErrNotFound = errors.New("storage: not found")
+	// ErrAlreadyExists: a record with that id exists already.
+	ErrAlreadyExists = errors.New("storage: already exists")
+	// ErrConflict: the record's revision is not the one the write expected.
+	ErrConflict = errors.New("storage: revision conflict")
+	// ErrClaimLost: the write carried a Completion for an idempotency claim
+	// that is no longer in flight under that token (completed, released, or
+	// taken over after its lease ended). Nothing was written.
+	ErrClaimLost = errors.New("storage: idempotency claim lost")
+)
+
+// Storage is what the service needs from a backend. Implementations must be
+// safe for concurrent use, also across processes where the backend is shared.
+type Storage interface {
+	// CreateLetter stores a new letter with Revision 1 and returns it.
+	// Errors: ErrAlreadyExists when the id is taken; ErrClaimLost as for
+	// every write with a Completion.
+	CreateLetter(ctx context.Context, l Letter, c *Completion) (Letter, error)
+	// GetLetter returns the letter with that id in that account.
+	// Errors: ErrNotFound, also when the letter belongs to another account.
+	GetLetter(ctx context.Context, account, id string) (Letter, error)
+	// ListLetters returns up to q.Limit letters matching q, newest (highest
+	// id) first, starting after q.Before. A page costs O(log n + page).
+	ListLetters(ctx context.Context, q LetterQuery) ([]Letter, error)
+	// UpdateLetter replaces the letter whose Account and ID match l, if its
+	// stored Revision equals l.Revision, and returns it with the Revision
+	// incremented. ID, Account and CreatedAt never change.
+	// Errors: ErrNotFound; ErrConflict when the revision differs; ErrClaimLost.
+	UpdateLetter(ctx context.Context, l Letter, c *Completion) (Letter, error)
+	// ProcessDueLetters takes up to limit letters whose DueAt is set and not
+	// after now, earliest DueAt first, and calls fn with a copy of each. When
+	// fn returns nil the store writes the changed copy as an update (Revision
+	// incremented); when it returns an error, nothing more is written and the
+	// error is returned. Each letter is read and written atomically, and a
+	// letter is never handed to two concurrent callers (in this process or in
+	// another sharing the backend) at the same revision. fn must not call the
+	// store. It returns the number of letters written.
+	ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*Letter) error) (int, error)
+
+	// WriteAsset writes an asset and changes to its versions as one atomic
+	// unit: the asset, then PutVersions (created or replaced), then
+	// DeleteVersions, then PutContent. w.Asset.Revision is the revision the
+	// write expects: 0 creates the asset. It returns the stored asset with
+	// its new revision.
+	// Errors: ErrAlreadyExists when creating an id that exists; ErrNotFound
+	// when updating an asset that does not exist (or a version to delete does
+	// not exist); ErrConflict when the revision differs; ErrClaimLost.
+	WriteAsset(ctx context.Context, w AssetWrite) (Asset, error)
+	// GetAsset returns the asset with that id in that account.
+	// Errors: ErrNotFound.
+	GetAsset(ctx context.Context, account, id string) (Asset, error)
+	// ListAssets returns up to q.Limit assets matching q, newest first,
+	// starting after q.Before.
+	ListAssets(ctx context.Context, q AssetQuery) ([]Asset, error)
+	// DeleteAsset removes the asset and all of its versions if its stored
+	// Revision equals revision. Content stays (letters may refer to it).
+	// Errors: ErrNotFound; ErrConflict; ErrClaimLost.
+	DeleteAsset(ctx context.Context, account, id string, revision int64, c *Completion) error
+	// GetAssetVersion returns one version of one asset.
+	// Errors: ErrNotFound, also when the version belongs to another asset.
+	GetAssetVersion(ctx context.Context, account, assetID, versionID string) (AssetVersion, error)
+	// ListAssetVersions returns up to q.Limit versions of q.AssetID matching
+	// q, newest first, starting after q.Before.
+	ListAssetVersions(ctx context.Context, q VersionQuery) ([]AssetVersion, error)
+	// GetContent returns content stored by WriteAsset.
+	// Errors: ErrNotFound.
+	GetContent(ctx context.Context, account, hash string) ([]byte, error)
+
+	// ClaimIdempotency records r as an in-flight claim unless a live record
+	// for (r.Scope, r.Key) exists. A record whose ExpiresAt is not after now
+	// is not live; neither is an in-flight record whose LeaseExpiresAt is not
+	// after now (its claim is taken over). It returns the record now stored
+	// and whether r claimed it. Among concurrent claimants exactly one wins.
+	ClaimIdempotency(ctx context.Context, r IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
+	// CompleteIdempotency stores c.Result on the in-flight claim c names.
+	// Errors: ErrClaimLost when that claim is not in flight under c.Token.
+	CompleteIdempotency(ctx context.Context, c Completion) error
+	// ReleaseIdempotency removes the in-flight claim held by token, so the
+	// key can be used again. Releasing a claim not held is not an error.
+	ReleaseIdempotency(ctx context.Context, scope, key, token string) error
+	// PurgeIdempotency removes every record whose ExpiresAt is not after now
+	// and returns how many it removed.
+	PurgeIdempotency(ctx context.Context, now time.Time) (int, error)
+}
+
+// Metadata is one key-value pair; order is kept.
+type Metadata struct {
+	Key   string
+	Value string
+}
+
+// Letter is a stored letter.
+type Letter struct {
+	ID         string
+	Account    string
+	Status     string
+	ExternalID string
+	Metadata   []Metadata
+	CreatedAt  time.Time
+	ModifiedAt time.Time
+	// DueAt is when the letter's next lifecycle step falls due; the zero
+	// time when nothing is pending.
+	DueAt time.Time
+	// Revision is set by the store: 1 on create, incremented by each update.
+	Revision int64
+	// Data is the rest of the letter, encoded by the service.
+	Data []byte
+}
+
+// LetterQuery selects letters of one account. Empty fields do not filter.
+type LetterQuery struct {
+	Account    string
+	Status     string
+	ExternalID string
+	// Metadata pairs must all be present on a letter, values equal.
+	Metadata []Metadata
+	// Before, when set, returns only letters whose id sorts before it.
+	Before string
+	Limit  int
+}
+
+// Asset is a stored content asset. Its versions are separate records,
+// written together with it through WriteAsset.
+type Asset struct {
+	ID         string
+	Account    string
+	Metadata   []Metadata
+	CreatedAt  time.Time
+	ModifiedAt time.Time
+	// Revision is set by the store: 1 on create, incremented by each write.
+	Revision int64
+	// Data is the rest of the asset, encoded by the service.
+	Data []byte
+}
+
+// AssetQuery selects assets of one account. Empty fields do not filter.
+type AssetQuery struct {
+	Account  string
+	Metadata []Metadata
+	Before   string
+	Limit    int
+}
+
+// AssetVersion is a stored version of an asset.
+type AssetVersion struct {
+	ID         string
+	Account    string
+	AssetID    string
+	Status     string
+	CreatedAt  time.Time
+	ModifiedAt time.Time
+	// Data is the rest of the version, encoded by the service.
+	Data []byte
+}
+
+// VersionQuery selects versions of one asset.
+type VersionQuery struct {
+	Account string
+	AssetID string
+	// ExcludeStatuses leaves out versions in these statuses.
+	ExcludeStatuses []string
+	Before          string
+	Limit           int
+}
+
+// Content is an immutable blob addressed by the hash of its bytes.
+type Content struct {
+	Account string
+	Hash    string
+	Data    []byte
+}
+
+// AssetWrite is one atomic change to an asset and its versions.
+type AssetWrite struct {
+	// Asset as it is to be stored; its Revision is the one expected (0: create).
+	Asset          Asset
+	PutVersions    []AssetVersion
+	DeleteVersions []string
+	// PutContent is stored if absent; content with a known hash is unchanged.
+	PutContent []Content
+	Completion *Completion
+}
+
+// IdempotencyRecord is the stored outcome, or the in-flight claim, of a
+// request made with an idempotency key.
+type IdempotencyRecord struct {
+	// Scope is whose key it is (an API key's identity); Key is the
+	// caller's idempotency key. Together they identify the record.
+	Scope string
+	Key   string
+	// Fingerprint describes the request, to tell a retry from misuse.
+	Fingerprint string
+	// Token identifies the claim that owns the record while it is in flight.
+	Token string
+	// Done is set once Result is stored.
+	Done   bool
+	Result []byte
+	// CreatedAt is the first request; ExpiresAt when the record stops
+	// counting; LeaseExpiresAt when an unfinished claim may be taken over.
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	LeaseExpiresAt time.Time
+}
+
+// Completion finishes an in-flight idempotency claim. Passed with a write,
+// it is applied atomically with it: both happen or neither does.
+type Completion struct {
+	Scope  string
+	Key    string
+	Token  string
+	Result []byte
+}
