@@ -1,0 +1,760 @@
+package lettershop
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// AssetType is what kind of content an asset holds.
+type AssetType string
+
+// The asset types.
+const (
+	AssetTemplate = AssetType("template")
+	AssetImage    = AssetType("image")
+	AssetFont     = AssetType("font")
+	AssetDocument = AssetType("document")
+)
+
+// VersionStatus is where an asset version is in its life: draft ->
+// published | archived | deleted; published -> archived | deleted; archived
+// -> published | deleted. Deleted versions are gone for good.
+type VersionStatus string
+
+// The version statuses. An asset's status is the first of these its
+// versions have: published, draft, archived, deleted.
+const (
+	VersionDraft     = VersionStatus("draft")
+	VersionPublished = VersionStatus("published")
+	VersionArchived  = VersionStatus("archived")
+	VersionDeleted   = VersionStatus("deleted")
+)
+
+// contentTypes are the MIME types each asset type holds; the first is the default.
+var contentTypes = map[AssetType][]string{
+	AssetTemplate: {"text/html"},
+	AssetImage:    {"image/png", "image/jpeg"},
+	AssetDocument: {"application/pdf"},
+	AssetFont:     {"font/ttf", "font/otf"},
+}
+
+var assetTypes = []string{string(AssetTemplate), string(AssetImage), string(AssetFont), string(AssetDocument)}
+
+// Asset and version field limits.
+const (
+	MaxAssetName        = 255
+	MaxAssetDescription = 255
+	MaxVersionNotes     = 255
+	// MaxInlineContent is the largest inline content, in bytes after any
+	// base64 decoding.
+	MaxInlineContent = 102400
+)
+
+// Asset is a piece of content letters are made from, kept in versions.
+type Asset struct {
+	ID                 string        `json:"id"`
+	Name               string        `json:"name"`
+	Description        string        `json:"description,omitempty"`
+	Type               AssetType     `json:"type"`
+	Status             VersionStatus `json:"status"`
+	VersionCount       int           `json:"versionCount"`
+	PublishedVersionID string        `json:"publishedVersionId,omitempty"`
+	Metadata           Metadata      `json:"metadata"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	ModifiedAt         time.Time     `json:"modifiedAt"`
+
+	counts   versionCounts
+	revision int64
+}
+
+// versionCounts counts an asset's versions by status; deleted counts those
+// deleted, which no longer exist.
+type versionCounts struct {
+	Draft     int `json:"draft,omitempty"`
+	Published int `json:"published,omitempty"`
+	Archived  int `json:"archived,omitempty"`
+	Deleted   int `json:"deleted,omitempty"`
+}
+
+func (c *versionCounts) add(s VersionStatus, n int) {
+	switch s {
+	case VersionDraft:
+		c.Draft += n
+	case VersionPublished:
+		c.Published += n
+	case VersionArchived:
+		c.Archived += n
+	case VersionDeleted:
+		c.Deleted += n
+	}
+}
+
+// derive sets the fields that follow from the version counts.
+func (a *Asset) derive() {
+	c := a.counts
+	a.VersionCount = c.Draft + c.Published + c.Archived
+	switch {
+	case c.Published > 0:
+		a.Status = VersionPublished
+	case c.Draft > 0:
+		a.Status = VersionDraft
+	case c.Archived > 0:
+		a.Status = VersionArchived
+	case c.Deleted > 0:
+		a.Status = VersionDeleted
+	default:
+		a.Status = VersionDraft
+	}
+}
+
+// AssetVersion is one version of an asset's content.
+type AssetVersion struct {
+	ID                  string               `json:"id"`
+	AssetID             string               `json:"assetId"`
+	Status              VersionStatus        `json:"status"`
+	Notes               string               `json:"notes,omitempty"`
+	Content             VersionContent       `json:"content"`
+	ContentLength       int                  `json:"contentLength"`
+	VariableDefinitions []VariableDefinition `json:"variableDefinitions"`
+	CreatedAt           time.Time            `json:"createdAt"`
+	ModifiedAt          time.Time            `json:"modifiedAt"`
+
+	contentHash string
+}
+
+// VersionContent is a version's content. Source is "inline"; Type a MIME
+// type; Data the content itself, base64-encoded for binary types. Data is
+// returned when one version is fetched, not in lists.
+type VersionContent struct {
+	Source string `json:"source"`
+	Type   string `json:"type"`
+	Data   string `json:"data,omitempty"`
+}
+
+// CreateAssetInput is a request to create an asset. Name is required; Type
+// defaults to template.
+type CreateAssetInput struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Type        AssetType `json:"type,omitempty"`
+	Metadata    Metadata  `json:"metadata,omitempty"`
+}
+
+// UpdateAssetInput changes an asset: each field given replaces the asset's.
+type UpdateAssetInput struct {
+	Name        *string   `json:"name,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Metadata    *Metadata `json:"metadata,omitempty"`
+}
+
+// ListAssetsInput selects assets.
+type ListAssetsInput struct {
+	PageRequest
+	Metadata Metadata
+}
+
+// CreateVersionInput is a request to create a version: a draft, or
+// published at once with Publish.
+type CreateVersionInput struct {
+	Notes               string               `json:"notes,omitempty"`
+	Content             *VersionContent      `json:"content"`
+	VariableDefinitions []VariableDefinition `json:"variableDefinitions,omitempty"`
+	Publish             bool                 `json:"publish,omitempty"`
+}
+
+// UpdateVersionInput changes a version: a draft entirely, a published or
+// archived version only its notes.
+type UpdateVersionInput struct {
+	Notes               *string               `json:"notes,omitempty"`
+	Content             *VersionContent       `json:"content,omitempty"`
+	VariableDefinitions *[]VariableDefinition `json:"variableDefinitions,omitempty"`
+}
+
+// CloneVersionInput makes a new draft (or, with Publish, a published
+// version) with a version's content and definitions.
+type CloneVersionInput struct {
+	Notes   *string `json:"notes,omitempty"`
+	Publish bool    `json:"publish,omitempty"`
+}
+
+// ListVersionsInput selects versions of an asset. Archived versions are left
+// out unless IncludeArchived.
+type ListVersionsInput struct {
+	PageRequest
+	IncludeArchived bool
+}
+
+// CreateAsset stores a new asset, without versions.
+func (s *Service) CreateAsset(ctx context.Context, account string, in CreateAssetInput) (*Asset, error) {
+	return idempotent(ctx, s, account, "createAsset", in, func(ctx context.Context) (*Asset, error) {
+		f := fieldErrors{}
+		if in.Type == "" {
+			in.Type = AssetTemplate
+		}
+		validateAssetName(f, in.Name)
+		maxLen(f, "description", in.Description, MaxAssetDescription)
+		enum(f, "type", string(in.Type), assetTypes)
+		in.Metadata.validate("metadata", f)
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		now := s.now()
+		a := &Asset{
+			ID: s.newID(assetPrefix), Name: in.Name, Description: in.Description, Type: in.Type,
+			Metadata: in.Metadata.clone(), CreatedAt: now, ModifiedAt: now,
+		}
+		a.derive()
+		if err := s.writeAsset(ctx, account, a, assetChange{}); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
+}
+
+// GetAsset returns an asset of the account.
+func (s *Service) GetAsset(ctx context.Context, account, id string) (*Asset, error) {
+	return s.getAsset(ctx, account, id)
+}
+
+func (s *Service) getAsset(ctx context.Context, account, id string) (*Asset, error) {
+	if !ValidID(assetPrefix, id) {
+		return nil, invalidField("id", "must be %s followed by letters and digits", assetPrefix)
+	}
+	rec, err := s.store.GetAsset(ctx, account, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, notFound("asset", id)
+	}
+	if err != nil {
+		return nil, storeErr("get asset", err)
+	}
+	a, err := assetFromRecord(rec)
+	if err != nil {
+		return nil, internal("get asset", err)
+	}
+	return a, nil
+}
+
+// ListAssets returns a page of the account's assets, newest first.
+func (s *Service) ListAssets(ctx context.Context, account string, in ListAssetsInput) (Page[*Asset], error) {
+	f := fieldErrors{}
+	var scope []string
+	for _, m := range in.Metadata {
+		scope = append(scope, m.Key, m.Value)
+	}
+	c := s.openPage(in.PageRequest, pageScope(account, "assets", scope...), f)
+	if err := f.err(); err != nil {
+		return Page[*Asset]{}, err
+	}
+	recs, err := s.store.ListAssets(ctx, storage.AssetQuery{
+		Account: account, Metadata: metadataRecords(in.Metadata), Before: c.before, Limit: c.limit + 1,
+	})
+	if err != nil {
+		return Page[*Asset]{}, storeErr("list assets", err)
+	}
+	items := make([]*Asset, 0, len(recs))
+	for _, r := range recs {
+		a, err := assetFromRecord(r)
+		if err != nil {
+			return Page[*Asset]{}, internal("list assets", err)
+		}
+		items = append(items, a)
+	}
+	return closePage(s, c, items, func(a *Asset) string { return a.ID }), nil
+}
+
+// UpdateAsset changes an asset's name, description or metadata.
+func (s *Service) UpdateAsset(ctx context.Context, account, id string, in UpdateAssetInput) (*Asset, error) {
+	return idempotent(ctx, s, account, "updateAsset:"+id, in, func(ctx context.Context) (*Asset, error) {
+		f := fieldErrors{}
+		if in.Name != nil {
+			validateAssetName(f, *in.Name)
+		}
+		if in.Description != nil {
+			maxLen(f, "description", *in.Description, MaxAssetDescription)
+		}
+		if in.Metadata != nil {
+			in.Metadata.validate("metadata", f)
+		}
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		return s.changeAsset(ctx, account, id, func(a *Asset, _ *assetChange) error {
+			if in.Name != nil {
+				a.Name = *in.Name
+			}
+			if in.Description != nil {
+				a.Description = *in.Description
+			}
+			if in.Metadata != nil {
+				a.Metadata = in.Metadata.clone()
+			}
+			return nil
+		}, nil)
+	})
+}
+
+// DeleteAsset deletes an asset and every version of it. Letters made from it
+// keep their content.
+func (s *Service) DeleteAsset(ctx context.Context, account, id string) error {
+	_, err := idempotent(ctx, s, account, "deleteAsset:"+id, nil, func(ctx context.Context) (*Asset, error) {
+		for attempt := 0; ; attempt++ {
+			a, err := s.getAsset(ctx, account, id)
+			if err != nil {
+				return nil, err
+			}
+			_, err = withCompletion(ctx, nil, func(c *storage.Completion) (struct{}, error) {
+				return struct{}{}, s.store.DeleteAsset(ctx, account, id, a.revision, c)
+			})
+			switch {
+			case errors.Is(err, storage.ErrConflict) && attempt < 10:
+				continue
+			case errors.Is(err, storage.ErrNotFound):
+				return nil, notFound("asset", id)
+			case err != nil:
+				return nil, storeErr("delete asset", err)
+			}
+			return nil, nil
+		}
+	})
+	return err
+}
+
+// CreateVersion adds a version to an asset: a draft, or published at once
+// (archiving the version published before) with in.Publish.
+func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in CreateVersionInput) (*AssetVersion, error) {
+	return idempotent(ctx, s, account, "createVersion:"+assetID, in, func(ctx context.Context) (*AssetVersion, error) {
+		a, err := s.getAsset(ctx, account, assetID)
+		if err != nil {
+			return nil, err
+		}
+		f := fieldErrors{}
+		maxLen(f, "notes", in.Notes, MaxVersionNotes)
+		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
+		data := checkVersionContent(f, a.Type, in.Content, v)
+		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		now := s.now()
+		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix), now, now
+		content := storage.Content{Account: account, Hash: v.contentHash, Data: data}
+		return s.putVersion(ctx, account, assetID, v, in.Publish, &content)
+	})
+}
+
+// putVersion stores a new version, published at once when publish is set.
+func (s *Service) putVersion(ctx context.Context, account, assetID string, v *AssetVersion, publish bool, content *storage.Content) (*AssetVersion, error) {
+	var out *AssetVersion
+	_, err := s.changeAsset(ctx, account, assetID, func(a *Asset, w *assetChange) error {
+		nv := *v
+		nv.Status = VersionDraft
+		a.counts.add(VersionDraft, 1)
+		w.put(a, &nv)
+		if content != nil {
+			w.content = append(w.content, *content)
+		}
+		if publish {
+			if err := s.publishIn(ctx, account, a, w, &nv); err != nil {
+				return err
+			}
+		}
+		out = &nv
+		return nil
+	}, func(a *Asset) any { return out })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetVersion returns one version of an asset, with its content.
+func (s *Service) GetVersion(ctx context.Context, account, assetID, versionID string) (*AssetVersion, error) {
+	v, err := s.getVersion(ctx, account, assetID, versionID)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.store.GetContent(ctx, account, v.contentHash)
+	if err != nil {
+		return nil, storeErr("get version content", err)
+	}
+	v.Content.Data = encodeContent(v.Content.Type, data)
+	return v, nil
+}
+
+func (s *Service) getVersion(ctx context.Context, account, assetID, versionID string) (*AssetVersion, error) {
+	if !ValidID(assetPrefix, assetID) {
+		return nil, invalidField("id", "must be %s followed by letters and digits", assetPrefix)
+	}
+	if !ValidID(versionPrefix, versionID) {
+		return nil, invalidField("versionId", "must be %s followed by letters and digits", versionPrefix)
+	}
+	rec, err := s.store.GetAssetVersion(ctx, account, assetID, versionID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, notFound("version", versionID)
+	}
+	if err != nil {
+		return nil, storeErr("get version", err)
+	}
+	v, err := versionFromRecord(rec)
+	if err != nil {
+		return nil, internal("get version", err)
+	}
+	return v, nil
+}
+
+// ListVersions returns a page of an asset's versions, newest first.
+func (s *Service) ListVersions(ctx context.Context, account, assetID string, in ListVersionsInput) (Page[*AssetVersion], error) {
+	f := fieldErrors{}
+	c := s.openPage(in.PageRequest, pageScope(account, "versions", assetID, boolScope(in.IncludeArchived)), f)
+	if err := f.err(); err != nil {
+		return Page[*AssetVersion]{}, err
+	}
+	if _, err := s.getAsset(ctx, account, assetID); err != nil {
+		return Page[*AssetVersion]{}, err
+	}
+	q := storage.VersionQuery{Account: account, AssetID: assetID, Before: c.before, Limit: c.limit + 1}
+	if !in.IncludeArchived {
+		q.ExcludeStatuses = []string{string(VersionArchived)}
+	}
+	recs, err := s.store.ListAssetVersions(ctx, q)
+	if err != nil {
+		return Page[*AssetVersion]{}, storeErr("list versions", err)
+	}
+	items := make([]*AssetVersion, 0, len(recs))
+	for _, r := range recs {
+		v, err := versionFromRecord(r)
+		if err != nil {
+			return Page[*AssetVersion]{}, internal("list versions", err)
+		}
+		items = append(items, v)
+	}
+	return closePage(s, c, items, func(v *AssetVersion) string { return v.ID }), nil
+}
+
+func boolScope(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// UpdateVersion changes a version: anything of a draft; only the notes of a
+// published or archived version (more is a conflict).
+func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
+	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
+		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
+			f := fieldErrors{}
+			if in.Notes != nil {
+				maxLen(f, "notes", *in.Notes, MaxVersionNotes)
+			}
+			var data []byte
+			if in.Content != nil {
+				data = checkVersionContent(f, a.Type, in.Content, v)
+			}
+			if in.VariableDefinitions != nil {
+				v.VariableDefinitions = validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
+			}
+			if err := f.err(); err != nil {
+				return err
+			}
+			if v.Status != VersionDraft && (in.Content != nil || in.VariableDefinitions != nil) {
+				return errorf(CodeConflict, "version %s is %s: only its notes can change; clone it to make a new draft", v.ID, v.Status)
+			}
+			if in.Notes != nil {
+				v.Notes = *in.Notes
+			}
+			if in.Content != nil {
+				w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
+			}
+			return nil
+		})
+	})
+}
+
+// PublishVersion publishes a draft or archived version; the version
+// published before is archived. Publishing the published version changes
+// nothing.
+func (s *Service) PublishVersion(ctx context.Context, account, assetID, versionID string) (*AssetVersion, error) {
+	return idempotent(ctx, s, account, "publishVersion:"+assetID+"/"+versionID, nil, func(ctx context.Context) (*AssetVersion, error) {
+		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
+			if v.Status == VersionPublished {
+				return errUnchanged
+			}
+			return s.publishIn(ctx, account, a, w, v)
+		})
+	})
+}
+
+// publishIn publishes v within the change w, archiving the version published
+// before.
+func (s *Service) publishIn(ctx context.Context, account string, a *Asset, w *assetChange, v *AssetVersion) error {
+	if prev := a.PublishedVersionID; prev != "" && prev != v.ID {
+		old, err := s.getVersion(ctx, account, a.ID, prev)
+		if err != nil {
+			return err
+		}
+		w.setStatus(a, old, VersionArchived)
+		w.put(a, old)
+	}
+	w.setStatus(a, v, VersionPublished)
+	a.PublishedVersionID = v.ID
+	w.put(a, v)
+	return nil
+}
+
+// ArchiveVersion archives a draft or published version. Archiving an
+// archived version changes nothing.
+func (s *Service) ArchiveVersion(ctx context.Context, account, assetID, versionID string) (*AssetVersion, error) {
+	return idempotent(ctx, s, account, "archiveVersion:"+assetID+"/"+versionID, nil, func(ctx context.Context) (*AssetVersion, error) {
+		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
+			if v.Status == VersionArchived {
+				return errUnchanged
+			}
+			if a.PublishedVersionID == v.ID {
+				a.PublishedVersionID = ""
+			}
+			w.setStatus(a, v, VersionArchived)
+			return nil
+		})
+	})
+}
+
+// CloneVersion makes a new draft (published with in.Publish) with the
+// content and variable definitions of a version.
+func (s *Service) CloneVersion(ctx context.Context, account, assetID, versionID string, in CloneVersionInput) (*AssetVersion, error) {
+	return idempotent(ctx, s, account, "cloneVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
+		src, err := s.getVersion(ctx, account, assetID, versionID)
+		if err != nil {
+			return nil, err
+		}
+		v := *src
+		v.VariableDefinitions = slices.Clone(src.VariableDefinitions)
+		if in.Notes != nil {
+			if err := func() error {
+				f := fieldErrors{}
+				maxLen(f, "notes", *in.Notes, MaxVersionNotes)
+				return f.err()
+			}(); err != nil {
+				return nil, err
+			}
+			v.Notes = *in.Notes
+		}
+		now := s.now()
+		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix), now, now
+		return s.putVersion(ctx, account, assetID, &v, in.Publish, nil)
+	})
+}
+
+// DeleteVersion deletes a version for good. Letters made from it keep their
+// content.
+func (s *Service) DeleteVersion(ctx context.Context, account, assetID, versionID string) error {
+	_, err := idempotent(ctx, s, account, "deleteVersion:"+assetID+"/"+versionID, nil, func(ctx context.Context) (*AssetVersion, error) {
+		_, err := s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
+			if a.PublishedVersionID == v.ID {
+				a.PublishedVersionID = ""
+			}
+			a.counts.add(v.Status, -1)
+			a.counts.add(VersionDeleted, 1)
+			w.deletes = append(w.deletes, v.ID)
+			w.puts = slices.DeleteFunc(w.puts, func(x *AssetVersion) bool { return x.ID == v.ID })
+			return nil
+		})
+		return nil, err
+	})
+	return err
+}
+
+// assetChange collects the version writes of one change to an asset.
+type assetChange struct {
+	puts    []*AssetVersion
+	deletes []string
+	content []storage.Content
+}
+
+func (w *assetChange) put(a *Asset, v *AssetVersion) {
+	v.ModifiedAt = a.ModifiedAt
+	for i, x := range w.puts {
+		if x.ID == v.ID {
+			w.puts[i] = v
+			return
+		}
+	}
+	w.puts = append(w.puts, v)
+}
+
+// setStatus moves v to status, keeping the asset's counts.
+func (w *assetChange) setStatus(a *Asset, v *AssetVersion, to VersionStatus) {
+	a.counts.add(v.Status, -1)
+	a.counts.add(to, 1)
+	v.Status = to
+}
+
+// changeAsset reads an asset, lets change alter it and its versions, and
+// writes the whole change atomically, retrying when another write to the
+// same asset got there first. result picks what the operation returns (and
+// stores for idempotent replay); by default the asset.
+func (s *Service) changeAsset(ctx context.Context, account, id string, change func(*Asset, *assetChange) error, result func(*Asset) any) (*Asset, error) {
+	for attempt := 0; ; attempt++ {
+		a, err := s.getAsset(ctx, account, id)
+		if err != nil {
+			return nil, err
+		}
+		w := &assetChange{}
+		a.ModifiedAt = s.now()
+		if err := change(a, w); err != nil {
+			if errors.Is(err, errUnchanged) {
+				return a, err
+			}
+			return nil, err
+		}
+		a.derive()
+		var value any = a
+		if result != nil {
+			value = result(a)
+		}
+		err = s.writeAssetChange(ctx, account, a, w, value)
+		if errors.Is(err, errConflict) && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}
+
+var errConflict = errors.New("conflict")
+
+// changeVersion applies change to one version of an asset; the version is
+// written back unless change deleted it.
+func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID string, change func(*Asset, *assetChange, *AssetVersion) error) (*AssetVersion, error) {
+	var out *AssetVersion
+	_, err := s.changeAsset(ctx, account, assetID, func(a *Asset, w *assetChange) error {
+		v, err := s.getVersion(ctx, account, assetID, versionID)
+		if err != nil {
+			return err
+		}
+		out = v
+		if err := change(a, w, v); err != nil {
+			return err
+		}
+		if !slices.Contains(w.deletes, v.ID) {
+			w.put(a, v)
+		}
+		return nil
+	}, func(*Asset) any { return out })
+	if errors.Is(err, errUnchanged) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Service) writeAsset(ctx context.Context, account string, a *Asset, w assetChange) error {
+	return s.writeAssetChange(ctx, account, a, &w, a)
+}
+
+// writeAssetChange stores a and the changes in w as one write, carrying the
+// completion of the request's idempotency claim with value as the outcome.
+func (s *Service) writeAssetChange(ctx context.Context, account string, a *Asset, w *assetChange, value any) error {
+	rec, err := assetRecord(account, a)
+	if err != nil {
+		return internal("write asset", err)
+	}
+	write := storage.AssetWrite{Asset: rec, DeleteVersions: w.deletes, PutContent: w.content}
+	for _, v := range w.puts {
+		vr, err := versionRecord(account, v)
+		if err != nil {
+			return internal("write asset", err)
+		}
+		write.PutVersions = append(write.PutVersions, vr)
+	}
+	stored, err := withCompletion(ctx, value, func(c *storage.Completion) (storage.Asset, error) {
+		write.Completion = c
+		return s.store.WriteAsset(ctx, write)
+	})
+	switch {
+	case errors.Is(err, storage.ErrConflict):
+		return errConflict
+	case errors.Is(err, storage.ErrNotFound):
+		return notFound("asset", a.ID)
+	case err != nil:
+		return storeErr("write asset", err)
+	}
+	a.revision = stored.Revision
+	return nil
+}
+
+func validateAssetName(f fieldErrors, name string) {
+	switch n := utf8.RuneCountInString(name); {
+	case strings.TrimSpace(name) == "":
+		f.add("name", "name can not be empty")
+	case n > MaxAssetName:
+		f.add("name", "must be at most %d characters, got %d", MaxAssetName, n)
+	}
+}
+
+// checkVersionContent validates content for an asset of type t, sets v's
+// content fields, and returns the decoded bytes.
+func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion) []byte {
+	if c == nil {
+		f.add("content", "content is required")
+		return nil
+	}
+	if c.Source == "" {
+		c.Source = "inline"
+	}
+	enum(f, "content.source", c.Source, []string{"inline"})
+	if c.Type == "" {
+		c.Type = contentTypes[t][0]
+	}
+	if !slices.Contains(contentTypes[t], c.Type) {
+		f.add("content.type", "a %s asset holds %s, got %q", t, strings.Join(contentTypes[t], " or "), c.Type)
+		return nil
+	}
+	if c.Data == "" {
+		f.add("content.data", "data can not be empty")
+		return nil
+	}
+	data := []byte(c.Data)
+	if binaryContent(c.Type) {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(c.Data); err != nil {
+			f.add("content.data", "%s content must be base64-encoded: %v", c.Type, err)
+			return nil
+		}
+	}
+	if len(data) > MaxInlineContent {
+		f.add("content.data", "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
+		return nil
+	}
+	if msg := checkContent(c.Type, data); msg != "" {
+		f.add("content.data", "%s", msg)
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	v.Content = VersionContent{Source: c.Source, Type: c.Type}
+	v.ContentLength = len(data)
+	v.contentHash = hex.EncodeToString(sum[:])
+	return data
+}
+
+func binaryContent(mime string) bool { return !strings.HasPrefix(mime, "text/") }
+
+func encodeContent(mime string, data []byte) string {
+	if binaryContent(mime) {
+		return base64.StdEncoding.EncodeToString(data)
+	}
+	return string(data)
+}

@@ -1,0 +1,35 @@
+// Package lettershop is a local implementation of a print-and-mail letter
+// API: letters with their senders, recipients and tracking history, content
+// assets and their versions, template variables, metadata, idempotency and
+// cursor pagination, address processing, and PDF rendering, behind a
+// pluggable storage.Storage.
+//
+// # Quick start
+//
+//	svc := lettershop.New(memstore.New())
+//	defer svc.Close()
+//	asset, _ := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Welcome"})
+//	version, _ := svc.CreateVersion(ctx, "acct", asset.ID, lettershop.CreateVersionInput{
+//		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello {{name}}</p>"},
+//		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
+//		Publish: true,
+//	})
+//	letter, _ := svc.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{...})
+//
+// Every operation is scoped to an account, a plain string: objects of
+// another account are not found.
+//
+// # Deterministic output
+//
+// Time and randomness are injected. With WithClock(clock.NewMock()) every
+// timestamp, lifecycle step and expiry follows the mock clock, and with
+// WithEntropy(seeded reader) every id is repeatable; event ids derive from
+// their letter and position, and rendered PDFs take their dates from the
+// clock, so the same inputs give the same bytes.
+//
+// # Errors
+//
+// Every error the Service returns is an *Error whose Code says what kind of
+// failure it is; invalid input carries Fields, a map from field path to
+// message, with every problem found, not just the first.
+package lettershop

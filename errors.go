@@ -1,0 +1,143 @@
+package lettershop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Code classifies an Error. The HTTP layer maps each Code to one status.
+// The list is append-only: values keep their meaning forever.
+type Code int
+
+// The error codes.
+const (
+	// CodeInternal: something failed that the caller did not cause.
+	CodeInternal Code = iota
+	// CodeInvalid: the request is malformed or breaks a rule; Fields says where.
+	CodeInvalid
+	// CodeNotFound: no such object in the caller's account.
+	CodeNotFound
+	// CodeConflict: the object's state does not allow the operation.
+	CodeConflict
+	// CodeIdempotencyMismatch: an idempotency key was reused for a different request.
+	CodeIdempotencyMismatch
+	// CodeInFlight: a request with the same idempotency key is still running.
+	CodeInFlight
+	// CodeUnauthenticated: no credentials, or unknown ones.
+	CodeUnauthenticated
+	// CodeForbidden: the credentials lack a permission the operation needs.
+	CodeForbidden
+	// CodeRateLimited: too many requests.
+	CodeRateLimited
+)
+
+var codeNames = [...]string{
+	CodeInternal:            "internal",
+	CodeInvalid:             "invalid",
+	CodeNotFound:            "not found",
+	CodeConflict:            "conflict",
+	CodeIdempotencyMismatch: "idempotency mismatch",
+	CodeInFlight:            "request in flight",
+	CodeUnauthenticated:     "unauthenticated",
+	CodeForbidden:           "forbidden",
+	CodeRateLimited:         "rate limited",
+}
+
+// String returns the code's name.
+func (c Code) String() string {
+	if c >= 0 && int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return fmt.Sprintf("Code(%d)", int(c))
+}
+
+// Error is the one error type of the service. Message is safe to show to
+// the caller; Fields maps a field path (recipient.address.addressLine1,
+// metadata[2].key, variables[name]) to what is wrong with it; Err is the
+// cause, kept for logs and errors.Is, never shown.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  map[string]string
+	Err     error
+}
+
+// Error returns the message, with the field errors in path order.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	for _, k := range slices.Sorted(maps.Keys(e.Fields)) {
+		fmt.Fprintf(&b, "; %s: %s", k, e.Fields[k])
+	}
+	if e.Err != nil && e.Code == CodeInternal {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the Code of err: the code of the first *Error in its
+// chain, CodeInternal for any other error, and -1 for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return -1
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+func errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(kind, id string) *Error {
+	return errorf(CodeNotFound, "%s %s not found", kind, id)
+}
+
+func internal(op string, err error) *Error {
+	return &Error{Code: CodeInternal, Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
+}
+
+// fieldErrors collects every problem with a request before it is refused,
+// so the caller learns them all at once. The first message for a path wins.
+type fieldErrors map[string]string
+
+func (f fieldErrors) add(path, format string, args ...any) {
+	if _, ok := f[path]; !ok {
+		f[path] = fmt.Sprintf(format, args...)
+	}
+}
+
+// err returns nil when nothing was collected, else an invalid-input Error.
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "the request is invalid", Fields: map[string]string(f)}
+}
+
+// invalidField is an invalid-input Error about one field.
+func invalidField(path, format string, args ...any) *Error {
+	f := fieldErrors{}
+	f.add(path, format, args...)
+	return f.err().(*Error)
+}
+
+// storeErr maps a storage error to the service's errors.
+func storeErr(op string, err error) error {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: CodeInternal, Message: "the request was cancelled", Err: err}
+	default:
+		return internal(op, err)
+	}
+}

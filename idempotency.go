@@ -1,0 +1,282 @@
+package lettershop
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// Idempotency limits, from the specification.
+const (
+	MaxIdempotencyKeyLen = 255
+	// IdempotencyRetention is how long an outcome is kept and replayed,
+	// counted from the first request on the Service's clock.
+	IdempotencyRetention = 24 * time.Hour
+)
+
+// purgeEvery spaces the sweeps that remove expired idempotency records.
+const purgeEvery = 10 * time.Minute
+
+// IdempotentRequest describes one request made with an idempotency key.
+type IdempotentRequest struct {
+	// Scope is whose key this is, for example an API key's identity: the same
+	// Key in another Scope is another request.
+	Scope string
+	// Key is the caller's idempotency key, at most 255 characters. An empty
+	// Key runs the operation without idempotency.
+	Key string
+	// Fingerprint identifies what was asked (method, path, body), so a retry
+	// is told apart from a key reused for something else.
+	Fingerprint string
+	// Encode turns the operation's outcome into the bytes stored and
+	// replayed. keep false means the outcome is not stored (a failure the
+	// caller did not cause): the key is freed for a retry.
+	Encode func(value any, err error) (data []byte, keep bool)
+}
+
+// IdempotentResult is what an idempotent request produced: the encoded
+// outcome, and whether it is a replay of a stored one.
+type IdempotentResult struct {
+	Data     []byte
+	Replayed bool
+}
+
+// Idempotent runs op at most once per (Scope, Key) within 24 hours. The
+// first outcome is encoded, stored and returned; a repeat returns the stored
+// bytes, errors included, without running op. The same key with another
+// Fingerprint is a CodeIdempotencyMismatch error; a repeat while the first is
+// still running is CodeInFlight. An outcome Encode will not keep is returned
+// as op's error and the key is freed.
+//
+// The write op makes through this Service carries the completion of the
+// claim, so the object and its stored outcome are written atomically: a
+// request cut off mid-way leaves neither an object without an outcome nor an
+// outcome without an object.
+func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
+	if req.Key == "" {
+		v, err := op(ctx)
+		data, keep := req.Encode(v, err)
+		if err != nil && !keep {
+			return IdempotentResult{}, err
+		}
+		return IdempotentResult{Data: data}, nil
+	}
+	if n := utf8.RuneCountInString(req.Key); n > MaxIdempotencyKeyLen {
+		return IdempotentResult{}, invalidField("Idempotency-Key", "must be at most %d characters, got %d", MaxIdempotencyKeyLen, n)
+	}
+	s.maybePurge(ctx)
+	now := s.now()
+	rec := storage.IdempotencyRecord{
+		Scope:          req.Scope,
+		Key:            req.Key,
+		Fingerprint:    req.Fingerprint,
+		Token:          s.newID("claim_"),
+		CreatedAt:      now,
+		ExpiresAt:      now.Add(IdempotencyRetention),
+		LeaseExpiresAt: now.Add(s.lease),
+	}
+	stored, won, err := s.store.ClaimIdempotency(ctx, rec, now)
+	if err != nil {
+		return IdempotentResult{}, storeErr("claim idempotency key", err)
+	}
+	if !won {
+		switch {
+		case stored.Fingerprint != req.Fingerprint:
+			return IdempotentResult{}, errorf(CodeIdempotencyMismatch, "the idempotency key was already used for a different request")
+		case !stored.Done:
+			return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key is still being processed")
+		}
+		return IdempotentResult{Data: stored.Result, Replayed: true}, nil
+	}
+
+	c := &claim{scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
+	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
+	if data, ok := c.result(); ok {
+		return IdempotentResult{Data: data}, nil
+	}
+	data, keep := req.Encode(v, opErr)
+	// The outcome is settled; a caller hanging up now must not leave the key
+	// stuck in flight.
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if !keep {
+		if err := s.store.ReleaseIdempotency(bg, req.Scope, req.Key, rec.Token); err != nil {
+			s.logger.Error("release idempotency key", "err", err)
+		}
+		if opErr == nil {
+			opErr = internal("idempotent request", errors.New("outcome not kept"))
+		}
+		return IdempotentResult{}, opErr
+	}
+	err = s.store.CompleteIdempotency(bg, storage.Completion{Scope: req.Scope, Key: req.Key, Token: rec.Token, Result: data})
+	if errors.Is(err, storage.ErrClaimLost) {
+		return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
+	}
+	if err != nil {
+		_ = s.store.ReleaseIdempotency(bg, req.Scope, req.Key, rec.Token)
+		return IdempotentResult{}, storeErr("complete idempotency key", err)
+	}
+	return IdempotentResult{Data: data}, nil
+}
+
+// maybePurge removes expired idempotency records now and then, so stored
+// outcomes do not grow without bound.
+func (s *Service) maybePurge(ctx context.Context) {
+	now := s.now()
+	s.purgeMu.Lock()
+	due := s.lastPurge.IsZero() || now.Sub(s.lastPurge) >= purgeEvery || now.Before(s.lastPurge)
+	if due {
+		s.lastPurge = now
+	}
+	s.purgeMu.Unlock()
+	if !due {
+		return
+	}
+	if _, err := s.store.PurgeIdempotency(ctx, now); err != nil {
+		s.logger.Warn("purge idempotency records", "err", err)
+	}
+}
+
+// claimKey carries the running request's claim to the write that completes it.
+type claimKey struct{}
+
+// claim is an idempotency claim held by a running request.
+type claim struct {
+	scope, key, token string
+	encode            func(any, error) ([]byte, bool)
+
+	mu   sync.Mutex
+	done bool
+	data []byte
+}
+
+func (c *claim) result() ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.data, c.done
+}
+
+// withCompletion runs a store write. When the request holds an idempotency
+// claim not yet completed, the write carries the completion, with value (what
+// the operation returns) encoded as the stored outcome.
+func withCompletion[T any](ctx context.Context, value any, write func(*storage.Completion) (T, error)) (T, error) {
+	c, _ := ctx.Value(claimKey{}).(*claim)
+	if c == nil {
+		return write(nil)
+	}
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	if done {
+		return write(nil)
+	}
+	data, _ := c.encode(value, nil)
+	out, err := write(&storage.Completion{Scope: c.scope, Key: c.key, Token: c.token, Result: data})
+	if err == nil {
+		c.mu.Lock()
+		c.done, c.data = true, data
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+// idempotencyKeyKey carries a key set by WithIdempotencyKey.
+type idempotencyKeyKey struct{}
+
+// WithIdempotencyKey returns a context under which the Service's operations
+// with side effects are idempotent under key: a repeat of the same operation
+// with the same input in the same account within 24 hours returns the first
+// outcome, errors included, without doing anything again.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyKey{}, key)
+}
+
+// storedOutcome is how idempotent Go calls keep their outcome.
+type storedOutcome struct {
+	Value json.RawMessage `json:"value,omitempty"`
+	Error *storedError    `json:"error,omitempty"`
+}
+
+type storedError struct {
+	Code    Code              `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// encodeOutcome keeps values and errors the caller caused; internal errors
+// are not kept, so a retry can succeed.
+func encodeOutcome(v any, err error) ([]byte, bool) {
+	var out storedOutcome
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Code == CodeInternal {
+			return nil, false
+		}
+		out.Error = &storedError{Code: e.Code, Message: e.Message, Fields: e.Fields}
+	} else {
+		b, mErr := json.Marshal(v)
+		if mErr != nil {
+			return nil, false
+		}
+		out.Value = b
+	}
+	b, mErr := json.Marshal(out)
+	return b, mErr == nil
+}
+
+// idempotent runs an operation of the Service under the key set by
+// WithIdempotencyKey, if any. Within a request that already holds a claim
+// (the HTTP layer's), it just runs.
+func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
+	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
+	if key == "" || ctx.Value(claimKey{}) != nil {
+		return run(ctx)
+	}
+	var zero T
+	in, err := json.Marshal(input)
+	if err != nil {
+		return zero, internal(op, err)
+	}
+	res, err := s.Idempotent(ctx, IdempotentRequest{
+		Scope:       "account:" + account,
+		Key:         key,
+		Fingerprint: Fingerprint([]byte(op), in),
+		Encode:      encodeOutcome,
+	}, func(ctx context.Context) (any, error) { return run(ctx) })
+	if err != nil {
+		return zero, err
+	}
+	var out storedOutcome
+	if err := json.Unmarshal(res.Data, &out); err != nil {
+		return zero, internal(op+": stored outcome", err)
+	}
+	if out.Error != nil {
+		return zero, &Error{Code: out.Error.Code, Message: out.Error.Message, Fields: out.Error.Fields}
+	}
+	var v T
+	if len(out.Value) > 0 {
+		if err := json.Unmarshal(out.Value, &v); err != nil {
+			return zero, internal(op+": stored outcome", err)
+		}
+	}
+	return v, nil
+}
+
+// Fingerprint hashes the parts of a request into a fingerprint for
+// IdempotentRequest.
+func Fingerprint(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(p))))
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

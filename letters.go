@@ -1,0 +1,844 @@
+package lettershop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// LetterStatus is where a letter is in its life.
+type LetterStatus string
+
+// The letter statuses. A letter starts queued, or at issue when its recipient
+// cannot be mailed; canceled is reachable from queued and ready.
+const (
+	StatusQueued       = LetterStatus("queued")
+	StatusReady        = LetterStatus("ready")
+	StatusInProduction = LetterStatus("inProduction")
+	StatusMailed       = LetterStatus("mailed")
+	StatusIssue        = LetterStatus("issue")
+	StatusCanceled     = LetterStatus("canceled")
+)
+
+var letterStatuses = []LetterStatus{StatusQueued, StatusReady, StatusInProduction, StatusMailed, StatusIssue, StatusCanceled}
+
+// UseType is what a letter is for.
+type UseType string
+
+// The use types.
+const (
+	UseMarketing     = UseType("marketing")
+	UseTransactional = UseType("transactional")
+)
+
+// Letter is a letter to be printed and mailed.
+type Letter struct {
+	ID           string        `json:"id"`
+	Status       LetterStatus  `json:"status"`
+	Sender       Party         `json:"sender"`
+	Recipient    Party         `json:"recipient"`
+	Content      LetterContent `json:"content"`
+	UseType      UseType       `json:"useType"`
+	Events       []Event       `json:"events"`
+	CreatedAt    time.Time     `json:"createdAt"`
+	ModifiedAt   time.Time     `json:"modifiedAt"`
+	ExternalID   string        `json:"externalId,omitempty"`
+	SendDate     string        `json:"sendDate,omitempty"`
+	Description  string        `json:"description,omitempty"`
+	URL          string        `json:"url"`
+	Variables    []Variable    `json:"variables,omitempty"`
+	Options      LetterOptions `json:"options"`
+	IssueMessage string        `json:"issueMessage,omitempty"`
+	Metadata     Metadata      `json:"metadata"`
+
+	// snapshot is what the letter is printed from, kept from its creation so
+	// that it outlives the asset version.
+	snapshot contentSnapshot
+	// dueAt is when the lifecycle next moves the letter.
+	dueAt time.Time
+	// revision is the stored revision this value was read at.
+	revision int64
+}
+
+// Party is a letter's sender or recipient: who, where, and the results of
+// address processing.
+type Party struct {
+	Address            Address             `json:"address"`
+	Individual         *Individual         `json:"individual,omitempty"`
+	Organization       string              `json:"organization,omitempty"`
+	NonAddressData     string              `json:"nonAddressData,omitempty"`
+	AddressComponents  *AddressComponents  `json:"addressComponents,omitempty"`
+	AddressAnalysis    *AddressAnalysis    `json:"addressAnalysis,omitempty"`
+	AddressCorrections []AddressCorrection `json:"addressCorrections,omitempty"`
+	AddressMetadata    *AddressMetadata    `json:"addressMetadata,omitempty"`
+}
+
+// Address is a postal address in its printed form.
+type Address struct {
+	AddressLine1 string `json:"addressLine1"`
+	AddressLine2 string `json:"addressLine2,omitempty"`
+	LastLine     string `json:"lastLine"`
+}
+
+// Individual is a person's name.
+type Individual struct {
+	FullName   string `json:"fullName,omitempty"`
+	Prefix     string `json:"prefix,omitempty"`
+	FirstName  string `json:"firstName,omitempty"`
+	MiddleName string `json:"middleName,omitempty"`
+	LastName   string `json:"lastName,omitempty"`
+	Postfix    string `json:"postfix,omitempty"`
+	Title      string `json:"title,omitempty"`
+}
+
+// LetterContent names what is printed: an asset, and the version of it.
+type LetterContent struct {
+	Type           string `json:"type"`
+	AssetID        string `json:"assetId"`
+	AssetVersionID string `json:"assetVersionId,omitempty"`
+}
+
+// Event is one entry of a letter's history: a status change (type status)
+// or a postal tracking scan (type tracking).
+type Event struct {
+	ID                   string                `json:"id"`
+	CreatedAt            time.Time             `json:"createdAt"`
+	ModifiedAt           time.Time             `json:"modifiedAt"`
+	Timestamp            time.Time             `json:"timestamp"`
+	Type                 string                `json:"type"`
+	Status               string                `json:"status"`
+	TrackingEventDetails *TrackingEventDetails `json:"trackingEventDetails,omitempty"`
+	Description          string                `json:"description,omitempty"`
+	OperationCode        string                `json:"operationCode,omitempty"`
+	ActionRequired       bool                  `json:"actionRequired"`
+	Location             string                `json:"location,omitempty"`
+}
+
+// TrackingEventDetails says where a tracking scan happened.
+type TrackingEventDetails struct {
+	Notes          string         `json:"notes,omitempty"`
+	Facility       string         `json:"facility,omitempty"`
+	FacilityType   string         `json:"facilityType,omitempty"`
+	FacilityZip    string         `json:"facilityZip,omitempty"`
+	AdditionalData map[string]any `json:"additionalData,omitempty"`
+}
+
+// LetterOptions are a letter's print, mail and processing options. On a
+// stored letter Print, Mail and VariableHandling are always set.
+type LetterOptions struct {
+	Print                   *PrintOptions      `json:"print,omitempty"`
+	Mail                    *MailOptions       `json:"mail,omitempty"`
+	VariableHandling        *VariableHandling  `json:"variableHandling,omitempty"`
+	AddressProcessing       *AddressProcessing `json:"addressProcessing,omitempty"`
+	DeliverabilityThreshold string             `json:"deliverabilityThreshold,omitempty"`
+	DeliverabilityValues    []string           `json:"deliverabilityValues,omitempty"`
+}
+
+// PrintOptions: Color false prints in greyscale.
+type PrintOptions struct {
+	Color bool `json:"color"`
+}
+
+// MailOptions are the postal service and its extras.
+type MailOptions struct {
+	Service       string   `json:"service"`
+	ExtraServices []string `json:"extraServices"`
+}
+
+// VariableHandling says how strictly a letter's variables are checked:
+// ValidationScope "asset" against the version's definitions, "none" not.
+type VariableHandling struct {
+	ValidationScope string `json:"validationScope"`
+}
+
+// AddressProcessing chooses the address processing of a letter.
+type AddressProcessing struct {
+	CassSender    *CassOptions `json:"cassSender,omitempty"`
+	CassRecipient *CassOptions `json:"cassRecipient,omitempty"`
+	NcoaRecipient string       `json:"ncoaRecipient,omitempty"`
+}
+
+// CassOptions asks for CASS standardization: Type "basic", Casing "proper"
+// (the default) or "upper".
+type CassOptions struct {
+	Type   string `json:"type"`
+	Casing string `json:"casing,omitempty"`
+}
+
+// The enumerations of the options; anything else is refused.
+var (
+	mailServices            = []string{"firstClass", "standard"}
+	extraServices           = []string{"acs", "certified", "certifiedReturnReceipt", "registered"}
+	cassTypes               = []string{"basic"}
+	cassCasings             = []string{"proper", "upper"}
+	ncoaValues              = []string{"none", "newAddress"}
+	deliverabilityNames     = []string{"strict", "normal", "relaxed"}
+	deliverabilityValueList = []string{string(Deliverable), string(DeliverableMissingUnit), string(DeliverableIncorrectUnit), string(DeliverableUnnecessaryUnit), string(Undeliverable)}
+	validationScopes        = []string{"asset", "none"}
+	useTypes                = []string{string(UseMarketing), string(UseTransactional)}
+)
+
+// Field limits of a letter.
+const (
+	maxAddressLine = 64
+	maxNameField   = 64
+	maxFreeText    = 255
+)
+
+// PartyInput is a sender or recipient as given on create or update. The last
+// line of the address may be given whole (LastLine) or in parts (City,
+// State, ZipCode, and optionally Plus4Code and Urbanization).
+type PartyInput struct {
+	Address        AddressInput `json:"address"`
+	Individual     *Individual  `json:"individual,omitempty"`
+	Organization   string       `json:"organization,omitempty"`
+	NonAddressData string       `json:"nonAddressData,omitempty"`
+}
+
+// AddressInput is an address as given.
+type AddressInput struct {
+	AddressLine1 string `json:"addressLine1"`
+	AddressLine2 string `json:"addressLine2,omitempty"`
+	LastLine     string `json:"lastLine,omitempty"`
+	City         string `json:"city,omitempty"`
+	State        string `json:"state,omitempty"`
+	ZipCode      string `json:"zipCode,omitempty"`
+	Plus4Code    string `json:"plus4Code,omitempty"`
+	Urbanization string `json:"urbanization,omitempty"`
+}
+
+// CreateLetterInput is a request to create a letter. Sender, Recipient,
+// Content and UseType are required.
+type CreateLetterInput struct {
+	Sender      *PartyInput    `json:"sender"`
+	Recipient   *PartyInput    `json:"recipient"`
+	Content     *LetterContent `json:"content"`
+	UseType     UseType        `json:"useType"`
+	ExternalID  string         `json:"externalId,omitempty"`
+	SendDate    string         `json:"sendDate,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Variables   []Variable     `json:"variables,omitempty"`
+	Options     *LetterOptions `json:"options,omitempty"`
+	Metadata    Metadata       `json:"metadata,omitempty"`
+}
+
+// UpdateLetterInput changes a letter: each field given replaces the
+// letter's. Metadata, Description and ExternalID can change at any time; the
+// others only while the letter is queued.
+type UpdateLetterInput struct {
+	Metadata    *Metadata      `json:"metadata,omitempty"`
+	Description *string        `json:"description,omitempty"`
+	ExternalID  *string        `json:"externalId,omitempty"`
+	Sender      *PartyInput    `json:"sender,omitempty"`
+	Recipient   *PartyInput    `json:"recipient,omitempty"`
+	Content     *LetterContent `json:"content,omitempty"`
+	UseType     *UseType       `json:"useType,omitempty"`
+	Variables   *[]Variable    `json:"variables,omitempty"`
+	Options     *LetterOptions `json:"options,omitempty"`
+	SendDate    *string        `json:"sendDate,omitempty"`
+}
+
+func (in UpdateLetterInput) changesMail() bool {
+	return in.Sender != nil || in.Recipient != nil || in.Content != nil || in.UseType != nil ||
+		in.Variables != nil || in.Options != nil || in.SendDate != nil
+}
+
+// ListLettersInput selects letters. Empty filters do not filter.
+type ListLettersInput struct {
+	PageRequest
+	Status     LetterStatus
+	ExternalID string
+	// Metadata pairs must all be on a letter, values equal.
+	Metadata Metadata
+	// IncludeCassDetails keeps addressAnalysis, addressCorrections and
+	// addressMetadata on the listed letters; without it they are left out.
+	IncludeCassDetails bool
+}
+
+// CreateLetter validates in, processes the addresses, and stores a new
+// letter: queued, or at issue when its recipient cannot be mailed.
+func (s *Service) CreateLetter(ctx context.Context, account string, in CreateLetterInput) (*Letter, error) {
+	return idempotent(ctx, s, account, "createLetter", in, func(ctx context.Context) (*Letter, error) {
+		return s.createLetter(ctx, account, in)
+	})
+}
+
+func (s *Service) createLetter(ctx context.Context, account string, in CreateLetterInput) (*Letter, error) {
+	now := s.now()
+	f := fieldErrors{}
+	l := &Letter{
+		Status:      StatusQueued,
+		UseType:     in.UseType,
+		ExternalID:  in.ExternalID,
+		SendDate:    in.SendDate,
+		Description: in.Description,
+		Variables:   cloneVariables(in.Variables),
+		Metadata:    in.Metadata.clone(),
+		CreatedAt:   now,
+		ModifiedAt:  now,
+		Events:      []Event{},
+	}
+	validateParty("sender", in.Sender, RoleSender, f)
+	validateParty("recipient", in.Recipient, RoleRecipient, f)
+	validateUseType("useType", in.UseType, f)
+	s.validateSendDate(in.SendDate, f)
+	validateFreeText(f, "externalId", in.ExternalID)
+	validateFreeText(f, "description", in.Description)
+	in.Metadata.validate("metadata", f)
+	l.Options = normalizeOptions(in.Options, f)
+	if in.Content == nil {
+		f.add("content", "content is required")
+	} else {
+		l.Content = *in.Content
+		s.resolveContent(ctx, account, l, f)
+	}
+	if len(f) == 0 {
+		l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+	}
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	if err := s.processAddresses(ctx, account, l, in.Sender, in.Recipient); err != nil {
+		return nil, err
+	}
+	l.ID = s.newID(letterPrefix)
+	s.life.begin(l, now)
+	s.setURL(l)
+	rec, err := letterRecord(account, l)
+	if err != nil {
+		return nil, internal("create letter", err)
+	}
+	stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
+		return s.store.CreateLetter(ctx, rec, c)
+	})
+	if err != nil {
+		return nil, storeErr("create letter", err)
+	}
+	l.revision = stored.Revision
+	return l, nil
+}
+
+// GetLetter returns a letter of the account.
+func (s *Service) GetLetter(ctx context.Context, account, id string) (*Letter, error) {
+	if err := s.life.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	return s.getLetter(ctx, account, id)
+}
+
+func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, error) {
+	if !ValidID(letterPrefix, id) {
+		return nil, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
+	}
+	rec, err := s.store.GetLetter(ctx, account, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, notFound("letter", id)
+	}
+	if err != nil {
+		return nil, storeErr("get letter", err)
+	}
+	l, err := letterFromRecord(rec)
+	if err != nil {
+		return nil, internal("get letter", err)
+	}
+	s.setURL(l)
+	return l, nil
+}
+
+// ListLetters returns a page of the account's letters, newest first.
+func (s *Service) ListLetters(ctx context.Context, account string, in ListLettersInput) (Page[*Letter], error) {
+	f := fieldErrors{}
+	if in.Status != "" && !slices.Contains(letterStatuses, in.Status) {
+		f.add("status", "must be one of %s", joinEnum(letterStatuses))
+	}
+	scope := []string{string(in.Status), in.ExternalID}
+	for _, m := range in.Metadata {
+		scope = append(scope, m.Key, m.Value)
+	}
+	c := s.openPage(in.PageRequest, pageScope(account, "letters", scope...), f)
+	if err := f.err(); err != nil {
+		return Page[*Letter]{}, err
+	}
+	if err := s.life.catchUp(ctx); err != nil {
+		return Page[*Letter]{}, err
+	}
+	recs, err := s.store.ListLetters(ctx, storage.LetterQuery{
+		Account:    account,
+		Status:     string(in.Status),
+		ExternalID: in.ExternalID,
+		Metadata:   metadataRecords(in.Metadata),
+		Before:     c.before,
+		Limit:      c.limit + 1,
+	})
+	if err != nil {
+		return Page[*Letter]{}, storeErr("list letters", err)
+	}
+	items := make([]*Letter, 0, len(recs))
+	for _, r := range recs {
+		l, err := letterFromRecord(r)
+		if err != nil {
+			return Page[*Letter]{}, internal("list letters", err)
+		}
+		s.setURL(l)
+		if !in.IncludeCassDetails {
+			l.Sender.withoutCassDetails()
+			l.Recipient.withoutCassDetails()
+		}
+		items = append(items, l)
+	}
+	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
+}
+
+// UpdateLetter changes a letter as in says. A change to what is mailed
+// (parties, content, variables, options, sendDate, useType) is a conflict
+// once the letter has left queued.
+func (s *Service) UpdateLetter(ctx context.Context, account, id string, in UpdateLetterInput) (*Letter, error) {
+	return idempotent(ctx, s, account, "updateLetter:"+id, in, func(ctx context.Context) (*Letter, error) {
+		return s.modifyLetter(ctx, account, id, func(l *Letter) error { return s.applyUpdate(ctx, account, l, in) })
+	})
+}
+
+func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in UpdateLetterInput) error {
+	f := fieldErrors{}
+	if in.Metadata != nil {
+		in.Metadata.validate("metadata", f)
+	}
+	if in.Description != nil {
+		validateFreeText(f, "description", *in.Description)
+	}
+	if in.ExternalID != nil {
+		validateFreeText(f, "externalId", *in.ExternalID)
+	}
+	mail := in.changesMail()
+	if mail {
+		if in.Sender != nil {
+			validateParty("sender", in.Sender, RoleSender, f)
+		}
+		if in.Recipient != nil {
+			validateParty("recipient", in.Recipient, RoleRecipient, f)
+		}
+		if in.UseType != nil {
+			validateUseType("useType", *in.UseType, f)
+		}
+		if in.SendDate != nil {
+			s.validateSendDate(*in.SendDate, f)
+		}
+		if in.Options != nil {
+			l.Options = normalizeOptions(in.Options, f)
+		}
+		if in.Content != nil {
+			l.Content = *in.Content
+			s.resolveContent(ctx, account, l, f)
+		}
+		if in.Variables != nil {
+			l.Variables = cloneVariables(*in.Variables)
+		}
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	if mail && l.Status != StatusQueued {
+		return errorf(CodeConflict, "letter %s is %s: only a queued letter's content, parties, options and send date can change", l.ID, l.Status)
+	}
+	if mail {
+		l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+		if err := f.err(); err != nil {
+			return err
+		}
+		if in.UseType != nil {
+			l.UseType = *in.UseType
+		}
+		if in.SendDate != nil {
+			l.SendDate = *in.SendDate
+		}
+		sender, recipient := in.Sender, in.Recipient
+		if sender == nil {
+			sender = partyInputOf(l.Sender)
+		}
+		if recipient == nil {
+			recipient = partyInputOf(l.Recipient)
+		}
+		if err := s.processAddresses(ctx, account, l, sender, recipient); err != nil {
+			return err
+		}
+		s.life.rescheduled(l, s.now())
+	}
+	if in.Metadata != nil {
+		l.Metadata = in.Metadata.clone()
+	}
+	if in.Description != nil {
+		l.Description = *in.Description
+	}
+	if in.ExternalID != nil {
+		l.ExternalID = *in.ExternalID
+	}
+	return nil
+}
+
+// CancelLetter cancels a queued or ready letter. Canceling a canceled letter
+// changes nothing and succeeds; any other status is a conflict.
+func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter, error) {
+	return idempotent(ctx, s, account, "cancelLetter:"+id, nil, func(ctx context.Context) (*Letter, error) {
+		return s.modifyLetter(ctx, account, id, func(l *Letter) error {
+			switch l.Status {
+			case StatusCanceled:
+				return errUnchanged
+			case StatusQueued, StatusReady:
+				s.life.transition(l, StatusCanceled, s.now(), "Canceled at the sender's request")
+				return nil
+			default:
+				return errorf(CodeConflict, "letter %s is %s and can no longer be canceled", l.ID, l.Status)
+			}
+		})
+	})
+}
+
+// errUnchanged tells modifyLetter that the change is already in place.
+var errUnchanged = errors.New("unchanged")
+
+// modifyLetter reads a letter, applies change and writes it back, retrying
+// when a concurrent write (the lifecycle moving the letter) got there first.
+func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
+	if err := s.life.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		l, err := s.getLetter(ctx, account, id)
+		if err != nil {
+			return nil, err
+		}
+		err = change(l)
+		if errors.Is(err, errUnchanged) {
+			return l, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.ModifiedAt = s.now()
+		rec, err := letterRecord(account, l)
+		if err != nil {
+			return nil, internal("update letter", err)
+		}
+		stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
+			return s.store.UpdateLetter(ctx, rec, c)
+		})
+		if errors.Is(err, storage.ErrConflict) && attempt < 10 {
+			continue
+		}
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, notFound("letter", id)
+		}
+		if err != nil {
+			return nil, storeErr("update letter", err)
+		}
+		l.revision = stored.Revision
+		return l, nil
+	}
+}
+
+// resolveContent checks the letter's content names an asset of the account
+// and a published version of it (its published one when none is named), and
+// snapshots what the letter will be printed from.
+func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) {
+	c := &l.Content
+	if c.Type != "asset" {
+		f.add("content.type", "must be asset")
+	}
+	if !ValidID(assetPrefix, c.AssetID) {
+		f.add("content.assetId", "must be %s followed by letters and digits", assetPrefix)
+		return
+	}
+	if c.AssetVersionID != "" && !ValidID(versionPrefix, c.AssetVersionID) {
+		f.add("content.assetVersionId", "must be %s followed by letters and digits", versionPrefix)
+		return
+	}
+	a, err := s.getAsset(ctx, account, c.AssetID)
+	if err != nil {
+		if ErrorCode(err) == CodeNotFound {
+			f.add("content.assetId", "asset %s not found", c.AssetID)
+		} else {
+			f.add("content.assetId", "asset %s could not be read", c.AssetID)
+			s.logger.Error("resolve letter content", "err", err)
+		}
+		return
+	}
+	vid := c.AssetVersionID
+	if vid == "" {
+		if a.PublishedVersionID == "" {
+			f.add("content.assetId", "asset %s has no published version", c.AssetID)
+			return
+		}
+		vid = a.PublishedVersionID
+	}
+	v, err := s.getVersion(ctx, account, c.AssetID, vid)
+	if err != nil {
+		f.add("content.assetVersionId", "version %s of asset %s not found", vid, c.AssetID)
+		return
+	}
+	if v.Status != VersionPublished {
+		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
+		return
+	}
+	c.AssetVersionID = vid
+	l.snapshot = contentSnapshot{
+		Hash:        v.contentHash,
+		Type:        v.Content.Type,
+		Definitions: slices.Clone(v.VariableDefinitions),
+	}
+}
+
+// processAddresses runs address processing on both parties and decides the
+// letter's status from the recipient's deliverability.
+func (s *Service) processAddresses(ctx context.Context, account string, l *Letter, sender, recipient *PartyInput) error {
+	var cassS, cassR *CassOptions
+	ncoa := false
+	if ap := l.Options.AddressProcessing; ap != nil {
+		cassS, cassR, ncoa = ap.CassSender, ap.CassRecipient, ap.NcoaRecipient == "newAddress"
+	}
+	rs, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleSender, Party: partyOf(sender), CASS: cassS})
+	if err != nil {
+		return internal("process sender address", err)
+	}
+	rr, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleRecipient, Party: partyOf(recipient), CASS: cassR, NCOA: ncoa})
+	if err != nil {
+		return internal("process recipient address", err)
+	}
+	l.Sender, l.Recipient = rs.Party, rr.Party
+	l.IssueMessage = deliverabilityIssue(l.Options, rr.Deliverability)
+	return nil
+}
+
+// partyOf turns a party as given into a Party for processing: the last line
+// composed from its parts when given in parts.
+func partyOf(in *PartyInput) Party {
+	a := in.Address
+	p := Party{
+		Address:        Address{AddressLine1: a.AddressLine1, AddressLine2: a.AddressLine2, LastLine: a.LastLine},
+		Organization:   in.Organization,
+		NonAddressData: in.NonAddressData,
+		AddressComponents: &AddressComponents{
+			CassType: "none", City: a.City, State: a.State, ZipCode: a.ZipCode,
+			Plus4Code: a.Plus4Code, Urbanization: a.Urbanization,
+		},
+	}
+	if in.Individual != nil {
+		ind := *in.Individual
+		if ind.FullName == "" {
+			ind.FullName = joinNonEmpty(" ", ind.Prefix, ind.FirstName, ind.MiddleName, ind.LastName, ind.Postfix)
+		}
+		p.Individual = &ind
+	}
+	if p.Address.LastLine == "" {
+		zip := a.ZipCode
+		if a.Plus4Code != "" {
+			zip += "-" + a.Plus4Code
+		}
+		p.Address.LastLine = joinNonEmpty(" ", joinNonEmpty(", ", a.City, a.State), zip)
+	}
+	return p
+}
+
+// partyInputOf is the input that gives back p, for reprocessing a stored
+// party whose address did not change.
+func partyInputOf(p Party) *PartyInput {
+	in := &PartyInput{
+		Address:        AddressInput{AddressLine1: p.Address.AddressLine1, AddressLine2: p.Address.AddressLine2, LastLine: p.Address.LastLine},
+		Individual:     p.Individual,
+		Organization:   p.Organization,
+		NonAddressData: p.NonAddressData,
+	}
+	if c := p.AddressComponents; c != nil {
+		in.Address.Urbanization = c.Urbanization
+	}
+	return in
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}
+
+// withoutCassDetails drops the bulky processing results lists leave out.
+func (p *Party) withoutCassDetails() {
+	p.AddressAnalysis, p.AddressCorrections, p.AddressMetadata = nil, nil, nil
+}
+
+func (s *Service) setURL(l *Letter) {
+	l.URL = s.baseURL + "/letters/" + l.ID + "/download"
+}
+
+func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
+	if p == nil {
+		f.add(path, "%s is required", path)
+		return
+	}
+	a := p.Address
+	if strings.TrimSpace(a.AddressLine1) == "" {
+		f.add(path+".address.addressLine1", "addressLine1 can not be empty")
+	}
+	parts := a.City != "" || a.State != "" || a.ZipCode != ""
+	if strings.TrimSpace(a.LastLine) == "" {
+		if !parts {
+			f.add(path+".address.lastLine", "lastLine can not be empty (or give city, state and zipCode)")
+		} else {
+			for name, v := range map[string]string{"city": a.City, "state": a.State, "zipCode": a.ZipCode} {
+				if strings.TrimSpace(v) == "" {
+					f.add(path+".address."+name, "%s can not be empty when the last line is given in parts", name)
+				}
+			}
+		}
+	}
+	for name, v := range map[string]string{
+		"addressLine1": a.AddressLine1, "addressLine2": a.AddressLine2, "lastLine": a.LastLine,
+		"city": a.City, "urbanization": a.Urbanization,
+	} {
+		maxLen(f, path+".address."+name, v, maxAddressLine)
+	}
+	maxLen(f, path+".address.state", a.State, 2)
+	maxLen(f, path+".address.zipCode", a.ZipCode, 5)
+	maxLen(f, path+".address.plus4Code", a.Plus4Code, 4)
+	if p.Individual == nil && strings.TrimSpace(p.Organization) == "" {
+		f.add(path+".individual", "give individual or organization (or both)")
+	}
+	maxLen(f, path+".organization", p.Organization, maxNameField)
+	if ind := p.Individual; ind != nil {
+		if strings.TrimSpace(ind.FullName) == "" {
+			if strings.TrimSpace(ind.FirstName) == "" {
+				f.add(path+".individual.firstName", "firstName can not be empty")
+			}
+			if strings.TrimSpace(ind.LastName) == "" {
+				f.add(path+".individual.lastName", "lastName can not be empty")
+			}
+		}
+		for name, v := range map[string]string{
+			"fullName": ind.FullName, "prefix": ind.Prefix, "firstName": ind.FirstName, "middleName": ind.MiddleName,
+			"lastName": ind.LastName, "postfix": ind.Postfix, "title": ind.Title,
+		} {
+			maxLen(f, path+".individual."+name, v, maxNameField)
+		}
+	}
+	if p.NonAddressData != "" && role == RoleSender {
+		f.add(path+".nonAddressData", "only a recipient has nonAddressData")
+	}
+	maxLen(f, path+".nonAddressData", p.NonAddressData, maxFreeText)
+}
+
+func maxLen(f fieldErrors, path, v string, n int) {
+	if c := utf8.RuneCountInString(v); c > n {
+		f.add(path, "must be at most %d characters, got %d", n, c)
+	}
+}
+
+func validateFreeText(f fieldErrors, path, v string) { maxLen(f, path, v, maxFreeText) }
+
+func validateUseType(path string, u UseType, f fieldErrors) {
+	switch {
+	case u == "":
+		f.add(path, "useType is required: one of %s", strings.Join(useTypes, ", "))
+	case !slices.Contains(useTypes, string(u)):
+		f.add(path, "must be one of %s, got %q", strings.Join(useTypes, ", "), u)
+	}
+}
+
+// validateSendDate accepts YYYY-MM-DD, today (on the service clock, UTC) or later.
+func (s *Service) validateSendDate(d string, f fieldErrors) {
+	if d == "" {
+		return
+	}
+	t, err := time.Parse(time.DateOnly, d)
+	if err != nil {
+		f.add("sendDate", "must be a date as YYYY-MM-DD, got %q", d)
+		return
+	}
+	if today := s.now().Truncate(24 * time.Hour); t.Before(today) {
+		f.add("sendDate", "must be today (%s) or later, got %s", today.Format(time.DateOnly), d)
+	}
+}
+
+// normalizeOptions checks every option against its enumeration and fills
+// the defaults.
+func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
+	var o LetterOptions
+	if in != nil {
+		o = *in
+	}
+	o.Print = &PrintOptions{}
+	if in != nil && in.Print != nil {
+		*o.Print = *in.Print
+	}
+	o.Mail = &MailOptions{Service: "firstClass", ExtraServices: []string{}}
+	if in != nil && in.Mail != nil {
+		if in.Mail.Service != "" {
+			o.Mail.Service = in.Mail.Service
+		}
+		o.Mail.ExtraServices = append(o.Mail.ExtraServices, in.Mail.ExtraServices...)
+	}
+	enum(f, "options.mail.service", o.Mail.Service, mailServices)
+	for i, x := range o.Mail.ExtraServices {
+		enum(f, fmt.Sprintf("options.mail.extraServices[%d]", i), x, extraServices)
+	}
+	o.VariableHandling = &VariableHandling{ValidationScope: "asset"}
+	if in != nil && in.VariableHandling != nil && in.VariableHandling.ValidationScope != "" {
+		o.VariableHandling.ValidationScope = in.VariableHandling.ValidationScope
+	}
+	enum(f, "options.variableHandling.validationScope", o.VariableHandling.ValidationScope, validationScopes)
+	if ap := o.AddressProcessing; ap != nil {
+		n := &AddressProcessing{NcoaRecipient: ap.NcoaRecipient}
+		n.CassSender = normalizeCass(f, "options.addressProcessing.cassSender", ap.CassSender)
+		n.CassRecipient = normalizeCass(f, "options.addressProcessing.cassRecipient", ap.CassRecipient)
+		if n.NcoaRecipient != "" {
+			enum(f, "options.addressProcessing.ncoaRecipient", n.NcoaRecipient, ncoaValues)
+		}
+		o.AddressProcessing = n
+	}
+	if o.DeliverabilityThreshold != "" {
+		enum(f, "options.deliverabilityThreshold", o.DeliverabilityThreshold, deliverabilityNames)
+	}
+	o.DeliverabilityValues = slices.Clone(o.DeliverabilityValues)
+	for i, v := range o.DeliverabilityValues {
+		enum(f, fmt.Sprintf("options.deliverabilityValues[%d]", i), v, deliverabilityValueList)
+	}
+	return o
+}
+
+func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {
+	if c == nil {
+		return nil
+	}
+	n := *c
+	if n.Casing == "" {
+		n.Casing = "proper"
+	}
+	if n.Type == "" {
+		f.add(path+".type", "type is required: one of %s", strings.Join(cassTypes, ", "))
+	} else {
+		enum(f, path+".type", n.Type, cassTypes)
+	}
+	enum(f, path+".casing", n.Casing, cassCasings)
+	return &n
+}
+
+func enum(f fieldErrors, path, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		f.add(path, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
+	}
+}
+
+func joinEnum[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}

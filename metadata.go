@@ -1,0 +1,100 @@
+package lettershop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Metadata limits, from the specification.
+const (
+	MaxMetadataPairs = 20
+	// Keys are shorter than 64 characters, values shorter than 512.
+	MaxMetadataKeyLen   = 63
+	MaxMetadataValueLen = 511
+)
+
+// Metadata is a list of caller-defined key-value pairs kept on an object.
+// Values are strings (an empty value is a flag); nested values are refused.
+// An update replaces the whole list.
+type Metadata []MetadataPair
+
+// MetadataPair is one metadata entry.
+type MetadataPair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+
+	// problem is set when the pair arrived in a form that cannot be kept
+	// (a number, an object); validate reports it with every other problem.
+	problem string
+}
+
+// UnmarshalJSON accepts {"key": string, "value": string}. Values of another
+// JSON type are remembered as invalid rather than failing the whole
+// decoding, so the caller hears about them together with the rest.
+func (p *MetadataPair) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		p.problem = "must be an object with string key and value"
+		return nil
+	}
+	*p = MetadataPair{}
+	for name, v := range raw {
+		var dst *string
+		switch name {
+		case "key":
+			dst = &p.Key
+		case "value":
+			dst = &p.Value
+		default:
+			p.problem = fmt.Sprintf("unknown field %q", name)
+			continue
+		}
+		if err := json.Unmarshal(v, dst); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			if p.problem == "" {
+				p.problem = name + " must be a string; nested values are not supported"
+			}
+		}
+	}
+	return nil
+}
+
+// validate adds every problem with m under the field name path.
+func (m Metadata) validate(path string, f fieldErrors) {
+	if len(m) > MaxMetadataPairs {
+		f.add(path, "at most %d pairs are allowed, got %d", MaxMetadataPairs, len(m))
+	}
+	seen := make(map[string]int, len(m))
+	for i, p := range m {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		if p.problem != "" {
+			f.add(at, "%s", p.problem)
+			continue
+		}
+		switch n := utf8.RuneCountInString(p.Key); {
+		case n == 0:
+			f.add(at+".key", "key can not be empty")
+		case n > MaxMetadataKeyLen:
+			f.add(at+".key", "key must be shorter than %d characters, got %d", MaxMetadataKeyLen+1, n)
+		}
+		if n := utf8.RuneCountInString(p.Value); n > MaxMetadataValueLen {
+			f.add(at+".value", "value must be shorter than %d characters, got %d", MaxMetadataValueLen+1, n)
+		}
+		if j, dup := seen[p.Key]; dup {
+			f.add(at+".key", "key %q is already used by %s[%d]", p.Key, path, j)
+		} else {
+			seen[p.Key] = i
+		}
+	}
+}
+
+// clone returns a copy that shares nothing with m; never nil, so an object
+// without metadata shows an empty list.
+func (m Metadata) clone() Metadata {
+	out := make(Metadata, len(m))
+	for i, p := range m {
+		out[i] = MetadataPair{Key: p.Key, Value: p.Value}
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package lettershop
+
+import (
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// Service is the letter mailing service: letters, assets and their versions,
+// idempotency and pagination over a storage.Storage. It is safe for
+// concurrent use. Every operation is scoped to one account: objects of
+// another account are not found.
+type Service struct {
+	store    storage.Storage
+	clock    clock.Clock
+	logger   *slog.Logger
+	address  AddressProcessor
+	baseURL  string
+	tokenKey []byte
+	lease    time.Duration
+
+	entropyMu sync.Mutex
+	entropy   io.Reader
+
+	life *lifecycle
+
+	purgeMu   sync.Mutex
+	lastPurge time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock every time-based rule reads: lifecycle steps,
+// idempotency expiry, signed links. Tests pass a *clock.Mock. The default is
+// the wall clock.
+func WithClock(c clock.Clock) Option { return func(s *Service) { s.clock = c } }
+
+// WithEntropy sets the randomness of new ids. Tests pass a seeded reader
+// (for example a math/rand source) to make ids repeatable. The default is
+// crypto/rand.
+func WithEntropy(r io.Reader) Option { return func(s *Service) { s.entropy = r } }
+
+// WithLogger sets the logger. The default discards.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l } }
+
+// WithTokenKey sets the key that signs pagination tokens. Servers sharing one
+// database share the key so a token from one is good on another. The default
+// is random, per Service.
+func WithTokenKey(key []byte) Option {
+	return func(s *Service) { s.tokenKey = append([]byte(nil), key...) }
+}
+
+// WithBaseURL sets the address the service is reached at, used in each
+// letter's url. The default is empty: urls are paths (/letters/{id}/download).
+func WithBaseURL(u string) Option {
+	return func(s *Service) { s.baseURL = strings.TrimRight(u, "/") }
+}
+
+// WithAddressProcessor replaces the built-in address processor (CASS, NCOA,
+// deliverability), for example with a real postal provider.
+func WithAddressProcessor(p AddressProcessor) Option { return func(s *Service) { s.address = p } }
+
+// WithIdempotencyLease sets how long an unfinished idempotent request holds
+// its key before a retry may take over (when its server died mid-request).
+// The default is one minute.
+func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.lease = d } }
+
+// New returns a Service over store. Call Close when done with it.
+func New(store storage.Storage, opts ...Option) *Service {
+	s := &Service{
+		store:   store,
+		clock:   clock.New(),
+		logger:  slog.New(slog.DiscardHandler),
+		entropy: rand.Reader,
+		lease:   time.Minute,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	// Monotonic within a millisecond, so ids made at one instant (a stopped
+	// test clock) still sort in the order they were made: lists are newest first.
+	s.entropy = ulid.Monotonic(s.entropy, 0)
+	if s.tokenKey == nil {
+		s.tokenKey = make([]byte, 32)
+		if _, err := io.ReadFull(rand.Reader, s.tokenKey); err != nil {
+			panic("lettershop: no randomness for the token key: " + err.Error())
+		}
+	}
+	if s.address == nil {
+		s.address = NewAddressProcessor()
+	}
+	s.life = newLifecycle(s)
+	return s
+}
+
+// Close stops the Service's background work. It does not close the store.
+func (s *Service) Close() error {
+	s.life.stop()
+	return nil
+}
+
+// Now returns the current time on the Service's clock, in UTC.
+func (s *Service) Now() time.Time { return s.now() }
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC() }
+
+// newID returns prefix followed by a lower-case ULID for the current time.
+func (s *Service) newID(prefix string) string {
+	s.entropyMu.Lock()
+	defer s.entropyMu.Unlock()
+	id, err := ulid.New(ulid.Timestamp(s.clock.Now()), s.entropy)
+	if err != nil {
+		// Only a failing entropy source gets here; ids are not optional.
+		panic("lettershop: cannot make an id: " + err.Error())
+	}
+	return prefix + strings.ToLower(id.String())
+}
+
+// Id prefixes.
+const (
+	letterPrefix  = "ltr_"
+	assetPrefix   = "ast_"
+	versionPrefix = "astv_"
+	eventPrefix   = "evt_"
+)
+
+// ValidID reports whether id is prefix followed by one or more ASCII letters
+// or digits, the form of every id of that kind.
+func ValidID(prefix, id string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok || rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
