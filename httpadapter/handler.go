@@ -39,10 +39,11 @@ const (
 	// MaxJSONBody is the largest JSON request body, in bytes.
 	MaxJSONBody = 1 << 20
 	// MaxVersionBody is the largest body of a request that carries asset
-	// content (creating or updating a version): room for the largest inline
-	// content the service accepts even when every byte of it is written as a
-	// six-character JSON escape, beside the other fields.
-	MaxVersionBody = MaxJSONBody + 6*lettershop.MaxInlineContent
+	// content (creating or updating a version). The largest version the
+	// service accepts (102,400 bytes of content, 100 variable definitions
+	// with 4,096-character presets, 255 characters of notes) is about
+	// 3 MiB when a client writes every character as a JSON escape.
+	MaxVersionBody = 4 << 20
 )
 
 // Header names.
