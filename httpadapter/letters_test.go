@@ -361,10 +361,10 @@ func TestPageSizeAndToken(t *testing.T) {
 	tampered := []byte(p.NextToken)
 	tampered[len(tampered)/2] ^= 1
 	for name, path := range map[string]string{
-		"tampered":          "/letters?pageSize=1&nextToken=" + url.QueryEscape(string(tampered)),
-		"another filter":    "/letters?pageSize=1&status=queued&nextToken=" + url.QueryEscape(p.NextToken),
-		"another list":      "/assets?pageSize=1&nextToken=" + url.QueryEscape(p.NextToken),
-		"another account":   "",
+		"tampered":           "/letters?pageSize=1&nextToken=" + url.QueryEscape(string(tampered)),
+		"another filter":     "/letters?pageSize=1&status=queued&nextToken=" + url.QueryEscape(p.NextToken),
+		"another list":       "/assets?pageSize=1&nextToken=" + url.QueryEscape(p.NextToken),
+		"another account":    "",
 		"not a token at all": "/letters?nextToken=%25%25%25",
 	} {
 		t.Run(name, func(t *testing.T) {
