@@ -67,6 +67,7 @@ type config struct {
 	ratePer   time.Duration
 	rateKeys  int
 	testClock *clock.Mock
+	rateClock clock.Clock
 	logger    *slog.Logger
 }
 
@@ -81,6 +82,13 @@ func WithAuthenticator(a Authenticator) Option { return func(c *config) { c.auth
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
+
+// WithRateLimitClock sets the clock rate limits are measured on. The
+// default is the Service's clock, so a test that moves a clock.Mock moves
+// the buckets too. A server whose Service runs on a stopped test clock for
+// its clients passes the wall clock here, so that buckets refill, and the
+// reset times it announces come, while the test clock stands still.
+func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
 // the clock, advancing one letter, registering postal moves). m must be the
@@ -249,8 +257,8 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 		c.account = p.Account
 		sum := sha256.Sum256([]byte(key))
 		c.keyHash = hex.EncodeToString(sum[:])
-		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.svc.Now()) {
-			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header().Get(headerReset)))
+		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
+			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
 		}
 		if err := checkVersion(r); err != nil {
@@ -266,6 +274,13 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 		return
 	}
 	rt.serve(w, r, c)
+}
+
+func (h *handler) rateNow() time.Time {
+	if h.cfg.rateClock != nil {
+		return h.cfg.rateClock.Now()
+	}
+	return h.svc.Now()
 }
 
 // mountPrefix is the part of the path the client sent that a mounting

@@ -47,10 +47,12 @@ func (l *limiter) allow(w http.ResponseWriter, key string, now time.Time) bool {
 	allowed := b.AllowN(now, 1)
 	tokens := max(b.TokensAt(now), 0)
 	full := now.Add(l.wait(float64(l.n) - tokens))
+	// Set as the real service spells them: some clients match header names
+	// by case, and net/http would write P-Ratelimit-Limit.
 	h := w.Header()
-	h.Set(headerLimit, strconv.Itoa(l.n))
-	h.Set(headerRemaining, strconv.Itoa(int(math.Floor(tokens))))
-	h.Set(headerReset, ceilSecond(full).UTC().Format(time.RFC3339))
+	h[headerLimit] = []string{strconv.Itoa(l.n)}
+	h[headerRemaining] = []string{strconv.Itoa(int(math.Floor(tokens)))}
+	h[headerReset] = []string{ceilSecond(full).UTC().Format(time.RFC3339)}
 	if !allowed {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(l.wait(1-tokens).Seconds()))))
 	}

@@ -2,9 +2,12 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop/httpadapter"
 )
@@ -115,4 +118,35 @@ func TestRateLimitDefault(t *testing.T) {
 	if got := rateOf(res); got.reset != testStart.Add(5*time.Second).Format(time.RFC3339) || got.retryAfter != "1" {
 		t.Errorf("429 headers %+v", got)
 	}
+}
+
+// The headers are written as the real service spells them, not in Go's
+// canonical form (P-Ratelimit-Limit), for clients that match by case.
+func TestRateLimitHeaderSpelling(t *testing.T) {
+	ts := newTestServer(t)
+	h := httpadapter.New(ts.Svc)
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "/letters", nil)
+	r.Header.Set("X-Api-Key", keyA)
+	h.ServeHTTP(rec, r)
+	for _, name := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset"} {
+		if _, ok := rec.Header()[name]; !ok {
+			t.Errorf("no %s header among %v", name, rec.Header())
+		}
+	}
+}
+
+// A server on a stopped test clock measures rates on another clock.
+func TestRateLimitClock(t *testing.T) {
+	wall := clock.NewMock()
+	wall.Set(testStart.Add(time.Hour))
+	ts := newTestServer(t, withAdapter(httpadapter.WithRateLimit(1, time.Second), httpadapter.WithRateLimitClock(wall)))
+	if got := rateOf(ts.get(t, "/letters").wantStatus(t, http.StatusOK)); got.reset != wall.Now().Add(time.Second).Format(time.RFC3339) {
+		t.Errorf("reset %q, want a second after the rate clock's now", got.reset)
+	}
+	ts.get(t, "/letters").wantStatus(t, http.StatusTooManyRequests)
+	ts.Clock.Add(time.Hour) // the service clock does not refill the bucket
+	ts.get(t, "/letters").wantStatus(t, http.StatusTooManyRequests)
+	wall.Add(time.Second)
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK)
 }

@@ -85,7 +85,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))
 		opts = append(opts, lettershop.WithClock(mock))
-		hopts = append(hopts, httpadapter.WithTestClock(mock))
+		// Clients pace themselves by the wall clock; on the stopped test
+		// clock a used-up bucket would never refill.
+		hopts = append(hopts, httpadapter.WithTestClock(mock), httpadapter.WithRateLimitClock(clock.New()))
 	}
 	if len(cfg.apiKeys) > 0 {
 		auth, err := httpadapter.NewKeyAuthenticator(cfg.apiKeys...)
