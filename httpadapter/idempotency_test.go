@@ -47,7 +47,6 @@ func TestIdempotentReplay(t *testing.T) {
 	assetID, versionID := ts.createAsset(t, keyA)
 	ik := hdr("Idempotency-Key", "create-1")
 	first := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik}).wantStatus(t, http.StatusCreated)
-	ts.Clock.Add(23 * time.Hour) // within the 24 hours
 	replay := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik})
 	sameResponse(t, first, replay)
 	// The same request under /v1 is the same request.
@@ -84,6 +83,20 @@ func TestIdempotentReplay(t *testing.T) {
 	// The deleted version was deleted once: a replay is not a 404, a new request is.
 	ts.do(t, req{Method: "DELETE", Path: v, Header: hdr("Idempotency-Key", "key for DELETE"+v)}).wantStatus(t, http.StatusNoContent)
 	ts.do(t, req{Method: "DELETE", Path: v}).problem(t, http.StatusNotFound)
+}
+
+// A key is kept for 24 hours from the first request, then forgotten.
+func TestIdempotencyRetention(t *testing.T) {
+	ts := newTestServer(t)
+	r := req{Method: "POST", Path: "/assets", Body: `{"name":"once a day"}`, Header: hdr("Idempotency-Key", "daily")}
+	first := ts.do(t, r).wantStatus(t, http.StatusCreated)
+	ts.Clock.Add(24*time.Hour - time.Second)
+	sameResponse(t, first, ts.do(t, r))
+	ts.Clock.Add(time.Second)
+	again := ts.do(t, r).wantStatus(t, http.StatusCreated)
+	if again.Header.Get("Idempotent-Replayed") != "" || again.Header.Get("Location") == first.Header.Get("Location") {
+		t.Errorf("after 24 hours the key still replays")
+	}
 }
 
 // Errors the client caused are stored and replayed like successes.
