@@ -152,17 +152,17 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
 		}
 	}()
-	if _, pattern := h.mux.Handler(r); pattern == "" {
-		h.unrouted(w, r)
+	if inner, pattern := h.mux.Handler(r); pattern == "" {
+		h.unrouted(w, r, inner)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
 }
 
 // unrouted answers a request no route takes: 404, or 405 when the path is
-// served for other methods.
-func (h *handler) unrouted(w http.ResponseWriter, r *http.Request) {
-	inner, _ := h.mux.Handler(r)
+// served for other methods. inner is the mux's own plain-text answer, run
+// only to learn which of the two it is.
+func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Handler) {
 	rec := &statusRecorder{header: http.Header{}}
 	inner.ServeHTTP(rec, r)
 	if rec.status == http.StatusMethodNotAllowed {
