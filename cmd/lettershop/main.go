@@ -63,10 +63,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return usageError{err}
 	}
-	store, err := openStore(cfg.store)
+	store, closeStore, err := openStore(cfg.store)
 	if err != nil {
 		return usageError{err}
 	}
+	defer closeStore()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -129,13 +130,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// openStore opens the store --store names.
-func openStore(name string) (storage.Storage, error) {
+// openStore opens the store --store names, and returns what closes it.
+func openStore(name string) (storage.Storage, func() error, error) {
 	switch name {
 	case "memory":
-		return memstore.New(), nil
+		return memstore.New(), func() error { return nil }, nil
 	default:
-		return nil, fmt.Errorf("--store: unknown store %q; this build supports: memory", name)
+		return nil, nil, fmt.Errorf("--store: unknown store %q; this build supports: memory", name)
 	}
 }
 
