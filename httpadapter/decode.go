@@ -87,7 +87,7 @@ func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 		for name, val := range obj {
 			ft, ok := known[name]
 			if !ok {
-				fields[joinPath(path, name)] = "unknown field"
+				fields[joinPath(path, name)] = unknownField(name, known)
 				continue
 			}
 			checkShape(val, ft, joinPath(path, name), fields)
@@ -133,6 +133,17 @@ func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 			fields[at] = "must be a number, got " + jsonKind(v)
 		}
 	}
+}
+
+// unknownField names the field meant when name differs from a known one
+// only in case: names are matched exactly, as the real service does.
+func unknownField(name string, known map[string]reflect.Type) string {
+	for k := range known {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf("unknown field; names are case-sensitive: did you mean %s?", k)
+		}
+	}
+	return "unknown field"
 }
 
 func joinPath(path, name string) string {

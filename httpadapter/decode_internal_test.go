@@ -56,7 +56,9 @@ func TestDecodeJSONShapes(t *testing.T) {
 			"tags[0]": "must be a string, got a number", "labels.k": "must be a string, got a boolean",
 			"inner.deep[1].leaf": "must be a string, got a number", "inner.deep[1].stem": "unknown field"}},
 		{"names are exact", `{"Name":"n","skipped":"s","Skipped":"s","hidden":"h","untaggd":"u"}`, map[string]string{
-			"Name": "unknown field", "skipped": "unknown field", "Skipped": "unknown field", "hidden": "unknown field", "untaggd": "unknown field"}},
+			"Name":    "unknown field; names are case-sensitive: did you mean name?",
+			"untaggd": "unknown field; names are case-sensitive: did you mean Untaggd?",
+			"skipped": "unknown field", "Skipped": "unknown field", "hidden": "unknown field"}},
 		{"bool", `{"on":"true"}`, map[string]string{"on": "must be true or false, got a string"}},
 		{"top level", `"text"`, map[string]string{"body": "must be an object, got a string"}},
 		{"truncated", `{"name":`, map[string]string{"body": "malformed JSON: the body ends in the middle of a JSON value"}},
