@@ -830,6 +830,11 @@ func checkTemplate(data []byte) string {
 		}
 	}
 	for _, loc := range braces.FindAllStringIndex(src, -1) {
+		if strings.HasSuffix(src[:loc[0]], "<") || strings.HasSuffix(src[:loc[0]], "</") {
+			// Merged, <{{tag}}> would be markup the value chose.
+			add("a variable can not name an element (line %d): variables go in text or attribute values", lineOf(src, loc[0]))
+			continue
+		}
 		if m := placeholder.FindStringIndex(src[loc[0]:]); m == nil || m[0] != 0 {
 			if loc[0] > 0 && src[loc[0]-1] == '{' {
 				continue // the second brace of {{{, reported with the first
@@ -886,8 +891,15 @@ tokens:
 	return ""
 }
 
+// excerpt is the start of s up to the end of the would-be variable: its
+// closing braces, else the next markup or line.
 func excerpt(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
+	if i := strings.Index(s, "}}"); i >= 0 && i < 40 && !strings.ContainsAny(s[:i], "<\n") {
+		return s[:i+2]
+	}
+	if i := strings.IndexAny(s, "<\n"); i >= 0 {
+		s = s[:i]
+	}
 	if utf8.RuneCountInString(s) > 20 {
 		s = string([]rune(s)[:20]) + "…"
 	}
