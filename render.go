@@ -206,13 +206,15 @@ const (
 // The envelope windows as they fall on the sheet, for a #10 double-window
 // envelope (4 1/8 x 9 1/2 in; top window 3 1/4 x 7/8 in and bottom window
 // 4 x 1 in, both 5/8 in from the left, 2 3/8 in and 1 in from the bottom)
-// and a sheet folded in thirds that sits at the bottom of the envelope,
-// centred. Each box is where text goes: the window less a margin for the
-// sheet moving inside the envelope. Blocks sit on the box's bottom edge so
-// the last line (city, state, ZIP) is the last to be hidden.
+// and a sheet folded in thirds that sits at the bottom of the envelope:
+// the top window spans 0.42 to 1.29 in from the top of the sheet, the
+// bottom window 1.67 to 2.67 in. Each box is where text goes: the window
+// less a margin for the sheet sliding up to a quarter inch sideways and a
+// little upwards. Blocks sit on the box's bottom edge, so if the sheet
+// rides up the last line (city, state, ZIP) is the last to be hidden.
 var (
-	returnWindow    = box{x: marginX, y: 36, w: 186, h: 52}
-	recipientWindow = box{x: marginX, y: 126, w: 238, h: 60}
+	returnWindow    = box{x: marginX, y: 36, w: 170, h: 52}
+	recipientWindow = box{x: marginX, y: 126, w: 224, h: 60}
 )
 
 type box struct{ x, y, w, h float64 }
