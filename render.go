@@ -10,6 +10,7 @@ import (
 	"image/draw"
 	_ "image/jpeg" // decodes JPEG content
 	"image/png"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -316,7 +317,8 @@ func (d *document) addressPage(l *Letter) {
 	d.y = bodyTop + 2*st.size*bodyLeading
 }
 
-// partyLines are the lines of a party's address block, in USPS order.
+// partyLines are the lines of a party's address block, in USPS order:
+// above (the recipient's nonAddressData), name, organization, address.
 func partyLines(p Party, above string) []string {
 	var lines []string
 	add := func(s string) {
@@ -330,7 +332,9 @@ func partyLines(p Party, above string) []string {
 		if strings.TrimSpace(name) == "" {
 			name = joinNonEmpty(" ", ind.Prefix, ind.FirstName, ind.MiddleName, ind.LastName, ind.Postfix)
 		}
-		add(joinNonEmpty(", ", name, ind.Title))
+		// A title is not part of a postal address; it would only crowd the
+		// window.
+		add(name)
 	}
 	add(p.Organization)
 	add(p.Address.AddressLine1)
@@ -342,39 +346,78 @@ func partyLines(p Party, above string) []string {
 // addressLeading is the line height of an address block, in font sizes.
 const addressLeading = 1.18
 
-// addressBlock prints lines at the bottom of b, in the largest size up to
-// size (and no smaller than 6.5 points) at which they fit.
+// addressBlock prints lines at the bottom of b in the largest size up to
+// size, and no smaller than minAddressSize, at which they fit. Lines are
+// kept whole if any size allows; otherwise long lines wrap at spaces, and
+// whatever still does not fit is cut rather than run out of the window.
 func (d *document) addressBlock(b box, lines []string, size float64) {
-	st := inlineStyle{size: size}
-	for ; st.size > 6.5; st.size -= 0.25 {
-		if float64(len(lines))*st.size*addressLeading > b.h {
-			continue
-		}
+	st, fitted := d.fitAddress(b, lines, size, false)
+	if fitted == nil {
+		st, fitted = d.fitAddress(b, lines, size, true)
+	}
+	if fitted == nil {
+		st.size = minAddressSize
 		d.setFont(st)
-		fits := true
-		for _, ln := range lines {
-			if d.pdf.GetStringWidth(ln) > b.w {
-				fits = false
-				break
-			}
-		}
-		if fits {
-			break
-		}
+		fitted = d.wrapAddress(lines, b.w)
+		// Lines that can not fit go from the top: the last line (city,
+		// state, ZIP) matters most to the postal service.
+		fitted = fitted[max(0, len(fitted)-int(b.h/(st.size*addressLeading))):]
 	}
 	d.setFont(st)
 	d.setTextColor(rgb{})
 	lead := st.size * addressLeading
-	top := b.y + b.h - float64(len(lines))*lead
-	for i, ln := range lines {
-		// Anything still too wide at the smallest size is cut, not run out of
-		// the window.
+	top := b.y + b.h - float64(len(fitted))*lead
+	for i, ln := range fitted {
 		for d.pdf.GetStringWidth(ln) > b.w && ln != "" {
 			_, n := utf8.DecodeLastRuneInString(ln)
 			ln = ln[:len(ln)-n]
 		}
 		d.pdf.Text(b.x, top+float64(i)*lead+lineAscent(st.size, addressLeading), ln)
 	}
+}
+
+// minAddressSize is the smallest type an address is set in.
+const minAddressSize = 6.5
+
+// fitAddress finds the largest size at which lines fit in b, wrapped when
+// wrap is set, and returns the lines as they fit; nil when none does.
+func (d *document) fitAddress(b box, lines []string, size float64, wrap bool) (inlineStyle, []string) {
+	st := inlineStyle{size: size}
+	for ; st.size >= minAddressSize; st.size -= 0.25 {
+		d.setFont(st)
+		fitted := lines
+		if wrap {
+			fitted = d.wrapAddress(lines, b.w)
+		}
+		if float64(len(fitted))*st.size*addressLeading > b.h {
+			continue
+		}
+		if !slices.ContainsFunc(fitted, func(ln string) bool { return d.pdf.GetStringWidth(ln) > b.w }) {
+			return st, fitted
+		}
+	}
+	return st, nil
+}
+
+// wrapAddress breaks lines wider than w at spaces, in the current font.
+func (d *document) wrapAddress(lines []string, w float64) []string {
+	var out []string
+	for _, ln := range lines {
+		cur := ""
+		for _, word := range strings.Fields(ln) {
+			switch {
+			case cur == "":
+				cur = word
+			case d.pdf.GetStringWidth(cur+" "+word) <= w:
+				cur += " " + word
+			default:
+				out = append(out, cur)
+				cur = word
+			}
+		}
+		out = append(out, cur)
+	}
+	return out
 }
 
 // imagePage puts an image on a page of its own: at 150 dpi, or smaller to
