@@ -720,3 +720,35 @@ func BenchmarkOpenDownloadCached(b *testing.B) {
 		}
 	})
 }
+
+func TestRenderLongAddressesStayWhole(t *testing.T) {
+	const longest = "Department of Customer Relations and Support Services, Room 1207" // 64 characters, the most a line may have
+	tests := []struct {
+		name string
+		edit func(*lettershop.CreateLetterInput)
+		// want are lines page one must have whole.
+		want []string
+	}{
+		{"long recipient line", func(in *lettershop.CreateLetterInput) {
+			in.Recipient.Address.AddressLine2 = longest
+		}, []string{longest, "Springfield, IL 62704"}},
+		{"long sender lines", func(in *lettershop.CreateLetterInput) {
+			in.Sender.Organization = longest
+			in.Sender.Address.AddressLine2 = "Suite 400"
+		}, []string{"Department of Customer Relations and Support", "Services, Room 1207", "Suite 400", "Portland, ME 04101"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+			in := letterInput(a.ID)
+			tt.edit(&in)
+			lines := strings.Split(readBack(t, e.render(t, e.letter(t, in).ID)).pages[0], "\n")
+			for _, w := range tt.want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("page one lacks the line %q:\n%s", w, strings.Join(lines, "\n"))
+				}
+			}
+		})
+	}
+}
