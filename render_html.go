@@ -26,9 +26,10 @@ import (
 )
 
 // This file turns an HTML template into laid-out text: a small, predictable
-// subset of HTML (paragraphs, headings, lists, emphasis, links, line breaks)
-// printed in the Go fonts, which cover Latin, Greek and Cyrillic. What it
-// can not print is refused when the version is created (checkTemplate).
+// subset of HTML (paragraphs, headings, lists, tables, emphasis, links,
+// line breaks) printed in the Go fonts, which cover Latin, Greek and
+// Cyrillic. What it can not print is refused when the version is created
+// (checkTemplate).
 
 // fontFiles are the embedded TrueType fonts by fpdf family and style.
 var fontFiles = map[string][]byte{
