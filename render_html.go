@@ -744,7 +744,8 @@ func (d *document) flow(blocks []block) {
 			d.y += max(bk.before, blocks[i-1].after)
 		}
 		first = false
-		x0 := marginX + bk.indent
+		// Deeply nested lists and quotes stop indenting at half the width.
+		x0 := marginX + min(bk.indent, (pageW-2*marginX)/2)
 		maxW := pageW - marginX - x0
 		if bk.table != nil {
 			d.drawTable(bk.table, x0, maxW)
@@ -828,8 +829,12 @@ func (d *document) drawLine(ln line, x, base float64) {
 
 // Template checks.
 
-// braces finds every {{ in a template; each must open a placeholder.
-var braces = regexp.MustCompile(`\{\{`)
+// braces finds every {{ in a template; each must open a placeholder, as
+// placeholderAt checks (anchored, so each check reads only that far).
+var (
+	braces        = regexp.MustCompile(`\{\{`)
+	placeholderAt = regexp.MustCompile(`^` + placeholder.String())
+)
 
 // checkTemplate returns what makes an HTML template unprintable, or "".
 func checkTemplate(data []byte) string {
@@ -844,12 +849,15 @@ func checkTemplate(data []byte) string {
 		}
 	}
 	for _, loc := range braces.FindAllStringIndex(src, -1) {
+		if len(problems) >= 5 {
+			break
+		}
 		if strings.HasSuffix(src[:loc[0]], "<") || strings.HasSuffix(src[:loc[0]], "</") {
 			// Merged, <{{tag}}> would be markup the value chose.
 			add("a variable can not name an element (line %d): variables go in text or attribute values", lineOf(src, loc[0]))
 			continue
 		}
-		if m := placeholder.FindStringIndex(src[loc[0]:]); m == nil || m[0] != 0 {
+		if !placeholderAt.MatchString(src[loc[0]:]) {
 			if loc[0] > 0 && src[loc[0]-1] == '{' {
 				continue // the second brace of {{{, reported with the first
 			}

@@ -492,11 +492,13 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 		{"not UTF-8", lettershop.AssetTemplate, "text/html", "<p>caf\xe9</p>", "UTF-8"},
 		{"variable with a space", lettershop.AssetTemplate, "text/html", "<p>Hello {{first name}}</p>", `"{{first name}}" at line 1 is not a variable`},
 		{"unclosed variable", lettershop.AssetTemplate, "text/html", "<p>a</p>\n<p>Hello {{name</p>", "at line 2 is not a variable"},
+		{"many stray braces", lettershop.AssetTemplate, "text/html", strings.Repeat("{{", 50000), "is not a variable"},
 		{"variable as element", lettershop.AssetTemplate, "text/html", "<{{tag}}>x</{{tag}}>", "a variable can not name an element"},
 		{"variable as attribute", lettershop.AssetTemplate, "text/html", "<p {{attr}}>x</p>", "a variable can not name an attribute"},
 		{"script", lettershop.AssetTemplate, "text/html", "<p>x</p><script>alert(1)</script>", "<script> can not be printed"},
 		{"image in template", lettershop.AssetTemplate, "text/html", `<p>x<img src="logo.png"></p>`, "<img> can not be printed"},
 		{"table", lettershop.AssetTemplate, "text/html", "<table><tr><td>x</td></tr></table>", ""},
+		{"deeply nested lists", lettershop.AssetTemplate, "text/html", strings.Repeat("<ul><li>deeper", 60), ""},
 		{"form", lettershop.AssetTemplate, "text/html", "<form><input name=x></form><p>x</p>", "<form> can not be printed"},
 		{"no text", lettershop.AssetTemplate, "text/html", "<p> </p><style>p{}</style>", "no text to print"},
 		{"character without a glyph", lettershop.AssetTemplate, "text/html", "<p>你好</p>", `no glyph for '你' (U+4F60)`},
@@ -809,4 +811,54 @@ func TestRenderTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTemplate holds the promise that a template accepted when its version
+// is created always renders, and that a refused one is refused as invalid
+// input naming content.data.
+func FuzzTemplate(f *testing.F) {
+	for _, seed := range []string{
+		letterTemplate,
+		"<p>Hello {{name}}</p>",
+		"<table><tr><th>a<td colspan=3>b<tr><td><ul><li>c</ul></table>",
+		"<pre>\ta  b\n\nc</pre><blockquote><q>x</q></blockquote><hr>",
+		"<h1 style='color:#f00;text-align:right'>x</h1><ol type=i start=3><li>y</ol>",
+		"<p>{{ name }} {{name</p>",
+	} {
+		f.Add(seed)
+	}
+	e := newRenderEnv(f)
+	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Fuzz", Type: lettershop.AssetTemplate})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, tpl string) {
+		v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+			Content: &lettershop.VersionContent{Type: "text/html", Data: tpl},
+			Publish: true,
+		})
+		if err != nil {
+			var le *lettershop.Error
+			if !errors.As(err, &le) || le.Code != lettershop.CodeInvalid {
+				t.Fatalf("CreateVersion(%q): %v, want success or invalid input", tpl, err)
+			}
+			if _, named := le.Fields["content.data"]; !named {
+				t.Fatalf("CreateVersion(%q): %v, want the error on content.data", tpl, err)
+			}
+			return
+		}
+		in := letterInput(a.ID)
+		in.Content.AssetVersionID = v.ID
+		in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"}}
+		for _, name := range lettershop.TemplateVariables(tpl) {
+			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë</b>")})
+		}
+		l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
+		if err != nil {
+			t.Fatalf("CreateLetter: %v", err)
+		}
+		if _, err := e.svc.RenderLetter(e.ctx, renderAccount, l.ID); err != nil {
+			t.Fatalf("template %q was accepted but does not render: %v", tpl, err)
+		}
+	})
 }
