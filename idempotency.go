@@ -37,8 +37,12 @@ type IdempotentRequest struct {
 	// is told apart from a key reused for something else.
 	Fingerprint string
 	// Encode turns the operation's outcome into the bytes stored and
-	// replayed. keep false means the outcome is not stored (a failure the
-	// caller did not cause): the key is freed for a retry.
+	// replayed. When op writes through the Service, Encode is called before
+	// that write with what the Service operation returns (a *Letter, *Asset
+	// or *AssetVersion; nil for a delete), so the outcome is stored with the
+	// write; otherwise with op's own result. keep false means the outcome is
+	// not stored (a failure the caller did not cause): the key is freed for
+	// a retry.
 	Encode func(value any, err error) (data []byte, keep bool)
 }
 

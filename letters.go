@@ -296,10 +296,9 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 		f.add("content", "content is required")
 	} else {
 		l.Content = *in.Content
-		s.resolveContent(ctx, account, l, f)
-	}
-	if len(f) == 0 {
-		l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+		if s.resolveContent(ctx, account, l, f) {
+			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+		}
 	}
 	if err := f.err(); err != nil {
 		return nil, err
@@ -432,12 +431,16 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if in.Options != nil {
 			l.Options = normalizeOptions(in.Options, f)
 		}
-		if in.Content != nil {
-			l.Content = *in.Content
-			s.resolveContent(ctx, account, l, f)
-		}
 		if in.Variables != nil {
 			l.Variables = cloneVariables(*in.Variables)
+		}
+		resolved := true
+		if in.Content != nil {
+			l.Content = *in.Content
+			resolved = s.resolveContent(ctx, account, l, f)
+		}
+		if resolved {
+			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -447,10 +450,6 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		return errorf(CodeConflict, "letter %s is %s: only a queued letter's content, parties, options and send date can change", l.ID, l.Status)
 	}
 	if mail {
-		l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
-		if err := f.err(); err != nil {
-			return err
-		}
 		if in.UseType != nil {
 			l.UseType = *in.UseType
 		}
@@ -544,19 +543,22 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 
 // resolveContent checks the letter's content names an asset of the account
 // and a published version of it (its published one when none is named), and
-// snapshots what the letter will be printed from.
-func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) {
+// snapshots what the letter will be printed from. It reports whether it
+// could.
+func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) bool {
 	c := &l.Content
+	ok := true
 	if c.Type != "asset" {
 		f.add("content.type", "must be asset")
+		ok = false
 	}
 	if !ValidID(assetPrefix, c.AssetID) {
 		f.add("content.assetId", "must be %s followed by letters and digits", assetPrefix)
-		return
+		return false
 	}
 	if c.AssetVersionID != "" && !ValidID(versionPrefix, c.AssetVersionID) {
 		f.add("content.assetVersionId", "must be %s followed by letters and digits", versionPrefix)
-		return
+		return false
 	}
 	a, err := s.getAsset(ctx, account, c.AssetID)
 	if err != nil {
@@ -566,24 +568,24 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 			f.add("content.assetId", "asset %s could not be read", c.AssetID)
 			s.logger.Error("resolve letter content", "err", err)
 		}
-		return
+		return false
 	}
 	vid := c.AssetVersionID
 	if vid == "" {
 		if a.PublishedVersionID == "" {
 			f.add("content.assetId", "asset %s has no published version", c.AssetID)
-			return
+			return false
 		}
 		vid = a.PublishedVersionID
 	}
 	v, err := s.getVersion(ctx, account, c.AssetID, vid)
 	if err != nil {
 		f.add("content.assetVersionId", "version %s of asset %s not found", vid, c.AssetID)
-		return
+		return false
 	}
 	if v.Status != VersionPublished {
 		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
-		return
+		return false
 	}
 	if why := printableContent(v.Content.Type); why != "" {
 		f.add("content.assetId", "%s", why)
@@ -595,6 +597,7 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		Type:        v.Content.Type,
 		Definitions: slices.Clone(v.VariableDefinitions),
 	}
+	return ok
 }
 
 // processAddresses runs address processing on both parties and decides the

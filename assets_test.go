@@ -1,0 +1,385 @@
+package lettershop_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop"
+)
+
+func TestAssetCRUD(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "Welcome", Description: "first letter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &lettershop.Asset{
+		ID: a.ID, Name: "Welcome", Description: "first letter", Type: lettershop.AssetTemplate,
+		Status: lettershop.VersionDraft, Metadata: lettershop.Metadata{}, CreatedAt: testStart, ModifiedAt: testStart,
+	}
+	if diff := cmp.Diff(want, a, ignoreUnexported); diff != "" {
+		t.Errorf("created asset (-want +got):\n%s", diff)
+	}
+	if !lettershop.ValidID("ast_", a.ID) {
+		t.Errorf("id %q", a.ID)
+	}
+	got, err := e.svc.GetAsset(e.ctx, acct, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, got, ignoreUnexported); diff != "" {
+		t.Errorf("fetched asset (-created +fetched):\n%s", diff)
+	}
+	if _, err := e.svc.GetAsset(e.ctx, "acct_other", a.ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("another account's asset: %v", err)
+	}
+	e.clock.Add(time.Minute)
+	u, err := e.svc.UpdateAsset(e.ctx, acct, a.ID, lettershop.UpdateAssetInput{Name: str("Hello")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Name != "Hello" || u.Description != "first letter" || !u.ModifiedAt.Equal(testStart.Add(time.Minute)) {
+		t.Errorf("updated asset: %+v", u)
+	}
+	if err := e.svc.DeleteAsset(e.ctx, acct, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.GetAsset(e.ctx, acct, a.ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("deleted asset: %v", err)
+	}
+	if err := e.svc.DeleteAsset(e.ctx, acct, a.ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("deleting again: %v", err)
+	}
+}
+
+func TestAssetValidation(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name   string
+		in     lettershop.CreateAssetInput
+		fields []string
+	}{
+		{"name of 1", lettershop.CreateAssetInput{Name: "a"}, nil},
+		{"name of 255", lettershop.CreateAssetInput{Name: strings.Repeat("a", 255)}, nil},
+		{"name of 256", lettershop.CreateAssetInput{Name: strings.Repeat("a", 256)}, []string{"name"}},
+		{"no name", lettershop.CreateAssetInput{}, []string{"name"}},
+		{"blank name", lettershop.CreateAssetInput{Name: "  "}, []string{"name"}},
+		{"description of 255", lettershop.CreateAssetInput{Name: "a", Description: strings.Repeat("d", 255)}, nil},
+		{"description of 256", lettershop.CreateAssetInput{Name: "a", Description: strings.Repeat("d", 256)}, []string{"description"}},
+		{"each type", lettershop.CreateAssetInput{Name: "a", Type: lettershop.AssetImage}, nil},
+		{"bad type", lettershop.CreateAssetInput{Name: "a", Type: "video"}, []string{"type"}},
+		{"all at once", lettershop.CreateAssetInput{Type: "video", Metadata: pairs(21)}, []string{"name", "type", "metadata"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.CreateAsset(e.ctx, acct, tc.in)
+			if tc.fields == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantFields(t, err, tc.fields...)
+		})
+	}
+	a, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "keep"})
+	_, err := e.svc.UpdateAsset(e.ctx, acct, a.ID, lettershop.UpdateAssetInput{Name: str(""), Description: str(strings.Repeat("d", 256))})
+	wantFields(t, err, "name", "description")
+	got, _ := e.svc.GetAsset(e.ctx, acct, a.ID)
+	if got.Name != "keep" {
+		t.Errorf("a refused update changed the asset: %+v", got)
+	}
+}
+
+func pngBytes(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestVersionContent(t *testing.T) {
+	e := newEnv(t)
+	tpl, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	img, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "i", Type: lettershop.AssetImage})
+	pad := func(n int) string { // an HTML template of exactly n bytes
+		return "<p>" + strings.Repeat("x", n-7) + "</p>"
+	}
+	pngData := base64.StdEncoding.EncodeToString(pngBytes(t))
+	tests := []struct {
+		name    string
+		assetID string
+		content *lettershop.VersionContent
+		fields  []string
+	}{
+		{"html", tpl.ID, &lettershop.VersionContent{Source: "inline", Type: "text/html", Data: "<p>hi</p>"}, nil},
+		{"type defaults from the asset", tpl.ID, &lettershop.VersionContent{Data: "<p>hi</p>"}, nil},
+		{"102400 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102400)}, nil},
+		{"102401 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102401)}, []string{"content.data"}},
+		{"no content", tpl.ID, nil, []string{"content"}},
+		{"no data", tpl.ID, &lettershop.VersionContent{Type: "text/html"}, []string{"content.data"}},
+		{"bad source", tpl.ID, &lettershop.VersionContent{Source: "url", Type: "text/html", Data: "<p>x</p>"}, []string{"content.source"}},
+		{"image in a template asset", tpl.ID, &lettershop.VersionContent{Type: "image/png", Data: pngData}, []string{"content.type"}},
+		{"png", img.ID, &lettershop.VersionContent{Type: "image/png", Data: pngData}, nil},
+		{"png not base64", img.ID, &lettershop.VersionContent{Type: "image/png", Data: "%%%"}, []string{"content.data"}},
+		{"png that is not an image", img.ID, &lettershop.VersionContent{Type: "image/png", Data: base64.StdEncoding.EncodeToString([]byte("hello"))}, []string{"content.data"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := e.svc.CreateVersion(e.ctx, acct, tc.assetID, lettershop.CreateVersionInput{Content: tc.content})
+			if tc.fields != nil {
+				wantFields(t, err, tc.fields...)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.svc.GetVersion(e.ctx, acct, tc.assetID, v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Content.Data != tc.content.Data {
+				t.Errorf("content does not round-trip: %d bytes in, %d out", len(tc.content.Data), len(got.Content.Data))
+			}
+			if got.Content.Source != "inline" || got.Content.Type == "" || got.ContentLength == 0 {
+				t.Errorf("content fields: %+v, length %d", got.Content, got.ContentLength)
+			}
+		})
+	}
+	if _, err := e.svc.CreateVersion(e.ctx, acct, "ast_01aaaaaaaaaaaaaaaaaaaaaaaa", lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Data: "<p>x</p>"},
+	}); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("version of an unknown asset: %v", err)
+	}
+}
+
+// TestVersionLifecycle walks every transition of the version state machine
+// and checks the refused ones.
+func TestVersionLifecycle(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newVersion := func(publish bool) *lettershop.AssetVersion {
+		t.Helper()
+		e.clock.Add(time.Second)
+		v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+			Notes: "n", Content: &lettershop.VersionContent{Data: "<p>{{x}}</p>"}, Publish: publish,
+			VariableDefinitions: []lettershop.VariableDefinition{{Name: "x"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	status := func(id string) lettershop.VersionStatus {
+		t.Helper()
+		v, err := e.svc.GetVersion(e.ctx, acct, a.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Status
+	}
+	assetIs := func(st lettershop.VersionStatus, count int, published string) {
+		t.Helper()
+		got, err := e.svc.GetAsset(e.ctx, acct, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != st || got.VersionCount != count || got.PublishedVersionID != published {
+			t.Errorf("asset: status %s count %d published %q; want %s %d %q", got.Status, got.VersionCount, got.PublishedVersionID, st, count, published)
+		}
+	}
+
+	v1 := newVersion(false)
+	if v1.Status != lettershop.VersionDraft {
+		t.Fatalf("new version is %s", v1.Status)
+	}
+	assetIs(lettershop.VersionDraft, 1, "")
+
+	// draft: anything can change.
+	u, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
+		Notes: str("edited"), Content: &lettershop.VersionContent{Data: "<p>new</p>"},
+		VariableDefinitions: &[]lettershop.VariableDefinition{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Notes != "edited" || u.ContentLength != len("<p>new</p>") || len(u.VariableDefinitions) != 0 {
+		t.Errorf("draft update: %+v", u)
+	}
+
+	// draft -> published.
+	p, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v1.ID)
+	if err != nil || p.Status != lettershop.VersionPublished {
+		t.Fatalf("publish draft: %v %+v", err, p)
+	}
+	assetIs(lettershop.VersionPublished, 1, v1.ID)
+	// published: notes only.
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Notes: str("still fine")}); err != nil {
+		t.Errorf("notes of a published version: %v", err)
+	}
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Data: "<p>no</p>"}})
+	wantCode(t, err, lettershop.CodeConflict)
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{VariableDefinitions: &[]lettershop.VariableDefinition{}})
+	wantCode(t, err, lettershop.CodeConflict)
+	// Publishing the published version changes nothing.
+	if again, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v1.ID); err != nil || again.Status != lettershop.VersionPublished {
+		t.Errorf("publish again: %v", err)
+	}
+
+	// Publishing another archives the previous one.
+	v2 := newVersion(true)
+	if v2.Status != lettershop.VersionPublished || status(v1.ID) != lettershop.VersionArchived {
+		t.Errorf("after publishing v2: v2 %s, v1 %s", v2.Status, status(v1.ID))
+	}
+	assetIs(lettershop.VersionPublished, 2, v2.ID)
+
+	// archived -> published, and the other is archived.
+	if _, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if status(v1.ID) != lettershop.VersionPublished || status(v2.ID) != lettershop.VersionArchived {
+		t.Errorf("republish v1: v1 %s v2 %s", status(v1.ID), status(v2.ID))
+	}
+	// archived: notes only.
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v2.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Data: "<p>no</p>"}})
+	wantCode(t, err, lettershop.CodeConflict)
+
+	// published -> archived leaves the asset without a published version.
+	if v, err := e.svc.ArchiveVersion(e.ctx, acct, a.ID, v1.ID); err != nil || v.Status != lettershop.VersionArchived {
+		t.Fatalf("archive published: %v", err)
+	}
+	assetIs(lettershop.VersionArchived, 2, "")
+	if _, err := e.svc.ArchiveVersion(e.ctx, acct, a.ID, v1.ID); err != nil {
+		t.Errorf("archive again: %v", err)
+	}
+
+	// draft -> archived, draft -> deleted.
+	v3 := newVersion(false)
+	assetIs(lettershop.VersionDraft, 3, "")
+	if _, err := e.svc.ArchiveVersion(e.ctx, acct, a.ID, v3.ID); err != nil {
+		t.Fatal(err)
+	}
+	v4 := newVersion(false)
+	if err := e.svc.DeleteVersion(e.ctx, acct, a.ID, v4.ID); err != nil {
+		t.Fatal(err)
+	}
+	// deleted is final: gone.
+	for name, err := range map[string]error{
+		"get":     func() error { _, err := e.svc.GetVersion(e.ctx, acct, a.ID, v4.ID); return err }(),
+		"delete":  e.svc.DeleteVersion(e.ctx, acct, a.ID, v4.ID),
+		"publish": func() error { _, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v4.ID); return err }(),
+		"archive": func() error { _, err := e.svc.ArchiveVersion(e.ctx, acct, a.ID, v4.ID); return err }(),
+		"clone": func() error {
+			_, err := e.svc.CloneVersion(e.ctx, acct, a.ID, v4.ID, lettershop.CloneVersionInput{})
+			return err
+		}(),
+	} {
+		if lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+			t.Errorf("%s of a deleted version: %v", name, err)
+		}
+	}
+	assetIs(lettershop.VersionArchived, 3, "")
+
+	// clone: a new draft with the same content and definitions.
+	c, err := e.svc.CloneVersion(e.ctx, acct, a.ID, v2.ID, lettershop.CloneVersionInput{Notes: str("copy")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := e.svc.GetVersion(e.ctx, acct, a.ID, v2.ID)
+	cl, _ := e.svc.GetVersion(e.ctx, acct, a.ID, c.ID)
+	if cl.Status != lettershop.VersionDraft || cl.Notes != "copy" || cl.ID == src.ID ||
+		cl.Content != src.Content || !cmp.Equal(cl.VariableDefinitions, src.VariableDefinitions) {
+		t.Errorf("clone %+v of %+v", cl, src)
+	}
+	cp, err := e.svc.CloneVersion(e.ctx, acct, a.ID, v2.ID, lettershop.CloneVersionInput{Publish: true})
+	if err != nil || cp.Status != lettershop.VersionPublished {
+		t.Fatalf("clone and publish: %v", err)
+	}
+	assetIs(lettershop.VersionPublished, 5, cp.ID)
+
+	// published -> deleted; then every version deleted makes the asset deleted.
+	for _, id := range []string{cp.ID, c.ID, v1.ID, v2.ID, v3.ID} {
+		if err := e.svc.DeleteVersion(e.ctx, acct, a.ID, id); err != nil {
+			t.Fatalf("delete %s: %v", id, err)
+		}
+	}
+	assetIs(lettershop.VersionDeleted, 0, "")
+}
+
+func TestListVersions(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	var ids []string
+	for i := 0; i < 3; i++ {
+		e.clock.Add(time.Second)
+		v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Data: "<p>x</p>"}, Publish: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, v.ID)
+	}
+	// The first two were archived by publishing the next.
+	list := func(archived bool) []string {
+		p, err := e.svc.ListVersions(e.ctx, acct, a.ID, lettershop.ListVersionsInput{IncludeArchived: archived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range p.Items {
+			out = append(out, v.ID)
+			if v.Content.Data != "" {
+				t.Errorf("list items carry content data")
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{ids[2]}, list(false)); diff != "" {
+		t.Errorf("without archived (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{ids[2], ids[1], ids[0]}, list(true)); diff != "" {
+		t.Errorf("with archived (-want +got):\n%s", diff)
+	}
+	if _, err := e.svc.ListVersions(e.ctx, "acct_other", a.ID, lettershop.ListVersionsInput{}); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("versions of another account's asset: %v", err)
+	}
+}
+
+func TestLetterOutlivesItsVersion(t *testing.T) {
+	e := newEnv(t)
+	a, v := e.publishedTemplate(t, acct)
+	l, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.DeleteVersion(e.ctx, acct, a.ID, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.DeleteAsset(e.ctx, acct, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.svc.GetLetter(e.ctx, acct, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Content.AssetVersionID != v.ID {
+		t.Errorf("letter content %+v", got.Content)
+	}
+	// Changing a field that does not touch the content still works.
+	if _, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{
+		Recipient: letterInput(a.ID).Recipient,
+	}); err != nil {
+		t.Errorf("update of a letter whose version is gone: %v", err)
+	}
+}

@@ -1,0 +1,269 @@
+package lettershop_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+)
+
+func TestIdempotentReplay(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	ctx := lettershop.WithIdempotencyKey(e.ctx, "key-1")
+	first, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(time.Hour)
+	again, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != first.ID || !again.CreatedAt.Equal(first.CreatedAt) {
+		t.Errorf("replay made another letter: %s then %s", first.ID, again.ID)
+	}
+	if n := countLetters(t, e, acct); n != 1 {
+		t.Errorf("%d letters stored, want 1", n)
+	}
+	// The same key in another account is another request.
+	o, _ := e.publishedTemplate(t, "acct_other")
+	other, err := e.svc.CreateLetter(ctx, "acct_other", letterInput(o.ID))
+	if err != nil || other.ID == first.ID {
+		t.Errorf("same key, another account: %v, %s", err, other.ID)
+	}
+	// The same key with another request is refused.
+	in := letterInput(a.ID)
+	in.Description = "different"
+	_, err = e.svc.CreateLetter(ctx, acct, in)
+	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
+	_, err = e.svc.CancelLetter(ctx, acct, first.ID)
+	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
+}
+
+func TestIdempotentErrorReplay(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "not yet published"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := lettershop.WithIdempotencyKey(e.ctx, "key-err")
+	_, err = e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	wantFields(t, err, "content.assetId")
+	// Now the request would succeed, but the stored outcome is replayed.
+	if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Data: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	wantFields(t, err, "content.assetId")
+	if n := countLetters(t, e, acct); n != 0 {
+		t.Errorf("%d letters stored", n)
+	}
+	// Without the key it succeeds.
+	if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+		t.Errorf("without the key: %v", err)
+	}
+}
+
+func TestIdempotentConcurrentDuplicates(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	ctx := lettershop.WithIdempotencyKey(e.ctx, "key-32")
+	var wg sync.WaitGroup
+	ids := make([]string, 32)
+	errs := make([]error, 32)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+			if err == nil {
+				ids[i] = l.ID
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	winner := ""
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			if winner != "" && ids[i] != winner {
+				t.Errorf("two letters: %s and %s", winner, ids[i])
+			}
+			winner = ids[i]
+		case lettershop.ErrorCode(err) != lettershop.CodeInFlight:
+			t.Errorf("duplicate %d: %v", i, err)
+		}
+	}
+	if winner == "" {
+		t.Fatal("no request succeeded")
+	}
+	if n := countLetters(t, e, acct); n != 1 {
+		t.Errorf("%d letters stored, want 1", n)
+	}
+}
+
+func TestIdempotencyExpiry(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	ctx := lettershop.WithIdempotencyKey(e.ctx, "key-day")
+	first, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(lettershop.IdempotencyRetention - time.Millisecond)
+	again, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	if err != nil || again.ID != first.ID {
+		t.Fatalf("just before 24 hours: %v, %s vs %s", err, again.ID, first.ID)
+	}
+	e.clock.Add(time.Millisecond)
+	fresh, err := e.svc.CreateLetter(ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.ID == first.ID {
+		t.Error("after 24 hours the key still replays")
+	}
+	// A different request under the expired key is no longer a mismatch.
+	e.clock.Add(lettershop.IdempotencyRetention)
+	in := letterInput(a.ID)
+	in.Description = "other"
+	if _, err := e.svc.CreateLetter(ctx, acct, in); err != nil {
+		t.Errorf("reusing an expired key: %v", err)
+	}
+}
+
+func TestIdempotencyKeyLength(t *testing.T) {
+	e := newEnv(t)
+	for _, n := range []int{1, 255, 256} {
+		ctx := lettershop.WithIdempotencyKey(e.ctx, strings.Repeat("k", n))
+		_, err := e.svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "a"})
+		if n <= 255 && err != nil {
+			t.Errorf("key of %d: %v", n, err)
+		}
+		if n > 255 {
+			wantFields(t, err, "Idempotency-Key")
+		}
+	}
+}
+
+// encodeString is an Encode for the low-level API: values as text, errors
+// the caller caused kept as "error: ...".
+func encodeString(v any, err error) ([]byte, bool) {
+	if err != nil {
+		if lettershop.ErrorCode(err) == lettershop.CodeInternal {
+			return nil, false
+		}
+		return []byte("error: " + err.Error()), true
+	}
+	s, _ := v.(string)
+	return []byte(s), true
+}
+
+func TestIdempotentInFlight(t *testing.T) {
+	e := newEnv(t)
+	req := lettershop.IdempotentRequest{Scope: "k1", Key: "slow", Fingerprint: "f", Encode: encodeString}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan lettershop.IdempotentResult)
+	go func() {
+		res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) {
+			close(started)
+			<-release
+			return "first", nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	<-started
+	_, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	wantCode(t, err, lettershop.CodeInFlight)
+	// A different request under the key is a mismatch even while in flight.
+	_, err = e.svc.Idempotent(e.ctx, lettershop.IdempotentRequest{Scope: "k1", Key: "slow", Fingerprint: "g", Encode: encodeString},
+		func(context.Context) (any, error) { return "third", nil })
+	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
+	close(release)
+	if res := <-done; string(res.Data) != "first" || res.Replayed {
+		t.Errorf("first: %+v", res)
+	}
+	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	if err != nil || string(res.Data) != "first" || !res.Replayed {
+		t.Errorf("replay: %q %v %v", res.Data, res.Replayed, err)
+	}
+}
+
+func TestIdempotentNotKeptFreesTheKey(t *testing.T) {
+	e := newEnv(t)
+	req := lettershop.IdempotentRequest{Scope: "s", Key: "k", Fingerprint: "f", Encode: encodeString}
+	boom := errors.New("database down")
+	_, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return nil, boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("want the operation's error, got %v", err)
+	}
+	runs := 0
+	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { runs++; return "ok", nil })
+	if err != nil || runs != 1 || string(res.Data) != "ok" || res.Replayed {
+		t.Errorf("retry after a failure not kept: runs %d, %q, %v", runs, res.Data, err)
+	}
+	// A client error is kept and replayed.
+	req.Key = "k2"
+	_, _ = e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) {
+		return nil, &lettershop.Error{Code: lettershop.CodeConflict, Message: "no"}
+	})
+	res, err = e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { runs++; return "ok", nil })
+	if err != nil || string(res.Data) != "error: no" || !res.Replayed || runs != 1 {
+		t.Errorf("kept error: %q %v %v runs %d", res.Data, res.Replayed, err, runs)
+	}
+}
+
+// TestIdempotencyLeaseTakeover: a request that holds its key past the lease
+// (its server died, say) is taken over by a retry; when the first one
+// finally writes, its write is refused, so only one letter exists.
+func TestIdempotencyLeaseTakeover(t *testing.T) {
+	e := newEnv(t, lettershop.WithIdempotencyLease(time.Minute))
+	a, _ := e.publishedTemplate(t, acct)
+	in := letterInput(a.ID)
+	fp := "create"
+	req := lettershop.IdempotentRequest{Scope: "s", Key: "k", Fingerprint: fp, Encode: encodeString}
+	started, release := make(chan struct{}), make(chan struct{})
+	firstErr := make(chan error)
+	go func() {
+		_, err := e.svc.Idempotent(e.ctx, req, func(ctx context.Context) (any, error) {
+			close(started)
+			<-release
+			l, err := e.svc.CreateLetter(ctx, acct, in)
+			if err != nil {
+				return nil, err
+			}
+			return l.ID, nil
+		})
+		firstErr <- err
+	}()
+	<-started
+	e.clock.Add(time.Minute)
+	res, err := e.svc.Idempotent(e.ctx, req, func(ctx context.Context) (any, error) {
+		l, err := e.svc.CreateLetter(ctx, acct, in)
+		if err != nil {
+			return nil, err
+		}
+		return l.ID, nil
+	})
+	if err != nil || res.Replayed {
+		t.Fatalf("takeover: %v %+v", err, res)
+	}
+	close(release)
+	if err := <-firstErr; err == nil {
+		t.Error("the request whose claim was taken over still succeeded")
+	}
+	if n := countLetters(t, e, acct); n != 1 {
+		t.Errorf("%d letters, want 1", n)
+	}
+}
