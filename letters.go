@@ -589,7 +589,7 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 	}
 	if why := printableContent(v.Content.Type); why != "" {
 		f.add("content.assetId", "%s", why)
-		return
+		return false
 	}
 	c.AssetVersionID = vid
 	l.snapshot = contentSnapshot{

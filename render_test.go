@@ -92,7 +92,7 @@ func (e *renderEnv) version(t testing.TB, typ lettershop.AssetType, mime, data s
 	return a, v
 }
 
-func letterInput(assetID string, vars ...string) lettershop.CreateLetterInput {
+func renderLetterInput(assetID string, vars ...string) lettershop.CreateLetterInput {
 	in := lettershop.CreateLetterInput{
 		Sender: &lettershop.PartyInput{
 			Individual: &lettershop.Individual{FirstName: "Zoë", LastName: "Łukasiewicz"},
@@ -231,7 +231,7 @@ func pageText(p pdf.Page, fonts pdf.Value, colors *[]string) (string, []pdf.Valu
 func TestRenderTemplateLetter(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
-	l := e.letter(t, letterInput(a.ID, "name", "Tom & Jerry <b>", "order", "A-1042"))
+	l := e.letter(t, renderLetterInput(a.ID, "name", "Tom & Jerry <b>", "order", "A-1042"))
 	got := readBack(t, e.render(t, l.ID))
 
 	if len(got.pages) != 1 {
@@ -281,7 +281,7 @@ func TestRenderLongTemplateFlowsOntoMorePages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newRenderEnv(t)
 			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<h2>Terms</h2>"+strings.Repeat(para, tt.paras)+"<p>The end.</p>")
-			got := readBack(t, e.render(t, e.letter(t, letterInput(a.ID)).ID))
+			got := readBack(t, e.render(t, e.letter(t, renderLetterInput(a.ID)).ID))
 			if n := len(got.pages); (n > 1) != tt.multi {
 				t.Fatalf("pages = %d, want more than one: %v", n, tt.multi)
 			}
@@ -318,7 +318,7 @@ func TestRenderColor(t *testing.T) {
 			e := newRenderEnv(t)
 			a, _ := e.version(t, lettershop.AssetTemplate, "text/html",
 				`<p>See <a href="https://example.com">our site</a> and <span style="color:#c00">this</span>.</p>`)
-			in := letterInput(a.ID)
+			in := renderLetterInput(a.ID)
 			in.Options = &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: tt.color}}
 			got := readBack(t, e.render(t, e.letter(t, in).ID))
 			colored := slices.ContainsFunc(got.colors, func(c string) bool {
@@ -378,7 +378,7 @@ func TestRenderImageLetter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newRenderEnv(t)
 			a, _ := e.version(t, lettershop.AssetImage, tt.mime, tt.data(t, 300, 200))
-			in := letterInput(a.ID)
+			in := renderLetterInput(a.ID)
 			in.Options = &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: tt.color}}
 			got := readBack(t, e.render(t, e.letter(t, in).ID))
 			if len(got.pages) != 2 {
@@ -397,7 +397,7 @@ func TestRenderImageLetter(t *testing.T) {
 func TestRenderIsDeterministic(t *testing.T) {
 	e := newRenderEnv(t, lettershop.WithRenderCacheSize(0))
 	a, v := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
-	in := letterInput(a.ID, "name", "Zoë")
+	in := renderLetterInput(a.ID, "name", "Zoë")
 	in.SendDate = "2026-03-09"
 	l := e.letter(t, in)
 	first := e.render(t, l.ID)
@@ -425,7 +425,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 func TestRenderFollowsLetterChanges(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
-	l := e.letter(t, letterInput(a.ID, "name", "Before"))
+	l := e.letter(t, renderLetterInput(a.ID, "name", "Before"))
 	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear Before,") {
 		t.Fatalf("first render lacks the name:\n%s", p)
 	}
@@ -443,7 +443,7 @@ func TestRenderFollowsLetterChanges(t *testing.T) {
 func TestRenderLetterErrors(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
-	l := e.letter(t, letterInput(a.ID))
+	l := e.letter(t, renderLetterInput(a.ID))
 	tests := []struct {
 		name, account, id string
 		want              lettershop.Code
@@ -593,7 +593,7 @@ func TestDownloadLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newRenderEnv(t, tt.opts...)
 			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
-			l := e.letter(t, letterInput(a.ID))
+			l := e.letter(t, renderLetterInput(a.ID))
 			u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
 			if err != nil {
 				t.Fatalf("DownloadURL: %v", err)
@@ -639,8 +639,8 @@ func TestDownloadLink(t *testing.T) {
 func TestDownloadLinkTampering(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
-	l := e.letter(t, letterInput(a.ID))
-	other := e.letter(t, letterInput(a.ID))
+	l := e.letter(t, renderLetterInput(a.ID))
+	other := e.letter(t, renderLetterInput(a.ID))
 	u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -695,7 +695,7 @@ func TestDownloadLinkTampering(t *testing.T) {
 func BenchmarkRenderLetter(b *testing.B) {
 	e := newRenderEnv(b, lettershop.WithRenderCacheSize(0))
 	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
-	l := e.letter(b, letterInput(a.ID, "name", "Zoë"))
+	l := e.letter(b, renderLetterInput(a.ID, "name", "Zoë"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := e.svc.RenderLetter(e.ctx, renderAccount, l.ID); err != nil {
@@ -707,7 +707,7 @@ func BenchmarkRenderLetter(b *testing.B) {
 func BenchmarkOpenDownloadCached(b *testing.B) {
 	e := newRenderEnv(b)
 	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
-	l := e.letter(b, letterInput(a.ID, "name", "Zoë"))
+	l := e.letter(b, renderLetterInput(a.ID, "name", "Zoë"))
 	u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
 	if err != nil {
 		b.Fatal(err)
@@ -744,7 +744,7 @@ func TestRenderLongAddressesStayWhole(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newRenderEnv(t)
 			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
-			in := letterInput(a.ID)
+			in := renderLetterInput(a.ID)
 			tt.edit(&in)
 			lines := strings.Split(readBack(t, e.render(t, e.letter(t, in).ID)).pages[0], "\n")
 			for _, w := range tt.want {
@@ -782,7 +782,7 @@ func TestRenderTable(t *testing.T) {
 			a, _ := e.version(t, lettershop.AssetTemplate, "text/html",
 				"<p>Your statement:</p><table><thead><tr><th>Description</th><th>Amount</th></tr></thead><tbody>"+
 					rows(tt.rows)+`<tr><td colspan="2" align="right"><b>Total</b></td></tr></tbody></table><p>Thanks.</p>`)
-			got := readBack(t, e.render(t, e.letter(t, letterInput(a.ID)).ID))
+			got := readBack(t, e.render(t, e.letter(t, renderLetterInput(a.ID)).ID))
 			if len(got.pages) != tt.wantPages {
 				t.Fatalf("pages = %d, want %d", len(got.pages), tt.wantPages)
 			}
@@ -847,7 +847,7 @@ func FuzzTemplate(f *testing.F) {
 			}
 			return
 		}
-		in := letterInput(a.ID)
+		in := renderLetterInput(a.ID)
 		in.Content.AssetVersionID = v.ID
 		in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"}}
 		for _, name := range lettershop.TemplateVariables(tpl) {
