@@ -137,8 +137,8 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 		before = &letterRec{l: storage.Letter{ID: q.Before}}
 	}
 	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
-	// Every index is per account, and the other indexes for the account
-	// are no smaller than p: the letters p holds are the candidates.
+	// p, the smallest posting the filters select, holds every match, all
+	// of q.Account; each letter in it is checked against the other filters.
 	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
 		l := &r.l
 		if (q.Status == "" || l.Status == q.Status) &&
