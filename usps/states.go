@@ -156,8 +156,8 @@ var tzByPrefix = map[string]string{
 	"423": "America/Chicago", "424": "America/Chicago",
 	"463": "America/Chicago", "464": "America/Chicago", // Northwest Indiana
 	"476": "America/Chicago", "477": "America/Chicago", // Southwest Indiana
-	"577": "America/Denver", // West South Dakota
-	"693": "America/Denver", // West Nebraska
+	"577": "America/Denver",                                    // West South Dakota
+	"693": "America/Denver",                                    // West Nebraska
 	"835": "America/Los_Angeles", "838": "America/Los_Angeles", // North Idaho
 	"979": "America/Boise", // East Oregon
 }
