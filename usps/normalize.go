@@ -1,6 +1,7 @@
 package usps
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -43,11 +44,17 @@ var foldAccents = map[rune]string{
 	'Œ': "OE", 'œ': "OE", 'Š': "S", 'š': "S", 'Ž': "Z", 'ž': "Z", 'Ł': "L", 'ł': "L",
 }
 
+var reInitials = regexp.MustCompile(`\b[A-Za-z]\.(?: ?[A-Za-z]\.)+`)
+
 // tokens splits s into upper-case ASCII words the way USPS writes them:
 // accents folded, periods, commas, apostrophes and other punctuation
 // removed, "#" a word of its own, and hyphens and slashes kept only inside
 // a word ("123-45", "1/2", "C/O"). Anything else becomes a word break.
 func tokens(s string) []string {
+	// Initials written with periods are one word: P.O. is PO, N.W. is NW.
+	s = reInitials.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.NewReplacer(".", "", " ", "").Replace(m)
+	})
 	var b strings.Builder
 	for _, r := range s {
 		switch {
