@@ -1,0 +1,519 @@
+package lettershop_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/lettershop/lettershop"
+)
+
+// party is a party the way the service hands it to the processor: the
+// address as given, the full name filled in, components "none".
+func party(line1, line2, last string) lettershop.Party {
+	return lettershop.Party{
+		Address:           lettershop.Address{AddressLine1: line1, AddressLine2: line2, LastLine: last},
+		Individual:        &lettershop.Individual{FirstName: "Jane", LastName: "Doe", FullName: "Jane Doe"},
+		AddressComponents: &lettershop.AddressComponents{CassType: "none"},
+	}
+}
+
+var (
+	cassProper = &lettershop.CassOptions{Type: "basic", Casing: "proper"}
+	cassUpper  = &lettershop.CassOptions{Type: "basic", Casing: "upper"}
+)
+
+func process(t testing.TB, p lettershop.AddressProcessor, req lettershop.AddressRequest) lettershop.AddressResult {
+	t.Helper()
+	if req.Account == "" {
+		req.Account = "acct"
+	}
+	if req.Role == "" {
+		req.Role = lettershop.RoleRecipient
+	}
+	r, err := p.Process(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	return r
+}
+
+// outcome is what a test compares of a processed party.
+type outcome struct {
+	Deliverability lettershop.Deliverability
+	Address        lettershop.Address
+	Components     lettershop.AddressComponents
+	Match          string
+	Footnotes      []string
+	RecordType     string
+	ZipCodeType    string
+	RouteType      string
+	TimeZone       string
+}
+
+func outcomeOf(r lettershop.AddressResult) outcome {
+	o := outcome{Deliverability: r.Deliverability, Address: r.Party.Address}
+	if c := r.Party.AddressComponents; c != nil {
+		o.Components = *c
+	}
+	if a := r.Party.AddressAnalysis; a != nil {
+		o.Match, o.Footnotes = a.DpvMatchCode, a.DpvFootnotes
+	}
+	if m := r.Party.AddressMetadata; m != nil {
+		o.RecordType, o.ZipCodeType, o.RouteType, o.TimeZone = m.RecordType, m.ZipCodeType, m.CarrierRouteType, m.TimeZone
+	}
+	return o
+}
+
+func addr(l1, l2, last string) lettershop.Address {
+	return lettershop.Address{AddressLine1: l1, AddressLine2: l2, LastLine: last}
+}
+
+func comps(city, state, zip, plus4 string) lettershop.AddressComponents {
+	return lettershop.AddressComponents{CassType: "basic", City: city, State: state, ZipCode: zip, Plus4Code: plus4}
+}
+
+func TestTestAddresses(t *testing.T) {
+	const anyLast = "Anytown, CA 90210"
+	cases := []struct {
+		line1 string
+		cass  *lettershop.CassOptions
+		want  outcome
+	}{
+		{"deliverable", cassProper, outcome{lettershop.Deliverable, addr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
+			comps("Springfield", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"DELIVERABLE", cassUpper, outcome{lettershop.Deliverable, addr("1 OLD STATE CAPITOL PLZ", "", "SPRINGFIELD IL 62701-1507"),
+			comps("SPRINGFIELD", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"Missing  Unit", cassProper, outcome{lettershop.DeliverableMissingUnit, addr("500 E Capitol Ave", "", "Springfield IL 62701-1000"),
+			comps("Springfield", "IL", "62701", "1000"), "D", []string{"AA", "N1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"incorrect unit", cassProper, outcome{lettershop.DeliverableIncorrectUnit, addr("500 E Capitol Ave Apt 9999", "", "Springfield IL 62701-1000"),
+			comps("Springfield", "IL", "62701", "1000"), "S", []string{"AA", "BB", "C1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"unnecessary unit", cassProper, outcome{lettershop.DeliverableUnnecessaryUnit, addr("742 Evergreen Ter Apt 2", "", "Springfield IL 62704-1234"),
+			comps("Springfield", "IL", "62704", "1234"), "S", []string{"AA", "BB", "CC"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"undeliverable block match", cassProper, outcome{lettershop.Undeliverable, addr("9999 N Main St", "", "Springfield IL 62702-4401"),
+			comps("Springfield", "IL", "62702", "4401"), "N", []string{"AA", "M3"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"undeliverable no match", cassProper, outcome{lettershop.Undeliverable, addr("1 Nowhere Ln", "", "Springfield IL 62701"),
+			comps("Springfield", "IL", "62701", ""), "N", []string{"A1"}, "", "standard", "", "America/Chicago"}},
+		{"residential house", cassProper, outcome{lettershop.Deliverable, addr("742 Evergreen Ter", "", "Springfield IL 62704-1234"),
+			comps("Springfield", "IL", "62704", "1234"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"commercial highrise", cassProper, outcome{lettershop.Deliverable, addr("500 E Capitol Ave Ste 1200", "", "Springfield IL 62701-1212"),
+			comps("Springfield", "IL", "62701", "1212"), "Y", []string{"AA", "BB"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"po box", cassProper, outcome{lettershop.Deliverable, addr("PO Box 19276", "", "Springfield IL 62794-9276"),
+			comps("Springfield", "IL", "62794", "9276"), "Y", []string{"AA", "BB"}, "poBox", "poBox", "poBox", "America/Chicago"}},
+		{"rural route", cassProper, outcome{lettershop.Deliverable, addr("RR 2 Box 45", "", "Chatham IL 62629-9802"),
+			comps("Chatham", "IL", "62629", "9802"), "Y", []string{"AA", "BB"}, "ruralRoute", "standard", "ruralRoute", "America/Chicago"}},
+		{"military", cassProper, outcome{lettershop.Deliverable, addr("Unit 2050 Box 4190", "", "APO AP 96278-4190"),
+			comps("APO", "AP", "96278", "4190"), "Y", []string{"AA", "BB", "F1"}, "street", "military", "cityDelivery", ""}},
+		{"puerto rico", cassUpper, outcome{lettershop.Deliverable, addr("150 CALLE A", "", "SAN JUAN PR 00926-3232"),
+			lettershop.AddressComponents{CassType: "basic", Urbanization: "URB LAS GLADIOLAS", City: "SAN JUAN", State: "PR", ZipCode: "00926", Plus4Code: "3232"},
+			"Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Puerto_Rico"}},
+	}
+	p := lettershop.NewAddressProcessor()
+	for _, c := range cases {
+		t.Run(c.line1, func(t *testing.T) {
+			r := process(t, p, lettershop.AddressRequest{Party: party(c.line1, "Suite 9", anyLast), CASS: c.cass})
+			if diff := cmp.Diff(c.want, outcomeOf(r), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if r.Reason == "" {
+				t.Error("no reason given")
+			}
+			// Every correction names a field and shows the change.
+			for _, corr := range r.Party.AddressCorrections {
+				if corr.Input == corr.Corrected {
+					t.Errorf("correction %+v changes nothing", corr)
+				}
+			}
+		})
+	}
+}
+
+// TestTestAddressDeliverableInFull pins every field of one result.
+func TestTestAddressDeliverableInFull(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	r := process(t, p, lettershop.AddressRequest{Party: party("deliverable", "", "Anytown, CA 90210"), CASS: cassProper})
+	want := lettershop.Party{
+		Address:    addr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
+		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe", FullName: "Jane Doe"},
+		AddressComponents: &lettershop.AddressComponents{CassType: "basic", City: "Springfield", State: "IL",
+			ZipCode: "62701", Plus4Code: "1507"},
+		AddressAnalysis: &lettershop.AddressAnalysis{
+			DpvMatchCode: "Y", DpvFootnotes: []string{"AA", "BB"}, DpvCmra: "N", DpvVacant: "N", DpvNoStat: "N",
+			DpvActive: "Y", DpvThrowback: "N", DpvNonDeliveryDayIndicator: "N", DpvNoSecureLocation: "N",
+			DpvDoorNotAccessible: "N",
+		},
+		AddressCorrections: []lettershop.AddressCorrection{
+			{Name: "addressLine1", Input: "deliverable", Corrected: "1 Old State Capitol Plz"},
+			{Name: "lastLine", Input: "Anytown, CA 90210", Corrected: "Springfield IL 62701-1507"},
+			{Name: "city", Input: "Anytown", Corrected: "Springfield"},
+			{Name: "state", Input: "CA", Corrected: "IL"},
+			{Name: "zipCode", Input: "90210", Corrected: "62701"},
+			{Name: "plus4Code", Input: "", Corrected: "1507"},
+		},
+		AddressMetadata: &lettershop.AddressMetadata{
+			RecordType: "street", AddressType: "commercial", ZipCodeType: "standard", County: "SANGAMON",
+			CountyFips: "17167", CarrierRoute: "C007", CarrierRouteType: "cityDelivery", CongressionalDistrict: "13",
+			ElotSequence: "0042", ElotSort: "A", Latitude: 39.80151, Longitude: -89.64952, Precision: "deliverablePoint",
+			UspsFinanceNumber: "167380", TimeZone: "America/Chicago",
+		},
+	}
+	if diff := cmp.Diff(want, r.Party); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if r.Deliverability != lettershop.Deliverable {
+		t.Errorf("deliverability %q", r.Deliverability)
+	}
+}
+
+func TestOrdinaryAddresses(t *testing.T) {
+	cases := []struct {
+		name               string
+		line1, line2, last string
+		org                bool
+		want               outcome
+		reason             string // a part of the reason
+	}{
+		{name: "well-formed street address", line1: "123 north main street", last: "springfield, il 62701",
+			want: outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "confirmed delivery point"},
+		{name: "apartment given", line1: "123 Main St", line2: "Apt 4B", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "confirmed"},
+		{name: "ZIP Code of another state", line1: "123 Main St", last: "Los Angeles, CA 62701",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			reason: "ZIP Code 62701 is in IL, not in CA"},
+		{name: "ZIP Code prefix not in use", line1: "123 Main St", last: "Springfield, IL 00123",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			reason: "no post office has the prefix 001"},
+		{name: "no ZIP Code", line1: "123 Main St", last: "Springfield, IL",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			reason: "no ZIP Code"},
+		{name: "apartment building without a unit", line1: "Parkview Apartments", line2: "123 Main St", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "multi-unit building"},
+		{name: "apartment building with a unit", line1: "Parkview Apartments", line2: "123 Main St Apt 12", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "confirmed"},
+		{name: "unit designator without its number", line1: "123 Main St Apt", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "no number"},
+		{name: "no house number", line1: "Main Street", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "M1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
+			reason: "no house or building number"},
+		{name: "PO box without its number", line1: "P.O. Box", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "P1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
+			reason: "PO box has no box number"},
+		{name: "PO box", line1: "P.O. Box 12", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "poBox", ZipCodeType: "standard", RouteType: "poBox", TimeZone: "America/Chicago"},
+			reason: "confirmed"},
+		{name: "highway contract", line1: "Star Route 5 Box 12", last: "Ely NV 89301",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "ruralRoute", ZipCodeType: "standard", RouteType: "highwayContract", TimeZone: "America/Los_Angeles"},
+			reason: "confirmed"},
+		{name: "private mailbox", line1: "123 Main St Ste 100 PMB 12", last: "Springfield, IL 62701",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "RR"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			reason: "confirmed"},
+		{name: "military", line1: "PSC 802 Box 74", last: "APO AE 09499",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "F1"}, RecordType: "street", ZipCodeType: "military", RouteType: "cityDelivery"},
+			reason: "confirmed"},
+		{name: "military city with a civilian state", line1: "PSC 802 Box 74", last: "APO NY 10001",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			reason: "APO mail goes to AA, AE or AP"},
+		{name: "last line without a state", line1: "123 Main St", last: "Springfield 62701",
+			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			reason: "the last line could not be read"},
+		{name: "time zone by ZIP Code in a state of two zones", line1: "100 Main St", last: "El Paso TX 79901",
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Denver"},
+			reason: "confirmed"},
+	}
+	p := lettershop.NewAddressProcessor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := process(t, p, lettershop.AddressRequest{Party: party(c.line1, c.line2, c.last), CASS: cassProper})
+			got := outcomeOf(r)
+			// The lines and components are covered by the usps tables;
+			// here the verdict counts.
+			got.Address, got.Components = lettershop.Address{}, lettershop.AddressComponents{}
+			if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !strings.Contains(r.Reason, c.reason) {
+				t.Errorf("reason %q does not say %q", r.Reason, c.reason)
+			}
+			if r.Party.AddressComponents.CassType != "basic" {
+				t.Errorf("cassType %q", r.Party.AddressComponents.CassType)
+			}
+		})
+	}
+}
+
+func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	r := process(t, p, lettershop.AddressRequest{
+		Party: party("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: cassProper,
+	})
+	wantAddr := addr("123 N Main St Apt 4B", "", "Springfield IL 62701-"+r.Party.AddressComponents.Plus4Code)
+	if diff := cmp.Diff(wantAddr, r.Party.Address); diff != "" {
+		t.Errorf("address (-want +got):\n%s", diff)
+	}
+	plus4 := r.Party.AddressComponents.Plus4Code
+	if len(plus4) != 4 || strings.Trim(plus4, "0123456789") != "" {
+		t.Errorf("plus4Code %q is not four digits", plus4)
+	}
+	want := []lettershop.AddressCorrection{
+		{Name: "addressLine1", Input: "123 north main street", Corrected: "123 N Main St Apt 4B"},
+		{Name: "addressLine2", Input: "apt. 4b", Corrected: ""},
+		{Name: "lastLine", Input: "springfield, illinois 62701", Corrected: "Springfield IL 62701-" + plus4},
+		{Name: "city", Input: "springfield", Corrected: "Springfield"},
+		{Name: "plus4Code", Input: "", Corrected: plus4},
+	}
+	if diff := cmp.Diff(want, r.Party.AddressCorrections); diff != "" {
+		t.Errorf("corrections (-want +got):\n%s", diff)
+	}
+	// Deterministic: the same address gives the same result, from another
+	// processor too.
+	again := process(t, lettershop.NewAddressProcessor(), lettershop.AddressRequest{
+		Party: party("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: cassProper,
+	})
+	if diff := cmp.Diff(r, again); diff != "" {
+		t.Errorf("second run differs (-first +second):\n%s", diff)
+	}
+	// Processing the result again changes nothing more.
+	third := process(t, p, lettershop.AddressRequest{Party: r.Party, CASS: cassProper})
+	if third.Party.AddressCorrections != nil || third.Party.Address != r.Party.Address {
+		t.Errorf("reprocessing made corrections %+v, address %+v", third.Party.AddressCorrections, third.Party.Address)
+	}
+}
+
+func TestComponentsGivenInParts(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	in := party("123 Main St", "", "springfield, il 62701-1234")
+	in.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: "il", ZipCode: "62701", Plus4Code: "1234"}
+	r := process(t, p, lettershop.AddressRequest{Party: in, CASS: cassUpper})
+	if diff := cmp.Diff(comps("SPRINGFIELD", "IL", "62701", "1234"), *r.Party.AddressComponents); diff != "" {
+		t.Errorf("components (-want +got):\n%s", diff)
+	}
+	if r.Party.Address.LastLine != "SPRINGFIELD IL 62701-1234" {
+		t.Errorf("lastLine %q", r.Party.Address.LastLine)
+	}
+}
+
+func TestWithoutCASSNothingIsAnalysed(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	for _, line1 := range []string{"123 main st", "undeliverable no match"} {
+		r := process(t, p, lettershop.AddressRequest{Party: party(line1, "", "springfield, il 62701-1234")})
+		want := lettershop.AddressResult{Party: party(line1, "", "springfield, il 62701-1234")}
+		want.Party.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: "IL", ZipCode: "62701", Plus4Code: "1234"}
+		if diff := cmp.Diff(want, r); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", line1, diff)
+		}
+	}
+	// An unreadable last line is kept as given.
+	r := process(t, p, lettershop.AddressRequest{Party: party("123 main st", "", "somewhere")})
+	if r.Party.Address.LastLine != "somewhere" || r.Deliverability != "" || r.Party.AddressComponents.CassType != "none" {
+		t.Errorf("got %+v", r)
+	}
+}
+
+// The sender is standardized when asked but never forwarded.
+func TestSenderIsNotForwarded(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	r := process(t, p, lettershop.AddressRequest{Role: lettershop.RoleSender, Party: party("NCOA", "", "Springfield IL 62701"), NCOA: true})
+	if r.Party.Address.AddressLine1 != "NCOA" || len(r.Party.AddressCorrections) != 0 {
+		t.Errorf("sender forwarded: %+v", r.Party)
+	}
+}
+
+func register(t testing.TB, p lettershop.AddressProcessor, account string, m lettershop.Move) {
+	t.Helper()
+	if err := p.(lettershop.MoveRegistry).RegisterMove(context.Background(), account, m); err != nil {
+		t.Fatalf("RegisterMove(%+v): %v", m, err)
+	}
+}
+
+func move(name, fromLine, fromLast, toLine, toLast string) lettershop.Move {
+	return lettershop.Move{
+		Name: name,
+		From: lettershop.AddressInput{AddressLine1: fromLine, LastLine: fromLast},
+		To:   lettershop.AddressInput{AddressLine1: toLine, LastLine: toLast},
+	}
+}
+
+func TestNCOA(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	register(t, p, "acct", move("", "123 Main Street", "Springfield, IL 62701", "77 Oak Ave", "Chicago, IL 60601"))
+	register(t, p, "acct", move("Jane Doe", "9 Elm St", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602"))
+	register(t, p, "other", move("", "5 Pine St", "Springfield, IL 62701", "6 Pine St", "Springfield, IL 62701"))
+
+	ncoaLines := func(fromLine, fromLast, toLine, toLast string) []lettershop.AddressCorrection {
+		return []lettershop.AddressCorrection{
+			{Name: "ncoa.addressLine1", Input: fromLine, Corrected: toLine},
+			{Name: "ncoa.lastLine", Input: fromLast, Corrected: toLast},
+		}
+	}
+	cases := []struct {
+		name    string
+		account string
+		in      lettershop.Party
+		ncoa    bool
+		want    lettershop.Address
+		corr    []lettershop.AddressCorrection
+	}{
+		{"registered move, matched after standardization", "acct", party("123 MAIN ST.", "", "springfield il 62701-9999"), true,
+			addr("77 Oak Ave", "", "Chicago, IL 60601"), ncoaLines("123 MAIN ST.", "springfield il 62701-9999", "77 Oak Ave", "Chicago, IL 60601")},
+		{"NCOA not asked for", "acct", party("123 Main St", "", "Springfield, IL 62701"), false,
+			addr("123 Main St", "", "Springfield, IL 62701"), nil},
+		{"another account's move", "acct", party("5 Pine St", "", "Springfield, IL 62701"), true,
+			addr("5 Pine St", "", "Springfield, IL 62701"), nil},
+		{"move limited to a name, that name", "acct", party("9 Elm Street", "", "Springfield, IL 62704"), true,
+			addr("1 Lake St", "", "Peoria, IL 61602"), ncoaLines("9 Elm Street", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602")},
+		{"move limited to a name, another name", "acct", func() lettershop.Party {
+			p := party("9 Elm Street", "", "Springfield, IL 62704")
+			p.Individual = &lettershop.Individual{FullName: "John Roe"}
+			return p
+		}(), true, addr("9 Elm Street", "", "Springfield, IL 62704"), nil},
+		{"fixed NCOA test address", "acct", party("ncoa", "Apt 1", "Anytown, CA 90210"), true,
+			addr("300 S 2nd St", "", "Springfield IL 62701"), []lettershop.AddressCorrection{
+				{Name: "ncoa.addressLine1", Input: "ncoa", Corrected: "300 S 2nd St"},
+				{Name: "ncoa.addressLine2", Input: "Apt 1", Corrected: ""},
+				{Name: "ncoa.lastLine", Input: "Anytown, CA 90210", Corrected: "Springfield IL 62701"},
+			}},
+		{"same street, another ZIP Code", "acct", party("123 Main St", "", "Springfield, IL 62702"), true,
+			addr("123 Main St", "", "Springfield, IL 62702"), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := process(t, p, lettershop.AddressRequest{Account: c.account, Party: c.in, NCOA: c.ncoa})
+			if diff := cmp.Diff(c.want, r.Party.Address); diff != "" {
+				t.Errorf("address (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.corr, r.Party.AddressCorrections, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("corrections (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// With CASS, the forwarding address is standardized and analysed, and the
+// corrections show both steps.
+func TestNCOAThenCASS(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	register(t, p, "acct", move("", "123 Main Street", "Springfield, IL 62701", "77 oak avenue", "Chicago, IL 60601"))
+	r := process(t, p, lettershop.AddressRequest{Party: party("123 Main St", "", "Springfield IL 62701"), NCOA: true, CASS: cassUpper})
+	plus4 := r.Party.AddressComponents.Plus4Code
+	want := []lettershop.AddressCorrection{
+		{Name: "ncoa.addressLine1", Input: "123 Main St", Corrected: "77 oak avenue"},
+		{Name: "ncoa.lastLine", Input: "Springfield IL 62701", Corrected: "Chicago, IL 60601"},
+		{Name: "addressLine1", Input: "77 oak avenue", Corrected: "77 OAK AVE"},
+		{Name: "lastLine", Input: "Chicago, IL 60601", Corrected: "CHICAGO IL 60601-" + plus4},
+		{Name: "city", Input: "Chicago", Corrected: "CHICAGO"},
+		{Name: "plus4Code", Input: "", Corrected: plus4},
+	}
+	if diff := cmp.Diff(want, r.Party.AddressCorrections); diff != "" {
+		t.Errorf("corrections (-want +got):\n%s", diff)
+	}
+	if r.Deliverability != lettershop.Deliverable {
+		t.Errorf("deliverability %q", r.Deliverability)
+	}
+}
+
+func TestNCOAChains(t *testing.T) {
+	// Hop i moves from "i Main St" to "i+1 Main St"; a recipient at 0 Main
+	// St is followed through at most 10 moves.
+	p := lettershop.NewAddressProcessor()
+	for i := range 11 {
+		register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", fmt.Sprintf("%d Main St", i+2), "Springfield IL 62701"))
+	}
+	for _, c := range []struct {
+		start, end int
+	}{{1, 11}, {2, 12}, {5, 12}, {12, 12}} {
+		r := process(t, p, lettershop.AddressRequest{Party: party(fmt.Sprintf("%d Main St", c.start), "", "Springfield IL 62701"), NCOA: true})
+		if got, want := r.Party.Address.AddressLine1, fmt.Sprintf("%d Main St", c.end); got != want {
+			t.Errorf("from %d Main St: forwarded to %q, want %q", c.start, got, want)
+		}
+	}
+	// A cycle ends.
+	register(t, p, "cycle", move("", "1 A St", "Springfield IL 62701", "2 A St", "Springfield IL 62701"))
+	register(t, p, "cycle", move("", "2 A St", "Springfield IL 62701", "1 A St", "Springfield IL 62701"))
+	r := process(t, p, lettershop.AddressRequest{Account: "cycle", Party: party("1 A St", "", "Springfield IL 62701"), NCOA: true})
+	if got := r.Party.Address.AddressLine1; got != "1 A St" && got != "2 A St" {
+		t.Errorf("cycle forwarded to %q", got)
+	}
+}
+
+func TestRegisterMoveValidation(t *testing.T) {
+	ok := lettershop.AddressInput{AddressLine1: "1 Main St", LastLine: "Springfield IL 62701"}
+	cases := []struct {
+		name   string
+		m      lettershop.Move
+		fields []string
+	}{
+		{"empty", lettershop.Move{}, []string{"from.addressLine1", "from.lastLine", "to.addressLine1", "to.lastLine"}},
+		{"no state", lettershop.Move{From: lettershop.AddressInput{AddressLine1: "1 Main St", LastLine: "Springfield 62701"}, To: ok}, []string{"from.lastLine"}},
+		{"no ZIP Code", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", LastLine: "Springfield IL"}}, []string{"to.lastLine"}},
+		{"same address", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "1 MAIN STREET", City: "Springfield", State: "IL", ZipCode: "62701"}}, []string{"to"}},
+		{"name too long", lettershop.Move{Name: strings.Repeat("n", 65), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", LastLine: "Springfield IL 62701"}}, []string{"name"}},
+		{"line too long", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 55), LastLine: "Springfield IL 62701"}}, []string{"to.addressLine1"}},
+	}
+	p := lettershop.NewAddressProcessor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := p.(lettershop.MoveRegistry).RegisterMove(context.Background(), "acct", c.m)
+			var fields []string
+			if e, ok := err.(*lettershop.Error); ok && e.Code == lettershop.CodeInvalid {
+				for k := range e.Fields {
+					fields = append(fields, k)
+				}
+			} else {
+				t.Fatalf("got %v, want an invalid-input error", err)
+			}
+			if diff := cmp.Diff(c.fields, fields, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The limits, on their good side.
+	good := lettershop.Move{Name: strings.Repeat("n", 64), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 54), LastLine: "Springfield IL 62701"}}
+	register(t, p, "acct", good)
+}
+
+func TestRegisterMoveLimit(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	reg := p.(lettershop.MoveRegistry)
+	for i := range lettershop.MaxMovesPerAccount {
+		register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+	}
+	// Replacing a move at the limit is fine; a new one is not.
+	register(t, p, "acct", move("", "1 Main St", "Springfield IL 62701", "2 Oak St", "Springfield IL 62702"))
+	err := reg.RegisterMove(context.Background(), "acct", move("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+	if lettershop.ErrorCode(err) != lettershop.CodeConflict {
+		t.Fatalf("move %d: got %v, want a conflict", lettershop.MaxMovesPerAccount+1, err)
+	}
+	// The limit is per account.
+	register(t, p, "other", move("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+	r := process(t, p, lettershop.AddressRequest{Party: party("1 Main St", "", "Springfield IL 62701"), NCOA: true})
+	if r.Party.Address.AddressLine1 != "2 Oak St" {
+		t.Errorf("replaced move not used: %+v", r.Party.Address)
+	}
+}
+
+func TestProcessorIsSafeForConcurrentUse(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+		}()
+		go func() {
+			defer wg.Done()
+			process(t, p, lettershop.AddressRequest{Party: party(fmt.Sprintf("%d Main St", i+1), "", "Springfield IL 62701"), NCOA: true, CASS: cassProper})
+		}()
+	}
+	wg.Wait()
+}
