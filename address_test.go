@@ -179,7 +179,7 @@ func TestOrdinaryAddresses(t *testing.T) {
 		reason             string // a part of the reason
 	}{
 		{name: "well-formed street address", line1: "123 north main street", last: "springfield, il 62701",
-			want: outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "confirmed delivery point"},
 		{name: "apartment given", line1: "123 Main St", line2: "Apt 4B", last: "Springfield, IL 62701",
 			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
