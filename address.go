@@ -404,8 +404,6 @@ func simulatedMetadata(a usps.Address, line usps.DeliveryLine, party Party, h ui
 		m.CarrierRoute = "H" + routeNumber(line.RouteNumber)
 	case usps.LineGeneralDelivery:
 		m.RecordType, m.CarrierRouteType, m.CarrierRoute = "generalDelivery", "generalDelivery", "G001"
-	case usps.LineMilitary:
-		m.ZipCodeType = "military"
 	}
 	if st.Kind == usps.KindMilitary {
 		m.ZipCodeType, m.Precision = "military", ""

@@ -69,6 +69,9 @@ func Check(a Address) []Problem {
 		add(ProblemMilitary, "mail to %s goes to APO, FPO or DPO, not %s", st.Code, a.City)
 	}
 	line := deliveryLineOf(a)
+	if line.Kind == LineMilitary && knownState && !military && st.Kind != KindMilitary {
+		add(ProblemMilitary, "a military line (%s) is delivered through APO, FPO or DPO, not %s", line.Format(Upper), a.City)
+	}
 	switch line.Kind {
 	case LineStreet:
 		switch {

@@ -149,6 +149,7 @@ func TestCheck(t *testing.T) {
 		{"ZIP of another state", with(func(a *usps.Address) { a.State = "CA" }), []usps.ProblemCode{usps.ProblemZIPState}},
 		{"military city, civilian state", with(func(a *usps.Address) { a.City = "APO" }), []usps.ProblemCode{usps.ProblemMilitary}},
 		{"military state, civilian city", with(func(a *usps.Address) { a.State, a.ZIP = "AE", "09001" }), []usps.ProblemCode{usps.ProblemMilitary}},
+		{"military line, civilian city", with(func(a *usps.Address) { a.Line1 = "PSC 802 BOX 74" }), []usps.ProblemCode{usps.ProblemMilitary}},
 		{"no house number", with(func(a *usps.Address) { a.Line1 = "MAIN ST" }), []usps.ProblemCode{usps.ProblemNoPrimary}},
 		{"no street name", with(func(a *usps.Address) { a.Line1 = "123" }), []usps.ProblemCode{usps.ProblemNoStreet}},
 		{"PO box without number", with(func(a *usps.Address) { a.Line1 = "PO BOX" }), []usps.ProblemCode{usps.ProblemNoBox}},
