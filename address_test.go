@@ -13,9 +13,9 @@ import (
 	"github.com/lettershop/lettershop"
 )
 
-// party is a party the way the service hands it to the processor: the
+// apParty is a party the way the service hands it to the processor: the
 // address as given, the full name filled in, components "none".
-func party(line1, line2, last string) lettershop.Party {
+func apParty(line1, line2, last string) lettershop.Party {
 	return lettershop.Party{
 		Address:           lettershop.Address{AddressLine1: line1, AddressLine2: line2, LastLine: last},
 		Individual:        &lettershop.Individual{FirstName: "Jane", LastName: "Doe", FullName: "Jane Doe"},
@@ -24,11 +24,11 @@ func party(line1, line2, last string) lettershop.Party {
 }
 
 var (
-	cassProper = &lettershop.CassOptions{Type: "basic", Casing: "proper"}
-	cassUpper  = &lettershop.CassOptions{Type: "basic", Casing: "upper"}
+	apCassProper = &lettershop.CassOptions{Type: "basic", Casing: "proper"}
+	apCassUpper  = &lettershop.CassOptions{Type: "basic", Casing: "upper"}
 )
 
-func process(t testing.TB, p lettershop.AddressProcessor, req lettershop.AddressRequest) lettershop.AddressResult {
+func apProcess(t testing.TB, p lettershop.AddressProcessor, req lettershop.AddressRequest) lettershop.AddressResult {
 	t.Helper()
 	if req.Account == "" {
 		req.Account = "acct"
@@ -43,8 +43,8 @@ func process(t testing.TB, p lettershop.AddressProcessor, req lettershop.Address
 	return r
 }
 
-// outcome is what a test compares of a processed party.
-type outcome struct {
+// apOutcome is what a test compares of a processed party.
+type apOutcome struct {
 	Deliverability lettershop.Deliverability
 	Address        lettershop.Address
 	Components     lettershop.AddressComponents
@@ -56,8 +56,8 @@ type outcome struct {
 	TimeZone       string
 }
 
-func outcomeOf(r lettershop.AddressResult) outcome {
-	o := outcome{Deliverability: r.Deliverability, Address: r.Party.Address}
+func apOutcomeOf(r lettershop.AddressResult) apOutcome {
+	o := apOutcome{Deliverability: r.Deliverability, Address: r.Party.Address}
 	if c := r.Party.AddressComponents; c != nil {
 		o.Components = *c
 	}
@@ -70,11 +70,11 @@ func outcomeOf(r lettershop.AddressResult) outcome {
 	return o
 }
 
-func addr(l1, l2, last string) lettershop.Address {
+func apAddr(l1, l2, last string) lettershop.Address {
 	return lettershop.Address{AddressLine1: l1, AddressLine2: l2, LastLine: last}
 }
 
-func comps(city, state, zip, plus4 string) lettershop.AddressComponents {
+func apComps(city, state, zip, plus4 string) lettershop.AddressComponents {
 	return lettershop.AddressComponents{CassType: "basic", City: city, State: state, ZipCode: zip, Plus4Code: plus4}
 }
 
@@ -83,41 +83,41 @@ func TestTestAddresses(t *testing.T) {
 	cases := []struct {
 		line1 string
 		cass  *lettershop.CassOptions
-		want  outcome
+		want  apOutcome
 	}{
-		{"deliverable", cassProper, outcome{lettershop.Deliverable, addr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
-			comps("Springfield", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
-		{"DELIVERABLE", cassUpper, outcome{lettershop.Deliverable, addr("1 OLD STATE CAPITOL PLZ", "", "SPRINGFIELD IL 62701-1507"),
-			comps("SPRINGFIELD", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
-		{"Missing  Unit", cassProper, outcome{lettershop.DeliverableMissingUnit, addr("500 E Capitol Ave", "", "Springfield IL 62701-1000"),
-			comps("Springfield", "IL", "62701", "1000"), "D", []string{"AA", "N1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
-		{"incorrect unit", cassProper, outcome{lettershop.DeliverableIncorrectUnit, addr("500 E Capitol Ave Apt 9999", "", "Springfield IL 62701-1000"),
-			comps("Springfield", "IL", "62701", "1000"), "S", []string{"AA", "BB", "C1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
-		{"unnecessary unit", cassProper, outcome{lettershop.DeliverableUnnecessaryUnit, addr("742 Evergreen Ter Apt 2", "", "Springfield IL 62704-1234"),
-			comps("Springfield", "IL", "62704", "1234"), "S", []string{"AA", "BB", "CC"}, "street", "standard", "cityDelivery", "America/Chicago"}},
-		{"undeliverable block match", cassProper, outcome{lettershop.Undeliverable, addr("9999 N Main St", "", "Springfield IL 62702-4401"),
-			comps("Springfield", "IL", "62702", "4401"), "N", []string{"AA", "M3"}, "street", "standard", "cityDelivery", "America/Chicago"}},
-		{"undeliverable no match", cassProper, outcome{lettershop.Undeliverable, addr("1 Nowhere Ln", "", "Springfield IL 62701"),
-			comps("Springfield", "IL", "62701", ""), "N", []string{"A1"}, "", "standard", "", "America/Chicago"}},
-		{"residential house", cassProper, outcome{lettershop.Deliverable, addr("742 Evergreen Ter", "", "Springfield IL 62704-1234"),
-			comps("Springfield", "IL", "62704", "1234"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
-		{"commercial highrise", cassProper, outcome{lettershop.Deliverable, addr("500 E Capitol Ave Ste 1200", "", "Springfield IL 62701-1212"),
-			comps("Springfield", "IL", "62701", "1212"), "Y", []string{"AA", "BB"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
-		{"po box", cassProper, outcome{lettershop.Deliverable, addr("PO Box 19276", "", "Springfield IL 62794-9276"),
-			comps("Springfield", "IL", "62794", "9276"), "Y", []string{"AA", "BB"}, "poBox", "poBox", "poBox", "America/Chicago"}},
-		{"rural route", cassProper, outcome{lettershop.Deliverable, addr("RR 2 Box 45", "", "Chatham IL 62629-9802"),
-			comps("Chatham", "IL", "62629", "9802"), "Y", []string{"AA", "BB"}, "ruralRoute", "standard", "ruralRoute", "America/Chicago"}},
-		{"military", cassProper, outcome{lettershop.Deliverable, addr("Unit 2050 Box 4190", "", "APO AP 96278-4190"),
-			comps("APO", "AP", "96278", "4190"), "Y", []string{"AA", "BB", "F1"}, "street", "military", "cityDelivery", ""}},
-		{"puerto rico", cassUpper, outcome{lettershop.Deliverable, addr("150 CALLE A", "", "SAN JUAN PR 00926-3232"),
+		{"deliverable", apCassProper, apOutcome{lettershop.Deliverable, apAddr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
+			apComps("Springfield", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"DELIVERABLE", apCassUpper, apOutcome{lettershop.Deliverable, apAddr("1 OLD STATE CAPITOL PLZ", "", "SPRINGFIELD IL 62701-1507"),
+			apComps("SPRINGFIELD", "IL", "62701", "1507"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"Missing  Unit", apCassProper, apOutcome{lettershop.DeliverableMissingUnit, apAddr("500 E Capitol Ave", "", "Springfield IL 62701-1000"),
+			apComps("Springfield", "IL", "62701", "1000"), "D", []string{"AA", "N1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"incorrect unit", apCassProper, apOutcome{lettershop.DeliverableIncorrectUnit, apAddr("500 E Capitol Ave Apt 9999", "", "Springfield IL 62701-1000"),
+			apComps("Springfield", "IL", "62701", "1000"), "S", []string{"AA", "BB", "C1"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"unnecessary unit", apCassProper, apOutcome{lettershop.DeliverableUnnecessaryUnit, apAddr("742 Evergreen Ter Apt 2", "", "Springfield IL 62704-1234"),
+			apComps("Springfield", "IL", "62704", "1234"), "S", []string{"AA", "BB", "CC"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"undeliverable block match", apCassProper, apOutcome{lettershop.Undeliverable, apAddr("9999 N Main St", "", "Springfield IL 62702-4401"),
+			apComps("Springfield", "IL", "62702", "4401"), "N", []string{"AA", "M3"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"undeliverable no match", apCassProper, apOutcome{lettershop.Undeliverable, apAddr("1 Nowhere Ln", "", "Springfield IL 62701"),
+			apComps("Springfield", "IL", "62701", ""), "N", []string{"A1"}, "", "standard", "", "America/Chicago"}},
+		{"residential house", apCassProper, apOutcome{lettershop.Deliverable, apAddr("742 Evergreen Ter", "", "Springfield IL 62704-1234"),
+			apComps("Springfield", "IL", "62704", "1234"), "Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Chicago"}},
+		{"commercial highrise", apCassProper, apOutcome{lettershop.Deliverable, apAddr("500 E Capitol Ave Ste 1200", "", "Springfield IL 62701-1212"),
+			apComps("Springfield", "IL", "62701", "1212"), "Y", []string{"AA", "BB"}, "highrise", "standard", "cityDelivery", "America/Chicago"}},
+		{"po box", apCassProper, apOutcome{lettershop.Deliverable, apAddr("PO Box 19276", "", "Springfield IL 62794-9276"),
+			apComps("Springfield", "IL", "62794", "9276"), "Y", []string{"AA", "BB"}, "poBox", "poBox", "poBox", "America/Chicago"}},
+		{"rural route", apCassProper, apOutcome{lettershop.Deliverable, apAddr("RR 2 Box 45", "", "Chatham IL 62629-9802"),
+			apComps("Chatham", "IL", "62629", "9802"), "Y", []string{"AA", "BB"}, "ruralRoute", "standard", "ruralRoute", "America/Chicago"}},
+		{"military", apCassProper, apOutcome{lettershop.Deliverable, apAddr("Unit 2050 Box 4190", "", "APO AP 96278-4190"),
+			apComps("APO", "AP", "96278", "4190"), "Y", []string{"AA", "BB", "F1"}, "street", "military", "cityDelivery", ""}},
+		{"puerto rico", apCassUpper, apOutcome{lettershop.Deliverable, apAddr("150 CALLE A", "", "SAN JUAN PR 00926-3232"),
 			lettershop.AddressComponents{CassType: "basic", Urbanization: "URB LAS GLADIOLAS", City: "SAN JUAN", State: "PR", ZipCode: "00926", Plus4Code: "3232"},
 			"Y", []string{"AA", "BB"}, "street", "standard", "cityDelivery", "America/Puerto_Rico"}},
 	}
 	p := lettershop.NewAddressProcessor()
 	for _, c := range cases {
 		t.Run(c.line1, func(t *testing.T) {
-			r := process(t, p, lettershop.AddressRequest{Party: party(c.line1, "Suite 9", anyLast), CASS: c.cass})
-			if diff := cmp.Diff(c.want, outcomeOf(r), cmpopts.EquateEmpty()); diff != "" {
+			r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(c.line1, "Suite 9", anyLast), CASS: c.cass})
+			if diff := cmp.Diff(c.want, apOutcomeOf(r), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if r.Reason == "" {
@@ -136,9 +136,9 @@ func TestTestAddresses(t *testing.T) {
 // TestTestAddressDeliverableInFull pins every field of one result.
 func TestTestAddressDeliverableInFull(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	r := process(t, p, lettershop.AddressRequest{Party: party("deliverable", "", "Anytown, CA 90210"), CASS: cassProper})
+	r := apProcess(t, p, lettershop.AddressRequest{Party: apParty("deliverable", "", "Anytown, CA 90210"), CASS: apCassProper})
 	want := lettershop.Party{
-		Address:    addr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
+		Address:    apAddr("1 Old State Capitol Plz", "", "Springfield IL 62701-1507"),
 		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe", FullName: "Jane Doe"},
 		AddressComponents: &lettershop.AddressComponents{CassType: "basic", City: "Springfield", State: "IL",
 			ZipCode: "62701", Plus4Code: "1507"},
@@ -174,70 +174,69 @@ func TestOrdinaryAddresses(t *testing.T) {
 	cases := []struct {
 		name               string
 		line1, line2, last string
-		org                bool
-		want               outcome
+		want               apOutcome
 		reason             string // a part of the reason
 	}{
 		{name: "well-formed street address", line1: "123 north main street", last: "springfield, il 62701",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "confirmed delivery point"},
 		{name: "apartment given", line1: "123 Main St", line2: "Apt 4B", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "confirmed"},
 		{name: "ZIP Code of another state", line1: "123 Main St", last: "Los Angeles, CA 62701",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "ZIP Code 62701 is in IL, not in CA"},
 		{name: "ZIP Code prefix not in use", line1: "123 Main St", last: "Springfield, IL 00123",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "no post office has the prefix 001"},
 		{name: "no ZIP Code", line1: "123 Main St", last: "Springfield, IL",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "no ZIP Code"},
 		{name: "apartment building without a unit", line1: "Parkview Apartments", line2: "123 Main St", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "multi-unit building"},
 		{name: "apartment building with a unit", line1: "Parkview Apartments", line2: "123 Main St Apt 12", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "confirmed"},
 		{name: "unit designator without its number", line1: "123 Main St Apt", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.DeliverableMissingUnit, Match: "D", Footnotes: []string{"AA", "N1"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "no number"},
 		{name: "no house number", line1: "Main Street", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "M1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "M1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
 			reason: "no house or building number"},
 		{name: "PO box without its number", line1: "P.O. Box", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "P1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1", "P1"}, ZipCodeType: "standard", TimeZone: "America/Chicago"},
 			reason: "PO box has no box number"},
 		{name: "PO box", line1: "P.O. Box 12", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "poBox", ZipCodeType: "standard", RouteType: "poBox", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "poBox", ZipCodeType: "standard", RouteType: "poBox", TimeZone: "America/Chicago"},
 			reason: "confirmed"},
 		{name: "highway contract", line1: "Star Route 5 Box 12", last: "Ely NV 89301",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "ruralRoute", ZipCodeType: "standard", RouteType: "highwayContract", TimeZone: "America/Los_Angeles"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "ruralRoute", ZipCodeType: "standard", RouteType: "highwayContract", TimeZone: "America/Los_Angeles"},
 			reason: "confirmed"},
 		{name: "private mailbox", line1: "123 Main St Ste 100 PMB 12", last: "Springfield, IL 62701",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "RR"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "RR"}, RecordType: "highrise", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Chicago"},
 			reason: "confirmed"},
 		{name: "military", line1: "PSC 802 Box 74", last: "APO AE 09499",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "F1"}, RecordType: "street", ZipCodeType: "military", RouteType: "cityDelivery"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB", "F1"}, RecordType: "street", ZipCodeType: "military", RouteType: "cityDelivery"},
 			reason: "confirmed"},
 		{name: "military city with a civilian state", line1: "PSC 802 Box 74", last: "APO NY 10001",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "APO mail goes to AA, AE or AP"},
 		{name: "military line in a civilian city", line1: "PSC 802 Box 74", last: "Springfield IL 62701",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "delivered through APO, FPO or DPO"},
 		{name: "last line without a state", line1: "123 Main St", last: "Springfield 62701",
-			want:   outcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
+			want:   apOutcome{Deliverability: lettershop.Undeliverable, Match: "N", Footnotes: []string{"A1"}},
 			reason: "the last line could not be read"},
 		{name: "time zone by ZIP Code in a state of two zones", line1: "100 Main St", last: "El Paso TX 79901",
-			want:   outcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Denver"},
+			want:   apOutcome{Deliverability: lettershop.Deliverable, Match: "Y", Footnotes: []string{"AA", "BB"}, RecordType: "street", ZipCodeType: "standard", RouteType: "cityDelivery", TimeZone: "America/Denver"},
 			reason: "confirmed"},
 	}
 	p := lettershop.NewAddressProcessor()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := process(t, p, lettershop.AddressRequest{Party: party(c.line1, c.line2, c.last), CASS: cassProper})
-			got := outcomeOf(r)
+			r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(c.line1, c.line2, c.last), CASS: apCassProper})
+			got := apOutcomeOf(r)
 			// The lines and components are covered by the usps tables;
 			// here the verdict counts.
 			got.Address, got.Components = lettershop.Address{}, lettershop.AddressComponents{}
@@ -256,10 +255,10 @@ func TestOrdinaryAddresses(t *testing.T) {
 
 func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	r := process(t, p, lettershop.AddressRequest{
-		Party: party("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: cassProper,
+	r := apProcess(t, p, lettershop.AddressRequest{
+		Party: apParty("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: apCassProper,
 	})
-	wantAddr := addr("123 N Main St Apt 4B", "", "Springfield IL 62701-"+r.Party.AddressComponents.Plus4Code)
+	wantAddr := apAddr("123 N Main St Apt 4B", "", "Springfield IL 62701-"+r.Party.AddressComponents.Plus4Code)
 	if diff := cmp.Diff(wantAddr, r.Party.Address); diff != "" {
 		t.Errorf("address (-want +got):\n%s", diff)
 	}
@@ -279,14 +278,14 @@ func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 	}
 	// Deterministic: the same address gives the same result, from another
 	// processor too.
-	again := process(t, lettershop.NewAddressProcessor(), lettershop.AddressRequest{
-		Party: party("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: cassProper,
+	again := apProcess(t, lettershop.NewAddressProcessor(), lettershop.AddressRequest{
+		Party: apParty("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: apCassProper,
 	})
 	if diff := cmp.Diff(r, again); diff != "" {
 		t.Errorf("second run differs (-first +second):\n%s", diff)
 	}
 	// Processing the result again changes nothing more.
-	third := process(t, p, lettershop.AddressRequest{Party: r.Party, CASS: cassProper})
+	third := apProcess(t, p, lettershop.AddressRequest{Party: r.Party, CASS: apCassProper})
 	if third.Party.AddressCorrections != nil || third.Party.Address != r.Party.Address {
 		t.Errorf("reprocessing made corrections %+v, address %+v", third.Party.AddressCorrections, third.Party.Address)
 	}
@@ -294,10 +293,10 @@ func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 
 func TestComponentsGivenInParts(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	in := party("123 Main St", "", "springfield, il 62701-1234")
+	in := apParty("123 Main St", "", "springfield, il 62701-1234")
 	in.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: "il", ZipCode: "62701", Plus4Code: "1234"}
-	r := process(t, p, lettershop.AddressRequest{Party: in, CASS: cassUpper})
-	if diff := cmp.Diff(comps("SPRINGFIELD", "IL", "62701", "1234"), *r.Party.AddressComponents); diff != "" {
+	r := apProcess(t, p, lettershop.AddressRequest{Party: in, CASS: apCassUpper})
+	if diff := cmp.Diff(apComps("SPRINGFIELD", "IL", "62701", "1234"), *r.Party.AddressComponents); diff != "" {
 		t.Errorf("components (-want +got):\n%s", diff)
 	}
 	if r.Party.Address.LastLine != "SPRINGFIELD IL 62701-1234" {
@@ -308,15 +307,15 @@ func TestComponentsGivenInParts(t *testing.T) {
 func TestWithoutCASSNothingIsAnalysed(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
 	for _, line1 := range []string{"123 main st", "undeliverable no match"} {
-		r := process(t, p, lettershop.AddressRequest{Party: party(line1, "", "springfield, il 62701-1234")})
-		want := lettershop.AddressResult{Party: party(line1, "", "springfield, il 62701-1234")}
+		r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(line1, "", "springfield, il 62701-1234")})
+		want := lettershop.AddressResult{Party: apParty(line1, "", "springfield, il 62701-1234")}
 		want.Party.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: "IL", ZipCode: "62701", Plus4Code: "1234"}
 		if diff := cmp.Diff(want, r); diff != "" {
 			t.Errorf("%s: (-want +got):\n%s", line1, diff)
 		}
 	}
 	// An unreadable last line is kept as given.
-	r := process(t, p, lettershop.AddressRequest{Party: party("123 main st", "", "somewhere")})
+	r := apProcess(t, p, lettershop.AddressRequest{Party: apParty("123 main st", "", "somewhere")})
 	if r.Party.Address.LastLine != "somewhere" || r.Deliverability != "" || r.Party.AddressComponents.CassType != "none" {
 		t.Errorf("got %+v", r)
 	}
@@ -325,20 +324,20 @@ func TestWithoutCASSNothingIsAnalysed(t *testing.T) {
 // The sender is standardized when asked but never forwarded.
 func TestSenderIsNotForwarded(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	r := process(t, p, lettershop.AddressRequest{Role: lettershop.RoleSender, Party: party("NCOA", "", "Springfield IL 62701"), NCOA: true})
+	r := apProcess(t, p, lettershop.AddressRequest{Role: lettershop.RoleSender, Party: apParty("NCOA", "", "Springfield IL 62701"), NCOA: true})
 	if r.Party.Address.AddressLine1 != "NCOA" || len(r.Party.AddressCorrections) != 0 {
 		t.Errorf("sender forwarded: %+v", r.Party)
 	}
 }
 
-func register(t testing.TB, p lettershop.AddressProcessor, account string, m lettershop.Move) {
+func apRegister(t testing.TB, p lettershop.AddressProcessor, account string, m lettershop.Move) {
 	t.Helper()
 	if err := p.(lettershop.MoveRegistry).RegisterMove(context.Background(), account, m); err != nil {
 		t.Fatalf("RegisterMove(%+v): %v", m, err)
 	}
 }
 
-func move(name, fromLine, fromLast, toLine, toLast string) lettershop.Move {
+func apMove(name, fromLine, fromLast, toLine, toLast string) lettershop.Move {
 	return lettershop.Move{
 		Name: name,
 		From: lettershop.AddressInput{AddressLine1: fromLine, LastLine: fromLast},
@@ -348,9 +347,9 @@ func move(name, fromLine, fromLast, toLine, toLast string) lettershop.Move {
 
 func TestNCOA(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	register(t, p, "acct", move("", "123 Main Street", "Springfield, IL 62701", "77 Oak Ave", "Chicago, IL 60601"))
-	register(t, p, "acct", move("Jane Doe", "9 Elm St", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602"))
-	register(t, p, "other", move("", "5 Pine St", "Springfield, IL 62701", "6 Pine St", "Springfield, IL 62701"))
+	apRegister(t, p, "acct", apMove("", "123 Main Street", "Springfield, IL 62701", "77 Oak Ave", "Chicago, IL 60601"))
+	apRegister(t, p, "acct", apMove("Jane Doe", "9 Elm St", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602"))
+	apRegister(t, p, "other", apMove("", "5 Pine St", "Springfield, IL 62701", "6 Pine St", "Springfield, IL 62701"))
 
 	ncoaLines := func(fromLine, fromLast, toLine, toLast string) []lettershop.AddressCorrection {
 		return []lettershop.AddressCorrection{
@@ -366,31 +365,31 @@ func TestNCOA(t *testing.T) {
 		want    lettershop.Address
 		corr    []lettershop.AddressCorrection
 	}{
-		{"registered move, matched after standardization", "acct", party("123 MAIN ST.", "", "springfield il 62701-9999"), true,
-			addr("77 Oak Ave", "", "Chicago, IL 60601"), ncoaLines("123 MAIN ST.", "springfield il 62701-9999", "77 Oak Ave", "Chicago, IL 60601")},
-		{"NCOA not asked for", "acct", party("123 Main St", "", "Springfield, IL 62701"), false,
-			addr("123 Main St", "", "Springfield, IL 62701"), nil},
-		{"another account's move", "acct", party("5 Pine St", "", "Springfield, IL 62701"), true,
-			addr("5 Pine St", "", "Springfield, IL 62701"), nil},
-		{"move limited to a name, that name", "acct", party("9 Elm Street", "", "Springfield, IL 62704"), true,
-			addr("1 Lake St", "", "Peoria, IL 61602"), ncoaLines("9 Elm Street", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602")},
+		{"registered move, matched after standardization", "acct", apParty("123 MAIN ST.", "", "springfield il 62701-9999"), true,
+			apAddr("77 Oak Ave", "", "Chicago, IL 60601"), ncoaLines("123 MAIN ST.", "springfield il 62701-9999", "77 Oak Ave", "Chicago, IL 60601")},
+		{"NCOA not asked for", "acct", apParty("123 Main St", "", "Springfield, IL 62701"), false,
+			apAddr("123 Main St", "", "Springfield, IL 62701"), nil},
+		{"another account's move", "acct", apParty("5 Pine St", "", "Springfield, IL 62701"), true,
+			apAddr("5 Pine St", "", "Springfield, IL 62701"), nil},
+		{"move limited to a name, that name", "acct", apParty("9 Elm Street", "", "Springfield, IL 62704"), true,
+			apAddr("1 Lake St", "", "Peoria, IL 61602"), ncoaLines("9 Elm Street", "Springfield, IL 62704", "1 Lake St", "Peoria, IL 61602")},
 		{"move limited to a name, another name", "acct", func() lettershop.Party {
-			p := party("9 Elm Street", "", "Springfield, IL 62704")
+			p := apParty("9 Elm Street", "", "Springfield, IL 62704")
 			p.Individual = &lettershop.Individual{FullName: "John Roe"}
 			return p
-		}(), true, addr("9 Elm Street", "", "Springfield, IL 62704"), nil},
-		{"fixed NCOA test address", "acct", party("ncoa", "Apt 1", "Anytown, CA 90210"), true,
-			addr("300 S 2nd St", "", "Springfield IL 62701"), []lettershop.AddressCorrection{
+		}(), true, apAddr("9 Elm Street", "", "Springfield, IL 62704"), nil},
+		{"fixed NCOA test address", "acct", apParty("ncoa", "Apt 1", "Anytown, CA 90210"), true,
+			apAddr("300 S 2nd St", "", "Springfield IL 62701"), []lettershop.AddressCorrection{
 				{Name: "ncoa.addressLine1", Input: "ncoa", Corrected: "300 S 2nd St"},
 				{Name: "ncoa.addressLine2", Input: "Apt 1", Corrected: ""},
 				{Name: "ncoa.lastLine", Input: "Anytown, CA 90210", Corrected: "Springfield IL 62701"},
 			}},
-		{"same street, another ZIP Code", "acct", party("123 Main St", "", "Springfield, IL 62702"), true,
-			addr("123 Main St", "", "Springfield, IL 62702"), nil},
+		{"same street, another ZIP Code", "acct", apParty("123 Main St", "", "Springfield, IL 62702"), true,
+			apAddr("123 Main St", "", "Springfield, IL 62702"), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := process(t, p, lettershop.AddressRequest{Account: c.account, Party: c.in, NCOA: c.ncoa})
+			r := apProcess(t, p, lettershop.AddressRequest{Account: c.account, Party: c.in, NCOA: c.ncoa})
 			if diff := cmp.Diff(c.want, r.Party.Address); diff != "" {
 				t.Errorf("address (-want +got):\n%s", diff)
 			}
@@ -405,8 +404,8 @@ func TestNCOA(t *testing.T) {
 // corrections show both steps.
 func TestNCOAThenCASS(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
-	register(t, p, "acct", move("", "123 Main Street", "Springfield, IL 62701", "77 oak avenue", "Chicago, IL 60601"))
-	r := process(t, p, lettershop.AddressRequest{Party: party("123 Main St", "", "Springfield IL 62701"), NCOA: true, CASS: cassUpper})
+	apRegister(t, p, "acct", apMove("", "123 Main Street", "Springfield, IL 62701", "77 oak avenue", "Chicago, IL 60601"))
+	r := apProcess(t, p, lettershop.AddressRequest{Party: apParty("123 Main St", "", "Springfield IL 62701"), NCOA: true, CASS: apCassUpper})
 	plus4 := r.Party.AddressComponents.Plus4Code
 	want := []lettershop.AddressCorrection{
 		{Name: "ncoa.addressLine1", Input: "123 Main St", Corrected: "77 oak avenue"},
@@ -429,20 +428,20 @@ func TestNCOAChains(t *testing.T) {
 	// St is followed through at most 10 moves.
 	p := lettershop.NewAddressProcessor()
 	for i := range 11 {
-		register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", fmt.Sprintf("%d Main St", i+2), "Springfield IL 62701"))
+		apRegister(t, p, "acct", apMove("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", fmt.Sprintf("%d Main St", i+2), "Springfield IL 62701"))
 	}
 	for _, c := range []struct {
 		start, end int
 	}{{1, 11}, {2, 12}, {5, 12}, {12, 12}} {
-		r := process(t, p, lettershop.AddressRequest{Party: party(fmt.Sprintf("%d Main St", c.start), "", "Springfield IL 62701"), NCOA: true})
+		r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(fmt.Sprintf("%d Main St", c.start), "", "Springfield IL 62701"), NCOA: true})
 		if got, want := r.Party.Address.AddressLine1, fmt.Sprintf("%d Main St", c.end); got != want {
 			t.Errorf("from %d Main St: forwarded to %q, want %q", c.start, got, want)
 		}
 	}
 	// A cycle ends.
-	register(t, p, "cycle", move("", "1 A St", "Springfield IL 62701", "2 A St", "Springfield IL 62701"))
-	register(t, p, "cycle", move("", "2 A St", "Springfield IL 62701", "1 A St", "Springfield IL 62701"))
-	r := process(t, p, lettershop.AddressRequest{Account: "cycle", Party: party("1 A St", "", "Springfield IL 62701"), NCOA: true})
+	apRegister(t, p, "cycle", apMove("", "1 A St", "Springfield IL 62701", "2 A St", "Springfield IL 62701"))
+	apRegister(t, p, "cycle", apMove("", "2 A St", "Springfield IL 62701", "1 A St", "Springfield IL 62701"))
+	r := apProcess(t, p, lettershop.AddressRequest{Account: "cycle", Party: apParty("1 A St", "", "Springfield IL 62701"), NCOA: true})
 	if got := r.Party.Address.AddressLine1; got != "1 A St" && got != "2 A St" {
 		t.Errorf("cycle forwarded to %q", got)
 	}
@@ -481,24 +480,24 @@ func TestRegisterMoveValidation(t *testing.T) {
 	}
 	// The limits, on their good side.
 	good := lettershop.Move{Name: strings.Repeat("n", 64), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 54), LastLine: "Springfield IL 62701"}}
-	register(t, p, "acct", good)
+	apRegister(t, p, "acct", good)
 }
 
 func TestRegisterMoveLimit(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
 	reg := p.(lettershop.MoveRegistry)
 	for i := range lettershop.MaxMovesPerAccount {
-		register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+		apRegister(t, p, "acct", apMove("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
 	}
 	// Replacing a move at the limit is fine; a new one is not.
-	register(t, p, "acct", move("", "1 Main St", "Springfield IL 62701", "2 Oak St", "Springfield IL 62702"))
-	err := reg.RegisterMove(context.Background(), "acct", move("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+	apRegister(t, p, "acct", apMove("", "1 Main St", "Springfield IL 62701", "2 Oak St", "Springfield IL 62702"))
+	err := reg.RegisterMove(context.Background(), "acct", apMove("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
 	if lettershop.ErrorCode(err) != lettershop.CodeConflict {
 		t.Fatalf("move %d: got %v, want a conflict", lettershop.MaxMovesPerAccount+1, err)
 	}
 	// The limit is per account.
-	register(t, p, "other", move("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
-	r := process(t, p, lettershop.AddressRequest{Party: party("1 Main St", "", "Springfield IL 62701"), NCOA: true})
+	apRegister(t, p, "other", apMove("", "0 Main St", "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+	r := apProcess(t, p, lettershop.AddressRequest{Party: apParty("1 Main St", "", "Springfield IL 62701"), NCOA: true})
 	if r.Party.Address.AddressLine1 != "2 Oak St" {
 		t.Errorf("replaced move not used: %+v", r.Party.Address)
 	}
@@ -511,11 +510,11 @@ func TestProcessorIsSafeForConcurrentUse(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			register(t, p, "acct", move("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
+			apRegister(t, p, "acct", apMove("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
 		}()
 		go func() {
 			defer wg.Done()
-			process(t, p, lettershop.AddressRequest{Party: party(fmt.Sprintf("%d Main St", i+1), "", "Springfield IL 62701"), NCOA: true, CASS: cassProper})
+			apProcess(t, p, lettershop.AddressRequest{Party: apParty(fmt.Sprintf("%d Main St", i+1), "", "Springfield IL 62701"), NCOA: true, CASS: apCassProper})
 		}()
 	}
 	wg.Wait()
