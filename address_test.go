@@ -2,6 +2,7 @@ package lettershop_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -518,4 +519,26 @@ func TestProcessorIsSafeForConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// The move JSON shape documented in docs/addresses.md.
+func TestMoveJSON(t *testing.T) {
+	var m lettershop.Move
+	body := `{"name":"Jane Doe","from":{"addressLine1":"123 Main St","lastLine":"Springfield, IL 62701"},
+		"to":{"addressLine1":"77 Oak Ave","addressLine2":"Apt 3","city":"Chicago","state":"IL","zipCode":"60601"}}`
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := lettershop.Move{Name: "Jane Doe",
+		From: lettershop.AddressInput{AddressLine1: "123 Main St", LastLine: "Springfield, IL 62701"},
+		To:   lettershop.AddressInput{AddressLine1: "77 Oak Ave", AddressLine2: "Apt 3", City: "Chicago", State: "IL", ZipCode: "60601"}}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	p := lettershop.NewAddressProcessor()
+	apRegister(t, p, "acct", m)
+	r := apProcess(t, p, lettershop.AddressRequest{Party: apParty("123 Main St", "", "Springfield IL 62701"), NCOA: true})
+	if got := r.Party.Address; got != apAddr("77 Oak Ave", "Apt 3", "Chicago, IL 60601") {
+		t.Errorf("forwarded to %+v", got)
+	}
 }
