@@ -348,7 +348,7 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 		var sec Secondary
 		pmb := false
 		switch {
-		case n >= 3 && t[n-2] == "#" && isNumberish(last) && (units[t[n-3]] != "" || t[n-3] == "PMB"):
+		case n >= 3 && t[n-2] == "#" && isNumberish(last) && (unitNeedsNum[units[t[n-3]]] || t[n-3] == "PMB"):
 			take, sec = 3, Secondary{units[t[n-3]], last}
 			pmb = t[n-3] == "PMB"
 		case n >= 2 && t[n-2] == "PMB" && isNumberish(last):

@@ -110,6 +110,12 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 		merged.PMB = sec.PMB
 	}
 	s := merged.Format(c)
+	// Joined words can read differently from the two lines apart (APT and
+	// # 5 make APT 5); such lines stay apart, so that standardizing again
+	// changes nothing.
+	if parseLine(tokens(s)).Format(c) != s {
+		return "", false
+	}
 	return s, utf8.RuneCountInString(s) <= MaxLineLength
 }
 
