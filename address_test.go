@@ -542,3 +542,18 @@ func TestMoveJSON(t *testing.T) {
 		t.Errorf("forwarded to %+v", got)
 	}
 }
+
+func BenchmarkProcess(b *testing.B) {
+	p := lettershop.NewAddressProcessor()
+	for i := range 100 {
+		apRegister(b, p, "acct", apMove("", fmt.Sprintf("%d Elm St", i+1), "Springfield IL 62704", "77 Oak Ave", "Chicago IL 60601"))
+	}
+	req := lettershop.AddressRequest{Account: "acct", Role: lettershop.RoleRecipient, NCOA: true, CASS: apCassProper,
+		Party: apParty("123 north main street", "apt 4b", "springfield, il 62701")}
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := p.Process(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

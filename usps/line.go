@@ -133,16 +133,24 @@ var (
 )
 
 // matchPrefix reports how many leading words of t match one of the
-// patterns (each a space-separated word list), longest first.
-func matchPrefix(t []string, patterns ...string) int {
+// patterns, longest first.
+func matchPrefix(t []string, patterns [][]string) int {
 	best := 0
-	for _, p := range patterns {
-		pw := strings.Fields(p)
-		if len(pw) <= len(t) && len(pw) > best && equalWords(t[:len(pw)], pw) {
-			best = len(pw)
+	for _, w := range patterns {
+		if len(w) <= len(t) && len(w) > best && equalWords(t[:len(w)], w) {
+			best = len(w)
 		}
 	}
 	return best
+}
+
+// wordLists splits each pattern into its words.
+func wordLists(patterns ...string) [][]string {
+	out := make([][]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.Fields(p)
+	}
+	return out
 }
 
 func equalWords(a, b []string) bool {
@@ -155,11 +163,13 @@ func equalWords(a, b []string) bool {
 }
 
 var (
-	poBoxWords   = []string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX", "PO DRAWER", "DRAWER"}
-	ruralWords   = []string{"RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D"}
-	routeBoxWord = []string{"RT", "RTE", "ROUTE"}
-	hcWords      = []string{"HC", "H C", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT"}
-	boxWords     = []string{"BOX", "BX", "BOX #", "BX #", "#"}
+	poBoxWords    = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX", "PO DRAWER", "DRAWER")
+	ruralWords    = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
+	routeWords    = wordLists("RT", "RTE", "ROUTE")
+	hcWords       = wordLists("HC", "H C", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
+	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
+	boxWord       = wordLists("BOX", "BX")
+	militaryWords = wordLists("PSC", "CMR")
 )
 
 // parseLine classifies and takes apart the words of a delivery line.
@@ -182,7 +192,7 @@ func parseLine(t []string) DeliveryLine {
 		d.stripTrailing(t[2:], false)
 		return d
 	}
-	if n := matchPrefix(t, poBoxWords...); n > 0 {
+	if n := matchPrefix(t, poBoxWords); n > 0 {
 		rest := t[n:]
 		if len(rest) > 0 && rest[0] == "#" {
 			rest = rest[1:]
@@ -200,27 +210,27 @@ func parseLine(t []string) DeliveryLine {
 			return d
 		}
 	}
-	if n := matchPrefix(t, ruralWords...); n > 0 && len(t) > n && hasDigit(t[n]) {
+	if n := matchPrefix(t, ruralWords); n > 0 && len(t) > n && hasDigit(t[n]) {
 		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
 			return d
 		}
 	}
-	if n := matchPrefix(t, routeBoxWord...); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], "BOX", "BX") > 0 {
+	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
 		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
 			return d
 		}
 	}
-	if n := matchPrefix(t, hcWords...); n > 0 && len(t) > n && hasDigit(t[n]) {
+	if n := matchPrefix(t, hcWords); n > 0 && len(t) > n && hasDigit(t[n]) {
 		if d, ok := parseRoute(LineHighwayContract, "HC", t[n:]); ok {
 			return d
 		}
 	}
-	if n := matchPrefix(t, "PSC", "CMR"); n > 0 && len(t) > n && hasDigit(t[n]) {
+	if n := matchPrefix(t, militaryWords); n > 0 && len(t) > n && hasDigit(t[n]) {
 		if d, ok := parseRoute(LineMilitary, t[0], t[n:]); ok {
 			return d
 		}
 	}
-	if len(t) >= 4 && t[0] == "UNIT" && hasDigit(t[1]) && matchPrefix(t[2:], "BOX", "BX") > 0 {
+	if len(t) >= 4 && t[0] == "UNIT" && hasDigit(t[1]) && matchPrefix(t[2:], boxWord) > 0 {
 		if d, ok := parseRoute(LineMilitary, "UNIT", t[1:]); ok {
 			return d
 		}
@@ -237,7 +247,7 @@ func parseLine(t []string) DeliveryLine {
 func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool) {
 	d := DeliveryLine{Kind: kind, RouteType: routeType, RouteNumber: t[0]}
 	rest := t[1:]
-	if n := matchPrefix(rest, boxWords...); n > 0 {
+	if n := matchPrefix(rest, boxWords); n > 0 {
 		if len(rest) == n || !isNumberish(rest[n]) {
 			return d, false
 		}

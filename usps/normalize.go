@@ -52,9 +52,11 @@ var reInitials = regexp.MustCompile(`\b[A-Za-z]\.(?: ?[A-Za-z]\.)+`)
 // a word ("123-45", "1/2", "C/O"). Anything else becomes a word break.
 func tokens(s string) []string {
 	// Initials written with periods are one word: P.O. is PO, N.W. is NW.
-	s = reInitials.ReplaceAllStringFunc(s, func(m string) string {
-		return strings.NewReplacer(".", "", " ", "").Replace(m)
-	})
+	if strings.IndexByte(s, '.') >= 0 {
+		s = reInitials.ReplaceAllStringFunc(s, func(m string) string {
+			return strings.NewReplacer(".", "", " ", "").Replace(m)
+		})
+	}
 	var b strings.Builder
 	for _, r := range s {
 		switch {

@@ -224,3 +224,18 @@ func TestAbbreviations(t *testing.T) {
 		t.Errorf("LineMilitary.String() = %q", got)
 	}
 }
+
+func BenchmarkStandardize(b *testing.B) {
+	in := usps.Address{Line1: "123 North Main Street", Line2: "Apartment 4B", City: "St. Louis", State: "Missouri", ZIP: "631011234"}
+	for b.Loop() {
+		usps.Standardize(in, usps.Proper)
+	}
+}
+
+func BenchmarkParseLastLine(b *testing.B) {
+	for b.Loop() {
+		if _, err := usps.ParseLastLine("Saint Louis, Missouri 63101-1234"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
