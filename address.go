@@ -284,7 +284,7 @@ func analyse(in usps.Address, lastErr error, c usps.Casing, party Party) analyse
 	std := usps.Standardize(in, c)
 	line := usps.DeliveryLineOf(std)
 	a := analysed{addr: std}
-	h := hashOf(usps.Standardize(in, usps.Upper))
+	h := hashOf(std)
 	problems := usps.Check(std)
 	var first *usps.Problem
 	if len(problems) > 0 {
@@ -338,7 +338,7 @@ func analyse(in usps.Address, lastErr error, c usps.Casing, party Party) analyse
 // matched is the analysis of a delivery point that was found.
 func matched(code string, footnotes ...string) AddressAnalysis {
 	return AddressAnalysis{
-		DpvMatchCode: code, DpvFootnotes: footnotes, DpvCmra: "N", DpvVacant: "N", DpvNoStat: "N",
+		DpvMatchCode: code, DpvFootnotes: slices.Clone(footnotes), DpvCmra: "N", DpvVacant: "N", DpvNoStat: "N",
 		DpvActive: "Y", DpvThrowback: "N", DpvNonDeliveryDayIndicator: "N", DpvNoSecureLocation: "N",
 		DpvDoorNotAccessible: "N",
 	}
@@ -347,7 +347,7 @@ func matched(code string, footnotes ...string) AddressAnalysis {
 // notMatched is the analysis of an address that is not a delivery point:
 // the delivery point flags do not apply and are left empty.
 func notMatched(footnotes ...string) AddressAnalysis {
-	return AddressAnalysis{DpvMatchCode: dpvNotConfirmed, DpvFootnotes: footnotes, DpvActive: "N"}
+	return AddressAnalysis{DpvMatchCode: dpvNotConfirmed, DpvFootnotes: slices.Clone(footnotes), DpvActive: "N"}
 }
 
 // commercialUnits are unit designators found in business buildings.
@@ -419,12 +419,13 @@ func routeNumber(n string) string {
 	return "001"
 }
 
-// hashOf is a stable hash of an address in standard upper-case form, the
-// seed of everything simulated about it.
+// hashOf is a stable hash of a standardized address, the seed of everything
+// simulated about it. It reads the address in upper case, so both casings
+// get the same values.
 func hashOf(a usps.Address) uint64 {
 	h := fnv.New64a()
 	for _, s := range []string{a.Line1, a.Line2, a.City, a.State, a.ZIP} {
-		h.Write([]byte(s))
+		h.Write([]byte(strings.ToUpper(s)))
 		h.Write([]byte{0})
 	}
 	return h.Sum64()

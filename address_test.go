@@ -124,6 +124,12 @@ func TestTestAddresses(t *testing.T) {
 			if r.Reason == "" {
 				t.Error("no reason given")
 			}
+			// A result is the caller's own: changing it changes no later one.
+			r.Party.AddressAnalysis.DpvFootnotes[0] = "XX"
+			again := apProcess(t, p, lettershop.AddressRequest{Party: apParty(c.line1, "Suite 9", anyLast), CASS: c.cass})
+			if again.Party.AddressAnalysis.DpvFootnotes[0] == "XX" {
+				t.Error("results share their footnotes")
+			}
 			// Every correction names a field and shows the change.
 			for _, corr := range r.Party.AddressCorrections {
 				if corr.Input == corr.Corrected {
@@ -284,6 +290,13 @@ func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 	})
 	if diff := cmp.Diff(r, again); diff != "" {
 		t.Errorf("second run differs (-first +second):\n%s", diff)
+	}
+	// Upper casing simulates the same values.
+	upper := apProcess(t, p, lettershop.AddressRequest{
+		Party: apParty("123 north main street", "apt. 4b", "springfield, illinois 62701"), CASS: apCassUpper,
+	})
+	if upper.Party.AddressComponents.Plus4Code != plus4 || *upper.Party.AddressMetadata != *r.Party.AddressMetadata {
+		t.Errorf("upper casing simulated other values: %+v, %+v", upper.Party.AddressComponents, upper.Party.AddressMetadata)
 	}
 	// Processing the result again changes nothing more.
 	third := apProcess(t, p, lettershop.AddressRequest{Party: r.Party, CASS: apCassProper})
