@@ -3,15 +3,20 @@ package lettershop_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
 )
 
 // apParty is a party the way the service hands it to the processor: the
@@ -568,5 +573,272 @@ func BenchmarkProcess(b *testing.B) {
 		if _, err := p.Process(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// apEnv is a Service over a fresh memstore, with one published template.
+type apEnv struct {
+	svc   *lettershop.Service
+	ctx   context.Context
+	asset string
+}
+
+func newAPEnv(t testing.TB, opts ...lettershop.Option) *apEnv {
+	t.Helper()
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	opts = append([]lettershop.Option{lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(7)))}, opts...)
+	svc := lettershop.New(memstore.New(), opts...)
+	t.Cleanup(func() { svc.Close() })
+	e := &apEnv{svc: svc, ctx: context.Background()}
+	a, err := svc.CreateAsset(e.ctx, "acct", lettershop.CreateAssetInput{Name: "Notice", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatalf("CreateAsset: %v", err)
+	}
+	if _, err := svc.CreateVersion(e.ctx, "acct", a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatalf("CreateVersion: %v", err)
+	}
+	e.asset = a.ID
+	return e
+}
+
+func apPartyInput(line1, last string) *lettershop.PartyInput {
+	return &lettershop.PartyInput{
+		Address:    lettershop.AddressInput{AddressLine1: line1, LastLine: last},
+		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"},
+	}
+}
+
+// letter creates a letter from the sender's fixed address to recipient
+// with opts.
+func (e *apEnv) letter(t testing.TB, recipient *lettershop.PartyInput, opts *lettershop.LetterOptions) *lettershop.Letter {
+	t.Helper()
+	l, err := e.svc.CreateLetter(e.ctx, "acct", lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Address: lettershop.AddressInput{AddressLine1: "1 Sender Way", LastLine: "Peoria IL 61602"}, Organization: "Acme"},
+		Recipient: recipient,
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: e.asset},
+		UseType:   lettershop.UseTransactional,
+		Options:   opts,
+	})
+	if err != nil {
+		t.Fatalf("CreateLetter: %v", err)
+	}
+	return l
+}
+
+func apCASS(threshold string, values ...string) *lettershop.LetterOptions {
+	return &lettershop.LetterOptions{
+		AddressProcessing:       &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
+		DeliverabilityThreshold: threshold,
+		DeliverabilityValues:    values,
+	}
+}
+
+func TestCreateLetterWithAddressProcessing(t *testing.T) {
+	e := newAPEnv(t)
+	if err := e.svc.RegisterMove(e.ctx, "acct", apMove("", "12 Elm St", "Springfield IL 62704", "77 Oak Ave", "Chicago IL 60601")); err != nil {
+		t.Fatalf("RegisterMove: %v", err)
+	}
+	ncoa := func(o *lettershop.LetterOptions) *lettershop.LetterOptions {
+		if o == nil {
+			o = &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{}}
+		}
+		o.AddressProcessing.NcoaRecipient = "newAddress"
+		return o
+	}
+	type want struct {
+		status    lettershop.LetterStatus
+		issue     string // a part of issueMessage; "" for none
+		recipient lettershop.Address
+		cassType  string
+		analysed  bool
+	}
+	cases := []struct {
+		name      string
+		recipient *lettershop.PartyInput
+		opts      *lettershop.LetterOptions
+		want      want
+	}{
+		{"standardized and deliverable", apPartyInput("123 north main street apt 4", "springfield, il 62701"), apCASS(""),
+			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "123 N Main St Apt 4"}, "basic", true}},
+		{"ZIP Code of another state", apPartyInput("123 Main St", "Los Angeles, CA 62701"), apCASS(""),
+			want{lettershop.StatusIssue, "the recipient address is undeliverable (ZIP Code 62701 is in IL, not in CA), which the deliverability threshold normal does not accept (it accepts deliverable, deliverableUnnecessaryUnit, deliverableIncorrectUnit)",
+				lettershop.Address{AddressLine1: "123 Main St", LastLine: "Los Angeles CA 62701"}, "basic", true}},
+		{"apartment building without unit, strict", apPartyInput("1 Harbor Towers", "Springfield IL 62701"), apCASS("strict"),
+			want{lettershop.StatusIssue, "is deliverableMissingUnit (the address names a multi-unit building but no apartment or suite number), which the deliverability threshold strict",
+				lettershop.Address{AddressLine1: "1 Harbor Towers"}, "basic", true}},
+		{"test address undeliverable", apPartyInput("undeliverable no match", "Anytown CA 90210"), apCASS("relaxed"),
+			want{lettershop.StatusIssue, "undeliverable (the address was not found), which the deliverability threshold relaxed",
+				lettershop.Address{AddressLine1: "1 Nowhere Ln", LastLine: "Springfield IL 62701"}, "basic", true}},
+		{"threshold without CASS checks nothing", apPartyInput("undeliverable no match", "Anytown CA 90210"),
+			&lettershop.LetterOptions{DeliverabilityThreshold: "strict", DeliverabilityValues: []string{"deliverable"}},
+			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "undeliverable no match", LastLine: "Anytown CA 90210"}, "none", false}},
+		{"NCOA from the registry", apPartyInput("12 ELM STREET", "Springfield, IL 62704"), ncoa(nil),
+			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "77 Oak Ave", LastLine: "Chicago IL 60601"}, "none", false}},
+		{"NCOA test address, then CASS", apPartyInput("NCOA", "Anytown CA 90210"), ncoa(apCASS("strict")),
+			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "300 S 2nd St"}, "basic", true}},
+		{"NCOA not asked for", apPartyInput("12 Elm St", "Springfield IL 62704"), nil,
+			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "12 Elm St", LastLine: "Springfield IL 62704"}, "none", false}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := e.letter(t, c.recipient, c.opts)
+			if l.Status != c.want.status {
+				t.Errorf("status %s, want %s", l.Status, c.want.status)
+			}
+			if c.want.issue == "" && l.IssueMessage != "" || !strings.Contains(l.IssueMessage, c.want.issue) {
+				t.Errorf("issueMessage %q, want it to say %q", l.IssueMessage, c.want.issue)
+			}
+			if last := l.Events[len(l.Events)-1]; last.Type != "status" || last.Status != string(c.want.status) {
+				t.Errorf("last event %+v", last)
+			}
+			got := l.Recipient.Address
+			if c.want.recipient.LastLine == "" {
+				got.LastLine = "" // simulated ZIP+4: checked elsewhere
+			}
+			if diff := cmp.Diff(c.want.recipient, got); diff != "" {
+				t.Errorf("recipient address (-want +got):\n%s", diff)
+			}
+			if ct := l.Recipient.AddressComponents.CassType; ct != c.want.cassType {
+				t.Errorf("cassType %q, want %q", ct, c.want.cassType)
+			}
+			if (l.Recipient.AddressAnalysis != nil) != c.want.analysed || (l.Recipient.AddressMetadata != nil) != c.want.analysed {
+				t.Errorf("analysed: analysis %v, metadata %v", l.Recipient.AddressAnalysis, l.Recipient.AddressMetadata)
+			}
+			// The stored letter is the one returned.
+			stored, err := e.svc.GetLetter(e.ctx, "acct", l.ID)
+			if err != nil {
+				t.Fatalf("GetLetter: %v", err)
+			}
+			if diff := cmp.Diff(l, stored, cmpopts.IgnoreUnexported(lettershop.Letter{})); diff != "" {
+				t.Errorf("stored letter differs (-created +stored):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The sender is standardized on request, but its deliverability never
+// holds the letter.
+func TestSenderCASSDoesNotHoldTheLetter(t *testing.T) {
+	e := newAPEnv(t)
+	l, err := e.svc.CreateLetter(e.ctx, "acct", lettershop.CreateLetterInput{
+		Sender:    apPartyInput("undeliverable no match", "Springfield IL 62701"),
+		Recipient: apPartyInput("deliverable", "Springfield IL 62701"),
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: e.asset},
+		UseType:   lettershop.UseMarketing,
+		Options: &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{
+			CassSender: &lettershop.CassOptions{Type: "basic", Casing: "upper"}, CassRecipient: &lettershop.CassOptions{Type: "basic"},
+		}, DeliverabilityThreshold: "strict"},
+	})
+	if err != nil {
+		t.Fatalf("CreateLetter: %v", err)
+	}
+	if l.Status != lettershop.StatusQueued || l.IssueMessage != "" {
+		t.Errorf("status %s, issue %q", l.Status, l.IssueMessage)
+	}
+	if l.Sender.Address.AddressLine1 != "1 NOWHERE LN" || l.Sender.AddressAnalysis.DpvMatchCode != "N" {
+		t.Errorf("sender %+v", l.Sender)
+	}
+	if l.Recipient.Address.AddressLine1 != "1 Old State Capitol Plz" {
+		t.Errorf("recipient %+v", l.Recipient.Address)
+	}
+}
+
+// Each threshold, and explicit lists of values, against each
+// deliverability value (each produced by its test address).
+func TestDeliverabilityThresholds(t *testing.T) {
+	lines := map[lettershop.Deliverability]string{
+		lettershop.Deliverable:                "deliverable",
+		lettershop.DeliverableUnnecessaryUnit: "unnecessary unit",
+		lettershop.DeliverableIncorrectUnit:   "incorrect unit",
+		lettershop.DeliverableMissingUnit:     "missing unit",
+		lettershop.Undeliverable:              "undeliverable block match",
+	}
+	const (
+		ok = true
+		no = false
+	)
+	cases := []struct {
+		threshold string
+		values    []string
+		accepts   map[lettershop.Deliverability]bool
+	}{
+		{"strict", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"normal", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"relaxed", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": ok, "undeliverable": no}},
+		{"", []string{"deliverable"}, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"", []string{"deliverableMissingUnit", "undeliverable"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": ok, "undeliverable": ok}},
+		// Values decide instead of the threshold.
+		{"strict", []string{"deliverable", "deliverableUnnecessaryUnit", "deliverableIncorrectUnit", "deliverableMissingUnit", "undeliverable"},
+			map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": ok, "undeliverable": ok}},
+		{"relaxed", []string{"deliverableIncorrectUnit"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
+	}
+	e := newAPEnv(t)
+	for _, c := range cases {
+		for d, line := range lines {
+			t.Run(fmt.Sprintf("%s%v/%s", c.threshold, c.values, d), func(t *testing.T) {
+				l := e.letter(t, apPartyInput(line, "Springfield IL 62701"), apCASS(c.threshold, c.values...))
+				accepted := l.Status == lettershop.StatusQueued && l.IssueMessage == ""
+				if accepted != c.accepts[d] {
+					t.Fatalf("status %s, issue %q; want accepted %v", l.Status, l.IssueMessage, c.accepts[d])
+				}
+				if !accepted && (l.Status != lettershop.StatusIssue || !strings.Contains(l.IssueMessage, "is "+string(d)+" (")) {
+					t.Errorf("status %s, issue %q", l.Status, l.IssueMessage)
+				}
+			})
+		}
+	}
+}
+
+// A queued letter whose recipient is updated is processed again.
+func TestUpdateLetterReprocessesAddresses(t *testing.T) {
+	e := newAPEnv(t)
+	l := e.letter(t, apPartyInput("residential house", "Springfield IL 62704"), apCASS("normal"))
+	if l.Status != lettershop.StatusQueued {
+		t.Fatalf("status %s", l.Status)
+	}
+	// Changing another mail field leaves the processed recipient as it is.
+	color := &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: true},
+		AddressProcessing: &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}}}
+	u, err := e.svc.UpdateLetter(e.ctx, "acct", l.ID, lettershop.UpdateLetterInput{Options: color})
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if u.Status != lettershop.StatusQueued || u.Recipient.Address != l.Recipient.Address {
+		t.Errorf("after an options update: status %s, recipient %+v", u.Status, u.Recipient.Address)
+	}
+	u, err = e.svc.UpdateLetter(e.ctx, "acct", l.ID, lettershop.UpdateLetterInput{Recipient: apPartyInput("5 Main St", "Boston CA 02108")})
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if u.Status != lettershop.StatusIssue || !strings.Contains(u.IssueMessage, "ZIP Code 02108 is in MA, not in CA") {
+		t.Errorf("after a bad recipient: status %s, issue %q", u.Status, u.IssueMessage)
+	}
+}
+
+type plainProcessor struct{}
+
+func (plainProcessor) Process(_ context.Context, req lettershop.AddressRequest) (lettershop.AddressResult, error) {
+	return lettershop.AddressResult{Party: req.Party}, nil
+}
+
+func TestRegisterMove(t *testing.T) {
+	e := newAPEnv(t)
+	good := apMove("", "1 Main St", "Springfield IL 62701", "2 Main St", "Springfield IL 62701")
+	if err := e.svc.RegisterMove(e.ctx, "acct", good); err != nil {
+		t.Errorf("RegisterMove: %v", err)
+	}
+	err := e.svc.RegisterMove(e.ctx, "acct", lettershop.Move{From: good.From})
+	var le *lettershop.Error
+	if !errors.As(err, &le) || le.Code != lettershop.CodeInvalid || le.Fields["to.addressLine1"] == "" {
+		t.Errorf("invalid move: %v", err)
+	}
+	custom := newAPEnv(t, lettershop.WithAddressProcessor(plainProcessor{}))
+	err = custom.svc.RegisterMove(custom.ctx, "acct", good)
+	if lettershop.ErrorCode(err) != lettershop.CodeConflict || !strings.Contains(err.Error(), "does not take moves") {
+		t.Errorf("custom processor: %v", err)
 	}
 }
