@@ -263,7 +263,19 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 // parseStreet takes apart a street address line.
 func parseStreet(t []string) DeliveryLine {
 	d := DeliveryLine{Kind: LineStreet}
+	// A unit written before the house number (SUITE 200 123 MAIN ST) goes
+	// to the end of the line, where Publication 28 puts it.
+	var leading []Secondary
+	for len(t) > 2 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
+		designator := units[t[0]]
+		if t[0] == "#" {
+			designator = "#"
+		}
+		leading = append(leading, Secondary{designator, t[1]})
+		t = t[2:]
+	}
 	t = d.stripTrailing(t, true)
+	d.Secondaries = append(d.Secondaries, leading...)
 	if len(t) > 0 && hasDigit(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
@@ -315,6 +327,9 @@ func streetName(t []string) []string {
 			out = append(out, "INTERSTATE")
 		case suffixes[w] == "HWY" && numberAt(i+1):
 			out = append(out, "HIGHWAY")
+		case suffixes[w] == "AVE" && i == 0 && len(t) == 2 && isNumberish(t[1]):
+			// Avenues named by a letter or number: AVE J -> AVENUE J.
+			out = append(out, "AVENUE")
 		case (w == "RT" || w == "RTE") && numberAt(i+1):
 			out = append(out, "ROUTE")
 		case w == "CR" && numberAt(i+1):

@@ -80,6 +80,8 @@ var standardizeCases = []stdCase{
 	{name: "ship", line1: "USS Nimitz (CVN 68)", last: "FPO AP 96620", want1: "USS NIMITZ CVN 68", wantLast: "FPO AP 96620",
 		line: usps.DeliveryLine{Kind: usps.LineMilitary, RouteType: "USS", StreetName: "NIMITZ CVN 68"}},
 	{name: "general delivery", line1: "General Delivery", last: "Juneau AK 99801", want1: "GENERAL DELIVERY", wantLast: "JUNEAU AK 99801", line: usps.DeliveryLine{Kind: usps.LineGeneralDelivery}},
+	{name: "unit before the house number", line1: "Suite 200, 123 Main Street", last: spfd, want1: "123 MAIN ST STE 200", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("STE", "200"))},
+	{name: "abbreviated avenue named by a letter", line1: "123 W. Ave. J", last: "Lancaster CA 93534", want1: "123 W AVENUE J", wantLast: "LANCASTER CA 93534", line: street("123", "W", "AVENUE J", "", "")},
 	{name: "suffix word as street type prefix", line1: "123 Avenue B", last: "New York NY 10009", want1: "123 AVENUE B", wantLast: "NEW YORK NY 10009", line: street("123", "", "AVENUE B", "", "")},
 	{name: "street named by a letter", line1: "123 N St NW", last: "Washington DC 20001", want1: "123 N ST NW", wantLast: "WASHINGTON DC 20001", line: street("123", "", "N", "ST", "NW")},
 	{name: "directional as the name", line1: "123 North Avenue", last: spfd, want1: "123 NORTH AVE", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "NORTH", "AVE", "")},
