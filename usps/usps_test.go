@@ -239,3 +239,18 @@ func BenchmarkParseLastLine(b *testing.B) {
 		}
 	}
 }
+
+func TestParseDeliveryLine(t *testing.T) {
+	got := usps.ParseDeliveryLine("4 n. elm st., apt 2, pmb 7")
+	want := usps.DeliveryLine{Kind: usps.LineStreet, PrimaryNumber: "4", Predirectional: "N", StreetName: "ELM", Suffix: "ST",
+		Secondaries: []usps.Secondary{{Designator: "APT", Number: "2"}}, PMB: "7"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !got.HasUnit() || got.MissingUnitNumber() {
+		t.Errorf("HasUnit %v, MissingUnitNumber %v", got.HasUnit(), got.MissingUnitNumber())
+	}
+	if s := got.Format(usps.Proper); s != "4 N Elm St Apt 2 PMB 7" {
+		t.Errorf("Format = %q", s)
+	}
+}
