@@ -80,7 +80,7 @@ func ParseLastLine(s string) (LastLine, error) {
 	if len(t) == 0 {
 		return LastLine{}, ErrNoCity
 	}
-	l.City = rawPrefix(s, len(t))
+	l.City = rawPrefix(s, t)
 	if l.City == "" {
 		l.City = strings.Join(t, " ")
 	}
@@ -101,24 +101,25 @@ func splitZIP(w string) (zip, plus4 string, ok bool) {
 	return "", "", false
 }
 
-// rawPrefix returns the words of s, as written, that make up its first n
-// tokens, without the punctuation that separates them from the rest; "" when
-// the words and tokens do not line up.
-func rawPrefix(s string, n int) string {
+// rawPrefix returns the words of s, as written, that make up the tokens
+// want, without the punctuation that separates them from the rest; "" when
+// no prefix of whole words reads as want.
+func rawPrefix(s string, want []string) string {
 	words := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' || r == '\r' })
-	count := 0
-	var out []string
-	for _, w := range words {
-		if count == n {
-			break
-		}
-		count += len(tokens(w))
-		out = append(out, w)
-	}
-	if count != n {
+	if len(words) > 64 {
 		return ""
 	}
-	return strings.TrimRight(strings.Join(out, " "), ".;:-")
+	for i := 1; i <= len(words); i++ {
+		cand := strings.Join(words[:i], " ")
+		t := tokens(cand)
+		if len(t) > len(want) {
+			break
+		}
+		if len(t) == len(want) && equalWords(t, want) {
+			return strings.TrimRight(cand, ".;:-")
+		}
+	}
+	return ""
 }
 
 // String writes the last line the way USPS prints it: CITY ST 12345-6789.

@@ -36,6 +36,7 @@ func TestParseLastLine(t *testing.T) {
 		{"Springfield IL", usps.LastLine{City: "Springfield", State: "IL"}, nil},
 		{"Springfield IL 62701 USA", usps.LastLine{City: "Springfield", State: "IL", ZIP: "62701"}, nil},
 		{"Springfield, IL 62701, United States", usps.LastLine{City: "Springfield", State: "IL", ZIP: "62701"}, nil},
+		{"A. B. Town, IL 62701", usps.LastLine{City: "A. B. Town", State: "IL", ZIP: "62701"}, nil},
 		{"", usps.LastLine{}, usps.ErrEmptyLastLine},
 		{" , ", usps.LastLine{}, usps.ErrEmptyLastLine},
 		{"IL 62701", usps.LastLine{}, usps.ErrNoCity},
