@@ -186,11 +186,12 @@ func parseLine(t []string) DeliveryLine {
 		}
 	}
 	var d DeliveryLine
-	switch {
-	case len(t) >= 2 && t[0] == "GENERAL" && t[1] == "DELIVERY":
+	if len(t) >= 2 && t[0] == "GENERAL" && t[1] == "DELIVERY" {
 		d.Kind = LineGeneralDelivery
-		d.stripTrailing(t[2:], false)
-		return d
+		if extra := d.stripTrailing(t[2:], false); len(extra) == 0 {
+			return d
+		}
+		return parseStreet(t)
 	}
 	if n := matchPrefix(t, poBoxWords); n > 0 {
 		rest := t[n:]
