@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // LastLine is the city, state and ZIP Code line of an address.
@@ -105,7 +106,7 @@ func splitZIP(w string) (zip, plus4 string, ok bool) {
 // want, without the punctuation that separates them from the rest; "" when
 // no prefix of whole words reads as want.
 func rawPrefix(s string, want []string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' || r == '\r' })
+	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' })
 	if len(words) > 64 {
 		return ""
 	}
@@ -116,7 +117,7 @@ func rawPrefix(s string, want []string) string {
 			break
 		}
 		if len(t) == len(want) && equalWords(t, want) {
-			return strings.TrimRight(cand, ".;:-")
+			return strings.TrimRightFunc(cand, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		}
 	}
 	return ""
