@@ -116,8 +116,14 @@ func rawPrefix(s string, want []string) string {
 		if len(t) > len(want) {
 			break
 		}
-		if len(t) == len(want) && equalWords(t, want) {
-			return strings.TrimRightFunc(cand, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if equalWords(t, want) {
+			// Trailing punctuation goes (SPRINGFIELD.), unless it is a word
+			// of the city (#).
+			trimmed := strings.TrimRightFunc(cand, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if equalWords(tokens(trimmed), want) {
+				return trimmed
+			}
+			return cand
 		}
 	}
 	return ""

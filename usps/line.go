@@ -154,6 +154,9 @@ func wordLists(patterns ...string) [][]string {
 }
 
 func equalWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			return false
@@ -267,7 +270,9 @@ func parseStreet(t []string) DeliveryLine {
 	// A unit written before the house number (SUITE 200 123 MAIN ST) goes
 	// to the end of the line, where Publication 28 puts it.
 	var leading []Secondary
-	for len(t) > 2 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
+	// It moves only when a house number and a street word follow, so that
+	// at the end it is read as a unit again.
+	for len(t) > 3 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
 		designator := units[t[0]]
 		if t[0] == "#" {
 			designator = "#"
