@@ -266,13 +266,27 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 
 // parseStreet takes apart a street address line.
 func parseStreet(t []string) DeliveryLine {
+	d, moved := parseStreetUnits(t, true)
+	if moved {
+		// Moved to the end, a unit can join what is there (APT and # 5
+		// read as APT 5); then it stays where it was written.
+		if s := d.Format(Upper); parseLine(tokens(s)).Format(Upper) != s {
+			d, _ = parseStreetUnits(t, false)
+		}
+	}
+	return d
+}
+
+// parseStreetUnits takes apart a street line, moving units written before
+// the house number to the end when moveLeading; it reports whether it did.
+func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	d := DeliveryLine{Kind: LineStreet}
 	// A unit written before the house number (SUITE 200 123 MAIN ST) goes
 	// to the end of the line, where Publication 28 puts it.
 	var leading []Secondary
 	// It moves only when a house number and a street word follow, so that
 	// at the end it is read as a unit again.
-	for len(t) > 3 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
+	for moveLeading && len(t) > 3 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
 		designator := units[t[0]]
 		if t[0] == "#" {
 			designator = "#"
@@ -309,7 +323,7 @@ func parseStreet(t []string) DeliveryLine {
 		}
 	}
 	d.StreetName = strings.Join(streetName(t), " ")
-	return d
+	return d, len(leading) > 0
 }
 
 // isRouteWord reports whether w names a numbered road when a number follows
