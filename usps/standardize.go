@@ -40,8 +40,26 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //     is not four digits dropped.
 //
 // It never fails: what it cannot read it leaves as written, cleaned and
-// cased. Standardize(Standardize(a, c), c) == Standardize(a, c).
+// cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
+// are applied until they change nothing more, which real addresses reach
+// in one round; only odd inputs (units written where units do not go) take
+// a second.
 func Standardize(a Address, c Casing) Address {
+	cur := standardizeOnce(a, c)
+	for range maxRounds {
+		next := standardizeOnce(cur, c)
+		if next == cur {
+			break
+		}
+		cur = next
+	}
+	return cur
+}
+
+// maxRounds bounds the rounds of Standardize after the first.
+const maxRounds = 4
+
+func standardizeOnce(a Address, c Casing) Address {
 	out := Address{}
 	state := strings.Join(tokens(a.State), " ")
 	if st, ok := LookupState(state); ok {
