@@ -617,7 +617,7 @@ func (s *Service) processAddresses(ctx context.Context, account string, l *Lette
 		return internal("process recipient address", err)
 	}
 	l.Sender, l.Recipient = rs.Party, rr.Party
-	l.IssueMessage = deliverabilityIssue(l.Options, rr.Deliverability)
+	l.IssueMessage = deliverabilityIssue(l.Options, rr)
 	return nil
 }
 
