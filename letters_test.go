@@ -30,7 +30,7 @@ func TestCreateLetterShape(t *testing.T) {
 		Sender: lettershop.Party{
 			Organization:      "Acme Corp",
 			Address:           lettershop.Address{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"},
-			AddressComponents: &lettershop.AddressComponents{CassType: "none"},
+			AddressComponents: &lettershop.AddressComponents{CassType: "none", City: "Springfield", State: "IL", ZipCode: "62701"},
 		},
 		Recipient: lettershop.Party{
 			Individual:        &lettershop.Individual{FullName: "Jane Doe", FirstName: "Jane", LastName: "Doe"},
