@@ -216,6 +216,9 @@ func (s *Store) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage
 	}
 	args = append(args, q.Limit)
 	fmt.Fprintf(&b, ` ORDER BY id DESC LIMIT $%d`, len(args))
+	if len(q.Metadata) > 0 {
+		args = planEachTime(args)
+	}
 	rows, err := s.pool.Query(ctx, b.String(), args...)
 	if err != nil {
 		return nil, fail(ctx, op, err)

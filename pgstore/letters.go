@@ -142,6 +142,25 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 		}
 		return nil, nil
 	}
+	query, args, err := listLettersQuery(q)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scanLetter(r) })
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// listLettersQuery returns the SQL and arguments of q, which has a Limit
+// and only strings a text column can hold. A query with a metadata filter
+// leads its arguments with pgx.QueryExecModeExec, see planEachTime.
+func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 	var b strings.Builder
 	args := []any{q.Account}
 	b.WriteString(`SELECT ` + letterColumns + ` FROM letters WHERE account = $1`)
@@ -158,7 +177,7 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if len(q.Metadata) > 0 {
 		m, err := encodeMetadata(q.Metadata)
 		if err != nil {
-			return nil, fail(ctx, op, err)
+			return "", nil, err
 		}
 		args = append(args, m)
 		fmt.Fprintf(&b, ` AND metadata @> $%d::jsonb`, len(args))
@@ -169,16 +188,10 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	}
 	args = append(args, q.Limit)
 	fmt.Fprintf(&b, ` ORDER BY id DESC LIMIT $%d`, len(args))
-
-	rows, err := s.pool.Query(ctx, b.String(), args...)
-	if err != nil {
-		return nil, fail(ctx, op, err)
+	if len(q.Metadata) > 0 {
+		args = planEachTime(args)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scanLetter(r) })
-	if err != nil {
-		return nil, fail(ctx, op, err)
-	}
-	return out, nil
+	return b.String(), args, nil
 }
 
 // updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.
@@ -248,6 +261,13 @@ func letterMissing(ctx context.Context, q querier, account, id string) error {
 	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
 }
 
+// dueLettersSQL locks up to $2 letters due at $1, earliest first, that no
+// other transaction holds.
+const dueLettersSQL = `SELECT ` + letterColumns + ` FROM letters
+	WHERE due_at IS NOT NULL AND due_at <= $1
+	ORDER BY due_at, id LIMIT $2
+	FOR UPDATE SKIP LOCKED`
+
 // ProcessDueLetters implements storage.Storage. One transaction locks up to
 // limit due letters, earliest first, passing over those another transaction
 // holds (FOR UPDATE SKIP LOCKED), so concurrent callers, here or on another
@@ -268,9 +288,7 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 	)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		n, fnErr = 0, nil
-		rows, err := tx.Query(ctx, `SELECT `+letterColumns+` FROM letters
-			WHERE due_at IS NOT NULL AND due_at <= $1
-			ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+		rows, err := tx.Query(ctx, dueLettersSQL, now, limit)
 		if err != nil {
 			return err
 		}

@@ -83,10 +83,12 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		}
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.schema}.Sanitize()
 	}
-	// The default on a cancelled context is to close the connection at once,
-	// which leaves a statement blocked on a lock running, and committing, on
-	// the server after the caller has been told it failed. A cancel request
-	// stops it there, so a cancelled write really did not happen.
+	// On a cancelled context pgx by default drops the connection at once
+	// and asks the server to cancel in the background: the call returns
+	// while the statement may still hold its locks, and the next request
+	// pays for a new connection. Asking first and waiting for the server's
+	// answer (up to cancelGrace) means that when a write returns the
+	// context's error, the server has already stopped it.
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
 	}
@@ -147,10 +149,11 @@ func fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("pgstore: %s: %w", op, err)
 }
 
-// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
+// isUniqueViolation reports whether err is a unique_violation or an
+// exclusion_violation, the error of the constraints that keep ids unique.
 func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "23P01")
 }
 
 // storable reports whether every s can be kept in a text column: valid
@@ -191,6 +194,15 @@ func timeOrZero(t *time.Time) time.Time {
 		return time.Time{}
 	}
 	return *t
+}
+
+// planEachTime makes a query with arguments args planned for the values it
+// is run with, rather than with the generic plan a cached statement may
+// settle on. A metadata filter needs it: a pair few records hold is best
+// found through the GIN index, a common one by walking the account's ids,
+// and a generic plan cannot tell them apart.
+func planEachTime(args []any) []any {
+	return append([]any{pgx.QueryExecModeExec}, args...)
 }
 
 // querier is what a pool and a transaction both offer.

@@ -1,12 +1,19 @@
 -- Ids, accounts and the other keys compare byte by byte (COLLATE "C"), as
 -- the service's ids and cursors do, whatever the database's locale.
 
--- Letters. Ids are unique across accounts; a lookup checks the account too.
--- Lists walk (account, ...) indexes backwards from the cursor id; metadata,
--- an array of {"key", "value"} objects in order, is filtered by containment.
+-- Letters. Lists walk (account, ...) indexes backwards from the cursor id;
+-- metadata, an array of {"key", "value"} objects in order, is filtered by
+-- containment.
+--
+-- Every index that yields letters in id order leads with the account. Were
+-- there a btree on id alone, the planner could walk it for a page, skipping
+-- other accounts' letters, which costs the whole table when an account's
+-- letters are all old. Ids are nonetheless unique across accounts, as the
+-- contract says; a hash exclusion constraint enforces that without offering
+-- an order.
 CREATE TABLE letters (
-    id          text COLLATE "C" PRIMARY KEY,
     account     text COLLATE "C" NOT NULL,
+    id          text COLLATE "C" NOT NULL,
     status      text COLLATE "C" NOT NULL,
     external_id text COLLATE "C" NOT NULL,
     metadata    jsonb NOT NULL,
@@ -15,24 +22,27 @@ CREATE TABLE letters (
     -- NULL when no lifecycle step is pending.
     due_at      timestamptz,
     revision    bigint NOT NULL,
-    data        bytea NOT NULL
+    data        bytea NOT NULL,
+    CONSTRAINT letters_account_id PRIMARY KEY (account, id),
+    CONSTRAINT letters_id_unique EXCLUDE USING hash (id WITH =)
 );
-CREATE UNIQUE INDEX letters_account_id ON letters (account, id);
 CREATE INDEX letters_account_status_id ON letters (account, status, id);
 CREATE INDEX letters_account_external_id ON letters (account, external_id, id) WHERE external_id <> '';
 CREATE INDEX letters_metadata ON letters USING gin (metadata jsonb_path_ops);
 CREATE INDEX letters_due ON letters (due_at, id) WHERE due_at IS NOT NULL;
 
+-- Assets, as letters.
 CREATE TABLE assets (
-    id          text COLLATE "C" PRIMARY KEY,
     account     text COLLATE "C" NOT NULL,
+    id          text COLLATE "C" NOT NULL,
     metadata    jsonb NOT NULL,
     created_at  timestamptz NOT NULL,
     modified_at timestamptz NOT NULL,
     revision    bigint NOT NULL,
-    data        bytea NOT NULL
+    data        bytea NOT NULL,
+    CONSTRAINT assets_account_id PRIMARY KEY (account, id),
+    CONSTRAINT assets_id_unique EXCLUDE USING hash (id WITH =)
 );
-CREATE UNIQUE INDEX assets_account_id ON assets (account, id);
 CREATE INDEX assets_metadata ON assets USING gin (metadata jsonb_path_ops);
 
 -- A version belongs to one asset of one account and goes with it.
