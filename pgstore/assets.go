@@ -199,27 +199,11 @@ func (s *Store) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage
 		}
 		return nil, nil
 	}
-	var b strings.Builder
-	args := []any{q.Account}
-	b.WriteString(`SELECT ` + assetColumns + ` FROM assets WHERE account = $1`)
-	if len(q.Metadata) > 0 {
-		m, err := encodeMetadata(q.Metadata)
-		if err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		args = append(args, m)
-		fmt.Fprintf(&b, ` AND metadata @> $%d::jsonb`, len(args))
+	query, args, err := listAssetsQuery(q)
+	if err != nil {
+		return nil, fail(ctx, op, err)
 	}
-	if q.Before != "" {
-		args = append(args, q.Before)
-		fmt.Fprintf(&b, ` AND id < $%d`, len(args))
-	}
-	args = append(args, q.Limit)
-	fmt.Fprintf(&b, ` ORDER BY id DESC LIMIT $%d`, len(args))
-	if len(q.Metadata) > 0 {
-		args = planEachTime(args)
-	}
-	rows, err := s.pool.Query(ctx, b.String(), args...)
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
@@ -228,6 +212,39 @@ func (s *Store) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage
 		return nil, fail(ctx, op, err)
 	}
 	return out, nil
+}
+
+// listAssetsQuery returns the SQL and arguments of q, as listLettersQuery
+// does for letters.
+func listAssetsQuery(q storage.AssetQuery) (string, []any, error) {
+	var (
+		b    strings.Builder
+		args = []any{q.Account}
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	order := "a.id"
+	if len(q.Metadata) > 0 {
+		first := q.Metadata[0]
+		m, err := encodeMetadata(q.Metadata)
+		if err != nil {
+			return "", nil, err
+		}
+		fmt.Fprintf(&b, `SELECT %s FROM asset_metadata m, LATERAL (
+			SELECT %s FROM assets WHERE account = m.account AND id = m.asset_id OFFSET 0) a
+			WHERE m.account = $1 AND m.pair = metadata_pair(%s, %s) AND a.metadata @> %s::jsonb`,
+			prefixed("a", assetColumns), assetColumns, arg(first.Key), arg(first.Value), arg(m))
+		order = "m.asset_id"
+	} else {
+		b.WriteString(`SELECT ` + prefixed("a", assetColumns) + ` FROM assets a WHERE a.account = $1`)
+	}
+	if q.Before != "" {
+		fmt.Fprintf(&b, " AND %s < %s", order, arg(q.Before))
+	}
+	fmt.Fprintf(&b, " ORDER BY %s DESC LIMIT %s", order, arg(q.Limit))
+	return b.String(), args, nil
 }
 
 // DeleteAsset implements storage.Storage. The versions go with the asset

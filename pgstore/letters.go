@@ -158,39 +158,67 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 }
 
 // listLettersQuery returns the SQL and arguments of q, which has a Limit
-// and only strings a text column can hold. A query with a metadata filter
-// leads its arguments with pgx.QueryExecModeExec, see planEachTime.
+// and only strings a text column can hold. The query walks one index
+// backwards from the cursor and checks the other filters on each letter it
+// meets:
+//   - with an external id, (account, external_id, id): it holds few letters;
+//   - else with metadata, the pair index of the first pair, fetching each
+//     letter from it (a lateral subquery, so the planner cannot swap the
+//     walk for one of all the account's letters, which costs the table when
+//     the pair's letters are old);
+//   - else with a status, (account, status, id);
+//   - else (account, id).
+//
+// Every letter is checked against all the metadata pairs in its jsonb.
 func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
-	var b strings.Builder
-	args := []any{q.Account}
-	b.WriteString(`SELECT ` + letterColumns + ` FROM letters WHERE account = $1`)
+	var (
+		b     strings.Builder
+		args  = []any{q.Account}
+		where []string
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	walkPair := q.ExternalID == "" && len(q.Metadata) > 0
+	if walkPair {
+		first := q.Metadata[0]
+		fmt.Fprintf(&b, `SELECT %s FROM letter_metadata m, LATERAL (
+			SELECT %s FROM letters WHERE account = m.account AND id = m.letter_id OFFSET 0) l
+			WHERE m.account = $1 AND m.pair = metadata_pair(%s, %s)`,
+			prefixed("l", letterColumns), letterColumns, arg(first.Key), arg(first.Value))
+		if q.Before != "" {
+			where = append(where, "m.letter_id < "+arg(q.Before))
+		}
+	} else {
+		b.WriteString(`SELECT ` + prefixed("l", letterColumns) + ` FROM letters l WHERE l.account = $1`)
+		if q.Before != "" {
+			where = append(where, "l.id < "+arg(q.Before))
+		}
+	}
 	if q.Status != "" {
-		args = append(args, q.Status)
-		fmt.Fprintf(&b, ` AND status = $%d`, len(args))
+		where = append(where, "l.status = "+arg(q.Status))
 	}
 	if q.ExternalID != "" {
 		// The index holds only letters with an external id; saying so lets
 		// a generic plan use it.
-		args = append(args, q.ExternalID)
-		fmt.Fprintf(&b, ` AND external_id = $%d AND external_id <> ''`, len(args))
+		where = append(where, "l.external_id = "+arg(q.ExternalID)+" AND l.external_id <> ''")
 	}
 	if len(q.Metadata) > 0 {
 		m, err := encodeMetadata(q.Metadata)
 		if err != nil {
 			return "", nil, err
 		}
-		args = append(args, m)
-		fmt.Fprintf(&b, ` AND metadata @> $%d::jsonb`, len(args))
+		where = append(where, "l.metadata @> "+arg(m)+"::jsonb")
 	}
-	if q.Before != "" {
-		args = append(args, q.Before)
-		fmt.Fprintf(&b, ` AND id < $%d`, len(args))
+	for _, w := range where {
+		b.WriteString(" AND " + w)
 	}
-	args = append(args, q.Limit)
-	fmt.Fprintf(&b, ` ORDER BY id DESC LIMIT $%d`, len(args))
-	if len(q.Metadata) > 0 {
-		args = planEachTime(args)
+	order := "l.id"
+	if walkPair {
+		order = "m.letter_id"
 	}
+	fmt.Fprintf(&b, " ORDER BY %s DESC LIMIT %s", order, arg(q.Limit))
 	return b.String(), args, nil
 }
 

@@ -196,13 +196,13 @@ func timeOrZero(t *time.Time) time.Time {
 	return *t
 }
 
-// planEachTime makes a query with arguments args planned for the values it
-// is run with, rather than with the generic plan a cached statement may
-// settle on. A metadata filter needs it: a pair few records hold is best
-// found through the GIN index, a common one by walking the account's ids,
-// and a generic plan cannot tell them apart.
-func planEachTime(args []any) []any {
-	return append([]any{pgx.QueryExecModeExec}, args...)
+// prefixed returns the comma-separated columns qualified by table.
+func prefixed(table, columns string) string {
+	cols := strings.Split(columns, ", ")
+	for i, c := range cols {
+		cols[i] = table + "." + c
+	}
+	return strings.Join(cols, ", ")
 }
 
 // querier is what a pool and a transaction both offer.

@@ -257,3 +257,90 @@ func TestClaimAcrossStores(t *testing.T) {
 		}
 	}
 }
+
+// wantPairIndexInStep checks that the pair tables hold exactly the pairs of
+// the rows' metadata.
+func wantPairIndexInStep(t *testing.T, schema string) {
+	t.Helper()
+	for _, tc := range []struct{ pairs, rows, id string }{
+		{"letter_metadata", "letters", "letter_id"},
+		{"asset_metadata", "assets", "asset_id"},
+	} {
+		var extra, missing int
+		err := adminConn(t, schema).QueryRow(t.Context(), fmt.Sprintf(`WITH want AS (
+				SELECT DISTINCT account, metadata_pair(e->>'key', e->>'value') AS pair, id
+				FROM %[2]s, jsonb_array_elements(metadata) AS e),
+			have AS (SELECT account, pair, %[3]s AS id FROM %[1]s)
+			SELECT (SELECT count(*) FROM (SELECT * FROM have EXCEPT SELECT * FROM want) x),
+				(SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT * FROM have) y)`, tc.pairs, tc.rows, tc.id),
+		).Scan(&extra, &missing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if extra != 0 || missing != 0 {
+			t.Errorf("%s: %d pairs too many, %d missing", tc.pairs, extra, missing)
+		}
+	}
+}
+
+// TestPairIndexFollowsWrites: the pair tables behind metadata filters
+// follow every kind of write, duplicate pairs included.
+func TestPairIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	s := openStore(t, schema)
+	ctx := t.Context()
+	md := func(kv ...string) []storage.Metadata {
+		var m []storage.Metadata
+		for i := 0; i+1 < len(kv); i += 2 {
+			m = append(m, storage.Metadata{Key: kv[i], Value: kv[i+1]})
+		}
+		return m
+	}
+	l := storedLetter("ltr_1", "a", epoch)
+	l.Metadata = md("k", "v", "k", "v", "x", "")
+	l, err := s.CreateLetter(ctx, l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateLetter(ctx, storedLetter("ltr_2", "b", time.Time{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+
+	l.Metadata = md("k", "v", "y", "1")
+	if l, err = s.UpdateLetter(ctx, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+	if _, err := s.ProcessDueLetters(ctx, epoch, 10, func(l *storage.Letter) error {
+		l.Metadata, l.DueAt = nil, time.Time{}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+	got, err := s.ListLetters(ctx, storage.LetterQuery{Account: "a", Metadata: md("k", "v"), Limit: 10})
+	if err != nil || len(got) != 0 {
+		t.Errorf("ListLetters by a pair removed: %d letters, %v; want none", len(got), err)
+	}
+
+	a := storage.Asset{ID: "ast_1", Account: "a", Metadata: md("kind", "t"), CreatedAt: epoch, ModifiedAt: epoch}
+	if a, err = s.WriteAsset(ctx, storage.AssetWrite{Asset: a}); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+	a.Metadata = md("kind", "u")
+	if a, err = s.WriteAsset(ctx, storage.AssetWrite{Asset: a}); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+	if err := s.DeleteAsset(ctx, "a", a.ID, a.Revision, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantPairIndexInStep(t, schema)
+	var n int
+	if err := adminConn(t, schema).QueryRow(ctx, `SELECT count(*) FROM asset_metadata`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("asset_metadata holds %d pairs after the asset's deletion, %v", n, err)
+	}
+}
