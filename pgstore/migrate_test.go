@@ -1,6 +1,8 @@
 package pgstore_test
 
 import (
+	"context"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/lettershop/lettershop/pgstore"
 	"github.com/lettershop/lettershop/storage"
@@ -141,5 +144,56 @@ func TestOpenBadSchemaName(t *testing.T) {
 	if err == nil {
 		s.Close()
 		t.Fatal("Open with a schema name holding a NUL succeeded")
+	}
+}
+
+// TestOpenSearchPathFromDSN: without WithSchema, the tables go to the
+// schema the connection string's search_path names.
+func TestOpenSearchPathFromDSN(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	conn := adminConn(t, "public")
+	if _, err := conn.Exec(t.Context(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	dsn := testDSN(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	s, err := pgstore.Open(t.Context(), dsn+sep+"search_path="+url.QueryEscape(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d := cmp.Diff(embeddedVersions(t), appliedVersions(t, schema)); d != "" {
+		t.Errorf("migrations in the DSN's schema (-want +got):\n%s", d)
+	}
+}
+
+// TestOpenQuotedSchemaName: a schema name that needs quoting works.
+func TestOpenQuotedSchemaName(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t) + ` "Odd" name`
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), testDSN(t))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	})
+	s := openStore(t, schema)
+	l := storage.Letter{ID: "ltr_1", Account: "a", Status: "queued", CreatedAt: epoch, ModifiedAt: epoch,
+		Metadata: []storage.Metadata{{Key: "k", Value: "v"}}}
+	if _, err := s.CreateLetter(t.Context(), l, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ListLetters(t.Context(), storage.LetterQuery{Account: "a", Metadata: l.Metadata, Limit: 10})
+	if err != nil || len(got) != 1 {
+		t.Errorf("ListLetters by metadata in schema %q: %d letters, %v", schema, len(got), err)
 	}
 }
