@@ -157,6 +157,10 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 	}
 	out.Metadata = cloneMetadata(a.Metadata)
 	out.Data = cloneBytes(a.Data)
+	out.ModifiedAt = storedTime(a.ModifiedAt)
+	if a.Revision == 0 {
+		out.CreatedAt = storedTime(a.CreatedAt)
+	}
 	return out, nil
 }
 

@@ -33,6 +33,16 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 	return l, nil
 }
 
+// storedLetter returns a copy of l as the database keeps it.
+func storedLetter(l storage.Letter) storage.Letter {
+	l.Metadata = cloneMetadata(l.Metadata)
+	l.Data = cloneBytes(l.Data)
+	l.CreatedAt = storedTime(l.CreatedAt)
+	l.ModifiedAt = storedTime(l.ModifiedAt)
+	l.DueAt = storedTime(l.DueAt)
+	return l
+}
+
 // checkLetter refuses a letter a text column cannot hold.
 func checkLetter(l *storage.Letter) error {
 	switch {
@@ -99,9 +109,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	case tag.RowsAffected() == 0:
 		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
 	}
-	out := l
-	out.Metadata = cloneMetadata(l.Metadata)
-	out.Data = cloneBytes(l.Data)
+	out := storedLetter(l)
 	out.Revision = 1
 	return out, nil
 }
@@ -270,8 +278,9 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
-	out.Metadata = cloneMetadata(l.Metadata)
-	out.Data = cloneBytes(l.Data)
+	created, rev := out.CreatedAt, out.Revision
+	out = storedLetter(l)
+	out.CreatedAt, out.Revision = created, rev
 	return out, nil
 }
 

@@ -189,6 +189,12 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
+// storedTime returns t as a timestamptz keeps it: to the microsecond,
+// truncated, as pgx sends it.
+func storedTime(t time.Time) time.Time {
+	return t.Truncate(time.Microsecond)
+}
+
 func timeOrZero(t *time.Time) time.Time {
 	if t == nil {
 		return time.Time{}

@@ -59,24 +59,48 @@ func TestTextColumnLimits(t *testing.T) {
 }
 
 // TestTimesKeepMicroseconds: PostgreSQL keeps microseconds; what is finer
-// is dropped, never rounded up past the instant given.
+// is dropped, never rounded up past the instant given, and what a write
+// returns is what a read finds.
 func TestTimesKeepMicroseconds(t *testing.T) {
 	t.Parallel()
 	s := openStore(t, newSchema(t))
 	l := storedLetter("ltr_1", "a", epoch.Add(time.Hour+1500*time.Nanosecond))
 	l.CreatedAt = epoch.Add(999 * time.Nanosecond)
-	if _, err := s.CreateLetter(t.Context(), l, nil); err != nil {
+	l.ModifiedAt = epoch.Add(-1 * time.Nanosecond)
+	created, err := s.CreateLetter(t.Context(), l, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetLetter(t.Context(), "a", "ltr_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := epoch; !got.CreatedAt.Equal(want) {
-		t.Errorf("CreatedAt = %v, want %v", got.CreatedAt, want)
+	for _, c := range []struct {
+		name      string
+		got, want time.Time
+	}{
+		{"CreatedAt", got.CreatedAt, epoch},
+		{"ModifiedAt", got.ModifiedAt, epoch.Add(-time.Microsecond)},
+		{"DueAt", got.DueAt, epoch.Add(time.Hour + time.Microsecond)},
+	} {
+		if !c.got.Equal(c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
 	}
-	if want := epoch.Add(time.Hour + time.Microsecond); !got.DueAt.Equal(want) {
-		t.Errorf("DueAt = %v, want %v", got.DueAt, want)
+	if d := cmp.Diff(got, created); d != "" {
+		t.Errorf("CreateLetter returned other than it stored (-stored +returned):\n%s", d)
+	}
+	u := got
+	u.ModifiedAt = epoch.Add(time.Minute + 999*time.Nanosecond)
+	updated, err := s.UpdateLetter(t.Context(), u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = s.GetLetter(t.Context(), "a", "ltr_1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(got, updated); d != "" {
+		t.Errorf("UpdateLetter returned other than it stored (-stored +returned):\n%s", d)
 	}
 }
 
