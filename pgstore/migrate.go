@@ -73,7 +73,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit, a no-op
+	defer func() {
+		// After Commit, a no-op; after a failure, it undoes everything.
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+	}()
 
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(coalesce(nullif($2, ''), current_schema(), '')))`,
 		migrateLockClass, schema); err != nil {

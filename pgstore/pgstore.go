@@ -114,7 +114,7 @@ const rollbackTimeout = 5 * time.Second
 
 // inTx runs fn in a transaction, committed when fn returns nil and rolled
 // back otherwise, also when fn panics.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) (err error) {
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
