@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // envDSN names the variable that holds the test database's DSN, for example
@@ -80,4 +81,13 @@ func adminConn(t testing.TB, schema string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// md returns metadata of key-value pairs.
+func md(kv ...string) []storage.Metadata {
+	var m []storage.Metadata
+	for i := 0; i+1 < len(kv); i += 2 {
+		m = append(m, storage.Metadata{Key: kv[i], Value: kv[i+1]})
+	}
+	return m
 }

@@ -13,7 +13,7 @@ import (
 
 const idemColumns = `scope, key, fingerprint, token, done, result, created_at, expires_at, lease_expires_at`
 
-// claimSQL claims ($1, $2) for the record $1..$9 at time $10 in one
+// claimSQL claims (scope $1, key $2) for the record $1..$8 at time $9 in one
 // statement: it inserts the record, or overwrites one that is no longer
 // live, and returns it with true; otherwise it returns the live record with
 // false. The unique key makes concurrent claimants queue on one row, so

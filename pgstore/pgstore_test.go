@@ -314,13 +314,6 @@ func TestPairIndexFollowsWrites(t *testing.T) {
 	schema := newSchema(t)
 	s := openStore(t, schema)
 	ctx := t.Context()
-	md := func(kv ...string) []storage.Metadata {
-		var m []storage.Metadata
-		for i := 0; i+1 < len(kv); i += 2 {
-			m = append(m, storage.Metadata{Key: kv[i], Value: kv[i+1]})
-		}
-		return m
-	}
 	l := storedLetter("ltr_1", "a", epoch)
 	l.Metadata = md("k", "v", "k", "v", "x", "")
 	l, err := s.CreateLetter(ctx, l, nil)

@@ -171,11 +171,3 @@ func TestQueriesWalkIndexes(t *testing.T) {
 		})
 	}
 }
-
-func md(kv ...string) []storage.Metadata {
-	var m []storage.Metadata
-	for i := 0; i+1 < len(kv); i += 2 {
-		m = append(m, storage.Metadata{Key: kv[i], Value: kv[i+1]})
-	}
-	return m
-}
