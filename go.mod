@@ -1,6 +1,6 @@
 module github.com/lettershop/lettershop
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/benbjohnson/clock v1.3.5
