@@ -175,8 +175,9 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 	lc.mu.Unlock()
 	total := 0
 	for {
+		w := newRecordWriter()
 		n, err := lc.s.store.ProcessDueLetters(ctx, now, runBatch, func(r *storage.Letter) error {
-			lc.process(r, now)
+			lc.process(w, r, now)
 			return nil
 		})
 		total += n
@@ -189,13 +190,18 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 	}
 }
 
-// process applies to a stored letter every step due up to now. A letter that
-// cannot be decoded is taken off the schedule, logged, rather than blocking
-// every run after it.
-func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
+// process applies to a stored letter every step due up to now: in place
+// in its stored document when that has the expected layout, else by
+// decoding and encoding the whole letter. A letter that cannot be decoded
+// is taken off the schedule, logged, rather than blocking every run.
+func (lc *lifecycle) process(w *recordWriter, r *storage.Letter, now time.Time) {
+	if w.advance(r, now) {
+		lc.noteDue(r.DueAt)
+		return
+	}
 	l, err := letterFromRecord(*r)
 	if err == nil {
-		lc.advance(l, now)
+		lc.settle(l, now)
 		var rec storage.Letter
 		if rec, err = letterRecord(r.Account, l); err == nil {
 			*r = rec
@@ -206,55 +212,19 @@ func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 	r.DueAt = time.Time{}
 }
 
-// settle applies to l, in memory, every step due up to now: what a run will
-// store, so a letter read between runs is already where it should be and a
-// change to it is judged on its current status.
-func (lc *lifecycle) settle(l *Letter, now time.Time) { lc.advance(l, now) }
-
-// advance applies to l every step due up to now, each stamped with the time
-// it fell due, and returns how many it applied.
-func (lc *lifecycle) advance(l *Letter, now time.Time) int {
-	n := 0
-	o := outcomeOf(l)
-	for !l.dueAt.IsZero() && !l.dueAt.After(now) {
-		next := successors(stageOf(l), o)
-		if len(next) == 0 {
-			l.dueAt = time.Time{}
-			break
-		}
-		lc.enter(l, next[0], l.dueAt, o)
-		n++
+// settle applies to l every step due up to now, each stamped with the time
+// it fell due. getLetter calls it too, so a letter read between runs is
+// already where it should be and a change to it is judged on its current
+// status; the run that stores those steps writes the same ones.
+func (lc *lifecycle) settle(l *Letter, now time.Time) {
+	if l.dueAt.IsZero() || l.dueAt.After(now) {
+		return
 	}
-	if n > 0 {
-		lc.noteDue(l.dueAt)
-	}
-	return n
+	c := courseOf(l)
+	c.advance(now)
+	c.applyTo(l)
+	lc.noteDue(l.dueAt)
 }
-
-// enter records l reaching st at time at and schedules its next step.
-func (lc *lifecycle) enter(l *Letter, st stage, at time.Time, o outcome) {
-	if st.tracking() {
-		l.Events = append(l.Events, trackingEvent(l, st, at))
-	} else {
-		lc.transition(l, LetterStatus(st), at, statusDescriptions[st])
-	}
-	if at.After(l.ModifiedAt) {
-		l.ModifiedAt = at
-	}
-	l.dueAt = time.Time{}
-	if next := successors(st, o); len(next) > 0 {
-		l.dueAt = dueAfter(l, st, next[0], at)
-	}
-}
-
-var statusDescriptions = map[stage]string{
-	stageReady:        "Letter processed and ready for printing",
-	stageInProduction: "Letter is being printed and enclosed",
-	stageMailed:       "Letter handed to the postal service",
-	stageCanceled:     canceledDescription,
-}
-
-const canceledDescription = "Canceled at the sender's request"
 
 // begin starts a new letter's history: queued, or at issue at once when its
 // recipient cannot be mailed.
@@ -271,7 +241,7 @@ func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 		lc.transition(l, StatusIssue, now, l.IssueMessage)
 		return
 	}
-	l.dueAt = dueAfter(l, stageQueued, stageReady, now)
+	l.dueAt = now.Add(processingDelay)
 	lc.noteDue(l.dueAt)
 }
 
@@ -367,33 +337,11 @@ func (s *Service) Simulate(ctx context.Context, account, id string, target Simul
 }
 
 func (lc *lifecycle) simulate(l *Letter, target stage, now time.Time) error {
-	cur := stageOf(l)
-	if cur == target || stage(l.Status) == target {
-		return errUnchanged
+	c := courseOf(l)
+	if err := c.simulate(target, now, l.Events); err != nil {
+		return err
 	}
-	switch {
-	case target == stageCanceled:
-		if cur != stageQueued && cur != stageReady {
-			return errorf(CodeConflict, "letter %s is %s and can no longer be canceled", l.ID, l.Status)
-		}
-		lc.transition(l, StatusCanceled, now, canceledDescription)
-		return nil
-	case target == stageQueued || target == stageIssue:
-		return errorf(CodeConflict, "letter %s is %s: a letter is %s only from its creation", l.ID, l.Status, target)
-	case cur == stageCanceled || cur == stageIssue:
-		return errorf(CodeConflict, "letter %s is %s and does not move", l.ID, l.Status)
-	}
-	o := outcomeOf(l)
-	path := pathTo(cur, target, o)
-	if path == nil {
-		if slices.ContainsFunc(l.Events, func(e Event) bool { return e.Status == string(target) }) {
-			return errorf(CodeConflict, "letter %s has already passed %s: it is at %s", l.ID, target, cur)
-		}
-		return errorf(CodeConflict, "letter %s is at %s, from where it can not reach %s", l.ID, cur, target)
-	}
-	for _, st := range path {
-		lc.enter(l, st, now, o)
-	}
+	c.applyTo(l)
 	lc.noteDue(l.dueAt)
 	return nil
 }

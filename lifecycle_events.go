@@ -43,17 +43,17 @@ var trackingKinds = map[stage]trackingKind{
 	},
 }
 
-// trackingEvent is l's tracking event for reaching st at time at.
-func trackingEvent(l *Letter, st stage, at time.Time) Event {
+// trackingEvent is c's next event: the tracking scan of reaching st at time at.
+func trackingEvent(c *course, st stage, at time.Time) Event {
 	k := trackingKinds[st]
-	p := placeOf(l.Sender)
+	p := c.life.From
 	if k.atDestination {
-		p = placeOf(l.Recipient)
+		p = c.life.To
 	}
 	f := facilityOf(p, k.deliveryUnit)
 	f.Notes = k.notes
 	return Event{
-		ID:                   eventID(l.ID, len(l.Events), at),
+		ID:                   eventID(c.id, c.life.Events, at),
 		CreatedAt:            at,
 		ModifiedAt:           at,
 		Timestamp:            at,
@@ -63,7 +63,7 @@ func trackingEvent(l *Letter, st stage, at time.Time) Event {
 		Description:          k.description,
 		OperationCode:        k.code,
 		ActionRequired:       k.actionRequired,
-		Location:             location(p.city, p.state, f.FacilityZip),
+		Location:             location(p.City, p.State, f.FacilityZip),
 	}
 }
 
@@ -72,16 +72,16 @@ func trackingEvent(l *Letter, st stage, at time.Time) Event {
 // three-digit ZIP area (at that area's ZIP code ending in 99). The names
 // are made up from the place, in the style of USPS facility names.
 func facilityOf(p place, deliveryUnit bool) TrackingEventDetails {
-	name := joinNonEmpty(" ", p.city, p.state)
+	name := joinNonEmpty(" ", p.City, p.State)
 	switch {
 	case deliveryUnit && name != "":
-		return TrackingEventDetails{Facility: name + " POST OFFICE", FacilityType: "Post Office", FacilityZip: p.zip}
+		return TrackingEventDetails{Facility: name + " POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
 	case deliveryUnit:
-		return TrackingEventDetails{Facility: "LOCAL POST OFFICE", FacilityType: "Post Office", FacilityZip: p.zip}
+		return TrackingEventDetails{Facility: "LOCAL POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
 	}
 	zip := ""
-	if p.zip != "" {
-		zip = p.zip[:3] + "99"
+	if p.Zip != "" {
+		zip = p.Zip[:3] + "99"
 	}
 	if name == "" {
 		name = "REGIONAL"

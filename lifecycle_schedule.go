@@ -56,31 +56,24 @@ const (
 )
 
 // outcome is how a letter's postal journey ends, chosen by its recipient's
-// nonAddressData (the documented test inputs).
-type outcome int
+// nonAddressData (the documented test inputs): "" when it is delivered.
+type outcome string
 
+// The outcomes the test inputs force: the recipient's whole nonAddressData,
+// compared without case and surrounding space.
 const (
-	outcomeDelivered outcome = iota
-	outcomeReRouted
-	outcomeReturned
-)
-
-// Test inputs: the recipient's whole nonAddressData, compared without case
-// and surrounding space.
-const (
-	testInputReRouted = "reRouted"
-	testInputReturned = "returnedToSender"
+	outcomeReRouted = outcome("reRouted")
+	outcomeReturned = outcome("returnedToSender")
 )
 
 func outcomeOf(l *Letter) outcome {
 	v := strings.TrimSpace(l.Recipient.NonAddressData)
-	switch {
-	case strings.EqualFold(v, testInputReRouted):
-		return outcomeReRouted
-	case strings.EqualFold(v, testInputReturned):
-		return outcomeReturned
+	for _, o := range []outcome{outcomeReRouted, outcomeReturned} {
+		if strings.EqualFold(v, string(o)) {
+			return o
+		}
 	}
-	return outcomeDelivered
+	return ""
 }
 
 // stageOf is where l is: its status, or its latest tracking event once mailed.
@@ -142,21 +135,21 @@ func pathTo(st, target stage, o outcome) []stage {
 	return nil
 }
 
-// dueAfter is when l reaches next, given that it reached from at time at.
+// dueAfter is when c reaches next, given that it reached from at time at.
 // It is always after at.
-func dueAfter(l *Letter, from, next stage, at time.Time) time.Time {
-	h := hashLetter(l.ID)
+func dueAfter(c *course, from, next stage, at time.Time) time.Time {
+	h := hashLetter(c.id)
 	switch next {
 	case stageReady:
 		return at.Add(processingDelay)
 	case stageInProduction:
-		return productionAt(at, l.SendDate)
+		return productionAt(at, c.life.SendDate)
 	case stageMailed:
 		return nextSlot(at, 1, mailingHour, 0, isBusinessDay)
 	case stageInTransit:
 		return at.Add(4*time.Hour + h.minutes(0, 120))
 	case stageInLocalArea:
-		return nextSlot(at, transitDays(l, h), 9*time.Hour, h.minutes(1, 180), anyDay)
+		return nextSlot(at, transitDays(c.life.From.Zip, c.life.To.Zip, h), 9*time.Hour, h.minutes(1, 180), anyDay)
 	case stageReRouted:
 		return nextSlot(at, 1, 6*time.Hour, h.minutes(2, 120), anyDay)
 	case stageProcessedForDelivery:
@@ -290,12 +283,11 @@ func (h letterHash) minutes(k, n int) time.Duration {
 	return time.Duration(int(binary.BigEndian.Uint16(h[2*k:])%uint16(n))) * time.Minute
 }
 
-// transitDays is how many days after the origin scan a letter reaches the
-// recipient's area: none within one three-digit ZIP area, one within a
-// first-digit region, two across the country, and one in four letters a
-// day more.
-func transitDays(l *Letter, h letterHash) int {
-	from, to := placeOf(l.Sender).zip, placeOf(l.Recipient).zip
+// transitDays is how many days after the origin scan a letter from ZIP
+// code from reaches the recipient's area at ZIP code to: none within one
+// three-digit ZIP area, one within a first-digit region, two across the
+// country, and for one letter in four a day more.
+func transitDays(from, to string, h letterHash) int {
 	days := 2
 	switch {
 	case len(from) >= 3 && len(to) >= 3 && from[:3] == to[:3]:
@@ -309,32 +301,36 @@ func transitDays(l *Letter, h letterHash) int {
 	return days
 }
 
-// place is a city, state and five-digit ZIP code.
-type place struct{ city, state, zip string }
+// place is a city, state and five-digit ZIP code, as far as known.
+type place struct {
+	City  string `json:"city,omitempty"`
+	State string `json:"state,omitempty"`
+	Zip   string `json:"zip,omitempty"`
+}
 
 // placeOf is where a party's address is: from its parsed components, else
 // from its last line ("City, ST 12345-6789"). Parts it cannot find are empty.
 func placeOf(p Party) place {
 	var pl place
 	if c := p.AddressComponents; c != nil {
-		pl = place{city: c.City, state: c.State, zip: c.ZipCode}
+		pl = place{City: c.City, State: c.State, Zip: c.ZipCode}
 	}
-	if pl.city == "" || pl.state == "" || !isZip5(pl.zip) {
+	if pl.City == "" || pl.State == "" || !isZip5(pl.Zip) {
 		parsed := parseLastLine(p.Address.LastLine)
-		if pl.city == "" {
-			pl.city = parsed.city
+		if pl.City == "" {
+			pl.City = parsed.City
 		}
-		if pl.state == "" {
-			pl.state = parsed.state
+		if pl.State == "" {
+			pl.State = parsed.State
 		}
-		if !isZip5(pl.zip) {
-			pl.zip = parsed.zip
+		if !isZip5(pl.Zip) {
+			pl.Zip = parsed.Zip
 		}
 	}
-	pl.city = strings.ToUpper(strings.TrimSpace(pl.city))
-	pl.state = strings.ToUpper(strings.TrimSpace(pl.state))
-	if !isZip5(pl.zip) {
-		pl.zip = ""
+	pl.City = strings.ToUpper(strings.TrimSpace(pl.City))
+	pl.State = strings.ToUpper(strings.TrimSpace(pl.State))
+	if !isZip5(pl.Zip) {
+		pl.Zip = ""
 	}
 	return pl
 }
@@ -345,15 +341,15 @@ func parseLastLine(s string) place {
 	var pl place
 	if n := len(fields); n > 0 {
 		if z, _, _ := strings.Cut(fields[n-1], "-"); isZip5(z) {
-			pl.zip = z
+			pl.Zip = z
 			fields = fields[:n-1]
 		}
 	}
 	if n := len(fields); n > 0 && len(fields[n-1]) == 2 {
-		pl.state = fields[n-1]
+		pl.State = fields[n-1]
 		fields = fields[:n-1]
 	}
-	pl.city = strings.Join(fields, " ")
+	pl.City = strings.Join(fields, " ")
 	return pl
 }
 
