@@ -1,0 +1,140 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+type idemRec struct {
+	r storage.IdempotencyRecord
+}
+
+func idemExpiryLess(a, b *idemRec) bool {
+	if !a.r.ExpiresAt.Equal(b.r.ExpiresAt) {
+		return a.r.ExpiresAt.Before(b.r.ExpiresAt)
+	}
+	if a.r.Scope != b.r.Scope {
+		return a.r.Scope < b.r.Scope
+	}
+	return a.r.Key < b.r.Key
+}
+
+func cloneIdem(r storage.IdempotencyRecord) storage.IdempotencyRecord {
+	r.Result = cloneBytes(r.Result)
+	return r
+}
+
+// claimPurgeBatch bounds the expired records one claim removes, so a claim
+// never stalls behind a large backlog. Each claim adds at most one record
+// and removes up to this many expired ones, so the expired records cannot
+// pile up even if PurgeIdempotency is never called.
+const claimPurgeBatch = 16
+
+// purge removes up to limit records whose ExpiresAt is not after now
+// (all of them when limit < 0) and returns how many it removed. The expiry
+// index yields them oldest first, so the cost is O(removed × log n).
+func (s *Store) purge(now time.Time, limit int) int {
+	n := 0
+	for n != limit {
+		r, ok := s.idemExpiry.Min()
+		if !ok || r.r.ExpiresAt.After(now) {
+			break
+		}
+		s.idemExpiry.DeleteMin()
+		delete(s.idem, idemKey{r.r.Scope, r.r.Key})
+		n++
+	}
+	return n
+}
+
+func (s *Store) removeIdem(r *idemRec) {
+	s.idemExpiry.Delete(r)
+	delete(s.idem, idemKey{r.r.Scope, r.r.Key})
+}
+
+// checkClaim returns storage.ErrClaimLost unless c is nil or names a claim
+// in flight under its token. Callers hold the lock and, when it passes,
+// call complete before releasing it.
+func (s *Store) checkClaim(c *storage.Completion) error {
+	if c == nil {
+		return nil
+	}
+	r := s.idem[idemKey{c.Scope, c.Key}]
+	if r == nil || r.r.Done || r.r.Token != c.Token {
+		return storage.ErrClaimLost
+	}
+	return nil
+}
+
+// complete stores c's result on the claim checkClaim has accepted.
+func (s *Store) complete(c *storage.Completion) {
+	if c == nil {
+		return
+	}
+	r := s.idem[idemKey{c.Scope, c.Key}]
+	r.r.Done = true
+	r.r.Result = cloneBytes(c.Result)
+}
+
+// ClaimIdempotency implements storage.Storage.
+func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecord, now time.Time) (storage.IdempotencyRecord, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "claim idempotency key"); err != nil {
+		return storage.IdempotencyRecord{}, false, err
+	}
+	s.purge(now, claimPurgeBatch)
+	k := idemKey{r.Scope, r.Key}
+	if old := s.idem[k]; old != nil {
+		live := old.r.ExpiresAt.After(now) && (old.r.Done || old.r.LeaseExpiresAt.After(now))
+		if live {
+			return cloneIdem(old.r), false, nil
+		}
+		s.removeIdem(old)
+	}
+	rec := &idemRec{r: cloneIdem(r)}
+	rec.r.Done = false
+	s.idem[k] = rec
+	s.idemExpiry.ReplaceOrInsert(rec)
+	return cloneIdem(rec.r), true, nil
+}
+
+// CompleteIdempotency implements storage.Storage.
+func (s *Store) CompleteIdempotency(ctx context.Context, c storage.Completion) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "complete idempotency key"); err != nil {
+		return err
+	}
+	if err := s.checkClaim(&c); err != nil {
+		return fmt.Errorf("memstore: complete idempotency key %q: %w", c.Key, err)
+	}
+	s.complete(&c)
+	return nil
+}
+
+// ReleaseIdempotency implements storage.Storage.
+func (s *Store) ReleaseIdempotency(ctx context.Context, scope, key, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "release idempotency key"); err != nil {
+		return err
+	}
+	if r := s.idem[idemKey{scope, key}]; r != nil && !r.r.Done && r.r.Token == token {
+		s.removeIdem(r)
+	}
+	return nil
+}
+
+// PurgeIdempotency implements storage.Storage.
+func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "purge idempotency keys"); err != nil {
+		return 0, err
+	}
+	return s.purge(now, -1), nil
+}

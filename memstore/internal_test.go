@@ -1,0 +1,418 @@
+package memstore
+
+// White-box tests of what the storage contract cannot observe: that the
+// indexes hold exactly the live records (so memory follows the records, and
+// no stale entry can surface), and the parts of ProcessDueLetters and
+// ClaimIdempotency that only matter under interleavings a black-box test
+// cannot arrange.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/btree"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+var t0 = time.Date(2024, 7, 30, 9, 0, 0, 0, time.UTC)
+
+// checkIndex compares x with want, the items each key should hold.
+func checkIndex[K comparable, T any](t *testing.T, name string, x index[K, T], want map[K][]T) {
+	t.Helper()
+	got := make(map[K][]T)
+	for k, tr := range x.trees {
+		if tr.Len() == 0 {
+			t.Errorf("%s: empty tree kept for %v", name, k)
+		}
+		tr.Ascend(func(v T) bool {
+			got[k] = append(got[k], v)
+			return true
+		})
+	}
+	// Records are pointers, compared by identity; the trees are in id
+	// order, and so is want.
+	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b T) bool { return any(a) == any(b) })); d != "" {
+		t.Errorf("%s differs from the records (-want +got):\n%s", name, d)
+	}
+}
+
+func items[T any](tr *btree.BTreeG[T]) []T {
+	var out []T
+	tr.Ascend(func(v T) bool {
+		out = append(out, v)
+		return true
+	})
+	return out
+}
+
+// checkInvariants checks every index of s against its records.
+func checkInvariants(t *testing.T, s *Store) {
+	t.Helper()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+
+	letters := slices.SortedFunc(maps.Values(s.letters), func(a, b *letterRec) int { return cmpStr(a.l.ID, b.l.ID) })
+	byAccount := map[string][]*letterRec{}
+	byStatus := map[statusKey][]*letterRec{}
+	byExternal := map[externalKey][]*letterRec{}
+	byMeta := map[metaKey][]*letterRec{}
+	var due []*letterRec
+	for _, r := range letters {
+		l := r.l
+		if s.letters[l.ID] != r {
+			t.Errorf("letter %s filed under another id", l.ID)
+		}
+		if r.busy {
+			t.Errorf("letter %s still marked busy", l.ID)
+		}
+		byAccount[l.Account] = append(byAccount[l.Account], r)
+		if l.Status != "" {
+			byStatus[statusKey{l.Account, l.Status}] = append(byStatus[statusKey{l.Account, l.Status}], r)
+		}
+		if l.ExternalID != "" {
+			byExternal[externalKey{l.Account, l.ExternalID}] = append(byExternal[externalKey{l.Account, l.ExternalID}], r)
+		}
+		for _, m := range l.Metadata {
+			k := metaKey{l.Account, m.Key, m.Value}
+			if n := len(byMeta[k]); n == 0 || byMeta[k][n-1] != r { // a pair given twice has one entry
+				byMeta[k] = append(byMeta[k], r)
+			}
+		}
+		if !l.DueAt.IsZero() {
+			due = append(due, r)
+		}
+	}
+	checkIndex(t, "letters by account", s.lettersByAccount, byAccount)
+	checkIndex(t, "letters by status", s.lettersByStatus, byStatus)
+	checkIndex(t, "letters by external id", s.lettersByExternal, byExternal)
+	checkIndex(t, "letters by metadata", s.lettersByMeta, byMeta)
+	slices.SortFunc(due, func(a, b *letterRec) int {
+		if c := a.l.DueAt.Compare(b.l.DueAt); c != 0 {
+			return c
+		}
+		return cmpStr(a.l.ID, b.l.ID)
+	})
+	if got := items(s.lettersDue); !slices.Equal(got, due) {
+		t.Errorf("due index holds %d letters, want the %d due", len(got), len(due))
+	}
+
+	assets := slices.SortedFunc(maps.Values(s.assets), func(a, b *assetRec) int { return cmpStr(a.a.ID, b.a.ID) })
+	assetsByAccount := map[string][]*assetRec{}
+	assetsByMeta := map[metaKey][]*assetRec{}
+	versions := 0
+	for _, r := range assets {
+		a := r.a
+		assetsByAccount[a.Account] = append(assetsByAccount[a.Account], r)
+		for _, m := range a.Metadata {
+			k := metaKey{a.Account, m.Key, m.Value}
+			if n := len(assetsByMeta[k]); n == 0 || assetsByMeta[k][n-1] != r {
+				assetsByMeta[k] = append(assetsByMeta[k], r)
+			}
+		}
+		for status, tr := range r.versions {
+			if tr.Len() == 0 {
+				t.Errorf("asset %s: empty version tree kept for %q", a.ID, status)
+			}
+			for _, v := range items(tr) {
+				versions++
+				if s.versions[v.v.ID] != v || v.v.Status != status || v.v.AssetID != a.ID || v.v.Account != a.Account {
+					t.Errorf("asset %s: version %+v misfiled under status %q", a.ID, v.v, status)
+				}
+			}
+		}
+	}
+	if versions != len(s.versions) {
+		t.Errorf("assets' trees hold %d versions, the store %d", versions, len(s.versions))
+	}
+	checkIndex(t, "assets by account", s.assetsByAccount, assetsByAccount)
+	checkIndex(t, "assets by metadata", s.assetsByMeta, assetsByMeta)
+
+	idem := slices.SortedFunc(maps.Values(s.idem), func(a, b *idemRec) int {
+		if idemExpiryLess(a, b) {
+			return -1
+		}
+		if idemExpiryLess(b, a) {
+			return 1
+		}
+		return 0
+	})
+	if got := items(s.idemExpiry); !slices.Equal(got, idem) {
+		t.Errorf("expiry index holds %d records, the store %d", len(got), len(idem))
+	}
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestIndexesFollowRecords runs random writes and checks after each batch
+// that the indexes hold the live records and nothing else.
+func TestIndexesFollowRecords(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(vals ...string) string { return vals[rng.IntN(len(vals))] }
+	meta := func() []storage.Metadata {
+		var m []storage.Metadata
+		for range rng.IntN(4) {
+			m = append(m, storage.Metadata{Key: pick("a", "b", "c"), Value: pick("", "1", "2")})
+		}
+		return m
+	}
+	accounts := []string{"acct_a", "acct_b"}
+	seq := 0
+	id := func(prefix string) string {
+		seq++
+		return fmt.Sprintf("%s%06d", prefix, seq)
+	}
+	var letterIDs, assetIDs []string
+	for round := range 20 {
+		for range 50 {
+			switch op := rng.IntN(10); {
+			case op < 3 || len(letterIDs) == 0:
+				l := storage.Letter{ID: id("ltr_"), Account: pick(accounts...), Status: pick("", "queued", "ready"),
+					ExternalID: pick("", "e1", "e2"), Metadata: meta()}
+				if rng.IntN(2) == 0 {
+					l.DueAt = t0.Add(time.Duration(rng.IntN(60)) * time.Minute)
+				}
+				if _, err := s.CreateLetter(ctx, l, nil); err != nil {
+					t.Fatal(err)
+				}
+				letterIDs = append(letterIDs, l.ID)
+			case op < 5:
+				lid := letterIDs[rng.IntN(len(letterIDs))]
+				l := s.letters[lid].l
+				l.Status, l.ExternalID, l.Metadata = pick("", "queued", "mailed"), pick("", "e1", "e3"), meta()
+				l.DueAt = time.Time{}
+				if rng.IntN(2) == 0 {
+					l.DueAt = t0.Add(time.Duration(rng.IntN(60)) * time.Minute)
+				}
+				if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
+					t.Fatal(err)
+				}
+			case op < 6:
+				_, err := s.ProcessDueLetters(ctx, t0.Add(30*time.Minute), 3, func(l *storage.Letter) error {
+					l.Metadata = meta()
+					l.DueAt = time.Time{}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			case op < 8 || len(assetIDs) == 0:
+				a := storage.Asset{ID: id("ast_"), Account: pick(accounts...), Metadata: meta()}
+				var vs []storage.AssetVersion
+				for range rng.IntN(3) {
+					vs = append(vs, storage.AssetVersion{ID: id("astv_"), Account: a.Account, AssetID: a.ID, Status: pick("draft", "published")})
+				}
+				if _, err := s.WriteAsset(ctx, storage.AssetWrite{Asset: a, PutVersions: vs}); err != nil {
+					t.Fatal(err)
+				}
+				assetIDs = append(assetIDs, a.ID)
+			case op < 9:
+				i := rng.IntN(len(assetIDs))
+				r := s.assets[assetIDs[i]]
+				a := r.a
+				a.Metadata = meta()
+				w := storage.AssetWrite{Asset: a}
+				for _, tr := range r.versions {
+					for _, v := range items(tr) {
+						switch rng.IntN(3) {
+						case 0:
+							w.DeleteVersions = append(w.DeleteVersions, v.v.ID)
+						case 1:
+							nv := v.v
+							nv.Status = pick("draft", "archived")
+							w.PutVersions = append(w.PutVersions, nv)
+						}
+					}
+				}
+				if _, err := s.WriteAsset(ctx, w); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				i := rng.IntN(len(assetIDs))
+				r := s.assets[assetIDs[i]]
+				if err := s.DeleteAsset(ctx, r.a.Account, r.a.ID, r.a.Revision, nil); err != nil {
+					t.Fatal(err)
+				}
+				assetIDs = slices.Delete(assetIDs, i, i+1)
+			}
+		}
+		checkInvariants(t, s)
+		if t.Failed() {
+			t.Fatalf("after round %d", round)
+		}
+	}
+
+	// Emptied of everything indexed, the indexes are empty too.
+	for _, lid := range letterIDs {
+		l := s.letters[lid].l
+		l.Status, l.ExternalID, l.Metadata, l.DueAt = "", "", nil, time.Time{}
+		if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, aid := range assetIDs {
+		r := s.assets[aid]
+		if err := s.DeleteAsset(ctx, r.a.Account, aid, r.a.Revision, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkInvariants(t, s)
+	if n := len(s.lettersByStatus.trees) + len(s.lettersByExternal.trees) + len(s.lettersByMeta.trees) +
+		s.lettersDue.Len() + len(s.assets) + len(s.versions) + len(s.assetsByAccount.trees) + len(s.assetsByMeta.trees); n != 0 {
+		t.Errorf("%d index entries left with nothing to index", n)
+	}
+}
+
+// TestProcessDueRechecks covers a letter updated between being picked and
+// being processed: it is processed only if it is still due.
+func TestProcessDueRechecks(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	now := t0.Add(time.Hour)
+	for i, due := range []time.Time{t0, t0.Add(time.Minute)} {
+		l := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Account: "acct", DueAt: due}
+		if _, err := s.CreateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	picked, err := s.pickDue(ctx, now, 10)
+	if err != nil || len(picked) != 2 {
+		t.Fatalf("pickDue = %d letters, %v; want 2", len(picked), err)
+	}
+	for _, r := range picked[1:] {
+		if again, _ := s.pickDue(ctx, now, 10); len(again) != 0 {
+			t.Errorf("letters picked twice: %v", again)
+		}
+		l := r.l
+		l.DueAt = now.Add(time.Hour)
+		if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	fn := func(l *storage.Letter) error {
+		got = append(got, l.ID)
+		l.DueAt = time.Time{}
+		return nil
+	}
+	for _, r := range picked {
+		if _, err := s.processDue(ctx, r, now, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, []string{"ltr_0"}) {
+		t.Errorf("processed %v, want only ltr_0, the letter still due", got)
+	}
+	checkInvariants(t, s)
+}
+
+// TestProcessDueReleasesMarks: letters picked but not reached, because fn
+// failed, go back to other callers.
+func TestProcessDueReleasesMarks(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	for i := range 3 {
+		l := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Account: "acct", DueAt: t0}
+		if _, err := s.CreateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errStop := errors.New("stop")
+	_, err := s.ProcessDueLetters(ctx, t0, 3, func(*storage.Letter) error { return errStop })
+	if !errors.Is(err, errStop) {
+		t.Fatalf("ProcessDueLetters: %v, want %v", err, errStop)
+	}
+	checkInvariants(t, s) // no letter left marked
+	n, err := s.ProcessDueLetters(ctx, t0, 3, func(*storage.Letter) error { return nil })
+	if err != nil || n != 3 {
+		t.Errorf("ProcessDueLetters after a failure = %d, %v; want all 3", n, err)
+	}
+}
+
+// TestClaimPurges: claims remove expired records as they go, a bounded
+// number each, so records do not pile up without PurgeIdempotency; and a
+// claim on an expired record still wins when the purge has not reached it.
+func TestClaimPurges(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	const n = 10 * claimPurgeBatch
+	for i := range n {
+		r := storage.IdempotencyRecord{Scope: "s", Key: fmt.Sprintf("k%04d", i), Token: "t",
+			ExpiresAt: t0.Add(time.Duration(i+1) * time.Second), LeaseExpiresAt: t0.Add(time.Hour)}
+		if _, won, err := s.ClaimIdempotency(ctx, r, t0); err != nil || !won {
+			t.Fatalf("claim %s: won %v, %v", r.Key, won, err)
+		}
+	}
+	// Every record has expired by later; the last one expired last and is
+	// the one the purge reaches last.
+	later := t0.Add(time.Duration(n) * time.Second)
+	last := storage.IdempotencyRecord{Scope: "s", Key: fmt.Sprintf("k%04d", n-1), Token: "new", ExpiresAt: later.Add(time.Hour)}
+	if _, won, err := s.ClaimIdempotency(ctx, last, later); err != nil || !won {
+		t.Fatalf("claim of an expired record: won %v, %v", won, err)
+	}
+	// The claim above made one record and purged claimPurgeBatch.
+	if got, want := len(s.idem), n-claimPurgeBatch; got != want {
+		t.Errorf("%d records after one claim, want %d", got, want)
+	}
+	for i := range n {
+		r := storage.IdempotencyRecord{Scope: "other", Key: fmt.Sprint(i), Token: "t", ExpiresAt: later}
+		if _, _, err := s.ClaimIdempotency(ctx, r, later.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The records those claims made are themselves expired at once, so
+	// at most a batch of them can be left, plus the one live record.
+	if got := len(s.idem); got > claimPurgeBatch+1 {
+		t.Errorf("%d records left after %d claims, want at most %d", got, n, claimPurgeBatch+1)
+	}
+	checkInvariants(t, s)
+}
+
+// TestKeysHoldAnyByte: filters compare whole values even where a value
+// holds bytes a text column could not (NUL, invalid UTF-8).
+func TestKeysHoldAnyByte(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	letters := []storage.Letter{
+		{ID: "ltr_1", Account: "a\x00b", Status: "c", ExternalID: "d", Metadata: []storage.Metadata{{Key: "k\x00v", Value: "w"}}},
+		{ID: "ltr_2", Account: "a", Status: "b\x00c", ExternalID: "\x00d", Metadata: []storage.Metadata{{Key: "k", Value: "v\x00w"}}},
+		{ID: "ltr_3", Account: "a", Status: "\xff", ExternalID: "\xfe", Metadata: []storage.Metadata{{Key: "\xff", Value: "\x00"}}},
+	}
+	for _, l := range letters {
+		if _, err := s.CreateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range letters {
+		for _, q := range []storage.LetterQuery{
+			{Account: l.Account, Status: l.Status},
+			{Account: l.Account, ExternalID: l.ExternalID},
+			{Account: l.Account, Metadata: l.Metadata},
+		} {
+			q.Limit = 10
+			got, err := s.ListLetters(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].ID != l.ID {
+				t.Errorf("ListLetters(%#v) = %d letters, want %s alone", q, len(got), l.ID)
+			}
+		}
+	}
+}

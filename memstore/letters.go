@@ -1,0 +1,282 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+type letterRec struct {
+	l storage.Letter
+	// busy marks a letter that a ProcessDueLetters call has picked and not
+	// yet reached, so concurrent calls share the due letters out instead of
+	// all queueing for the same ones.
+	busy bool
+}
+
+func letterLess(a, b *letterRec) bool { return a.l.ID < b.l.ID }
+
+func dueLess(a, b *letterRec) bool {
+	if !a.l.DueAt.Equal(b.l.DueAt) {
+		return a.l.DueAt.Before(b.l.DueAt)
+	}
+	return a.l.ID < b.l.ID
+}
+
+func cloneLetter(l storage.Letter) storage.Letter {
+	l.Metadata = cloneMetadata(l.Metadata)
+	l.Data = cloneBytes(l.Data)
+	return l
+}
+
+// indexLetter adds r to the indexes of the fields an update may change; the
+// account index is kept by create alone, as the account never changes.
+func (s *Store) indexLetter(r *letterRec) {
+	l := &r.l
+	// An empty Status or ExternalID in a query does not filter, so a letter
+	// with an empty one needs no entry.
+	if l.Status != "" {
+		s.lettersByStatus.add(statusKey{l.Account, l.Status}, r)
+	}
+	if l.ExternalID != "" {
+		s.lettersByExternal.add(externalKey{l.Account, l.ExternalID}, r)
+	}
+	for _, m := range l.Metadata {
+		s.lettersByMeta.add(metaKey{l.Account, m.Key, m.Value}, r)
+	}
+	if !l.DueAt.IsZero() {
+		s.lettersDue.ReplaceOrInsert(r)
+	}
+}
+
+// unindexLetter undoes indexLetter; it must run before any indexed field of
+// r changes, or the entries could not be found again.
+func (s *Store) unindexLetter(r *letterRec) {
+	l := &r.l
+	if l.Status != "" {
+		s.lettersByStatus.remove(statusKey{l.Account, l.Status}, r)
+	}
+	if l.ExternalID != "" {
+		s.lettersByExternal.remove(externalKey{l.Account, l.ExternalID}, r)
+	}
+	for _, m := range l.Metadata {
+		s.lettersByMeta.remove(metaKey{l.Account, m.Key, m.Value}, r)
+	}
+	if !l.DueAt.IsZero() {
+		s.lettersDue.Delete(r)
+	}
+}
+
+// replaceLetter writes l over r as an update: ID, Account and CreatedAt
+// stay, the revision goes up by one.
+func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
+	s.unindexLetter(r)
+	r.l.Status = l.Status
+	r.l.ExternalID = l.ExternalID
+	r.l.Metadata = cloneMetadata(l.Metadata)
+	r.l.ModifiedAt = l.ModifiedAt
+	r.l.DueAt = l.DueAt
+	r.l.Data = cloneBytes(l.Data)
+	r.l.Revision++
+	s.indexLetter(r)
+}
+
+// CreateLetter implements storage.Storage.
+func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "create letter"); err != nil {
+		return storage.Letter{}, err
+	}
+	if err := s.checkClaim(c); err != nil {
+		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, err)
+	}
+	if _, ok := s.letters[l.ID]; ok {
+		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, storage.ErrAlreadyExists)
+	}
+	r := &letterRec{l: cloneLetter(l)}
+	r.l.Revision = 1
+	s.letters[l.ID] = r
+	s.lettersByAccount.add(l.Account, r)
+	s.indexLetter(r)
+	s.complete(c)
+	return cloneLetter(r.l), nil
+}
+
+// GetLetter implements storage.Storage.
+func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Letter, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := checkContext(ctx, "get letter"); err != nil {
+		return storage.Letter{}, err
+	}
+	r := s.letters[id]
+	if r == nil || r.l.Account != account {
+		return storage.Letter{}, fmt.Errorf("memstore: get letter %q: %w", id, storage.ErrNotFound)
+	}
+	return cloneLetter(r.l), nil
+}
+
+// ListLetters implements storage.Storage. Of the indexes the query's filters
+// select, it walks the one holding the fewest letters and checks the other
+// filters on each letter it meets.
+func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := checkContext(ctx, "list letters"); err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		return nil, nil
+	}
+	t := s.lettersByAccount.tree(q.Account)
+	if q.Status != "" {
+		t = smaller(t, s.lettersByStatus.tree(statusKey{q.Account, q.Status}))
+	}
+	if q.ExternalID != "" {
+		t = smaller(t, s.lettersByExternal.tree(externalKey{q.Account, q.ExternalID}))
+	}
+	for _, m := range q.Metadata {
+		t = smaller(t, s.lettersByMeta.tree(metaKey{q.Account, m.Key, m.Value}))
+	}
+	if t == nil {
+		return nil, nil
+	}
+	out := make([]storage.Letter, 0, pageCap(q.Limit, t.Len()))
+	var before *letterRec
+	if q.Before != "" {
+		before = &letterRec{l: storage.Letter{ID: q.Before}}
+	}
+	walk(t, letterLess, before, before != nil, func(r *letterRec) bool {
+		l := &r.l
+		// Every index is per account: l is of q.Account.
+		if (q.Status == "" || l.Status == q.Status) &&
+			(q.ExternalID == "" || l.ExternalID == q.ExternalID) &&
+			hasMetadata(l.Metadata, q.Metadata) {
+			out = append(out, cloneLetter(*l))
+		}
+		return len(out) < q.Limit
+	})
+	return out, nil
+}
+
+// smaller returns the tree with fewer items; nil, an empty selection, is
+// the smallest of all.
+func smaller[T any](a, b *btree.BTreeG[T]) *btree.BTreeG[T] {
+	if a == nil || b == nil {
+		return nil
+	}
+	if b.Len() < a.Len() {
+		return b
+	}
+	return a
+}
+
+// UpdateLetter implements storage.Storage.
+func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "update letter"); err != nil {
+		return storage.Letter{}, err
+	}
+	if err := s.checkClaim(c); err != nil {
+		return storage.Letter{}, fmt.Errorf("memstore: update letter %q: %w", l.ID, err)
+	}
+	r := s.letters[l.ID]
+	if r == nil || r.l.Account != l.Account {
+		return storage.Letter{}, fmt.Errorf("memstore: update letter %q: %w", l.ID, storage.ErrNotFound)
+	}
+	if r.l.Revision != l.Revision {
+		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
+			l.ID, l.Revision, r.l.Revision, storage.ErrConflict)
+	}
+	s.replaceLetter(r, l)
+	s.complete(c)
+	return cloneLetter(r.l), nil
+}
+
+// ProcessDueLetters implements storage.Storage. It picks the due letters in
+// one short critical section and then processes them one at a time, taking
+// the lock for each, so other calls are not shut out while a batch runs.
+// fn runs under the lock, which makes each letter's read, change and write
+// one atomic step; that is also why fn must not call the store.
+func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
+	picked, err := s.pickDue(ctx, now, limit)
+	if err != nil {
+		return 0, err
+	}
+	rest := picked
+	defer func() {
+		// Letters not reached (fn failed or panicked, or ctx ended) go back
+		// to the other callers.
+		if len(rest) > 0 {
+			s.mu.Lock()
+			for _, r := range rest {
+				r.busy = false
+			}
+			s.mu.Unlock()
+		}
+	}()
+	n := 0
+	for len(rest) > 0 {
+		r := rest[0]
+		rest = rest[1:]
+		written, err := s.processDue(ctx, r, now, fn)
+		if err != nil {
+			return n, err
+		}
+		if written {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// pickDue marks and returns up to limit due letters, earliest DueAt first,
+// passing over those another call has marked.
+func (s *Store) pickDue(ctx context.Context, now time.Time, limit int) ([]*letterRec, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "process due letters"); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	var picked []*letterRec
+	s.lettersDue.Ascend(func(r *letterRec) bool {
+		if r.l.DueAt.After(now) {
+			return false
+		}
+		if !r.busy {
+			r.busy = true
+			picked = append(picked, r)
+		}
+		return len(picked) < limit
+	})
+	return picked, nil
+}
+
+// processDue hands r to fn and writes the result, unless an update since r
+// was picked has made it no longer due.
+func (s *Store) processDue(ctx context.Context, r *letterRec, now time.Time, fn func(*storage.Letter) error) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.busy = false
+	if err := checkContext(ctx, "process due letters"); err != nil {
+		return false, err
+	}
+	if r.l.DueAt.IsZero() || r.l.DueAt.After(now) {
+		return false, nil
+	}
+	l := cloneLetter(r.l)
+	if err := fn(&l); err != nil {
+		return false, err
+	}
+	s.replaceLetter(r, l)
+	return true, nil
+}

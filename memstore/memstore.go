@@ -1,0 +1,191 @@
+// Package memstore is an in-memory storage.Storage: the default backend of a
+// single lettershop process, and the store the test suites run against.
+//
+// All state sits behind one mutex. Every list walks an ordered index, so a
+// page costs O(log n + page size) however many records are stored, and
+// expired idempotency records are found through an expiry index, so removing
+// them costs O(expired).
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/btree"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+var _ storage.Storage = (*Store)(nil)
+
+// Store is an in-memory storage.Storage. Its zero value is not usable; call
+// New. It is safe for concurrent use.
+type Store struct {
+	mu sync.RWMutex
+
+	// Ids are unique across accounts, as ULIDs are: a record is found by id
+	// and then checked for its account.
+	letters           map[string]*letterRec
+	lettersByAccount  index[string, *letterRec]
+	lettersByStatus   index[statusKey, *letterRec]
+	lettersByExternal index[externalKey, *letterRec]
+	lettersByMeta     index[metaKey, *letterRec]
+	lettersDue        *btree.BTreeG[*letterRec]
+
+	assets          map[string]*assetRec
+	assetsByAccount index[string, *assetRec]
+	assetsByMeta    index[metaKey, *assetRec]
+	versions        map[string]*versionRec
+	// versionFree serves the version trees of every asset, which would
+	// each carry a free list of their own otherwise.
+	versionFree *btree.FreeListG[*versionRec]
+	content     map[contentKey][]byte
+
+	idem       map[idemKey]*idemRec
+	idemExpiry *btree.BTreeG[*idemRec]
+}
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		letters:           make(map[string]*letterRec),
+		lettersByAccount:  newIndex[string](letterLess),
+		lettersByStatus:   newIndex[statusKey](letterLess),
+		lettersByExternal: newIndex[externalKey](letterLess),
+		lettersByMeta:     newIndex[metaKey](letterLess),
+		lettersDue:        btree.NewG(degree, dueLess),
+
+		assets:          make(map[string]*assetRec),
+		assetsByAccount: newIndex[string](assetLess),
+		assetsByMeta:    newIndex[metaKey](assetLess),
+		versions:        make(map[string]*versionRec),
+		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
+		content:         make(map[contentKey][]byte),
+
+		idem:       make(map[idemKey]*idemRec),
+		idemExpiry: btree.NewG(degree, idemExpiryLess),
+	}
+}
+
+// degree suits pointer-sized items: nodes of up to 63 items keep the
+// per-record share of node overhead small without making inserts shift much.
+const degree = 32
+
+// Composite index keys are structs, compared field by field, so no byte a
+// value may hold (a separator, a NUL) can make two different keys collide.
+type (
+	statusKey   struct{ account, status string }
+	externalKey struct{ account, externalID string }
+	metaKey     struct{ account, key, value string }
+	contentKey  struct{ account, hash string }
+	idemKey     struct{ scope, key string }
+)
+
+// index holds, per key, the records carrying that key in id order. A tree
+// per key, rather than one tree of composite entries, tells a query how many
+// records each of its filters matches, so it can walk the smallest.
+type index[K comparable, T any] struct {
+	trees map[K]*btree.BTreeG[T]
+	less  btree.LessFunc[T]
+	// One free list serves all of the index's trees: a tree per key would
+	// otherwise carry a free list of its own, costly when most keys (an
+	// external id, a customer number in metadata) hold a single record.
+	free *btree.FreeListG[T]
+}
+
+func newIndex[K comparable, T any](less btree.LessFunc[T]) index[K, T] {
+	return index[K, T]{
+		trees: make(map[K]*btree.BTreeG[T]),
+		less:  less,
+		free:  btree.NewFreeListG[T](btree.DefaultFreeListSize),
+	}
+}
+
+func (x *index[K, T]) add(k K, v T) {
+	t := x.trees[k]
+	if t == nil {
+		t = btree.NewWithFreeListG(degree, x.less, x.free)
+		x.trees[k] = t
+	}
+	t.ReplaceOrInsert(v)
+}
+
+func (x *index[K, T]) remove(k K, v T) {
+	t := x.trees[k]
+	if t == nil {
+		return
+	}
+	t.Delete(v)
+	if t.Len() == 0 {
+		// An empty tree would outlive the last record that used its key.
+		delete(x.trees, k)
+	}
+}
+
+// tree returns the records under k, nil when there are none.
+func (x *index[K, T]) tree(k K) *btree.BTreeG[T] {
+	return x.trees[k]
+}
+
+// walk calls fn with t's items, highest first, starting below before when
+// before is set, until fn returns false.
+func walk[T any](t *btree.BTreeG[T], less btree.LessFunc[T], before T, hasBefore bool, fn func(T) bool) {
+	if t == nil {
+		return
+	}
+	if !hasBefore {
+		t.Descend(fn)
+		return
+	}
+	t.DescendLessOrEqual(before, func(v T) bool {
+		if !less(v, before) {
+			return true // the pivot itself: Before is exclusive
+		}
+		return fn(v)
+	})
+}
+
+func checkContext(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: %s: %w", op, err)
+	}
+	return nil
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+func cloneMetadata(m []storage.Metadata) []storage.Metadata {
+	if m == nil {
+		return nil
+	}
+	return append(make([]storage.Metadata, 0, len(m)), m...)
+}
+
+// hasMetadata reports whether every pair of want is among have.
+func hasMetadata(have, want []storage.Metadata) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			if h == w {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// pageCap bounds the capacity allocated up front for a page, so a huge
+// Limit on a small result does not allocate for the Limit.
+func pageCap(limit, available int) int {
+	return max(0, min(limit, available))
+}

@@ -1,0 +1,143 @@
+package storagetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// cancelTests give every method a context cancelled before the call; each
+// must return an error wrapping context.Canceled and write nothing. The
+// store holds what the call would otherwise succeed on.
+var cancelTests = []test{
+	{"CreateLetter", func(t *testing.T, f *fixture) {
+		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
+		l := f.letter(acctA)
+		_, err := f.s.CreateLetter(cancelled(f), l, &storage.Completion{Scope: "s", Key: "k", Token: "tok-1"})
+		wantCanceled(t, err)
+		_, err = f.s.GetLetter(f.ctx, acctA, l.ID)
+		wantErr(t, "GetLetter", err, storage.ErrNotFound)
+		f.wantInFlight(t, "s", "k", "tok-1", t0)
+	}},
+	{"GetLetter", func(t *testing.T, f *fixture) {
+		l := f.createLetter(t, f.letter(acctA))
+		_, err := f.s.GetLetter(cancelled(f), acctA, l.ID)
+		wantCanceled(t, err)
+	}},
+	{"ListLetters", func(t *testing.T, f *fixture) {
+		f.createLetter(t, f.letter(acctA))
+		_, err := f.s.ListLetters(cancelled(f), storage.LetterQuery{Account: acctA, Limit: 10})
+		wantCanceled(t, err)
+	}},
+	{"UpdateLetter", func(t *testing.T, f *fixture) {
+		l := f.createLetter(t, f.letter(acctA))
+		u := l
+		u.Status = "ready"
+		_, err := f.s.UpdateLetter(cancelled(f), u, nil)
+		wantCanceled(t, err)
+		f.wantStored(t, l)
+	}},
+	{"ProcessDueLetters", func(t *testing.T, f *fixture) {
+		l := f.dueLetter(t, acctA, t0)
+		called := false
+		_, err := f.s.ProcessDueLetters(cancelled(f), t0, 10, func(l *storage.Letter) error {
+			called = true
+			l.Status = "ready"
+			return nil
+		})
+		wantCanceled(t, err)
+		if called {
+			t.Error("fn was called")
+		}
+		f.wantStored(t, l)
+	}},
+	{"WriteAsset", func(t *testing.T, f *fixture) {
+		a := f.asset(acctA)
+		v := f.version(a, "draft")
+		_, err := f.s.WriteAsset(cancelled(f), storage.AssetWrite{
+			Asset:       a,
+			PutVersions: []storage.AssetVersion{v},
+			PutContent:  []storage.Content{{Account: acctA, Hash: "h1", Data: []byte("one")}},
+		})
+		wantCanceled(t, err)
+		_, err = f.s.GetAsset(f.ctx, acctA, a.ID)
+		wantErr(t, "GetAsset", err, storage.ErrNotFound)
+		f.wantNoVersion(t, acctA, a.ID, v.ID)
+		f.wantNoContent(t, acctA, "h1")
+	}},
+	{"GetAsset", func(t *testing.T, f *fixture) {
+		a := f.createAsset(t, f.asset(acctA))
+		_, err := f.s.GetAsset(cancelled(f), acctA, a.ID)
+		wantCanceled(t, err)
+	}},
+	{"ListAssets", func(t *testing.T, f *fixture) {
+		f.createAsset(t, f.asset(acctA))
+		_, err := f.s.ListAssets(cancelled(f), storage.AssetQuery{Account: acctA, Limit: 10})
+		wantCanceled(t, err)
+	}},
+	{"DeleteAsset", func(t *testing.T, f *fixture) {
+		a := f.createAsset(t, f.asset(acctA))
+		err := f.s.DeleteAsset(cancelled(f), acctA, a.ID, a.Revision, nil)
+		wantCanceled(t, err)
+		f.getAsset(t, acctA, a.ID)
+	}},
+	{"GetAssetVersion", func(t *testing.T, f *fixture) {
+		a := f.asset(acctA)
+		v := f.version(a, "draft")
+		f.createAsset(t, a, v)
+		_, err := f.s.GetAssetVersion(cancelled(f), acctA, a.ID, v.ID)
+		wantCanceled(t, err)
+	}},
+	{"ListAssetVersions", func(t *testing.T, f *fixture) {
+		a := f.asset(acctA)
+		f.createAsset(t, a, f.version(a, "draft"))
+		_, err := f.s.ListAssetVersions(cancelled(f), storage.VersionQuery{Account: acctA, AssetID: a.ID, Limit: 10})
+		wantCanceled(t, err)
+	}},
+	{"GetContent", func(t *testing.T, f *fixture) {
+		f.writeAsset(t, storage.AssetWrite{
+			Asset:      f.asset(acctA),
+			PutContent: []storage.Content{{Account: acctA, Hash: "h1", Data: []byte("one")}},
+		})
+		_, err := f.s.GetContent(cancelled(f), acctA, "h1")
+		wantCanceled(t, err)
+	}},
+	{"ClaimIdempotency", func(t *testing.T, f *fixture) {
+		_, _, err := f.s.ClaimIdempotency(cancelled(f), claimRecord("s", "k", "tok-1", t0), t0)
+		wantCanceled(t, err)
+		if got, won := f.probe(t, "s", "k", t0); !won {
+			t.Errorf("a claim with a cancelled context left a record: %+v", got)
+		}
+	}},
+	{"CompleteIdempotency", func(t *testing.T, f *fixture) {
+		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
+		err := f.s.CompleteIdempotency(cancelled(f), storage.Completion{Scope: "s", Key: "k", Token: "tok-1", Result: []byte("ok")})
+		wantCanceled(t, err)
+		f.wantInFlight(t, "s", "k", "tok-1", t0)
+	}},
+	{"ReleaseIdempotency", func(t *testing.T, f *fixture) {
+		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
+		err := f.s.ReleaseIdempotency(cancelled(f), "s", "k", "tok-1")
+		wantCanceled(t, err)
+		f.wantInFlight(t, "s", "k", "tok-1", t0)
+	}},
+	{"PurgeIdempotency", func(t *testing.T, f *fixture) {
+		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
+		_, err := f.s.PurgeIdempotency(cancelled(f), t0.Add(48*time.Hour))
+		wantCanceled(t, err)
+		f.wantInFlight(t, "s", "k", "tok-1", t0)
+	}},
+}
+
+func cancelled(f *fixture) context.Context {
+	ctx, cancel := context.WithCancel(f.ctx)
+	cancel()
+	return ctx
+}
+
+func wantCanceled(t *testing.T, err error) {
+	t.Helper()
+	wantErr(t, "call with a cancelled context", err, context.Canceled)
+}
