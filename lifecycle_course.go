@@ -39,6 +39,15 @@ type course struct {
 	due      time.Time
 	modified time.Time
 	added    []Event
+	hash     *letterHash // of id, made when first needed
+}
+
+func (c *course) varied() *letterHash {
+	if c.hash == nil {
+		h := hashLetter(c.id)
+		c.hash = &h
+	}
+	return c.hash
 }
 
 func courseOf(l *Letter) *course {

@@ -138,7 +138,7 @@ func pathTo(st, target stage, o outcome) []stage {
 // dueAfter is when c reaches next, given that it reached from at time at.
 // It is always after at.
 func dueAfter(c *course, from, next stage, at time.Time) time.Time {
-	h := hashLetter(c.id)
+	h := c.varied()
 	switch next {
 	case stageReady:
 		return at.Add(processingDelay)
@@ -279,7 +279,7 @@ type letterHash [sha256.Size]byte
 func hashLetter(id string) letterHash { return sha256.Sum256([]byte("lifecycle:" + id)) }
 
 // minutes is a whole number of minutes in [0, n), the k-th draw.
-func (h letterHash) minutes(k, n int) time.Duration {
+func (h *letterHash) minutes(k, n int) time.Duration {
 	return time.Duration(int(binary.BigEndian.Uint16(h[2*k:])%uint16(n))) * time.Minute
 }
 
@@ -287,7 +287,7 @@ func (h letterHash) minutes(k, n int) time.Duration {
 // code from reaches the recipient's area at ZIP code to: none within one
 // three-digit ZIP area, one within a first-digit region, two across the
 // country, and for one letter in four a day more.
-func transitDays(from, to string, h letterHash) int {
+func transitDays(from, to string, h *letterHash) int {
 	days := 2
 	switch {
 	case len(from) >= 3 && len(to) >= 3 && from[:3] == to[:3]:
