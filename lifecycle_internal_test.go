@@ -125,7 +125,6 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		steps := 0
 		for !rec.DueAt.IsZero() {
 			rec = compare(t, rec, rec.DueAt)
-			rec.Data = slices.Clone(rec.Data) // the writer's buffer is reused
 			steps++
 		}
 		if steps < 7 {

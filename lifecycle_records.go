@@ -24,8 +24,8 @@ var (
 	eventsEmpty = []byte(`"events":[]}`)
 )
 
-// recordWriter writes letter documents for one run. Its buffer is reused
-// from letter to letter: a store copies what it is given to write.
+// recordWriter writes letter documents for one run, in a buffer reused from
+// letter to letter; each document it hands out is a copy of its own.
 type recordWriter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -85,7 +85,7 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		sep = true
 	}
 	w.buf.Write(eventsEnd)
-	r.Data, r.Status, r.DueAt, r.ModifiedAt = w.buf.Bytes(), string(c.status), c.due, c.modified
+	r.Data, r.Status, r.DueAt, r.ModifiedAt = bytes.Clone(w.buf.Bytes()), string(c.status), c.due, c.modified
 	return true
 }
 
