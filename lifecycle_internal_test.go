@@ -125,6 +125,7 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		steps := 0
 		for !rec.DueAt.IsZero() {
 			rec = compare(t, rec, rec.DueAt)
+			rec.Data = slices.Clone(rec.Data) // the writer's buffer is reused
 			steps++
 		}
 		if steps < 7 {
@@ -209,4 +210,45 @@ func TestParseLastLine(t *testing.T) {
 			t.Errorf("parseLastLine(%q) = %+v, want %+v", in, got, want)
 		}
 	}
+}
+
+func TestDecodeLife(t *testing.T) {
+	tests := []string{
+		`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`,
+		`{"stage":"queued","events":0,"from":{},"to":{}}`,
+		`{"stage":"ready","events":1,"from":{"city":"SÃO PAULO"},"to":{"city":"QUOTE \"CITY\""}}`,
+		`{"to":{"zip":"60601"},"stage":"mailed","events":12}`,
+		`{ "stage" : "mailed" }`,
+		`{"stage":"mailed","Events":3}`,
+		`{"stage":"mailed","events":-1}`,
+		`{"stage":"mailed","events":007}`,
+		`{"stage":"mailed","extra":[1,2]}`,
+		`{"stage":"mailed","events":3,}`,
+		`{"stage":"mailed"`,
+		`{"stage":"\xff"}`,
+		`{}`,
+	}
+	for _, in := range tests {
+		var want lifeDoc
+		wantOK := json.Unmarshal([]byte(in), &want) == nil
+		var got lifeDoc
+		ok := decodeLife([]byte(in), &got)
+		if ok != wantOK || (ok && got != want) {
+			t.Errorf("decodeLife(%s) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
+		}
+	}
+}
+
+func FuzzDecodeLife(f *testing.F) {
+	f.Add([]byte(`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`))
+	f.Add([]byte(`{"stage":"queued","events":0,"from":{},"to":{}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want lifeDoc
+		wantOK := json.Unmarshal(in, &want) == nil
+		var got lifeDoc
+		ok := decodeLife(in, &got)
+		if ok != wantOK || (ok && got != want) {
+			t.Errorf("decodeLife(%q) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lettershop/lettershop/storage"
 )
@@ -25,7 +26,8 @@ var (
 )
 
 // recordWriter writes letter documents for one run, in a buffer reused from
-// letter to letter; each document it hands out is a copy of its own.
+// letter to letter: a store copies the records it is given (the storage
+// package's contract), so the next letter cannot change what it stored.
 type recordWriter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -64,7 +66,7 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		return false
 	}
 	c := &course{id: r.ID, status: LetterStatus(r.Status), due: r.DueAt, modified: r.ModifiedAt}
-	if err := json.Unmarshal(data[len(lifeStart):end], &c.life); err != nil {
+	if !decodeLife(data[len(lifeStart):end], &c.life) {
 		return false
 	}
 	c.advance(now)
@@ -85,7 +87,7 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		sep = true
 	}
 	w.buf.Write(eventsEnd)
-	r.Data, r.Status, r.DueAt, r.ModifiedAt = bytes.Clone(w.buf.Bytes()), string(c.status), c.due, c.modified
+	r.Data, r.Status, r.DueAt, r.ModifiedAt = w.buf.Bytes(), string(c.status), c.due, c.modified
 	return true
 }
 
@@ -121,4 +123,128 @@ func objectEnd(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// decodeLife decodes a life document. The documents the service writes take
+// a short way (encoding/json spends most of a run's decoding time on
+// reflection); anything unusual goes to encoding/json.
+func decodeLife(b []byte, l *lifeDoc) bool {
+	p := lifeParser{b: b}
+	var fast lifeDoc
+	if p.object(func(key string) bool { return p.lifeField(key, &fast) }) && p.i == len(b) {
+		*l = fast
+		return true
+	}
+	return json.Unmarshal(b, l) == nil
+}
+
+// lifeParser reads JSON objects whose values are strings of valid UTF-8
+// without escapes, non-negative integers and such objects; it gives up on
+// anything else.
+type lifeParser struct {
+	b []byte
+	i int
+}
+
+func (p *lifeParser) lifeField(key string, l *lifeDoc) bool {
+	switch key {
+	case "stage":
+		s, ok := p.str()
+		l.Stage = stage(s)
+		return ok
+	case "events":
+		n, ok := p.uint()
+		l.Events = n
+		return ok
+	case "sendDate":
+		s, ok := p.str()
+		l.SendDate = s
+		return ok
+	case "outcome":
+		s, ok := p.str()
+		l.Outcome = outcome(s)
+		return ok
+	case "from":
+		return p.object(func(k string) bool { return p.placeField(k, &l.From) })
+	case "to":
+		return p.object(func(k string) bool { return p.placeField(k, &l.To) })
+	}
+	return false
+}
+
+func (p *lifeParser) placeField(key string, pl *place) bool {
+	var field *string
+	switch key {
+	case "city":
+		field = &pl.City
+	case "state":
+		field = &pl.State
+	case "zip":
+		field = &pl.Zip
+	default:
+		return false
+	}
+	s, ok := p.str()
+	*field = s
+	return ok
+}
+
+// object reads {"key":value,...}, handing each key to field, which reads
+// the value.
+func (p *lifeParser) object(field func(key string) bool) bool {
+	if !p.byte('{') {
+		return false
+	}
+	if p.byte('}') {
+		return true
+	}
+	for {
+		key, ok := p.str()
+		if !ok || !p.byte(':') || !field(key) {
+			return false
+		}
+		if p.byte('}') {
+			return true
+		}
+		if !p.byte(',') {
+			return false
+		}
+	}
+}
+
+func (p *lifeParser) byte(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *lifeParser) str() (string, bool) {
+	if !p.byte('"') {
+		return "", false
+	}
+	start := p.i
+	for ; p.i < len(p.b); p.i++ {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			return string(s), utf8.Valid(s)
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func (p *lifeParser) uint() (int, bool) {
+	start, n := p.i, 0
+	for ; p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9'; p.i++ {
+		if p.i-start >= 9 {
+			return 0, false
+		}
+		n = n*10 + int(p.b[p.i]-'0')
+	}
+	return n, p.i > start && (p.b[start] != '0' || p.i == start+1)
 }
