@@ -88,6 +88,9 @@ func (c *course) enter(st stage, at time.Time) {
 			Type: eventStatus, Status: string(st), Description: statusDescriptions[st],
 		}
 	}
+	if c.added == nil {
+		c.added = make([]Event, 0, 4) // a day's run takes one to three steps
+	}
 	c.added = append(c.added, e)
 	c.life.Stage = st
 	c.life.Events++

@@ -252,3 +252,88 @@ func FuzzDecodeLife(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendMatchesEncodingJSON checks the run's own encoders against
+// encoding/json, and that the types they write have the fields they know.
+func TestAppendMatchesEncodingJSON(t *testing.T) {
+	fields := func(v any) []string {
+		var names []string
+		for f := range reflect.TypeOf(v).Fields() {
+			names = append(names, f.Name+" "+string(f.Tag))
+		}
+		return names
+	}
+	guards := []struct {
+		v    any
+		want []string
+	}{
+		{Event{}, []string{`ID json:"id"`, `CreatedAt json:"createdAt"`, `ModifiedAt json:"modifiedAt"`, `Timestamp json:"timestamp"`,
+			`Type json:"type"`, `Status json:"status"`, `TrackingEventDetails json:"trackingEventDetails,omitempty"`,
+			`Description json:"description,omitempty"`, `OperationCode json:"operationCode,omitempty"`,
+			`ActionRequired json:"actionRequired"`, `Location json:"location,omitempty"`}},
+		{TrackingEventDetails{}, []string{`Notes json:"notes,omitempty"`, `Facility json:"facility,omitempty"`,
+			`FacilityType json:"facilityType,omitempty"`, `FacilityZip json:"facilityZip,omitempty"`,
+			`AdditionalData json:"additionalData,omitempty"`}},
+		{lifeDoc{}, []string{`Stage json:"stage"`, `Events json:"events"`, `SendDate json:"sendDate,omitempty"`,
+			`Outcome json:"outcome,omitempty"`, `From json:"from"`, `To json:"to"`}},
+		{place{}, []string{`City json:"city,omitempty"`, `State json:"state,omitempty"`, `Zip json:"zip,omitempty"`}},
+	}
+	for _, g := range guards {
+		if diff := cmp.Diff(g.want, fields(g.v)); diff != "" {
+			t.Errorf("%T changed: update appendEvent or appendLife, and this list (-known +now):\n%s", g.v, diff)
+		}
+	}
+
+	at := time.Date(2026, 3, 2, 15, 4, 5, 123456789, time.UTC)
+	events := []Event{
+		{},
+		{ID: "evt_1", CreatedAt: at, ModifiedAt: at, Timestamp: at, Type: "status", Status: "queued", Description: "Letter received"},
+		{ID: "evt_2", Timestamp: at.In(time.FixedZone("X", -5*3600)), Type: "tracking", Status: "reRouted", ActionRequired: true,
+			TrackingEventDetails: &TrackingEventDetails{Notes: `a "quoted" <note> & more`, Facility: "SÃO PAULO\u2028", FacilityZip: "60699"},
+			OperationCode:        "865", Location: "line\nbreak \xff"},
+		{TrackingEventDetails: &TrackingEventDetails{}},
+		{TrackingEventDetails: &TrackingEventDetails{FacilityType: "Post Office"}, Location: "X"},
+	}
+	for _, e := range events {
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendEvent(nil, &e)
+		if !ok || string(got) != string(want) {
+			t.Errorf("appendEvent:\n got %s, %v\nwant %s", got, ok, want)
+		}
+	}
+	for _, e := range []Event{
+		{TrackingEventDetails: &TrackingEventDetails{AdditionalData: map[string]any{"k": 1}}},
+		{Timestamp: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		if _, ok := appendEvent(nil, &e); ok {
+			t.Errorf("appendEvent wrote %+v", e)
+		}
+	}
+	lives := []lifeDoc{
+		{},
+		{Stage: "inTransit", Events: 12, SendDate: "2026-03-04", Outcome: "reRouted",
+			From: place{City: "SPRINGFIELD", State: "IL", Zip: "62701"}, To: place{City: `A&B "<x>"`, Zip: "60601"}},
+		{Stage: "queued", To: place{State: "IL"}},
+	}
+	for _, l := range lives {
+		want, _ := json.Marshal(l)
+		if got := appendLife(nil, &l); string(got) != string(want) {
+			t.Errorf("appendLife:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", `"quoted"`, "<&>", "\u2028", "\xff", "tab\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package lettershop
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -29,24 +30,10 @@ var (
 // letter to letter: a store copies the records it is given (the storage
 // package's contract), so the next letter cannot change what it stored.
 type recordWriter struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf []byte
 }
 
-func newRecordWriter() *recordWriter {
-	w := &recordWriter{}
-	w.enc = json.NewEncoder(&w.buf)
-	return w
-}
-
-// encode appends v's JSON to the buffer, as json.Marshal writes it.
-func (w *recordWriter) encode(v any) error {
-	if err := w.enc.Encode(v); err != nil {
-		return err
-	}
-	w.buf.Truncate(w.buf.Len() - 1) // the newline Encode ends with
-	return nil
-}
+func newRecordWriter() *recordWriter { return &recordWriter{} }
 
 // advance takes in place the steps of a stored letter due up to now. It
 // reports false, changing nothing, when the document is not laid out as
@@ -70,24 +57,24 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		return false
 	}
 	c.advance(now)
-	w.buf.Reset()
-	w.buf.Write(lifeStart)
-	if err := w.encode(c.life); err != nil {
-		return false
-	}
-	w.buf.Write(rest[:len(rest)-len(eventsEnd)])
+	b := append(w.buf[:0], lifeStart...)
+	b = appendLife(b, &c.life)
+	b = append(b, rest[:len(rest)-len(eventsEnd)]...)
 	sep := !bytes.HasSuffix(rest, eventsEmpty)
-	for _, e := range c.added {
+	for i := range c.added {
 		if sep {
-			w.buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		if err := w.encode(e); err != nil {
+		var ok bool
+		if b, ok = appendEvent(b, &c.added[i]); !ok {
+			w.buf = b
 			return false
 		}
 		sep = true
 	}
-	w.buf.Write(eventsEnd)
-	r.Data, r.Status, r.DueAt, r.ModifiedAt = w.buf.Bytes(), string(c.status), c.due, c.modified
+	b = append(b, eventsEnd...)
+	w.buf = b
+	r.Data, r.Status, r.DueAt, r.ModifiedAt = b, string(c.status), c.due, c.modified
 	return true
 }
 
@@ -247,4 +234,110 @@ func (p *lifeParser) uint() (int, bool) {
 		n = n*10 + int(p.b[p.i]-'0')
 	}
 	return n, p.i > start && (p.b[start] != '0' || p.i == start+1)
+}
+
+// appendLife appends l as encoding/json writes it.
+func appendLife(b []byte, l *lifeDoc) []byte {
+	b = append(b, `{"stage":`...)
+	b = appendString(b, string(l.Stage))
+	b = append(b, `,"events":`...)
+	b = strconv.AppendInt(b, int64(l.Events), 10)
+	if l.SendDate != "" {
+		b = append(b, `,"sendDate":`...)
+		b = appendString(b, l.SendDate)
+	}
+	if l.Outcome != "" {
+		b = append(b, `,"outcome":`...)
+		b = appendString(b, string(l.Outcome))
+	}
+	b = append(b, `,"from":`...)
+	b = appendPlace(b, &l.From)
+	b = append(b, `,"to":`...)
+	b = appendPlace(b, &l.To)
+	return append(b, '}')
+}
+
+func appendPlace(b []byte, p *place) []byte {
+	b = append(b, '{')
+	first := true
+	for _, f := range [...]struct{ key, value string }{{`"city":`, p.City}, {`"state":`, p.State}, {`"zip":`, p.Zip}} {
+		b = appendField(b, &first, f.key, f.value)
+	}
+	return append(b, '}')
+}
+
+// appendEvent appends e as encoding/json writes it. It reports false for an
+// event it does not write (one with additionalData, or a time outside years
+// 0 to 9999).
+func appendEvent(b []byte, e *Event) ([]byte, bool) {
+	if d := e.TrackingEventDetails; d != nil && d.AdditionalData != nil {
+		return b, false
+	}
+	for _, t := range [...]time.Time{e.CreatedAt, e.ModifiedAt, e.Timestamp} {
+		if y := t.Year(); y < 0 || y > 9999 { // encoding/json refuses them
+			return b, false
+		}
+	}
+	b = append(b, `{"id":`...)
+	b = appendString(b, e.ID)
+	b = append(b, `,"createdAt":`...)
+	b = appendTime(b, e.CreatedAt)
+	b = append(b, `,"modifiedAt":`...)
+	b = appendTime(b, e.ModifiedAt)
+	b = append(b, `,"timestamp":`...)
+	b = appendTime(b, e.Timestamp)
+	b = append(b, `,"type":`...)
+	b = appendString(b, e.Type)
+	b = append(b, `,"status":`...)
+	b = appendString(b, e.Status)
+	if d := e.TrackingEventDetails; d != nil {
+		b = append(b, `,"trackingEventDetails":{`...)
+		first := true
+		b = appendField(b, &first, `"notes":`, d.Notes)
+		b = appendField(b, &first, `"facility":`, d.Facility)
+		b = appendField(b, &first, `"facilityType":`, d.FacilityType)
+		b = appendField(b, &first, `"facilityZip":`, d.FacilityZip)
+		b = append(b, '}')
+	}
+	first := false
+	b = appendField(b, &first, `"description":`, e.Description)
+	b = appendField(b, &first, `"operationCode":`, e.OperationCode)
+	b = append(b, `,"actionRequired":`...)
+	b = strconv.AppendBool(b, e.ActionRequired)
+	b = appendField(b, &first, `"location":`, e.Location)
+	return append(b, '}'), true
+}
+
+// appendField appends a string field left out when empty (omitempty),
+// after a comma unless it is the first of its object.
+func appendField(b []byte, first *bool, key, value string) []byte {
+	if value == "" {
+		return b
+	}
+	if !*first {
+		b = append(b, ',')
+	}
+	*first = false
+	b = append(b, key...)
+	return appendString(b, value)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// appendString appends s as a JSON string: as is when nothing in it needs
+// escaping, else as encoding/json escapes it.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s)
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
