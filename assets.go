@@ -638,6 +638,7 @@ var errConflict = errors.New("conflict")
 // written back unless change deleted it.
 func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID string, change func(*Asset, *assetChange, *AssetVersion) error) (*AssetVersion, error) {
 	var out *AssetVersion
+	deleted := false
 	_, err := s.changeAsset(ctx, account, assetID, func(a *Asset, w *assetChange) error {
 		v, err := s.getVersion(ctx, account, assetID, versionID)
 		if err != nil {
@@ -647,11 +648,17 @@ func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID
 		if err := change(a, w, v); err != nil {
 			return err
 		}
-		if !slices.Contains(w.deletes, v.ID) {
+		deleted = slices.Contains(w.deletes, v.ID)
+		if !deleted {
 			w.put(a, v)
 		}
 		return nil
-	}, func(*Asset) any { return out })
+	}, func(*Asset) any {
+		if deleted {
+			return nil
+		}
+		return out
+	})
 	if errors.Is(err, errUnchanged) {
 		return out, nil
 	}

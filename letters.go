@@ -588,6 +588,10 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
 		return false
 	}
+	if why := printableContent(v.Content.Type); why != "" {
+		f.add("content.assetId", "%s", why)
+		return false
+	}
 	c.AssetVersionID = vid
 	l.snapshot = contentSnapshot{
 		Hash:        v.contentHash,

@@ -32,6 +32,9 @@ type Service struct {
 
 	life *lifecycle
 
+	// render is the rendering and download-link state (render.go).
+	render renderState
+
 	purgeMu   sync.Mutex
 	lastPurge time.Time
 }

@@ -209,20 +209,17 @@ func (s *Store) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage
 	if q.Limit <= 0 {
 		return nil, nil
 	}
-	t := s.assetsByAccount.tree(q.Account)
+	p := s.assetsByAccount.get(q.Account)
 	for _, m := range q.Metadata {
-		t = smaller(t, s.assetsByMeta.tree(metaKey{q.Account, m.Key, m.Value}))
-	}
-	if t == nil {
-		return nil, nil
+		p = smaller(p, s.assetsByMeta.get(metaKey{q.Account, m.Key, m.Value}))
 	}
 	var before *assetRec
 	if q.Before != "" {
 		before = &assetRec{a: storage.Asset{ID: q.Before}}
 	}
-	out := make([]storage.Asset, 0, pageCap(q.Limit, t.Len()))
-	walk(t, assetLess, before, before != nil, func(r *assetRec) bool {
-		// Every index is per account: r is of q.Account.
+	out := make([]storage.Asset, 0, pageCap(q.Limit, p.len()))
+	// Every index is per account: r is of q.Account.
+	p.walk(assetLess, before, before != nil, func(r *assetRec) bool {
 		if hasMetadata(r.a.Metadata, q.Metadata) {
 			out = append(out, cloneAsset(r.a))
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/btree"
-
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -133,27 +131,16 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if q.Limit <= 0 {
 		return nil, nil
 	}
-	t := s.lettersByAccount.tree(q.Account)
-	if q.Status != "" {
-		t = smaller(t, s.lettersByStatus.tree(statusKey{q.Account, q.Status}))
-	}
-	if q.ExternalID != "" {
-		t = smaller(t, s.lettersByExternal.tree(externalKey{q.Account, q.ExternalID}))
-	}
-	for _, m := range q.Metadata {
-		t = smaller(t, s.lettersByMeta.tree(metaKey{q.Account, m.Key, m.Value}))
-	}
-	if t == nil {
-		return nil, nil
-	}
-	out := make([]storage.Letter, 0, pageCap(q.Limit, t.Len()))
+	p := s.letterCandidates(q)
 	var before *letterRec
 	if q.Before != "" {
 		before = &letterRec{l: storage.Letter{ID: q.Before}}
 	}
-	walk(t, letterLess, before, before != nil, func(r *letterRec) bool {
+	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
+	// p, the smallest posting the filters select, holds every match, all
+	// of q.Account; each letter in it is checked against the other filters.
+	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
 		l := &r.l
-		// Every index is per account: l is of q.Account.
 		if (q.Status == "" || l.Status == q.Status) &&
 			(q.ExternalID == "" || l.ExternalID == q.ExternalID) &&
 			hasMetadata(l.Metadata, q.Metadata) {
@@ -164,16 +151,20 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	return out, nil
 }
 
-// smaller returns the tree with fewer items; nil, an empty selection, is
-// the smallest of all.
-func smaller[T any](a, b *btree.BTreeG[T]) *btree.BTreeG[T] {
-	if a == nil || b == nil {
-		return nil
+// letterCandidates returns the smallest of the postings q's filters select:
+// every letter q matches is in it.
+func (s *Store) letterCandidates(q storage.LetterQuery) posting[*letterRec] {
+	p := s.lettersByAccount.get(q.Account)
+	if q.Status != "" {
+		p = smaller(p, s.lettersByStatus.get(statusKey{q.Account, q.Status}))
 	}
-	if b.Len() < a.Len() {
-		return b
+	if q.ExternalID != "" {
+		p = smaller(p, s.lettersByExternal.get(externalKey{q.Account, q.ExternalID}))
 	}
-	return a
+	for _, m := range q.Metadata {
+		p = smaller(p, s.lettersByMeta.get(metaKey{q.Account, m.Key, m.Value}))
+	}
+	return p
 }
 
 // UpdateLetter implements storage.Storage.

@@ -82,58 +82,106 @@ type (
 	idemKey     struct{ scope, key string }
 )
 
-// index holds, per key, the records carrying that key in id order. A tree
-// per key, rather than one tree of composite entries, tells a query how many
-// records each of its filters matches, so it can walk the smallest.
-type index[K comparable, T any] struct {
-	trees map[K]*btree.BTreeG[T]
-	less  btree.LessFunc[T]
-	// One free list serves all of the index's trees: a tree per key would
-	// otherwise carry a free list of its own, costly when most keys (an
-	// external id, a customer number in metadata) hold a single record.
+// index holds, per key, the records carrying that key in id order. A
+// posting per key, rather than one tree of composite entries, tells a query
+// how many records each of its filters matches, so it can walk the smallest.
+type index[K, T comparable] struct {
+	postings map[K]posting[T]
+	less     btree.LessFunc[T]
+	// One free list serves all of the index's trees, which would each carry
+	// a free list of their own otherwise.
 	free *btree.FreeListG[T]
 }
 
-func newIndex[K comparable, T any](less btree.LessFunc[T]) index[K, T] {
+// posting is the records under one key. Many keys (an external id, a
+// customer number in metadata) hold a single record, so that record is
+// held inline and a tree is made only for a second one: a tree for one
+// record would cost several times the record's own share of the index.
+type posting[T comparable] struct {
+	one  T // the only record, while tree is nil
+	tree *btree.BTreeG[T]
+}
+
+func (p posting[T]) len() int {
+	if p.tree != nil {
+		return p.tree.Len()
+	}
+	var zero T
+	if p.one != zero {
+		return 1
+	}
+	return 0
+}
+
+func newIndex[K, T comparable](less btree.LessFunc[T]) index[K, T] {
 	return index[K, T]{
-		trees: make(map[K]*btree.BTreeG[T]),
-		less:  less,
-		free:  btree.NewFreeListG[T](btree.DefaultFreeListSize),
+		postings: make(map[K]posting[T]),
+		less:     less,
+		free:     btree.NewFreeListG[T](btree.DefaultFreeListSize),
 	}
 }
 
 func (x *index[K, T]) add(k K, v T) {
-	t := x.trees[k]
-	if t == nil {
-		t = btree.NewWithFreeListG(degree, x.less, x.free)
-		x.trees[k] = t
+	p, ok := x.postings[k]
+	switch {
+	case !ok:
+		x.postings[k] = posting[T]{one: v}
+	case p.tree != nil:
+		p.tree.ReplaceOrInsert(v)
+	case p.one != v:
+		t := btree.NewWithFreeListG(degree, x.less, x.free)
+		t.ReplaceOrInsert(p.one)
+		t.ReplaceOrInsert(v)
+		x.postings[k] = posting[T]{tree: t}
 	}
-	t.ReplaceOrInsert(v)
 }
 
 func (x *index[K, T]) remove(k K, v T) {
-	t := x.trees[k]
-	if t == nil {
-		return
-	}
-	t.Delete(v)
-	if t.Len() == 0 {
-		// An empty tree would outlive the last record that used its key.
-		delete(x.trees, k)
+	p, ok := x.postings[k]
+	switch {
+	case !ok:
+	case p.tree == nil:
+		if p.one == v {
+			// An empty posting would outlive the last record with its key.
+			delete(x.postings, k)
+		}
+	default:
+		p.tree.Delete(v)
+		if p.tree.Len() == 1 {
+			one, _ := p.tree.Min()
+			x.postings[k] = posting[T]{one: one}
+		}
 	}
 }
 
-// tree returns the records under k, nil when there are none.
-func (x *index[K, T]) tree(k K) *btree.BTreeG[T] {
-	return x.trees[k]
+// get returns the records under k; the zero posting when there are none.
+func (x *index[K, T]) get(k K) posting[T] {
+	return x.postings[k]
+}
+
+// smaller returns the posting with fewer records.
+func smaller[T comparable](a, b posting[T]) posting[T] {
+	if b.len() < a.len() {
+		return b
+	}
+	return a
+}
+
+// walk calls fn with p's records, highest first in the order of less,
+// starting below before when before is set, until fn returns false.
+func (p posting[T]) walk(less btree.LessFunc[T], before T, hasBefore bool, fn func(T) bool) {
+	if p.tree == nil {
+		if p.len() == 1 && (!hasBefore || less(p.one, before)) {
+			fn(p.one)
+		}
+		return
+	}
+	walk(p.tree, less, before, hasBefore, fn)
 }
 
 // walk calls fn with t's items, highest first, starting below before when
 // before is set, until fn returns false.
 func walk[T any](t *btree.BTreeG[T], less btree.LessFunc[T], before T, hasBefore bool, fn func(T) bool) {
-	if t == nil {
-		return
-	}
 	if !hasBefore {
 		t.Descend(fn)
 		return

@@ -15,7 +15,12 @@
 //
 // Preconditions travel inside the write: an update names the revision it
 // expects, and a write may carry the Completion of an idempotency claim, so a
-// backend enforces both atomically with the write itself.
+// backend enforces both atomically with the write itself. When a write fails
+// both ways, ErrClaimLost is reported.
+//
+// Ids are unique across accounts: an id taken in any account is
+// ErrAlreadyExists. Queries always select one account (an empty Account is
+// just an account named ""), and a Limit below 1 returns no records.
 package storage
 
 import (
@@ -58,10 +63,10 @@ type Storage interface {
 	// Errors: ErrNotFound; ErrConflict when the revision differs; ErrClaimLost.
 	UpdateLetter(ctx context.Context, l Letter, c *Completion) (Letter, error)
 	// ProcessDueLetters takes up to limit letters whose DueAt is set and not
-	// after now, earliest DueAt first, and calls fn with a copy of each. When
-	// fn returns nil the store writes the changed copy as an update (Revision
-	// incremented); when it returns an error, nothing more is written and the
-	// error is returned. Each letter is read and written atomically, and a
+	// after now, earliest DueAt first (then lowest id), and calls fn with a
+	// copy of each. When fn returns nil the store writes the changed copy as
+	// an update (Revision incremented); when it returns an error, nothing more
+	// is written and it returns the number written before, with the error. Each letter is read and written atomically, and a
 	// letter is never handed to two concurrent callers (in this process or in
 	// another sharing the backend) at the same revision. fn must not call the
 	// store. It returns the number of letters written.
@@ -70,11 +75,14 @@ type Storage interface {
 	// WriteAsset writes an asset and changes to its versions as one atomic
 	// unit: the asset, then PutVersions (created or replaced), then
 	// DeleteVersions, then PutContent. w.Asset.Revision is the revision the
-	// write expects: 0 creates the asset. It returns the stored asset with
-	// its new revision.
-	// Errors: ErrAlreadyExists when creating an id that exists; ErrNotFound
-	// when updating an asset that does not exist (or a version to delete does
-	// not exist); ErrConflict when the revision differs; ErrClaimLost.
+	// write expects: 0 creates the asset. ID, Account and CreatedAt of an
+	// existing asset never change. Every version and content written belongs
+	// to the asset's account, and every version to the asset. It returns the
+	// stored asset with its new revision.
+	// Errors: ErrAlreadyExists when creating an id that exists, or putting a
+	// version whose id belongs to another asset; ErrNotFound when updating an
+	// asset that does not exist (or a version to delete does not exist);
+	// ErrConflict when the revision differs; ErrClaimLost.
 	WriteAsset(ctx context.Context, w AssetWrite) (Asset, error)
 	// GetAsset returns the asset with that id in that account.
 	// Errors: ErrNotFound.
@@ -90,7 +98,8 @@ type Storage interface {
 	// Errors: ErrNotFound, also when the version belongs to another asset.
 	GetAssetVersion(ctx context.Context, account, assetID, versionID string) (AssetVersion, error)
 	// ListAssetVersions returns up to q.Limit versions of q.AssetID matching
-	// q, newest first, starting after q.Before.
+	// q, newest first, starting after q.Before; none (not an error) for an
+	// asset that does not exist in q.Account.
 	ListAssetVersions(ctx context.Context, q VersionQuery) ([]AssetVersion, error)
 	// GetContent returns content stored by WriteAsset.
 	// Errors: ErrNotFound.
@@ -99,8 +108,9 @@ type Storage interface {
 	// ClaimIdempotency records r as an in-flight claim unless a live record
 	// for (r.Scope, r.Key) exists. A record whose ExpiresAt is not after now
 	// is not live; neither is an in-flight record whose LeaseExpiresAt is not
-	// after now (its claim is taken over). It returns the record now stored
-	// and whether r claimed it. Among concurrent claimants exactly one wins.
+	// after now (its claim is taken over). r's Done and Result are ignored: a
+	// claim starts in flight. It returns the record now stored and whether r
+	// claimed it. Among concurrent claimants exactly one wins.
 	ClaimIdempotency(ctx context.Context, r IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
 	// CompleteIdempotency stores c.Result on the in-flight claim c names.
 	// Errors: ErrClaimLost when that claim is not in flight under c.Token.

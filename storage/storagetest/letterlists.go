@@ -2,9 +2,11 @@ package storagetest
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lettershop/lettershop/storage"
@@ -123,6 +125,8 @@ func testListConcurrentWalk(t *testing.T, f *fixture) {
 		{Account: acctA, Status: "queued", Metadata: md("walk", "yes"), Limit: 7},
 	} {
 		stop := make(chan struct{})
+		writersDone := make(chan struct{})
+		var inserted atomic.Int64
 		var wg sync.WaitGroup
 		for w := range writers {
 			wg.Go(func() {
@@ -139,13 +143,32 @@ func testListConcurrentWalk(t *testing.T, f *fixture) {
 							t.Errorf("CreateLetter %s: %v", id, err)
 							return
 						}
+						inserted.Add(1)
 					}
 				}
 			})
 		}
+		go func() {
+			wg.Wait()
+			close(writersDone)
+		}()
+		// Between pages the walk waits for the writers to have inserted
+		// something, so that inserts land between its pages however the
+		// goroutines are scheduled.
+		awaitInsert := func(since int64) {
+			for inserted.Load() == since {
+				select {
+				case <-writersDone:
+					return
+				default:
+					runtime.Gosched()
+				}
+			}
+		}
 		var seen []string
 		q.Before = ""
 		for {
+			awaitInsert(inserted.Load())
 			page, err := f.s.ListLetters(f.ctx, q)
 			if err != nil {
 				t.Errorf("ListLetters: %v", err)
@@ -162,7 +185,7 @@ func testListConcurrentWalk(t *testing.T, f *fixture) {
 			q.Before = seen[len(seen)-1]
 		}
 		close(stop)
-		wg.Wait()
+		<-writersDone
 
 		for i := 1; i < len(seen); i++ {
 			if seen[i] >= seen[i-1] {

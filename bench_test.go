@@ -1,0 +1,132 @@
+package lettershop_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/storage"
+)
+
+// benchEnv is a Service whose store holds n letters besides the one made
+// through the Service, copies of it under new ids; building 1,000,000 takes a
+// few seconds, so each size is built once per run.
+type benchEnv struct {
+	*env
+	assetID string
+	ids     []string
+	perItem float64 // heap bytes per stored letter
+}
+
+var (
+	benchMu   sync.Mutex
+	benchEnvs = map[int]*benchEnv{}
+)
+
+func getBenchEnv(b *testing.B, n int) *benchEnv {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if be, ok := benchEnvs[n]; ok {
+		return be
+	}
+	e := newEnv(&testing.T{})
+	a, _ := e.publishedTemplate(b, acct)
+	in := letterInput(a.ID)
+	in.Metadata = lettershop.Metadata{{Key: "campaign", Value: "spring"}, {Key: "customer", Value: "c-1"}}
+	in.Description = "Order confirmation"
+	first, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec, err := e.store.GetLetter(e.ctx, acct, first.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := &benchEnv{env: e, assetID: a.ID, ids: make([]string, 0, n)}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		r := rec
+		r.ID = fmt.Sprintf("ltr_00%024d", i)
+		r.Metadata = []storage.Metadata{{Key: "campaign", Value: "spring"}, {Key: "customer", Value: fmt.Sprintf("c-%d", i)}}
+		r.Data = append([]byte(nil), rec.Data...)
+		if _, err := e.store.CreateLetter(e.ctx, r, nil); err != nil {
+			b.Fatal(err)
+		}
+		be.ids = append(be.ids, r.ID)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	be.perItem = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	benchEnvs[n] = be
+	return be
+}
+
+var benchSizes = []int{1_000, 1_000_000}
+
+func BenchmarkCreateLetter(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("stored=%d", n), func(b *testing.B) {
+			be := getBenchEnv(b, n)
+			in := letterInput(be.assetID)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := be.svc.CreateLetter(be.ctx, acct, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGetLetter(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("stored=%d", n), func(b *testing.B) {
+			be := getBenchEnv(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := be.svc.GetLetter(be.ctx, acct, be.ids[i%len(be.ids)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(be.perItem, "heapB/letter")
+		})
+	}
+}
+
+func BenchmarkListLetters100(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("stored=%d", n), func(b *testing.B) {
+			be := getBenchEnv(b, n)
+			first, err := be.svc.ListLetters(be.ctx, acct, lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				// A page from the middle of the walk, through a token.
+				p, err := be.svc.ListLetters(be.ctx, acct, lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100, NextToken: first.NextToken}})
+				if err != nil || len(p.Items) != 100 {
+					b.Fatal(err, len(p.Items))
+				}
+			}
+		})
+	}
+	b.Run("stored=1000000/metadata-filter", func(b *testing.B) {
+		be := getBenchEnv(b, 1_000_000)
+		in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}, Metadata: lettershop.Metadata{{Key: "campaign", Value: "spring"}}}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if p, err := be.svc.ListLetters(be.ctx, acct, in); err != nil || len(p.Items) != 100 {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// config is the server's configuration, from flags and the environment.
+type config struct {
+	addr      string
+	apiKeys   []httpadapter.APIKey
+	rate      rateLimit
+	testClock bool
+	baseURL   string
+	store     string
+}
+
+// envPrefix begins the environment variable of each flag: --base-url is
+// LETTERSHOP_BASE_URL.
+const envPrefix = "LETTERSHOP_"
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+const usageHead = `lettershop serves the letter mailing API on a local address.
+
+Usage:
+  lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
+             [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL] [--store memory]
+
+Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
+LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
+API keys in LETTERSHOP_API_KEY are separated by spaces.
+
+Flags:
+`
+
+// parseConfig reads args, then fills each flag not given from the
+// environment.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory"}
+	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.addr, "addr", cfg.addr, "`host:port` to listen on (LETTERSHOP_ADDR)")
+	fs.Var((*apiKeysFlag)(&cfg.apiKeys), "api-key",
+		"accept the key `ACCOUNT:SECRET[=SCOPE,SCOPE]` (repeatable; scopes letters:read, letters:write,\n"+
+			"assets:read, assets:write; all when none given). Without any, every key\n"+
+			"beginning sk_test_ is accepted, each its own account (LETTERSHOP_API_KEY)")
+	fs.Var(&cfg.rate, "rate-limit", "allow `N/DURATION` requests per API key, in bursts of up to N; 0 turns limiting off (LETTERSHOP_RATE_LIMIT)")
+	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock; POST /_test/clock/advance moves it (LETTERSHOP_TEST_CLOCK)")
+	fs.StringVar(&cfg.baseURL, "base-url", "", "`URL` clients reach the server at, for letter urls and download links (default http://ADDR) (LETTERSHOP_BASE_URL)")
+	fs.StringVar(&cfg.store, "store", cfg.store, "where records are kept: `memory` (LETTERSHOP_STORE)")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		v := getenv(name)
+		if given[f.Name] || v == "" {
+			return
+		}
+		values := []string{v}
+		if f.Name == "api-key" {
+			values = strings.Fields(v)
+		}
+		for _, x := range values {
+			if err := fs.Set(f.Name, x); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return config{}, err
+	}
+	if cfg.baseURL != "" {
+		u, err := url.Parse(cfg.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return config{}, fmt.Errorf("--base-url: want an absolute http or https URL without query, got %q", cfg.baseURL)
+		}
+		cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
+	}
+	return cfg, nil
+}
+
+// apiKeysFlag collects --api-key ACCOUNT:SECRET[=SCOPE,SCOPE].
+type apiKeysFlag []httpadapter.APIKey
+
+func (f *apiKeysFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	accounts := make([]string, len(*f))
+	for i, k := range *f {
+		accounts[i] = k.Account + ":***" // never print a secret
+	}
+	return strings.Join(accounts, " ")
+}
+
+func (f *apiKeysFlag) Set(s string) error {
+	k, err := parseAPIKey(s)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, k)
+	return nil
+}
+
+// parseAPIKey reads ACCOUNT:SECRET[=SCOPE,SCOPE]. The secret can hold any
+// character but = and white space.
+func parseAPIKey(s string) (httpadapter.APIKey, error) {
+	account, rest, ok := strings.Cut(s, ":")
+	if !ok || account == "" {
+		return httpadapter.APIKey{}, errors.New("want ACCOUNT:SECRET[=SCOPE,SCOPE], for example acme:sk_test_acme=letters:read")
+	}
+	secret, scopes, hasScopes := strings.Cut(rest, "=")
+	if secret == "" || strings.ContainsFunc(secret, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }) {
+		return httpadapter.APIKey{}, fmt.Errorf("account %s: the secret can not be empty or hold spaces", account)
+	}
+	k := httpadapter.APIKey{Account: account, Secret: secret}
+	if hasScopes {
+		for _, name := range strings.Split(scopes, ",") {
+			sc, err := httpadapter.ParseScope(strings.TrimSpace(name))
+			if err != nil {
+				return httpadapter.APIKey{}, fmt.Errorf("account %s: %w", account, err)
+			}
+			k.Scopes = append(k.Scopes, sc)
+		}
+	}
+	return k, nil
+}
+
+// rateLimit is --rate-limit N/DURATION, or 0 (n == 0) for none.
+type rateLimit struct {
+	n   int
+	per time.Duration
+}
+
+func (r *rateLimit) String() string {
+	if r == nil || r.n == 0 {
+		return "0"
+	}
+	return strconv.Itoa(r.n) + "/" + r.per.String()
+}
+
+func (r *rateLimit) Set(s string) error {
+	if s == "0" {
+		*r = rateLimit{}
+		return nil
+	}
+	ns, ds, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(ns)
+	if !ok || err != nil || n < 1 {
+		return fmt.Errorf("want N/DURATION with N a positive whole number (150/5s), or 0 for no limit; got %q", s)
+	}
+	d, err := time.ParseDuration(ds)
+	if err != nil {
+		// "100/s" and "1000/m" read naturally: one of the unit.
+		d, err = time.ParseDuration("1" + ds)
+	}
+	if err != nil || d <= 0 {
+		return fmt.Errorf("want N/DURATION with DURATION such as 5s, 1m or s; got %q", s)
+	}
+	*r = rateLimit{n: n, per: d}
+	return nil
+}

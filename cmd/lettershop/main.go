@@ -1,0 +1,222 @@
+// Command lettershop serves the letter mailing API over HTTP, backed by an
+// in-memory store: a local stand-in for the real service, for development
+// and tests.
+//
+//	go run ./cmd/lettershop
+//
+// Without --api-key it accepts any key that begins sk_test_. See
+// docs/http.md for the flags, the environment variables and a walkthrough.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(os.Stderr, "lettershop:", err)
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "lettershop:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake in the flags or environment.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// shutdownGrace is how long requests in flight get to finish on shutdown.
+const shutdownGrace = 10 * time.Second
+
+// run serves until ctx is cancelled, then shuts down gracefully.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	store, closeStore, err := openStore(cfg.store)
+	if err != nil {
+		return usageError{err}
+	}
+	defer closeStore()
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	base := cfg.baseURL
+	if base == "" {
+		base = "http://" + reachable(addr)
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base)}
+	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per)}
+	if cfg.testClock {
+		mock := clock.NewMock()
+		mock.Set(time.Now().Truncate(time.Second))
+		opts = append(opts, lettershop.WithClock(mock))
+		// Clients pace themselves by the wall clock; on the stopped test
+		// clock a used-up bucket would never refill.
+		hopts = append(hopts, httpadapter.WithTestClock(mock), httpadapter.WithRateLimitClock(clock.New()))
+	}
+	if len(cfg.apiKeys) > 0 {
+		auth, err := httpadapter.NewKeyAuthenticator(cfg.apiKeys...)
+		if err != nil {
+			return usageError{fmt.Errorf("--api-key: %w", err)}
+		}
+		hopts = append(hopts, httpadapter.WithAuthenticator(auth))
+	}
+	svc := lettershop.New(store, opts...)
+	defer svc.Close()
+
+	srv := &http.Server{
+		Handler:           logRequests(logger, httpadapter.New(svc, hopts...)),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	greet(stdout, cfg, base)
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "grace", shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openStore opens the store --store names, and returns what closes it.
+func openStore(name string) (storage.Storage, func() error, error) {
+	switch name {
+	case "memory":
+		return memstore.New(), func() error { return nil }, nil
+	default:
+		return nil, nil, fmt.Errorf("--store: unknown store %q; this build supports: memory", name)
+	}
+}
+
+// reachable turns a listening address into one a client can dial: an
+// unspecified host (":8080", "0.0.0.0:8080") becomes localhost.
+func reachable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// greet tells a newcomer how to call the server just started.
+func greet(w io.Writer, cfg config, base string) {
+	fmt.Fprintf(w, "lettershop: API %s listening on %s (store: %s)\n", httpadapter.APIVersion, base, cfg.store)
+	key := "sk_test_123"
+	if len(cfg.apiKeys) == 0 {
+		fmt.Fprintf(w, "Sandbox: any API key that begins %s works; each key is its own account.\n", httpadapter.SandboxKeyPrefix)
+	} else {
+		key = "YOUR_SECRET"
+		names := make([]string, len(cfg.apiKeys))
+		for i, k := range cfg.apiKeys {
+			names[i] = k.Account
+		}
+		fmt.Fprintf(w, "API keys of accounts: %s\n", strings.Join(names, ", "))
+	}
+	fmt.Fprintf(w, "Try:\n  curl -s %s/v1/assets -H 'X-Api-Key: %s'\n", base, key)
+	if cfg.rate.n > 0 {
+		fmt.Fprintf(w, "Rate limit: %s per API key.\n", cfg.rate.String())
+	} else {
+		fmt.Fprintln(w, "Rate limit: off.")
+	}
+	if cfg.testClock {
+		fmt.Fprintf(w, "Test clock: stopped. Move it with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
+	}
+}
+
+// logRequests writes one structured line per request. The query is left
+// out: signed download links carry their signature there.
+func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status),
+			slog.Int64("bytes", sw.bytes),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("request_id", w.Header().Get("X-Request-Id")),
+			slog.String("remote", r.RemoteAddr),
+		)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	s.wrote = true
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

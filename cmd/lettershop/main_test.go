@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestParseConfig(t *testing.T) {
+	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory"}
+	with := func(f func(*config)) config {
+		c := defaults
+		f(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  func(string) string
+		want config
+	}{
+		{"defaults", nil, env(), defaults},
+		{"flags", []string{"--addr", ":9000", "--test-clock", "--rate-limit", "10/1m", "--base-url", "https://mail.example.com/", "--store", "memory"}, env(),
+			with(func(c *config) {
+				c.addr, c.testClock, c.rate, c.baseURL = ":9000", true, rateLimit{10, time.Minute}, "https://mail.example.com"
+			})},
+		{"environment", nil, env("LETTERSHOP_ADDR", ":7000", "LETTERSHOP_TEST_CLOCK", "true", "LETTERSHOP_RATE_LIMIT", "0",
+			"LETTERSHOP_BASE_URL", "http://h:1", "LETTERSHOP_API_KEY", "acme:s1 beta:s2=letters:read"),
+			with(func(c *config) {
+				c.addr, c.testClock, c.rate, c.baseURL = ":7000", true, rateLimit{}, "http://h:1"
+				c.apiKeys = []httpadapter.APIKey{
+					{Account: "acme", Secret: "s1"},
+					{Account: "beta", Secret: "s2", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead}},
+				}
+			})},
+		{"a flag wins over the environment", []string{"--addr", ":1", "--api-key", "flag:f"},
+			env("LETTERSHOP_ADDR", ":2", "LETTERSHOP_API_KEY", "envkey:e"),
+			with(func(c *config) {
+				c.addr = ":1"
+				c.apiKeys = []httpadapter.APIKey{{Account: "flag", Secret: "f"}}
+			})},
+		{"repeated keys with scopes", []string{"--api-key", "a:k1=letters:read,letters:write", "--api-key", "b:k2=assets:read"}, env(),
+			with(func(c *config) {
+				c.apiKeys = []httpadapter.APIKey{
+					{Account: "a", Secret: "k1", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead, httpadapter.ScopeLettersWrite}},
+					{Account: "b", Secret: "k2", Scopes: []httpadapter.Scope{httpadapter.ScopeAssetsRead}},
+				}
+			})},
+		{"rate per unit", []string{"--rate-limit", "100/s"}, env(), with(func(c *config) { c.rate = rateLimit{100, time.Second} })},
+		{"rate of one", []string{"--rate-limit", "1/500ms"}, env(), with(func(c *config) { c.rate = rateLimit{1, 500 * time.Millisecond} })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseConfig(tt.args, tt.env, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(config{}, rateLimit{})); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  func(string) string
+		want string
+	}{
+		{"key without secret", []string{"--api-key", "acme"}, env(), "ACCOUNT:SECRET"},
+		{"key with empty secret", []string{"--api-key", "acme:"}, env(), "secret"},
+		{"key with empty account", []string{"--api-key", ":s"}, env(), "ACCOUNT:SECRET"},
+		{"unknown scope", []string{"--api-key", "acme:s=letters:delete"}, env(), "letters:delete"},
+		{"rate without duration", []string{"--rate-limit", "150"}, env(), "N/DURATION"},
+		{"rate of none", []string{"--rate-limit", "0/5s"}, env(), "N/DURATION"},
+		{"rate with a bad duration", []string{"--rate-limit", "5/fortnight"}, env(), "DURATION"},
+		{"rate with a negative duration", []string{"--rate-limit", "5/-1s"}, env(), "DURATION"},
+		{"base url without scheme", []string{"--base-url", "localhost:8080"}, env(), "--base-url"},
+		{"base url with query", []string{"--base-url", "http://h/?x=1"}, env(), "--base-url"},
+		{"unknown flag", []string{"--port", "80"}, env(), "port"},
+		{"stray argument", []string{"serve"}, env(), "serve"},
+		{"bad environment value named", nil, env("LETTERSHOP_RATE_LIMIT", "lots"), "LETTERSHOP_RATE_LIMIT"},
+		{"bad boolean in environment", nil, env("LETTERSHOP_TEST_CLOCK", "yes please"), "LETTERSHOP_TEST_CLOCK"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseConfig(tt.args, tt.env, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunRefusesBadSetup(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--addr", "127.0.0.1:0", "--store", "postgres://localhost/lettershop"}, "unknown store"},
+		{[]string{"--addr", "127.0.0.1:0", "--store", "memroy"}, "unknown store"},
+		{[]string{"--addr", "127.0.0.1:0", "--api-key", "a:same", "--api-key", "b:same"}, "twice"},
+		{[]string{"--addr", "127.0.0.1:99999"}, "99999"},
+	} {
+		err := run(context.Background(), tt.args, env(), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run %v: error %v, want one mentioning %q", tt.args, err, tt.want)
+		}
+	}
+	if err := run(context.Background(), []string{"-h"}, env(), io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestReachable(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:8080": "127.0.0.1:8080",
+		"0.0.0.0:8080":   "localhost:8080",
+		"[::]:8080":      "localhost:8080",
+		":8080":          "localhost:8080",
+		"[::1]:80":       "[::1]:80",
+	} {
+		if got := reachable(in); got != want {
+			t.Errorf("reachable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// lockedBuffer collects the server's log.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServer runs the server on a free port and returns its base URL and
+// log; it is shut down when the test ends, and must shut down cleanly.
+func startServer(t *testing.T, args ...string) (string, *lockedBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, outW := io.Pipe()
+	logs := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(), outW, logs)
+		outW.Close()
+	}()
+	first, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no greeting: %v (server said %v; log %s)", err, <-done, logs)
+	}
+	go io.Copy(io.Discard, out)
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	base := regexp.MustCompile(`http://\S+`).FindString(first)
+	if base == "" {
+		t.Fatalf("greeting %q names no URL", first)
+	}
+	return base, logs
+}
+
+func call(t *testing.T, method, url, key, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("X-Api-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// The walkthrough of docs/http.md, against the real server.
+func TestServerWalkthrough(t *testing.T) {
+	base, logs := startServer(t, "--test-clock")
+	const key = "sk_test_walkthrough"
+	var asset, version, letter struct{ ID string }
+
+	resp, body := call(t, "POST", base+"/v1/assets", key, `{"name":"Welcome letter","type":"template"}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create asset: %d %s", resp.StatusCode, body)
+	}
+	json.Unmarshal(body, &asset)
+	resp, body = call(t, "POST", base+"/v1/assets/"+asset.ID+"/versions", key,
+		`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create version: %d %s", resp.StatusCode, body)
+	}
+	json.Unmarshal(body, &version)
+	resp, body = call(t, "POST", base+"/v1/letters", key, `{
+		"sender": {"organization": "Acme Corp", "address": {"addressLine1": "100 Main St", "lastLine": "Springfield, IL 62701"}},
+		"recipient": {"individual": {"firstName": "Jane", "lastName": "Doe"}, "address": {"addressLine1": "200 Oak Ave", "city": "Chicago", "state": "IL", "zipCode": "60601"}},
+		"content": {"type": "asset", "assetId": "`+asset.ID+`"},
+		"useType": "transactional",
+		"variables": [{"name": "name", "value": "Jane"}]}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create letter: %d %s", resp.StatusCode, body)
+	}
+	json.Unmarshal(body, &letter)
+	loc := resp.Header.Get("Location")
+	resp, body = call(t, "GET", base+loc, key, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"url":"`+base+"/letters/"+letter.ID+`/download"`) {
+		t.Fatalf("fetch letter: %d %s", resp.StatusCode, body)
+	}
+	if resp.Header.Get("P-RateLimit-Limit") != "150" || resp.Header.Get("X-Api-Version") != httpadapter.APIVersion {
+		t.Errorf("headers %v", resp.Header)
+	}
+
+	resp, body = call(t, "GET", base+"/_test/clock", key, "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"now"`) {
+		t.Errorf("test clock: %d %s", resp.StatusCode, body)
+	}
+
+	// One log line per request, each with its request id.
+	lines := 0
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "msg=request ") {
+			lines++
+			if !strings.Contains(l, "request_id=req_") || !strings.Contains(l, "status=") {
+				t.Errorf("log line lacks request id or status: %s", l)
+			}
+		}
+	}
+	if lines != 5 {
+		t.Errorf("%d request log lines for 5 requests:\n%s", lines, logs)
+	}
+}
+
+func TestServerWithKeysAndNoTestClock(t *testing.T) {
+	base, _ := startServer(t, "--api-key", "acme:secret1=letters:read", "--rate-limit", "0")
+	resp, body := call(t, "GET", base+"/letters", "secret1", "")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("P-RateLimit-Limit") != "" {
+		t.Errorf("list with a read key: %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp, _ := call(t, "POST", base+"/letters", "secret1", "{}"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("write with a read key: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, "GET", base+"/letters", "sk_test_x", ""); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("sandbox key with fixed keys: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, "GET", base+"/_test/clock", "secret1", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("test clock without --test-clock: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,157 @@
+package httpadapter
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lettershop/lettershop"
+)
+
+// Scope is a permission an API key may hold.
+type Scope string
+
+// The scopes. A full key has all of them.
+const (
+	ScopeLettersRead  = Scope("letters:read")
+	ScopeLettersWrite = Scope("letters:write")
+	ScopeAssetsRead   = Scope("assets:read")
+	ScopeAssetsWrite  = Scope("assets:write")
+)
+
+// AllScopes are the scopes of a full key.
+var AllScopes = []Scope{ScopeLettersRead, ScopeLettersWrite, ScopeAssetsRead, ScopeAssetsWrite}
+
+// ParseScope returns the scope named s, or an error naming the scopes there are.
+func ParseScope(s string) (Scope, error) {
+	if slices.Contains(AllScopes, Scope(s)) {
+		return Scope(s), nil
+	}
+	names := make([]string, len(AllScopes))
+	for i, sc := range AllScopes {
+		names[i] = string(sc)
+	}
+	return "", fmt.Errorf("unknown scope %q: want one of %s", s, strings.Join(names, ", "))
+}
+
+// Principal is who an API key speaks for: the account whose objects it
+// sees, and what it may do there.
+type Principal struct {
+	Account string
+	Scopes  []Scope
+}
+
+// Has reports whether p holds scope s.
+func (p Principal) Has(s Scope) bool { return slices.Contains(p.Scopes, s) }
+
+// ErrUnknownKey is what an Authenticator returns for a key it does not
+// accept. The handler answers it with 401; any other error with 500.
+var ErrUnknownKey = errors.New("unknown API key")
+
+// Authenticator turns the X-Api-Key of a request into a Principal.
+// Implementations must be safe for concurrent use.
+type Authenticator interface {
+	Authenticate(ctx context.Context, apiKey string) (Principal, error)
+}
+
+// APIKey is one key a KeyAuthenticator accepts.
+type APIKey struct {
+	Account string
+	Secret  string
+	// Scopes are what the key may do; empty means all of them.
+	Scopes []Scope
+}
+
+// KeyAuthenticator accepts a fixed set of API keys.
+type KeyAuthenticator struct {
+	keys []keyEntry
+}
+
+type keyEntry struct {
+	sum       [sha256.Size]byte
+	principal Principal
+}
+
+// NewKeyAuthenticator returns an Authenticator for keys. It refuses an
+// empty account or secret, and a secret given twice.
+func NewKeyAuthenticator(keys ...APIKey) (*KeyAuthenticator, error) {
+	a := &KeyAuthenticator{}
+	for i, k := range keys {
+		if k.Account == "" || k.Secret == "" {
+			return nil, fmt.Errorf("API key %d: account and secret are required", i+1)
+		}
+		sum := sha256.Sum256([]byte(k.Secret))
+		for _, e := range a.keys {
+			if e.sum == sum {
+				return nil, fmt.Errorf("API key %d: the same secret is given twice", i+1)
+			}
+		}
+		scopes := slices.Clone(k.Scopes)
+		if len(scopes) == 0 {
+			scopes = slices.Clone(AllScopes)
+		}
+		a.keys = append(a.keys, keyEntry{sum: sum, principal: Principal{Account: k.Account, Scopes: scopes}})
+	}
+	return a, nil
+}
+
+// Authenticate compares the key's hash with every known key's, in time that
+// does not depend on which (if any) matches or how much of it does.
+func (a *KeyAuthenticator) Authenticate(_ context.Context, apiKey string) (Principal, error) {
+	sum := sha256.Sum256([]byte(apiKey))
+	found := -1
+	for i := range a.keys {
+		if subtle.ConstantTimeCompare(sum[:], a.keys[i].sum[:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Principal{}, ErrUnknownKey
+	}
+	p := a.keys[found].principal
+	p.Scopes = slices.Clone(p.Scopes)
+	return p, nil
+}
+
+// SandboxKeyPrefix begins every key the sandbox authenticator accepts, as
+// it begins the real service's test keys.
+const SandboxKeyPrefix = "sk_test_"
+
+// SandboxAuthenticator accepts any key that begins sk_test_ and has more
+// after it, with every scope. Each distinct key is its own account, so
+// tests that use different keys do not see each other's objects.
+type SandboxAuthenticator struct{}
+
+// NewSandboxAuthenticator returns the sandbox authenticator.
+func NewSandboxAuthenticator() SandboxAuthenticator { return SandboxAuthenticator{} }
+
+// Authenticate derives the account from a hash of the key, so the secret
+// itself is never stored as an account id.
+func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Principal, error) {
+	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) {
+		return Principal{}, ErrUnknownKey
+	}
+	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes)}, nil
+}
+
+// SandboxAccount is the account the sandbox authenticator gives apiKey.
+func SandboxAccount(apiKey string) string {
+	sum := sha256.Sum256([]byte("lettershop sandbox account\x00" + apiKey))
+	return "acct_" + hex.EncodeToString(sum[:12])
+}
+
+func authError(err error) error {
+	if errors.Is(err, ErrUnknownKey) {
+		return errorf(lettershop.CodeUnauthenticated, "the API key is not valid")
+	}
+	var e *lettershop.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: fmt.Errorf("authenticate: %w", err)}
+}

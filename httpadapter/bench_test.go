@@ -1,0 +1,213 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// BenchmarkLoad drives the handler over loopback HTTP with concurrent
+// keep-alive clients, and a bare net/http JSON server doing the same three
+// things (fetch one, create one, list 100) in the same run as the baseline:
+// what the adapter costs beyond encoding JSON over HTTP.
+//
+//	go test -run '^$' -bench Load -benchtime 5s ./httpadapter
+//
+// Each result reports requests per second and the median and 99th
+// percentile latency as seen by the client.
+func BenchmarkLoad(b *testing.B) {
+	targets := []struct {
+		name  string
+		start func(b *testing.B) loadTarget
+	}{
+		{"adapter", startAdapter},
+		{"baseline", startBaseline},
+	}
+	for _, op := range []string{"get-letter", "post-letter", "list-100"} {
+		for _, tg := range targets {
+			b.Run(op+"/"+tg.name, func(b *testing.B) {
+				target := tg.start(b)
+				runLoad(b, target, op)
+			})
+		}
+	}
+}
+
+// loadTarget is a server ready for the three operations.
+type loadTarget struct {
+	url      string
+	letterID string
+	body     []byte
+	client   *http.Client
+}
+
+func newLoadClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512}}
+}
+
+// startAdapter serves the handler with rate limiting off and 200 letters in
+// the account.
+func startAdapter(b *testing.B) loadTarget {
+	ts := newTestServer(b, withAdapter(httpadapter.WithRateLimit(0, 0)))
+	assetID, _ := ts.createAsset(b, keyA)
+	var first lettershop.Letter
+	for i := range 200 {
+		l := ts.createLetter(b, keyA, assetID)
+		if i == 0 {
+			first = l
+		}
+	}
+	body, err := json.Marshal(letterBody(assetID))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return loadTarget{url: ts.URL, letterID: first.ID, body: body, client: newLoadClient()}
+}
+
+// baselineServer is a bare net/http JSON server over a map: no
+// authentication, validation, idempotency or pagination tokens.
+type baselineServer struct {
+	mu      sync.RWMutex
+	letters map[string]json.RawMessage
+	order   []string
+	next    int
+}
+
+func (s *baselineServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == "GET" && r.URL.Path == "/letters":
+		n, _ := strconv.Atoi(r.URL.Query().Get("pageSize"))
+		s.mu.RLock()
+		page := struct {
+			Items     []json.RawMessage `json:"items"`
+			NextToken string            `json:"nextToken,omitempty"`
+		}{}
+		for i := len(s.order) - 1; i >= 0 && len(page.Items) < n; i-- {
+			page.Items = append(page.Items, s.letters[s.order[i]])
+		}
+		s.mu.RUnlock()
+		writeBaseline(w, http.StatusOK, page)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/letters/"):
+		s.mu.RLock()
+		l, ok := s.letters[strings.TrimPrefix(r.URL.Path, "/letters/")]
+		s.mu.RUnlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		writeBaseline(w, http.StatusOK, l)
+	case r.Method == "POST" && r.URL.Path == "/letters":
+		var in map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.next++
+		id := fmt.Sprintf("ltr_%026d", s.next)
+		in["id"], in["status"], in["createdAt"] = id, "queued", time.Now().UTC()
+		raw, _ := json.Marshal(in)
+		s.letters[id] = raw
+		s.order = append(s.order, id)
+		s.mu.Unlock()
+		w.Header().Set("Location", "/letters/"+id)
+		writeBaseline(w, http.StatusCreated, json.RawMessage(raw))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func writeBaseline(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// startBaseline fills the baseline with the adapter's own letter bodies, so
+// both serve the same bytes.
+func startBaseline(b *testing.B) loadTarget {
+	ref := startAdapter(b)
+	hr, _ := http.NewRequest("GET", ref.url+"/letters/"+ref.letterID, nil)
+	hr.Header.Set("X-Api-Key", keyA)
+	res, err := ref.client.Do(hr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	letter, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+
+	s := &baselineServer{letters: map[string]json.RawMessage{}}
+	for i := range 200 {
+		id := fmt.Sprintf("ltr_%026d", i)
+		s.letters[id] = bytes.TrimSpace(letter)
+		s.order = append(s.order, id)
+	}
+	s.next = 200
+	srv := httptest.NewServer(s)
+	b.Cleanup(srv.Close)
+	return loadTarget{url: srv.URL, letterID: s.order[0], body: ref.body, client: newLoadClient()}
+}
+
+// runLoad sends op from 4 clients per CPU and reports throughput and
+// latency.
+func runLoad(b *testing.B, t loadTarget, op string) {
+	var mu sync.Mutex
+	var all []time.Duration
+	b.SetParallelism(loadParallelism)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var lat []time.Duration
+		for pb.Next() {
+			var hr *http.Request
+			want := http.StatusOK
+			switch op {
+			case "get-letter":
+				hr, _ = http.NewRequest("GET", t.url+"/letters/"+t.letterID, nil)
+			case "post-letter":
+				hr, _ = http.NewRequest("POST", t.url+"/letters", bytes.NewReader(t.body))
+				want = http.StatusCreated
+			case "list-100":
+				hr, _ = http.NewRequest("GET", t.url+"/letters?pageSize=100", nil)
+			}
+			hr.Header.Set("X-Api-Key", keyA)
+			start := time.Now()
+			res, err := t.client.Do(hr)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			lat = append(lat, time.Since(start))
+			if res.StatusCode != want {
+				b.Errorf("%s: status %d", op, res.StatusCode)
+				return
+			}
+		}
+		mu.Lock()
+		all = append(all, lat...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	if len(all) == 0 {
+		return
+	}
+	slices.Sort(all)
+	b.ReportMetric(float64(len(all))/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+}
+
+var loadParallelism = 4

@@ -1,0 +1,290 @@
+package httpadapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lettershop/lettershop"
+)
+
+// decodeJSON decodes a request body into dst, a pointer to a struct. It
+// checks the body against dst's shape first, so that every unknown field
+// and wrongly typed value is reported at once under its field path
+// (recipient.address.zipCode, variables[0].value), the way the service
+// reports its own validation errors.
+func decodeJSON(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return invalid("body", "a JSON object is required")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return invalid("body", "malformed JSON: %s", jsonSyntaxMessage(err, body))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return invalid("body", "malformed JSON: more than one JSON value")
+	}
+	fields := map[string]string{}
+	checkShape(v, reflect.TypeOf(dst).Elem(), "", fields)
+	if err := invalidFields(fields); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return invalid("body", "%v", err)
+	}
+	return nil
+}
+
+func jsonSyntaxMessage(err error, body []byte) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(body[:min(int(se.Offset), len(body))], []byte("\n"))
+		return fmt.Sprintf("%s (line %d, byte %d)", strings.TrimPrefix(se.Error(), "json: "), line, se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the body ends in the middle of a JSON value"
+	}
+	return err.Error()
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// checkShape compares a decoded JSON value with the Go type it is to be
+// decoded into, adding a message for each mismatch under its path. null is
+// accepted anywhere, as encoding/json accepts it. Types that decode
+// themselves are left to do so.
+func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
+	if v == nil {
+		return
+	}
+	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return
+	}
+	at := path
+	if at == "" {
+		at = "body"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		checkShape(v, t.Elem(), path, fields)
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			fields[at] = "must be an object, got " + jsonKind(v)
+			return
+		}
+		known := structFields(t)
+		for name, val := range obj {
+			ft, ok := known[name]
+			if !ok {
+				fields[joinPath(path, name)] = unknownField(name, known)
+				continue
+			}
+			checkShape(val, ft, joinPath(path, name), fields)
+		}
+	case reflect.Slice, reflect.Array:
+		arr, ok := v.([]any)
+		if !ok {
+			fields[at] = "must be an array, got " + jsonKind(v)
+			return
+		}
+		for i, e := range arr {
+			checkShape(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), fields)
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			fields[at] = "must be an object, got " + jsonKind(v)
+			return
+		}
+		for k, e := range obj {
+			checkShape(e, t.Elem(), joinPath(path, k), fields)
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			fields[at] = "must be a string, got " + jsonKind(v)
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			fields[at] = "must be true or false, got " + jsonKind(v)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := v.(json.Number)
+		if !ok {
+			fields[at] = "must be an integer, got " + jsonKind(v)
+			return
+		}
+		if _, err := strconv.ParseInt(n.String(), 10, 64); err != nil {
+			fields[at] = "must be an integer, got " + n.String()
+		}
+	case reflect.Float32, reflect.Float64:
+		if _, ok := v.(json.Number); !ok {
+			fields[at] = "must be a number, got " + jsonKind(v)
+		}
+	}
+}
+
+// unknownField names the field meant when name differs from a known one
+// only in case: names are matched exactly, as the real service does.
+func unknownField(name string, known map[string]reflect.Type) string {
+	for k := range known {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf("unknown field; names are case-sensitive: did you mean %s?", k)
+		}
+	}
+	return "unknown field"
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return "null"
+}
+
+var structFieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
+
+// structFields returns the JSON names of a struct's fields and their types,
+// as encoding/json sees them: tags honoured, embedded structs flattened.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := structFieldsCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				for k, v := range structFields(et) {
+					if _, ok := m[k]; !ok {
+						m[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	structFieldsCache.Store(t, m)
+	return m
+}
+
+// Query parameters.
+
+// pageRequest reads pageSize and nextToken.
+func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest {
+	var p lettershop.PageRequest
+	if s, ok := first(q, "pageSize"); ok {
+		n, err := strconv.Atoi(s)
+		switch {
+		case err != nil:
+			fields["pageSize"] = fmt.Sprintf("must be an integer, got %q", s)
+		case n < 1 || n > lettershop.MaxPageSize:
+			fields["pageSize"] = fmt.Sprintf("pageSize must be between 1 and %d, got %d", lettershop.MaxPageSize, n)
+		default:
+			p.PageSize = n
+		}
+	}
+	p.NextToken, _ = first(q, "nextToken")
+	return p
+}
+
+// boolParam reads a true/false parameter; absent is false.
+func boolParam(q url.Values, name string, fields map[string]string) bool {
+	s, ok := first(q, name)
+	if !ok {
+		return false
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		fields[name] = fmt.Sprintf("must be true or false, got %q", s)
+	}
+	return b
+}
+
+func first(q url.Values, name string) (string, bool) {
+	if vs, ok := q[name]; ok && len(vs) > 0 {
+		return vs[0], true
+	}
+	return "", false
+}
+
+// metadataFilter reads metadata[key]=value parameters, sorted by key so a
+// page token made for a query is good for the same query in any order.
+func metadataFilter(q url.Values, fields map[string]string) lettershop.Metadata {
+	var m lettershop.Metadata
+	for name, vs := range q {
+		key, ok := strings.CutPrefix(name, "metadata[")
+		if !ok {
+			continue
+		}
+		key, ok = strings.CutSuffix(key, "]")
+		switch {
+		case !ok || key == "":
+			fields[name] = "filter by metadata as metadata[key]=value"
+		case len(vs) != 1:
+			fields[name] = "give one value per metadata key"
+		default:
+			m = append(m, lettershop.MetadataPair{Key: key, Value: vs[0]})
+		}
+	}
+	slices.SortFunc(m, func(a, b lettershop.MetadataPair) int { return strings.Compare(a.Key, b.Key) })
+	return m
+}
+
+// checkIDs returns a validation error naming each path parameter that is
+// not of its resource's form: a prefix and letters and digits.
+func checkIDs(params ...pathID) error {
+	fields := map[string]string{}
+	for _, p := range params {
+		if !lettershop.ValidID(p.prefix, p.value) {
+			fields[p.name] = fmt.Sprintf("must be %s followed by letters and digits, got %q", p.prefix, p.value)
+		}
+	}
+	return invalidFields(fields)
+}
+
+// pathID is a path parameter that names an object.
+type pathID struct{ name, prefix, value string }

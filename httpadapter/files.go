@@ -1,0 +1,42 @@
+package httpadapter
+
+import (
+	"net/http"
+	"strconv"
+)
+
+func (h *handler) fileRoutes() {
+	h.handle(route{method: "GET", path: "/files/letters/{file}", access: public, serve: h.letterFile})
+}
+
+// letterFile serves a signed download link: no API key, the signature is
+// the permission. An expired or altered link is 403.
+func (h *handler) letterFile(w http.ResponseWriter, r *http.Request, _ *call) {
+	q := r.URL.Query()
+	file := r.PathValue("file")
+	pdf, err := h.svc.OpenDownload(r.Context(), file, q.Get("expires"), q.Get("signature"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/pdf")
+	hd.Set("Content-Length", strconv.Itoa(len(pdf)))
+	hd.Set("Content-Disposition", `inline; filename="`+safeFileName(file)+`"`)
+	hd.Set("Cache-Control", "private, no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(pdf)
+}
+
+// safeFileName keeps the letters, digits and a few marks of name, so it can
+// go in a quoted header parameter as it is.
+func safeFileName(name string) string {
+	b := []byte(name)
+	out := b[:0]
+	for _, c := range b {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}

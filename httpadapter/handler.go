@@ -1,0 +1,319 @@
+// Package httpadapter serves the lettershop API over HTTP, as the letter
+// mailing service's specification describes it, so that a client written
+// for the real service works against it unchanged.
+//
+// New returns an http.Handler; the embedder owns the server:
+//
+//	svc := lettershop.New(memstore.New())
+//	defer svc.Close()
+//	http.ListenAndServe("127.0.0.1:8080", httpadapter.New(svc))
+//
+// Every route is served bare (/letters) and under /v1 (/v1/letters). The
+// handler authenticates X-Api-Key, limits the request rate per API key,
+// makes POST, PUT and DELETE idempotent under Idempotency-Key, and answers
+// every error as application/problem+json.
+package httpadapter
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+)
+
+// APIVersion is the interface version served. A request may name it in
+// X-Api-Version; every response carries it.
+const APIVersion = "2024-07-30"
+
+// Body limits.
+const (
+	// MaxJSONBody is the largest JSON request body, in bytes.
+	MaxJSONBody = 1 << 20
+	// MaxVersionBody is the largest body of a request that carries asset
+	// content (creating or updating a version). The largest version the
+	// service accepts (102,400 bytes of content, 100 variable definitions
+	// with 4,096-character presets, 255 characters of notes) is about
+	// 3 MiB when a client writes every character as a JSON escape.
+	MaxVersionBody = 4 << 20
+)
+
+// Header names.
+const (
+	headerAPIKey         = "X-Api-Key"
+	headerAPIVersion     = "X-Api-Version"
+	headerRequestID      = "X-Request-Id"
+	headerIdempotencyKey = "Idempotency-Key"
+	headerReplayed       = "Idempotent-Replayed"
+	headerLimit          = "P-RateLimit-Limit"
+	headerRemaining      = "P-RateLimit-Remaining"
+	headerReset          = "P-RateLimit-Reset"
+)
+
+// Option configures the handler New returns.
+type Option func(*config)
+
+type config struct {
+	auth      Authenticator
+	rateN     int
+	ratePer   time.Duration
+	rateKeys  int
+	testClock *clock.Mock
+	rateClock clock.Clock
+	logger    *slog.Logger
+}
+
+// WithAuthenticator sets how API keys are checked. The default is
+// NewSandboxAuthenticator: any key beginning sk_test_ is accepted, each
+// distinct key its own account.
+func WithAuthenticator(a Authenticator) Option { return func(c *config) { c.auth = a } }
+
+// WithRateLimit allows n requests per duration per API key, in bursts of up
+// to n, measured on the Service's clock. n = 0 turns rate limiting off. The
+// default is the real service's: 150 requests per 5 seconds.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateN, c.ratePer = n, per }
+}
+
+// WithRateLimitClock sets the clock rate limits are measured on. The
+// default is the Service's clock, so a test that moves a clock.Mock moves
+// the buckets too. A server whose Service runs on a stopped test clock for
+// its clients passes the wall clock here, so that buckets refill, and the
+// reset times it announces come, while the test clock stands still.
+func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
+
+// WithTestClock enables the test routes under /_test/ (reading and moving
+// the clock, advancing one letter, registering postal moves). m must be the
+// clock the Service was made with. Without this option those routes do not
+// exist.
+func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
+
+// WithLogger sets where internal errors are logged, each with the request
+// id its response shows. The default is slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// handler serves the API for one Service.
+type handler struct {
+	svc     *lettershop.Service
+	cfg     config
+	mux     *http.ServeMux
+	limiter *limiter
+	logger  *slog.Logger
+}
+
+// New returns an http.Handler serving svc's API. Mount it at the root, or
+// under a prefix with http.StripPrefix.
+func New(svc *lettershop.Service, opts ...Option) http.Handler {
+	cfg := config{rateN: 150, ratePer: 5 * time.Second, rateKeys: defaultRateKeys}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.auth == nil {
+		cfg.auth = NewSandboxAuthenticator()
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), logger: cfg.logger}
+	if cfg.rateN > 0 && cfg.ratePer > 0 {
+		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, cfg.rateKeys)
+	}
+	h.letterRoutes()
+	h.assetRoutes()
+	h.versionRoutes()
+	h.fileRoutes()
+	if cfg.testClock != nil {
+		h.testRoutes()
+	}
+	return h
+}
+
+// ServeHTTP answers requests the routes do not know with a problem, not the
+// mux's plain text.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := newRequestID()
+	w.Header().Set(headerRequestID, reqID)
+	w.Header().Set(headerAPIVersion, APIVersion)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			h.logger.Error("panic serving request", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
+		}
+	}()
+	if inner, pattern := h.mux.Handler(r); pattern == "" {
+		h.unrouted(w, r, inner)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// unrouted answers a request no route takes: 404, or 405 when the path is
+// served for other methods. inner is the mux's own plain-text answer, run
+// only to learn which of the two it is.
+func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Handler) {
+	rec := &statusRecorder{header: http.Header{}}
+	inner.ServeHTTP(rec, r)
+	if rec.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeProblem(w, problem{
+			Type: "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
+			Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")),
+		})
+		return
+	}
+	writeProblem(w, problem{
+		Type: "not-found", Title: "Not found", Status: http.StatusNotFound,
+		Detail: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path),
+	})
+}
+
+// statusRecorder captures what the mux would answer for an unknown route.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (s *statusRecorder) Header() http.Header         { return s.header }
+func (s *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (s *statusRecorder) WriteHeader(code int)        { s.status = code }
+
+// access says what a route requires of the caller.
+type access int
+
+const (
+	// public routes take no API key (signed download links).
+	public access = iota
+	// anyKey routes take any valid API key, whatever its scopes.
+	anyKey
+	// scoped routes take a key with the route's scope.
+	scoped
+)
+
+// route is one registered operation.
+type route struct {
+	method, path string
+	access       access
+	scope        Scope
+	serve        func(http.ResponseWriter, *http.Request, *call)
+}
+
+// call is what a route handler knows about the request beyond *http.Request.
+type call struct {
+	account string
+	// keyHash identifies the API key without holding the secret: the scope of
+	// its idempotency keys and of its rate limit.
+	keyHash string
+	// path is the request path without /v1, the same for both forms of a route.
+	path string
+	// base is what precedes path in the URL the client used: a mount prefix
+	// and /v1, to build Location headers the client can follow.
+	base string
+}
+
+// handle registers a route bare and under /v1.
+func (h *handler) handle(rt route) {
+	for _, prefix := range []string{"", "/v1"} {
+		h.mux.HandleFunc(rt.method+" "+prefix+rt.path, func(w http.ResponseWriter, r *http.Request) {
+			h.serveRoute(w, r, rt, prefix)
+		})
+	}
+}
+
+// handleTest registers a test route, only bare: test routes live under /_test/.
+func (h *handler) handleTest(rt route) {
+	h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
+		h.serveRoute(w, r, rt, "")
+	})
+}
+
+// serveRoute runs the checks every route shares, in order: the API key, the
+// rate limit, the API version, the scope.
+func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, prefix string) {
+	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix)}
+	c.base = mountPrefix(r) + prefix
+	if rt.access != public {
+		key := r.Header.Get(headerAPIKey)
+		if key == "" {
+			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
+			return
+		}
+		p, err := h.cfg.auth.Authenticate(r.Context(), key)
+		if err != nil {
+			h.fail(w, r, authError(err))
+			return
+		}
+		c.account = p.Account
+		sum := sha256.Sum256([]byte(key))
+		c.keyHash = hex.EncodeToString(sum[:])
+		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
+			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
+			return
+		}
+		if err := checkVersion(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if rt.access == scoped && !p.Has(rt.scope) {
+			h.fail(w, r, errorf(lettershop.CodeForbidden, "this API key lacks the %s scope", rt.scope))
+			return
+		}
+	} else if err := checkVersion(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	rt.serve(w, r, c)
+}
+
+func (h *handler) rateNow() time.Time {
+	if h.cfg.rateClock != nil {
+		return h.cfg.rateClock.Now()
+	}
+	return h.svc.Now()
+}
+
+// mountPrefix is the part of the path the client sent that a mounting
+// server stripped (http.StripPrefix) before the request got here.
+func mountPrefix(r *http.Request) string {
+	uri := r.RequestURI
+	if i := strings.IndexAny(uri, "?#"); i >= 0 {
+		uri = uri[:i]
+	}
+	if strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://") {
+		return "" // absolute-form request target; not worth unpicking
+	}
+	p := r.URL.EscapedPath()
+	if before, ok := strings.CutSuffix(uri, p); ok && (before == "" || strings.HasPrefix(before, "/")) {
+		return before
+	}
+	return ""
+}
+
+func checkVersion(r *http.Request) error {
+	v, ok := r.Header[http.CanonicalHeaderKey(headerAPIVersion)]
+	if !ok || (len(v) == 1 && v[0] == APIVersion) {
+		return nil
+	}
+	return invalid(headerAPIVersion, "must be %s, the only version served, got %q", APIVersion, strings.Join(v, ", "))
+}
+
+// requestIDKey carries the request id to error logs.
+type requestIDKey struct{}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string { return "req_" + strings.ToLower(rand.Text()) }

@@ -1,0 +1,173 @@
+package httpadapter_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// Every route answers the same under /v1 as bare.
+func TestV1Prefix(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, versionID := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	for _, path := range []string{
+		"/letters", "/letters/" + l.ID, "/assets", "/assets/" + assetID,
+		"/assets/" + assetID + "/versions", "/assets/" + assetID + "/versions/" + versionID,
+	} {
+		t.Run(path, func(t *testing.T) {
+			bare := ts.get(t, path).wantStatus(t, http.StatusOK)
+			v1 := ts.get(t, "/v1"+path).wantStatus(t, http.StatusOK)
+			if string(bare.Body) != string(v1.Body) {
+				t.Errorf("bare and /v1 bodies differ:\n%s\n%s", bare.Body, v1.Body)
+			}
+		})
+	}
+
+	res := ts.do(t, req{Method: "POST", Path: "/v1/letters", Body: letterBody(assetID)}).wantStatus(t, http.StatusCreated)
+	if loc := res.Header.Get("Location"); !strings.HasPrefix(loc, "/v1/letters/ltr_") {
+		t.Errorf("Location %q of a /v1 create, want /v1/letters/...", loc)
+	}
+	ts.get(t, res.Header.Get("Location")).wantStatus(t, http.StatusOK)
+	ts.do(t, req{Method: "POST", Path: "/v1/letters/" + l.ID + "/cancel"}).wantStatus(t, http.StatusAccepted)
+	ts.do(t, req{Method: "DELETE", Path: "/v1/assets/" + assetID + "/versions/" + versionID}).wantStatus(t, http.StatusNoContent)
+	ts.get(t, "/v2/letters").problem(t, http.StatusNotFound)
+}
+
+func TestAPIVersionHeader(t *testing.T) {
+	ts := newTestServer(t)
+	tests := []struct {
+		name    string
+		path    string
+		version string
+		status  int
+	}{
+		{"absent", "/letters", "", http.StatusOK},
+		{"the version served", "/letters", "2024-07-30", http.StatusOK},
+		{"another version", "/letters", "2025-01-01", http.StatusBadRequest},
+		{"not a date", "/v1/assets", "latest", http.StatusBadRequest},
+		{"unknown route", "/nowhere", "", http.StatusNotFound},
+		{"signed link", "/files/letters/ltr_1.pdf", "1999-01-01", http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, req{Method: "GET", Path: tt.path, Header: hdr("X-Api-Version", tt.version)})
+			if got := res.Header.Get("X-Api-Version"); got != httpadapter.APIVersion {
+				t.Errorf("X-Api-Version %q, want %q", got, httpadapter.APIVersion)
+			}
+			if tt.status != http.StatusBadRequest {
+				if res.Status != tt.status {
+					t.Fatalf("status %d, want %d: %s", res.Status, tt.status, res.Body)
+				}
+				return
+			}
+			res.problem(t, http.StatusBadRequest).wantFields(t, "X-Api-Version")
+		})
+	}
+}
+
+func TestUnknownRoutes(t *testing.T) {
+	ts := newTestServer(t)
+	p := ts.get(t, "/letter").problem(t, http.StatusNotFound)
+	if p.Type != "not-found" {
+		t.Errorf("type %q", p.Type)
+	}
+	ts.get(t, "/letters/").problem(t, http.StatusNotFound)
+	ts.do(t, req{Method: "GET", Path: "/", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusNotFound)
+
+	res := ts.do(t, req{Method: "DELETE", Path: "/letters"})
+	res.problem(t, http.StatusMethodNotAllowed)
+	if allow := res.Header.Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "POST") {
+		t.Errorf("Allow %q, want GET and POST", allow)
+	}
+	ts.do(t, req{Method: "PATCH", Path: "/v1/letters/ltr_1"}).problem(t, http.StatusMethodNotAllowed)
+}
+
+// Mounted under a prefix with http.StripPrefix, the handler serves the same
+// routes there, and Location headers keep the prefix.
+func TestMountedUnderPrefix(t *testing.T) {
+	mount := func(h http.Handler) http.Handler {
+		mux := http.NewServeMux()
+		mux.Handle("/api/", http.StripPrefix("/api", h))
+		return mux
+	}
+	ts := newTestServer(t, mounted(mount))
+	res := ts.do(t, req{Method: "POST", Path: "/api/v1/assets", Body: map[string]any{"name": "Mounted"}}).wantStatus(t, http.StatusCreated)
+	loc := res.Header.Get("Location")
+	if !strings.HasPrefix(loc, "/api/v1/assets/ast_") {
+		t.Fatalf("Location %q, want /api/v1/assets/...", loc)
+	}
+	ts.get(t, loc).wantStatus(t, http.StatusOK)
+	ts.get(t, "/api/_test/clock").wantStatus(t, http.StatusOK)
+
+	// Test routes stay off without WithTestClock, wherever the handler is.
+	off := newTestServer(t, mounted(mount), withoutTestRoutes())
+	off.get(t, "/api/_test/clock").problem(t, http.StatusNotFound)
+	off.do(t, req{Method: "POST", Path: "/api/_test/clock/advance", Body: `{"duration":"1h"}`}).problem(t, http.StatusNotFound)
+	off.get(t, "/api/v1/assets").wantStatus(t, http.StatusOK)
+}
+
+// failingAuth fails the way a key store that is down fails.
+type failingAuth struct{ panics bool }
+
+func (f failingAuth) Authenticate(context.Context, string) (httpadapter.Principal, error) {
+	if f.panics {
+		panic("key store exploded")
+	}
+	return httpadapter.Principal{}, context.DeadlineExceeded
+}
+
+func TestInternalErrors(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		ts := newTestServer(t, withAdapter(httpadapter.WithAuthenticator(failingAuth{panics: panics})))
+		res := ts.get(t, "/letters")
+		p := res.problem(t, http.StatusInternalServerError)
+		id := res.Header.Get("X-Request-Id")
+		if id == "" || !strings.Contains(p.Detail, id) {
+			t.Errorf("detail %q does not quote the request id %q", p.Detail, id)
+		}
+		if strings.Contains(string(res.Body), "deadline") || strings.Contains(string(res.Body), "exploded") {
+			t.Errorf("the cause leaked to the client: %s", res.Body)
+		}
+		logs := ts.logs.String()
+		if !strings.Contains(logs, "request_id="+id) {
+			t.Errorf("logs do not name request id %s:\n%s", id, logs)
+		}
+		if cause := map[bool]string{false: "deadline exceeded", true: "key store exploded"}[panics]; !strings.Contains(logs, cause) {
+			t.Errorf("logs lack the cause %q:\n%s", cause, logs)
+		}
+	}
+}
+
+func TestRequestIDs(t *testing.T) {
+	ts := newTestServer(t)
+	a := ts.get(t, "/letters").Header.Get("X-Request-Id")
+	b := ts.get(t, "/nowhere").Header.Get("X-Request-Id")
+	if !strings.HasPrefix(a, "req_") || !strings.HasPrefix(b, "req_") || a == b {
+		t.Errorf("request ids %q and %q, want two distinct req_ ids", a, b)
+	}
+}
+
+func TestStatusOf(t *testing.T) {
+	want := map[lettershop.Code]int{
+		lettershop.CodeInvalid:             400,
+		lettershop.CodeUnauthenticated:     401,
+		lettershop.CodeForbidden:           403,
+		lettershop.CodeNotFound:            404,
+		lettershop.CodeConflict:            409,
+		lettershop.CodeIdempotencyMismatch: 422,
+		lettershop.CodeInFlight:            409,
+		lettershop.CodeRateLimited:         429,
+		lettershop.CodeInternal:            500,
+		lettershop.Code(99):                500,
+	}
+	for code, status := range want {
+		if got := httpadapter.StatusOf(code); got != status {
+			t.Errorf("StatusOf(%v) = %d, want %d", code, got, status)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package httpadapter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/lettershop/lettershop"
+)
+
+// The stored form of a response is a status line, header lines and the
+// body, much like HTTP/1.1 on the wire, so a stored outcome can be read by
+// eye in the store:
+//
+//	lettershop-response/1 201
+//	Content-Type: application/json
+//	Location: /letters/ltr_...
+//
+//	{"id":"ltr_...",...}
+const storedMagic = "lettershop-response/1 "
+
+func (resp response) marshal() []byte {
+	var b bytes.Buffer
+	b.WriteString(storedMagic)
+	b.WriteString(strconv.Itoa(resp.status))
+	b.WriteByte('\n')
+	if resp.contentType != "" {
+		b.WriteString("Content-Type: " + resp.contentType + "\n")
+	}
+	if resp.location != "" {
+		b.WriteString("Location: " + resp.location + "\n")
+	}
+	b.WriteByte('\n')
+	b.Write(resp.body)
+	return b.Bytes()
+}
+
+func parseResponse(data []byte) (response, error) {
+	head, body, ok := bytes.Cut(data, []byte("\n\n"))
+	if !ok {
+		return response{}, errors.New("stored response: no end of headers")
+	}
+	lines := strings.Split(string(head), "\n")
+	code, ok := strings.CutPrefix(lines[0], storedMagic)
+	if !ok {
+		return response{}, fmt.Errorf("stored response: unknown format %q", lines[0])
+	}
+	status, err := strconv.Atoi(code)
+	if err != nil || status < 100 || status > 599 {
+		return response{}, fmt.Errorf("stored response: bad status %q", code)
+	}
+	resp := response{status: status, body: body}
+	for _, l := range lines[1:] {
+		name, value, ok := strings.Cut(l, ": ")
+		switch {
+		case ok && name == "Content-Type":
+			resp.contentType = value
+		case ok && name == "Location":
+			resp.location = value
+		default:
+			return response{}, fmt.Errorf("stored response: unknown header line %q", l)
+		}
+	}
+	return resp, nil
+}
+
+// mutation is a route's operation with side effects, run under the
+// request's Idempotency-Key.
+type mutation struct {
+	// limit is the largest body the route takes.
+	limit int64
+	// op decodes body and calls the Service. What it returns is what the
+	// Service returned.
+	op func(ctx context.Context, body []byte) (any, error)
+	// ok is the response to a success; v is what the Service operation
+	// returned (a *Letter, *Asset, *AssetVersion, or nothing for a delete).
+	ok func(v any) response
+}
+
+// mutate runs m once per idempotency key. The response is built by Encode,
+// whether or not a key was given, so a replay is byte for byte what the
+// first request answered. Client errors are stored and replayed like
+// successes; internal errors are not, so a retry can succeed.
+func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m mutation) {
+	body, err := readBody(w, r, m.limit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	encode := func(v any, err error) ([]byte, bool) {
+		if err != nil {
+			if isInternal(err) {
+				return nil, false
+			}
+			return problemResponse(ctx, err).marshal(), true
+		}
+		return m.ok(v).marshal(), true
+	}
+	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
+		Scope:       "apikey:" + c.keyHash,
+		Key:         r.Header.Get(headerIdempotencyKey),
+		Fingerprint: lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body),
+		Encode:      encode,
+	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	resp, err := parseResponse(res.Data)
+	if err != nil {
+		h.fail(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err})
+		return
+	}
+	if res.Replayed {
+		w.Header().Set(headerReplayed, "true")
+	}
+	resp.write(w)
+}
+
+// readBody reads the whole body, up to limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var big *http.MaxBytesError
+	switch {
+	case errors.As(err, &big):
+		return nil, &bodyTooLargeError{limit: limit}
+	case err != nil:
+		return nil, invalid("body", "the request body could not be read: %v", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,130 @@
+package httpadapter
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/lettershop/lettershop"
+)
+
+func (h *handler) letterRoutes() {
+	h.handle(route{method: "GET", path: "/letters", access: scoped, scope: ScopeLettersRead, serve: h.listLetters})
+	h.handle(route{method: "POST", path: "/letters", access: scoped, scope: ScopeLettersWrite, serve: h.createLetter})
+	h.handle(route{method: "GET", path: "/letters/{id}", access: scoped, scope: ScopeLettersRead, serve: h.getLetter})
+	h.handle(route{method: "PUT", path: "/letters/{id}", access: scoped, scope: ScopeLettersWrite, serve: h.updateLetter})
+	h.handle(route{method: "POST", path: "/letters/{id}/cancel", access: scoped, scope: ScopeLettersWrite, serve: h.cancelLetter})
+	h.handle(route{method: "GET", path: "/letters/{id}/download", access: scoped, scope: ScopeLettersRead, serve: h.downloadLetter})
+}
+
+func letterID(r *http.Request) pathID { return pathID{"id", "ltr_", r.PathValue("id")} }
+
+func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
+	q := r.URL.Query()
+	fields := map[string]string{}
+	in := lettershop.ListLettersInput{
+		PageRequest:        pageRequest(q, fields),
+		IncludeCassDetails: boolParam(q, "includeCassDetails", fields),
+		Metadata:           metadataFilter(q, fields),
+	}
+	if s, ok := first(q, "status"); ok {
+		in.Status = lettershop.LetterStatus(s)
+		if s == "" {
+			fields["status"] = "status can not be empty"
+		}
+	}
+	in.ExternalID, _ = first(q, "externalId")
+	if err := invalidFields(fields); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.svc.ListLetters(r.Context(), c.account, in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, page).write(w)
+}
+
+func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	h.mutate(w, r, c, mutation{
+		limit: MaxJSONBody,
+		op: func(ctx context.Context, body []byte) (any, error) {
+			var in lettershop.CreateLetterInput
+			if err := decodeJSON(body, &in); err != nil {
+				return nil, err
+			}
+			return h.svc.CreateLetter(ctx, c.account, in)
+		},
+		ok: func(v any) response {
+			l := v.(*lettershop.Letter)
+			resp := jsonResponse(http.StatusCreated, l)
+			resp.location = c.base + "/letters/" + l.ID
+			return resp
+		},
+	})
+}
+
+func (h *handler) getLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	if err := checkIDs(id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	l, err := h.svc.GetLetter(r.Context(), c.account, id.value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, l).write(w)
+}
+
+func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	h.mutate(w, r, c, mutation{
+		limit: MaxJSONBody,
+		op: func(ctx context.Context, body []byte) (any, error) {
+			if err := checkIDs(id); err != nil {
+				return nil, err
+			}
+			var in lettershop.UpdateLetterInput
+			if err := decodeJSON(body, &in); err != nil {
+				return nil, err
+			}
+			return h.svc.UpdateLetter(ctx, c.account, id.value, in)
+		},
+		ok: func(v any) response { return jsonResponse(http.StatusOK, v.(*lettershop.Letter)) },
+	})
+}
+
+// cancelLetter answers 202 with no body; the request body, if any, is
+// ignored.
+func (h *handler) cancelLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	h.mutate(w, r, c, mutation{
+		limit: MaxJSONBody,
+		op: func(ctx context.Context, _ []byte) (any, error) {
+			if err := checkIDs(id); err != nil {
+				return nil, err
+			}
+			return h.svc.CancelLetter(ctx, c.account, id.value)
+		},
+		ok: func(any) response { return response{status: http.StatusAccepted} },
+	})
+}
+
+// downloadLetter redirects to a fresh signed link to the letter's PDF.
+func (h *handler) downloadLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	if err := checkIDs(id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.svc.DownloadURL(r.Context(), c.account, id.value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Location", u)
+	w.WriteHeader(http.StatusFound)
+}

@@ -1,0 +1,188 @@
+package httpadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/lettershop/lettershop"
+)
+
+// problemContentType is the media type of every error response (RFC 9457,
+// formerly RFC 7807).
+const problemContentType = "application/problem+json"
+
+// problemKind is how one Code is answered: its status, and the problem's
+// type and title.
+type problemKind struct {
+	status int
+	typ    string
+	title  string
+}
+
+// codeKinds is the one table from error Code to HTTP status.
+var codeKinds = map[lettershop.Code]problemKind{
+	lettershop.CodeInvalid:             {http.StatusBadRequest, "invalid-request", "Invalid request"},
+	lettershop.CodeUnauthenticated:     {http.StatusUnauthorized, "unauthorized", "Unauthorized"},
+	lettershop.CodeForbidden:           {http.StatusForbidden, "forbidden", "Forbidden"},
+	lettershop.CodeNotFound:            {http.StatusNotFound, "not-found", "Not found"},
+	lettershop.CodeConflict:            {http.StatusConflict, "conflict", "Conflict"},
+	lettershop.CodeIdempotencyMismatch: {http.StatusUnprocessableEntity, "idempotency-key-reused", "Idempotency key reused"},
+	lettershop.CodeInFlight:            {http.StatusConflict, "request-in-flight", "Request in flight"},
+	lettershop.CodeRateLimited:         {http.StatusTooManyRequests, "rate-limited", "Too many requests"},
+	lettershop.CodeInternal:            {http.StatusInternalServerError, "internal", "Internal server error"},
+}
+
+// tooLarge is the kind of a body over its limit; the core has no Code for
+// it because only the HTTP layer reads bodies.
+var tooLarge = problemKind{http.StatusRequestEntityTooLarge, "body-too-large", "Request body too large"}
+
+// StatusOf returns the HTTP status an error of code is answered with.
+func StatusOf(code lettershop.Code) int {
+	if k, ok := codeKinds[code]; ok {
+		return k.status
+	}
+	return http.StatusInternalServerError
+}
+
+// problem is an application/problem+json body.
+type problem struct {
+	Type   string            `json:"type"`
+	Title  string            `json:"title"`
+	Status int               `json:"status"`
+	Detail string            `json:"detail"`
+	Errors map[string]string `json:"errors,omitempty"`
+}
+
+// bodyTooLargeError is a request body over its route's limit.
+type bodyTooLargeError struct{ limit int64 }
+
+func (e *bodyTooLargeError) Error() string {
+	return fmt.Sprintf("the request body is larger than %d bytes", e.limit)
+}
+
+// problemFor describes err to the client. An internal error shows only a
+// generic message and the request id; its cause goes to the log.
+func problemFor(ctx context.Context, err error) problem {
+	var big *bodyTooLargeError
+	if errors.As(err, &big) {
+		return problem{Type: tooLarge.typ, Title: tooLarge.title, Status: tooLarge.status, Detail: big.Error()}
+	}
+	var e *lettershop.Error
+	if !errors.As(err, &e) {
+		e = &lettershop.Error{Code: lettershop.CodeInternal}
+	}
+	k, ok := codeKinds[e.Code]
+	if !ok || e.Code == lettershop.CodeInternal {
+		k = codeKinds[lettershop.CodeInternal]
+		return problem{Type: k.typ, Title: k.title, Status: k.status,
+			Detail: "an internal error occurred; quote request id " + requestID(ctx) + " when reporting it"}
+	}
+	// The detail repeats the field errors so a person reading a terminal
+	// sees everything; programs read errors.
+	p := problem{Type: k.typ, Title: k.title, Status: k.status, Detail: e.Error(), Errors: e.Fields}
+	if p.Detail == "" {
+		p.Detail = k.title
+	}
+	return p
+}
+
+// isInternal reports whether err is answered with 500.
+func isInternal(err error) bool {
+	var big *bodyTooLargeError
+	if errors.As(err, &big) {
+		return false
+	}
+	_, ok := codeKinds[lettershop.ErrorCode(err)]
+	return !ok || lettershop.ErrorCode(err) == lettershop.CodeInternal
+}
+
+// problemResponse is the full response for err.
+func problemResponse(ctx context.Context, err error) response {
+	p := problemFor(ctx, err)
+	return response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}
+}
+
+func writeProblem(w http.ResponseWriter, p problem) {
+	response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}.write(w)
+}
+
+// fail answers err as a problem, logging internal errors in full.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	h.logIfInternal(r, err)
+	problemResponse(r.Context(), err).write(w)
+}
+
+func (h *handler) logIfInternal(r *http.Request, err error) {
+	if err != nil && isInternal(err) {
+		h.logger.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "err", err)
+	}
+}
+
+func errorf(code lettershop.Code, format string, args ...any) *lettershop.Error {
+	return &lettershop.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalid is an invalid-request error about one field or parameter.
+func invalid(field, format string, args ...any) *lettershop.Error {
+	return &lettershop.Error{
+		Code:    lettershop.CodeInvalid,
+		Message: "the request is invalid",
+		Fields:  map[string]string{field: fmt.Sprintf(format, args...)},
+	}
+}
+
+// invalidFields is an invalid-request error about several, or nil for none.
+func invalidFields(fields map[string]string) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the request is invalid", Fields: fields}
+}
+
+// marshalJSON encodes v as the body of a response: compact, a final
+// newline, HTML characters left as they are (templates are HTML).
+func marshalJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only the service's own types get here, and they all encode.
+		panic("httpadapter: encode response: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+// response is a complete answer to a request, as stored for idempotent
+// replay: the status, the headers that belong to the response itself, and
+// the body.
+type response struct {
+	status      int
+	contentType string
+	location    string
+	body        []byte
+}
+
+func (resp response) write(w http.ResponseWriter) {
+	h := w.Header()
+	if resp.contentType != "" {
+		h.Set("Content-Type", resp.contentType)
+	}
+	if resp.location != "" {
+		h.Set("Location", resp.location)
+	}
+	if len(resp.body) > 0 {
+		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	}
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+func jsonResponse(status int, v any) response {
+	return response{status: status, contentType: "application/json", body: marshalJSON(v)}
+}

@@ -1,0 +1,115 @@
+package httpadapter
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/lettershop/lettershop"
+)
+
+// The test routes exist only with WithTestClock. They take any valid API
+// key, act in its account, and are not idempotent: a test that moves the
+// clock twice means it.
+func (h *handler) testRoutes() {
+	h.handleTest(route{method: "GET", path: "/_test/clock", access: anyKey, serve: h.getClock})
+	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: anyKey, serve: h.advanceClock})
+	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: anyKey, serve: h.advanceLetter})
+	h.handleTest(route{method: "POST", path: "/_test/moves", access: anyKey, serve: h.registerMove})
+}
+
+// clockState is the body of the clock routes.
+type clockState struct {
+	Now time.Time `json:"now"`
+}
+
+func (h *handler) clockState() clockState {
+	return clockState{Now: h.cfg.testClock.Now().UTC()}
+}
+
+func (h *handler) getClock(w http.ResponseWriter, _ *http.Request, _ *call) {
+	jsonResponse(http.StatusOK, h.clockState()).write(w)
+}
+
+// advanceInput is the body of POST /_test/clock/advance: a Go duration
+// ("72h", "90m", "1h30m").
+type advanceInput struct {
+	Duration string `json:"duration"`
+}
+
+// advanceClock moves the clock, then runs everything that fell due, so the
+// answer describes a world that has caught up.
+func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, _ *call) {
+	body, err := readBody(w, r, MaxJSONBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var in advanceInput
+	if err := decodeJSON(body, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d, err := time.ParseDuration(in.Duration)
+	switch {
+	case in.Duration == "":
+		h.fail(w, r, invalid("duration", `duration is required, for example "72h"`))
+		return
+	case err != nil:
+		h.fail(w, r, invalid("duration", `must be a duration such as "72h" or "1h30m", got %q`, in.Duration))
+		return
+	case d < 0:
+		h.fail(w, r, invalid("duration", "the clock only moves forward, got %s", in.Duration))
+		return
+	}
+	h.cfg.testClock.Add(d)
+	if _, err := h.svc.RunDue(r.Context()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, h.clockState()).write(w)
+}
+
+// advanceLetter moves one letter to a status or tracking event now,
+// through every step before it, without moving the clock.
+func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	if err := checkIDs(id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	body, err := readBody(w, r, MaxJSONBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var in lettershop.SimulateTarget
+	if err := decodeJSON(body, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	l, err := h.svc.Simulate(r.Context(), c.account, id.value, in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, l).write(w)
+}
+
+// registerMove files a change of address for NCOA in the key's account.
+func (h *handler) registerMove(w http.ResponseWriter, r *http.Request, c *call) {
+	body, err := readBody(w, r, MaxJSONBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var in lettershop.Move
+	if err := decodeJSON(body, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.RegisterMove(r.Context(), c.account, in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,147 @@
+package httpadapter
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+
+	"github.com/lettershop/lettershop"
+)
+
+func (h *handler) versionRoutes() {
+	const one = "/assets/{id}/versions/{versionId}"
+	h.handle(route{method: "GET", path: "/assets/{id}/versions", access: scoped, scope: ScopeAssetsRead, serve: h.listVersions})
+	h.handle(route{method: "POST", path: "/assets/{id}/versions", access: scoped, scope: ScopeAssetsWrite, serve: h.createVersion})
+	h.handle(route{method: "GET", path: one, access: scoped, scope: ScopeAssetsRead, serve: h.getVersion})
+	h.handle(route{method: "PUT", path: one, access: scoped, scope: ScopeAssetsWrite, serve: h.updateVersion})
+	h.handle(route{method: "DELETE", path: one, access: scoped, scope: ScopeAssetsWrite, serve: h.deleteVersion})
+	h.handle(route{method: "POST", path: one + "/publish", access: scoped, scope: ScopeAssetsWrite, serve: h.publishVersion})
+	h.handle(route{method: "POST", path: one + "/archive", access: scoped, scope: ScopeAssetsWrite, serve: h.archiveVersion})
+	h.handle(route{method: "POST", path: one + "/clone", access: scoped, scope: ScopeAssetsWrite, serve: h.cloneVersion})
+}
+
+func versionID(r *http.Request) pathID { return pathID{"versionId", "astv_", r.PathValue("versionId")} }
+
+func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) {
+	aid := assetID(r)
+	q := r.URL.Query()
+	fields := map[string]string{}
+	in := lettershop.ListVersionsInput{
+		PageRequest:     pageRequest(q, fields),
+		IncludeArchived: boolParam(q, "includeArchived", fields),
+	}
+	if err := checkIDs(aid); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := invalidFields(fields); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.svc.ListVersions(r.Context(), c.account, aid.value, in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, page).write(w)
+}
+
+func (h *handler) createVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	aid := assetID(r)
+	h.mutate(w, r, c, mutation{
+		limit: MaxVersionBody,
+		op: func(ctx context.Context, body []byte) (any, error) {
+			if err := checkIDs(aid); err != nil {
+				return nil, err
+			}
+			var in lettershop.CreateVersionInput
+			if err := decodeJSON(body, &in); err != nil {
+				return nil, err
+			}
+			return h.svc.CreateVersion(ctx, c.account, aid.value, in)
+		},
+		ok: func(v any) response {
+			ver := v.(*lettershop.AssetVersion)
+			resp := jsonResponse(http.StatusCreated, ver)
+			resp.location = c.base + "/assets/" + ver.AssetID + "/versions/" + ver.ID
+			return resp
+		},
+	})
+}
+
+func (h *handler) getVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	aid, vid := assetID(r), versionID(r)
+	if err := checkIDs(aid, vid); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v, err := h.svc.GetVersion(r.Context(), c.account, aid.value, vid.value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusOK, v).write(w)
+}
+
+// versionChange is a mutation of one version that answers with the version.
+func (h *handler) versionChange(w http.ResponseWriter, r *http.Request, c *call, limit int64, status int,
+	run func(ctx context.Context, aid, vid string, body []byte) (any, error)) {
+	aid, vid := assetID(r), versionID(r)
+	h.mutate(w, r, c, mutation{
+		limit: limit,
+		op: func(ctx context.Context, body []byte) (any, error) {
+			if err := checkIDs(aid, vid); err != nil {
+				return nil, err
+			}
+			return run(ctx, aid.value, vid.value, body)
+		},
+		ok: func(v any) response {
+			if status == http.StatusAccepted || status == http.StatusNoContent {
+				return response{status: status}
+			}
+			return jsonResponse(status, v.(*lettershop.AssetVersion))
+		},
+	})
+}
+
+func (h *handler) updateVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxVersionBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+		var in lettershop.UpdateVersionInput
+		if err := decodeJSON(body, &in); err != nil {
+			return nil, err
+		}
+		return h.svc.UpdateVersion(ctx, c.account, aid, vid, in)
+	})
+}
+
+func (h *handler) deleteVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxJSONBody, http.StatusNoContent, func(ctx context.Context, aid, vid string, _ []byte) (any, error) {
+		return nil, h.svc.DeleteVersion(ctx, c.account, aid, vid)
+	})
+}
+
+func (h *handler) publishVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxJSONBody, http.StatusOK, func(ctx context.Context, aid, vid string, _ []byte) (any, error) {
+		return h.svc.PublishVersion(ctx, c.account, aid, vid)
+	})
+}
+
+// archiveVersion answers 202 with no body, as cancelling a letter does.
+func (h *handler) archiveVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxJSONBody, http.StatusAccepted, func(ctx context.Context, aid, vid string, _ []byte) (any, error) {
+		return h.svc.ArchiveVersion(ctx, c.account, aid, vid)
+	})
+}
+
+// cloneVersion takes an optional body {notes, publish}.
+func (h *handler) cloneVersion(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxJSONBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+		var in lettershop.CloneVersionInput
+		if len(bytes.TrimSpace(body)) > 0 {
+			if err := decodeJSON(body, &in); err != nil {
+				return nil, err
+			}
+		}
+		return h.svc.CloneVersion(ctx, c.account, aid, vid, in)
+	})
+}

@@ -1,0 +1,864 @@
+package lettershop_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math/rand"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+	"github.com/ledongthuc/pdf"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
+)
+
+// renderStart is where the render tests' clock starts.
+var renderStart = time.Date(2026, 3, 2, 15, 4, 5, 0, time.UTC)
+
+const renderAccount = "acct_render"
+
+type renderEnv struct {
+	svc   *lettershop.Service
+	clock *clock.Mock
+	store *memstore.Store
+	ctx   context.Context
+}
+
+func newRenderEnv(t testing.TB, opts ...lettershop.Option) *renderEnv {
+	t.Helper()
+	mc := clock.NewMock()
+	mc.Set(renderStart)
+	st := memstore.New()
+	return newRenderEnvOn(t, st, mc, opts...)
+}
+
+// newRenderEnvOn is a second Service over the same store and clock, as a
+// second server sharing a database would be.
+func newRenderEnvOn(t testing.TB, st *memstore.Store, mc *clock.Mock, opts ...lettershop.Option) *renderEnv {
+	t.Helper()
+	opts = append([]lettershop.Option{
+		lettershop.WithClock(mc),
+		lettershop.WithEntropy(rand.New(rand.NewSource(7))),
+		lettershop.WithTokenKey([]byte("render test key")),
+	}, opts...)
+	svc := lettershop.New(st, opts...)
+	t.Cleanup(func() { svc.Close() })
+	return &renderEnv{svc: svc, clock: mc, store: st, ctx: context.Background()}
+}
+
+func sp(s string) *string { return &s }
+
+const letterTemplate = `<h1>Your order</h1>
+<p>Dear {{name}},</p>
+<p>Order <b>{{order}}</b> has <i>shipped</i>. <u>Keep this letter</u>. Track it at <a href="https://example.com/t">example.com/t</a>.</p>
+<ul><li>Bullet one</li><li>Bullet two</li></ul>
+<ol><li>Step one</li><li>Step two</li></ol>
+<p>First line<br>Second line</p>`
+
+var letterDefinitions = []lettershop.VariableDefinition{
+	{Name: "name", Behavior: lettershop.VariableRequired},
+	{Name: "order", Behavior: lettershop.VariableOptional},
+}
+
+// version makes an asset of type t with one published version of content.
+func (e *renderEnv) version(t testing.TB, typ lettershop.AssetType, mime, data string, defs ...lettershop.VariableDefinition) (*lettershop.Asset, *lettershop.AssetVersion) {
+	t.Helper()
+	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Content", Type: typ})
+	if err != nil {
+		t.Fatalf("CreateAsset: %v", err)
+	}
+	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Type: mime, Data: data},
+		VariableDefinitions: defs,
+		Publish:             true,
+	})
+	if err != nil {
+		t.Fatalf("CreateVersion: %v", err)
+	}
+	return a, v
+}
+
+func renderLetterInput(assetID string, vars ...string) lettershop.CreateLetterInput {
+	in := lettershop.CreateLetterInput{
+		Sender: &lettershop.PartyInput{
+			Individual: &lettershop.Individual{FirstName: "Zoë", LastName: "Łukasiewicz"},
+			Address:    lettershop.AddressInput{AddressLine1: "12 Harbor Road", LastLine: "Portland, ME 04101"},
+		},
+		Recipient: &lettershop.PartyInput{
+			Individual:   &lettershop.Individual{FirstName: "José", LastName: "Müller"},
+			Organization: "Müller & Söhne",
+			Address:      lettershop.AddressInput{AddressLine1: "742 Evergreen Terrace", AddressLine2: "Apt 3B", City: "Springfield", State: "IL", ZipCode: "62704"},
+		},
+		Content: &lettershop.LetterContent{Type: "asset", AssetID: assetID},
+		UseType: lettershop.UseTransactional,
+	}
+	for i := 0; i+1 < len(vars); i += 2 {
+		in.Variables = append(in.Variables, lettershop.Variable{Name: vars[i], Value: sp(vars[i+1])})
+	}
+	return in
+}
+
+func (e *renderEnv) letter(t testing.TB, in lettershop.CreateLetterInput) *lettershop.Letter {
+	t.Helper()
+	l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
+	if err != nil {
+		t.Fatalf("CreateLetter: %v", err)
+	}
+	return l
+}
+
+func (e *renderEnv) render(t testing.TB, id string) []byte {
+	t.Helper()
+	b, err := e.svc.RenderLetter(e.ctx, renderAccount, id)
+	if err != nil {
+		t.Fatalf("RenderLetter: %v", err)
+	}
+	return b
+}
+
+// readPDF is what the tests learn from a PDF by reading it back.
+type readPDF struct {
+	pages []string // text of each page, a line per text row
+	// fonts maps each font's BaseFont to whether its glyphs are embedded.
+	fonts map[string]bool
+	// colors are the distinct fill colours text is printed in, "r g b".
+	colors []string
+	// images are the image XObjects of each page: "page:colorspace:filter".
+	images       []string
+	links        []string
+	creationDate string
+	modDate      string
+}
+
+func readBack(t testing.TB, b []byte) readPDF {
+	t.Helper()
+	if !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("not a PDF: %.20q", b)
+	}
+	r, err := pdf.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("read PDF: %v", err)
+	}
+	out := readPDF{fonts: map[string]bool{}}
+	info := r.Trailer().Key("Info")
+	out.creationDate, out.modDate = info.Key("CreationDate").Text(), info.Key("ModDate").Text()
+	for n := 1; n <= r.NumPage(); n++ {
+		p := r.Page(n)
+		fonts := p.Resources().Key("Font")
+		for _, name := range fonts.Keys() {
+			f := fonts.Key(name)
+			desc := f.Key("DescendantFonts").Index(0).Key("FontDescriptor")
+			out.fonts[f.Key("BaseFont").Name()] = !desc.Key("FontFile2").IsNull()
+		}
+		annots := p.V.Key("Annots")
+		for i := 0; i < annots.Len(); i++ {
+			out.links = append(out.links, annots.Index(i).Key("A").Key("URI").RawString())
+		}
+		text, images := pageText(p, fonts, &out.colors)
+		out.pages = append(out.pages, text)
+		for _, x := range images {
+			out.images = append(out.images, strconv.Itoa(n)+":"+x.Key("ColorSpace").Name()+":"+x.Key("Filter").Name())
+		}
+	}
+	return out
+}
+
+// pageText reads the text a page prints, and the images it draws. fpdf
+// prints UTF-8 text in Type0 fonts whose codes are the characters' UTF-16
+// units, so strings in those fonts are decoded as UTF-16BE.
+func pageText(p pdf.Page, fonts pdf.Value, colors *[]string) (string, []pdf.Value) {
+	var images []pdf.Value
+	var (
+		text    strings.Builder
+		utf16BE bool
+		lastY   = -1.0
+		fill    string
+	)
+	pdf.Interpret(p.V.Key("Contents"), func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "Do":
+			if x := p.Resources().Key("XObject").Key(args[0].Name()); x.Key("Subtype").Name() == "Image" {
+				images = append(images, x)
+			}
+		case "rg":
+			fill = args[0].String() + " " + args[1].String() + " " + args[2].String()
+		case "Tf":
+			utf16BE = fonts.Key(args[0].Name()).Key("Encoding").Name() == "Identity-H"
+		case "Td":
+			if y := args[1].Float64(); y != lastY {
+				if lastY >= 0 {
+					text.WriteString("\n")
+				}
+				lastY = y
+			}
+		case "Tj":
+			s := args[0].RawString()
+			if utf16BE {
+				u := make([]uint16, len(s)/2)
+				for i := range u {
+					u[i] = uint16(s[2*i])<<8 | uint16(s[2*i+1])
+				}
+				s = string(utf16.Decode(u))
+			}
+			text.WriteString(s)
+			if fill != "" && !slices.Contains(*colors, fill) {
+				*colors = append(*colors, fill)
+			}
+		}
+	})
+	return text.String(), images
+}
+
+func TestRenderTemplateLetter(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+	l := e.letter(t, renderLetterInput(a.ID, "name", "Tom & Jerry <b>", "order", "A-1042"))
+	got := readBack(t, e.render(t, l.ID))
+
+	if len(got.pages) != 1 {
+		t.Fatalf("pages = %d, want 1:\n%s", len(got.pages), strings.Join(got.pages, "\n----\n"))
+	}
+	lines := strings.Split(got.pages[0], "\n")
+	want := []string{
+		// Return address, then recipient, in window order.
+		"Zoë Łukasiewicz", "12 Harbor Road", "Portland, ME 04101",
+		"José Müller", "Müller & Söhne", "742 Evergreen Terrace", "Apt 3B", "Springfield, IL 62704",
+		"March 2, 2026",
+		"Your order",
+		// A merged value is text, never markup.
+		"Dear Tom & Jerry <b>,",
+		"Order A-1042 has shipped. Keep this letter. Track it at example.com/t.",
+		"•Bullet one", "•Bullet two", "1.Step one", "2.Step two",
+		"First line", "Second line",
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("page text (-want +got):\n%s", diff)
+	}
+	// fpdf names the Go fonts utf8go + style; each is a TrueType font
+	// embedded (as a subset of the glyphs used).
+	wantFonts := map[string]bool{"utf8go": true, "utf8goB": true, "utf8goI": true}
+	if diff := cmp.Diff(wantFonts, got.fonts); diff != "" {
+		t.Errorf("fonts and whether embedded (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"https://example.com/t"}, got.links); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if want := "D:20260302150405"; !strings.HasPrefix(got.creationDate, want) || !strings.HasPrefix(got.modDate, want) {
+		t.Errorf("dates = %q, %q; want the letter's creation time %s", got.creationDate, got.modDate, want)
+	}
+}
+
+func TestRenderLongTemplateFlowsOntoMorePages(t *testing.T) {
+	para := "<p>" + strings.Repeat("Every word of this paragraph is here to fill the page. ", 12) + "</p>"
+	tests := []struct {
+		name  string
+		paras int
+		multi bool
+	}{
+		{"one page", 1, false},
+		{"several pages", 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<h2>Terms</h2>"+strings.Repeat(para, tt.paras)+"<p>The end.</p>")
+			got := readBack(t, e.render(t, e.letter(t, renderLetterInput(a.ID)).ID))
+			if n := len(got.pages); (n > 1) != tt.multi {
+				t.Fatalf("pages = %d, want more than one: %v", n, tt.multi)
+			}
+			if last := got.pages[len(got.pages)-1]; !strings.Contains(last, "The end.") {
+				t.Errorf("last page does not end the letter:\n%s", last)
+			}
+			text := strings.Join(got.pages, "\n")
+			if n := strings.Count(text, "Every word"); n != tt.paras*12 {
+				t.Errorf("the text has %d sentences, want %d: text was lost or repeated", n, tt.paras*12)
+			}
+			for i, p := range got.pages {
+				label := "Page " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(got.pages))
+				if has := strings.Contains(p, label); has != tt.multi {
+					t.Errorf("page %d has %q: %v, want %v", i+1, label, has, tt.multi)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderColor(t *testing.T) {
+	tests := []struct {
+		name  string
+		color bool
+		// wantColored is whether any text is printed in a colour that is
+		// not a grey.
+		wantColored bool
+	}{
+		{"greyscale", false, false},
+		{"color", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html",
+				`<p>See <a href="https://example.com">our site</a> and <span style="color:#c00">this</span>.</p>`)
+			in := renderLetterInput(a.ID)
+			in.Options = &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: tt.color}}
+			got := readBack(t, e.render(t, e.letter(t, in).ID))
+			colored := slices.ContainsFunc(got.colors, func(c string) bool {
+				f := strings.Fields(c)
+				return f[0] != f[1] || f[1] != f[2]
+			})
+			if colored != tt.wantColored {
+				t.Errorf("text colours %v: coloured = %v, want %v", got.colors, colored, tt.wantColored)
+			}
+		})
+	}
+}
+
+func pngImage(t testing.TB, w, h int) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), 200, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func jpegImage(t testing.TB, w, h int) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{uint8(x), 90, uint8(y), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func TestRenderImageLetter(t *testing.T) {
+	tests := []struct {
+		name, mime string
+		data       func(testing.TB, int, int) string
+		color      bool
+		wantImages []string
+	}{
+		{"png in colour", "image/png", pngImage, true, []string{"2:DeviceRGB:FlateDecode"}},
+		{"png in grey", "image/png", pngImage, false, []string{"2:DeviceGray:FlateDecode"}},
+		{"jpeg in colour", "image/jpeg", jpegImage, true, []string{"2:DeviceRGB:DCTDecode"}},
+		{"jpeg in grey", "image/jpeg", jpegImage, false, []string{"2:DeviceGray:FlateDecode"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetImage, tt.mime, tt.data(t, 300, 200))
+			in := renderLetterInput(a.ID)
+			in.Options = &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: tt.color}}
+			got := readBack(t, e.render(t, e.letter(t, in).ID))
+			if len(got.pages) != 2 {
+				t.Fatalf("pages = %d, want 2 (addresses, then the image)", len(got.pages))
+			}
+			if diff := cmp.Diff(tt.wantImages, got.images); diff != "" {
+				t.Errorf("images (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(got.pages[0], "742 Evergreen Terrace") {
+				t.Errorf("page one lacks the recipient:\n%s", got.pages[0])
+			}
+		})
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	e := newRenderEnv(t, lettershop.WithRenderCacheSize(0))
+	a, v := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+	in := renderLetterInput(a.ID, "name", "Zoë")
+	in.SendDate = "2026-03-09"
+	l := e.letter(t, in)
+	first := e.render(t, l.ID)
+
+	// Later, on another server, after the version is gone: the same bytes.
+	e.clock.Add(36 * time.Hour)
+	if err := e.svc.DeleteVersion(e.ctx, renderAccount, a.ID, v.ID); err != nil {
+		t.Fatalf("DeleteVersion: %v", err)
+	}
+	other := newRenderEnvOn(t, e.store, e.clock, lettershop.WithRenderCacheSize(0))
+	for i, b := range [][]byte{e.render(t, l.ID), other.render(t, l.ID)} {
+		if !bytes.Equal(first, b) {
+			t.Errorf("render %d differs from the first", i+2)
+		}
+	}
+	got := readBack(t, first)
+	if !strings.Contains(got.pages[0], "March 9, 2026") {
+		t.Errorf("page one does not carry the send date:\n%s", got.pages[0])
+	}
+	if want := "D:20260309000000"; !strings.HasPrefix(got.creationDate, want) {
+		t.Errorf("creation date %q, want the send date %s", got.creationDate, want)
+	}
+}
+
+func TestRenderFollowsLetterChanges(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+	l := e.letter(t, renderLetterInput(a.ID, "name", "Before"))
+	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear Before,") {
+		t.Fatalf("first render lacks the name:\n%s", p)
+	}
+	// The clock stands still: the change is at the same instant.
+	if _, err := e.svc.UpdateLetter(e.ctx, renderAccount, l.ID, lettershop.UpdateLetterInput{
+		Variables: &[]lettershop.Variable{{Name: "name", Value: sp("After")}},
+	}); err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear After,") {
+		t.Errorf("render after the change is stale:\n%s", p)
+	}
+}
+
+func TestRenderLetterErrors(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+	l := e.letter(t, renderLetterInput(a.ID))
+	tests := []struct {
+		name, account, id string
+		want              lettershop.Code
+	}{
+		{"unknown letter", renderAccount, "ltr_01zzzzzzzzzzzzzzzzzzzzzzzz", lettershop.CodeNotFound},
+		{"another account's letter", "acct_other", l.ID, lettershop.CodeNotFound},
+		{"malformed id", renderAccount, "nope", lettershop.CodeInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.svc.RenderLetter(e.ctx, tt.account, tt.id)
+			if got := lettershop.ErrorCode(err); got != tt.want {
+				t.Errorf("RenderLetter: %v (code %v), want code %v", err, got, tt.want)
+			}
+			_, err = e.svc.DownloadURL(e.ctx, tt.account, tt.id)
+			if got := lettershop.ErrorCode(err); got != tt.want {
+				t.Errorf("DownloadURL: %v (code %v), want code %v", err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersionContentIsCheckedForPrinting(t *testing.T) {
+	// A grey PNG compresses well, so the pixel limit is testable within
+	// the inline size limit.
+	greyPNG := func(w, h int) string {
+		var b bytes.Buffer
+		if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b.Bytes())
+	}
+	tests := []struct {
+		name string
+		typ  lettershop.AssetType
+		mime string
+		data string
+		// wantErr is part of the content.data message, "" for accepted.
+		wantErr string
+	}{
+		{"plain template", lettershop.AssetTemplate, "text/html", "<p>Hello {{name}}</p>", ""},
+		{"spaced variable", lettershop.AssetTemplate, "text/html", "<p>Hello {{ name }}</p>", ""},
+		{"variable in an attribute", lettershop.AssetTemplate, "text/html", `<p><a href="https://x.test/{{code}}">go</a></p>`, ""},
+		{"whole document with style", lettershop.AssetTemplate, "text/html", "<!doctype html><html><head><title>T</title><style>p{}</style></head><body><p>Hi</p></body></html>", ""},
+		{"Latin, Greek and Cyrillic", lettershop.AssetTemplate, "text/html", "<p>Zoë Łukasiewicz, Αθήνα, Москва</p>", ""},
+		{"not UTF-8", lettershop.AssetTemplate, "text/html", "<p>caf\xe9</p>", "UTF-8"},
+		{"variable with a space", lettershop.AssetTemplate, "text/html", "<p>Hello {{first name}}</p>", `"{{first name}}" at line 1 is not a variable`},
+		{"unclosed variable", lettershop.AssetTemplate, "text/html", "<p>a</p>\n<p>Hello {{name</p>", "at line 2 is not a variable"},
+		{"many stray braces", lettershop.AssetTemplate, "text/html", strings.Repeat("{{", 50000), "is not a variable"},
+		{"variable as element", lettershop.AssetTemplate, "text/html", "<{{tag}}>x</{{tag}}>", "a variable can not name an element"},
+		{"variable as attribute", lettershop.AssetTemplate, "text/html", "<p {{attr}}>x</p>", "a variable can not name an attribute"},
+		{"script", lettershop.AssetTemplate, "text/html", "<p>x</p><script>alert(1)</script>", "<script> can not be printed"},
+		{"image in template", lettershop.AssetTemplate, "text/html", `<p>x<img src="logo.png"></p>`, "<img> can not be printed"},
+		{"table", lettershop.AssetTemplate, "text/html", "<table><tr><td>x</td></tr></table>", ""},
+		{"deeply nested lists", lettershop.AssetTemplate, "text/html", strings.Repeat("<ul><li>deeper", 60), ""},
+		{"form", lettershop.AssetTemplate, "text/html", "<form><input name=x></form><p>x</p>", "<form> can not be printed"},
+		{"no text", lettershop.AssetTemplate, "text/html", "<p> </p><style>p{}</style>", "no text to print"},
+		{"character without a glyph", lettershop.AssetTemplate, "text/html", "<p>你好</p>", `no glyph for '你' (U+4F60)`},
+		{"png", lettershop.AssetImage, "image/png", pngImage(t, 20, 10), ""},
+		{"jpeg", lettershop.AssetImage, "image/jpeg", jpegImage(t, 20, 10), ""},
+		{"png at the pixel limit", lettershop.AssetImage, "image/png", greyPNG(4000, 4000), ""},
+		{"png over the pixel limit", lettershop.AssetImage, "image/png", greyPNG(4000, 4001), "at most 16000000 pixels"},
+		{"png given as jpeg", lettershop.AssetImage, "image/jpeg", pngImage(t, 20, 10), "the data is a png image, not jpeg"},
+		{"not an image", lettershop.AssetImage, "image/png", base64.StdEncoding.EncodeToString([]byte("hello")), "the image can not be read"},
+		{"pdf", lettershop.AssetDocument, "application/pdf", base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n%%EOF\n")), "PDF documents can not be printed"},
+		{"not a font", lettershop.AssetFont, "font/ttf", base64.StdEncoding.EncodeToString([]byte("not a font")), "the font can not be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "A", Type: tt.typ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: tt.mime, Data: tt.data},
+			})
+			checkContentErr(t, err, tt.wantErr)
+
+			// A draft's content can be changed, and is checked the same way.
+			if tt.wantErr == "" {
+				return
+			}
+			ok := map[lettershop.AssetType][2]string{
+				lettershop.AssetTemplate: {"text/html", "<p>fine</p>"},
+				lettershop.AssetImage:    {"image/png", pngImage(t, 2, 2)},
+			}[tt.typ]
+			if ok[0] == "" {
+				return
+			}
+			v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: ok[0], Data: ok[1]},
+			})
+			if err != nil {
+				t.Fatalf("CreateVersion with good content: %v", err)
+			}
+			_, err = e.svc.UpdateVersion(e.ctx, renderAccount, a.ID, v.ID, lettershop.UpdateVersionInput{
+				Content: &lettershop.VersionContent{Type: tt.mime, Data: tt.data},
+			})
+			checkContentErr(t, err, tt.wantErr)
+		})
+	}
+}
+
+func checkContentErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	var e *lettershop.Error
+	if !errors.As(err, &e) || e.Code != lettershop.CodeInvalid {
+		t.Fatalf("error = %v, want an invalid-input error", err)
+	}
+	if msg, ok := e.Fields["content.data"]; !ok || !strings.Contains(msg, want) {
+		t.Fatalf("fields = %v, want content.data containing %q", e.Fields, want)
+	}
+}
+
+var linkPattern = regexp.MustCompile(`^(.*)/files/letters/(ltr_[0-9a-z]+\.pdf)\?expires=(\d+)&signature=([A-Za-z0-9_-]+)$`)
+
+type link struct{ base, file, expires, signature string }
+
+func parseLink(t testing.TB, u string) link {
+	t.Helper()
+	m := linkPattern.FindStringSubmatch(u)
+	if m == nil {
+		t.Fatalf("link %q is not of the form {base}/files/letters/{id}.pdf?expires=...&signature=...", u)
+	}
+	return link{m[1], m[2], m[3], m[4]}
+}
+
+func TestDownloadLink(t *testing.T) {
+	tests := []struct {
+		name     string
+		opts     []lettershop.Option
+		wantBase string
+		ttl      time.Duration
+	}{
+		{"path only", nil, "", 15 * time.Minute},
+		{"with base URL", []lettershop.Option{lettershop.WithBaseURL("https://mail.example.com/")}, "https://mail.example.com", 15 * time.Minute},
+		{"with a lifetime", []lettershop.Option{lettershop.WithDownloadTTL(time.Minute)}, "", time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t, tt.opts...)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+			l := e.letter(t, renderLetterInput(a.ID))
+			u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+			if err != nil {
+				t.Fatalf("DownloadURL: %v", err)
+			}
+			lk := parseLink(t, u)
+			want := link{tt.wantBase, l.ID + ".pdf", strconv.FormatInt(renderStart.Add(tt.ttl).Unix(), 10), lk.signature}
+			if diff := cmp.Diff(want, lk, cmp.AllowUnexported(link{})); diff != "" {
+				t.Errorf("link (-want +got):\n%s", diff)
+			}
+			rendered := e.render(t, l.ID)
+
+			// Good until the last instant before it expires.
+			e.clock.Add(tt.ttl - time.Nanosecond)
+			b, err := e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature)
+			if err != nil {
+				t.Fatalf("OpenDownload just before expiry: %v", err)
+			}
+			if !bytes.Equal(b, rendered) {
+				t.Errorf("download differs from RenderLetter")
+			}
+			e.clock.Add(time.Nanosecond)
+			_, err = e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature)
+			if got := lettershop.ErrorCode(err); got != lettershop.CodeForbidden {
+				t.Errorf("OpenDownload at expiry: %v (code %v), want forbidden", err, got)
+			}
+
+			// A new call makes a new link, good from now.
+			u2, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+			if err != nil {
+				t.Fatalf("DownloadURL: %v", err)
+			}
+			lk2 := parseLink(t, u2)
+			if lk2.expires == lk.expires || lk2.signature == lk.signature {
+				t.Errorf("second link %q is not fresh (first %q)", u2, u)
+			}
+			if _, err := e.svc.OpenDownload(e.ctx, lk2.file, lk2.expires, lk2.signature); err != nil {
+				t.Errorf("OpenDownload of the fresh link: %v", err)
+			}
+		})
+	}
+}
+
+func TestDownloadLinkTampering(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+	l := e.letter(t, renderLetterInput(a.ID))
+	other := e.letter(t, renderLetterInput(a.ID))
+	u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := parseLink(t, u)
+	later, _ := strconv.ParseInt(lk.expires, 10, 64)
+	flip := func(s string, i int) string {
+		b := []byte(s)
+		if b[i] == 'A' {
+			b[i] = 'B'
+		} else {
+			b[i] = 'A'
+		}
+		return string(b)
+	}
+	otherKey := newRenderEnvOn(t, e.store, e.clock, lettershop.WithTokenKey([]byte("another key")))
+	sameKey := newRenderEnvOn(t, e.store, e.clock)
+	tests := []struct {
+		name                     string
+		svc                      *lettershop.Service
+		file, expires, signature string
+		want                     lettershop.Code
+	}{
+		{"as made", e.svc, lk.file, lk.expires, lk.signature, -1},
+		{"another server with the same key", sameKey.svc, lk.file, lk.expires, lk.signature, -1},
+		{"another server with another key", otherKey.svc, lk.file, lk.expires, lk.signature, lettershop.CodeForbidden},
+		{"another letter", e.svc, other.ID + ".pdf", lk.expires, lk.signature, lettershop.CodeForbidden},
+		{"later expiry", e.svc, lk.file, strconv.FormatInt(later+3600, 10), lk.signature, lettershop.CodeForbidden},
+		{"expiry with a leading zero", e.svc, lk.file, "0" + lk.expires, lk.signature, lettershop.CodeForbidden},
+		{"signature changed at the start", e.svc, lk.file, lk.expires, flip(lk.signature, 0), lettershop.CodeForbidden},
+		{"signature changed at the end", e.svc, lk.file, lk.expires, flip(lk.signature, len(lk.signature)-1), lettershop.CodeForbidden},
+		{"signature cut short", e.svc, lk.file, lk.expires, lk.signature[:10], lettershop.CodeForbidden},
+		{"no signature", e.svc, lk.file, lk.expires, "", lettershop.CodeForbidden},
+		{"signature not base64", e.svc, lk.file, lk.expires, "!!!", lettershop.CodeForbidden},
+		{"no expiry", e.svc, lk.file, "", lk.signature, lettershop.CodeForbidden},
+		{"not a pdf name", e.svc, l.ID, lk.expires, lk.signature, lettershop.CodeForbidden},
+		{"not a letter id", e.svc, "../etc.pdf", lk.expires, lk.signature, lettershop.CodeForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.svc.OpenDownload(e.ctx, tt.file, tt.expires, tt.signature)
+			if got := lettershop.ErrorCode(err); got != tt.want {
+				t.Fatalf("OpenDownload: %v (code %v), want code %v", err, got, tt.want)
+			}
+			if err == nil && !bytes.HasPrefix(b, []byte("%PDF-")) {
+				t.Errorf("OpenDownload returned %.20q, not a PDF", b)
+			}
+		})
+	}
+}
+
+func BenchmarkRenderLetter(b *testing.B) {
+	e := newRenderEnv(b, lettershop.WithRenderCacheSize(0))
+	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+	l := e.letter(b, renderLetterInput(a.ID, "name", "Zoë"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.svc.RenderLetter(e.ctx, renderAccount, l.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOpenDownloadCached(b *testing.B) {
+	e := newRenderEnv(b)
+	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+	l := e.letter(b, renderLetterInput(a.ID, "name", "Zoë"))
+	u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lk := parseLink(b, u)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func TestRenderLongAddressesStayWhole(t *testing.T) {
+	const longest = "Department of Customer Relations and Support Services, Room 1207" // 64 characters, the most a line may have
+	tests := []struct {
+		name string
+		edit func(*lettershop.CreateLetterInput)
+		// want are lines page one must have whole.
+		want []string
+	}{
+		{"long recipient line", func(in *lettershop.CreateLetterInput) {
+			in.Recipient.Address.AddressLine2 = longest
+		}, []string{longest, "Springfield, IL 62704"}},
+		{"long sender lines", func(in *lettershop.CreateLetterInput) {
+			in.Sender.Organization = longest
+			in.Sender.Address.AddressLine2 = "Suite 400"
+		}, []string{"Department of Customer Relations and Support", "Services, Room 1207", "Suite 400", "Portland, ME 04101"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+			in := renderLetterInput(a.ID)
+			tt.edit(&in)
+			lines := strings.Split(readBack(t, e.render(t, e.letter(t, in).ID)).pages[0], "\n")
+			for _, w := range tt.want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("page one lacks the line %q:\n%s", w, strings.Join(lines, "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestRenderTable(t *testing.T) {
+	row := func(i int) string {
+		return "<tr><td>Item " + strconv.Itoa(i) + `</td><td align="right">$` + strconv.Itoa(i) + ".00</td></tr>"
+	}
+	rows := func(n int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			b.WriteString(row(i))
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name string
+		rows int
+		// wantHeads is how many pages start the table's heading row.
+		wantPages, wantHeads int
+	}{
+		{"on one page", 3, 1, 1},
+		{"running onto a second page", 40, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html",
+				"<p>Your statement:</p><table><thead><tr><th>Description</th><th>Amount</th></tr></thead><tbody>"+
+					rows(tt.rows)+`<tr><td colspan="2" align="right"><b>Total</b></td></tr></tbody></table><p>Thanks.</p>`)
+			got := readBack(t, e.render(t, e.letter(t, renderLetterInput(a.ID)).ID))
+			if len(got.pages) != tt.wantPages {
+				t.Fatalf("pages = %d, want %d", len(got.pages), tt.wantPages)
+			}
+			var lines []string
+			heads := 0
+			for _, p := range got.pages {
+				for _, ln := range strings.Split(p, "\n") {
+					if ln == "DescriptionAmount" {
+						heads++
+					}
+					lines = append(lines, ln)
+				}
+			}
+			if heads != tt.wantHeads {
+				t.Errorf("heading row printed %d times, want %d", heads, tt.wantHeads)
+			}
+			// Each row is one line of text: its cells side by side.
+			for i := 1; i <= tt.rows; i++ {
+				want := "Item " + strconv.Itoa(i) + "$" + strconv.Itoa(i) + ".00"
+				if !slices.Contains(lines, want) {
+					t.Fatalf("no line %q in:\n%s", want, strings.Join(lines, "\n"))
+				}
+			}
+			if !slices.Contains(lines, "Total") || !slices.Contains(lines, "Thanks.") {
+				t.Errorf("the table's last row or the text after it is missing:\n%s", strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
+// FuzzTemplate holds the promise that a template accepted when its version
+// is created always renders, and that a refused one is refused as invalid
+// input naming content.data.
+func FuzzTemplate(f *testing.F) {
+	for _, seed := range []string{
+		letterTemplate,
+		"<p>Hello {{name}}</p>",
+		"<table><tr><th>a<td colspan=3>b<tr><td><ul><li>c</ul></table>",
+		"<pre>\ta  b\n\nc</pre><blockquote><q>x</q></blockquote><hr>",
+		"<h1 style='color:#f00;text-align:right'>x</h1><ol type=i start=3><li>y</ol>",
+		"<p>{{ name }} {{name</p>",
+	} {
+		f.Add(seed)
+	}
+	e := newRenderEnv(f)
+	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Fuzz", Type: lettershop.AssetTemplate})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, tpl string) {
+		v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+			Content: &lettershop.VersionContent{Type: "text/html", Data: tpl},
+			Publish: true,
+		})
+		if err != nil {
+			var le *lettershop.Error
+			if !errors.As(err, &le) || le.Code != lettershop.CodeInvalid {
+				t.Fatalf("CreateVersion(%q): %v, want success or invalid input", tpl, err)
+			}
+			if _, named := le.Fields["content.data"]; !named {
+				t.Fatalf("CreateVersion(%q): %v, want the error on content.data", tpl, err)
+			}
+			return
+		}
+		in := renderLetterInput(a.ID)
+		in.Content.AssetVersionID = v.ID
+		in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"}}
+		for _, name := range lettershop.TemplateVariables(tpl) {
+			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë</b>")})
+		}
+		l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
+		if err != nil {
+			t.Fatalf("CreateLetter: %v", err)
+		}
+		if _, err := e.svc.RenderLetter(e.ctx, renderAccount, l.ID); err != nil {
+			t.Fatalf("template %q was accepted but does not render: %v", tpl, err)
+		}
+	})
+}
