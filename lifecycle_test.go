@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,12 +55,22 @@ func at(s string) time.Time {
 	return t
 }
 
-// newLetter creates a letter from a fresh published template at the
-// current clock time, after change has adjusted the input.
+// templates holds each env's template for newLetter: publishing one is
+// costly (its content is rendered to check it prints).
+var templates sync.Map // *env -> asset id
+
+// newLetter creates a letter at the current clock time from the env's
+// template, after change has adjusted the input.
 func (e *env) newLetter(t testing.TB, change func(*lettershop.CreateLetterInput)) *lettershop.Letter {
 	t.Helper()
-	a, _ := e.publishedTemplate(t, acct)
-	in := letterInput(a.ID)
+	id, ok := templates.Load(e)
+	if !ok {
+		a, _ := e.publishedTemplate(t, acct)
+		id = a.ID
+		templates.Store(e, id)
+		t.Cleanup(func() { templates.Delete(e) })
+	}
+	in := letterInput(id.(string))
 	if change != nil {
 		change(&in)
 	}
@@ -182,6 +193,7 @@ func TestScheduleStatuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			e.clock.Set(tt.created)
 			l := e.newLetter(t, withSendDate(tt.sendDate))
@@ -229,6 +241,7 @@ func TestScheduleTracking(t *testing.T) {
 	}
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			var ids []string
 			for i := 0; i < 16; i++ {
@@ -317,6 +330,7 @@ func TestTrackingEventDetails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			l := e.newLetter(t, func(in *lettershop.CreateLetterInput) {
 				in.Recipient.Address = tt.recipient
@@ -402,29 +416,29 @@ func TestThirtyDayAdvance(t *testing.T) {
 // the same inputs agree to the event id.
 func TestCatchUpIsTheSameHowEverTimeMoves(t *testing.T) {
 	inputs := []func(*lettershop.CreateLetterInput){nil, withNonAddressData("reRouted"), withNonAddressData("returnedToSender"), withSendDate("2026-03-06")}
-	histories := func(t *testing.T, move func(*env, []string)) [][]lettershop.Event {
+	histories := func(t *testing.T, move func(*testing.T, *env, []string)) [][]lettershop.Event {
 		e := newEnv(t)
 		var ids []string
 		for _, in := range inputs {
 			ids = append(ids, e.newLetter(t, in).ID)
 		}
-		move(e, ids)
+		move(t, e, ids)
 		var out [][]lettershop.Event
 		for _, id := range ids {
 			out = append(out, e.get(t, id).Events)
 		}
 		return out
 	}
-	jump := histories(t, func(e *env, _ []string) { e.clock.Add(30 * 24 * time.Hour) })
-	moves := map[string]func(*env, []string){
-		"same jump again": func(e *env, _ []string) { e.clock.Add(30 * 24 * time.Hour) },
-		"hourly reads": func(e *env, ids []string) {
+	jump := histories(t, func(_ *testing.T, e *env, _ []string) { e.clock.Add(30 * 24 * time.Hour) })
+	moves := map[string]func(*testing.T, *env, []string){
+		"same jump again": func(_ *testing.T, e *env, _ []string) { e.clock.Add(30 * 24 * time.Hour) },
+		"hourly reads": func(t *testing.T, e *env, ids []string) {
 			for i := 0; i < 30*24; i++ {
 				e.clock.Add(time.Hour)
 				e.get(t, ids[i%len(ids)])
 			}
 		},
-		"RunDue daily": func(e *env, _ []string) {
+		"RunDue daily": func(t *testing.T, e *env, _ []string) {
 			for i := 0; i < 30; i++ {
 				e.clock.Add(24 * time.Hour)
 				if _, err := e.svc.RunDue(e.ctx); err != nil {
@@ -498,6 +512,7 @@ func TestCancelAtEachStage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s%s", tt.target.Status, tt.target.Event), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			l := e.newLetter(t, nil)
 			if tt.target != (lettershop.SimulateTarget{}) {
@@ -593,6 +608,7 @@ func TestTestInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.input, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			l := e.newLetter(t, withNonAddressData(tt.input))
 			e.clock.Add(30 * 24 * time.Hour)
@@ -689,6 +705,7 @@ func TestSimulate(t *testing.T) {
 		for i, tg := range all {
 			name := st.name + "/" + string(tg.Status) + tg.Event
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				e := newEnv(t)
 				l := e.newLetter(t, withNonAddressData(st.input))
 				for _, s := range st.setup {
