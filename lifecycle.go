@@ -174,9 +174,8 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 	lc.mu.Unlock()
 	total := 0
 	for {
-		w := newRecordWriter()
 		n, err := lc.s.store.ProcessDueLetters(ctx, now, runBatch, func(r *storage.Letter) error {
-			lc.process(w, r, now)
+			lc.process(r, now)
 			return nil
 		})
 		total += n
@@ -195,8 +194,8 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // in its stored document when that has the expected layout, else by
 // decoding and encoding the whole letter. A letter that cannot be decoded
 // is taken off the schedule, logged, rather than blocking every run.
-func (lc *lifecycle) process(w *recordWriter, r *storage.Letter, now time.Time) {
-	if w.advance(r, now) {
+func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
+	if advanceRecord(r, now) {
 		lc.noteDue(r.DueAt)
 		return
 	}

@@ -20,25 +20,20 @@ import (
 // writes the new life document, the bytes in between unchanged, and the
 // events array with the new events appended.
 
+// eventSize is room enough for most encoded events.
+const eventSize = 640
+
 var (
 	lifeStart   = []byte(`{"life":`)
 	eventsEnd   = []byte(`]}`)
 	eventsEmpty = []byte(`"events":[]}`)
 )
 
-// recordWriter writes letter documents for one run, in a buffer reused from
-// letter to letter: a store copies the records it is given (the storage
-// package's contract), so the next letter cannot change what it stored.
-type recordWriter struct {
-	buf []byte
-}
-
-func newRecordWriter() *recordWriter { return &recordWriter{} }
-
-// advance takes in place the steps of a stored letter due up to now. It
-// reports false, changing nothing, when the document is not laid out as
-// expected; the caller then decodes the whole letter.
-func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
+// advanceRecord takes in place the steps of a stored letter due up to now.
+// It reports false, changing nothing, when the document is not laid out as
+// expected; the caller then decodes the whole letter. The new document is
+// a new slice: a store may hold on to it until it writes a whole batch.
+func advanceRecord(r *storage.Letter, now time.Time) bool {
 	data := r.Data
 	if !bytes.HasPrefix(data, lifeStart) {
 		return false
@@ -57,7 +52,8 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		return false
 	}
 	c.advance(now)
-	b := append(w.buf[:0], lifeStart...)
+	b := make([]byte, 0, len(data)+64+eventSize*len(c.added))
+	b = append(b, lifeStart...)
 	b = appendLife(b, &c.life)
 	b = append(b, rest[:len(rest)-len(eventsEnd)]...)
 	sep := !bytes.HasSuffix(rest, eventsEmpty)
@@ -67,13 +63,11 @@ func (w *recordWriter) advance(r *storage.Letter, now time.Time) bool {
 		}
 		var ok bool
 		if b, ok = appendEvent(b, &c.added[i]); !ok {
-			w.buf = b
 			return false
 		}
 		sep = true
 	}
 	b = append(b, eventsEnd...)
-	w.buf = b
 	r.Data, r.Status, r.DueAt, r.ModifiedAt = b, string(c.status), c.due, c.modified
 	return true
 }

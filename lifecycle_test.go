@@ -1083,3 +1083,44 @@ func BenchmarkCatchUpNothingDue(b *testing.B) {
 		}
 	}
 }
+
+// heldStore is a memstore that keeps the documents ProcessDueLetters's
+// callback leaves in each letter, as a store that writes a whole batch
+// after the callbacks (as pgstore does) holds them.
+type heldStore struct {
+	*memstore.Store
+	held map[string][]byte
+}
+
+func (s *heldStore) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
+	return s.Store.ProcessDueLetters(ctx, now, limit, func(l *storage.Letter) error {
+		err := fn(l)
+		s.held[l.ID] = l.Data // not a copy
+		return err
+	})
+}
+
+func TestRunDueHandsEachLetterItsOwnDocument(t *testing.T) {
+	st := &heldStore{Store: memstore.New(), held: map[string][]byte{}}
+	mc := clock.NewMock()
+	mc.Set(testStart)
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	t.Cleanup(func() { svc.Close() })
+	e := &env{svc: svc, clock: mc, store: st.Store, ctx: context.Background()}
+	for i := 0; i < 5; i++ {
+		e.newLetter(t, nil)
+	}
+	mc.Add(3 * 24 * time.Hour)
+	if n, err := svc.RunDue(e.ctx); err != nil || n != 5 {
+		t.Fatalf("RunDue = %d, %v; want 5", n, err)
+	}
+	for id, data := range st.held {
+		rec, err := st.GetLetter(e.ctx, acct, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(rec.Data) != string(data) {
+			t.Errorf("%s: the document handed to the store changed after the callback returned", id)
+		}
+	}
+}
