@@ -457,11 +457,14 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if in.SendDate != nil {
 			l.SendDate = *in.SendDate
 		}
+		// A party given is processed; one not given keeps its stored
+		// result (and its corrections), unless new options ask for other
+		// processing, which starts again from its stored form.
 		sender, recipient := in.Sender, in.Recipient
-		if sender == nil {
+		if in.Options != nil && sender == nil {
 			sender = partyInputOf(l.Sender)
 		}
-		if recipient == nil {
+		if in.Options != nil && recipient == nil {
 			recipient = partyInputOf(l.Recipient)
 		}
 		if err := s.processAddresses(ctx, account, l, sender, recipient); err != nil {
@@ -601,24 +604,29 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 	return ok
 }
 
-// processAddresses runs address processing on both parties and decides the
-// letter's status from the recipient's deliverability.
+// processAddresses runs address processing on the parties given (nil: keep
+// the stored one) and judges the recipient's deliverability.
 func (s *Service) processAddresses(ctx context.Context, account string, l *Letter, sender, recipient *PartyInput) error {
 	var cassS, cassR *CassOptions
 	ncoa := false
 	if ap := l.Options.AddressProcessing; ap != nil {
 		cassS, cassR, ncoa = ap.CassSender, ap.CassRecipient, ap.NcoaRecipient == "newAddress"
 	}
-	rs, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleSender, Party: partyOf(sender), CASS: cassS})
-	if err != nil {
-		return internal("process sender address", err)
+	if sender != nil {
+		rs, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleSender, Party: partyOf(sender), CASS: cassS})
+		if err != nil {
+			return internal("process sender address", err)
+		}
+		l.Sender = rs.Party
 	}
-	rr, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleRecipient, Party: partyOf(recipient), CASS: cassR, NCOA: ncoa})
-	if err != nil {
-		return internal("process recipient address", err)
+	if recipient != nil {
+		rr, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleRecipient, Party: partyOf(recipient), CASS: cassR, NCOA: ncoa})
+		if err != nil {
+			return internal("process recipient address", err)
+		}
+		l.Recipient = rr.Party
+		l.IssueMessage = deliverabilityIssue(l.Options, rr)
 	}
-	l.Sender, l.Recipient = rs.Party, rr.Party
-	l.IssueMessage = deliverabilityIssue(l.Options, rr.Deliverability)
 	return nil
 }
 

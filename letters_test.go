@@ -30,7 +30,7 @@ func TestCreateLetterShape(t *testing.T) {
 		Sender: lettershop.Party{
 			Organization:      "Acme Corp",
 			Address:           lettershop.Address{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"},
-			AddressComponents: &lettershop.AddressComponents{CassType: "none"},
+			AddressComponents: &lettershop.AddressComponents{CassType: "none", City: "Springfield", State: "IL", ZipCode: "62701"},
 		},
 		Recipient: lettershop.Party{
 			Individual:        &lettershop.Individual{FullName: "Jane Doe", FirstName: "Jane", LastName: "Doe"},
@@ -470,5 +470,37 @@ func TestCancelLetter(t *testing.T) {
 	}
 	if _, err := e.svc.CancelLetter(e.ctx, "acct_other", l.ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
 		t.Errorf("another account's letter: %v", err)
+	}
+}
+
+// An update that leaves a party alone keeps its processing results: its
+// corrections describe what the caller first sent, not the stored form.
+func TestUpdateKeepsUnchangedParties(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	in := letterInput(a.ID)
+	in.Recipient.Address = lettershop.AddressInput{AddressLine1: "200 oak avenue", LastLine: "chicago il 60601"}
+	in.Options = &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{
+		CassRecipient: &lettershop.CassOptions{Type: "basic"},
+	}}
+	l, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Recipient.AddressCorrections) == 0 {
+		t.Fatalf("no corrections for a lower-case address: %+v", l.Recipient)
+	}
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{
+		SendDate: str(testStart.AddDate(0, 0, 2).Format(time.DateOnly)),
+		Sender:   &lettershop.PartyInput{Organization: "New Sender", Address: lettershop.AddressInput{AddressLine1: "1 A St", LastLine: "Springfield, IL 62701"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(l.Recipient, u.Recipient); diff != "" {
+		t.Errorf("the recipient changed though not given (-before +after):\n%s", diff)
+	}
+	if u.Sender.Organization != "New Sender" {
+		t.Errorf("sender not replaced: %+v", u.Sender)
 	}
 }

@@ -1,0 +1,381 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+const letterColumns = `id, account, status, external_id, metadata, created_at, modified_at, due_at, revision, data`
+
+// scanLetter reads a row of letterColumns.
+func scanLetter(row pgx.Row) (storage.Letter, error) {
+	var (
+		l    storage.Letter
+		meta []byte
+		due  *time.Time
+	)
+	if err := row.Scan(&l.ID, &l.Account, &l.Status, &l.ExternalID, &meta, &l.CreatedAt, &l.ModifiedAt, &due, &l.Revision, &l.Data); err != nil {
+		return storage.Letter{}, err
+	}
+	m, err := decodeMetadata(meta)
+	if err != nil {
+		return storage.Letter{}, err
+	}
+	l.Metadata = m
+	l.DueAt = timeOrZero(due)
+	return l, nil
+}
+
+// storedLetter returns a copy of l as the database keeps it.
+func storedLetter(l storage.Letter) storage.Letter {
+	l.Metadata = cloneMetadata(l.Metadata)
+	l.Data = cloneBytes(l.Data)
+	l.CreatedAt = storedTime(l.CreatedAt)
+	l.ModifiedAt = storedTime(l.ModifiedAt)
+	l.DueAt = storedTime(l.DueAt)
+	return l
+}
+
+// checkLetter refuses a letter a text column cannot hold.
+func checkLetter(l *storage.Letter) error {
+	switch {
+	case !storable(l.ID):
+		return errText("id")
+	case !storable(l.Account):
+		return errText("account")
+	case !storable(l.Status):
+		return errText("status")
+	case !storable(l.ExternalID):
+		return errText("external id")
+	case !metadataStorable(l.Metadata):
+		return errText("metadata")
+	}
+	return nil
+}
+
+// completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
+// result $4. No row means the claim is lost.
+const completeSQL = `UPDATE idempotency SET done = true, result = $4
+	WHERE scope = $1 AND key = $2 AND token = $3 AND NOT done`
+
+// insertLetterSQL makes a letter with revision 1.
+const insertLetterSQL = `INSERT INTO letters (` + letterColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9)`
+
+// createLetterCompletingSQL inserts the letter only if the claim ($10..$13)
+// is completed in the same statement, so both commit or neither: a lost
+// claim inserts nothing, and a taken id aborts the statement, completion
+// included, with a unique violation.
+const createLetterCompletingSQL = `WITH c AS (
+		UPDATE idempotency SET done = true, result = $13
+		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
+		RETURNING 1
+	)
+	INSERT INTO letters (` + letterColumns + `)
+	SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c)`
+
+// CreateLetter implements storage.Storage.
+func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+	op := "create letter " + l.ID
+	if err := checkLetter(&l); err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
+	}
+	meta, err := encodeMetadata(l.Metadata)
+	if err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	args := []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, nullTime(l.DueAt), bytesOrEmpty(l.Data)}
+	query := insertLetterSQL
+	if c != nil {
+		query = createLetterCompletingSQL
+		args = append(args, c.Scope, c.Key, c.Token, c.Result)
+	}
+	tag, err := s.pool.Exec(ctx, query, args...)
+	switch {
+	case isUniqueViolation(err):
+		return storage.Letter{}, fail(ctx, op, storage.ErrAlreadyExists)
+	case err != nil:
+		return storage.Letter{}, fail(ctx, op, err)
+	case tag.RowsAffected() == 0:
+		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
+	}
+	out := storedLetter(l)
+	out.Revision = 1
+	return out, nil
+}
+
+// GetLetter implements storage.Storage.
+func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Letter, error) {
+	op := "get letter " + id
+	if !storable(account, id) {
+		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	l, err := scanLetter(s.pool.QueryRow(ctx, `SELECT `+letterColumns+` FROM letters WHERE id = $1 AND account = $2`, id, account))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	return l, nil
+}
+
+// ListLetters implements storage.Storage. Each filter is a condition the
+// planner can serve from an index: (account, id) with no filter, (account,
+// status, id), (account, external_id, id), and the GIN index on metadata.
+// All but the last return rows in id order, so a page reads O(log n + page)
+// entries; a metadata filter reads the letters holding the pairs it names.
+func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
+	const op = "list letters"
+	if q.Limit <= 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		return nil, nil
+	}
+	if !storable(q.Account, q.Status, q.ExternalID, q.Before) || !metadataStorable(q.Metadata) {
+		// Nothing stored can hold such a string.
+		if err := ctx.Err(); err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		return nil, nil
+	}
+	query, args, err := listLettersQuery(q)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scanLetter(r) })
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// listLettersQuery returns the SQL and arguments of q, which has a Limit
+// and only strings a text column can hold. The query walks one index
+// backwards from the cursor and checks the other filters on each letter it
+// meets:
+//   - with an external id, (account, external_id, id): it holds few letters;
+//   - else with metadata, the pair index of the first pair, fetching each
+//     letter from it (a lateral subquery, so the planner cannot swap the
+//     walk for one of all the account's letters, which costs the table when
+//     the pair's letters are old);
+//   - else with a status, (account, status, id);
+//   - else (account, id).
+//
+// Every letter is checked against all the metadata pairs in its jsonb.
+func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
+	var (
+		b     strings.Builder
+		args  = []any{q.Account}
+		where []string
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	walkPair := q.ExternalID == "" && len(q.Metadata) > 0
+	if walkPair {
+		first := q.Metadata[0]
+		fmt.Fprintf(&b, `SELECT %s FROM letter_metadata m, LATERAL (
+			SELECT %s FROM letters WHERE account = m.account AND id = m.letter_id OFFSET 0) l
+			WHERE m.account = $1 AND m.pair = metadata_pair(%s, %s)`,
+			prefixed("l", letterColumns), letterColumns, arg(first.Key), arg(first.Value))
+		if q.Before != "" {
+			where = append(where, "m.letter_id < "+arg(q.Before))
+		}
+	} else {
+		b.WriteString(`SELECT ` + prefixed("l", letterColumns) + ` FROM letters l WHERE l.account = $1`)
+		if q.Before != "" {
+			where = append(where, "l.id < "+arg(q.Before))
+		}
+	}
+	if q.Status != "" {
+		where = append(where, "l.status = "+arg(q.Status))
+	}
+	if q.ExternalID != "" {
+		// The index holds only letters with an external id; saying so lets
+		// a generic plan use it.
+		where = append(where, "l.external_id = "+arg(q.ExternalID)+" AND l.external_id <> ''")
+	}
+	if len(q.Metadata) > 0 {
+		m, err := encodeMetadata(q.Metadata)
+		if err != nil {
+			return "", nil, err
+		}
+		where = append(where, "l.metadata @> "+arg(m)+"::jsonb")
+	}
+	for _, w := range where {
+		b.WriteString(" AND " + w)
+	}
+	order := "l.id"
+	if walkPair {
+		order = "m.letter_id"
+	}
+	fmt.Fprintf(&b, " ORDER BY %s DESC LIMIT %s", order, arg(q.Limit))
+	return b.String(), args, nil
+}
+
+// updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.
+const updateLetterSQL = `UPDATE letters
+	SET status = $3, external_id = $4, metadata = $5, modified_at = $6, due_at = $7, data = $8, revision = revision + 1
+	WHERE id = $1 AND account = $2 AND revision = $9
+	RETURNING created_at, revision`
+
+func updateLetterArgs(l *storage.Letter, meta string) []any {
+	return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.ModifiedAt, nullTime(l.DueAt), bytesOrEmpty(l.Data), l.Revision}
+}
+
+// UpdateLetter implements storage.Storage.
+func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+	op := "update letter " + l.ID
+	if !storable(l.ID, l.Account) {
+		// No such letter can exist.
+		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	if err := checkLetter(&l); err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
+	}
+	meta, err := encodeMetadata(l.Metadata)
+	if err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	out := l
+	update := func(q querier) error {
+		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta)...).Scan(&out.CreatedAt, &out.Revision)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return letterMissing(ctx, q, l.Account, l.ID)
+		}
+		return err
+	}
+	if c == nil {
+		err = update(s.pool)
+	} else {
+		err = s.inTx(ctx, func(tx pgx.Tx) error {
+			if err := complete(ctx, tx, c); err != nil {
+				return err
+			}
+			return update(tx)
+		})
+	}
+	if err != nil {
+		return storage.Letter{}, fail(ctx, op, err)
+	}
+	created, rev := out.CreatedAt, out.Revision
+	out = storedLetter(l)
+	out.CreatedAt, out.Revision = created, rev
+	return out, nil
+}
+
+// letterMissing says why an update at an expected revision changed no row:
+// ErrNotFound, or ErrConflict.
+func letterMissing(ctx context.Context, q querier, account, id string) error {
+	var rev int64
+	err := q.QueryRow(ctx, `SELECT revision FROM letters WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storage.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
+}
+
+// dueLettersSQL locks up to $2 letters due at $1, earliest first, that no
+// other transaction holds.
+const dueLettersSQL = `SELECT ` + letterColumns + ` FROM letters
+	WHERE due_at IS NOT NULL AND due_at <= $1
+	ORDER BY due_at, id LIMIT $2
+	FOR UPDATE SKIP LOCKED`
+
+// ProcessDueLetters implements storage.Storage. One transaction locks up to
+// limit due letters, earliest first, passing over those another transaction
+// holds (FOR UPDATE SKIP LOCKED), so concurrent callers, here or on another
+// server, share the due letters out and never see one at the same revision.
+// The changed letters are written together and committed with the locks'
+// release. When fn fails, the letters before it are still written.
+func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
+	const op = "process due letters"
+	if limit <= 0 {
+		if err := ctx.Err(); err != nil {
+			return 0, fail(ctx, op, err)
+		}
+		return 0, nil
+	}
+	var (
+		n     int
+		fnErr error
+	)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		n, fnErr = 0, nil
+		rows, err := tx.Query(ctx, dueLettersSQL, now, limit)
+		if err != nil {
+			return err
+		}
+		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scanLetter(r) })
+		if err != nil {
+			return err
+		}
+		var batch pgx.Batch
+		for _, stored := range due {
+			l := stored
+			l.Metadata = cloneMetadata(stored.Metadata)
+			l.Data = cloneBytes(stored.Data)
+			if err := fn(&l); err != nil {
+				fnErr = err
+				break
+			}
+			// What fn may not change stays as stored.
+			l.ID, l.Account, l.CreatedAt, l.Revision = stored.ID, stored.Account, stored.CreatedAt, stored.Revision
+			if err := checkLetter(&l); err != nil {
+				return fmt.Errorf("letter %s: %w", l.ID, err)
+			}
+			meta, err := encodeMetadata(l.Metadata)
+			if err != nil {
+				return fmt.Errorf("letter %s: %w", l.ID, err)
+			}
+			batch.Queue(updateLetterSQL, updateLetterArgs(&l, meta)...)
+		}
+		if batch.Len() > 0 {
+			// The rows are locked: every update finds its letter at the
+			// revision read.
+			br := tx.SendBatch(ctx, &batch)
+			for _, q := range batch.QueuedQueries {
+				tag, err := br.Exec()
+				if err == nil && tag.RowsAffected() != 1 {
+					err = fmt.Errorf("letter %s: a locked letter changed", q.Arguments[0])
+				}
+				if err != nil {
+					br.Close()
+					return err
+				}
+			}
+			if err := br.Close(); err != nil {
+				return err
+			}
+		}
+		n = batch.Len()
+		return nil
+	})
+	if err != nil {
+		return 0, fail(ctx, op, err)
+	}
+	return n, fnErr
+}

@@ -1,0 +1,291 @@
+// Package pgstore is a storage.Storage on PostgreSQL, for several lettershop
+// servers sharing one database.
+//
+// Open connects through a pgx pool and brings the schema up to date: the
+// migrations embedded in this package are applied in order, each once,
+// under an advisory lock, so servers starting together do not race.
+//
+// What the contract asks to be atomic is made so by the database, not by
+// this process: a write and the completion of the idempotency claim it
+// carries commit together; expected revisions are checked in the UPDATE's
+// WHERE clause; an idempotency key is claimed with INSERT ... ON CONFLICT on
+// its primary key; due letters are taken with FOR UPDATE SKIP LOCKED, so two
+// servers never work on the same letter at once. A cancelled context cancels
+// the statement on the server, and a transaction that does not commit leaves
+// nothing behind.
+//
+// Strings go into text columns, which cannot hold a NUL byte or invalid
+// UTF-8: a write carrying such a string fails with an error that says so,
+// and a lookup by one finds nothing. Times are kept to the microsecond.
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+var _ storage.Storage = (*Store)(nil)
+
+// Store is a storage.Storage on PostgreSQL. It is safe for concurrent use,
+// and any number of Stores, in any number of processes, may share one
+// database schema.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	schema string
+}
+
+// WithSchema keeps the store's tables in the named schema, creating it if it
+// does not exist: every connection of the pool gets it as its search_path.
+// Without it the tables go to the first schema of the connection's
+// search_path (public, unless the DSN says otherwise).
+func WithSchema(name string) Option {
+	return func(o *options) { o.schema = name }
+}
+
+// cancelGrace is how long a statement whose context ended may take to stop
+// on the server after the cancel request before the connection is closed.
+const cancelGrace = 5 * time.Second
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string, as pgx accepts; pool settings such as pool_max_conns go in it
+// too), applies any migrations the schema lacks and returns the Store.
+// Close it when done.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open: %w", err)
+	}
+	if o.schema != "" {
+		if !storable(o.schema) {
+			return nil, errors.New("pgstore: open: schema name is not valid UTF-8 or holds a NUL byte")
+		}
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.schema}.Sanitize()
+	}
+	// On a cancelled context pgx by default drops the connection at once
+	// and asks the server to cancel in the background: the call returns
+	// while the statement may still hold its locks, and the next request
+	// pays for a new connection. Asking first and waiting for the server's
+	// answer (up to cancelGrace) means that when a write returns the
+	// context's error, the server has already stopped it.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open: %w", err)
+	}
+	if err := migrate(ctx, pool, o.schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: open: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the Store's connections, waiting for those in use.
+func (s *Store) Close() {
+	s.pool.Close()
+}
+
+// rollbackTimeout bounds the rollback of a transaction whose context has
+// ended.
+const rollbackTimeout = 5 * time.Second
+
+// inTx runs fn in a transaction, committed when fn returns nil and rolled
+// back otherwise, also when fn panics.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		// The rollback must reach the server even when ctx has ended, so the
+		// locks go at once and the connection returns to the pool clean.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	committed = true
+	// A failed commit (a cancelled context among the causes) closes the
+	// connection, and the server rolls back.
+	return tx.Commit(ctx)
+}
+
+// fail wraps err for op. When ctx has ended, the context's error is the one
+// that counts (errors.Is finds it), whatever the driver made of the
+// interrupted exchange.
+func fail(ctx context.Context, op string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("pgstore: %s: %w (%v)", op, ctxErr, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// isUniqueViolation reports whether err is a unique_violation or an
+// exclusion_violation, the error of the constraints that keep ids unique.
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "23P01")
+}
+
+// storable reports whether every s can be kept in a text column: valid
+// UTF-8 without NUL bytes.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// errText is returned for a write with a string a text column cannot hold.
+func errText(field string) error {
+	return fmt.Errorf("%s is not valid UTF-8 or holds a NUL byte, which PostgreSQL text cannot store", field)
+}
+
+func metadataStorable(m []storage.Metadata) bool {
+	for _, p := range m {
+		if !storable(p.Key, p.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// nullTime maps the zero time, "not set", to NULL.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// storedTime returns t as a timestamptz keeps it: to the microsecond,
+// truncated, as pgx sends it.
+func storedTime(t time.Time) time.Time {
+	return t.Truncate(time.Microsecond)
+}
+
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// prefixed returns the comma-separated columns qualified by table.
+func prefixed(table, columns string) string {
+	cols := strings.Split(columns, ", ")
+	for i, c := range cols {
+		cols[i] = table + "." + c
+	}
+	return strings.Join(cols, ", ")
+}
+
+// querier is what a pool and a transaction both offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// complete finishes the claim c names, or fails with storage.ErrClaimLost.
+// Run in the transaction of the write c travels with, it takes the claim's
+// row lock, so a takeover waits for the write and then finds it done.
+func complete(ctx context.Context, q querier, c *storage.Completion) error {
+	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return storage.ErrClaimLost
+	}
+	return nil
+}
+
+// pair is how one metadata entry is kept in a jsonb array, in order. An
+// object rather than a [key, value] array, because jsonb containment ignores
+// the order of array elements.
+type pair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// encodeMetadata returns m as jsonb text.
+func encodeMetadata(m []storage.Metadata) (string, error) {
+	ps := make([]pair, len(m))
+	for i, p := range m {
+		ps[i] = pair(p)
+	}
+	b, err := json.Marshal(ps)
+	if err != nil {
+		return "", fmt.Errorf("metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeMetadata(b []byte) ([]storage.Metadata, error) {
+	var ps []pair
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	m := make([]storage.Metadata, len(ps))
+	for i, p := range ps {
+		m[i] = storage.Metadata(p)
+	}
+	return m, nil
+}
+
+func cloneMetadata(m []storage.Metadata) []storage.Metadata {
+	if m == nil {
+		return nil
+	}
+	return append(make([]storage.Metadata, 0, len(m)), m...)
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// bytesOrEmpty keeps nil out of NOT NULL bytea columns: pgx sends a nil
+// slice as NULL.
+func bytesOrEmpty(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

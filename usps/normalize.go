@@ -1,0 +1,178 @@
+package usps
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Casing is how standardized text is written.
+type Casing int
+
+// The casings.
+const (
+	// Upper writes everything in capitals, as USPS does.
+	Upper Casing = iota
+	// Proper writes words in title case ("Main St") and keeps in capitals
+	// what USPS writes as initials: directionals (N, SW), PO, RR, HC, PMB,
+	// PSC, CMR, APO, FPO, DPO, state codes and unit numbers (4B).
+	Proper
+)
+
+// ParseCasing returns the Casing named "upper" or "proper".
+func ParseCasing(s string) (Casing, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "upper":
+		return Upper, true
+	case "proper":
+		return Proper, true
+	}
+	return Upper, false
+}
+
+// foldAccents maps the accented Latin letters common in US addresses
+// (Puerto Rico above all) to the plain letters USPS prints.
+var foldAccents = map[rune]string{
+	'À': "A", 'Á': "A", 'Â': "A", 'Ã': "A", 'Ä': "A", 'Å': "A", 'Æ': "AE", 'Ç': "C",
+	'È': "E", 'É': "E", 'Ê': "E", 'Ë': "E", 'Ì': "I", 'Í': "I", 'Î': "I", 'Ï': "I",
+	'Ð': "D", 'Ñ': "N", 'Ò': "O", 'Ó': "O", 'Ô': "O", 'Õ': "O", 'Ö': "O", 'Ø': "O",
+	'Ù': "U", 'Ú': "U", 'Û': "U", 'Ü': "U", 'Ý': "Y", 'ß': "SS",
+	'à': "A", 'á': "A", 'â': "A", 'ã': "A", 'ä': "A", 'å': "A", 'æ': "AE", 'ç': "C",
+	'è': "E", 'é': "E", 'ê': "E", 'ë': "E", 'ì': "I", 'í': "I", 'î': "I", 'ï': "I",
+	'ð': "D", 'ñ': "N", 'ò': "O", 'ó': "O", 'ô': "O", 'õ': "O", 'ö': "O", 'ø': "O",
+	'ù': "U", 'ú': "U", 'û': "U", 'ü': "U", 'ý': "Y", 'ÿ': "Y",
+	'Œ': "OE", 'œ': "OE", 'Š': "S", 'š': "S", 'Ž': "Z", 'ž': "Z", 'Ł': "L", 'ł': "L",
+}
+
+var reInitials = regexp.MustCompile(`\b[A-Za-z]\.(?: ?[A-Za-z]\.)+`)
+
+// tokens splits s into upper-case ASCII words the way USPS writes them:
+// accents folded, periods, commas, apostrophes and other punctuation
+// removed, "#" a word of its own, and hyphens and slashes kept only inside
+// a word ("123-45", "1/2", "C/O"). Anything else becomes a word break.
+func tokens(s string) []string {
+	// Initials written with periods are one word: P.O. is PO, N.W. is NW.
+	if strings.IndexByte(s, '.') >= 0 {
+		s = reInitials.ReplaceAllStringFunc(s, func(m string) string {
+			return strings.NewReplacer(".", "", " ", "").Replace(m)
+		})
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b.WriteByte(byte(r) - 'a' + 'A')
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '/', r == '&':
+			b.WriteRune(r)
+		case r == '#':
+			b.WriteString(" # ")
+		case r == '\'' || r == '’':
+			// USPS drops apostrophes inside names: O'NEIL is ONEIL.
+		case r >= utf8.RuneSelf:
+			if f, ok := foldAccents[r]; ok {
+				b.WriteString(f)
+			} else {
+				b.WriteByte(' ')
+			}
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	fields := strings.Fields(b.String())
+	out := fields[:0]
+	for _, f := range fields {
+		f = strings.Trim(f, "-/")
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// keepUpper are the words Proper casing leaves in capitals.
+var keepUpper = map[string]bool{
+	"N": true, "S": true, "E": true, "W": true, "NE": true, "NW": true, "SE": true, "SW": true,
+	"PO": true, "RR": true, "HC": true, "PMB": true, "PSC": true, "CMR": true,
+	"APO": true, "FPO": true, "DPO": true, "US": true, "USS": true, "USNS": true, "USCGC": true,
+	"AA": true, "AE": true, "AP": true, "FM": true, "CR": true, "#": true,
+}
+
+// caseWord writes one upper-case word in casing c.
+func caseWord(w string, c Casing) string {
+	if c == Upper || keepUpper[w] {
+		return w
+	}
+	if hasDigit(w) {
+		// Ordinals read as words (21st); unit and house numbers stay as
+		// they are (4B, N123W456).
+		if isOrdinal(w) {
+			return strings.ToLower(w)
+		}
+		return w
+	}
+	// Title case each part of a hyphenated or slashed word (Wilkes-Barre, C/O).
+	var b strings.Builder
+	start := true
+	for i := 0; i < len(w); i++ {
+		ch := w[i]
+		switch {
+		case ch == '-' || ch == '/' || ch == '&':
+			b.WriteByte(ch)
+			start = true
+		case start:
+			b.WriteByte(ch)
+			start = false
+		default:
+			b.WriteByte(ch - 'A' + 'a')
+		}
+	}
+	out := b.String()
+	// McAllen, McDonald: the Scottish prefix keeps its second capital.
+	if len(out) > 3 && strings.HasPrefix(out, "Mc") && out[2] >= 'a' && out[2] <= 'z' {
+		out = "Mc" + string(out[2]-'a'+'A') + out[3:]
+	}
+	return out
+}
+
+// caseWords writes space-separated upper-case words in casing c.
+func caseWords(words []string, c Casing) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = caseWord(w, c)
+	}
+	return strings.Join(out, " ")
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// isOrdinal reports whether w is a number with an ordinal ending: 1ST, 22ND, 3RD, 11TH.
+func isOrdinal(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	num, end := w[:len(w)-2], w[len(w)-2:]
+	if !allDigits(num) {
+		return false
+	}
+	switch end {
+	case "ST", "ND", "RD", "TH":
+		return true
+	}
+	return false
+}
+
+// isNumberish reports whether w can be a house, box or unit number: it has
+// a digit, or it is a single letter (APT B).
+func isNumberish(w string) bool {
+	if hasDigit(w) {
+		return true
+	}
+	return len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z'
+}

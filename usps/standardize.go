@@ -1,0 +1,199 @@
+package usps
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxLineLength is the longest delivery line Standardize makes when it
+// joins a secondary unit line onto the street line.
+const MaxLineLength = 64
+
+// Address is a postal address in parts: two address lines (the delivery
+// line, and a secondary unit or other line), the Puerto Rico urbanization,
+// and the last line's parts.
+type Address struct {
+	Line1        string
+	Line2        string
+	Urbanization string
+	City         string
+	State        string
+	ZIP          string
+	Plus4        string
+}
+
+// LastLine returns the address's last line, as USPS prints it.
+func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZIP, a.Plus4) }
+
+// Standardize rewrites an address by Publication 28 in casing c:
+//
+//   - the delivery line with standard abbreviations (suffix, directionals,
+//     unit designators), PO boxes, rural routes, highway contracts and
+//     military lines in their standard form, punctuation removed;
+//   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
+//     the end of the delivery line when the result fits MaxLineLength;
+//   - any other line (a building or firm name, c/o) only cleaned and cased;
+//   - the city with SAINT, FORT, MOUNT and directions written out (ST LOUIS
+//     -> SAINT LOUIS), the state as its code, the ZIP Code with leading
+//     zeros restored when the state shows they were lost (2134 in MA ->
+//     02134), a nine-digit ZIP split into ZIP and add-on, and an add-on that
+//     is not four digits dropped.
+//
+// It never fails: what it cannot read it leaves as written, cleaned and
+// cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
+// are applied until they change nothing more, which real addresses reach
+// in one round; only odd inputs (units written where units do not go) take
+// a second.
+func Standardize(a Address, c Casing) Address {
+	cur := standardizeOnce(a, c)
+	for range maxRounds {
+		next := standardizeOnce(cur, c)
+		if next == cur {
+			break
+		}
+		cur = next
+	}
+	return cur
+}
+
+// maxRounds bounds the rounds of Standardize after the first.
+const maxRounds = 4
+
+func standardizeOnce(a Address, c Casing) Address {
+	out := Address{}
+	state := strings.Join(tokens(a.State), " ")
+	if st, ok := LookupState(state); ok {
+		state = st.Code
+	}
+	out.State = state
+
+	t1, t2 := tokens(a.Line1), tokens(a.Line2)
+	if len(t1) == 0 {
+		t1, t2 = t2, nil
+	}
+	urb := tokens(a.Urbanization)
+	if len(urb) > 0 && urb[0] == "URBANIZACION" {
+		urb[0] = "URB"
+	}
+	// The delivery line is the first line, unless only the second is one
+	// (a building or firm name above the street line, as Publication 28
+	// prints it).
+	d1, d2 := isDelivery(t1), isDelivery(t2)
+	switch {
+	case !d1 && d2:
+		if sec, ok := secondaryOnly(t1); ok {
+			line := parseLine(t2)
+			if joined, ok := join(line, sec, c); ok {
+				out.Line1 = joined
+				break
+			}
+			out.Line1, out.Line2 = sec.Format(c), line.Format(c)
+			break
+		}
+		out.Line1, out.Line2 = otherLine(t1, c), parseLine(t2).Format(c)
+	default:
+		line := parseLine(t1)
+		if sec, ok := secondaryOnly(t2); ok {
+			if joined, ok := join(line, sec, c); ok {
+				out.Line1 = joined
+				break
+			}
+			out.Line1, out.Line2 = line.Format(c), sec.Format(c)
+			break
+		}
+		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
+	}
+	if out.State == "PR" && len(urb) == 0 {
+		for _, t := range [][]string{t1, t2} {
+			if len(t) > 1 && (t[0] == "URB" || t[0] == "URBANIZACION") {
+				urb = append([]string{"URB"}, t[1:]...)
+				break
+			}
+		}
+	}
+	out.Urbanization = caseWords(urb, c)
+	out.City = standardCity(tokens(a.City), c)
+	out.ZIP, out.Plus4 = standardZIP(a.ZIP, a.Plus4, state)
+	return out
+}
+
+// join appends the units of sec to line, when the result fits.
+func join(line, sec DeliveryLine, c Casing) (string, bool) {
+	if line.PMB != "" && sec.PMB != "" {
+		return "", false
+	}
+	merged := line
+	merged.Secondaries = append(append([]Secondary(nil), line.Secondaries...), sec.Secondaries...)
+	if sec.PMB != "" {
+		merged.PMB = sec.PMB
+	}
+	s := merged.Format(c)
+	// Joined words can read differently from the two lines apart (APT and
+	// # 5 make APT 5); such lines stay apart, so that standardizing again
+	// changes nothing.
+	if parseLine(tokens(s)).Format(c) != s {
+		return "", false
+	}
+	return s, utf8.RuneCountInString(s) <= MaxLineLength
+}
+
+// otherLine cleans and cases a line that is not a delivery line.
+func otherLine(t []string, c Casing) string {
+	if len(t) > 0 && t[0] == "URBANIZACION" {
+		t = append([]string{"URB"}, t[1:]...)
+	}
+	if d, ok := secondaryOnly(t); ok {
+		return d.Format(c)
+	}
+	return caseWords(t, c)
+}
+
+// isDelivery reports whether the words are a delivery line: a house number
+// first, or a box, route or military line; not a line of units alone.
+func isDelivery(t []string) bool {
+	if len(t) == 0 {
+		return false
+	}
+	if _, ok := secondaryOnly(t); ok {
+		return false
+	}
+	d := parseLine(t)
+	return d.Kind != LineStreet || d.PrimaryNumber != ""
+}
+
+// cityWords are abbreviations USPS spells out at the start of a city name.
+var cityWords = map[string]string{
+	"ST": "SAINT", "STE": "SAINTE", "FT": "FORT", "MT": "MOUNT", "PT": "POINT",
+	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
+}
+
+func standardCity(t []string, c Casing) string {
+	if len(t) > 1 {
+		if full, ok := cityWords[t[0]]; ok {
+			t = append([]string{full}, t[1:]...)
+		}
+	}
+	return caseWords(t, c)
+}
+
+// standardZIP cleans a ZIP Code and its add-on; see Standardize.
+func standardZIP(zip, plus4, state string) (string, string) {
+	z := strings.Join(tokens(zip), "")
+	p := strings.Join(tokens(plus4), "")
+	if zz, pp, ok := splitZIP(z); ok {
+		z = zz
+		if pp != "" && p == "" {
+			p = pp
+		}
+	}
+	if allDigits(z) && len(z) >= 3 && len(z) < 5 {
+		padded := strings.Repeat("0", 5-len(z)) + z
+		if ZIPMatchesState(padded, state) {
+			z = padded
+		}
+	}
+	if !(len(p) == 4 && allDigits(p)) {
+		p = ""
+	}
+	return z, p
+}

@@ -1,0 +1,165 @@
+package usps_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/lettershop/lettershop/usps"
+)
+
+type stdCase struct {
+	name                            string
+	line1, line2, last, urb         string
+	casing                          usps.Casing
+	want1, want2, wantLast, urbWant string
+	line                            usps.DeliveryLine
+}
+
+func street(primary, pre, name, suffix, post string, secs ...usps.Secondary) usps.DeliveryLine {
+	return usps.DeliveryLine{Kind: usps.LineStreet, PrimaryNumber: primary, Predirectional: pre,
+		StreetName: name, Suffix: suffix, Postdirectional: post, Secondaries: secs}
+}
+
+func sec(designator, number string) usps.Secondary {
+	return usps.Secondary{Designator: designator, Number: number}
+}
+
+func box(kind usps.LineKind, route, number, box string) usps.DeliveryLine {
+	return usps.DeliveryLine{Kind: kind, RouteType: route, RouteNumber: number, BoxNumber: box}
+}
+
+const spfd = "Springfield, IL 62701"
+
+// standardizeCases are real-world address forms and their Publication 28
+// standard forms.
+var standardizeCases = []stdCase{
+	{name: "suffix spelled out", line1: "123 Main Street", last: spfd, want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "lower case and periods", line1: "123 main st.", last: "springfield il 62701-1234", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701-1234", line: street("123", "", "MAIN", "ST", "")},
+	{name: "predirectional", line1: "123 North Main Street", last: spfd, want1: "123 N MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "N", "MAIN", "ST", "")},
+	{name: "postdirectional", line1: "123 Main Street North", last: spfd, want1: "123 MAIN ST N", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "N")},
+	{name: "two-letter postdirectional", line1: "1600 Pennsylvania Avenue NW", last: "Washington, DC 20500", want1: "1600 PENNSYLVANIA AVE NW", wantLast: "WASHINGTON DC 20500", line: street("1600", "", "PENNSYLVANIA", "AVE", "NW")},
+	{name: "dotted initials", line1: "1600 Pennsylvania Ave. N.W.", last: "Washington, D.C. 20500", want1: "1600 PENNSYLVANIA AVE NW", wantLast: "WASHINGTON DC 20500", line: street("1600", "", "PENNSYLVANIA", "AVE", "NW")},
+	{name: "spelled-out compound directional", line1: "500 Northwest Broadway", last: "Portland OR 97209", want1: "500 NW BROADWAY", wantLast: "PORTLAND OR 97209", line: street("500", "NW", "BROADWAY", "", "")},
+	{name: "apartment on the line", line1: "123 Main St Apt 4B", last: spfd, want1: "123 MAIN ST APT 4B", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "4B"))},
+	{name: "apartment on line 2 joined", line1: "123 Main St", line2: "Apt. 4B", last: spfd, want1: "123 MAIN ST APT 4B", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "4B"))},
+	{name: "suite on line 2", line1: "123 Main St", line2: "Suite 100", last: spfd, want1: "123 MAIN ST STE 100", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("STE", "100"))},
+	{name: "pound sign unit", line1: "123 Main St #5", last: spfd, want1: "123 MAIN ST # 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("#", "5"))},
+	{name: "designator and pound sign", line1: "123 Main St Apt #5", last: spfd, want1: "123 MAIN ST APT 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "5"))},
+	{name: "ordinal floor", line1: "123 Main St", line2: "3rd Floor", last: spfd, want1: "123 MAIN ST FL 3", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("FL", "3"))},
+	{name: "unit without number: rear", line1: "123 Main St Rear", last: spfd, want1: "123 MAIN ST REAR", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("REAR", ""))},
+	{name: "penthouse", line1: "123 Main Street Penthouse", last: spfd, want1: "123 MAIN ST PH", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("PH", ""))},
+	{name: "unit above the street line", line1: "Apt 5", line2: "123 Main St", last: spfd, want1: "123 MAIN ST APT 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "5"))},
+	{name: "firm above the street line", line1: "Acme Corp.", line2: "123 Main St., Suite 200", last: spfd, want1: "ACME CORP", want2: "123 MAIN ST STE 200", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("STE", "200"))},
+	{name: "two units", line1: "123 Main St, Bldg 2, Apt 5", last: spfd, want1: "123 MAIN ST BLDG 2 APT 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("BLDG", "2"), sec("APT", "5"))},
+	{name: "trailer", line1: "123 Main St Trailer 5", last: spfd, want1: "123 MAIN ST TRLR 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("TRLR", "5"))},
+	{name: "lot", line1: "45 Pine Ridge Rd Lot 12", last: spfd, want1: "45 PINE RIDGE RD LOT 12", wantLast: "SPRINGFIELD IL 62701", line: street("45", "", "PINE RIDGE", "RD", "", sec("LOT", "12"))},
+	{name: "designator without its number", line1: "123 Main St Apt", last: spfd, want1: "123 MAIN ST APT", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", ""))},
+	{name: "suite and private mailbox", line1: "123 Main St Ste 100 PMB 12", last: spfd, want1: "123 MAIN ST STE 100 PMB 12", wantLast: "SPRINGFIELD IL 62701",
+		line: usps.DeliveryLine{PrimaryNumber: "123", StreetName: "MAIN", Suffix: "ST", Secondaries: []usps.Secondary{sec("STE", "100")}, PMB: "12"}},
+	{name: "private mailbox spelled out", line1: "123 Main St", line2: "Private Mailbox 12", last: spfd, want1: "123 MAIN ST PMB 12", wantLast: "SPRINGFIELD IL 62701",
+		line: usps.DeliveryLine{PrimaryNumber: "123", StreetName: "MAIN", Suffix: "ST", PMB: "12"}},
+	{name: "PO box with periods", line1: "P.O. Box 1234", last: spfd, want1: "PO BOX 1234", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "post office box", line1: "Post Office Box 1234", last: spfd, want1: "PO BOX 1234", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "POB", line1: "POB 1234", last: spfd, want1: "PO BOX 1234", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "box alone", line1: "Box 1234", last: spfd, want1: "PO BOX 1234", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "PO box with pound sign", line1: "PO Box #1234", last: spfd, want1: "PO BOX 1234", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "PO box without number", line1: "PO Box", last: spfd, want1: "PO BOX", wantLast: "SPRINGFIELD IL 62701", line: usps.DeliveryLine{Kind: usps.LinePOBox}},
+	{name: "street named Box", line1: "12 Box Elder Ln", last: spfd, want1: "12 BOX ELDER LN", wantLast: "SPRINGFIELD IL 62701", line: street("12", "", "BOX ELDER", "LN", "")},
+	{name: "rural route spelled out", line1: "Rural Route 2 Box 45", last: "Chatham IL 62629", want1: "RR 2 BOX 45", wantLast: "CHATHAM IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "rural route with periods and comma", line1: "R.R. 2, Box 45", last: "Chatham IL 62629", want1: "RR 2 BOX 45", wantLast: "CHATHAM IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "rural free delivery", line1: "RFD 2 Box 45", last: "Chatham IL 62629", want1: "RR 2 BOX 45", wantLast: "CHATHAM IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "route and box", line1: "Route 2 Box 45", last: "Chatham IL 62629", want1: "RR 2 BOX 45", wantLast: "CHATHAM IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "rural route joined number", line1: "RR2 Box 45", last: "Chatham IL 62629", want1: "RR 2 BOX 45", wantLast: "CHATHAM IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "highway contract", line1: "Highway Contract 5 Box 12", last: "Ely NV 89301", want1: "HC 5 BOX 12", wantLast: "ELY NV 89301", line: box(usps.LineHighwayContract, "HC", "5", "12")},
+	{name: "star route", line1: "Star Route 5, Box 12", last: "Ely NV 89301", want1: "HC 5 BOX 12", wantLast: "ELY NV 89301", line: box(usps.LineHighwayContract, "HC", "5", "12")},
+	{name: "military postal service center", line1: "PSC 802 Box 74", last: "APO AE 09499-0074", want1: "PSC 802 BOX 74", wantLast: "APO AE 09499-0074", line: box(usps.LineMilitary, "PSC", "802", "74")},
+	{name: "military unit", line1: "Unit 2050 Box 4190", last: "APO, AP 96278", want1: "UNIT 2050 BOX 4190", wantLast: "APO AP 96278", line: box(usps.LineMilitary, "UNIT", "2050", "4190")},
+	{name: "military CMR", line1: "cmr 450 box 123", last: "apo ae 09045", want1: "CMR 450 BOX 123", wantLast: "APO AE 09045", line: box(usps.LineMilitary, "CMR", "450", "123")},
+	{name: "ship", line1: "USS Nimitz (CVN 68)", last: "FPO AP 96620", want1: "USS NIMITZ CVN 68", wantLast: "FPO AP 96620",
+		line: usps.DeliveryLine{Kind: usps.LineMilitary, RouteType: "USS", StreetName: "NIMITZ CVN 68"}},
+	{name: "general delivery", line1: "General Delivery", last: "Juneau AK 99801", want1: "GENERAL DELIVERY", wantLast: "JUNEAU AK 99801", line: usps.DeliveryLine{Kind: usps.LineGeneralDelivery}},
+	{name: "unit before the house number", line1: "Suite 200, 123 Main Street", last: spfd, want1: "123 MAIN ST STE 200", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("STE", "200"))},
+	{name: "abbreviated avenue named by a letter", line1: "123 W. Ave. J", last: "Lancaster CA 93534", want1: "123 W AVENUE J", wantLast: "LANCASTER CA 93534", line: street("123", "W", "AVENUE J", "", "")},
+	{name: "suffix word as street type prefix", line1: "123 Avenue B", last: "New York NY 10009", want1: "123 AVENUE B", wantLast: "NEW YORK NY 10009", line: street("123", "", "AVENUE B", "", "")},
+	{name: "street named by a letter", line1: "123 N St NW", last: "Washington DC 20001", want1: "123 N ST NW", wantLast: "WASHINGTON DC 20001", line: street("123", "", "N", "ST", "NW")},
+	{name: "directional as the name", line1: "123 North Avenue", last: spfd, want1: "123 NORTH AVE", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "NORTH", "AVE", "")},
+	{name: "two directionals", line1: "123 East West Highway", last: "Bethesda MD 20814", want1: "123 E WEST HWY", wantLast: "BETHESDA MD 20814", line: street("123", "E", "WEST", "HWY", "")},
+	{name: "numbered highway", line1: "123 Hwy 66", last: spfd, want1: "123 HIGHWAY 66", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "HIGHWAY 66", "", "")},
+	{name: "US highway", line1: "123 US Hwy 1", last: "Jupiter FL 33477", want1: "123 US HIGHWAY 1", wantLast: "JUPITER FL 33477", line: street("123", "", "US HIGHWAY 1", "", "")},
+	{name: "county road", line1: "123 County Rd 12", last: spfd, want1: "123 COUNTY ROAD 12", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "COUNTY ROAD 12", "", "")},
+	{name: "county road abbreviated", line1: "123 CR 12", last: spfd, want1: "123 COUNTY ROAD 12", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "COUNTY ROAD 12", "", "")},
+	{name: "state route", line1: "123 State Rte 9", last: "Dublin OH 43017", want1: "123 STATE ROUTE 9", wantLast: "DUBLIN OH 43017", line: street("123", "", "STATE ROUTE 9", "", "")},
+	{name: "state route abbreviated", line1: "123 SR 9", last: "Dublin OH 43017", want1: "123 STATE ROUTE 9", wantLast: "DUBLIN OH 43017", line: street("123", "", "STATE ROUTE 9", "", "")},
+	{name: "interstate", line1: "4500 I-95", last: "Jupiter FL 33477", want1: "4500 INTERSTATE 95", wantLast: "JUPITER FL 33477", line: street("4500", "", "INTERSTATE 95", "", "")},
+	{name: "highway as suffix", line1: "123 Old Highway", last: spfd, want1: "123 OLD HWY", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "OLD", "HWY", "")},
+	{name: "Wisconsin grid number", line1: "N123W456 Main St", last: "Milwaukee WI 53201", want1: "N123W456 MAIN ST", wantLast: "MILWAUKEE WI 53201", line: street("N123W456", "", "MAIN", "ST", "")},
+	{name: "Queens hyphenated number", line1: "123-45 Queens Blvd.", last: "Forest Hills NY 11375", want1: "123-45 QUEENS BLVD", wantLast: "FOREST HILLS NY 11375", line: street("123-45", "", "QUEENS", "BLVD", "")},
+	{name: "fractional number", line1: "123 1/2 Main St", last: spfd, want1: "123 1/2 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123 1/2", "", "MAIN", "ST", "")},
+	{name: "spelled-out number", line1: "One Microsoft Way", last: "Redmond WA 98052", want1: "1 MICROSOFT WAY", wantLast: "REDMOND WA 98052", line: street("1", "", "MICROSOFT", "WAY", "")},
+	{name: "junior in a name", line1: "123 Martin Luther King Jr. Blvd.", last: "Chicago IL 60616", want1: "123 MARTIN LUTHER KING JR BLVD", wantLast: "CHICAGO IL 60616", line: street("123", "", "MARTIN LUTHER KING JR", "BLVD", "")},
+	{name: "saint in a street name stays", line1: "123 St. Charles Ave", last: "New Orleans LA 70130", want1: "123 ST CHARLES AVE", wantLast: "NEW ORLEANS LA 70130", line: street("123", "", "ST CHARLES", "AVE", "")},
+	{name: "ordinal street", line1: "350 West 42nd Street", last: "New York NY 10036", want1: "350 W 42ND ST", wantLast: "NEW YORK NY 10036", line: street("350", "W", "42ND", "ST", "")},
+	{name: "suffix variant", line1: "10 Elm Crt", last: spfd, want1: "10 ELM CT", wantLast: "SPRINGFIELD IL 62701", line: street("10", "", "ELM", "CT", "")},
+	{name: "parkway variant", line1: "1600 Amphitheatre Pky", last: "Mountain View CA 94043", want1: "1600 AMPHITHEATRE PKWY", wantLast: "MOUNTAIN VIEW CA 94043", line: street("1600", "", "AMPHITHEATRE", "PKWY", "")},
+	{name: "street extension", line1: "9 Main Street Extension", last: spfd, want1: "9 MAIN STREET EXT", wantLast: "SPRINGFIELD IL 62701", line: street("9", "", "MAIN STREET", "EXT", "")},
+	{name: "apostrophe", line1: "123 O'Neil Street", last: spfd, want1: "123 ONEIL ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "ONEIL", "ST", "")},
+	{name: "extra spaces", line1: "  123   Main    St  ", last: "  Springfield ,  IL   62701 ", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "no house number", line1: "Main Street", last: spfd, want1: "MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("", "", "MAIN", "ST", "")},
+	{name: "street without suffix", line1: "123 Broadway", last: "New York NY 10006", want1: "123 BROADWAY", wantLast: "NEW YORK NY 10006", line: street("123", "", "BROADWAY", "", "")},
+	{name: "postdirectional spelled out after avenue", line1: "123 Park Avenue South", last: "New York NY 10010", want1: "123 PARK AVE S", wantLast: "NEW YORK NY 10010", line: street("123", "", "PARK", "AVE", "S")},
+	{name: "lake shore drive", line1: "123 Lake Shore Drive", last: "Chicago IL 60611", want1: "123 LAKE SHORE DR", wantLast: "CHICAGO IL 60611", line: street("123", "", "LAKE SHORE", "DR", "")},
+	{name: "unit word inside a name", line1: "123 Ocean Side", last: "Miami FL 33139", want1: "123 OCEAN SIDE", wantLast: "MIAMI FL 33139", line: street("123", "", "OCEAN SIDE", "", "")},
+	{name: "unit word that is the street", line1: "123 Pier 39", last: "San Francisco CA 94133", want1: "123 PIER 39", wantLast: "SAN FRANCISCO CA 94133", line: street("123", "", "PIER 39", "", "")},
+	{name: "accents folded", line1: "123 Calle Señorita", last: "San Juan PR 00926", want1: "123 CALLE SENORITA", wantLast: "SAN JUAN PR 00926", line: street("123", "", "CALLE SENORITA", "", "")},
+	{name: "care of line kept", line1: "123 Main St", line2: "c/o Jane Doe", last: spfd, want1: "123 MAIN ST", want2: "C/O JANE DOE", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "saint in a city", line1: "123 Main St", last: "St. Louis, MO 63101", want1: "123 MAIN ST", wantLast: "SAINT LOUIS MO 63101", line: street("123", "", "MAIN", "ST", "")},
+	{name: "fort in a city", line1: "123 Main St", last: "Ft. Worth TX 76102", want1: "123 MAIN ST", wantLast: "FORT WORTH TX 76102", line: street("123", "", "MAIN", "ST", "")},
+	{name: "mount in a city", line1: "123 Main St", last: "Mt. Vernon, NY 10550", want1: "123 MAIN ST", wantLast: "MOUNT VERNON NY 10550", line: street("123", "", "MAIN", "ST", "")},
+	{name: "direction in a city", line1: "123 Main St", last: "N Las Vegas NV 89030", want1: "123 MAIN ST", wantLast: "NORTH LAS VEGAS NV 89030", line: street("123", "", "MAIN", "ST", "")},
+	{name: "leading zero lost", line1: "123 Main St", last: "Boston MA 2108", want1: "123 MAIN ST", wantLast: "BOSTON MA 02108", line: street("123", "", "MAIN", "ST", "")},
+	{name: "state name", line1: "123 Main St", last: "Springfield, Illinois 62701", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "old state abbreviation", line1: "123 Main St", last: "Springfield, Ill. 62701", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "two-word state name", line1: "123 Main St", last: "New York, New York 10001", want1: "123 MAIN ST", wantLast: "NEW YORK NY 10001", line: street("123", "", "MAIN", "ST", "")},
+	{name: "nine-digit ZIP", line1: "123 Main St", last: "Springfield IL 627011234", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701-1234", line: street("123", "", "MAIN", "ST", "")},
+	{name: "ZIP+4 without hyphen", line1: "123 Main St", last: "Springfield IL 62701 1234", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701-1234", line: street("123", "", "MAIN", "ST", "")},
+	{name: "country after ZIP", line1: "123 Main St", last: "Springfield IL 62701 USA", want1: "123 MAIN ST", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "")},
+	{name: "urbanization given", line1: "150 Calle A", urb: "Urbanizacion Las Gladiolas", last: "San Juan PR 00926-3232", want1: "150 CALLE A", wantLast: "SAN JUAN PR 00926-3232", urbWant: "URB LAS GLADIOLAS", line: street("150", "", "CALLE A", "", "")},
+	{name: "urbanization line above the street", line1: "Urb Las Gladiolas", line2: "150 Calle A", last: "San Juan PR 00926", want1: "URB LAS GLADIOLAS", want2: "150 CALLE A", wantLast: "SAN JUAN PR 00926", urbWant: "URB LAS GLADIOLAS", line: street("150", "", "CALLE A", "", "")},
+	{name: "proper casing", casing: usps.Proper, line1: "123 north main street apt 4b", last: "springfield il 62701", want1: "123 N Main St Apt 4B", wantLast: "Springfield IL 62701", line: street("123", "N", "MAIN", "ST", "", sec("APT", "4B"))},
+	{name: "proper casing of upper input", casing: usps.Proper, line1: "1600 PENNSYLVANIA AVE NW", last: "WASHINGTON DC 20500", want1: "1600 Pennsylvania Ave NW", wantLast: "Washington DC 20500", line: street("1600", "", "PENNSYLVANIA", "AVE", "NW")},
+	{name: "proper casing of a PO box and Mc", casing: usps.Proper, line1: "PO BOX 1234", last: "MCALLEN TX 78501", want1: "PO Box 1234", wantLast: "McAllen TX 78501", line: usps.DeliveryLine{Kind: usps.LinePOBox, BoxNumber: "1234"}},
+	{name: "proper casing of an ordinal", casing: usps.Proper, line1: "350 W 42ND ST", last: "NEW YORK NY 10036", want1: "350 W 42nd St", wantLast: "New York NY 10036", line: street("350", "W", "42ND", "ST", "")},
+	{name: "proper casing of a rural route", casing: usps.Proper, line1: "rr 2 box 45", last: "chatham il 62629", want1: "RR 2 Box 45", wantLast: "Chatham IL 62629", line: box(usps.LineRuralRoute, "RR", "2", "45")},
+	{name: "proper casing of a military address", casing: usps.Proper, line1: "psc 802 box 74", last: "apo ae 09499", want1: "PSC 802 Box 74", wantLast: "APO AE 09499", line: box(usps.LineMilitary, "PSC", "802", "74")},
+	{name: "proper casing of a hyphenated city", casing: usps.Proper, line1: "123 MAIN ST STE 5", last: "WILKES-BARRE PA 18701", want1: "123 Main St Ste 5", wantLast: "Wilkes-Barre PA 18701", line: street("123", "", "MAIN", "ST", "", sec("STE", "5"))},
+	{name: "proper casing keeps a care-of line", casing: usps.Proper, line1: "123 main st", line2: "C/O JANE DOE", last: spfd, want1: "123 Main St", want2: "C/O Jane Doe", wantLast: "Springfield IL 62701", line: street("123", "", "MAIN", "ST", "")},
+}
+
+func TestStandardize(t *testing.T) {
+	if len(standardizeCases) < 60 {
+		t.Fatalf("only %d cases", len(standardizeCases))
+	}
+	for _, c := range standardizeCases {
+		t.Run(c.name, func(t *testing.T) {
+			ll, err := usps.ParseLastLine(c.last)
+			if err != nil {
+				t.Fatalf("ParseLastLine(%q): %v", c.last, err)
+			}
+			in := usps.Address{Line1: c.line1, Line2: c.line2, Urbanization: c.urb, City: ll.City, State: ll.State, ZIP: ll.ZIP, Plus4: ll.Plus4}
+			got := usps.Standardize(in, c.casing)
+			gotLines := []string{got.Line1, got.Line2, got.LastLine(), got.Urbanization}
+			want := []string{c.want1, c.want2, c.wantLast, c.urbWant}
+			if diff := cmp.Diff(want, gotLines); diff != "" {
+				t.Errorf("Standardize(%+v) lines (-want +got):\n%s", in, diff)
+			}
+			if diff := cmp.Diff(c.line, usps.DeliveryLineOf(got), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("delivery line components (-want +got):\n%s", diff)
+			}
+			if again := usps.Standardize(got, c.casing); again != got {
+				t.Errorf("standardizing again changed %+v to %+v", got, again)
+			}
+		})
+	}
+}
