@@ -346,6 +346,7 @@ func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, e
 	if err != nil {
 		return nil, internal("get letter", err)
 	}
+	s.life.settle(l, s.now())
 	s.setURL(l)
 	return l, nil
 }
