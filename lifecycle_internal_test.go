@@ -1,7 +1,6 @@
 package lettershop
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,7 +157,7 @@ func TestAdvanceRecordFallsBack(t *testing.T) {
 		t.Fatal("not advanced")
 	}
 	var doc letterDoc
-	if err := json.Unmarshal(r.Data, &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
+	if err := decodeDoc(r.Data, &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
 		t.Errorf("after one step: %v, %s", err, r.Data)
 	}
 }
@@ -208,130 +207,4 @@ func TestParseLastLine(t *testing.T) {
 			t.Errorf("parseLastLine(%q) = %+v, want %+v", in, got, want)
 		}
 	}
-}
-
-func TestDecodeLife(t *testing.T) {
-	tests := []string{
-		`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`,
-		`{"stage":"queued","events":0,"from":{},"to":{}}`,
-		`{"stage":"ready","events":1,"from":{"city":"SÃO PAULO"},"to":{"city":"QUOTE \"CITY\""}}`,
-		`{"to":{"zip":"60601"},"stage":"mailed","events":12}`,
-		`{ "stage" : "mailed" }`,
-		`{"stage":"mailed","Events":3}`,
-		`{"stage":"mailed","events":-1}`,
-		`{"stage":"mailed","events":007}`,
-		`{"stage":"mailed","extra":[1,2]}`,
-		`{"stage":"mailed","events":3,}`,
-		`{"stage":"mailed"`,
-		`{"stage":"\xff"}`,
-		`{}`,
-	}
-	for _, in := range tests {
-		var want lifeDoc
-		wantOK := json.Unmarshal([]byte(in), &want) == nil
-		var got lifeDoc
-		ok := decodeLife([]byte(in), &got)
-		if ok != wantOK || (ok && got != want) {
-			t.Errorf("decodeLife(%s) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
-		}
-	}
-}
-
-func FuzzDecodeLife(f *testing.F) {
-	f.Add([]byte(`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`))
-	f.Add([]byte(`{"stage":"queued","events":0,"from":{},"to":{}}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		var want lifeDoc
-		wantOK := json.Unmarshal(in, &want) == nil
-		var got lifeDoc
-		ok := decodeLife(in, &got)
-		if ok != wantOK || (ok && got != want) {
-			t.Errorf("decodeLife(%q) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
-		}
-	})
-}
-
-// TestAppendMatchesEncodingJSON checks the run's own encoders against
-// encoding/json, and that the types they write have the fields they know.
-func TestAppendMatchesEncodingJSON(t *testing.T) {
-	fields := func(v any) []string {
-		var names []string
-		for f := range reflect.TypeOf(v).Fields() {
-			names = append(names, f.Name+" "+string(f.Tag))
-		}
-		return names
-	}
-	guards := []struct {
-		v    any
-		want []string
-	}{
-		{Event{}, []string{`ID json:"id"`, `CreatedAt json:"createdAt"`, `ModifiedAt json:"modifiedAt"`, `Timestamp json:"timestamp"`,
-			`Type json:"type"`, `Status json:"status"`, `TrackingEventDetails json:"trackingEventDetails,omitempty"`,
-			`Description json:"description,omitempty"`, `OperationCode json:"operationCode,omitempty"`,
-			`ActionRequired json:"actionRequired"`, `Location json:"location,omitempty"`}},
-		{TrackingEventDetails{}, []string{`Notes json:"notes,omitempty"`, `Facility json:"facility,omitempty"`,
-			`FacilityType json:"facilityType,omitempty"`, `FacilityZip json:"facilityZip,omitempty"`,
-			`AdditionalData json:"additionalData,omitempty"`}},
-		{lifeDoc{}, []string{`Stage json:"stage"`, `Events json:"events"`, `SendDate json:"sendDate,omitempty"`,
-			`Outcome json:"outcome,omitempty"`, `From json:"from"`, `To json:"to"`}},
-		{place{}, []string{`City json:"city,omitempty"`, `State json:"state,omitempty"`, `Zip json:"zip,omitempty"`}},
-	}
-	for _, g := range guards {
-		if diff := cmp.Diff(g.want, fields(g.v)); diff != "" {
-			t.Errorf("%T changed: update appendEvent or appendLife, and this list (-known +now):\n%s", g.v, diff)
-		}
-	}
-
-	at := time.Date(2026, 3, 2, 15, 4, 5, 123456789, time.UTC)
-	events := []Event{
-		{},
-		{ID: "evt_1", CreatedAt: at, ModifiedAt: at, Timestamp: at, Type: "status", Status: "queued", Description: "Letter received"},
-		{ID: "evt_2", Timestamp: at.In(time.FixedZone("X", -5*3600)), Type: "tracking", Status: "reRouted", ActionRequired: true,
-			TrackingEventDetails: &TrackingEventDetails{Notes: `a "quoted" <note> & more`, Facility: "SÃO PAULO\u2028", FacilityZip: "60699"},
-			OperationCode:        "865", Location: "line\nbreak \xff"},
-		{TrackingEventDetails: &TrackingEventDetails{}},
-		{TrackingEventDetails: &TrackingEventDetails{FacilityType: "Post Office"}, Location: "X"},
-	}
-	for _, e := range events {
-		want, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := appendEvent(nil, &e)
-		if !ok || string(got) != string(want) {
-			t.Errorf("appendEvent:\n got %s, %v\nwant %s", got, ok, want)
-		}
-	}
-	for _, e := range []Event{
-		{TrackingEventDetails: &TrackingEventDetails{AdditionalData: map[string]any{"k": 1}}},
-		{Timestamp: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
-	} {
-		if _, ok := appendEvent(nil, &e); ok {
-			t.Errorf("appendEvent wrote %+v", e)
-		}
-	}
-	lives := []lifeDoc{
-		{},
-		{Stage: "inTransit", Events: 12, SendDate: "2026-03-04", Outcome: "reRouted",
-			From: place{City: "SPRINGFIELD", State: "IL", Zip: "62701"}, To: place{City: `A&B "<x>"`, Zip: "60601"}},
-		{Stage: "queued", To: place{State: "IL"}},
-	}
-	for _, l := range lives {
-		want, _ := json.Marshal(l)
-		if got := appendLife(nil, &l); string(got) != string(want) {
-			t.Errorf("appendLife:\n got %s\nwant %s", got, want)
-		}
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `"quoted"`, "<&>", "\u2028", "\xff", "tab\t"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
 }

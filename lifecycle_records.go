@@ -2,10 +2,7 @@ package lettershop
 
 import (
 	"bytes"
-	"encoding/json"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/lettershop/lettershop/storage"
 )
@@ -48,23 +45,28 @@ func advanceRecord(r *storage.Letter, now time.Time) bool {
 		return false
 	}
 	c := &course{id: r.ID, status: LetterStatus(r.Status), due: r.DueAt, modified: r.ModifiedAt}
-	if !decodeLife(data[len(lifeStart):end], &c.life) {
+	if decodeDoc(data[len(lifeStart):end], &c.life) != nil {
 		return false
 	}
 	c.advance(now)
-	b := make([]byte, 0, len(data)+64+eventSize*len(c.added))
+	life, err := encodeDoc(&c.life)
+	if err != nil {
+		return false
+	}
+	b := make([]byte, 0, len(data)+len(life)+eventSize*len(c.added))
 	b = append(b, lifeStart...)
-	b = appendLife(b, &c.life)
+	b = append(b, life...)
 	b = append(b, rest[:len(rest)-len(eventsEnd)]...)
 	sep := !bytes.HasSuffix(rest, eventsEmpty)
 	for i := range c.added {
 		if sep {
 			b = append(b, ',')
 		}
-		var ok bool
-		if b, ok = appendEvent(b, &c.added[i]); !ok {
+		e, err := encodeDoc(&c.added[i])
+		if err != nil {
 			return false
 		}
+		b = append(b, e...)
 		sep = true
 	}
 	b = append(b, eventsEnd...)
@@ -104,234 +106,4 @@ func objectEnd(b []byte) int {
 		}
 	}
 	return -1
-}
-
-// decodeLife decodes a life document. The documents the service writes take
-// a short way (encoding/json spends most of a run's decoding time on
-// reflection); anything unusual goes to encoding/json.
-func decodeLife(b []byte, l *lifeDoc) bool {
-	p := lifeParser{b: b}
-	var fast lifeDoc
-	if p.object(func(key string) bool { return p.lifeField(key, &fast) }) && p.i == len(b) {
-		*l = fast
-		return true
-	}
-	return json.Unmarshal(b, l) == nil
-}
-
-// lifeParser reads JSON objects whose values are strings of valid UTF-8
-// without escapes, non-negative integers and such objects; it gives up on
-// anything else.
-type lifeParser struct {
-	b []byte
-	i int
-}
-
-func (p *lifeParser) lifeField(key string, l *lifeDoc) bool {
-	switch key {
-	case "stage":
-		s, ok := p.str()
-		l.Stage = stage(s)
-		return ok
-	case "events":
-		n, ok := p.uint()
-		l.Events = n
-		return ok
-	case "sendDate":
-		s, ok := p.str()
-		l.SendDate = s
-		return ok
-	case "outcome":
-		s, ok := p.str()
-		l.Outcome = outcome(s)
-		return ok
-	case "from":
-		return p.object(func(k string) bool { return p.placeField(k, &l.From) })
-	case "to":
-		return p.object(func(k string) bool { return p.placeField(k, &l.To) })
-	}
-	return false
-}
-
-func (p *lifeParser) placeField(key string, pl *place) bool {
-	var field *string
-	switch key {
-	case "city":
-		field = &pl.City
-	case "state":
-		field = &pl.State
-	case "zip":
-		field = &pl.Zip
-	default:
-		return false
-	}
-	s, ok := p.str()
-	*field = s
-	return ok
-}
-
-// object reads {"key":value,...}, handing each key to field, which reads
-// the value.
-func (p *lifeParser) object(field func(key string) bool) bool {
-	if !p.byte('{') {
-		return false
-	}
-	if p.byte('}') {
-		return true
-	}
-	for {
-		key, ok := p.str()
-		if !ok || !p.byte(':') || !field(key) {
-			return false
-		}
-		if p.byte('}') {
-			return true
-		}
-		if !p.byte(',') {
-			return false
-		}
-	}
-}
-
-func (p *lifeParser) byte(c byte) bool {
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *lifeParser) str() (string, bool) {
-	if !p.byte('"') {
-		return "", false
-	}
-	start := p.i
-	for ; p.i < len(p.b); p.i++ {
-		switch c := p.b[p.i]; {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			return string(s), utf8.Valid(s)
-		case c == '\\' || c < 0x20:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-func (p *lifeParser) uint() (int, bool) {
-	start, n := p.i, 0
-	for ; p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9'; p.i++ {
-		if p.i-start >= 9 {
-			return 0, false
-		}
-		n = n*10 + int(p.b[p.i]-'0')
-	}
-	return n, p.i > start && (p.b[start] != '0' || p.i == start+1)
-}
-
-// appendLife appends l as encoding/json writes it.
-func appendLife(b []byte, l *lifeDoc) []byte {
-	b = append(b, `{"stage":`...)
-	b = appendString(b, string(l.Stage))
-	b = append(b, `,"events":`...)
-	b = strconv.AppendInt(b, int64(l.Events), 10)
-	if l.SendDate != "" {
-		b = append(b, `,"sendDate":`...)
-		b = appendString(b, l.SendDate)
-	}
-	if l.Outcome != "" {
-		b = append(b, `,"outcome":`...)
-		b = appendString(b, string(l.Outcome))
-	}
-	b = append(b, `,"from":`...)
-	b = appendPlace(b, &l.From)
-	b = append(b, `,"to":`...)
-	b = appendPlace(b, &l.To)
-	return append(b, '}')
-}
-
-func appendPlace(b []byte, p *place) []byte {
-	b = append(b, '{')
-	first := true
-	for _, f := range [...]struct{ key, value string }{{`"city":`, p.City}, {`"state":`, p.State}, {`"zip":`, p.Zip}} {
-		b = appendField(b, &first, f.key, f.value)
-	}
-	return append(b, '}')
-}
-
-// appendEvent appends e as encoding/json writes it. It reports false for an
-// event it does not write (one with additionalData, or a time outside years
-// 0 to 9999).
-func appendEvent(b []byte, e *Event) ([]byte, bool) {
-	if d := e.TrackingEventDetails; d != nil && d.AdditionalData != nil {
-		return b, false
-	}
-	for _, t := range [...]time.Time{e.CreatedAt, e.ModifiedAt, e.Timestamp} {
-		if y := t.Year(); y < 0 || y > 9999 { // encoding/json refuses them
-			return b, false
-		}
-	}
-	b = append(b, `{"id":`...)
-	b = appendString(b, e.ID)
-	b = append(b, `,"createdAt":`...)
-	b = appendTime(b, e.CreatedAt)
-	b = append(b, `,"modifiedAt":`...)
-	b = appendTime(b, e.ModifiedAt)
-	b = append(b, `,"timestamp":`...)
-	b = appendTime(b, e.Timestamp)
-	b = append(b, `,"type":`...)
-	b = appendString(b, e.Type)
-	b = append(b, `,"status":`...)
-	b = appendString(b, e.Status)
-	if d := e.TrackingEventDetails; d != nil {
-		b = append(b, `,"trackingEventDetails":{`...)
-		first := true
-		b = appendField(b, &first, `"notes":`, d.Notes)
-		b = appendField(b, &first, `"facility":`, d.Facility)
-		b = appendField(b, &first, `"facilityType":`, d.FacilityType)
-		b = appendField(b, &first, `"facilityZip":`, d.FacilityZip)
-		b = append(b, '}')
-	}
-	first := false
-	b = appendField(b, &first, `"description":`, e.Description)
-	b = appendField(b, &first, `"operationCode":`, e.OperationCode)
-	b = append(b, `,"actionRequired":`...)
-	b = strconv.AppendBool(b, e.ActionRequired)
-	b = appendField(b, &first, `"location":`, e.Location)
-	return append(b, '}'), true
-}
-
-// appendField appends a string field left out when empty (omitempty),
-// after a comma unless it is the first of its object.
-func appendField(b []byte, first *bool, key, value string) []byte {
-	if value == "" {
-		return b
-	}
-	if !*first {
-		b = append(b, ',')
-	}
-	*first = false
-	b = append(b, key...)
-	return appendString(b, value)
-}
-
-func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
-}
-
-// appendString appends s as a JSON string: as is when nothing in it needs
-// escaping, else as encoding/json escapes it.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			j, _ := json.Marshal(s)
-			return append(b, j...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
