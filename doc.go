@@ -24,8 +24,17 @@
 // Time and randomness are injected. With WithClock(clock.NewMock()) every
 // timestamp, lifecycle step and expiry follows the mock clock, and with
 // WithEntropy(seeded reader) every id is repeatable; event ids derive from
-// their letter and position, and rendered PDFs take their dates from the
-// clock, so the same inputs give the same bytes.
+// their letter and position, and a rendered PDF takes its dates from its
+// letter (the send date, else the creation time), so the same letter renders
+// to the same bytes.
+//
+// # Letters in motion
+//
+// Letters move queued -> ready -> inProduction -> mailed, then gather postal
+// tracking events, on the Service's clock: every read catches up first, so
+// after moving a clock.Mock the next call sees every letter where real mail
+// would be. RunDue runs what is due without reading; Simulate moves one
+// letter now. See docs/lifecycle.md.
 //
 // # Errors
 //
