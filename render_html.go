@@ -1,6 +1,7 @@
 package lettershop
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"regexp"
@@ -1173,7 +1174,7 @@ func (d *document) columnWidths(t *table, w float64) []float64 {
 		order[j] = j
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmpFloat(natural[a]-least[a], natural[b]-least[b])
+		return cmp.Compare(natural[a]-least[a], natural[b]-least[b])
 	})
 	for k, j := range order {
 		give := min(natural[j]-least[j], left/float64(ncol-k))
@@ -1185,16 +1186,6 @@ func (d *document) columnWidths(t *table, w float64) []float64 {
 		widths[j] += left * widths[j] / total
 	}
 	return widths
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // drawTable prints a table from the current position at x, w wide, adding

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func checkInvariants(t *testing.T, s *Store) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 
-	letters := slices.SortedFunc(maps.Values(s.letters), func(a, b *letterRec) int { return cmpStr(a.l.ID, b.l.ID) })
+	letters := slices.SortedFunc(maps.Values(s.letters), func(a, b *letterRec) int { return strings.Compare(a.l.ID, b.l.ID) })
 	byAccount := map[string][]*letterRec{}
 	byStatus := map[statusKey][]*letterRec{}
 	byExternal := map[externalKey][]*letterRec{}
@@ -97,13 +98,13 @@ func checkInvariants(t *testing.T, s *Store) {
 		if c := a.l.DueAt.Compare(b.l.DueAt); c != 0 {
 			return c
 		}
-		return cmpStr(a.l.ID, b.l.ID)
+		return strings.Compare(a.l.ID, b.l.ID)
 	})
 	if got := items(s.lettersDue); !slices.Equal(got, due) {
 		t.Errorf("due index holds %d letters, want the %d due", len(got), len(due))
 	}
 
-	assets := slices.SortedFunc(maps.Values(s.assets), func(a, b *assetRec) int { return cmpStr(a.a.ID, b.a.ID) })
+	assets := slices.SortedFunc(maps.Values(s.assets), func(a, b *assetRec) int { return strings.Compare(a.a.ID, b.a.ID) })
 	assetsByAccount := map[string][]*assetRec{}
 	assetsByMeta := map[metaKey][]*assetRec{}
 	versions := 0
@@ -146,16 +147,6 @@ func checkInvariants(t *testing.T, s *Store) {
 	if got := items(s.idemExpiry); !slices.Equal(got, idem) {
 		t.Errorf("expiry index holds %d records, the store %d", len(got), len(idem))
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestIndexesFollowRecords runs random writes and checks after each batch
