@@ -705,6 +705,8 @@ func (s *Service) writeAssetChange(ctx context.Context, account string, a *Asset
 
 func validateAssetName(f fieldErrors, name string) {
 	switch n := utf8.RuneCountInString(name); {
+	case badText(name) != "":
+		f.add("name", "%s", badText(name))
 	case strings.TrimSpace(name) == "":
 		f.add("name", "name can not be empty")
 	case n > MaxAssetName:

@@ -71,6 +71,7 @@ func TestAssetValidation(t *testing.T) {
 		{"name of 256", lettershop.CreateAssetInput{Name: strings.Repeat("a", 256)}, []string{"name"}},
 		{"no name", lettershop.CreateAssetInput{}, []string{"name"}},
 		{"blank name", lettershop.CreateAssetInput{Name: "  "}, []string{"name"}},
+		{"NUL in name", lettershop.CreateAssetInput{Name: "a\x00"}, []string{"name"}},
 		{"description of 255", lettershop.CreateAssetInput{Name: "a", Description: strings.Repeat("d", 255)}, nil},
 		{"description of 256", lettershop.CreateAssetInput{Name: "a", Description: strings.Repeat("d", 256)}, []string{"description"}},
 		{"each type", lettershop.CreateAssetInput{Name: "a", Type: lettershop.AssetImage}, nil},

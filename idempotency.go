@@ -73,6 +73,9 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		}
 		return IdempotentResult{Data: data}, nil
 	}
+	if msg := badText(req.Key); msg != "" {
+		return IdempotentResult{}, invalidField("Idempotency-Key", "%s", msg)
+	}
 	if n := utf8.RuneCountInString(req.Key); n > MaxIdempotencyKeyLen {
 		return IdempotentResult{}, invalidField("Idempotency-Key", "must be at most %d characters, got %d", MaxIdempotencyKeyLen, n)
 	}

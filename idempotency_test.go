@@ -142,6 +142,8 @@ func TestIdempotencyExpiry(t *testing.T) {
 
 func TestIdempotencyKeyLength(t *testing.T) {
 	e := newEnv(t)
+	_, err := e.svc.CreateAsset(lettershop.WithIdempotencyKey(e.ctx, "k\x00"), acct, lettershop.CreateAssetInput{Name: "a"})
+	wantFields(t, err, "Idempotency-Key")
 	for _, n := range []int{1, 255, 256} {
 		ctx := lettershop.WithIdempotencyKey(e.ctx, strings.Repeat("k", n))
 		_, err := e.svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "a"})

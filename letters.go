@@ -346,6 +346,7 @@ func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, e
 	if err != nil {
 		return nil, internal("get letter", err)
 	}
+	s.life.settle(l, s.now())
 	s.setURL(l)
 	return l, nil
 }
@@ -749,10 +750,25 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 	maxLen(f, path+".nonAddressData", p.NonAddressData, maxFreeText)
 }
 
+// maxLen checks a text field: at most n characters, and text a store can
+// keep (valid UTF-8 without NUL).
 func maxLen(f fieldErrors, path, v string, n int) {
-	if c := utf8.RuneCountInString(v); c > n {
+	if msg := badText(v); msg != "" {
+		f.add(path, "%s", msg)
+	} else if c := utf8.RuneCountInString(v); c > n {
 		f.add(path, "must be at most %d characters, got %d", n, c)
 	}
+}
+
+// badText says what is wrong with text no field may hold, or "".
+func badText(v string) string {
+	switch {
+	case !utf8.ValidString(v):
+		return "must be valid UTF-8 text"
+	case strings.IndexByte(v, 0) >= 0:
+		return "must not contain a NUL character"
+	}
+	return ""
 }
 
 func validateFreeText(f fieldErrors, path, v string) { maxLen(f, path, v, maxFreeText) }

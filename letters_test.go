@@ -136,6 +136,9 @@ func TestCreateLetterValidation(t *testing.T) {
 		}, []string{"recipient.address.state"}},
 		{"addressLine1 at 64", func(in *lettershop.CreateLetterInput) { in.Sender.Address.AddressLine1 = strings.Repeat("a", 64) }, nil},
 		{"addressLine1 at 65", func(in *lettershop.CreateLetterInput) { in.Sender.Address.AddressLine1 = strings.Repeat("a", 65) }, []string{"sender.address.addressLine1"}},
+		{"NUL in an address line", func(in *lettershop.CreateLetterInput) { in.Recipient.Address.AddressLine2 = "Apt\x001" }, []string{"recipient.address.addressLine2"}},
+		{"invalid UTF-8 in a name", func(in *lettershop.CreateLetterInput) { in.Recipient.Individual.FirstName = "J\xffne" }, []string{"recipient.individual.firstName"}},
+		{"NUL in the description", func(in *lettershop.CreateLetterInput) { in.Description = "\x00" }, []string{"description"}},
 		{"nobody", func(in *lettershop.CreateLetterInput) { in.Recipient.Individual = nil }, []string{"recipient.individual"}},
 		{"organization only", func(in *lettershop.CreateLetterInput) {
 			in.Recipient.Individual, in.Recipient.Organization = nil, "Initech"
@@ -502,5 +505,17 @@ func TestUpdateKeepsUnchangedParties(t *testing.T) {
 	}
 	if u.Sender.Organization != "New Sender" {
 		t.Errorf("sender not replaced: %+v", u.Sender)
+	}
+}
+
+func TestTimesKeepMilliseconds(t *testing.T) {
+	e := newEnv(t)
+	e.clock.Add(123456789 * time.Nanosecond)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := testStart.Add(123 * time.Millisecond); !a.CreatedAt.Equal(want) {
+		t.Errorf("createdAt = %v, want %v", a.CreatedAt, want)
 	}
 }

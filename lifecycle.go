@@ -1,28 +1,230 @@
 package lettershop
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// Event types.
+const (
+	eventStatus   = "status"
+	eventTracking = "tracking"
+)
+
+const (
+	// runBatch is how many due letters one ProcessDueLetters call takes.
+	runBatch = 500
+	// catchUpEvery throttles the catch-up of reads on a real clock: a
+	// letter that fell due within it may be a moment late in a list, never
+	// in a fetch (getLetter settles the letter it reads).
+	catchUpEvery = time.Second
+	// maxSleep bounds the background loop's sleep, so letters written by
+	// other servers sharing the store are not left waiting long.
+	maxSleep = time.Minute
 )
 
 // lifecycle moves letters through their statuses on the Service's clock.
+//
+// On a clock.Mock nothing runs in the background (a ticker on a Mock would
+// make every Add crawl, the Mock pausing after each tick): every read and
+// write first runs whatever is due, and RunDue does the same on demand. On
+// a real clock one goroutine sleeps until the next due time it knows of (at
+// most maxSleep) and runs what is due, and reads catch up at most once per
+// catchUpEvery.
 type lifecycle struct {
-	s *Service
+	s    *Service
+	mock bool
+
+	// runMu makes the runs of this process take turns, so a read that
+	// catches up never returns while another run still holds letters that
+	// are due.
+	runMu   sync.Mutex
+	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
+
+	mu   sync.Mutex
+	next time.Time // earliest future due time this process has written
+	wake chan struct{}
+
+	cancel   context.CancelFunc
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
-func newLifecycle(s *Service) *lifecycle { return &lifecycle{s: s} }
+func newLifecycle(s *Service) *lifecycle {
+	lc := &lifecycle{s: s, wake: make(chan struct{}, 1)}
+	_, lc.mock = s.clock.(*clock.Mock)
+	if !lc.mock {
+		ctx, cancel := context.WithCancel(context.Background())
+		lc.cancel, lc.done = cancel, make(chan struct{})
+		go lc.loop(ctx)
+	}
+	return lc
+}
 
-// stop ends the background work.
-func (lc *lifecycle) stop() {}
+// stop ends the background work and waits for it. It may be called more
+// than once.
+func (lc *lifecycle) stop() {
+	lc.stopOnce.Do(func() {
+		if lc.cancel != nil {
+			lc.cancel()
+			<-lc.done
+		}
+	})
+}
 
-// catchUp brings every letter whose next step fell due up to now.
-func (lc *lifecycle) catchUp(ctx context.Context) error { return nil }
+// loop runs due letters until ctx ends: at once, then whenever the
+// earliest known due time comes, and at least every maxSleep.
+func (lc *lifecycle) loop(ctx context.Context) {
+	defer close(lc.done)
+	for ctx.Err() == nil {
+		if _, err := lc.run(ctx); err != nil && ctx.Err() == nil {
+			lc.s.logger.Error("lifecycle: run due letters", "err", err)
+		}
+		if !lc.wait(ctx) {
+			return
+		}
+	}
+}
+
+// wait sleeps until the earliest known due time, or maxSleep, following
+// earlier due times as they are noted; it reports false when ctx ended.
+func (lc *lifecycle) wait(ctx context.Context) bool {
+	for {
+		d := lc.sleep()
+		if d <= 0 {
+			return true
+		}
+		t := lc.s.clock.Timer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+			return true
+		case <-lc.wake:
+			t.Stop()
+		}
+	}
+}
+
+// sleep is how long the loop may sleep.
+func (lc *lifecycle) sleep() time.Duration {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	d := maxSleep
+	if !lc.next.IsZero() {
+		d = min(d, lc.next.Sub(lc.s.now()))
+	}
+	return max(d, 0)
+}
+
+// noteDue tells the loop that a letter falls due at t, waking it when that
+// is earlier than anything it knew of.
+func (lc *lifecycle) noteDue(t time.Time) {
+	if lc.mock || t.IsZero() {
+		return
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.next.IsZero() || t.Before(lc.next) {
+		lc.next = t
+		select {
+		case lc.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// catchUp brings every letter whose next step fell due up to now, so a read
+// after a clock.Mock moved sees every letter where it should be. On a real
+// clock it runs at most once per catchUpEvery.
+func (lc *lifecycle) catchUp(ctx context.Context) error {
+	if !lc.mock {
+		last := lc.lastRun.Load()
+		if last != 0 && lc.s.clock.Now().UnixNano()-last < int64(catchUpEvery) {
+			return nil
+		}
+	}
+	_, err := lc.run(ctx)
+	return err
+}
+
+// run processes every letter due at the clock's current time and returns
+// how many it moved.
+func (lc *lifecycle) run(ctx context.Context) (int, error) {
+	lc.runMu.Lock()
+	defer lc.runMu.Unlock()
+	now := lc.s.now()
+	lc.lastRun.Store(now.UnixNano())
+	lc.mu.Lock()
+	if !lc.next.After(now) {
+		lc.next = time.Time{}
+	}
+	lc.mu.Unlock()
+	total := 0
+	for {
+		n, err := lc.s.store.ProcessDueLetters(ctx, now, runBatch, func(r *storage.Letter) error {
+			lc.process(r, now)
+			return nil
+		})
+		total += n
+		if err != nil {
+			return total, storeErr("run due letters", err)
+		}
+		// Stop only when nothing moved: a short batch may have passed over
+		// letters changed while it ran, which are due still.
+		if n == 0 {
+			return total, nil
+		}
+	}
+}
+
+// process applies to a stored letter every step due up to now: in place
+// in its stored document when that has the expected layout, else by
+// decoding and encoding the whole letter. A letter that cannot be decoded
+// is taken off the schedule, logged, rather than blocking every run.
+func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
+	if advanceRecord(r, now) {
+		lc.noteDue(r.DueAt)
+		return
+	}
+	l, err := letterFromRecord(*r)
+	if err == nil {
+		lc.settle(l, now)
+		var rec storage.Letter
+		if rec, err = letterRecord(r.Account, l); err == nil {
+			*r = rec
+			return
+		}
+	}
+	lc.s.logger.Error("lifecycle: letter taken off the schedule", "letter", r.ID, "err", err)
+	r.DueAt = time.Time{}
+}
+
+// settle applies to l every step due up to now, each stamped with the time
+// it fell due. getLetter calls it too, so a letter read between runs is
+// already where it should be and a change to it is judged on its current
+// status; the run that stores those steps writes the same ones.
+func (lc *lifecycle) settle(l *Letter, now time.Time) {
+	if l.dueAt.IsZero() || l.dueAt.After(now) {
+		return
+	}
+	c := courseOf(l)
+	c.advance(now)
+	c.applyTo(l)
+	lc.noteDue(l.dueAt)
+}
 
 // begin starts a new letter's history: queued, or at issue at once when its
 // recipient cannot be mailed.
@@ -31,13 +233,16 @@ func (lc *lifecycle) begin(l *Letter, now time.Time) {
 	lc.rescheduled(l, now)
 }
 
-// rescheduled settles a queued letter after its mail fields changed.
+// rescheduled settles a queued letter after its mail fields changed: it is
+// processed again, processingDelay from now, or goes to issue when its
+// recipient can no longer be mailed.
 func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 	if l.IssueMessage != "" {
 		lc.transition(l, StatusIssue, now, l.IssueMessage)
 		return
 	}
-	l.dueAt = time.Time{}
+	l.dueAt = now.Add(processingDelay)
+	lc.noteDue(l.dueAt)
 }
 
 // transition moves l to status at time at, recording a status event.
@@ -48,7 +253,7 @@ func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, de
 		CreatedAt:   at,
 		ModifiedAt:  at,
 		Timestamp:   at,
-		Type:        "status",
+		Type:        eventStatus,
 		Status:      string(status),
 		Description: description,
 	})
@@ -63,7 +268,11 @@ func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, de
 // always has the same ids, whichever server or catch-up wrote it.
 func eventID(letterID string, n int, at time.Time) string {
 	seed := sha256.Sum256(binary.BigEndian.AppendUint64([]byte(letterID), uint64(n)))
-	id := ulid.MustNew(ulid.Timestamp(at), bytes.NewReader(seed[:]))
+	var id ulid.ULID
+	if id.SetTime(ulid.Timestamp(at)) != nil || id.SetEntropy(seed[:10]) != nil {
+		// Only a time past the year 10889 gets here.
+		panic("lettershop: no event id for time " + at.String())
+	}
 	return eventPrefix + strings.ToLower(id.String())
 }
 
@@ -72,7 +281,7 @@ func eventID(letterID string, n int, at time.Time) string {
 // due, and returns how many letters moved. Tests that move a clock.Mock call
 // it (or any read, which catches up first) to see the effect.
 func (s *Service) RunDue(ctx context.Context) (int, error) {
-	return 0, errorf(CodeInternal, "not implemented")
+	return s.life.run(ctx)
 }
 
 // SimulateTarget is where Simulate moves a letter: a letter status, or a
@@ -83,8 +292,60 @@ type SimulateTarget struct {
 	Event  string       `json:"event,omitempty"`
 }
 
-// Simulate moves one letter to target now, through every step before it,
-// without moving the clock: for tests that care about one letter.
+// stage checks t and returns the stage it names.
+func (t SimulateTarget) stage() (stage, error) {
+	f := fieldErrors{}
+	switch {
+	case t.Status == "" && t.Event == "":
+		f.add("status", "give status or event: where to move the letter")
+		f.add("event", "give status or event: where to move the letter")
+	case t.Status != "" && t.Event != "":
+		f.add("status", "give status or event, not both")
+		f.add("event", "give status or event, not both")
+	case t.Status != "":
+		if !slices.Contains(letterStatuses, t.Status) {
+			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
+		}
+	default:
+		if !stage(t.Event).tracking() {
+			f.add("event", "must be one of %s, got %q", joinEnum(trackingStages), t.Event)
+		}
+	}
+	if err := f.err(); err != nil {
+		return "", err
+	}
+	if t.Status != "" {
+		return stage(t.Status), nil
+	}
+	return stage(t.Event), nil
+}
+
+// Simulate moves one letter to target now, without moving the clock, for
+// tests that care about one letter: through every step before target, each
+// stamped now, in order. Where the letter's own way does not lead to target
+// (a reRouted or returnedToSender event for a letter without that test
+// input, or delivered for one with it) it turns off that way where it must.
+// Afterwards the letter goes on from there on the clock. A letter already at
+// target is returned unchanged; a target it has passed, or cannot reach
+// (any target of a canceled letter or one at issue; queued or issue for any
+// letter; canceled after ready) is a CodeConflict; an unknown target is
+// CodeInvalid naming status or event.
 func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
-	return nil, errorf(CodeInternal, "not implemented")
+	want, err := target.stage()
+	if err != nil {
+		return nil, err
+	}
+	return s.modifyLetter(ctx, account, id, func(l *Letter) error {
+		return s.life.simulate(l, want, s.now())
+	})
+}
+
+func (lc *lifecycle) simulate(l *Letter, target stage, now time.Time) error {
+	c := courseOf(l)
+	if err := c.simulate(target, now, l.Events); err != nil {
+		return err
+	}
+	c.applyTo(l)
+	lc.noteDue(l.dueAt)
+	return nil
 }

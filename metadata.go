@@ -73,12 +73,16 @@ func (m Metadata) validate(path string, f fieldErrors) {
 			continue
 		}
 		switch n := utf8.RuneCountInString(p.Key); {
+		case badText(p.Key) != "":
+			f.add(at+".key", "%s", badText(p.Key))
 		case n == 0:
 			f.add(at+".key", "key can not be empty")
 		case n > MaxMetadataKeyLen:
 			f.add(at+".key", "key must be shorter than %d characters, got %d", MaxMetadataKeyLen+1, n)
 		}
-		if n := utf8.RuneCountInString(p.Value); n > MaxMetadataValueLen {
+		if msg := badText(p.Value); msg != "" {
+			f.add(at+".value", "%s", msg)
+		} else if n := utf8.RuneCountInString(p.Value); n > MaxMetadataValueLen {
 			f.add(at+".value", "value must be shorter than %d characters, got %d", MaxMetadataValueLen+1, n)
 		}
 		if j, dup := seen[p.Key]; dup {

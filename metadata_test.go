@@ -37,6 +37,9 @@ func TestMetadataRules(t *testing.T) {
 		{"empty value is a flag", lettershop.Metadata{{Key: "vip", Value: ""}}, nil},
 		{"empty key", lettershop.Metadata{{Key: "", Value: "v"}}, []string{"metadata[0].key"}},
 		{"duplicate key", lettershop.Metadata{{Key: "k", Value: "1"}, {Key: "k", Value: "2"}}, []string{"metadata[1].key"}},
+		{"NUL in value", lettershop.Metadata{{Key: "k", Value: "a\x00b"}}, []string{"metadata[0].value"}},
+		{"NUL in key", lettershop.Metadata{{Key: "k\x00", Value: "v"}}, []string{"metadata[0].key"}},
+		{"invalid UTF-8 value", lettershop.Metadata{{Key: "k", Value: "\xff"}}, []string{"metadata[0].value"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,24 +23,33 @@ type contentSnapshot struct {
 	Merge       []Variable           `json:"merge,omitempty"`
 }
 
+// letterDoc begins with Life and ends with Events: a lifecycle run reads
+// the one and appends to the other without decoding the rest
+// (lifecycle_records.go). Add new fields between them.
 type letterDoc struct {
+	Life         lifeDoc         `json:"life"`
 	Sender       Party           `json:"sender"`
 	Recipient    Party           `json:"recipient"`
 	Content      LetterContent   `json:"content"`
 	UseType      UseType         `json:"useType"`
-	Events       []Event         `json:"events,omitempty"`
 	SendDate     string          `json:"sendDate,omitempty"`
 	Description  string          `json:"description,omitempty"`
 	Variables    []Variable      `json:"variables,omitempty"`
 	Options      LetterOptions   `json:"options"`
 	IssueMessage string          `json:"issueMessage,omitempty"`
 	Snapshot     contentSnapshot `json:"snapshot"`
+	Events       []Event         `json:"events"`
 }
 
 func letterRecord(account string, l *Letter) (storage.Letter, error) {
+	events := l.Events
+	if events == nil {
+		events = []Event{}
+	}
 	data, err := json.Marshal(letterDoc{
+		Life:   lifeOf(l),
 		Sender: l.Sender, Recipient: l.Recipient, Content: l.Content, UseType: l.UseType,
-		Events: l.Events, SendDate: l.SendDate, Description: l.Description, Variables: l.Variables,
+		Events: events, SendDate: l.SendDate, Description: l.Description, Variables: l.Variables,
 		Options: l.Options, IssueMessage: l.IssueMessage, Snapshot: l.snapshot,
 	})
 	if err != nil {

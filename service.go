@@ -114,7 +114,9 @@ func (s *Service) Close() error {
 // Now returns the current time on the Service's clock, in UTC.
 func (s *Service) Now() time.Time { return s.now() }
 
-func (s *Service) now() time.Time { return s.clock.Now().UTC() }
+// now is kept to the millisecond, the precision of ids, so a time reads
+// the same from every store (PostgreSQL keeps microseconds).
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
 
 // newID returns prefix followed by a lower-case ULID for the current time.
 func (s *Service) newID(prefix string) string {

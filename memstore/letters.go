@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lettershop/lettershop/storage"
@@ -51,36 +52,52 @@ func (s *Store) indexLetter(r *letterRec) {
 	}
 }
 
-// unindexLetter undoes indexLetter; it must run before any indexed field of
-// r changes, or the entries could not be found again.
-func (s *Store) unindexLetter(r *letterRec) {
-	l := &r.l
-	if l.Status != "" {
-		s.lettersByStatus.remove(statusKey{l.Account, l.Status}, r)
+// replaceLetter writes l over r as an update: ID, Account and CreatedAt
+// stay, the revision goes up by one. The store keeps l's slices, so l must
+// be the store's own (a clone of what a caller passed in). Only the indexes
+// of fields that changed are touched: a lifecycle step changes the status
+// and due time, not the metadata.
+func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
+	old := &r.l
+	if old.Status != l.Status {
+		if old.Status != "" {
+			s.lettersByStatus.remove(statusKey{old.Account, old.Status}, r)
+		}
+		if l.Status != "" {
+			s.lettersByStatus.add(statusKey{old.Account, l.Status}, r)
+		}
 	}
-	if l.ExternalID != "" {
-		s.lettersByExternal.remove(externalKey{l.Account, l.ExternalID}, r)
+	if old.ExternalID != l.ExternalID {
+		if old.ExternalID != "" {
+			s.lettersByExternal.remove(externalKey{old.Account, old.ExternalID}, r)
+		}
+		if l.ExternalID != "" {
+			s.lettersByExternal.add(externalKey{old.Account, l.ExternalID}, r)
+		}
 	}
-	for _, m := range l.Metadata {
-		s.lettersByMeta.remove(metaKey{l.Account, m.Key, m.Value}, r)
+	if !slices.Equal(old.Metadata, l.Metadata) {
+		for _, m := range old.Metadata {
+			s.lettersByMeta.remove(metaKey{old.Account, m.Key, m.Value}, r)
+		}
+		for _, m := range l.Metadata {
+			s.lettersByMeta.add(metaKey{old.Account, m.Key, m.Value}, r)
+		}
 	}
-	if !l.DueAt.IsZero() {
+	// The due index orders by DueAt: take r out before its DueAt changes.
+	dueMoved := !old.DueAt.Equal(l.DueAt)
+	if dueMoved && !old.DueAt.IsZero() {
 		s.lettersDue.Delete(r)
 	}
-}
-
-// replaceLetter writes l over r as an update: ID, Account and CreatedAt
-// stay, the revision goes up by one.
-func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
-	s.unindexLetter(r)
 	r.l.Status = l.Status
 	r.l.ExternalID = l.ExternalID
-	r.l.Metadata = cloneMetadata(l.Metadata)
+	r.l.Metadata = l.Metadata
 	r.l.ModifiedAt = l.ModifiedAt
 	r.l.DueAt = l.DueAt
-	r.l.Data = cloneBytes(l.Data)
+	r.l.Data = l.Data
 	r.l.Revision++
-	s.indexLetter(r)
+	if dueMoved && !l.DueAt.IsZero() {
+		s.lettersDue.ReplaceOrInsert(r)
+	}
 }
 
 // CreateLetter implements storage.Storage.
@@ -185,7 +202,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
 			l.ID, l.Revision, r.l.Revision, storage.ErrConflict)
 	}
-	s.replaceLetter(r, l)
+	s.replaceLetter(r, cloneLetter(l))
 	s.complete(c)
 	return cloneLetter(r.l), nil
 }
@@ -264,6 +281,8 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, now time.Time, fn 
 	if r.l.DueAt.IsZero() || r.l.DueAt.After(now) {
 		return false, nil
 	}
+	// fn gets a copy of its own, which the store then keeps as it is: the
+	// contract forbids fn to hold on to it.
 	l := cloneLetter(r.l)
 	if err := fn(&l); err != nil {
 		return false, err

@@ -69,7 +69,10 @@ type Storage interface {
 	// is written and it returns the number written before, with the error. Each letter is read and written atomically, and a
 	// letter is never handed to two concurrent callers (in this process or in
 	// another sharing the backend) at the same revision. fn must not call the
-	// store. It returns the number of letters written.
+	// store. The letter fn gets is its own, but what fn leaves in it (Data,
+	// Metadata) passes to the store, which may keep it without copying: fn
+	// must not keep or reuse it after returning. It returns the number of
+	// letters written.
 	ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*Letter) error) (int, error)
 
 	// WriteAsset writes an asset and changes to its versions as one atomic

@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -165,23 +166,28 @@ func testLetterCopiedIn(t *testing.T, f *fixture) {
 	scribble(&u)
 	f.wantStored(t, want)
 
-	// What fn changes in place, and what it keeps a pointer to, is the
-	// store's business only until fn returns.
-	var kept *storage.Letter
+	// The letter fn gets is its own: what it scribbles before failing
+	// leaves the stored letter alone, and what it changes in place is what
+	// gets written. (What fn leaves behind passes to the store: fn may not
+	// touch it after returning, so that is not tested.)
+	fail := errors.New("fn fails")
+	_, err = f.s.ProcessDueLetters(f.ctx, at(time.Hour), 1, func(l *storage.Letter) error {
+		scribble(l)
+		return fail
+	})
+	if !errors.Is(err, fail) {
+		t.Fatalf("ProcessDueLetters returned %v, want fn's error", err)
+	}
+	f.wantStored(t, want)
 	_, err = f.s.ProcessDueLetters(f.ctx, at(time.Hour), 1, func(l *storage.Letter) error {
 		l.Status = "ready"
 		l.Data[0] = '['
-		kept = l
 		return nil
 	})
 	must(t, "ProcessDueLetters", err)
 	want.Status = "ready"
 	want.Data[0] = '['
 	want.Revision = 3
-	if kept == nil {
-		t.Fatal("ProcessDueLetters did not call fn")
-	}
-	scribble(kept)
 	f.wantStored(t, want)
 }
 

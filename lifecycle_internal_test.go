@@ -1,0 +1,337 @@
+package lettershop
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// benchRecord is a stored letter, mailed, whose next tracking step is due.
+func benchRecord(tb testing.TB) (*Service, Letter) {
+	s := New(nil, WithClock(clock.NewMock()))
+	tb.Cleanup(func() { s.Close() })
+	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	l := &Letter{ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: StatusQueued, CreatedAt: now, ModifiedAt: now,
+		Sender:    Party{Organization: "Acme Corp", Address: Address{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}, AddressComponents: &AddressComponents{CassType: "none"}},
+		Recipient: Party{Individual: &Individual{FullName: "Jane Doe", FirstName: "Jane", LastName: "Doe"}, Address: Address{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}, AddressComponents: &AddressComponents{CassType: "none"}},
+		Options:   normalizeOptions(nil, fieldErrors{}),
+	}
+	s.life.begin(l, now)
+	s.life.settle(l, now.Add(72*time.Hour))
+	return s, *l
+}
+
+func BenchmarkAdvanceRecord(b *testing.B) {
+	s, l := benchRecord(b)
+	rec, err := letterRecord("acct", &l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := l.dueAt
+	b.Run("in place", func(b *testing.B) {
+		for b.Loop() {
+			r := rec
+			if !advanceRecord(&r, now) {
+				b.Fatal("layout not recognised")
+			}
+		}
+	})
+	b.Run("decoded", func(b *testing.B) {
+		for b.Loop() {
+			l, _ := letterFromRecord(rec)
+			s.life.settle(l, now)
+			if _, err := letterRecord("acct", l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestLetterDocLayout guards what the in-place run relies on: the stored
+// document starts with the life document and ends with the events.
+func TestLetterDocLayout(t *testing.T) {
+	typ := reflect.TypeFor[letterDoc]()
+	first, last := typ.Field(0), typ.Field(typ.NumField()-1)
+	if first.Name != "Life" || first.Tag.Get("json") != "life" {
+		t.Errorf("first field of letterDoc is %s %q, want Life \"life\"", first.Name, first.Tag.Get("json"))
+	}
+	if last.Name != "Events" || last.Tag.Get("json") != "events" {
+		t.Errorf("last field of letterDoc is %s %q, want Events \"events\" (no omitempty)", last.Name, last.Tag.Get("json"))
+	}
+}
+
+// TestAdvanceRecordMatchesDecoded checks the in-place run against decoding
+// the letter, taking its steps and encoding it again: the same bytes, for
+// letters of every kind, one step at a time and many at once.
+func TestAdvanceRecordMatchesDecoded(t *testing.T) {
+	s := New(nil, WithClock(clock.NewMock()))
+	defer s.Close()
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	party := func(line string, nad string) Party {
+		return Party{Address: Address{AddressLine1: "1 Main St", LastLine: line}, NonAddressData: nad, AddressComponents: &AddressComponents{CassType: "none"}}
+	}
+	letters := []*Letter{
+		{Sender: party("Springfield, IL 62701", ""), Recipient: party("Chicago, IL 60601", "")},
+		{Sender: party("New York NY 10001", ""), Recipient: party("San Francisco, CA 94103", "reRouted")},
+		{Sender: party("Chicago, IL 60601", ""), Recipient: party(`Quote "City", IL 60614`, "returnedToSender"), SendDate: "2026-03-10"},
+		{Sender: party("", ""), Recipient: party("Nowhere {x}", "")},
+	}
+	for i, l := range letters {
+		l.ID = "ltr_" + strings.Repeat(string(rune('a'+i)), 26)
+		l.Status, l.CreatedAt, l.ModifiedAt = StatusQueued, start, start
+		l.Options = normalizeOptions(nil, fieldErrors{})
+		s.life.begin(l, start)
+	}
+	compare := func(t *testing.T, rec storage.Letter, now time.Time) storage.Letter {
+		t.Helper()
+		fast := rec
+		fast.Data = slices.Clone(rec.Data)
+		if !advanceRecord(&fast, now) {
+			t.Fatalf("%s: layout not recognised", rec.ID)
+		}
+		l, err := letterFromRecord(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.life.settle(l, now)
+		slow, err := letterRecord(rec.Account, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(slow.Data), string(fast.Data)); diff != "" {
+			t.Fatalf("%s at %v: document (-decoded +in place):\n%s", rec.ID, now, diff)
+		}
+		if fast.Status != slow.Status || !fast.DueAt.Equal(slow.DueAt) || !fast.ModifiedAt.Equal(slow.ModifiedAt) {
+			t.Fatalf("%s at %v: in place %s %v %v, decoded %s %v %v", rec.ID, now,
+				fast.Status, fast.DueAt, fast.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
+		}
+		return fast
+	}
+	for _, l := range letters {
+		rec, err := letterRecord("acct", l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compare(t, rec, start.Add(30*24*time.Hour))
+		steps := 0
+		for !rec.DueAt.IsZero() {
+			rec = compare(t, rec, rec.DueAt)
+			steps++
+		}
+		if steps < 7 {
+			t.Errorf("%s: %d steps, want at least 7", l.ID, steps)
+		}
+	}
+}
+
+func TestAdvanceRecordFallsBack(t *testing.T) {
+	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	for name, data := range map[string]string{
+		"no life first":        `{"sender":{},"life":{"stage":"queued"},"events":[]}`,
+		"life not an object":   `{"life":"queued","events":[]}`,
+		"life not closed":      `{"life":{"stage":"queued","events":[]}`,
+		"events not last":      `{"life":{"stage":"queued"},"events":[],"x":1}`,
+		"nothing after life":   `{"life":{"stage":"queued"}}`,
+		"life of another kind": `{"life":{"stage":7},"events":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(data)}
+			if advanceRecord(&r, now) {
+				t.Fatalf("advanced %s", data)
+			}
+			if string(r.Data) != data || r.Status != "queued" || !r.DueAt.Equal(now) {
+				t.Errorf("changed the record: %+v", r)
+			}
+		})
+	}
+	// An empty events array takes the first event without a comma.
+	r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(`{"life":{"stage":"queued","events":0},"sender":{},"events":[]}`)}
+	if !advanceRecord(&r, now) {
+		t.Fatal("not advanced")
+	}
+	var doc letterDoc
+	if err := json.Unmarshal(r.Data, &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
+		t.Errorf("after one step: %v, %s", err, r.Data)
+	}
+}
+
+func TestFederalHolidays(t *testing.T) {
+	want := map[int][]string{
+		2026: {"2026-01-01", "2026-01-19", "2026-02-16", "2026-05-25", "2026-06-19", "2026-07-03",
+			"2026-09-07", "2026-10-12", "2026-11-11", "2026-11-26", "2026-12-25"},
+		// Juneteenth, Independence Day and Christmas fall on weekends;
+		// New Year's Day 2028 (a Saturday) is observed on 31 December 2027.
+		2027: {"2027-01-01", "2027-01-18", "2027-02-15", "2027-05-31", "2027-06-18", "2027-07-05",
+			"2027-09-06", "2027-10-11", "2027-11-11", "2027-11-25", "2027-12-24", "2027-12-31"},
+	}
+	for year, days := range want {
+		var got []string
+		for d := time.Date(year, 1, 1, 12, 0, 0, 0, time.UTC); d.Year() == year; d = d.AddDate(0, 0, 1) {
+			weekend := d.Weekday() == time.Saturday || d.Weekday() == time.Sunday
+			if isHoliday(d) {
+				got = append(got, d.Format(time.DateOnly))
+			}
+			if isBusinessDay(d) == (weekend || isHoliday(d)) {
+				t.Errorf("%s: isBusinessDay %v", d.Format(time.DateOnly), isBusinessDay(d))
+			}
+			if isDeliveryDay(d) == (d.Weekday() == time.Sunday || isHoliday(d)) {
+				t.Errorf("%s: isDeliveryDay %v", d.Format(time.DateOnly), isDeliveryDay(d))
+			}
+		}
+		if diff := cmp.Diff(days, got); diff != "" {
+			t.Errorf("%d holidays (-want +got):\n%s", year, diff)
+		}
+	}
+}
+
+func TestParseLastLine(t *testing.T) {
+	tests := map[string]place{
+		"Chicago, IL 60601":       {City: "Chicago", State: "IL", Zip: "60601"},
+		"Chicago IL 60601-1234":   {City: "Chicago", State: "IL", Zip: "60601"},
+		"San Francisco, CA 94103": {City: "San Francisco", State: "CA", Zip: "94103"},
+		"Nowhere":                 {City: "Nowhere"},
+		"":                        {},
+		"60601":                   {Zip: "60601"},
+		"St. Louis, MO  63101":    {City: "St. Louis", State: "MO", Zip: "63101"},
+		"Washington, DC 2000":     {City: "Washington DC 2000"},
+	}
+	for in, want := range tests {
+		if got := parseLastLine(in); got != want {
+			t.Errorf("parseLastLine(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+func TestDecodeLife(t *testing.T) {
+	tests := []string{
+		`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`,
+		`{"stage":"queued","events":0,"from":{},"to":{}}`,
+		`{"stage":"ready","events":1,"from":{"city":"SÃO PAULO"},"to":{"city":"QUOTE \"CITY\""}}`,
+		`{"to":{"zip":"60601"},"stage":"mailed","events":12}`,
+		`{ "stage" : "mailed" }`,
+		`{"stage":"mailed","Events":3}`,
+		`{"stage":"mailed","events":-1}`,
+		`{"stage":"mailed","events":007}`,
+		`{"stage":"mailed","extra":[1,2]}`,
+		`{"stage":"mailed","events":3,}`,
+		`{"stage":"mailed"`,
+		`{"stage":"\xff"}`,
+		`{}`,
+	}
+	for _, in := range tests {
+		var want lifeDoc
+		wantOK := json.Unmarshal([]byte(in), &want) == nil
+		var got lifeDoc
+		ok := decodeLife([]byte(in), &got)
+		if ok != wantOK || (ok && got != want) {
+			t.Errorf("decodeLife(%s) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
+		}
+	}
+}
+
+func FuzzDecodeLife(f *testing.F) {
+	f.Add([]byte(`{"stage":"inTransit","events":5,"sendDate":"2026-03-04","outcome":"reRouted","from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}}`))
+	f.Add([]byte(`{"stage":"queued","events":0,"from":{},"to":{}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want lifeDoc
+		wantOK := json.Unmarshal(in, &want) == nil
+		var got lifeDoc
+		ok := decodeLife(in, &got)
+		if ok != wantOK || (ok && got != want) {
+			t.Errorf("decodeLife(%q) = %+v, %v; encoding/json gives %+v, %v", in, got, ok, want, wantOK)
+		}
+	})
+}
+
+// TestAppendMatchesEncodingJSON checks the run's own encoders against
+// encoding/json, and that the types they write have the fields they know.
+func TestAppendMatchesEncodingJSON(t *testing.T) {
+	fields := func(v any) []string {
+		var names []string
+		for f := range reflect.TypeOf(v).Fields() {
+			names = append(names, f.Name+" "+string(f.Tag))
+		}
+		return names
+	}
+	guards := []struct {
+		v    any
+		want []string
+	}{
+		{Event{}, []string{`ID json:"id"`, `CreatedAt json:"createdAt"`, `ModifiedAt json:"modifiedAt"`, `Timestamp json:"timestamp"`,
+			`Type json:"type"`, `Status json:"status"`, `TrackingEventDetails json:"trackingEventDetails,omitempty"`,
+			`Description json:"description,omitempty"`, `OperationCode json:"operationCode,omitempty"`,
+			`ActionRequired json:"actionRequired"`, `Location json:"location,omitempty"`}},
+		{TrackingEventDetails{}, []string{`Notes json:"notes,omitempty"`, `Facility json:"facility,omitempty"`,
+			`FacilityType json:"facilityType,omitempty"`, `FacilityZip json:"facilityZip,omitempty"`,
+			`AdditionalData json:"additionalData,omitempty"`}},
+		{lifeDoc{}, []string{`Stage json:"stage"`, `Events json:"events"`, `SendDate json:"sendDate,omitempty"`,
+			`Outcome json:"outcome,omitempty"`, `From json:"from"`, `To json:"to"`}},
+		{place{}, []string{`City json:"city,omitempty"`, `State json:"state,omitempty"`, `Zip json:"zip,omitempty"`}},
+	}
+	for _, g := range guards {
+		if diff := cmp.Diff(g.want, fields(g.v)); diff != "" {
+			t.Errorf("%T changed: update appendEvent or appendLife, and this list (-known +now):\n%s", g.v, diff)
+		}
+	}
+
+	at := time.Date(2026, 3, 2, 15, 4, 5, 123456789, time.UTC)
+	events := []Event{
+		{},
+		{ID: "evt_1", CreatedAt: at, ModifiedAt: at, Timestamp: at, Type: "status", Status: "queued", Description: "Letter received"},
+		{ID: "evt_2", Timestamp: at.In(time.FixedZone("X", -5*3600)), Type: "tracking", Status: "reRouted", ActionRequired: true,
+			TrackingEventDetails: &TrackingEventDetails{Notes: `a "quoted" <note> & more`, Facility: "SÃO PAULO\u2028", FacilityZip: "60699"},
+			OperationCode:        "865", Location: "line\nbreak \xff"},
+		{TrackingEventDetails: &TrackingEventDetails{}},
+		{TrackingEventDetails: &TrackingEventDetails{FacilityType: "Post Office"}, Location: "X"},
+	}
+	for _, e := range events {
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendEvent(nil, &e)
+		if !ok || string(got) != string(want) {
+			t.Errorf("appendEvent:\n got %s, %v\nwant %s", got, ok, want)
+		}
+	}
+	for _, e := range []Event{
+		{TrackingEventDetails: &TrackingEventDetails{AdditionalData: map[string]any{"k": 1}}},
+		{Timestamp: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		if _, ok := appendEvent(nil, &e); ok {
+			t.Errorf("appendEvent wrote %+v", e)
+		}
+	}
+	lives := []lifeDoc{
+		{},
+		{Stage: "inTransit", Events: 12, SendDate: "2026-03-04", Outcome: "reRouted",
+			From: place{City: "SPRINGFIELD", State: "IL", Zip: "62701"}, To: place{City: `A&B "<x>"`, Zip: "60601"}},
+		{Stage: "queued", To: place{State: "IL"}},
+	}
+	for _, l := range lives {
+		want, _ := json.Marshal(l)
+		if got := appendLife(nil, &l); string(got) != string(want) {
+			t.Errorf("appendLife:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", `"quoted"`, "<&>", "\u2028", "\xff", "tab\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
