@@ -31,25 +31,33 @@ type server struct {
 	clock *clock.Mock
 }
 
+// sharedTokenKey is the token key of the servers twoServers makes, as
+// servers of one database share theirs.
+var sharedTokenKey = []byte("shared token key")
+
 // twoServers returns two servers sharing a fresh schema. Each has its own
 // clock, set to the same instant, and its own seeded entropy, so their ids
 // differ as those of two real servers do.
 func twoServers(t *testing.T) (schema string, a, b server) {
 	t.Helper()
 	schema = newSchema(t)
-	mk := func(seed int64) server {
-		st := openStore(t, schema)
-		clk := clock.NewMock()
-		clk.Set(epoch)
-		svc := lettershop.New(st,
-			lettershop.WithClock(clk),
-			lettershop.WithEntropy(rand.New(rand.NewSource(seed))),
-			lettershop.WithTokenKey([]byte("shared token key")),
-		)
-		t.Cleanup(func() { svc.Close() })
-		return server{svc: svc, store: st, clock: clk}
-	}
-	return schema, mk(1), mk(2)
+	return schema, newServer(t, schema, 1, sharedTokenKey), newServer(t, schema, 2, sharedTokenKey)
+}
+
+// newServer returns a server on schema, with a Store of its own, a clock
+// set to epoch, entropy seeded with seed and the token key.
+func newServer(t *testing.T, schema string, seed int64, tokenKey []byte) server {
+	t.Helper()
+	st := openStore(t, schema)
+	clk := clock.NewMock()
+	clk.Set(epoch)
+	svc := lettershop.New(st,
+		lettershop.WithClock(clk),
+		lettershop.WithEntropy(rand.New(rand.NewSource(seed))),
+		lettershop.WithTokenKey(tokenKey),
+	)
+	t.Cleanup(func() { svc.Close() })
+	return server{svc: svc, store: st, clock: clk}
 }
 
 // publishedAsset makes an asset with a published version on srv.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
@@ -20,7 +22,48 @@ type config struct {
 	rate      rateLimit
 	testClock bool
 	baseURL   string
-	store     string
+	// store is "memory" or a postgres:// URL; see storeKind.
+	store string
+	// schema is the PostgreSQL schema of the tables, or "" for the DSN's
+	// search_path.
+	schema string
+	// tokenKey signs pagination tokens and download links; "" is a random
+	// key per process.
+	tokenKey string
+}
+
+// minTokenKeyLen is the shortest --token-key taken: 32 characters, as many
+// as 16 random bytes written in hex, the least an HMAC key that guards
+// unauthenticated download links should hold.
+const minTokenKeyLen = 32
+
+// storeMemory and storePostgres are the kinds of store --store can name.
+const (
+	storeMemory   = "memory"
+	storePostgres = "postgres"
+)
+
+// storeKind returns which store s names, or "" for none this build knows.
+func storeKind(s string) string {
+	switch {
+	case s == "memory":
+		return storeMemory
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		return storePostgres
+	}
+	return ""
+}
+
+// redactStore returns s fit to print: a URL's password is replaced by
+// xxxxx, and anything else that may hold a password is not shown.
+func redactStore(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if strings.Contains(s, "@") || strings.Contains(strings.ToLower(s), "password") {
+		return "(not shown: it may hold a password)"
+	}
+	return s
 }
 
 // envPrefix begins the environment variable of each flag: --base-url is
@@ -35,7 +78,8 @@ const usageHead = `lettershop serves the letter mailing API on a local address.
 
 Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
-             [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL] [--store memory]
+             [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
+             [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -62,7 +106,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&cfg.rate, "rate-limit", "allow `N/DURATION` requests per API key, in bursts of up to N; 0 turns limiting off (LETTERSHOP_RATE_LIMIT)")
 	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock; POST /_test/clock/advance moves it (LETTERSHOP_TEST_CLOCK)")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "`URL` clients reach the server at, for letter urls and download links (default http://ADDR) (LETTERSHOP_BASE_URL)")
-	fs.StringVar(&cfg.store, "store", cfg.store, "where records are kept: `memory` (LETTERSHOP_STORE)")
+	fs.StringVar(&cfg.store, "store", cfg.store, "where records are kept: `memory`, or a postgres:// URL of a PostgreSQL database\n"+
+		"servers may share (LETTERSHOP_STORE)")
+	fs.StringVar(&cfg.schema, "schema", "", "`NAME` of the PostgreSQL schema for the tables, created if missing (default: the first of the\n"+
+		"connection's search_path) (LETTERSHOP_SCHEMA)")
+	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens and download links, at least 32 characters;\n"+
+		"required with a postgres:// store, the same on every server of the database.\n"+
+		"Prefer the environment variable: a flag shows in the process list (LETTERSHOP_TOKEN_KEY)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -99,7 +149,38 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 		cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 	}
+	if err := checkStore(cfg); err != nil {
+		return config{}, err
+	}
 	return cfg, nil
+}
+
+// checkStore refuses a store setup that cannot work, before anything is
+// opened.
+func checkStore(cfg config) error {
+	if cfg.tokenKey != "" && len(cfg.tokenKey) < minTokenKeyLen {
+		return fmt.Errorf("--token-key: want at least %d characters (for example the output of `openssl rand -hex 32`), got %d",
+			minTokenKeyLen, len(cfg.tokenKey))
+	}
+	switch storeKind(cfg.store) {
+	case storeMemory:
+		if cfg.schema != "" {
+			return errors.New("--schema: only a postgres:// store has schemas; this server keeps its records in memory")
+		}
+		return nil
+	case storePostgres:
+		if _, err := pgxpool.ParseConfig(cfg.store); err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
+		if cfg.tokenKey == "" {
+			return errors.New("--store postgres://... needs --token-key (or LETTERSHOP_TOKEN_KEY): servers sharing a database " +
+				"must sign pagination tokens and download links with one key, or a nextToken or download link made by one " +
+				"server is refused by another, and by the same server once restarted. Give every server of the database " +
+				"the same secret of at least 32 characters, for example from `openssl rand -hex 32`")
+		}
+		return nil
+	}
+	return fmt.Errorf("--store: unknown store %q; want memory or a postgres:// URL", redactStore(cfg.store))
 }
 
 // apiKeysFlag collects --api-key ACCOUNT:SECRET[=SCOPE,SCOPE].

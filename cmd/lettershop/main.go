@@ -1,11 +1,13 @@
-// Command lettershop serves the letter mailing API over HTTP, backed by an
-// in-memory store: a local stand-in for the real service, for development
-// and tests.
+// Command lettershop serves the letter mailing API over HTTP: a local
+// stand-in for the real service, for development and tests. Records are kept
+// in memory, or in PostgreSQL, where several servers can share them.
 //
 //	go run ./cmd/lettershop
+//	LETTERSHOP_TOKEN_KEY=$(openssl rand -hex 32) go run ./cmd/lettershop --store postgres://localhost/mail
 //
 // Without --api-key it accepts any key that begins sk_test_. See
-// docs/http.md for the flags, the environment variables and a walkthrough.
+// docs/http.md for the flags, the environment variables and a walkthrough,
+// and docs/postgres.md for running on PostgreSQL.
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/pgstore"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -63,24 +66,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return usageError{err}
 	}
-	store, closeStore, err := openStore(cfg.store)
+	store, closeStore, err := openStore(ctx, cfg)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
+	// Deferred first, so it runs last: after the Service has stopped.
 	defer closeStore()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	addr := ln.Addr().String()
+	local := "http://" + reachable(ln.Addr().String())
 	base := cfg.baseURL
 	if base == "" {
-		base = "http://" + reachable(addr)
+		base = local
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base)}
+	if cfg.tokenKey != "" {
+		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
+	}
 	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per)}
 	if cfg.testClock {
 		mock := clock.NewMock()
@@ -111,7 +118,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	greet(stdout, cfg, base)
+	greet(stdout, cfg, local, base)
 
 	select {
 	case err := <-served:
@@ -130,14 +137,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// openStore opens the store --store names, and returns what closes it.
-func openStore(name string) (storage.Storage, func() error, error) {
-	switch name {
-	case "memory":
-		return memstore.New(), func() error { return nil }, nil
-	default:
-		return nil, nil, fmt.Errorf("--store: unknown store %q; this build supports: memory", name)
+// openStore opens the store cfg names, and returns what closes it. The
+// setup was checked by parseConfig; what fails here is the database.
+func openStore(ctx context.Context, cfg config) (storage.Storage, func(), error) {
+	switch storeKind(cfg.store) {
+	case storeMemory:
+		return memstore.New(), func() {}, nil
+	case storePostgres:
+		var opts []pgstore.Option
+		if cfg.schema != "" {
+			opts = append(opts, pgstore.WithSchema(cfg.schema))
+		}
+		st, err := pgstore.Open(ctx, cfg.store, opts...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--store %s: %w", redactStore(cfg.store), err)
+		}
+		return st, st.Close, nil
 	}
+	// parseConfig lets no other store through.
+	return nil, nil, fmt.Errorf("--store: unknown store %q", redactStore(cfg.store))
 }
 
 // reachable turns a listening address into one a client can dial: an
@@ -153,9 +171,17 @@ func reachable(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// greet tells a newcomer how to call the server just started.
-func greet(w io.Writer, cfg config, base string) {
-	fmt.Fprintf(w, "lettershop: API %s listening on %s (store: %s)\n", httpadapter.APIVersion, base, cfg.store)
+// greet tells a newcomer how to call the server just started: local is
+// where it listens, base where clients reach it (--base-url).
+func greet(w io.Writer, cfg config, local, base string) {
+	store := redactStore(cfg.store)
+	if cfg.schema != "" {
+		store += ", schema " + cfg.schema
+	}
+	fmt.Fprintf(w, "lettershop: API %s listening on %s (store: %s)\n", httpadapter.APIVersion, local, store)
+	if base != local {
+		fmt.Fprintf(w, "Clients reach it at %s.\n", base)
+	}
 	key := "sk_test_123"
 	if len(cfg.apiKeys) == 0 {
 		fmt.Fprintf(w, "Sandbox: any API key that begins %s works; each key is its own account.\n", httpadapter.SandboxKeyPrefix)

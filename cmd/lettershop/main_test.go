@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -70,6 +71,15 @@ func TestParseConfig(t *testing.T) {
 			})},
 		{"rate per unit", []string{"--rate-limit", "100/s"}, env(), with(func(c *config) { c.rate = rateLimit{100, time.Second} })},
 		{"rate of one", []string{"--rate-limit", "1/500ms"}, env(), with(func(c *config) { c.rate = rateLimit{1, 500 * time.Millisecond} })},
+		{"postgres from flags", []string{"--store", "postgres://u:pw@db:5432/mail?sslmode=disable", "--schema", "ls", "--token-key", key32}, env(),
+			with(func(c *config) {
+				c.store, c.schema, c.tokenKey = "postgres://u:pw@db:5432/mail?sslmode=disable", "ls", key32
+			})},
+		{"postgresql scheme from the environment", nil,
+			env("LETTERSHOP_STORE", "postgresql:///mail", "LETTERSHOP_SCHEMA", "ls", "LETTERSHOP_TOKEN_KEY", key32+"more"),
+			with(func(c *config) { c.store, c.schema, c.tokenKey = "postgresql:///mail", "ls", key32+"more" })},
+		{"token key with the memory store", nil, env("LETTERSHOP_TOKEN_KEY", key32),
+			with(func(c *config) { c.tokenKey = key32 })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,6 +115,15 @@ func TestParseConfigErrors(t *testing.T) {
 		{"stray argument", []string{"serve"}, env(), "serve"},
 		{"bad environment value named", nil, env("LETTERSHOP_RATE_LIMIT", "lots"), "LETTERSHOP_RATE_LIMIT"},
 		{"bad boolean in environment", nil, env("LETTERSHOP_TEST_CLOCK", "yes please"), "LETTERSHOP_TEST_CLOCK"},
+		{"unknown store", []string{"--store", "memroy"}, env(), `unknown store "memroy"`},
+		{"postgres key=value string", []string{"--store", "host=db dbname=mail"}, env(), "want memory or a postgres:// URL"},
+		{"bad postgres URL", []string{"--store", "postgres://db:port/mail", "--token-key", key32}, env(), "--store"},
+		{"postgres without token key", []string{"--store", "postgres://db/mail"}, env(),
+			"a nextToken or download link made by one server is refused by another"},
+		{"postgres without token key, from the environment", nil, env("LETTERSHOP_STORE", "postgres://db/mail"), "--token-key"},
+		{"token key one short", []string{"--token-key", key32[1:]}, env(), "--token-key: want at least 32 characters"},
+		{"token key one short in the environment", nil, env("LETTERSHOP_TOKEN_KEY", key32[1:]), "got 31"},
+		{"schema without postgres", []string{"--schema", "ls"}, env(), "--schema"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,12 +135,90 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
+// key32 is a token key of the least length taken.
+const key32 = "0123456789abcdef0123456789abcdef"
+
+// A store's password never reaches the greeting, the log or an error.
+func TestRedactStore(t *testing.T) {
+	for in, want := range map[string]string{
+		"memory":               "memory",
+		"postgres://db/mail":   "postgres://db/mail",
+		"postgres://u@db/mail": "postgres://u@db/mail",
+		"postgres://u:s3cret@db/mail?sslmode=full": "postgres://u:xxxxx@db/mail?sslmode=full",
+		"postgres://u:s3cret@db:port/mail":         "(not shown: it may hold a password)",
+		"host=db password=s3cret":                  "(not shown: it may hold a password)",
+	} {
+		if got := redactStore(in); got != want {
+			t.Errorf("redactStore(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_, err := parseConfig([]string{"--store", "postgress://u:s3cret@db/mail"}, env(), io.Discard)
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("unknown store with a password: error %v, want one without the password", err)
+	}
+}
+
+// The greeting names the store and schema, never a password.
+func TestGreetStore(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{store: "memory"}, "(store: memory)"},
+		{config{store: "postgres://u:s3cret@db/mail", schema: "ls"}, "(store: postgres://u:xxxxx@db/mail, schema ls)"},
+		{config{store: "postgres://db/mail"}, "(store: postgres://db/mail)"},
+	} {
+		var b bytes.Buffer
+		greet(&b, tt.cfg, "http://h", "http://h")
+		first, _, _ := strings.Cut(b.String(), "\n")
+		if !strings.HasSuffix(first, tt.want) || strings.Contains(b.String(), "s3cret") {
+			t.Errorf("greeting %q, want it to end %q and hold no password", first, tt.want)
+		}
+	}
+	// Behind a proxy the greeting names both addresses.
+	var b bytes.Buffer
+	greet(&b, config{store: "memory"}, "http://127.0.0.1:8080", "https://mail.example.com")
+	if !strings.Contains(b.String(), "listening on http://127.0.0.1:8080 ") || !strings.Contains(b.String(), "Clients reach it at https://mail.example.com.") ||
+		!strings.Contains(b.String(), "curl -s https://mail.example.com/v1/assets") {
+		t.Errorf("greeting with a base URL:\n%s", b.String())
+	}
+}
+
+// closedPort returns a local address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// A database that cannot be reached stops the start, with an error that
+// says which store and keeps its password out.
+func TestRunUnreachableDatabase(t *testing.T) {
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--token-key", key32,
+		"--store", "postgres://u:s3cret@" + closedPort(t) + "/mail?sslmode=disable&connect_timeout=5"}, env(), &stdout, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--store postgres://u:xxxxx@") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %v, want one naming the store, without its password", err)
+	}
+	if errors.As(err, new(usageError)) {
+		t.Errorf("error %v is a usage error; the setup was right, the database was not there", err)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("greeted %q, though the store did not open", stdout.String())
+	}
+}
+
 func TestRunRefusesBadSetup(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--addr", "127.0.0.1:0", "--store", "postgres://localhost/lettershop"}, "unknown store"},
+		{[]string{"--addr", "127.0.0.1:0", "--store", "postgres://localhost/lettershop"}, "needs --token-key"},
 		{[]string{"--addr", "127.0.0.1:0", "--store", "memroy"}, "unknown store"},
 		{[]string{"--addr", "127.0.0.1:0", "--api-key", "a:same", "--api-key", "b:same"}, "twice"},
 		{[]string{"--addr", "127.0.0.1:99999"}, "99999"},
@@ -172,9 +269,17 @@ func (l *lockedBuffer) String() string {
 // log; it is shut down when the test ends, and must shut down cleanly.
 func startServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 	t.Helper()
+	base, logs, _ := launch(t, args...)
+	return base, logs
+}
+
+// launch is startServer that also returns stop, which shuts the server down
+// before the test ends and fails the test unless it shuts down cleanly.
+func launch(t *testing.T, args ...string) (base string, logs *lockedBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, outW := io.Pipe()
-	logs := &lockedBuffer{}
+	logs = &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(), outW, logs)
@@ -186,17 +291,21 @@ func startServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 		t.Fatalf("no greeting: %v (server said %v; log %s)", err, <-done, logs)
 	}
 	go io.Copy(io.Discard, out)
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	base := regexp.MustCompile(`http://\S+`).FindString(first)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	base = regexp.MustCompile(`http://\S+`).FindString(first)
 	if base == "" {
 		t.Fatalf("greeting %q names no URL", first)
 	}
-	return base, logs
+	return base, logs, stop
 }
 
 func call(t *testing.T, method, url, key, body string) (*http.Response, []byte) {
