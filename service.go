@@ -55,9 +55,9 @@ func WithEntropy(r io.Reader) Option { return func(s *Service) { s.entropy = r }
 // WithLogger sets the logger. The default discards.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l } }
 
-// WithTokenKey sets the key that signs pagination tokens. Servers sharing one
-// database share the key so a token from one is good on another. The default
-// is random, per Service.
+// WithTokenKey sets the key that signs pagination tokens and download links.
+// Servers sharing one database share the key so a token from one is good on
+// another. The default, also for an empty key, is random, per Service.
 func WithTokenKey(key []byte) Option {
 	return func(s *Service) { s.tokenKey = append([]byte(nil), key...) }
 }
@@ -92,7 +92,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	// Monotonic within a millisecond, so ids made at one instant (a stopped
 	// test clock) still sort in the order they were made: lists are newest first.
 	s.entropy = ulid.Monotonic(s.entropy, 0)
-	if s.tokenKey == nil {
+	if len(s.tokenKey) == 0 {
 		s.tokenKey = make([]byte, 32)
 		if _, err := io.ReadFull(rand.Reader, s.tokenKey); err != nil {
 			panic("lettershop: no randomness for the token key: " + err.Error())
