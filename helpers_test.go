@@ -33,7 +33,13 @@ func newEnv(t testing.TB, opts ...lettershop.Option) *env {
 	t.Helper()
 	mc := clock.NewMock()
 	mc.Set(testStart)
-	st := memstore.New()
+	return newEnvOn(t, memstore.New(), mc, opts...)
+}
+
+// newEnvOn is a Service over st on mc, seeded as newEnv's; a second one over
+// the same store and clock is a second server sharing a database.
+func newEnvOn(t testing.TB, st *memstore.Store, mc *clock.Mock, opts ...lettershop.Option) *env {
+	t.Helper()
 	opts = append([]lettershop.Option{
 		lettershop.WithClock(mc),
 		lettershop.WithEntropy(rand.New(rand.NewSource(1))),

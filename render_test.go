@@ -2,7 +2,6 @@ package lettershop_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"errors"
 	"image"
@@ -31,33 +30,20 @@ var renderStart = time.Date(2026, 3, 2, 15, 4, 5, 0, time.UTC)
 
 const renderAccount = "acct_render"
 
-type renderEnv struct {
-	svc   *lettershop.Service
-	clock *clock.Mock
-	store *memstore.Store
-	ctx   context.Context
-}
-
-func newRenderEnv(t testing.TB, opts ...lettershop.Option) *renderEnv {
+// newRenderEnv is newEnv on the render tests' clock, ids and keys.
+func newRenderEnv(t testing.TB, opts ...lettershop.Option) *env {
 	t.Helper()
 	mc := clock.NewMock()
 	mc.Set(renderStart)
-	st := memstore.New()
-	return newRenderEnvOn(t, st, mc, opts...)
+	return newRenderEnvOn(t, memstore.New(), mc, opts...)
 }
 
-// newRenderEnvOn is a second Service over the same store and clock, as a
-// second server sharing a database would be.
-func newRenderEnvOn(t testing.TB, st *memstore.Store, mc *clock.Mock, opts ...lettershop.Option) *renderEnv {
+func newRenderEnvOn(t testing.TB, st *memstore.Store, mc *clock.Mock, opts ...lettershop.Option) *env {
 	t.Helper()
-	opts = append([]lettershop.Option{
-		lettershop.WithClock(mc),
+	return newEnvOn(t, st, mc, append([]lettershop.Option{
 		lettershop.WithEntropy(rand.New(rand.NewSource(7))),
 		lettershop.WithTokenKey([]byte("render test key")),
-	}, opts...)
-	svc := lettershop.New(st, opts...)
-	t.Cleanup(func() { svc.Close() })
-	return &renderEnv{svc: svc, clock: mc, store: st, ctx: context.Background()}
+	}, opts...)...)
 }
 
 func sp(s string) *string { return &s }
@@ -75,7 +61,7 @@ var letterDefinitions = []lettershop.VariableDefinition{
 }
 
 // version makes an asset of type t with one published version of content.
-func (e *renderEnv) version(t testing.TB, typ lettershop.AssetType, mime, data string, defs ...lettershop.VariableDefinition) (*lettershop.Asset, *lettershop.AssetVersion) {
+func (e *env) version(t testing.TB, typ lettershop.AssetType, mime, data string, defs ...lettershop.VariableDefinition) (*lettershop.Asset, *lettershop.AssetVersion) {
 	t.Helper()
 	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Content", Type: typ})
 	if err != nil {
@@ -112,7 +98,7 @@ func renderLetterInput(assetID string, vars ...string) lettershop.CreateLetterIn
 	return in
 }
 
-func (e *renderEnv) letter(t testing.TB, in lettershop.CreateLetterInput) *lettershop.Letter {
+func (e *env) letter(t testing.TB, in lettershop.CreateLetterInput) *lettershop.Letter {
 	t.Helper()
 	l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
 	if err != nil {
@@ -121,7 +107,7 @@ func (e *renderEnv) letter(t testing.TB, in lettershop.CreateLetterInput) *lette
 	return l
 }
 
-func (e *renderEnv) render(t testing.TB, id string) []byte {
+func (e *env) render(t testing.TB, id string) []byte {
 	t.Helper()
 	b, err := e.svc.RenderLetter(e.ctx, renderAccount, id)
 	if err != nil {
