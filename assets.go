@@ -213,7 +213,7 @@ func (s *Service) CreateAsset(ctx context.Context, account string, in CreateAsse
 			Metadata: in.Metadata.clone(), CreatedAt: now, ModifiedAt: now,
 		}
 		a.derive()
-		if err := s.writeAsset(ctx, account, a, assetChange{}); err != nil {
+		if err := s.writeAssetChange(ctx, account, a, &assetChange{}, a); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -315,7 +315,7 @@ func (s *Service) DeleteAsset(ctx context.Context, account, id string) error {
 				return struct{}{}, s.store.DeleteAsset(ctx, account, id, a.revision, c)
 			})
 			switch {
-			case errors.Is(err, storage.ErrConflict) && attempt < 10:
+			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
 				continue
 			case errors.Is(err, storage.ErrNotFound):
 				return nil, notFound("asset", id)
@@ -539,11 +539,9 @@ func (s *Service) CloneVersion(ctx context.Context, account, assetID, versionID 
 		v := *src
 		v.VariableDefinitions = slices.Clone(src.VariableDefinitions)
 		if in.Notes != nil {
-			if err := func() error {
-				f := fieldErrors{}
-				maxLen(f, "notes", *in.Notes, MaxVersionNotes)
-				return f.err()
-			}(); err != nil {
+			f := fieldErrors{}
+			maxLen(f, "notes", *in.Notes, MaxVersionNotes)
+			if err := f.err(); err != nil {
 				return nil, err
 			}
 			v.Notes = *in.Notes
@@ -565,7 +563,6 @@ func (s *Service) DeleteVersion(ctx context.Context, account, assetID, versionID
 			a.counts.add(v.Status, -1)
 			a.counts.add(VersionDeleted, 1)
 			w.deletes = append(w.deletes, v.ID)
-			w.puts = slices.DeleteFunc(w.puts, func(x *AssetVersion) bool { return x.ID == v.ID })
 			return nil
 		})
 		return nil, err
@@ -622,17 +619,15 @@ func (s *Service) changeAsset(ctx context.Context, account, id string, change fu
 			value = result(a)
 		}
 		err = s.writeAssetChange(ctx, account, a, w, value)
-		if errors.Is(err, errConflict) && attempt < 10 {
+		switch {
+		case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			return nil, err
 		}
 		return a, nil
 	}
 }
-
-var errConflict = errors.New("conflict")
 
 // changeVersion applies change to one version of an asset; the version is
 // written back unless change deleted it.
@@ -668,10 +663,6 @@ func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID
 	return out, nil
 }
 
-func (s *Service) writeAsset(ctx context.Context, account string, a *Asset, w assetChange) error {
-	return s.writeAssetChange(ctx, account, a, &w, a)
-}
-
 // writeAssetChange stores a and the changes in w as one write, carrying the
 // completion of the request's idempotency claim with value as the outcome.
 func (s *Service) writeAssetChange(ctx context.Context, account string, a *Asset, w *assetChange, value any) error {
@@ -692,11 +683,11 @@ func (s *Service) writeAssetChange(ctx context.Context, account string, a *Asset
 		return s.store.WriteAsset(ctx, write)
 	})
 	switch {
-	case errors.Is(err, storage.ErrConflict):
-		return errConflict
 	case errors.Is(err, storage.ErrNotFound):
 		return notFound("asset", a.ID)
 	case err != nil:
+		// An internal error that still wraps storage.ErrConflict, so the
+		// caller can tell a lost race and retry.
 		return storeErr("write asset", err)
 	}
 	a.revision = stored.Revision

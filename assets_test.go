@@ -2,7 +2,11 @@ package lettershop_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"github.com/benbjohnson/clock"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 	"image"
 	"image/png"
 	"strings"
@@ -382,5 +386,61 @@ func TestLetterOutlivesItsVersion(t *testing.T) {
 		Recipient: letterInput(a.ID).Recipient,
 	}); err != nil {
 		t.Errorf("update of a letter whose version is gone: %v", err)
+	}
+}
+
+// racingStore lets another writer update an asset just before each of the
+// first `races` asset writes that expect an existing revision, as a
+// concurrent request would.
+type racingStore struct {
+	*memstore.Store
+	races int
+}
+
+func (r *racingStore) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.Asset, error) {
+	if w.Asset.Revision > 0 && r.races > 0 {
+		r.races--
+		cur, err := r.Store.GetAsset(ctx, w.Asset.Account, w.Asset.ID)
+		if err != nil {
+			return storage.Asset{}, err
+		}
+		if _, err := r.Store.WriteAsset(ctx, storage.AssetWrite{Asset: cur}); err != nil {
+			return storage.Asset{}, err
+		}
+	}
+	return r.Store.WriteAsset(ctx, w)
+}
+
+// TestAssetWriteRetriesALostRace: a write that loses the race on the asset's
+// revision reads again and retries; past the retry limit it fails, and
+// nothing half done is stored.
+func TestAssetWriteRetriesALostRace(t *testing.T) {
+	for _, tc := range []struct {
+		races int
+		ok    bool
+	}{{1, true}, {10, true}, {11, false}} {
+		st := &racingStore{Store: memstore.New()}
+		svc := lettershop.New(st, lettershop.WithClock(clock.NewMock()))
+		defer svc.Close()
+		ctx := context.Background()
+		a, err := svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.races = tc.races
+		v, err := svc.CreateVersion(ctx, acct, a.ID, lettershop.CreateVersionInput{
+			Content: &lettershop.VersionContent{Data: "<p>x</p>"}, Publish: true,
+		})
+		got, _ := svc.GetAsset(ctx, acct, a.ID)
+		if tc.ok {
+			if err != nil || got.PublishedVersionID != v.ID || got.VersionCount != 1 {
+				t.Errorf("%d lost races: %v; asset %+v", tc.races, err, got)
+			}
+			continue
+		}
+		wantCode(t, err, lettershop.CodeInternal)
+		if got.VersionCount != 0 || got.PublishedVersionID != "" {
+			t.Errorf("a failed write left %+v", got)
+		}
 	}
 }

@@ -505,6 +505,10 @@ func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter
 // errUnchanged tells modifyLetter that the change is already in place.
 var errUnchanged = errors.New("unchanged")
 
+// maxRetries bounds how often a read-change-write is retried after losing a
+// race to another write of the same object.
+const maxRetries = 10
+
 // modifyLetter reads a letter, applies change and writes it back, retrying
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
@@ -531,7 +535,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 			return s.store.UpdateLetter(ctx, rec, c)
 		})
-		if errors.Is(err, storage.ErrConflict) && attempt < 10 {
+		if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
 			continue
 		}
 		if errors.Is(err, storage.ErrNotFound) {
