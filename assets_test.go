@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"github.com/benbjohnson/clock"
-	"github.com/lettershop/lettershop/memstore"
-	"github.com/lettershop/lettershop/storage"
 	"image"
 	"image/png"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 )
 
 func TestAssetCRUD(t *testing.T) {
