@@ -88,6 +88,28 @@ func TestClockRoutes(t *testing.T) {
 	}
 }
 
+// The clock goes as far as 9999-01-01 and no further: past the year 9999
+// no answer with a time in it could be written. A refused advance leaves
+// the clock where it was.
+func TestClockAdvanceLimit(t *testing.T) {
+	ts := newTestServer(t)
+	last := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	ts.Clock.Set(last.Add(-time.Hour))
+	var c clockBody
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
+	if c.Now != "9999-01-01T00:00:00Z" {
+		t.Errorf("now %q, want the last time", c.Now)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1ns"}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "duration")
+	if !ts.Clock.Now().Equal(last) {
+		t.Errorf("a refused advance moved the clock to %v", ts.Clock.Now())
+	}
+	// The server still answers with times.
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"late"}`}).wantStatus(t, http.StatusCreated)
+	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK)
+}
+
 // Moving the clock moves letters: what fell due has run by the time the
 // advance answers.
 func TestClockAdvanceMovesLetters(t *testing.T) {
