@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
@@ -212,6 +213,31 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 }
 
 // Query parameters.
+
+// queryParams parses the request's query string. r.URL.Query leaves out a
+// parameter it cannot decode; here each such parameter is named in fields,
+// so a filter with a bare % (metadata[discount]=50%) is refused rather than
+// silently dropped from the list.
+func queryParams(r *http.Request, fields map[string]string) url.Values {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err == nil {
+		return q
+	}
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if _, err := url.ParseQuery(pair); err != nil {
+			name, _, _ := strings.Cut(pair, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			msg := "could not be decoded: " + err.Error()
+			if errors.As(err, new(url.EscapeError)) {
+				msg += "; write a literal % as %25"
+			}
+			fields[name] = msg
+		}
+	}
+	return q
+}
 
 // pageRequest reads pageSize and nextToken.
 func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest {

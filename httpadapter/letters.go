@@ -19,8 +19,8 @@ func (h *handler) letterRoutes() {
 func letterID(r *http.Request) pathID { return pathID{"id", "ltr_", r.PathValue("id")} }
 
 func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
-	q := r.URL.Query()
 	fields := map[string]string{}
+	q := queryParams(r, fields)
 	in := lettershop.ListLettersInput{
 		PageRequest:        pageRequest(q, fields),
 		IncludeCassDetails: boolParam(q, "includeCassDetails", fields),

@@ -228,6 +228,7 @@ func TestListLettersFilters(t *testing.T) {
 		{"status=canceled", []string{ids[3]}},
 		{"status=queued", []string{ids[2], ids[1], ids[0]}},
 		{"externalId=order-1", []string{ids[3], ids[1]}},
+		{"externalId=order%2D1", []string{ids[3], ids[1]}},
 		{"metadata[batch]=0", []string{ids[2], ids[0]}},
 		{"metadata[batch]=0&metadata[team]=north", []string{ids[2], ids[0]}},
 		{"metadata[team]=south", nil},
@@ -258,6 +259,10 @@ func TestListLettersFilters(t *testing.T) {
 		{"metadata[]=x", "metadata[]"},
 		{"metadata[a]=1&metadata[a]=2", "metadata[a]"},
 		{"pageSize=ten", "pageSize"},
+		// A parameter that can not be decoded is named, not left out.
+		{"metadata[discount]=50%", "metadata[discount]"},
+		{"metadata%5Bteam%5D=north&status=queued%", "status"},
+		{"externalId=order-1;status=queued", "externalId"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.query, func(t *testing.T) {

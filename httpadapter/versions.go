@@ -24,8 +24,8 @@ func versionID(r *http.Request) pathID { return pathID{"versionId", "astv_", r.P
 
 func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) {
 	aid := assetID(r)
-	q := r.URL.Query()
 	fields := map[string]string{}
+	q := queryParams(r, fields)
 	in := lettershop.ListVersionsInput{
 		PageRequest:     pageRequest(q, fields),
 		IncludeArchived: boolParam(q, "includeArchived", fields),
