@@ -304,12 +304,18 @@ func metadataFilter(q url.Values, fields map[string]string) lettershop.Metadata 
 // not of its resource's form: a prefix and letters and digits.
 func checkIDs(params ...pathID) error {
 	fields := map[string]string{}
+	addIDProblems(fields, params...)
+	return invalidFields(fields)
+}
+
+// addIDProblems adds to fields a message for each path parameter that is
+// not of its resource's form.
+func addIDProblems(fields map[string]string, params ...pathID) {
 	for _, p := range params {
 		if !lettershop.ValidID(p.prefix, p.value) {
 			fields[p.name] = fmt.Sprintf("must be %s followed by letters and digits, got %q", p.prefix, p.value)
 		}
 	}
-	return invalidFields(fields)
 }
 
 // pathID is a path parameter that names an object.

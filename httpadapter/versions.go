@@ -30,10 +30,7 @@ func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) 
 		PageRequest:     pageRequest(q, fields),
 		IncludeArchived: boolParam(q, "includeArchived", fields),
 	}
-	if err := checkIDs(aid); err != nil {
-		h.fail(w, r, err)
-		return
-	}
+	addIDProblems(fields, aid)
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return
