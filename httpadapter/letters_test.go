@@ -193,11 +193,7 @@ func TestLetterPathIDs(t *testing.T) {
 			r := r
 			r.Path = fmt.Sprintf(r.Path, tt.id)
 			t.Run(r.Method+" "+r.Path, func(t *testing.T) {
-				res := ts.do(t, r)
-				if r.Path == "/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz/download" && res.Status == http.StatusInternalServerError {
-					t.Skip("DownloadURL is not implemented in the core yet")
-				}
-				p := res.problem(t, tt.status)
+				p := ts.do(t, r).problem(t, tt.status)
 				if tt.status == http.StatusBadRequest {
 					p.wantFields(t, "id")
 				}
@@ -283,7 +279,7 @@ func TestListCassDetails(t *testing.T) {
 	ts.get(t, "/letters").wantStatus(t, http.StatusOK).decode(t, &page)
 	ts.get(t, "/letters/"+page.Items[0].ID).wantStatus(t, http.StatusOK).decode(t, &fetched)
 	if fetched.Recipient.AddressAnalysis == nil {
-		t.Skip("the address processor leaves addressAnalysis empty; runs once CASS results are filled")
+		t.Fatal("a letter made with basic CASS has no addressAnalysis")
 	}
 	if page.Items[0].Recipient.AddressAnalysis != nil {
 		t.Errorf("a list without includeCassDetails carries addressAnalysis")
@@ -420,15 +416,6 @@ func TestDownload(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-
-	_, svcErr := ts.Svc.DownloadURL(ctx, httpadapter.SandboxAccount(keyA), l.ID)
-	if svcErr != nil {
-		if got, want := resp.StatusCode, httpadapter.StatusOf(lettershop.ErrorCode(svcErr)); got != want {
-			t.Errorf("download answered %d for the core's %v, want %d", got, svcErr, want)
-		}
-		skipIfStub(t, "DownloadURL", svcErr)
-		t.Fatalf("DownloadURL: %v", svcErr)
-	}
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("download status %d, want 302", resp.StatusCode)
 	}
