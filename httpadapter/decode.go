@@ -242,7 +242,7 @@ func queryParams(r *http.Request, fields map[string]string) url.Values {
 // pageRequest reads pageSize and nextToken.
 func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest {
 	var p lettershop.PageRequest
-	if s, ok := first(q, "pageSize"); ok {
+	if s, ok := single(q, "pageSize", fields); ok {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
@@ -253,13 +253,13 @@ func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest 
 			p.PageSize = n
 		}
 	}
-	p.NextToken, _ = first(q, "nextToken")
+	p.NextToken, _ = single(q, "nextToken", fields)
 	return p
 }
 
 // boolParam reads a true/false parameter; absent is false.
 func boolParam(q url.Values, name string, fields map[string]string) bool {
-	s, ok := first(q, name)
+	s, ok := single(q, name, fields)
 	if !ok {
 		return false
 	}
@@ -270,11 +270,18 @@ func boolParam(q url.Values, name string, fields map[string]string) bool {
 	return b
 }
 
-func first(q url.Values, name string) (string, bool) {
-	if vs, ok := q[name]; ok && len(vs) > 0 {
-		return vs[0], true
+// single reads a parameter that takes one value. Given twice it is refused,
+// as a metadata filter is: status=queued&status=mailed would otherwise list
+// the queued letters alone.
+func single(q url.Values, name string, fields map[string]string) (string, bool) {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return "", false
 	}
-	return "", false
+	if len(vs) > 1 {
+		fields[name] = fmt.Sprintf("give one value, got %d", len(vs))
+	}
+	return vs[0], true
 }
 
 // metadataFilter reads metadata[key]=value parameters, sorted by key so a

@@ -26,13 +26,13 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		IncludeCassDetails: boolParam(q, "includeCassDetails", fields),
 		Metadata:           metadataFilter(q, fields),
 	}
-	if s, ok := first(q, "status"); ok {
+	if s, ok := single(q, "status", fields); ok {
 		in.Status = lettershop.LetterStatus(s)
 		if s == "" {
 			fields["status"] = "status can not be empty"
 		}
 	}
-	in.ExternalID, _ = first(q, "externalId")
+	in.ExternalID, _ = single(q, "externalId", fields)
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

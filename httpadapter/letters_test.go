@@ -259,6 +259,12 @@ func TestListLettersFilters(t *testing.T) {
 		{"metadata[discount]=50%", "metadata[discount]"},
 		{"metadata%5Bteam%5D=north&status=queued%", "status"},
 		{"externalId=order-1;status=queued", "externalId"},
+		// A parameter of one value given twice is refused, not read in part.
+		{"status=queued&status=canceled", "status"},
+		{"externalId=order-0&externalId=order-1", "externalId"},
+		{"includeCassDetails=true&includeCassDetails=false", "includeCassDetails"},
+		{"pageSize=1&pageSize=500", "pageSize"},
+		{"nextToken=a&nextToken=b", "nextToken"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.query, func(t *testing.T) {
