@@ -18,8 +18,8 @@ func (h *handler) assetRoutes() {
 func assetID(r *http.Request) pathID { return pathID{"id", "ast_", r.PathValue("id")} }
 
 func (h *handler) listAssets(w http.ResponseWriter, r *http.Request, c *call) {
-	q := r.URL.Query()
 	fields := map[string]string{}
+	q := queryParams(r, fields)
 	in := lettershop.ListAssetsInput{PageRequest: pageRequest(q, fields), Metadata: metadataFilter(q, fields)}
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)

@@ -107,6 +107,7 @@ func TestListAssets(t *testing.T) {
 		})
 	}
 	ts.get(t, "/assets?pageSize=101").problem(t, http.StatusBadRequest).wantFields(t, "pageSize")
+	ts.get(t, "/assets?metadata[team]=north%").problem(t, http.StatusBadRequest).wantFields(t, "metadata[team]")
 }
 
 func TestAssetPathIDsAndAccounts(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
@@ -213,10 +214,35 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 
 // Query parameters.
 
+// queryParams parses the request's query string. r.URL.Query leaves out a
+// parameter it cannot decode; here each such parameter is named in fields,
+// so a filter with a bare % (metadata[discount]=50%) is refused rather than
+// silently dropped from the list.
+func queryParams(r *http.Request, fields map[string]string) url.Values {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err == nil {
+		return q
+	}
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if _, err := url.ParseQuery(pair); err != nil {
+			name, _, _ := strings.Cut(pair, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			msg := "could not be decoded: " + err.Error()
+			if errors.As(err, new(url.EscapeError)) {
+				msg += "; write a literal % as %25"
+			}
+			fields[name] = msg
+		}
+	}
+	return q
+}
+
 // pageRequest reads pageSize and nextToken.
 func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest {
 	var p lettershop.PageRequest
-	if s, ok := first(q, "pageSize"); ok {
+	if s, ok := single(q, "pageSize", fields); ok {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
@@ -227,13 +253,13 @@ func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest 
 			p.PageSize = n
 		}
 	}
-	p.NextToken, _ = first(q, "nextToken")
+	p.NextToken, _ = single(q, "nextToken", fields)
 	return p
 }
 
 // boolParam reads a true/false parameter; absent is false.
 func boolParam(q url.Values, name string, fields map[string]string) bool {
-	s, ok := first(q, name)
+	s, ok := single(q, name, fields)
 	if !ok {
 		return false
 	}
@@ -244,11 +270,18 @@ func boolParam(q url.Values, name string, fields map[string]string) bool {
 	return b
 }
 
-func first(q url.Values, name string) (string, bool) {
-	if vs, ok := q[name]; ok && len(vs) > 0 {
-		return vs[0], true
+// single reads a parameter that takes one value. Given twice it is refused,
+// as a metadata filter is: status=queued&status=mailed would otherwise list
+// the queued letters alone.
+func single(q url.Values, name string, fields map[string]string) (string, bool) {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return "", false
 	}
-	return "", false
+	if len(vs) > 1 {
+		fields[name] = fmt.Sprintf("give one value, got %d", len(vs))
+	}
+	return vs[0], true
 }
 
 // metadataFilter reads metadata[key]=value parameters, sorted by key so a
@@ -278,12 +311,18 @@ func metadataFilter(q url.Values, fields map[string]string) lettershop.Metadata 
 // not of its resource's form: a prefix and letters and digits.
 func checkIDs(params ...pathID) error {
 	fields := map[string]string{}
+	addIDProblems(fields, params...)
+	return invalidFields(fields)
+}
+
+// addIDProblems adds to fields a message for each path parameter that is
+// not of its resource's form.
+func addIDProblems(fields map[string]string, params ...pathID) {
 	for _, p := range params {
 		if !lettershop.ValidID(p.prefix, p.value) {
 			fields[p.name] = fmt.Sprintf("must be %s followed by letters and digits, got %q", p.prefix, p.value)
 		}
 	}
-	return invalidFields(fields)
 }
 
 // pathID is a path parameter that names an object.

@@ -65,7 +65,6 @@ type config struct {
 	auth      Authenticator
 	rateN     int
 	ratePer   time.Duration
-	rateKeys  int
 	testClock *clock.Mock
 	rateClock clock.Clock
 	logger    *slog.Logger
@@ -106,13 +105,12 @@ type handler struct {
 	cfg     config
 	mux     *http.ServeMux
 	limiter *limiter
-	logger  *slog.Logger
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
 // under a prefix with http.StripPrefix.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
-	cfg := config{rateN: 150, ratePer: 5 * time.Second, rateKeys: defaultRateKeys}
+	cfg := config{rateN: 150, ratePer: 5 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -122,9 +120,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), logger: cfg.logger}
+	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
-		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, cfg.rateKeys)
+		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 	}
 	h.letterRoutes()
 	h.assetRoutes()
@@ -148,7 +146,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			h.logger.Error("panic serving request", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "panic", v)
+			h.cfg.logger.Error("panic serving request", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
 		}
 	}()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
 	"log/slog"
@@ -45,7 +44,6 @@ const testBaseURL = "https://lettershop.test"
 type testServer struct {
 	*httptest.Server
 	Svc   *lettershop.Service
-	Store *memstore.Store
 	Clock *clock.Mock
 	logs  *syncBuffer
 }
@@ -109,7 +107,7 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 		srv.Close()
 		svc.Close()
 	})
-	return &testServer{Server: srv, Svc: svc, Store: st, Clock: mc, logs: logs}
+	return &testServer{Server: srv, Svc: svc, Clock: mc, logs: logs}
 }
 
 // syncBuffer is a log destination safe for concurrent writes.
@@ -336,22 +334,6 @@ func (ts *testServer) createLetter(t testing.TB, key, assetID string) lettershop
 	return l
 }
 
-// notImplemented reports whether err is the core's answer from an
-// operation that is not written yet.
-func notImplemented(err error) bool {
-	var e *lettershop.Error
-	return errors.As(err, &e) && e.Code == lettershop.CodeInternal && e.Message == "not implemented"
-}
-
-// skipIfStub skips the rest of a test that needs a core operation still
-// being written; what the test checked so far stands.
-func skipIfStub(t testing.TB, name string, err error) {
-	t.Helper()
-	if notImplemented(err) {
-		t.Skipf("%s is not implemented in the core yet; the end-to-end part of this test runs once it is", name)
-	}
-}
-
 // hdr is a shorthand for request headers.
 func hdr(kv ...string) map[string]string {
 	m := map[string]string{}
@@ -362,5 +344,3 @@ func hdr(kv ...string) map[string]string {
 }
 
 var ctx = context.Background()
-
-func ptr[T any](v T) *T { return &v }

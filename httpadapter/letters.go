@@ -19,20 +19,20 @@ func (h *handler) letterRoutes() {
 func letterID(r *http.Request) pathID { return pathID{"id", "ltr_", r.PathValue("id")} }
 
 func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
-	q := r.URL.Query()
 	fields := map[string]string{}
+	q := queryParams(r, fields)
 	in := lettershop.ListLettersInput{
 		PageRequest:        pageRequest(q, fields),
 		IncludeCassDetails: boolParam(q, "includeCassDetails", fields),
 		Metadata:           metadataFilter(q, fields),
 	}
-	if s, ok := first(q, "status"); ok {
+	if s, ok := single(q, "status", fields); ok {
 		in.Status = lettershop.LetterStatus(s)
 		if s == "" {
 			fields["status"] = "status can not be empty"
 		}
 	}
-	in.ExternalID, _ = first(q, "externalId")
+	in.ExternalID, _ = single(q, "externalId", fields)
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

@@ -119,7 +119,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (h *handler) logIfInternal(r *http.Request, err error) {
 	if err != nil && isInternal(err) {
-		h.logger.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()),
+		h.cfg.logger.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// defaultRateKeys bounds how many API keys' buckets are kept. A key whose
+// maxRateKeys bounds how many API keys' buckets are kept. A key whose
 // bucket was evicted starts again with a full one, which errs on the side of
 // the caller.
-const defaultRateKeys = 10000
+const maxRateKeys = 10000
 
 // limiter is a token bucket per API key, read at times the caller gives (the
 // Service's clock), so a test clock drives it too.

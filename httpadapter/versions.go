@@ -24,16 +24,13 @@ func versionID(r *http.Request) pathID { return pathID{"versionId", "astv_", r.P
 
 func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) {
 	aid := assetID(r)
-	q := r.URL.Query()
 	fields := map[string]string{}
+	q := queryParams(r, fields)
 	in := lettershop.ListVersionsInput{
 		PageRequest:     pageRequest(q, fields),
 		IncludeArchived: boolParam(q, "includeArchived", fields),
 	}
-	if err := checkIDs(aid); err != nil {
-		h.fail(w, r, err)
-		return
-	}
+	addIDProblems(fields, aid)
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

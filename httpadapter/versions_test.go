@@ -139,6 +139,9 @@ func TestVersionPathIDs(t *testing.T) {
 		}
 	}
 	ts.get(t, "/assets/ast_1-2/versions").problem(t, http.StatusBadRequest).wantFields(t, "id")
+	// A bad id and bad parameters are named together.
+	ts.get(t, "/assets/ast_1-2/versions?pageSize=0&includeArchived=maybe").problem(t, http.StatusBadRequest).
+		wantFields(t, "id", "pageSize", "includeArchived")
 	ts.do(t, req{Method: "POST", Path: "/assets/ast_1-2/versions", Body: templateBody()}).problem(t, http.StatusBadRequest).wantFields(t, "id")
 
 	b := hdr("X-Api-Key", keyB)

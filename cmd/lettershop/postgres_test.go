@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -48,20 +47,11 @@ func newSchema(t *testing.T, dsn string) string {
 	return name
 }
 
-// noRedirect is a client that shows a 302 rather than following it.
-var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-// downloadLink asks srv for a letter's signed link and returns its path and
-// query.
+// downloadLink asks the server at base for a letter's signed link and
+// returns its path and query.
 func downloadLink(t *testing.T, base, key, id string) string {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/letters/"+id+"/download", nil)
-	req.Header.Set("X-Api-Key", key)
-	resp, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := call(t, "GET", base+"/letters/"+id+"/download", key, "")
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("download: status %d, want 302", resp.StatusCode)
 	}
@@ -89,37 +79,10 @@ func TestServerOnPostgresAcrossRestart(t *testing.T) {
 	const key = "sk_test_restart"
 
 	base, logs, stop := launch(t, args...)
-	var asset, letter struct{ ID string }
-	resp, body := call(t, "POST", base+"/v1/assets", key, `{"name":"Welcome","type":"template"}`)
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create asset: %d %s", resp.StatusCode, body)
-	}
-	json.Unmarshal(body, &asset)
-	resp, body = call(t, "POST", base+"/v1/assets/"+asset.ID+"/versions", key,
-		`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`)
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create version: %d %s", resp.StatusCode, body)
-	}
-	letterBody := `{
-		"sender": {"organization": "Acme Corp", "address": {"addressLine1": "100 Main St", "lastLine": "Springfield, IL 62701"}},
-		"recipient": {"individual": {"firstName": "Jane", "lastName": "Doe"}, "address": {"addressLine1": "200 Oak Ave", "lastLine": "Chicago, IL 60601"}},
-		"content": {"type": "asset", "assetId": "` + asset.ID + `"},
-		"useType": "transactional",
-		"variables": [{"name": "name", "value": "Jane"}]}`
+	var letter struct{ ID string }
+	letterBody := letterJSON(createTemplate(t, base, key))
 	createOnce := func(base string) (*http.Response, []byte) {
-		req, _ := http.NewRequest("POST", base+"/v1/letters", strings.NewReader(letterBody))
-		req.Header.Set("X-Api-Key", key)
-		req.Header.Set("Idempotency-Key", "restart-1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, b
+		return call(t, "POST", base+"/v1/letters", key, letterBody, "Idempotency-Key", "restart-1")
 	}
 	resp, created := createOnce(base)
 	if resp.StatusCode != http.StatusCreated {
@@ -134,7 +97,7 @@ func TestServerOnPostgresAcrossRestart(t *testing.T) {
 		Items     []struct{ ID string }
 		NextToken string
 	}
-	_, body = call(t, "GET", base+"/v1/letters?pageSize=1", key, "")
+	_, body := call(t, "GET", base+"/v1/letters?pageSize=1", key, "")
 	json.Unmarshal(body, &page)
 	if len(page.Items) != 1 || page.NextToken == "" {
 		t.Fatalf("first page of two letters: %s", body)
