@@ -310,6 +310,38 @@ func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 	}
 }
 
+// Standardizing keeps an address line within a letter's 64 characters: a
+// numbered road is written out only while it fits, so a processed
+// recipient can be given back as it is.
+func TestStandardizedLineFitsTheLineLimit(t *testing.T) {
+	// "1 " + name + " Highway 66": 64 characters with a 51-letter name.
+	for _, c := range []struct {
+		name int
+		want string
+	}{
+		{51, "1 " + strings.Repeat("A", 51) + " Highway 66"},
+		{52, "1 " + strings.Repeat("A", 52) + " Hwy 66"},
+	} {
+		line := "1 " + strings.Repeat("a", c.name) + " hwy 66"
+		r := apProcess(t, lettershop.NewAddressProcessor(), lettershop.AddressRequest{
+			Party: apParty(line, "", "Springfield IL 62701"), CASS: &lettershop.CassOptions{Type: "basic", Casing: "upper"},
+		})
+		if got := r.Party.Address.AddressLine1; got != strings.ToUpper(c.want) {
+			t.Errorf("%q: addressLine1 %q (%d characters), want %q", line, got, len(got), strings.ToUpper(c.want))
+		}
+	}
+	e := newAPEnv(t)
+	in := apPartyInput("1 "+strings.Repeat("a", 52)+" hwy 66", "Springfield IL 62701")
+	l := e.letter(t, in, apCASS(""))
+	back := &lettershop.PartyInput{
+		Address:    lettershop.AddressInput{AddressLine1: l.Recipient.Address.AddressLine1, LastLine: l.Recipient.Address.LastLine},
+		Individual: l.Recipient.Individual,
+	}
+	if _, err := e.svc.UpdateLetter(e.ctx, "acct", l.ID, lettershop.UpdateLetterInput{Recipient: back}); err != nil {
+		t.Errorf("the processed recipient given back: %v", err)
+	}
+}
+
 func TestComponentsGivenInParts(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
 	in := apParty("123 Main St", "", "springfield, il 62701-1234")

@@ -323,6 +323,12 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 		}
 	}
 	d.StreetName = strings.Join(streetName(t), " ")
+	// Publication 28 abbreviates to meet a line length: a numbered road
+	// written out that takes the line past MaxLineLength keeps the words it
+	// was written with (HWY 66).
+	if written := strings.Join(t, " "); len(d.StreetName) > len(written) && len(d.Format(Upper)) > MaxLineLength {
+		d.StreetName = written
+	}
 	return d, len(leading) > 0
 }
 
