@@ -186,9 +186,9 @@ func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (Addre
 		party.AddressCorrections = corrections
 		return AddressResult{Party: party}, nil
 	}
-	casing := usps.Proper
-	if req.CASS.Casing == "upper" {
-		casing = usps.Upper
+	casing, ok := usps.ParseCasing(req.CASS.Casing)
+	if !ok {
+		casing = usps.Proper
 	}
 	var a analysed
 	if t, ok := testAddresses[testKey(party.Address.AddressLine1)]; ok {
