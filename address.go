@@ -198,7 +198,7 @@ func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (Addre
 	}
 	out := a.addr
 	lastLine := out.LastLine()
-	if lastErr != nil && a.fixed == nil {
+	if lastErr != nil && !a.test {
 		// Unreadable: the last line stays as written.
 		lastLine = party.Address.LastLine
 	}
@@ -262,8 +262,8 @@ type analysed struct {
 	analysis AddressAnalysis
 	metadata AddressMetadata
 	reason   string
-	// fixed is the test address the outcome came from, nil for a real one.
-	fixed *testAddress
+	// test is set when the outcome is a test address's fixed one.
+	test bool
 }
 
 // The DPV match codes.
@@ -759,7 +759,7 @@ var testAddresses = map[string]testAddress{
 
 // result is the fixed outcome of a test address, in casing c.
 func (t testAddress) result(c usps.Casing) analysed {
-	a := analysed{addr: usps.Standardize(t.addr, c), reason: t.reason, fixed: &t, metadata: t.meta}
+	a := analysed{addr: usps.Standardize(t.addr, c), reason: t.reason, test: true, metadata: t.meta}
 	if t.match == dpvNotConfirmed {
 		a.analysis = notMatched(t.footnotes...)
 		return a
