@@ -182,6 +182,21 @@ func TestTestAddressDeliverableInFull(t *testing.T) {
 	}
 }
 
+// A test address gives its fixed last line even for one that cannot be
+// read, which an ordinary address keeps as written.
+func TestTestAddressUnreadableLastLine(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	for _, c := range []struct{ line1, want string }{
+		{"deliverable", "Springfield IL 62701-1507"},
+		{"123 Main St", "somewhere"},
+	} {
+		r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(c.line1, "", "somewhere"), CASS: apCassProper})
+		if got := r.Party.Address.LastLine; got != c.want {
+			t.Errorf("%s: lastLine %q, want %q", c.line1, got, c.want)
+		}
+	}
+}
+
 func TestOrdinaryAddresses(t *testing.T) {
 	cases := []struct {
 		name               string
