@@ -460,7 +460,7 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	if len(rest) > 0 {
 		return DeliveryLine{}, false
 	}
-	// A single unit word is a unit only when it is an abbreviation or
-	// needs no number: a line "UNIT" alone is still a unit, "SUITE" too.
+	// Any unit word alone is a line of units too (SUITE, REAR); a number
+	// it needs and lacks is for Check to report.
 	return d, true
 }
