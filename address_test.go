@@ -368,6 +368,22 @@ func TestComponentsGivenInParts(t *testing.T) {
 	if r.Party.Address.LastLine != "SPRINGFIELD IL 62701-1234" {
 		t.Errorf("lastLine %q", r.Party.Address.LastLine)
 	}
+	// A last line that cannot be read gives way to the parts, when they
+	// have a city and a state.
+	for _, c := range []struct {
+		state, want string
+		d           lettershop.Deliverability
+	}{
+		{"il", "SPRINGFIELD IL 62701-1234", lettershop.Deliverable},
+		{"", "somewhere", lettershop.Undeliverable},
+	} {
+		in := apParty("123 Main St", "", "somewhere")
+		in.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: c.state, ZipCode: "62701", Plus4Code: "1234"}
+		r := apProcess(t, p, lettershop.AddressRequest{Party: in, CASS: apCassUpper})
+		if r.Party.Address.LastLine != c.want || r.Deliverability != c.d {
+			t.Errorf("state %q: lastLine %q, %s; want %q, %s", c.state, r.Party.Address.LastLine, r.Deliverability, c.want, c.d)
+		}
+	}
 }
 
 func TestWithoutCASSNothingIsAnalysed(t *testing.T) {
