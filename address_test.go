@@ -542,6 +542,9 @@ func TestRegisterMoveValidation(t *testing.T) {
 		{"same address", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "1 MAIN STREET", City: "Springfield", State: "IL", ZipCode: "62701"}}, []string{"to"}},
 		{"name too long", lettershop.Move{Name: strings.Repeat("n", 65), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", LastLine: "Springfield IL 62701"}}, []string{"name"}},
 		{"line too long", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 55), LastLine: "Springfield IL 62701"}}, []string{"to.addressLine1"}},
+		{"parts too long", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", City: strings.Repeat("c", 65),
+			State: "ILL", ZipCode: "627011", Plus4Code: "12345", Urbanization: strings.Repeat("u", 65)}},
+			[]string{"to.city", "to.state", "to.zipCode", "to.plus4Code", "to.urbanization"}},
 	}
 	p := lettershop.NewAddressProcessor()
 	for _, c := range cases {
@@ -563,6 +566,9 @@ func TestRegisterMoveValidation(t *testing.T) {
 	// The limits, on their good side.
 	good := lettershop.Move{Name: strings.Repeat("n", 64), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 54), LastLine: "Springfield IL 62701"}}
 	apRegister(t, p, "acct", good)
+	parts := lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "3 Main St", City: strings.Repeat("c", 64),
+		State: "IL", ZipCode: "62701", Plus4Code: "1234", Urbanization: strings.Repeat("u", 64)}}
+	apRegister(t, p, "acct", parts)
 }
 
 func TestRegisterMoveLimit(t *testing.T) {
