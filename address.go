@@ -186,9 +186,9 @@ func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (Addre
 		party.AddressCorrections = corrections
 		return AddressResult{Party: party}, nil
 	}
-	casing := usps.Proper
-	if req.CASS.Casing == "upper" {
-		casing = usps.Upper
+	casing, ok := usps.ParseCasing(req.CASS.Casing)
+	if !ok {
+		casing = usps.Proper
 	}
 	var a analysed
 	if t, ok := testAddresses[testKey(party.Address.AddressLine1)]; ok {
@@ -198,7 +198,7 @@ func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (Addre
 	}
 	out := a.addr
 	lastLine := out.LastLine()
-	if lastErr != nil && a.fixed == nil {
+	if lastErr != nil && !a.test {
 		// Unreadable: the last line stays as written.
 		lastLine = party.Address.LastLine
 	}
@@ -262,8 +262,8 @@ type analysed struct {
 	analysis AddressAnalysis
 	metadata AddressMetadata
 	reason   string
-	// fixed is the test address the outcome came from, nil for a real one.
-	fixed *testAddress
+	// test is set when the outcome is a test address's fixed one.
+	test bool
 }
 
 // The DPV match codes.
@@ -273,6 +273,10 @@ const (
 	dpvDefault          = "D" // primary confirmed, the secondary it needs is missing
 	dpvNotConfirmed     = "N" // not a delivery point
 )
+
+// confirmedReason is the reason given for a confirmed delivery point, test
+// address or not.
+const confirmedReason = "the address is a confirmed delivery point"
 
 // analyse standardizes an address and simulates its delivery point
 // validation from what the rules can see (usps.Check): a fault of the last
@@ -309,7 +313,7 @@ func analyse(in usps.Address, lastErr error, c usps.Casing, party Party) analyse
 	if first != nil {
 		a.reason = first.Message
 	} else {
-		a.reason = "the address is a confirmed delivery point"
+		a.reason = confirmedReason
 	}
 	if a.analysis.DpvMatchCode == dpvNotConfirmed {
 		// Only what the ZIP Code tells is known of an address not found.
@@ -671,7 +675,7 @@ func springfield(recordType, addressType, route string, lat, lon float64) Addres
 var testAddresses = map[string]testAddress{
 	"deliverable": {
 		addr:  usps.Address{Line1: "1 OLD STATE CAPITOL PLZ", City: "SPRINGFIELD", State: "IL", ZIP: "62701", Plus4: "1507"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: springfield("street", "commercial", "C007", 39.80151, -89.64952),
 	},
 	"missing unit": {
@@ -710,17 +714,17 @@ var testAddresses = map[string]testAddress{
 	},
 	"residential house": {
 		addr:  usps.Address{Line1: "742 EVERGREEN TER", City: "SPRINGFIELD", State: "IL", ZIP: "62704", Plus4: "1234"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: springfield("street", "residential", "C031", 39.78112, -89.68861),
 	},
 	"commercial highrise": {
 		addr:  usps.Address{Line1: "500 E CAPITOL AVE STE 1200", City: "SPRINGFIELD", State: "IL", ZIP: "62701", Plus4: "1212"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: springfield("highrise", "commercial", "C012", 39.79996, -89.64673),
 	},
 	"po box": {
 		addr:  usps.Address{Line1: "PO BOX 19276", City: "SPRINGFIELD", State: "IL", ZIP: "62794", Plus4: "9276"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: func() AddressMetadata {
 			m := springfield("poBox", "residential", "B001", 39.80172, -89.64371)
 			m.ZipCodeType, m.CarrierRouteType, m.Precision = "poBox", "poBox", "zip9"
@@ -729,7 +733,7 @@ var testAddresses = map[string]testAddress{
 	},
 	"rural route": {
 		addr:  usps.Address{Line1: "RR 2 BOX 45", City: "CHATHAM", State: "IL", ZIP: "62629", Plus4: "9802"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: func() AddressMetadata {
 			m := springfield("ruralRoute", "residential", "R002", 39.67612, -89.70426)
 			m.CarrierRouteType, m.UspsFinanceNumber = "ruralRoute", "161400"
@@ -738,7 +742,7 @@ var testAddresses = map[string]testAddress{
 	},
 	"military": {
 		addr:  usps.Address{Line1: "UNIT 2050 BOX 4190", City: "APO", State: "AP", ZIP: "96278", Plus4: "4190"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB", "F1"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB", "F1"}, reason: confirmedReason,
 		meta: AddressMetadata{
 			RecordType: "street", AddressType: "residential", ZipCodeType: "military", CarrierRoute: "C001",
 			CarrierRouteType: "cityDelivery", ElotSequence: "0001", ElotSort: "A",
@@ -747,7 +751,7 @@ var testAddresses = map[string]testAddress{
 	"puerto rico": {
 		addr: usps.Address{Line1: "150 CALLE A", Urbanization: "URB LAS GLADIOLAS", City: "SAN JUAN", State: "PR",
 			ZIP: "00926", Plus4: "3232"},
-		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: "the address is a confirmed delivery point",
+		match: dpvConfirmed, footnotes: []string{"AA", "BB"}, reason: confirmedReason,
 		meta: AddressMetadata{
 			RecordType: "street", AddressType: "residential", ZipCodeType: "standard", County: "SAN JUAN",
 			CountyFips: "72127", CarrierRoute: "C027", CarrierRouteType: "cityDelivery", CongressionalDistrict: "98",
@@ -759,7 +763,7 @@ var testAddresses = map[string]testAddress{
 
 // result is the fixed outcome of a test address, in casing c.
 func (t testAddress) result(c usps.Casing) analysed {
-	a := analysed{addr: usps.Standardize(t.addr, c), reason: t.reason, fixed: &t, metadata: t.meta}
+	a := analysed{addr: usps.Standardize(t.addr, c), reason: t.reason, test: true, metadata: t.meta}
 	if t.match == dpvNotConfirmed {
 		a.analysis = notMatched(t.footnotes...)
 		return a

@@ -182,6 +182,21 @@ func TestTestAddressDeliverableInFull(t *testing.T) {
 	}
 }
 
+// A test address gives its fixed last line even for one that cannot be
+// read, which an ordinary address keeps as written.
+func TestTestAddressUnreadableLastLine(t *testing.T) {
+	p := lettershop.NewAddressProcessor()
+	for _, c := range []struct{ line1, want string }{
+		{"deliverable", "Springfield IL 62701-1507"},
+		{"123 Main St", "somewhere"},
+	} {
+		r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(c.line1, "", "somewhere"), CASS: apCassProper})
+		if got := r.Party.Address.LastLine; got != c.want {
+			t.Errorf("%s: lastLine %q, want %q", c.line1, got, c.want)
+		}
+	}
+}
+
 func TestOrdinaryAddresses(t *testing.T) {
 	cases := []struct {
 		name               string
@@ -310,6 +325,38 @@ func TestOrdinaryAddressIsStandardizedAndCorrected(t *testing.T) {
 	}
 }
 
+// Standardizing keeps an address line within a letter's 64 characters: a
+// numbered road is written out only while it fits, so a processed
+// recipient can be given back as it is.
+func TestStandardizedLineFitsTheLineLimit(t *testing.T) {
+	// "1 " + name + " Highway 66": 64 characters with a 51-letter name.
+	for _, c := range []struct {
+		name int
+		want string
+	}{
+		{51, "1 " + strings.Repeat("A", 51) + " Highway 66"},
+		{52, "1 " + strings.Repeat("A", 52) + " Hwy 66"},
+	} {
+		line := "1 " + strings.Repeat("a", c.name) + " hwy 66"
+		r := apProcess(t, lettershop.NewAddressProcessor(), lettershop.AddressRequest{
+			Party: apParty(line, "", "Springfield IL 62701"), CASS: &lettershop.CassOptions{Type: "basic", Casing: "upper"},
+		})
+		if got := r.Party.Address.AddressLine1; got != strings.ToUpper(c.want) {
+			t.Errorf("%q: addressLine1 %q (%d characters), want %q", line, got, len(got), strings.ToUpper(c.want))
+		}
+	}
+	e := newAPEnv(t)
+	in := apPartyInput("1 "+strings.Repeat("a", 52)+" hwy 66", "Springfield IL 62701")
+	l := e.letter(t, in, apCASS(""))
+	back := &lettershop.PartyInput{
+		Address:    lettershop.AddressInput{AddressLine1: l.Recipient.Address.AddressLine1, LastLine: l.Recipient.Address.LastLine},
+		Individual: l.Recipient.Individual,
+	}
+	if _, err := e.svc.UpdateLetter(e.ctx, "acct", l.ID, lettershop.UpdateLetterInput{Recipient: back}); err != nil {
+		t.Errorf("the processed recipient given back: %v", err)
+	}
+}
+
 func TestComponentsGivenInParts(t *testing.T) {
 	p := lettershop.NewAddressProcessor()
 	in := apParty("123 Main St", "", "springfield, il 62701-1234")
@@ -320,6 +367,22 @@ func TestComponentsGivenInParts(t *testing.T) {
 	}
 	if r.Party.Address.LastLine != "SPRINGFIELD IL 62701-1234" {
 		t.Errorf("lastLine %q", r.Party.Address.LastLine)
+	}
+	// A last line that cannot be read gives way to the parts, when they
+	// have a city and a state.
+	for _, c := range []struct {
+		state, want string
+		d           lettershop.Deliverability
+	}{
+		{"il", "SPRINGFIELD IL 62701-1234", lettershop.Deliverable},
+		{"", "somewhere", lettershop.Undeliverable},
+	} {
+		in := apParty("123 Main St", "", "somewhere")
+		in.AddressComponents = &lettershop.AddressComponents{CassType: "none", City: "springfield", State: c.state, ZipCode: "62701", Plus4Code: "1234"}
+		r := apProcess(t, p, lettershop.AddressRequest{Party: in, CASS: apCassUpper})
+		if r.Party.Address.LastLine != c.want || r.Deliverability != c.d {
+			t.Errorf("state %q: lastLine %q, %s; want %q, %s", c.state, r.Party.Address.LastLine, r.Deliverability, c.want, c.d)
+		}
 	}
 }
 
@@ -479,6 +542,9 @@ func TestRegisterMoveValidation(t *testing.T) {
 		{"same address", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "1 MAIN STREET", City: "Springfield", State: "IL", ZipCode: "62701"}}, []string{"to"}},
 		{"name too long", lettershop.Move{Name: strings.Repeat("n", 65), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", LastLine: "Springfield IL 62701"}}, []string{"name"}},
 		{"line too long", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 55), LastLine: "Springfield IL 62701"}}, []string{"to.addressLine1"}},
+		{"parts too long", lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St", City: strings.Repeat("c", 65),
+			State: "ILL", ZipCode: "627011", Plus4Code: "12345", Urbanization: strings.Repeat("u", 65)}},
+			[]string{"to.city", "to.state", "to.zipCode", "to.plus4Code", "to.urbanization"}},
 	}
 	p := lettershop.NewAddressProcessor()
 	for _, c := range cases {
@@ -500,6 +566,9 @@ func TestRegisterMoveValidation(t *testing.T) {
 	// The limits, on their good side.
 	good := lettershop.Move{Name: strings.Repeat("n", 64), From: ok, To: lettershop.AddressInput{AddressLine1: "2 Main St " + strings.Repeat("x", 54), LastLine: "Springfield IL 62701"}}
 	apRegister(t, p, "acct", good)
+	parts := lettershop.Move{From: ok, To: lettershop.AddressInput{AddressLine1: "3 Main St", City: strings.Repeat("c", 64),
+		State: "IL", ZipCode: "62701", Plus4Code: "1234", Urbanization: strings.Repeat("u", 64)}}
+	apRegister(t, p, "acct", parts)
 }
 
 func TestRegisterMoveLimit(t *testing.T) {

@@ -46,7 +46,8 @@ func Check(a Address) []Problem {
 	case !knownState:
 		add(ProblemUnknownState, "%s is not a state code", a.State)
 	}
-	if len(tokens(a.City)) == 0 {
+	city := tokens(a.City)
+	if len(city) == 0 {
 		add(ProblemNoCity, "the address has no city")
 	}
 	switch {
@@ -60,7 +61,6 @@ func Check(a Address) []Problem {
 		sts, _ := StatesOfZIP(a.ZIP)
 		add(ProblemZIPState, "ZIP Code %s is in %s, not in %s", a.ZIP, sts[0], st.Code)
 	}
-	city := tokens(a.City)
 	military := len(city) == 1 && (city[0] == "APO" || city[0] == "FPO" || city[0] == "DPO")
 	switch {
 	case knownState && military && st.Kind != KindMilitary:

@@ -46,6 +46,9 @@ func FuzzStandardize(f *testing.F) {
 		f.Add(c.line1, c.line2, ll.City, ll.State, ll.ZIP, ll.Plus4, c.urb, c.casing == usps.Proper)
 	}
 	f.Add("APT 5", "PO BOX 1", "ST", "", "2134", "12", "URB", true)
+	// Numbered roads just past the line length, written out or not.
+	f.Add("1 "+strings.Repeat("A", 50)+" Hwy 66", "Apt 5", "Springfield", "IL", "62701", "", "", false)
+	f.Add("1 "+strings.Repeat("A", 47)+" Co Rd 12 #5", "", "Springfield", "IL", "62701", "", "", true)
 	f.Fuzz(func(t *testing.T, line1, line2, city, state, zip, plus4, urb string, proper bool) {
 		casing := usps.Upper
 		if proper {

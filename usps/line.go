@@ -323,6 +323,12 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 		}
 	}
 	d.StreetName = strings.Join(streetName(t), " ")
+	// Publication 28 abbreviates to meet a line length: a numbered road
+	// written out that takes the line past MaxLineLength keeps the words it
+	// was written with (HWY 66).
+	if written := strings.Join(t, " "); len(d.StreetName) > len(written) && len(d.Format(Upper)) > MaxLineLength {
+		d.StreetName = written
+	}
 	return d, len(leading) > 0
 }
 
@@ -454,7 +460,7 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	if len(rest) > 0 {
 		return DeliveryLine{}, false
 	}
-	// A single unit word is a unit only when it is an abbreviation or
-	// needs no number: a line "UNIT" alone is still a unit, "SUITE" too.
+	// Any unit word alone is a line of units too (SUITE, REAR); a number
+	// it needs and lacks is for Check to report.
 	return d, true
 }

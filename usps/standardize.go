@@ -6,7 +6,8 @@ import (
 )
 
 // MaxLineLength is the longest delivery line Standardize makes when it
-// joins a secondary unit line onto the street line.
+// joins a secondary unit line onto the street line or writes a numbered
+// road out (HWY 66 -> HIGHWAY 66): it does either only while the line fits.
 const MaxLineLength = 64
 
 // Address is a postal address in parts: two address lines (the delivery
@@ -30,6 +31,8 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - the delivery line with standard abbreviations (suffix, directionals,
 //     unit designators), PO boxes, rural routes, highway contracts and
 //     military lines in their standard form, punctuation removed;
+//     numbered roads written out (HIGHWAY 66) when the line still fits
+//     MaxLineLength;
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;

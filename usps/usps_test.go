@@ -190,6 +190,47 @@ func TestJoinLimit(t *testing.T) {
 	}
 }
 
+// A numbered road is written out only while the line fits in
+// MaxLineLength; past it, it keeps the form it was written in.
+func TestNumberedRoadLimit(t *testing.T) {
+	for _, c := range []struct{ written, full string }{
+		{"HWY 66", "HIGHWAY 66"}, {"CR 12", "COUNTY ROAD 12"}, {"SR 9", "STATE ROUTE 9"},
+		{"I-95", "INTERSTATE 95"}, {"CO RD 12", "COUNTY ROAD 12"},
+	} {
+		// "1 " + name + " " + road: the name takes the rest of the length.
+		fits := usps.MaxLineLength - len("1  "+c.full)
+		for _, n := range []int{fits, fits + 1} {
+			prefix := "1 " + strings.Repeat("A", n) + " "
+			for _, line2 := range []string{"", "Apt 5"} {
+				in := usps.Address{Line1: prefix + c.written, Line2: line2, City: "SPRINGFIELD", State: "IL", ZIP: "62701"}
+				got := usps.Standardize(in, usps.Upper)
+				want1, want2 := prefix+c.full, ""
+				if n > fits {
+					want1 = prefix + c.written
+				}
+				// The street line is written on its own; the unit joins it
+				// when both fit.
+				if line2 != "" {
+					if len(want1+" APT 5") <= usps.MaxLineLength {
+						want1 += " APT 5"
+					} else {
+						want2 = "APT 5"
+					}
+				}
+				if got.Line1 != want1 || got.Line2 != want2 {
+					t.Errorf("%q / %q: %q / %q, want %q / %q", in.Line1, line2, got.Line1, got.Line2, want1, want2)
+				}
+				if len(got.Line1) > usps.MaxLineLength || len(got.Line2) > usps.MaxLineLength {
+					t.Errorf("%q / %q: a line is longer than %d: %q / %q", in.Line1, line2, usps.MaxLineLength, got.Line1, got.Line2)
+				}
+				if again := usps.Standardize(got, usps.Upper); again != got {
+					t.Errorf("standardizing again changed %+v to %+v", got, again)
+				}
+			}
+		}
+	}
+}
+
 func TestParseCasing(t *testing.T) {
 	for _, c := range []struct {
 		in   string
