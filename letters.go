@@ -655,13 +655,19 @@ func partyOf(in *PartyInput) Party {
 		p.Individual = &ind
 	}
 	if p.Address.LastLine == "" {
-		zip := a.ZipCode
-		if a.Plus4Code != "" {
-			zip += "-" + a.Plus4Code
-		}
-		p.Address.LastLine = joinNonEmpty(" ", joinNonEmpty(", ", a.City, a.State), zip)
+		p.Address.LastLine = composeLastLine(a)
 	}
 	return p
+}
+
+// composeLastLine is the last line of an address given in parts:
+// "City, ST 12345-6789".
+func composeLastLine(a AddressInput) string {
+	zip := a.ZipCode
+	if a.Plus4Code != "" {
+		zip += "-" + a.Plus4Code
+	}
+	return joinNonEmpty(" ", joinNonEmpty(", ", a.City, a.State), zip)
 }
 
 // partyInputOf is the input that gives back p, for reprocessing a stored
@@ -716,6 +722,11 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 				if strings.TrimSpace(v) == "" {
 					f.add(path+".address."+name, "%s can not be empty when the last line is given in parts", name)
 				}
+			}
+			// The parts make the lastLine the letter shows, which must
+			// fit where a lastLine given whole would.
+			if n := utf8.RuneCountInString(composeLastLine(a)); n > maxAddressLine {
+				f.add(path+".address.city", "city, state and ZIP Code make a last line of %d characters; at most %d fit", n, maxAddressLine)
 			}
 		}
 	}

@@ -131,6 +131,13 @@ func TestCreateLetterValidation(t *testing.T) {
 		{"last line in incomplete parts", func(in *lettershop.CreateLetterInput) {
 			in.Recipient.Address = lettershop.AddressInput{AddressLine1: "1 A St", City: "Chicago"}
 		}, []string{"recipient.address.state", "recipient.address.zipCode"}},
+		{"last line from parts at 64", func(in *lettershop.CreateLetterInput) {
+			// "City, IL 60601-1234" is the city and 15 more characters.
+			in.Recipient.Address = lettershop.AddressInput{AddressLine1: "1 A St", City: strings.Repeat("c", 49), State: "IL", ZipCode: "60601", Plus4Code: "1234"}
+		}, nil},
+		{"last line from parts at 65", func(in *lettershop.CreateLetterInput) {
+			in.Recipient.Address = lettershop.AddressInput{AddressLine1: "1 A St", City: strings.Repeat("c", 50), State: "IL", ZipCode: "60601", Plus4Code: "1234"}
+		}, []string{"recipient.address.city"}},
 		{"state of 3 letters", func(in *lettershop.CreateLetterInput) {
 			in.Recipient.Address = lettershop.AddressInput{AddressLine1: "1 A St", City: "Chicago", State: "ILL", ZipCode: "60601"}
 		}, []string{"recipient.address.state"}},
