@@ -67,18 +67,24 @@ func lineAscent(size, leading float64) float64 {
 	return size * ((leading-1.154)/2 + 0.944)
 }
 
-func (d *document) setFont(st inlineStyle) {
-	family := "go"
+// fontOf is the fpdf family and style that print st; family+style names
+// its file in fontFiles.
+func fontOf(st inlineStyle) (family, style string) {
+	family = "go"
 	if st.mono {
 		family = "gomono"
 	}
-	style := ""
 	if st.bold {
 		style += "B"
 	}
 	if st.italic {
 		style += "I"
 	}
+	return family, style
+}
+
+func (d *document) setFont(st inlineStyle) {
+	family, style := fontOf(st)
 	if !d.fonts[family+style] {
 		// Only the fonts a letter uses are embedded, and only the glyphs it
 		// uses of each (fpdf subsets UTF-8 fonts).
@@ -952,21 +958,13 @@ func missingGlyphs(blocks []block) []rune {
 	var buf sfnt.Buffer
 	var missing []rune
 	check := func(s string, st inlineStyle) {
-		name := "go"
-		if st.mono {
-			name = "gomono"
-		}
-		if st.bold {
-			name += "B"
-		}
-		if st.italic {
-			name += "I"
-		}
+		family, style := fontOf(st)
+		font := glyphs.fonts[family+style]
 		for _, r := range s {
 			if unicode.IsSpace(r) || slices.Contains(missing, r) || len(missing) >= 5 {
 				continue
 			}
-			if gi, err := glyphs.fonts[name].GlyphIndex(&buf, r); err != nil || gi == 0 {
+			if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
 				missing = append(missing, r)
 			}
 		}
