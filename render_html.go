@@ -100,19 +100,22 @@ func (d *document) setFont(st inlineStyle) {
 	d.pdf.SetFont(family, style, st.size)
 }
 
-func (d *document) setTextColor(c rgb) {
+// ink is c as the letter prints it: itself in colour, else its grey.
+func (d *document) ink(c rgb) rgb {
 	if !d.color {
 		g := grey(c)
-		c = rgb{g, g, g}
+		return rgb{g, g, g}
 	}
+	return c
+}
+
+func (d *document) setTextColor(c rgb) {
+	c = d.ink(c)
 	d.pdf.SetTextColor(int(c.r), int(c.g), int(c.b))
 }
 
 func (d *document) setDrawColor(c rgb) {
-	if !d.color {
-		g := grey(c)
-		c = rgb{g, g, g}
-	}
+	c = d.ink(c)
 	d.pdf.SetDrawColor(int(c.r), int(c.g), int(c.b))
 }
 
@@ -1224,7 +1227,8 @@ func (d *document) drawTable(t *table, x, w float64) {
 		r, top := rows[i], d.y
 		header := i < t.headerRows
 		if header {
-			d.pdf.SetFillColor(int(grey(headerShade)), int(grey(headerShade)), int(grey(headerShade)))
+			shade := d.ink(headerShade)
+			d.pdf.SetFillColor(int(shade.r), int(shade.g), int(shade.b))
 			d.pdf.Rect(x, top, w, r.height, "F")
 		}
 		cx := x
