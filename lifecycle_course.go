@@ -80,10 +80,7 @@ func (c *course) enter(st stage, at time.Time) {
 		e = trackingEvent(c, st, at)
 	} else {
 		c.status = LetterStatus(st)
-		e = Event{
-			ID: eventID(c.id, c.life.Events, at), CreatedAt: at, ModifiedAt: at, Timestamp: at,
-			Type: eventStatus, Status: string(st), Description: statusDescriptions[st],
-		}
+		e = newEvent(c.id, c.life.Events, at, eventStatus, string(st), statusDescriptions[st])
 	}
 	if c.added == nil {
 		c.added = make([]Event, 0, 4) // a day's run takes one to three steps
