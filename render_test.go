@@ -678,6 +678,53 @@ func TestDownloadLinkTampering(t *testing.T) {
 	}
 }
 
+// TestDownloadLinkSignatureBound checks the bound on the signature read:
+// a signature is the account sealed with 28 bytes more, in base64, and one
+// of up to 1024 characters (an account of up to 740 bytes) is read.
+func TestDownloadLinkSignatureBound(t *testing.T) {
+	tests := []struct {
+		name       string
+		accountLen int
+		sigLen     int
+		want       lettershop.Code
+	}{
+		{"at the bound", 740, 1024, -1},
+		{"past the bound", 741, 1026, lettershop.CodeForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			account := "acct_" + strings.Repeat("x", tt.accountLen-len("acct_"))
+			a, err := e.svc.CreateAsset(e.ctx, account, lettershop.CreateAssetInput{Name: "Content", Type: lettershop.AssetTemplate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.CreateVersion(e.ctx, account, a.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hi</p>"},
+				Publish: true,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			l, err := e.svc.CreateLetter(e.ctx, account, renderLetterInput(a.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := e.svc.DownloadURL(e.ctx, account, l.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lk := parseLink(t, u)
+			if len(lk.signature) != tt.sigLen {
+				t.Fatalf("signature of %d characters, want %d", len(lk.signature), tt.sigLen)
+			}
+			_, err = e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature)
+			if got := lettershop.ErrorCode(err); got != tt.want {
+				t.Errorf("OpenDownload: %v (code %v), want code %v", err, got, tt.want)
+			}
+		})
+	}
+}
+
 func BenchmarkRenderLetter(b *testing.B) {
 	e := newRenderEnv(b, lettershop.WithRenderCacheSize(0))
 	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
