@@ -426,6 +426,26 @@ func TestRenderFollowsLetterChanges(t *testing.T) {
 	}
 }
 
+// TestRenderCacheHandsOutCopies checks that a caller changing the bytes it
+// was given changes no later render, whether it got them from a render that
+// filled the cache or from one the cache answered.
+func TestRenderCacheHandsOutCopies(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+	l := e.letter(t, renderLetterInput(a.ID))
+	first := e.render(t, l.ID)
+	want := bytes.Clone(first)
+	clear(first)
+	second := e.render(t, l.ID)
+	if !bytes.Equal(second, want) {
+		t.Fatal("changing the bytes of the render that filled the cache changed the next render")
+	}
+	clear(second)
+	if !bytes.Equal(e.render(t, l.ID), want) {
+		t.Error("changing the bytes of a render from the cache changed the next render")
+	}
+}
+
 func TestRenderLetterErrors(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
