@@ -83,6 +83,25 @@ func fontOf(st inlineStyle) (family, style string) {
 	return family, style
 }
 
+// fontSafe is s with every character past U+FFFF (emoji, most of all)
+// replaced by U+FFFD: fpdf maps a font's characters in a table of 65,536
+// entries and panics on any beyond it when it writes the PDF. A template
+// with such a character is refused (the fonts lack it); this is for text
+// from elsewhere, variable values and addresses, so that such a character
+// prints as a mark rather than fail the whole letter.
+func fontSafe(s string) string {
+	beyond := func(r rune) bool { return r > 0xFFFF }
+	if !strings.ContainsFunc(s, beyond) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if beyond(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
 func (d *document) setFont(st inlineStyle) {
 	family, style := fontOf(st)
 	if !d.fonts[family+style] {

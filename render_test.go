@@ -253,6 +253,38 @@ func TestRenderTemplateLetter(t *testing.T) {
 	}
 }
 
+// TestRenderCharactersBeyondUFFFF checks that a character past U+FFFF (an
+// emoji) in a variable's value or a party's field prints as U+FFFD: the PDF
+// library can not embed such characters, and the letter must still render.
+func TestRenderCharactersBeyondUFFFF(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*lettershop.CreateLetterInput)
+		want string // the line page one prints
+	}{
+		{"variable value", func(in *lettershop.CreateLetterInput) { in.Variables[0].Value = sp("Jo😀") }, "Dear Jo\uFFFD,"},
+		{"sender name", func(in *lettershop.CreateLetterInput) { in.Sender.Individual.FirstName = "Zo😀" }, "Zo\uFFFD Łukasiewicz"},
+		{"recipient organization", func(in *lettershop.CreateLetterInput) { in.Recipient.Organization = "Acme 😀" }, "Acme \uFFFD"},
+		{"recipient address line", func(in *lettershop.CreateLetterInput) { in.Recipient.Address.AddressLine2 = "Apt 3B 😀" }, "Apt 3B \uFFFD"},
+		{"recipient nonAddressData", func(in *lettershop.CreateLetterInput) { in.Recipient.NonAddressData = "Ref 😀" }, "Ref \uFFFD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+			in := renderLetterInput(a.ID, "name", "Jo")
+			tt.edit(&in)
+			b, err := e.svc.RenderLetter(e.ctx, renderAccount, e.letter(t, in).ID)
+			if err != nil {
+				t.Fatalf("RenderLetter: %v", err)
+			}
+			if lines := strings.Split(readBack(t, b).pages[0], "\n"); !slices.Contains(lines, tt.want) {
+				t.Errorf("page one lacks the line %q:\n%s", tt.want, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
 func TestRenderLongTemplateFlowsOntoMorePages(t *testing.T) {
 	para := "<p>" + strings.Repeat("Every word of this paragraph is here to fill the page. ", 12) + "</p>"
 	tests := []struct {
