@@ -936,7 +936,7 @@ func FuzzTemplate(f *testing.F) {
 		in.Content.AssetVersionID = v.ID
 		in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"}}
 		for _, name := range lettershop.TemplateVariables(tpl) {
-			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë</b>")})
+			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë 😀</b>")})
 		}
 		l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
 		if err != nil {
