@@ -248,18 +248,19 @@ func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 // transition moves l to status at time at, recording a status event.
 func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, description string) {
 	l.Status = status
-	l.Events = append(l.Events, Event{
-		ID:          eventID(l.ID, len(l.Events), at),
-		CreatedAt:   at,
-		ModifiedAt:  at,
-		Timestamp:   at,
-		Type:        eventStatus,
-		Status:      string(status),
-		Description: description,
-	})
+	l.Events = append(l.Events, newEvent(l.ID, len(l.Events), at, eventStatus, string(status), description))
 	switch status {
 	case StatusCanceled, StatusIssue:
 		l.dueAt = time.Time{}
+	}
+}
+
+// newEvent is a letter's n-th event, happening at time at: created,
+// modified and stamped then, whoever writes it and whenever.
+func newEvent(letterID string, n int, at time.Time, typ, status, description string) Event {
+	return Event{
+		ID: eventID(letterID, n, at), CreatedAt: at, ModifiedAt: at, Timestamp: at,
+		Type: typ, Status: status, Description: description,
 	}
 }
 

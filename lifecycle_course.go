@@ -61,19 +61,16 @@ func (c *course) applyTo(l *Letter) {
 }
 
 // advance takes every step due up to now, each stamped with the time it
-// fell due, and returns how many it took.
-func (c *course) advance(now time.Time) int {
-	n := 0
+// fell due.
+func (c *course) advance(now time.Time) {
 	for !c.due.IsZero() && !c.due.After(now) {
 		next := successors(c.life.Stage, c.life.Outcome)
 		if len(next) == 0 {
 			c.due = time.Time{}
-			break
+			return
 		}
 		c.enter(next[0], c.due)
-		n++
 	}
-	return n
 }
 
 // enter records c reaching st at time at and schedules its next step.
@@ -83,10 +80,7 @@ func (c *course) enter(st stage, at time.Time) {
 		e = trackingEvent(c, st, at)
 	} else {
 		c.status = LetterStatus(st)
-		e = Event{
-			ID: eventID(c.id, c.life.Events, at), CreatedAt: at, ModifiedAt: at, Timestamp: at,
-			Type: eventStatus, Status: string(st), Description: statusDescriptions[st],
-		}
+		e = newEvent(c.id, c.life.Events, at, eventStatus, string(st), statusDescriptions[st])
 	}
 	if c.added == nil {
 		c.added = make([]Event, 0, 4) // a day's run takes one to three steps

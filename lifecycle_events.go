@@ -52,19 +52,12 @@ func trackingEvent(c *course, st stage, at time.Time) Event {
 	}
 	f := facilityOf(p, k.deliveryUnit)
 	f.Notes = k.notes
-	return Event{
-		ID:                   eventID(c.id, c.life.Events, at),
-		CreatedAt:            at,
-		ModifiedAt:           at,
-		Timestamp:            at,
-		Type:                 eventTracking,
-		Status:               string(st),
-		TrackingEventDetails: &f,
-		Description:          k.description,
-		OperationCode:        k.code,
-		ActionRequired:       k.actionRequired,
-		Location:             location(p.City, p.State, f.FacilityZip),
-	}
+	e := newEvent(c.id, c.life.Events, at, eventTracking, string(st), k.description)
+	e.TrackingEventDetails = &f
+	e.OperationCode = k.code
+	e.ActionRequired = k.actionRequired
+	e.Location = location(p.City, p.State, f.FacilityZip)
+	return e
 }
 
 // facilityOf names the postal facility serving p: its post office (at p's

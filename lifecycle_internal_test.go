@@ -1,8 +1,11 @@
 package lettershop
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -206,5 +210,40 @@ func TestParseLastLine(t *testing.T) {
 		if got := parseLastLine(in); got != want {
 			t.Errorf("parseLastLine(%q) = %+v, want %+v", in, got, want)
 		}
+	}
+}
+
+// TestRunTakesEveryBatch checks that one run moves every letter due,
+// however many batches they fill: exactly one, and one letter more.
+func TestRunTakesEveryBatch(t *testing.T) {
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	for _, n := range []int{runBatch, runBatch + 1} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			ctx := context.Background()
+			st := memstore.New()
+			mc := clock.NewMock()
+			mc.Set(start)
+			s := New(st, WithClock(mc))
+			t.Cleanup(func() { s.Close() })
+			for i := range n {
+				l := &Letter{ID: fmt.Sprintf("ltr_%026d", i), Status: StatusQueued, CreatedAt: start, ModifiedAt: start,
+					Options: normalizeOptions(nil, fieldErrors{})}
+				s.life.begin(l, start)
+				rec, err := letterRecord("acct", l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.CreateLetter(ctx, rec, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mc.Add(processingDelay)
+			if got, err := s.RunDue(ctx); err != nil || got != n {
+				t.Fatalf("RunDue = %d, %v; want %d", got, err, n)
+			}
+			if got, err := s.RunDue(ctx); err != nil || got != 0 {
+				t.Errorf("RunDue again = %d, %v; want 0", got, err)
+			}
+		})
 	}
 }

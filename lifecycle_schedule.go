@@ -3,6 +3,7 @@ package lettershop
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,14 +40,7 @@ var trackingStages = []stage{
 	stageInTransit, stageInLocalArea, stageProcessedForDelivery, stageDelivered, stageReRouted, stageReturnedToSender,
 }
 
-func (st stage) tracking() bool {
-	for _, t := range trackingStages {
-		if st == t {
-			return true
-		}
-	}
-	return false
-}
+func (st stage) tracking() bool { return slices.Contains(trackingStages, st) }
 
 // Fixed times of the schedule, UTC.
 const (

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -744,7 +745,7 @@ func TestSimulate(t *testing.T) {
 							t.Errorf("%s stamped %v, want now (%v)", ev.Status, ev.Timestamp, e.clock.Now())
 						}
 					}
-					if diff := cmp.Diff(w, join(added)); diff != "" {
+					if diff := cmp.Diff(w, strings.Join(added, " ")); diff != "" {
 						t.Errorf("events added (-want +got):\n%s", diff)
 					}
 					if !after.ModifiedAt.Equal(e.clock.Now()) {
@@ -754,17 +755,6 @@ func TestSimulate(t *testing.T) {
 			})
 		}
 	}
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += " "
-		}
-		out += x
-	}
-	return out
 }
 
 func TestSimulateInvalid(t *testing.T) {

@@ -239,7 +239,7 @@ func renderPDF(l *Letter, content []byte) (out []byte, err error) {
 			return nil, errors.New("template is not UTF-8")
 		}
 		merged := MergeTemplate(string(content), l.snapshot.Merge, escapeHTML)
-		d.flow(parseTemplate(merged))
+		d.flow(parseTemplate(fontSafe(merged)))
 	case "image/png", "image/jpeg":
 		if err := d.imagePage(content); err != nil {
 			return nil, err
@@ -323,7 +323,7 @@ func partyLines(p Party, above string) []string {
 	var lines []string
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
-			lines = append(lines, s)
+			lines = append(lines, fontSafe(s))
 		}
 	}
 	add(above)

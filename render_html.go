@@ -67,18 +67,43 @@ func lineAscent(size, leading float64) float64 {
 	return size * ((leading-1.154)/2 + 0.944)
 }
 
-func (d *document) setFont(st inlineStyle) {
-	family := "go"
+// fontOf is the fpdf family and style that print st; family+style names
+// its file in fontFiles.
+func fontOf(st inlineStyle) (family, style string) {
+	family = "go"
 	if st.mono {
 		family = "gomono"
 	}
-	style := ""
 	if st.bold {
 		style += "B"
 	}
 	if st.italic {
 		style += "I"
 	}
+	return family, style
+}
+
+// fontSafe is s with every character past U+FFFF (emoji, most of all)
+// replaced by U+FFFD: fpdf maps a font's characters in a table of 65,536
+// entries and panics on any beyond it when it writes the PDF. A template
+// with such a character is refused (the fonts lack it); this is for text
+// from elsewhere, variable values and addresses, so that such a character
+// prints as a mark rather than fail the whole letter.
+func fontSafe(s string) string {
+	beyond := func(r rune) bool { return r > 0xFFFF }
+	if !strings.ContainsFunc(s, beyond) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if beyond(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+func (d *document) setFont(st inlineStyle) {
+	family, style := fontOf(st)
 	if !d.fonts[family+style] {
 		// Only the fonts a letter uses are embedded, and only the glyphs it
 		// uses of each (fpdf subsets UTF-8 fonts).
@@ -94,19 +119,22 @@ func (d *document) setFont(st inlineStyle) {
 	d.pdf.SetFont(family, style, st.size)
 }
 
-func (d *document) setTextColor(c rgb) {
+// ink is c as the letter prints it: itself in colour, else its grey.
+func (d *document) ink(c rgb) rgb {
 	if !d.color {
 		g := grey(c)
-		c = rgb{g, g, g}
+		return rgb{g, g, g}
 	}
+	return c
+}
+
+func (d *document) setTextColor(c rgb) {
+	c = d.ink(c)
 	d.pdf.SetTextColor(int(c.r), int(c.g), int(c.b))
 }
 
 func (d *document) setDrawColor(c rgb) {
-	if !d.color {
-		g := grey(c)
-		c = rgb{g, g, g}
-	}
+	c = d.ink(c)
 	d.pdf.SetDrawColor(int(c.r), int(c.g), int(c.b))
 }
 
@@ -952,21 +980,13 @@ func missingGlyphs(blocks []block) []rune {
 	var buf sfnt.Buffer
 	var missing []rune
 	check := func(s string, st inlineStyle) {
-		name := "go"
-		if st.mono {
-			name = "gomono"
-		}
-		if st.bold {
-			name += "B"
-		}
-		if st.italic {
-			name += "I"
-		}
+		family, style := fontOf(st)
+		font := glyphs.fonts[family+style]
 		for _, r := range s {
 			if unicode.IsSpace(r) || slices.Contains(missing, r) || len(missing) >= 5 {
 				continue
 			}
-			if gi, err := glyphs.fonts[name].GlyphIndex(&buf, r); err != nil || gi == 0 {
+			if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
 				missing = append(missing, r)
 			}
 		}
@@ -1226,7 +1246,8 @@ func (d *document) drawTable(t *table, x, w float64) {
 		r, top := rows[i], d.y
 		header := i < t.headerRows
 		if header {
-			d.pdf.SetFillColor(int(grey(headerShade)), int(grey(headerShade)), int(grey(headerShade)))
+			shade := d.ink(headerShade)
+			d.pdf.SetFillColor(int(shade.r), int(shade.g), int(shade.b))
 			d.pdf.Rect(x, top, w, r.height, "F")
 		}
 		cx := x

@@ -253,6 +253,38 @@ func TestRenderTemplateLetter(t *testing.T) {
 	}
 }
 
+// TestRenderCharactersBeyondUFFFF checks that a character past U+FFFF (an
+// emoji) in a variable's value or a party's field prints as U+FFFD: the PDF
+// library can not embed such characters, and the letter must still render.
+func TestRenderCharactersBeyondUFFFF(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*lettershop.CreateLetterInput)
+		want string // the line page one prints
+	}{
+		{"variable value", func(in *lettershop.CreateLetterInput) { in.Variables[0].Value = sp("Jo😀") }, "Dear Jo\uFFFD,"},
+		{"sender name", func(in *lettershop.CreateLetterInput) { in.Sender.Individual.FirstName = "Zo😀" }, "Zo\uFFFD Łukasiewicz"},
+		{"recipient organization", func(in *lettershop.CreateLetterInput) { in.Recipient.Organization = "Acme 😀" }, "Acme \uFFFD"},
+		{"recipient address line", func(in *lettershop.CreateLetterInput) { in.Recipient.Address.AddressLine2 = "Apt 3B 😀" }, "Apt 3B \uFFFD"},
+		{"recipient nonAddressData", func(in *lettershop.CreateLetterInput) { in.Recipient.NonAddressData = "Ref 😀" }, "Ref \uFFFD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
+			in := renderLetterInput(a.ID, "name", "Jo")
+			tt.edit(&in)
+			b, err := e.svc.RenderLetter(e.ctx, renderAccount, e.letter(t, in).ID)
+			if err != nil {
+				t.Fatalf("RenderLetter: %v", err)
+			}
+			if lines := strings.Split(readBack(t, b).pages[0], "\n"); !slices.Contains(lines, tt.want) {
+				t.Errorf("page one lacks the line %q:\n%s", tt.want, strings.Join(lines, "\n"))
+			}
+		})
+	}
+}
+
 func TestRenderLongTemplateFlowsOntoMorePages(t *testing.T) {
 	para := "<p>" + strings.Repeat("Every word of this paragraph is here to fill the page. ", 12) + "</p>"
 	tests := []struct {
@@ -423,6 +455,26 @@ func TestRenderFollowsLetterChanges(t *testing.T) {
 	}
 	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear After,") {
 		t.Errorf("render after the change is stale:\n%s", p)
+	}
+}
+
+// TestRenderCacheHandsOutCopies checks that a caller changing the bytes it
+// was given changes no later render, whether it got them from a render that
+// filled the cache or from one the cache answered.
+func TestRenderCacheHandsOutCopies(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+	l := e.letter(t, renderLetterInput(a.ID))
+	first := e.render(t, l.ID)
+	want := bytes.Clone(first)
+	clear(first)
+	second := e.render(t, l.ID)
+	if !bytes.Equal(second, want) {
+		t.Fatal("changing the bytes of the render that filled the cache changed the next render")
+	}
+	clear(second)
+	if !bytes.Equal(e.render(t, l.ID), want) {
+		t.Error("changing the bytes of a render from the cache changed the next render")
 	}
 }
 
@@ -678,6 +730,53 @@ func TestDownloadLinkTampering(t *testing.T) {
 	}
 }
 
+// TestDownloadLinkSignatureBound checks the bound on the signature read:
+// a signature is the account sealed with 28 bytes more, in base64, and one
+// of up to 1024 characters (an account of up to 740 bytes) is read.
+func TestDownloadLinkSignatureBound(t *testing.T) {
+	tests := []struct {
+		name       string
+		accountLen int
+		sigLen     int
+		want       lettershop.Code
+	}{
+		{"at the bound", 740, 1024, -1},
+		{"past the bound", 741, 1026, lettershop.CodeForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRenderEnv(t)
+			account := "acct_" + strings.Repeat("x", tt.accountLen-len("acct_"))
+			a, err := e.svc.CreateAsset(e.ctx, account, lettershop.CreateAssetInput{Name: "Content", Type: lettershop.AssetTemplate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.CreateVersion(e.ctx, account, a.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hi</p>"},
+				Publish: true,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			l, err := e.svc.CreateLetter(e.ctx, account, renderLetterInput(a.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := e.svc.DownloadURL(e.ctx, account, l.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lk := parseLink(t, u)
+			if len(lk.signature) != tt.sigLen {
+				t.Fatalf("signature of %d characters, want %d", len(lk.signature), tt.sigLen)
+			}
+			_, err = e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature)
+			if got := lettershop.ErrorCode(err); got != tt.want {
+				t.Errorf("OpenDownload: %v (code %v), want code %v", err, got, tt.want)
+			}
+		})
+	}
+}
+
 func BenchmarkRenderLetter(b *testing.B) {
 	e := newRenderEnv(b, lettershop.WithRenderCacheSize(0))
 	a, _ := e.version(b, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
@@ -837,7 +936,7 @@ func FuzzTemplate(f *testing.F) {
 		in.Content.AssetVersionID = v.ID
 		in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"}}
 		for _, name := range lettershop.TemplateVariables(tpl) {
-			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë</b>")})
+			in.Variables = append(in.Variables, lettershop.Variable{Name: name, Value: sp("<b>&\"x\" Zoë 😀</b>")})
 		}
 		l, err := e.svc.CreateLetter(e.ctx, renderAccount, in)
 		if err != nil {
