@@ -493,7 +493,7 @@ func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter
 			case StatusCanceled:
 				return errUnchanged
 			case StatusQueued, StatusReady:
-				s.life.transition(l, StatusCanceled, s.now(), "Canceled at the sender's request")
+				s.life.transition(l, StatusCanceled, s.now(), canceledDescription)
 				return nil
 			default:
 				return errorf(CodeConflict, "letter %s is %s and can no longer be canceled", l.ID, l.Status)
