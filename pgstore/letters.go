@@ -60,6 +60,20 @@ func checkLetter(l *storage.Letter) error {
 	return nil
 }
 
+// prepareLetter checks a letter write, and the Completion it carries, before
+// anything reaches the database, and returns the letter's metadata as jsonb
+// text.
+func prepareLetter(l *storage.Letter, c *storage.Completion) (string, error) {
+	if err := checkLetter(l); err != nil {
+		return "", err
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		// No claim is held under such a string.
+		return "", storage.ErrClaimLost
+	}
+	return encodeMetadata(l.Metadata)
+}
+
 // completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
 // result $4. No row means the claim is lost.
 const completeSQL = `UPDATE idempotency SET done = true, result = $4
@@ -84,13 +98,7 @@ const createLetterCompletingSQL = `WITH c AS (
 // CreateLetter implements storage.Storage.
 func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	op := "create letter " + l.ID
-	if err := checkLetter(&l); err != nil {
-		return storage.Letter{}, fail(ctx, op, err)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
-	}
-	meta, err := encodeMetadata(l.Metadata)
+	meta, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
@@ -247,13 +255,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		// No such letter can exist.
 		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
 	}
-	if err := checkLetter(&l); err != nil {
-		return storage.Letter{}, fail(ctx, op, err)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
-	}
-	meta, err := encodeMetadata(l.Metadata)
+	meta, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
@@ -344,10 +346,7 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 			}
 			// What fn may not change stays as stored.
 			l.ID, l.Account, l.CreatedAt, l.Revision = stored.ID, stored.Account, stored.CreatedAt, stored.Revision
-			if err := checkLetter(&l); err != nil {
-				return fmt.Errorf("letter %s: %w", l.ID, err)
-			}
-			meta, err := encodeMetadata(l.Metadata)
+			meta, err := prepareLetter(&l, nil)
 			if err != nil {
 				return fmt.Errorf("letter %s: %w", l.ID, err)
 			}
