@@ -138,11 +138,11 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 	return l, nil
 }
 
-// ListLetters implements storage.Storage. Each filter is a condition the
-// planner can serve from an index: (account, id) with no filter, (account,
-// status, id), (account, external_id, id), and the GIN index on metadata.
-// All but the last return rows in id order, so a page reads O(log n + page)
-// entries; a metadata filter reads the letters holding the pairs it names.
+// ListLetters implements storage.Storage. It walks one index in id order,
+// (account, id), (account, status, id), (account, external_id, id) or the
+// pair index of letter_metadata, as listLettersQuery chooses, so a page
+// reads O(log n + page) entries, or more where the other filters pass over
+// some.
 func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
 	const op = "list letters"
 	if q.Limit <= 0 {
