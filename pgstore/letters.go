@@ -145,14 +145,8 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 // some.
 func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
 	const op = "list letters"
-	if q.Limit <= 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		return nil, nil
-	}
-	if !storable(q.Account, q.Status, q.ExternalID, q.Before) || !metadataStorable(q.Metadata) {
-		// Nothing stored can hold such a string.
+	// A Limit below 1, or a string no text column can hold, matches nothing.
+	if q.Limit <= 0 || !storable(q.Account, q.Status, q.ExternalID, q.Before) || !metadataStorable(q.Metadata) {
 		if err := ctx.Err(); err != nil {
 			return nil, fail(ctx, op, err)
 		}
