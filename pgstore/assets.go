@@ -118,7 +118,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 				a.ID, a.Account, meta, a.ModifiedAt, bytesOrEmpty(a.Data), a.Revision,
 			).Scan(&out.CreatedAt, &out.Revision)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return assetMissing(ctx, tx, a.Account, a.ID)
+				return revisionMissing(ctx, tx, "assets", a.Account, a.ID)
 			}
 			if err != nil {
 				return err
@@ -162,20 +162,6 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		out.CreatedAt = storedTime(a.CreatedAt)
 	}
 	return out, nil
-}
-
-// assetMissing says why a write at an expected revision changed no asset:
-// ErrNotFound, or ErrConflict.
-func assetMissing(ctx context.Context, q querier, account, id string) error {
-	var rev int64
-	err := q.QueryRow(ctx, `SELECT revision FROM assets WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
 }
 
 // GetAsset implements storage.Storage.
@@ -272,7 +258,7 @@ func (s *Store) DeleteAsset(ctx context.Context, account, id string, revision in
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return assetMissing(ctx, tx, account, id)
+			return revisionMissing(ctx, tx, "assets", account, id)
 		}
 		return nil
 	})

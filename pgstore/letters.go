@@ -257,7 +257,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	update := func(q querier) error {
 		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta)...).Scan(&out.CreatedAt, &out.Revision)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return letterMissing(ctx, q, l.Account, l.ID)
+			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
 		return err
 	}
@@ -278,20 +278,6 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	out = storedLetter(l)
 	out.CreatedAt, out.Revision = created, rev
 	return out, nil
-}
-
-// letterMissing says why an update at an expected revision changed no row:
-// ErrNotFound, or ErrConflict.
-func letterMissing(ctx context.Context, q querier, account, id string) error {
-	var rev int64
-	err := q.QueryRow(ctx, `SELECT revision FROM letters WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
 }
 
 // dueLettersSQL locks up to $2 letters due at $1, earliest first, that no
