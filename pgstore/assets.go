@@ -136,11 +136,15 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 			}
 		}
 		for _, id := range w.DeleteVersions {
-			tag, err := tx.Exec(ctx, `DELETE FROM asset_versions WHERE id = $1 AND account = $2 AND asset_id = $3`, id, a.Account, a.ID)
-			if err != nil {
-				return err
+			deleted := false
+			if storable(id) { // else no version has that id
+				tag, err := tx.Exec(ctx, `DELETE FROM asset_versions WHERE id = $1 AND account = $2 AND asset_id = $3`, id, a.Account, a.ID)
+				if err != nil {
+					return err
+				}
+				deleted = tag.RowsAffected() > 0
 			}
-			if tag.RowsAffected() == 0 {
+			if !deleted {
 				return fmt.Errorf("delete version %q: %w", id, storage.ErrNotFound)
 			}
 		}
