@@ -306,7 +306,6 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 		fnErr error
 	)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		n, fnErr = 0, nil
 		rows, err := tx.Query(ctx, dueLettersSQL, now, limit)
 		if err != nil {
 			return err
