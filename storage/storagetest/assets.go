@@ -350,8 +350,8 @@ type pageCase struct {
 }
 
 // pageCases are pages of a list of five records whose ids, in creation
-// order, are ids: Limit above, at and below their number, and Before on an
-// id, between two, and on the lowest.
+// order, are ids: Limit above, at and below their number, at 1 and below 1
+// (no records), and Before on an id, between two, and on the lowest.
 func pageCases(ids []string) []pageCase {
 	all := newestFirst(ids)
 	return []pageCase{
@@ -359,6 +359,8 @@ func pageCases(ids []string) []pageCase {
 		{"", 5, all},
 		{"", 4, all[:4]},
 		{"", 1, all[:1]},
+		{"", 0, nil},
+		{"", -1, nil},
 		{ids[3], 10, all[2:]},
 		{ids[3], 2, all[2:4]},
 		{ids[0], 10, nil},
