@@ -10,6 +10,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/btree"
@@ -218,14 +219,7 @@ func cloneMetadata(m []storage.Metadata) []storage.Metadata {
 // hasMetadata reports whether every pair of want is among have.
 func hasMetadata(have, want []storage.Metadata) bool {
 	for _, w := range want {
-		found := false
-		for _, h := range have {
-			if h == w {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(have, w) {
 			return false
 		}
 	}

@@ -118,7 +118,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 				a.ID, a.Account, meta, a.ModifiedAt, bytesOrEmpty(a.Data), a.Revision,
 			).Scan(&out.CreatedAt, &out.Revision)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return assetMissing(ctx, tx, a.Account, a.ID)
+				return revisionMissing(ctx, tx, "assets", a.Account, a.ID)
 			}
 			if err != nil {
 				return err
@@ -136,11 +136,15 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 			}
 		}
 		for _, id := range w.DeleteVersions {
-			tag, err := tx.Exec(ctx, `DELETE FROM asset_versions WHERE id = $1 AND account = $2 AND asset_id = $3`, id, a.Account, a.ID)
-			if err != nil {
-				return err
+			deleted := false
+			if storable(id) { // else no version has that id
+				tag, err := tx.Exec(ctx, `DELETE FROM asset_versions WHERE id = $1 AND account = $2 AND asset_id = $3`, id, a.Account, a.ID)
+				if err != nil {
+					return err
+				}
+				deleted = tag.RowsAffected() > 0
 			}
-			if tag.RowsAffected() == 0 {
+			if !deleted {
 				return fmt.Errorf("delete version %q: %w", id, storage.ErrNotFound)
 			}
 		}
@@ -162,20 +166,6 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		out.CreatedAt = storedTime(a.CreatedAt)
 	}
 	return out, nil
-}
-
-// assetMissing says why a write at an expected revision changed no asset:
-// ErrNotFound, or ErrConflict.
-func assetMissing(ctx context.Context, q querier, account, id string) error {
-	var rev int64
-	err := q.QueryRow(ctx, `SELECT revision FROM assets WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
 }
 
 // GetAsset implements storage.Storage.
@@ -272,7 +262,7 @@ func (s *Store) DeleteAsset(ctx context.Context, account, id string, revision in
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return assetMissing(ctx, tx, account, id)
+			return revisionMissing(ctx, tx, "assets", account, id)
 		}
 		return nil
 	})

@@ -60,6 +60,20 @@ func checkLetter(l *storage.Letter) error {
 	return nil
 }
 
+// prepareLetter checks a letter write, and the Completion it carries, before
+// anything reaches the database, and returns the letter's metadata as jsonb
+// text.
+func prepareLetter(l *storage.Letter, c *storage.Completion) (string, error) {
+	if err := checkLetter(l); err != nil {
+		return "", err
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		// No claim is held under such a string.
+		return "", storage.ErrClaimLost
+	}
+	return encodeMetadata(l.Metadata)
+}
+
 // completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
 // result $4. No row means the claim is lost.
 const completeSQL = `UPDATE idempotency SET done = true, result = $4
@@ -84,13 +98,7 @@ const createLetterCompletingSQL = `WITH c AS (
 // CreateLetter implements storage.Storage.
 func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	op := "create letter " + l.ID
-	if err := checkLetter(&l); err != nil {
-		return storage.Letter{}, fail(ctx, op, err)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
-	}
-	meta, err := encodeMetadata(l.Metadata)
+	meta, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
@@ -130,21 +138,15 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 	return l, nil
 }
 
-// ListLetters implements storage.Storage. Each filter is a condition the
-// planner can serve from an index: (account, id) with no filter, (account,
-// status, id), (account, external_id, id), and the GIN index on metadata.
-// All but the last return rows in id order, so a page reads O(log n + page)
-// entries; a metadata filter reads the letters holding the pairs it names.
+// ListLetters implements storage.Storage. It walks one index in id order,
+// (account, id), (account, status, id), (account, external_id, id) or the
+// pair index of letter_metadata, as listLettersQuery chooses, so a page
+// reads O(log n + page) entries, or more where the other filters pass over
+// some.
 func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
 	const op = "list letters"
-	if q.Limit <= 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		return nil, nil
-	}
-	if !storable(q.Account, q.Status, q.ExternalID, q.Before) || !metadataStorable(q.Metadata) {
-		// Nothing stored can hold such a string.
+	// A Limit below 1, or a string no text column can hold, matches nothing.
+	if q.Limit <= 0 || !storable(q.Account, q.Status, q.ExternalID, q.Before) || !metadataStorable(q.Metadata) {
 		if err := ctx.Err(); err != nil {
 			return nil, fail(ctx, op, err)
 		}
@@ -247,13 +249,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		// No such letter can exist.
 		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
 	}
-	if err := checkLetter(&l); err != nil {
-		return storage.Letter{}, fail(ctx, op, err)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
-	}
-	meta, err := encodeMetadata(l.Metadata)
+	meta, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
@@ -261,7 +257,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	update := func(q querier) error {
 		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta)...).Scan(&out.CreatedAt, &out.Revision)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return letterMissing(ctx, q, l.Account, l.ID)
+			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
 		return err
 	}
@@ -282,20 +278,6 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	out = storedLetter(l)
 	out.CreatedAt, out.Revision = created, rev
 	return out, nil
-}
-
-// letterMissing says why an update at an expected revision changed no row:
-// ErrNotFound, or ErrConflict.
-func letterMissing(ctx context.Context, q querier, account, id string) error {
-	var rev int64
-	err := q.QueryRow(ctx, `SELECT revision FROM letters WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
 }
 
 // dueLettersSQL locks up to $2 letters due at $1, earliest first, that no
@@ -324,7 +306,6 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 		fnErr error
 	)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		n, fnErr = 0, nil
 		rows, err := tx.Query(ctx, dueLettersSQL, now, limit)
 		if err != nil {
 			return err
@@ -344,10 +325,7 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 			}
 			// What fn may not change stays as stored.
 			l.ID, l.Account, l.CreatedAt, l.Revision = stored.ID, stored.Account, stored.CreatedAt, stored.Revision
-			if err := checkLetter(&l); err != nil {
-				return fmt.Errorf("letter %s: %w", l.ID, err)
-			}
-			meta, err := encodeMetadata(l.Metadata)
+			meta, err := prepareLetter(&l, nil)
 			if err != nil {
 				return fmt.Errorf("letter %s: %w", l.ID, err)
 			}

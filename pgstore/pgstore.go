@@ -217,6 +217,20 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// revisionMissing says why a write at an expected revision changed no row
+// of table (letters or assets): ErrNotFound, or ErrConflict.
+func revisionMissing(ctx context.Context, q querier, table, account, id string) error {
+	var rev int64
+	err := q.QueryRow(ctx, `SELECT revision FROM `+table+` WHERE id = $1 AND account = $2`, id, account).Scan(&rev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storage.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("stored revision %d: %w", rev, storage.ErrConflict)
+}
+
 // complete finishes the claim c names, or fails with storage.ErrClaimLost.
 // Run in the transaction of the write c travels with, it takes the claim's
 // row lock, so a takeover waits for the write and then finds it done.

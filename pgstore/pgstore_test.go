@@ -54,6 +54,16 @@ func TestTextColumnLimits(t *testing.T) {
 			if err := s.CompleteIdempotency(ctx, storage.Completion{Scope: "s", Key: bad, Token: "t"}); !errors.Is(err, storage.ErrClaimLost) {
 				t.Errorf("CompleteIdempotency with key %q: %v, want ErrClaimLost", bad, err)
 			}
+			a, err := s.WriteAsset(ctx, storage.AssetWrite{Asset: storage.Asset{ID: fmt.Sprintf("ast_%x", bad), Account: "a", CreatedAt: epoch, ModifiedAt: epoch}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.WriteAsset(ctx, storage.AssetWrite{Asset: a, DeleteVersions: []string{bad}}); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("WriteAsset deleting version %q: %v, want ErrNotFound", bad, err)
+			}
+			if got, err := s.GetAsset(ctx, "a", a.ID); err != nil || got.Revision != a.Revision {
+				t.Errorf("asset after the failed delete: revision %d, %v; want %d", got.Revision, err, a.Revision)
+			}
 		})
 	}
 }

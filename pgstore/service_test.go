@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -241,9 +240,6 @@ func TestTwoServersAdvanceTimeWithoutDuplicateEvents(t *testing.T) {
 	t.Parallel()
 	_, a, b := twoServers(t)
 	ctx := t.Context()
-	if _, err := a.svc.RunDue(ctx); err != nil && strings.Contains(err.Error(), "not implemented") {
-		t.Skip("the lifecycle is not implemented yet")
-	}
 	asset := publishedAsset(t, a)
 	var ids []string
 	for i := range 10 {

@@ -65,14 +65,14 @@ type Storage interface {
 	// ProcessDueLetters takes up to limit letters whose DueAt is set and not
 	// after now, earliest DueAt first (then lowest id), and calls fn with a
 	// copy of each. When fn returns nil the store writes the changed copy as
-	// an update (Revision incremented); when it returns an error, nothing more
-	// is written and it returns the number written before, with the error. Each letter is read and written atomically, and a
-	// letter is never handed to two concurrent callers (in this process or in
-	// another sharing the backend) at the same revision. fn must not call the
-	// store. The letter fn gets is its own, but what fn leaves in it (Data,
-	// Metadata) passes to the store, which may keep it without copying: fn
-	// must not keep or reuse it after returning. It returns the number of
-	// letters written.
+	// an update (Revision incremented); when it returns an error, nothing
+	// more is written. It returns the number of letters written, with fn's
+	// error if there was one. Each letter is read and written atomically,
+	// and a letter is never handed to two concurrent callers (in this
+	// process or in another sharing the backend) at the same revision. fn
+	// must not call the store. The letter fn gets is its own, but what fn
+	// leaves in it (Data, Metadata) passes to the store, which may keep it
+	// without copying: fn must not keep or reuse it after returning.
 	ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*Letter) error) (int, error)
 
 	// WriteAsset writes an asset and changes to its versions as one atomic

@@ -342,6 +342,32 @@ func (f *fixture) listAssets(t testing.TB, q storage.AssetQuery) []string {
 	return assetIDs(got)
 }
 
+// pageCase is a page of a list: Before, Limit, and the ids it returns.
+type pageCase struct {
+	before string
+	limit  int
+	want   []string
+}
+
+// pageCases are pages of a list of five records whose ids, in creation
+// order, are ids: Limit above, at and below their number, at 1 and below 1
+// (no records), and Before on an id, between two, and on the lowest.
+func pageCases(ids []string) []pageCase {
+	all := newestFirst(ids)
+	return []pageCase{
+		{"", 10, all},
+		{"", 5, all},
+		{"", 4, all[:4]},
+		{"", 1, all[:1]},
+		{"", 0, nil},
+		{"", -1, nil},
+		{ids[3], 10, all[2:]},
+		{ids[3], 2, all[2:4]},
+		{ids[0], 10, nil},
+		{ids[1] + "x", 10, all[3:]},
+	}
+}
+
 func testListAssets(t *testing.T, f *fixture) {
 	ids := make([]string, 5)
 	for i := range ids {
@@ -352,21 +378,7 @@ func testListAssets(t *testing.T, f *fixture) {
 		a.ID = ids[i]
 		f.createAsset(t, a)
 	}
-	all := newestFirst(ids)
-	for _, tc := range []struct {
-		before string
-		limit  int
-		want   []string
-	}{
-		{"", 10, all},
-		{"", 5, all},
-		{"", 4, all[:4]},
-		{"", 1, all[:1]},
-		{ids[3], 10, all[2:]},
-		{ids[3], 2, all[2:4]},
-		{ids[0], 10, nil},
-		{ids[1] + "x", 10, all[3:]},
-	} {
+	for _, tc := range pageCases(ids) {
 		got := f.listAssets(t, storage.AssetQuery{Account: acctA, Before: tc.before, Limit: tc.limit})
 		diff(t, fmt.Sprintf("ListAssets before %q limit %d", tc.before, tc.limit), tc.want, got)
 	}
@@ -427,21 +439,7 @@ func testListVersions(t *testing.T, f *fixture) {
 	for _, v := range vs {
 		ids = append(ids, v.ID)
 	}
-	all := newestFirst(ids)
-	for _, tc := range []struct {
-		before string
-		limit  int
-		want   []string
-	}{
-		{"", 10, all},
-		{"", 5, all},
-		{"", 4, all[:4]},
-		{"", 1, all[:1]},
-		{ids[3], 10, all[2:]},
-		{ids[3], 2, all[2:4]},
-		{ids[0], 10, nil},
-		{ids[1] + "x", 10, all[3:]},
-	} {
+	for _, tc := range pageCases(ids) {
 		got, err := f.s.ListAssetVersions(f.ctx, storage.VersionQuery{Account: acctA, AssetID: a.ID, Before: tc.before, Limit: tc.limit})
 		must(t, "ListAssetVersions", err)
 		diff(t, fmt.Sprintf("ListAssetVersions before %q limit %d", tc.before, tc.limit), tc.want, versionIDs(got))

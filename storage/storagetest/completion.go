@@ -179,37 +179,22 @@ func prepareUpdateLetter(t *testing.T, f *fixture) writeCase {
 
 func prepareCreateAsset(t *testing.T, f *fixture) writeCase {
 	taken := f.createAsset(t, f.asset(acctA))
-	a := f.asset(acctA)
-	v := f.version(a, "draft")
-	hash := "h-" + a.ID
-	w := storage.AssetWrite{
-		Asset:       a,
-		PutVersions: []storage.AssetVersion{v},
-		PutContent:  []storage.Content{{Account: acctA, Hash: hash, Data: []byte("content")}},
-	}
-	return writeCase{
-		write: func(c *storage.Completion) error {
-			w.Completion = c
-			_, err := f.s.WriteAsset(f.ctx, w)
-			return err
-		},
-		fail: func(c *storage.Completion) error {
-			dup := w
-			dup.Asset.ID = taken.ID
-			dup.PutVersions = nil
-			dup.Completion = c
-			_, err := f.s.WriteAsset(f.ctx, dup)
-			return err
-		},
-		failErr: storage.ErrAlreadyExists,
-		written: func(t *testing.T) bool {
-			return f.assetWritten(t, a.ID, v.ID, hash, 1)
-		},
-	}
+	return f.assetWriteCase(f.asset(acctA), storage.ErrAlreadyExists, func(w *storage.AssetWrite) {
+		w.Asset.ID = taken.ID
+		w.PutVersions = nil
+	})
 }
 
 func prepareUpdateAsset(t *testing.T, f *fixture) writeCase {
 	a := f.createAsset(t, f.asset(acctA))
+	return f.assetWriteCase(a, storage.ErrConflict, func(w *storage.AssetWrite) {
+		w.Asset.Revision++ // not the stored revision
+	})
+}
+
+// assetWriteCase writes a, at its revision, with a new version and content;
+// its failing write is that write changed by spoil, failing with failErr.
+func (f *fixture) assetWriteCase(a storage.Asset, failErr error, spoil func(*storage.AssetWrite)) writeCase {
 	v := f.version(a, "draft")
 	hash := "h-" + a.ID
 	w := storage.AssetWrite{
@@ -224,15 +209,15 @@ func prepareUpdateAsset(t *testing.T, f *fixture) writeCase {
 			return err
 		},
 		fail: func(c *storage.Completion) error {
-			stale := w
-			stale.Asset.Revision = 2
-			stale.Completion = c
-			_, err := f.s.WriteAsset(f.ctx, stale)
+			bad := w
+			spoil(&bad)
+			bad.Completion = c
+			_, err := f.s.WriteAsset(f.ctx, bad)
 			return err
 		},
-		failErr: storage.ErrConflict,
+		failErr: failErr,
 		written: func(t *testing.T) bool {
-			return f.assetWritten(t, a.ID, v.ID, hash, 2)
+			return f.assetWritten(t, a.ID, v.ID, hash, a.Revision+1)
 		},
 	}
 }

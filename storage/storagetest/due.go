@@ -65,6 +65,8 @@ func testDueLimit(t *testing.T, f *fixture) {
 	for i := range 5 {
 		ids = append(ids, f.dueLetter(t, acctA, now.Add(time.Duration(i-5)*time.Minute)).ID)
 	}
+	diff(t, "limit 0", []string(nil), f.process(t, now, 0))
+	diff(t, "limit -1", []string(nil), f.process(t, now, -1))
 	diff(t, "first call, limit 3", ids[:3], f.process(t, now, 3))
 	diff(t, "second call, limit 2", ids[3:5], f.process(t, now, 2))
 	diff(t, "third call, limit 3", []string(nil), f.process(t, now, 3))

@@ -15,7 +15,7 @@ import (
 var letterListTests = []test{
 	{"ListLetters returns the newest (highest id) first", testListNewestFirst},
 	{"ListLetters Before is exclusive", testListBefore},
-	{"ListLetters returns at most Limit letters", testListLimit},
+	{"ListLetters returns at most Limit letters, none for a Limit below 1", testListLimit},
 	{"ListLetters pages walk every letter once", testListPages},
 	{"ListLetters walk neither skips nor repeats while letters are inserted", testListConcurrentWalk},
 	{"ListLetters filters by Status", testListStatus},
@@ -77,9 +77,10 @@ func testListBefore(t *testing.T, f *fixture) {
 
 func testListLimit(t *testing.T, f *fixture) {
 	ids := newestFirst(f.createLetters(t, 5, acctA, nil))
-	for _, limit := range []int{1, 4, 5, 6} {
+	// A Limit below 1 returns no letters.
+	for _, limit := range []int{-1, 0, 1, 4, 5, 6} {
 		got := f.listLetters(t, storage.LetterQuery{Account: acctA, Limit: limit})
-		diff(t, fmt.Sprintf("ListLetters limit %d", limit), ids[:min(limit, len(ids))], got)
+		diff(t, fmt.Sprintf("ListLetters limit %d", limit), ids[:max(0, min(limit, len(ids)))], got)
 	}
 }
 
