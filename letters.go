@@ -16,7 +16,8 @@ import (
 type LetterStatus string
 
 // The letter statuses. A letter starts queued, or at issue when its recipient
-// cannot be mailed; canceled is reachable from queued and ready.
+// cannot be mailed; an update that makes it mailable queues it again.
+// Canceled is reachable from queued, ready and issue.
 const (
 	StatusQueued       = LetterStatus("queued")
 	StatusReady        = LetterStatus("ready")
@@ -230,7 +231,7 @@ type CreateLetterInput struct {
 
 // UpdateLetterInput changes a letter: each field given replaces the
 // letter's. Metadata, Description and ExternalID can change at any time; the
-// others only while the letter is queued.
+// others only while the letter is queued or at issue.
 type UpdateLetterInput struct {
 	Metadata    *Metadata      `json:"metadata,omitempty"`
 	Description *string        `json:"description,omitempty"`
@@ -396,8 +397,10 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 }
 
 // UpdateLetter changes a letter as in says. A change to what is mailed
-// (parties, content, variables, options, sendDate, useType) is a conflict
-// once the letter has left queued.
+// (parties, content, variables, options, sendDate, useType) is allowed
+// while the letter is queued or at issue, and a conflict once it has moved
+// on. It runs address processing and the deliverability check again: a
+// letter at issue whose recipient can now be mailed is queued again.
 func (s *Service) UpdateLetter(ctx context.Context, account, id string, in UpdateLetterInput) (*Letter, error) {
 	return idempotent(ctx, s, account, "updateLetter:"+id, in, func(ctx context.Context) (*Letter, error) {
 		return s.modifyLetter(ctx, account, id, func(l *Letter) error { return s.applyUpdate(ctx, account, l, in) })
@@ -447,8 +450,8 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	if err := f.err(); err != nil {
 		return err
 	}
-	if mail && l.Status != StatusQueued {
-		return errorf(CodeConflict, "letter %s is %s: only a queued letter's content, parties, options and send date can change", l.ID, l.Status)
+	if mail && l.Status != StatusQueued && l.Status != StatusIssue {
+		return errorf(CodeConflict, "letter %s is %s: only the content, parties, options and send date of a letter queued or at issue can change", l.ID, l.Status)
 	}
 	if mail {
 		if in.UseType != nil {
@@ -464,6 +467,8 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if in.Options != nil && sender == nil {
 			sender = partyInputOf(l.Sender)
 		}
+		// A letter at issue whose recipient and options stay as they are
+		// stays at issue: its recipient would be judged as before.
 		if in.Options != nil && recipient == nil {
 			recipient = partyInputOf(l.Recipient)
 		}
@@ -484,15 +489,16 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	return nil
 }
 
-// CancelLetter cancels a queued or ready letter. Canceling a canceled letter
-// changes nothing and succeeds; any other status is a conflict.
+// CancelLetter cancels a queued or ready letter, or one at issue. Canceling
+// a canceled letter changes nothing and succeeds; any other status is a
+// conflict.
 func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter, error) {
 	return idempotent(ctx, s, account, "cancelLetter:"+id, nil, func(ctx context.Context) (*Letter, error) {
 		return s.modifyLetter(ctx, account, id, func(l *Letter) error {
 			switch l.Status {
 			case StatusCanceled:
 				return errUnchanged
-			case StatusQueued, StatusReady:
+			case StatusQueued, StatusReady, StatusIssue:
 				s.life.transition(l, StatusCanceled, s.now(), canceledDescription)
 				return nil
 			default:

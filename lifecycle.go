@@ -233,17 +233,30 @@ func (lc *lifecycle) begin(l *Letter, now time.Time) {
 	lc.rescheduled(l, now)
 }
 
-// rescheduled settles a queued letter after its mail fields changed: it is
-// processed again, processingDelay from now, or goes to issue when its
-// recipient can no longer be mailed.
+// rescheduled settles a queued letter, or one at issue, after its mail
+// fields changed and its addresses were processed again: it is processed
+// again, processingDelay from now, or goes to issue when its recipient can
+// no longer be mailed. A letter at issue whose recipient can now be mailed
+// is queued again (a status event records it) and its lifecycle resumes
+// from now; one that still can not stays at issue, with the new
+// issueMessage and no new event.
 func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
-	if l.IssueMessage != "" {
+	switch {
+	case l.IssueMessage != "" && l.Status == StatusIssue:
+		return
+	case l.IssueMessage != "":
 		lc.transition(l, StatusIssue, now, l.IssueMessage)
 		return
+	case l.Status == StatusIssue:
+		lc.transition(l, StatusQueued, now, requeuedDescription)
 	}
 	l.dueAt = now.Add(processingDelay)
 	lc.noteDue(l.dueAt)
 }
+
+// requeuedDescription is the description of the status event of a letter
+// at issue that an update made mailable again.
+const requeuedDescription = "Issue resolved: letter queued again"
 
 // transition moves l to status at time at, recording a status event.
 func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, description string) {

@@ -804,11 +804,134 @@ func TestSimulateIssueLetter(t *testing.T) {
 	if _, err := e.svc.Simulate(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "issue"}); err != nil {
 		t.Errorf("Simulate to issue for a letter at issue: %v, want no change", err)
 	}
-	_, err := e.svc.CancelLetter(e.ctx, acct, l.ID)
-	wantCode(t, err, lettershop.CodeConflict)
 	e.clock.Add(30 * 24 * time.Hour)
 	if got := e.get(t, l.ID); got.Status != lettershop.StatusIssue || len(got.Events) != len(l.Events) {
 		t.Errorf("a letter at issue moved: %s, %v", got.Status, stepsOf(got))
+	}
+	// A letter at issue can be canceled.
+	c, err := e.svc.CancelLetter(e.ctx, acct, l.ID)
+	if err != nil {
+		t.Fatalf("cancel a letter at issue: %v", err)
+	}
+	want := append(stepsOf(l), step{"status", "canceled", e.clock.Now()})
+	if diff := cmp.Diff(want, stepsOf(c)); diff != "" || c.Status != lettershop.StatusCanceled {
+		t.Errorf("canceled letter at issue: %s, steps (-want +got):\n%s", c.Status, diff)
+	}
+	if got := e.get(t, l.ID); got.Status != lettershop.StatusCanceled {
+		t.Errorf("stored status %s after cancel, want canceled", got.Status)
+	}
+}
+
+// issueOptions check the recipient's address, so that a recipient that is
+// not deliverable puts the letter at issue.
+func issueOptions(in *lettershop.CreateLetterInput) {
+	in.Options = &lettershop.LetterOptions{
+		AddressProcessing: &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
+	}
+	in.Recipient.Address = lettershop.AddressInput{AddressLine1: "5 Main St", LastLine: "Boston CA 02108"}
+}
+
+// TestIssueLetterIsFixed checks a letter at issue that an update makes
+// mailable is queued again and goes on through its lifecycle from then,
+// and that one still not mailable stays at issue with the new message.
+func TestIssueLetterIsFixed(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, issueOptions)
+	if l.Status != lettershop.StatusIssue || !strings.Contains(l.IssueMessage, "ZIP Code 02108 is in MA, not in CA") {
+		t.Fatalf("status %s, issue %q; want issue", l.Status, l.IssueMessage)
+	}
+	e.clock.Add(time.Hour)
+
+	// Still not deliverable: at issue, the message new, no event added.
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Recipient: &lettershop.PartyInput{
+		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"},
+		Address:    lettershop.AddressInput{AddressLine1: "undeliverable no match", LastLine: "Springfield IL 62701"},
+	}})
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if u.Status != lettershop.StatusIssue || u.IssueMessage == l.IssueMessage || !strings.Contains(u.IssueMessage, "undeliverable") {
+		t.Errorf("after another bad recipient: status %s, issue %q", u.Status, u.IssueMessage)
+	}
+	if diff := cmp.Diff(stepsOf(l), stepsOf(u)); diff != "" {
+		t.Errorf("events changed while the letter stayed at issue (-before +after):\n%s", diff)
+	}
+	if got := e.get(t, l.ID); got.IssueMessage != u.IssueMessage || got.Status != lettershop.StatusIssue {
+		t.Errorf("stored: status %s, issue %q", got.Status, got.IssueMessage)
+	}
+
+	// Deliverable: queued again now, the lifecycle resumes from then.
+	e.clock.Add(time.Hour)
+	fixed := e.clock.Now()
+	u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Recipient: &lettershop.PartyInput{
+		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"},
+		Address:    lettershop.AddressInput{AddressLine1: "residential house", LastLine: "Springfield IL 62704"},
+	}})
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if u.Status != lettershop.StatusQueued || u.IssueMessage != "" {
+		t.Fatalf("after a good recipient: status %s, issue %q; want queued", u.Status, u.IssueMessage)
+	}
+	if u.Recipient.Address.AddressLine1 != "742 Evergreen Ter" {
+		t.Errorf("recipient not processed: %+v", u.Recipient.Address)
+	}
+	e.clock.Add(5*time.Minute - time.Second)
+	if got := e.get(t, l.ID); got.Status != lettershop.StatusQueued {
+		t.Fatalf("a second before the processing delay: %s, want queued", got.Status)
+	}
+	e.clock.Set(at("2026-03-04 22:00"))
+	want := []step{
+		{"status", "queued", testStart},
+		{"status", "issue", testStart},
+		{"status", "queued", fixed},
+		{"status", "ready", fixed.Add(5 * time.Minute)},
+		{"status", "inProduction", at("2026-03-03 14:00")},
+		{"status", "mailed", at("2026-03-04 21:00")},
+	}
+	got := e.get(t, l.ID)
+	if diff := cmp.Diff(want, stepsOf(got, "status")); diff != "" {
+		t.Errorf("history after the fix (-want +got):\n%s", diff)
+	}
+	if len(got.Events) < 2 || got.Events[2].Description != "Issue resolved: letter queued again" {
+		t.Errorf("the queued event's description: %+v", got.Events)
+	}
+	// The stored record holds it too: a run wrote it.
+	if rec, err := e.store.GetLetter(e.ctx, acct, l.ID); err != nil || rec.Status != "mailed" {
+		t.Errorf("stored status %q, %v; want mailed", rec.Status, err)
+	}
+	// Once it has moved on, its recipient is fixed.
+	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Recipient: &lettershop.PartyInput{
+		Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"},
+		Address:    lettershop.AddressInput{AddressLine1: "5 Main St", LastLine: "Boston MA 02108"},
+	}})
+	wantCode(t, err, lettershop.CodeConflict)
+}
+
+// TestIssueLetterFixedByOptions checks that a change of options alone
+// judges the recipient again: deliverabilityValues that accept it queue
+// the letter.
+func TestIssueLetterFixedByOptions(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, issueOptions)
+	if l.Status != lettershop.StatusIssue {
+		t.Fatalf("status %s, want issue", l.Status)
+	}
+	// Variables alone leave the recipient as judged: still at issue.
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Variables: &[]lettershop.Variable{{Name: "name", Value: str("Janet")}}})
+	if err != nil || u.Status != lettershop.StatusIssue || u.IssueMessage != l.IssueMessage || len(u.Events) != len(l.Events) {
+		t.Fatalf("after new variables: %v; want still at issue as before", err)
+	}
+	opts := &lettershop.LetterOptions{
+		AddressProcessing:    &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
+		DeliverabilityValues: []string{"deliverable", "undeliverable"},
+	}
+	u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Options: opts})
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if u.Status != lettershop.StatusQueued || u.IssueMessage != "" {
+		t.Errorf("after relaxing the threshold: status %s, issue %q; want queued", u.Status, u.IssueMessage)
 	}
 }
 

@@ -443,3 +443,66 @@ func TestDownload(t *testing.T) {
 	ts.Clock.Add(24 * time.Hour)
 	ts.do(t, req{Method: "GET", Path: link.RequestURI(), Header: hdr("X-Api-Key", "")}).problem(t, http.StatusForbidden)
 }
+
+// issueLetter makes a letter whose recipient fails the deliverability check.
+func (ts *testServer) issueLetter(t testing.TB, assetID string) lettershop.Letter {
+	t.Helper()
+	b := letterBody(assetID)
+	b["recipient"].(map[string]any)["address"] = map[string]any{"addressLine1": "5 Main St", "lastLine": "Boston CA 02108"}
+	b["options"] = map[string]any{"addressProcessing": map[string]any{"cassRecipient": map[string]any{"type": "basic"}}}
+	var l lettershop.Letter
+	ts.do(t, req{Method: "POST", Path: "/letters", Body: b}).wantStatus(t, http.StatusCreated).decode(t, &l)
+	if l.Status != lettershop.StatusIssue {
+		t.Fatalf("status %s, want issue", l.Status)
+	}
+	return l
+}
+
+func TestFixIssueLetter(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.issueLetter(t, assetID)
+
+	// Another undeliverable recipient: still at issue, with the new message.
+	var got lettershop.Letter
+	ts.do(t, req{Method: "PUT", Path: "/letters/" + l.ID, Body: map[string]any{"recipient": map[string]any{
+		"individual": map[string]any{"firstName": "Jane", "lastName": "Doe"},
+		"address":    map[string]any{"addressLine1": "undeliverable no match", "lastLine": "Springfield IL 62701"},
+	}}}).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Status != lettershop.StatusIssue || got.IssueMessage == l.IssueMessage {
+		t.Errorf("after another bad recipient: %s %q", got.Status, got.IssueMessage)
+	}
+
+	ts.Clock.Add(time.Hour)
+	got = lettershop.Letter{}
+	ts.do(t, req{Method: "PUT", Path: "/letters/" + l.ID, Body: map[string]any{"recipient": map[string]any{
+		"individual": map[string]any{"firstName": "Jane", "lastName": "Doe"},
+		"address":    map[string]any{"addressLine1": "residential house", "lastLine": "Springfield IL 62704"},
+	}}}).wantStatus(t, http.StatusOK).decode(t, &got)
+	last := got.Events[len(got.Events)-1]
+	if got.Status != lettershop.StatusQueued || got.IssueMessage != "" || last.Status != "queued" || !last.Timestamp.Equal(ts.Clock.Now()) {
+		t.Errorf("after a good recipient: %s %q, last event %+v", got.Status, got.IssueMessage, last)
+	}
+	ts.Clock.Add(5 * time.Minute)
+	ts.get(t, "/letters/"+l.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Status != lettershop.StatusReady {
+		t.Errorf("five minutes after the fix: %s, want ready", got.Status)
+	}
+}
+
+func TestCancelIssueLetter(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.issueLetter(t, assetID)
+	ts.do(t, req{Method: "POST", Path: "/letters/" + l.ID + "/cancel"}).wantStatus(t, http.StatusAccepted)
+	var got lettershop.Letter
+	ts.get(t, "/letters/"+l.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Status != lettershop.StatusCanceled {
+		t.Errorf("status %s after cancel, want canceled", got.Status)
+	}
+	// A canceled letter can no longer be fixed.
+	ts.do(t, req{Method: "PUT", Path: "/letters/" + l.ID, Body: map[string]any{"recipient": map[string]any{
+		"individual": map[string]any{"firstName": "Jane", "lastName": "Doe"},
+		"address":    map[string]any{"addressLine1": "residential house", "lastLine": "Springfield IL 62704"},
+	}}}).problem(t, http.StatusConflict)
+}

@@ -294,3 +294,58 @@ func TestTwoServersAdvanceTimeWithoutDuplicateEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoServersFixAnIssueLetter: a letter put at issue on a is fixed on b,
+// queued again there, and a's run takes it on to ready; one at issue is
+// canceled on b.
+func TestTwoServersFixAnIssueLetter(t *testing.T) {
+	t.Parallel()
+	_, a, b := twoServers(t)
+	asset := publishedAsset(t, a)
+	ctx := t.Context()
+	in := letterInput(asset.ID)
+	in.Options = &lettershop.LetterOptions{
+		AddressProcessing: &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
+	}
+	in.Recipient.Address = lettershop.AddressInput{AddressLine1: "5 Main St", LastLine: "Boston CA 02108"}
+	made, err := a.svc.CreateLetter(ctx, acct, in)
+	if err != nil || made.Status != lettershop.StatusIssue {
+		t.Fatalf("CreateLetter on a: %v, %v; want a letter at issue", made, err)
+	}
+	other, err := a.svc.CreateLetter(ctx, acct, in)
+	if err != nil {
+		t.Fatalf("CreateLetter on a: %v", err)
+	}
+
+	b.clock.Add(time.Minute)
+	fixed, err := b.svc.UpdateLetter(ctx, acct, made.ID, lettershop.UpdateLetterInput{Recipient: &lettershop.PartyInput{
+		Address:    lettershop.AddressInput{AddressLine1: "residential house", LastLine: "Springfield IL 62704"},
+		Individual: &lettershop.Individual{FirstName: "Bob", LastName: "Recipient"},
+	}})
+	if err != nil || fixed.Status != lettershop.StatusQueued {
+		t.Fatalf("UpdateLetter on b: %v; want queued", err)
+	}
+	if _, err := b.svc.CancelLetter(ctx, acct, other.ID); err != nil {
+		t.Fatalf("CancelLetter of a letter at issue on b: %v", err)
+	}
+
+	a.clock.Add(time.Minute + 5*time.Minute)
+	if n, err := a.svc.RunDue(ctx); err != nil || n != 1 {
+		t.Fatalf("RunDue on a = %d, %v; want the fixed letter", n, err)
+	}
+	got, err := b.svc.GetLetter(ctx, acct, made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, e := range got.Events {
+		steps = append(steps, e.Status+"@"+e.Timestamp.Format(time.TimeOnly))
+	}
+	want := []string{"queued@09:00:00", "issue@09:00:00", "queued@09:01:00", "ready@09:06:00"}
+	if d := cmp.Diff(want, steps); d != "" || got.Status != lettershop.StatusReady {
+		t.Errorf("fixed letter %s, history (-want +got):\n%s", got.Status, d)
+	}
+	if c, err := a.svc.GetLetter(ctx, acct, other.ID); err != nil || c.Status != lettershop.StatusCanceled {
+		t.Errorf("letter canceled on b, on a: %v, %v", c, err)
+	}
+}

@@ -160,6 +160,8 @@ func testDueFollowsUpdates(t *testing.T, f *fixture) {
 	early := f.dueLetter(t, acctA, now.Add(-time.Minute))
 	late := f.dueLetter(t, acctA, now.Add(time.Minute))
 	cleared := f.dueLetter(t, acctA, now.Add(-time.Minute))
+	// A letter without a due time (at issue) that gains one (queued again).
+	restored := f.dueLetter(t, acctA, time.Time{})
 
 	u := early
 	u.DueAt = now.Add(time.Hour)
@@ -174,7 +176,12 @@ func testDueFollowsUpdates(t *testing.T, f *fixture) {
 	_, err = f.s.UpdateLetter(f.ctx, u, nil)
 	must(t, "UpdateLetter", err)
 
-	diff(t, "letters handed out", []string{late.ID}, f.process(t, now, 10))
+	u = restored
+	u.DueAt = now.Add(-2 * time.Hour)
+	_, err = f.s.UpdateLetter(f.ctx, u, nil)
+	must(t, "UpdateLetter", err)
+
+	diff(t, "letters handed out", []string{restored.ID, late.ID}, f.process(t, now, 10))
 }
 
 func testDueConcurrent(t *testing.T, f *fixture) {
