@@ -150,10 +150,22 @@ type CreateAssetInput struct {
 }
 
 // UpdateAssetInput changes an asset: each field given replaces the asset's.
+// ID, Type, Status, VersionCount, PublishedVersionID, CreatedAt and
+// ModifiedAt are read-only: given with the asset's current value (an asset
+// fetched and sent back) they are ignored; with another, the update is
+// refused naming the field.
 type UpdateAssetInput struct {
 	Name        *string   `json:"name,omitempty"`
 	Description *string   `json:"description,omitempty"`
 	Metadata    *Metadata `json:"metadata,omitempty"`
+
+	ID                 *string        `json:"id,omitempty"`
+	Type               *AssetType     `json:"type,omitempty"`
+	Status             *VersionStatus `json:"status,omitempty"`
+	VersionCount       *int           `json:"versionCount,omitempty"`
+	PublishedVersionID *string        `json:"publishedVersionId,omitempty"`
+	CreatedAt          *time.Time     `json:"createdAt,omitempty"`
+	ModifiedAt         *time.Time     `json:"modifiedAt,omitempty"`
 }
 
 // ListAssetsInput selects assets.
@@ -172,11 +184,23 @@ type CreateVersionInput struct {
 }
 
 // UpdateVersionInput changes a version: a draft entirely, a published or
-// archived version only its notes.
+// archived version only its notes. Content and VariableDefinitions given
+// with the version's current value are no change, whatever its status.
+// ID, AssetID, Status, ContentLength, CreatedAt and ModifiedAt are
+// read-only: given with the version's current value (a version fetched and
+// sent back) they are ignored; with another, the update is refused naming
+// the field.
 type UpdateVersionInput struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`
 	VariableDefinitions *[]VariableDefinition `json:"variableDefinitions,omitempty"`
+
+	ID            *string        `json:"id,omitempty"`
+	AssetID       *string        `json:"assetId,omitempty"`
+	Status        *VersionStatus `json:"status,omitempty"`
+	ContentLength *int           `json:"contentLength,omitempty"`
+	CreatedAt     *time.Time     `json:"createdAt,omitempty"`
+	ModifiedAt    *time.Time     `json:"modifiedAt,omitempty"`
 }
 
 // CloneVersionInput makes a new draft (or, with Publish, a published
@@ -287,18 +311,36 @@ func (s *Service) UpdateAsset(ctx context.Context, account, id string, in Update
 		if err := f.err(); err != nil {
 			return nil, err
 		}
-		return s.changeAsset(ctx, account, id, func(a *Asset, _ *assetChange) error {
-			if in.Name != nil {
+		a, err := s.changeAsset(ctx, account, id, func(a *Asset, w *assetChange) error {
+			f := fieldErrors{}
+			stored := *a
+			stored.ModifiedAt = w.modifiedAt
+			checkAssetReadOnly(f, in, &stored)
+			if err := f.err(); err != nil {
+				return err
+			}
+			changed := false
+			if in.Name != nil && *in.Name != a.Name {
 				a.Name = *in.Name
+				changed = true
 			}
-			if in.Description != nil {
+			if in.Description != nil && *in.Description != a.Description {
 				a.Description = *in.Description
+				changed = true
 			}
-			if in.Metadata != nil {
+			if in.Metadata != nil && !slices.Equal(*in.Metadata, a.Metadata) {
 				a.Metadata = in.Metadata.clone()
+				changed = true
+			}
+			if !changed {
+				return errUnchanged
 			}
 			return nil
 		}, nil)
+		if errors.Is(err, errUnchanged) {
+			return a, nil
+		}
+		return a, err
 	})
 }
 
@@ -453,27 +495,38 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
 		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
 			f := fieldErrors{}
+			checkVersionReadOnly(f, in, v)
 			if in.Notes != nil {
 				maxLen(f, "notes", *in.Notes, MaxVersionNotes)
 			}
+			// Content and definitions given as they are change nothing.
+			content := in.Content != nil && !sameContent(in.Content, a.Type, v)
 			var data []byte
-			if in.Content != nil {
+			if content {
 				data = checkVersionContent(f, a.Type, in.Content, v)
 			}
+			defs := false
 			if in.VariableDefinitions != nil {
-				v.VariableDefinitions = validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
+				checked := validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
+				if defs = !sameDefinitions(checked, v.VariableDefinitions); defs {
+					v.VariableDefinitions = checked
+				}
 			}
 			if err := f.err(); err != nil {
 				return err
 			}
-			if v.Status != VersionDraft && (in.Content != nil || in.VariableDefinitions != nil) {
+			if v.Status != VersionDraft && (content || defs) {
 				return errorf(CodeConflict, "version %s is %s: only its notes can change; clone it to make a new draft", v.ID, v.Status)
 			}
-			if in.Notes != nil {
+			notes := in.Notes != nil && *in.Notes != v.Notes
+			if notes {
 				v.Notes = *in.Notes
 			}
-			if in.Content != nil {
+			if content {
 				w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
+			}
+			if !notes && !content && !defs {
+				return errUnchanged
 			}
 			return nil
 		})
@@ -575,6 +628,8 @@ type assetChange struct {
 	puts    []*AssetVersion
 	deletes []string
 	content []storage.Content
+	// modifiedAt is the asset's as stored, before this change.
+	modifiedAt time.Time
 }
 
 func (w *assetChange) put(a *Asset, v *AssetVersion) {
@@ -605,10 +660,11 @@ func (s *Service) changeAsset(ctx context.Context, account, id string, change fu
 		if err != nil {
 			return nil, err
 		}
-		w := &assetChange{}
+		w := &assetChange{modifiedAt: a.ModifiedAt}
 		a.ModifiedAt = s.now()
 		if err := change(a, w); err != nil {
 			if errors.Is(err, errUnchanged) {
+				a.ModifiedAt = w.modifiedAt
 				return a, err
 			}
 			return nil, err

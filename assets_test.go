@@ -236,8 +236,14 @@ func TestVersionLifecycle(t *testing.T) {
 	}
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Data: "<p>no</p>"}})
 	wantCode(t, err, lettershop.CodeConflict)
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{VariableDefinitions: &[]lettershop.VariableDefinition{}})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{VariableDefinitions: &[]lettershop.VariableDefinition{{Name: "x"}}})
 	wantCode(t, err, lettershop.CodeConflict)
+	// Content and definitions sent back as they are change nothing: no conflict.
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
+		Content: &lettershop.VersionContent{Data: "<p>new</p>"}, VariableDefinitions: &[]lettershop.VariableDefinition{},
+	}); err != nil {
+		t.Errorf("content and definitions of a published version as they are: %v", err)
+	}
 	// Publishing the published version changes nothing.
 	if again, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v1.ID); err != nil || again.Status != lettershop.VersionPublished {
 		t.Errorf("publish again: %v", err)

@@ -195,11 +195,21 @@ const (
 // PartyInput is a sender or recipient as given on create or update. The last
 // line of the address may be given whole (LastLine) or in parts (City,
 // State, ZipCode, and optionally Plus4Code and Urbanization).
+//
+// The results of address processing (AddressComponents, AddressAnalysis,
+// AddressCorrections, AddressMetadata) are read-only: an update may send
+// them back as fetched, and they are then ignored; a value other than the
+// stored party's is refused, and so is any on create.
 type PartyInput struct {
 	Address        AddressInput `json:"address"`
 	Individual     *Individual  `json:"individual,omitempty"`
 	Organization   string       `json:"organization,omitempty"`
 	NonAddressData string       `json:"nonAddressData,omitempty"`
+
+	AddressComponents  *AddressComponents  `json:"addressComponents,omitempty"`
+	AddressAnalysis    *AddressAnalysis    `json:"addressAnalysis,omitempty"`
+	AddressCorrections []AddressCorrection `json:"addressCorrections,omitempty"`
+	AddressMetadata    *AddressMetadata    `json:"addressMetadata,omitempty"`
 }
 
 // AddressInput is an address as given.
@@ -231,7 +241,13 @@ type CreateLetterInput struct {
 
 // UpdateLetterInput changes a letter: each field given replaces the
 // letter's. Metadata, Description and ExternalID can change at any time; the
-// others only while the letter is queued or at issue.
+// others only while the letter is queued or at issue. A field given with
+// the letter's current value is no change, so a letter fetched, changed in
+// one field and sent back whole is updated whatever its status.
+//
+// ID, Status, Events, CreatedAt, ModifiedAt, URL and IssueMessage are
+// read-only: given with the letter's current value they are ignored; with
+// another, the update is refused naming the field.
 type UpdateLetterInput struct {
 	Metadata    *Metadata      `json:"metadata,omitempty"`
 	Description *string        `json:"description,omitempty"`
@@ -243,11 +259,14 @@ type UpdateLetterInput struct {
 	Variables   *[]Variable    `json:"variables,omitempty"`
 	Options     *LetterOptions `json:"options,omitempty"`
 	SendDate    *string        `json:"sendDate,omitempty"`
-}
 
-func (in UpdateLetterInput) changesMail() bool {
-	return in.Sender != nil || in.Recipient != nil || in.Content != nil || in.UseType != nil ||
-		in.Variables != nil || in.Options != nil || in.SendDate != nil
+	ID           *string       `json:"id,omitempty"`
+	Status       *LetterStatus `json:"status,omitempty"`
+	Events       []Event       `json:"events,omitempty"`
+	CreatedAt    *time.Time    `json:"createdAt,omitempty"`
+	ModifiedAt   *time.Time    `json:"modifiedAt,omitempty"`
+	URL          *string       `json:"url,omitempty"`
+	IssueMessage *string       `json:"issueMessage,omitempty"`
 }
 
 // ListLettersInput selects letters. Empty filters do not filter.
@@ -287,6 +306,8 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	}
 	validateParty("sender", in.Sender, RoleSender, f)
 	validateParty("recipient", in.Recipient, RoleRecipient, f)
+	refuseReadOnlyParty(f, "sender", in.Sender)
+	refuseReadOnlyParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
 	s.validateSendDate(in.SendDate, f)
 	validateFreeText(f, "externalId", in.ExternalID)
@@ -399,7 +420,8 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 // UpdateLetter changes a letter as in says. A change to what is mailed
 // (parties, content, variables, options, sendDate, useType) is allowed
 // while the letter is queued or at issue, and a conflict once it has moved
-// on. It runs address processing and the deliverability check again: a
+// on; a field given with its current value is no change. An update that
+// changes nothing writes nothing. It runs address processing and the deliverability check again: a
 // letter at issue whose recipient can now be mailed is queued again.
 func (s *Service) UpdateLetter(ctx context.Context, account, id string, in UpdateLetterInput) (*Letter, error) {
 	return idempotent(ctx, s, account, "updateLetter:"+id, in, func(ctx context.Context) (*Letter, error) {
@@ -409,6 +431,7 @@ func (s *Service) UpdateLetter(ctx context.Context, account, id string, in Updat
 
 func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in UpdateLetterInput) error {
 	f := fieldErrors{}
+	checkLetterReadOnly(f, in, l)
 	if in.Metadata != nil {
 		in.Metadata.validate("metadata", f)
 	}
@@ -418,28 +441,29 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	if in.ExternalID != nil {
 		validateFreeText(f, "externalId", *in.ExternalID)
 	}
-	mail := in.changesMail()
+	ch := changesOf(in, l, f)
+	mail := ch.mail()
 	if mail {
-		if in.Sender != nil {
+		if ch.sender {
 			validateParty("sender", in.Sender, RoleSender, f)
 		}
-		if in.Recipient != nil {
+		if ch.recipient {
 			validateParty("recipient", in.Recipient, RoleRecipient, f)
 		}
-		if in.UseType != nil {
+		if ch.useType {
 			validateUseType("useType", *in.UseType, f)
 		}
-		if in.SendDate != nil {
+		if ch.sendDate {
 			s.validateSendDate(*in.SendDate, f)
 		}
-		if in.Options != nil {
-			l.Options = normalizeOptions(in.Options, f)
+		if ch.options {
+			l.Options = ch.opts
 		}
-		if in.Variables != nil {
+		if ch.variables {
 			l.Variables = cloneVariables(*in.Variables)
 		}
 		resolved := true
-		if in.Content != nil {
+		if ch.content {
 			l.Content = *in.Content
 			resolved = s.resolveContent(ctx, account, l, f)
 		}
@@ -453,23 +477,28 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	if mail && l.Status != StatusQueued && l.Status != StatusIssue {
 		return errorf(CodeConflict, "letter %s is %s: only the content, parties, options and send date of a letter queued or at issue can change", l.ID, l.Status)
 	}
+	changed := mail
 	if mail {
-		if in.UseType != nil {
+		if ch.useType {
 			l.UseType = *in.UseType
 		}
-		if in.SendDate != nil {
+		if ch.sendDate {
 			l.SendDate = *in.SendDate
 		}
-		// A party given is processed; one not given keeps its stored
+		// A party changed is processed; one not changed keeps its stored
 		// result (and its corrections), unless new options ask for other
-		// processing, which starts again from its stored form.
-		sender, recipient := in.Sender, in.Recipient
-		if in.Options != nil && sender == nil {
+		// processing, which starts again from its stored form. A letter at
+		// issue whose recipient and options stay as they are stays at
+		// issue: its recipient would be judged as before.
+		var sender, recipient *PartyInput
+		if ch.sender {
+			sender = in.Sender
+		} else if ch.options {
 			sender = partyInputOf(l.Sender)
 		}
-		// A letter at issue whose recipient and options stay as they are
-		// stays at issue: its recipient would be judged as before.
-		if in.Options != nil && recipient == nil {
+		if ch.recipient {
+			recipient = in.Recipient
+		} else if ch.options {
 			recipient = partyInputOf(l.Recipient)
 		}
 		if err := s.processAddresses(ctx, account, l, sender, recipient); err != nil {
@@ -477,14 +506,20 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		}
 		s.life.rescheduled(l, s.now())
 	}
-	if in.Metadata != nil {
+	if in.Metadata != nil && !slices.Equal(*in.Metadata, l.Metadata) {
 		l.Metadata = in.Metadata.clone()
+		changed = true
 	}
-	if in.Description != nil {
+	if in.Description != nil && *in.Description != l.Description {
 		l.Description = *in.Description
+		changed = true
 	}
-	if in.ExternalID != nil {
+	if in.ExternalID != nil && *in.ExternalID != l.ExternalID {
 		l.ExternalID = *in.ExternalID
+		changed = true
+	}
+	if !changed {
+		return errUnchanged
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lettershop/lettershop"
 )
@@ -58,22 +59,33 @@ func jsonSyntaxMessage(err error, body []byte) string {
 	return err.Error()
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	timeType        = reflect.TypeFor[time.Time]()
+)
 
 // checkShape compares a decoded JSON value with the Go type it is to be
 // decoded into, adding a message for each mismatch under its path. null is
 // accepted anywhere, as encoding/json accepts it. Types that decode
-// themselves are left to do so.
+// themselves are left to do so, except time.Time, whose error is reported
+// under its path.
 func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 	if v == nil {
-		return
-	}
-	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
 		return
 	}
 	at := path
 	if at == "" {
 		at = "body"
+	}
+	if t == timeType {
+		s, ok := v.(string)
+		if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
+			fields[at] = "must be a date-time in RFC 3339 form (2026-03-02T15:00:00Z)"
+		}
+		return
+	}
+	if t.Kind() != reflect.Pointer && (t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
+		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

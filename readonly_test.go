@@ -1,0 +1,275 @@
+package lettershop_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop"
+)
+
+// sentBack is what a client sends back after fetching v: v as JSON, read
+// into the update input T, then changed by change (on the JSON object).
+func sentBack[T any](t testing.TB, v any, change func(m map[string]any)) T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(m)
+	}
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	var in T
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatalf("read %s: %v", b, err)
+	}
+	return in
+}
+
+// cassLetter is a letter whose recipient went through CASS, so it carries
+// every address processing result.
+func cassLetter(t testing.TB, e *env) *lettershop.Letter {
+	t.Helper()
+	return e.newLetter(t, func(in *lettershop.CreateLetterInput) {
+		in.Options = &lettershop.LetterOptions{
+			AddressProcessing: &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
+		}
+		in.Recipient.Address = lettershop.AddressInput{AddressLine1: "residential house", LastLine: "Springfield IL 62704"}
+		in.SendDate = "2026-03-02"
+	})
+}
+
+func TestUpdateLetterTakesBackWhatWasFetched(t *testing.T) {
+	e := newEnv(t)
+	l := cassLetter(t, e)
+	if l.Recipient.AddressAnalysis == nil || len(l.Recipient.AddressCorrections) == 0 {
+		t.Fatalf("recipient not processed: %+v", l.Recipient)
+	}
+	e.clock.Add(time.Minute)
+	fetched := e.get(t, l.ID)
+
+	// The whole letter sent back, one field changed: only that field changes.
+	in := sentBack[lettershop.UpdateLetterInput](t, fetched, func(m map[string]any) { m["description"] = "changed" })
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+	if err != nil {
+		t.Fatalf("UpdateLetter of the letter as fetched: %v", err)
+	}
+	want := *fetched
+	want.Description = "changed"
+	want.ModifiedAt = e.clock.Now()
+	if diff := cmp.Diff(&want, u, cmp.AllowUnexported(lettershop.Letter{}, lettershop.MetadataPair{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), ignoreInternals); diff != "" {
+		t.Errorf("updated letter (-want +got):\n%s", diff)
+	}
+	// The mail fields sent back as they were did not restart processing:
+	// the letter is ready five minutes after its creation.
+	e.clock.Set(testStart.Add(5 * time.Minute))
+	if got := e.get(t, l.ID); got.Status != lettershop.StatusReady {
+		t.Errorf("five minutes after creation: %s, want ready", got.Status)
+	}
+
+	// Once mailed, the whole letter sent back with new metadata succeeds;
+	// its past send date, sent back, is no change either.
+	e.clock.Set(at("2026-03-04 22:00"))
+	mailed := e.get(t, l.ID)
+	if mailed.Status != lettershop.StatusMailed {
+		t.Fatalf("status %s, want mailed", mailed.Status)
+	}
+	in = sentBack[lettershop.UpdateLetterInput](t, mailed, func(m map[string]any) {
+		m["metadata"] = []map[string]any{{"key": "k", "value": "v"}}
+	})
+	u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+	if err != nil {
+		t.Fatalf("UpdateLetter of a mailed letter as fetched, new metadata: %v", err)
+	}
+	if len(u.Metadata) != 1 || u.Metadata[0].Key != "k" || u.Status != lettershop.StatusMailed {
+		t.Errorf("after the update: %s, metadata %v", u.Status, u.Metadata)
+	}
+	// A real change of a mail field is still a conflict.
+	in = sentBack[lettershop.UpdateLetterInput](t, u, func(m map[string]any) { m["useType"] = "marketing" })
+	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+	wantCode(t, err, lettershop.CodeConflict)
+
+	// Sent back unchanged: nothing is written.
+	e.clock.Add(time.Minute)
+	before := e.get(t, l.ID)
+	in = sentBack[lettershop.UpdateLetterInput](t, before, nil)
+	if u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, in); err != nil || !u.ModifiedAt.Equal(before.ModifiedAt) {
+		t.Errorf("letter sent back unchanged: %v, modifiedAt %v, want %v", err, u.ModifiedAt, before.ModifiedAt)
+	}
+}
+
+// ignoreInternals leaves out the letter's revision, which a write moves.
+var ignoreInternals = cmp.FilterPath(func(p cmp.Path) bool {
+	return p.Last().String() == ".revision"
+}, cmp.Ignore())
+
+func TestUpdateLetterReadOnlyFields(t *testing.T) {
+	e := newEnv(t)
+	l := cassLetter(t, e)
+	other := e.newLetter(t, nil)
+	tests := []struct {
+		name   string
+		change func(m map[string]any)
+		fields []string
+	}{
+		{"id", func(m map[string]any) { m["id"] = other.ID }, []string{"id"}},
+		{"status", func(m map[string]any) { m["status"] = "mailed" }, []string{"status"}},
+		{"times", func(m map[string]any) {
+			m["createdAt"] = "2026-03-02T15:00:01Z"
+			m["modifiedAt"] = "2020-01-01T00:00:00Z"
+		}, []string{"createdAt", "modifiedAt"}},
+		{"url and issueMessage", func(m map[string]any) {
+			m["url"] = "https://elsewhere.test/letters/" + l.ID + "/download"
+			m["issueMessage"] = "made up"
+		}, []string{"url", "issueMessage"}},
+		{"events", func(m map[string]any) { m["events"] = []any{} }, []string{"events"}},
+		{"an event changed", func(m map[string]any) {
+			m["events"].([]any)[0].(map[string]any)["description"] = "other"
+		}, []string{"events"}},
+		{"address processing results", func(m map[string]any) {
+			r := m["recipient"].(map[string]any)
+			r["addressComponents"].(map[string]any)["zipCode"] = "62701"
+			r["addressAnalysis"].(map[string]any)["dpvVacant"] = "Y"
+			r["addressCorrections"] = []any{}
+			r["addressMetadata"].(map[string]any)["latitude"] = 1.5
+		}, []string{"recipient.addressComponents", "recipient.addressAnalysis", "recipient.addressCorrections", "recipient.addressMetadata"}},
+		{"results of a party that had none", func(m map[string]any) {
+			m["sender"].(map[string]any)["addressAnalysis"] = map[string]any{"dpvMatchCode": "Y"}
+		}, []string{"sender.addressAnalysis"}},
+		{"with a real change", func(m map[string]any) {
+			m["status"] = "ready"
+			m["description"] = "not kept"
+		}, []string{"status"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := e.get(t, l.ID)
+			in := sentBack[lettershop.UpdateLetterInput](t, before, tt.change)
+			_, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+			wantFields(t, err, tt.fields...)
+			if after := e.get(t, l.ID); !cmp.Equal(before, after, cmp.AllowUnexported(lettershop.Letter{}, lettershop.MetadataPair{})) {
+				t.Errorf("a refused update changed the letter")
+			}
+		})
+	}
+	// The same instant written in another offset is the same value.
+	fetched := e.get(t, l.ID)
+	in := sentBack[lettershop.UpdateLetterInput](t, fetched, func(m map[string]any) {
+		m["createdAt"] = fetched.CreatedAt.In(time.FixedZone("EST", -5*3600)).Format(time.RFC3339)
+	})
+	if _, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in); err != nil {
+		t.Errorf("createdAt in another offset: %v", err)
+	}
+	// A recipient changed with its old processing results sent along: the
+	// results are compared with the stored ones and the new address processed.
+	in = sentBack[lettershop.UpdateLetterInput](t, fetched, func(m map[string]any) {
+		m["recipient"].(map[string]any)["address"] = map[string]any{"addressLine1": "missing unit", "lastLine": "Springfield IL 62701"}
+	})
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+	if err != nil {
+		t.Fatalf("new recipient address with the old results: %v", err)
+	}
+	if u.Recipient.Address.AddressLine1 != "500 E Capitol Ave" || u.Recipient.AddressAnalysis.DpvMatchCode != "D" {
+		t.Errorf("new recipient not processed: %+v %+v", u.Recipient.Address, u.Recipient.AddressAnalysis)
+	}
+}
+
+func TestCreateLetterRefusesProcessingResults(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	in := letterInput(a.ID)
+	in.Recipient.AddressComponents = &lettershop.AddressComponents{CassType: "none"}
+	in.Sender.AddressCorrections = []lettershop.AddressCorrection{}
+	_, err := e.svc.CreateLetter(e.ctx, acct, in)
+	wantFields(t, err, "recipient.addressComponents", "sender.addressCorrections")
+}
+
+func TestUpdateAssetTakesBackWhatWasFetched(t *testing.T) {
+	e := newEnv(t)
+	a, v := e.publishedTemplate(t, acct)
+	e.clock.Add(time.Minute)
+	fetched, err := e.svc.GetAsset(e.ctx, acct, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sentBack[lettershop.UpdateAssetInput](t, fetched, func(m map[string]any) { m["name"] = "Renamed" })
+	u, err := e.svc.UpdateAsset(e.ctx, acct, a.ID, in)
+	if err != nil || u.Name != "Renamed" || u.PublishedVersionID != v.ID || !u.ModifiedAt.Equal(e.clock.Now()) {
+		t.Fatalf("asset sent back renamed: %v, %+v", err, u)
+	}
+	// Sent back unchanged: nothing is written.
+	e.clock.Add(time.Minute)
+	in = sentBack[lettershop.UpdateAssetInput](t, u, nil)
+	if same, err := e.svc.UpdateAsset(e.ctx, acct, a.ID, in); err != nil || !same.ModifiedAt.Equal(u.ModifiedAt) {
+		t.Errorf("asset sent back unchanged: %v, modifiedAt %v, want %v", err, same.ModifiedAt, u.ModifiedAt)
+	}
+	for _, tt := range []struct {
+		field string
+		value any
+	}{
+		{"id", "ast_01jzzzzzzzzzzzzzzzzzzzzzzz"}, {"type", "image"}, {"status", "draft"}, {"versionCount", 2},
+		{"publishedVersionId", ""}, {"createdAt", "2026-03-02T15:00:00.5Z"}, {"modifiedAt", "2026-03-02T15:02:00Z"},
+	} {
+		in := sentBack[lettershop.UpdateAssetInput](t, u, func(m map[string]any) { m[tt.field] = tt.value; m["name"] = "Not kept" })
+		_, err := e.svc.UpdateAsset(e.ctx, acct, a.ID, in)
+		wantFields(t, err, tt.field)
+	}
+	if got, _ := e.svc.GetAsset(e.ctx, acct, a.ID); got.Name != "Renamed" {
+		t.Errorf("a refused update renamed the asset: %q", got.Name)
+	}
+}
+
+func TestUpdateVersionTakesBackWhatWasFetched(t *testing.T) {
+	e := newEnv(t)
+	a, v := e.publishedTemplate(t, acct)
+	fetched, err := e.svc.GetVersion(e.ctx, acct, a.ID, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A published version sent back whole with new notes: its content and
+	// definitions as they are are no change.
+	in := sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) { m["notes"] = "new notes" })
+	u, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	if err != nil || u.Notes != "new notes" {
+		t.Fatalf("published version sent back with new notes: %v", err)
+	}
+	// As a list shows it, without data.
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		delete(m["content"].(map[string]any), "data")
+		m["notes"] = "from the list"
+	})
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in); err != nil {
+		t.Errorf("version sent back without content data: %v", err)
+	}
+	// New content or definitions are still a conflict.
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		m["content"].(map[string]any)["data"] = "<p>other</p>"
+	})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	wantCode(t, err, lettershop.CodeConflict)
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		m["variableDefinitions"].([]any)[0].(map[string]any)["allowEmpty"] = true
+	})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	wantCode(t, err, lettershop.CodeConflict)
+	// Read-only fields with other values are refused, naming each.
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		m["id"] = "astv_01jzzzzzzzzzzzzzzzzzzzzzzz"
+		m["assetId"] = "ast_01jzzzzzzzzzzzzzzzzzzzzzzz"
+		m["status"] = "draft"
+		m["contentLength"] = 1
+		m["createdAt"] = "2026-03-02T15:00:00.000001Z"
+		m["modifiedAt"] = "2026-03-03T15:00:00Z"
+	})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	wantFields(t, err, "id", "assetId", "status", "contentLength", "createdAt", "modifiedAt")
+}
