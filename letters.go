@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/usps"
 )
 
 // LetterStatus is where a letter is in its life.
@@ -65,6 +66,9 @@ type Letter struct {
 	dueAt time.Time
 	// revision is the stored revision this value was read at.
 	revision int64
+	// cassLeftOut leaves the CASS details out of the letter's JSON, as a
+	// list without them shows it.
+	cassLeftOut bool
 }
 
 // Party is a letter's sender or recipient: who, where, and the results of
@@ -130,15 +134,17 @@ type TrackingEventDetails struct {
 	AdditionalData map[string]any `json:"additionalData,omitempty"`
 }
 
-// LetterOptions are a letter's print, mail and processing options. On a
-// stored letter Print, Mail and VariableHandling are always set.
+// LetterOptions are a letter's print, mail and processing options. A
+// letter shows its effective options: Print, Mail, VariableHandling and
+// AddressProcessing always set, each default filled (no CASS, NCOA none,
+// deliverability threshold normal); DeliverabilityValues only when given.
 type LetterOptions struct {
 	Print                   *PrintOptions      `json:"print,omitempty"`
 	Mail                    *MailOptions       `json:"mail,omitempty"`
 	VariableHandling        *VariableHandling  `json:"variableHandling,omitempty"`
 	AddressProcessing       *AddressProcessing `json:"addressProcessing,omitempty"`
 	DeliverabilityThreshold string             `json:"deliverabilityThreshold,omitempty"`
-	DeliverabilityValues    []string           `json:"deliverabilityValues,omitempty"`
+	DeliverabilityValues    []string           `json:"deliverabilityValues"`
 }
 
 // PrintOptions: Color false prints in greyscale.
@@ -158,10 +164,11 @@ type VariableHandling struct {
 	ValidationScope string `json:"validationScope"`
 }
 
-// AddressProcessing chooses the address processing of a letter.
+// AddressProcessing chooses the address processing of a letter. A nil
+// CassSender or CassRecipient leaves that address as given.
 type AddressProcessing struct {
-	CassSender    *CassOptions `json:"cassSender,omitempty"`
-	CassRecipient *CassOptions `json:"cassRecipient,omitempty"`
+	CassSender    *CassOptions `json:"cassSender"`
+	CassRecipient *CassOptions `json:"cassRecipient"`
 	NcoaRecipient string       `json:"ncoaRecipient,omitempty"`
 }
 
@@ -411,6 +418,7 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 		if !in.IncludeCassDetails {
 			l.Sender.withoutCassDetails()
 			l.Recipient.withoutCassDetails()
+			l.cassLeftOut = true
 		}
 		items = append(items, l)
 	}
@@ -755,6 +763,11 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 		f.add(path+".address.addressLine1", "addressLine1 can not be empty")
 	}
 	parts := a.City != "" || a.State != "" || a.ZipCode != ""
+	if strings.TrimSpace(a.LastLine) != "" && parts {
+		if msg := lastLineDisagrees(a); msg != "" {
+			f.add(path+".address", "%s", msg)
+		}
+	}
 	if strings.TrimSpace(a.LastLine) == "" {
 		if !parts {
 			f.add(path+".address.lastLine", "lastLine can not be empty (or give city, state and zipCode)")
@@ -804,6 +817,37 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 		f.add(path+".nonAddressData", "only a recipient has nonAddressData")
 	}
 	maxLen(f, path+".nonAddressData", p.NonAddressData, maxFreeText)
+}
+
+// lastLineDisagrees says where the parts of an address given beside its
+// lastLine (city, state, zipCode, plus4Code) contradict it, or "". A part
+// the last line does not carry, and a last line that can not be read,
+// contradict nothing: the parts then stand in for what it lacks.
+func lastLineDisagrees(a AddressInput) string {
+	ll, err := usps.ParseLastLine(a.LastLine)
+	if err != nil {
+		return ""
+	}
+	var bad []string
+	if a.City != "" && !strings.EqualFold(strings.Join(strings.Fields(a.City), " "), strings.Join(strings.Fields(ll.City), " ")) {
+		bad = append(bad, fmt.Sprintf("city %q", a.City))
+	}
+	if a.State != "" {
+		if st, ok := usps.LookupState(a.State); !ok || st.Code != ll.State {
+			bad = append(bad, fmt.Sprintf("state %q", a.State))
+		}
+	}
+	if a.ZipCode != "" && ll.ZIP != "" && strings.TrimSpace(a.ZipCode) != ll.ZIP {
+		bad = append(bad, fmt.Sprintf("zipCode %q", a.ZipCode))
+	}
+	if a.Plus4Code != "" && ll.Plus4 != "" && strings.TrimSpace(a.Plus4Code) != ll.Plus4 {
+		bad = append(bad, fmt.Sprintf("plus4Code %q", a.Plus4Code))
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("lastLine %q disagrees with %s: give the last line whole or in parts, or parts that agree with it",
+		a.LastLine, strings.Join(bad, ", "))
 }
 
 // maxLen checks a text field: at most n characters, and text a store can
@@ -892,11 +936,44 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	if o.DeliverabilityThreshold != "" {
 		enum(f, "options.deliverabilityThreshold", o.DeliverabilityThreshold, deliverabilityNames)
 	}
+	for i, x := range o.Mail.ExtraServices {
+		if slices.Contains(o.Mail.ExtraServices[:i], x) {
+			f.add(fmt.Sprintf("options.mail.extraServices[%d]", i), "%q is given more than once", x)
+		}
+	}
+	o.fillDefaults()
 	o.DeliverabilityValues = slices.Clone(o.DeliverabilityValues)
 	for i, v := range o.DeliverabilityValues {
 		enum(f, fmt.Sprintf("options.deliverabilityValues[%d]", i), v, deliverabilityValueList)
 	}
 	return o
+}
+
+// fillDefaults sets the options left out to their defaults, so a letter
+// shows the options it is processed with. Letters stored without them get
+// them when read.
+func (o *LetterOptions) fillDefaults() {
+	if o.Print == nil {
+		o.Print = &PrintOptions{}
+	}
+	if o.Mail == nil {
+		o.Mail = &MailOptions{Service: "firstClass"}
+	}
+	if o.Mail.ExtraServices == nil {
+		o.Mail.ExtraServices = []string{}
+	}
+	if o.VariableHandling == nil {
+		o.VariableHandling = &VariableHandling{ValidationScope: "asset"}
+	}
+	if o.AddressProcessing == nil {
+		o.AddressProcessing = &AddressProcessing{}
+	}
+	if o.AddressProcessing.NcoaRecipient == "" {
+		o.AddressProcessing.NcoaRecipient = "none"
+	}
+	if o.DeliverabilityThreshold == "" {
+		o.DeliverabilityThreshold = "normal"
+	}
 }
 
 func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {

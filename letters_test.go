@@ -1,6 +1,7 @@
 package lettershop_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,9 @@ func TestCreateLetterShape(t *testing.T) {
 			Print:            &lettershop.PrintOptions{Color: false},
 			Mail:             &lettershop.MailOptions{Service: "firstClass", ExtraServices: []string{}},
 			VariableHandling: &lettershop.VariableHandling{ValidationScope: "asset"},
+			// The effective options: the defaults are shown.
+			AddressProcessing:       &lettershop.AddressProcessing{NcoaRecipient: "none"},
+			DeliverabilityThreshold: "normal",
 		},
 		Metadata: lettershop.Metadata{{Key: "campaign", Value: "spring"}},
 	}
@@ -210,6 +214,9 @@ func TestCreateLetterValidation(t *testing.T) {
 			"options.addressProcessing.cassRecipient.type", "options.addressProcessing.ncoaRecipient",
 			"options.deliverabilityThreshold", "options.deliverabilityValues[0]",
 		}},
+		{"an extra service twice", func(in *lettershop.CreateLetterInput) {
+			in.Options = &lettershop.LetterOptions{Mail: &lettershop.MailOptions{ExtraServices: []string{"acs", "certified", "acs"}}}
+		}, []string{"options.mail.extraServices[2]"}},
 		{"every problem at once", func(in *lettershop.CreateLetterInput) {
 			in.Sender.Address.AddressLine1 = ""
 			in.Recipient.Individual.FirstName = ""
@@ -524,5 +531,76 @@ func TestTimesKeepMilliseconds(t *testing.T) {
 	}
 	if want := testStart.Add(123 * time.Millisecond); !a.CreatedAt.Equal(want) {
 		t.Errorf("createdAt = %v, want %v", a.CreatedAt, want)
+	}
+}
+
+func TestLastLineAndPartsMustAgree(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	tests := []struct {
+		name   string
+		addr   lettershop.AddressInput
+		fields []string
+	}{
+		{"parts that agree", lettershop.AddressInput{LastLine: "Chicago, IL 60601-1234", City: "chicago", State: "il", ZipCode: "60601", Plus4Code: "1234"}, nil},
+		{"a city of two words", lettershop.AddressInput{LastLine: "SAINT  LOUIS MO 63101", City: "Saint Louis"}, nil},
+		{"a part the last line lacks", lettershop.AddressInput{LastLine: "Chicago IL", ZipCode: "60601"}, nil},
+		{"an unreadable last line", lettershop.AddressInput{LastLine: "somewhere", City: "Chicago", State: "IL", ZipCode: "60601"}, nil},
+		{"city", lettershop.AddressInput{LastLine: "Chicago, IL 60601", City: "Springfield"}, []string{"recipient.address"}},
+		{"state", lettershop.AddressInput{LastLine: "Chicago, IL 60601", State: "IN"}, []string{"recipient.address"}},
+		{"zipCode", lettershop.AddressInput{LastLine: "Chicago, IL 60601", City: "Chicago", State: "IL", ZipCode: "60602"}, []string{"recipient.address"}},
+		{"plus4Code", lettershop.AddressInput{LastLine: "Chicago, IL 60601-1234", ZipCode: "60601", Plus4Code: "4321"}, []string{"recipient.address"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := letterInput(a.ID)
+			tt.addr.AddressLine1 = "200 Oak Ave"
+			in.Recipient.Address = tt.addr
+			l, err := e.svc.CreateLetter(e.ctx, acct, in)
+			if tt.fields == nil {
+				if err != nil {
+					t.Fatalf("CreateLetter: %v", err)
+				}
+				if l.Recipient.Address.LastLine != tt.addr.LastLine {
+					t.Errorf("lastLine %q, want %q as given", l.Recipient.Address.LastLine, tt.addr.LastLine)
+				}
+				return
+			}
+			wantFields(t, err, tt.fields...)
+			if msg := fieldsOf(t, err)["recipient.address"]; !strings.Contains(msg, "disagrees with "+strings.Fields(tt.name)[0]) {
+				t.Errorf("message %q does not name the part", msg)
+			}
+		})
+	}
+	// An update is held to the same rule.
+	l, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := letterInput(a.ID).Sender
+	sender.Address.State = "WI"
+	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Sender: sender})
+	wantFields(t, err, "sender.address")
+}
+
+// TestLetterJSONRoundTrip checks a letter written as JSON, every field
+// present and null where empty, reads back as the same letter.
+func TestLetterJSONRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, nil)
+	if _, err := e.svc.Simulate(e.ctx, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}); err != nil {
+		t.Fatal(err)
+	}
+	l = e.get(t, l.ID)
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back lettershop.Letter
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(l, &back, cmp.AllowUnexported(lettershop.MetadataPair{}), ignoreUnexported); diff != "" {
+		t.Errorf("letter read back (-want +got):\n%s", diff)
 	}
 }

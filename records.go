@@ -71,6 +71,7 @@ func letterFromRecord(r storage.Letter) (*Letter, error) {
 	if d.Events == nil {
 		d.Events = []Event{}
 	}
+	d.Options.fillDefaults()
 	return &Letter{
 		ID: r.ID, Status: LetterStatus(r.Status), ExternalID: r.ExternalID, Metadata: metadataOf(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), ModifiedAt: r.ModifiedAt.UTC(),

@@ -103,7 +103,10 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 
 // checkVariables checks a letter's variables against the definitions of its
 // version (scope "asset"; "none" skips the checks) and returns the values
-// to merge into the template, presets included, sorted by name.
+// to merge into the template, presets included, sorted by name. A variable
+// whose value is nil (null) has no value: it is never refused for that
+// alone (a required variable without a value is still missing), and a
+// preset variable takes its preset.
 func checkVariables(defs []VariableDefinition, vars []Variable, scope string, f fieldErrors) []Variable {
 	given := map[string]*string{}
 	for i, v := range vars {
@@ -132,6 +135,9 @@ func checkVariables(defs []VariableDefinition, vars []Variable, scope string, f 
 			at := "variables[" + v.Name + "]"
 			d, ok := defined[v.Name]
 			switch {
+			case v.Value == nil:
+				// null is no value: for a preset variable its preset,
+				// for an undefined one nothing to refuse.
 			case !ok:
 				f.add(at, "is not defined by the asset version")
 			case d.Behavior == VariablePreset:

@@ -21,6 +21,7 @@ func (h *handler) listAssets(w http.ResponseWriter, r *http.Request, c *call) {
 	fields := map[string]string{}
 	q := queryParams(r, fields)
 	in := lettershop.ListAssetsInput{PageRequest: pageRequest(q, fields), Metadata: metadataFilter(q, fields)}
+	onlyParams(q, fields, true, "pageSize", "nextToken")
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

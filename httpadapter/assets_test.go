@@ -108,6 +108,9 @@ func TestListAssets(t *testing.T) {
 	}
 	ts.get(t, "/assets?pageSize=101").problem(t, http.StatusBadRequest).wantFields(t, "pageSize")
 	ts.get(t, "/assets?metadata[team]=north%").problem(t, http.StatusBadRequest).wantFields(t, "metadata[team]")
+	ts.get(t, "/assets?metadata=north").problem(t, http.StatusBadRequest).wantFields(t, "metadata")
+	ts.get(t, "/assets?metadata[]=north").problem(t, http.StatusBadRequest).wantFields(t, "metadata[]")
+	ts.get(t, "/assets?status=published").problem(t, http.StatusBadRequest).wantFields(t, "status")
 }
 
 func TestAssetPathIDsAndAccounts(t *testing.T) {

@@ -269,11 +269,15 @@ func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest 
 	return p
 }
 
-// boolParam reads a true/false parameter; absent is false.
+// boolParam reads a true/false parameter; absent is false, and given bare
+// (?includeArchived, or with an empty value) true.
 func boolParam(q url.Values, name string, fields map[string]string) bool {
 	s, ok := single(q, name, fields)
 	if !ok {
 		return false
+	}
+	if s == "" {
+		return true
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
@@ -294,6 +298,36 @@ func single(q url.Values, name string, fields map[string]string) (string, bool) 
 		fields[name] = fmt.Sprintf("give one value, got %d", len(vs))
 	}
 	return vs[0], true
+}
+
+// onlyParams names in fields each parameter of q a list does not take: a
+// typo (pagesize, metadata=x) must never silently widen a list. known are
+// the names the list takes; metadata says it takes metadata[key] filters.
+func onlyParams(q url.Values, fields map[string]string, metadata bool, known ...string) {
+	for name := range q {
+		switch {
+		case slices.Contains(known, name):
+		case metadata && strings.HasPrefix(name, "metadata["):
+			// metadataFilter checks its form.
+		case metadata && strings.HasPrefix(name, "metadata"):
+			fields[name] = "filter by metadata as metadata[key]=value"
+		default:
+			fields[name] = unknownParam(name, known, metadata)
+		}
+	}
+}
+
+func unknownParam(name string, known []string, metadata bool) string {
+	for _, k := range known {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf("unknown query parameter; names are case-sensitive: did you mean %s?", k)
+		}
+	}
+	takes := strings.Join(known, ", ")
+	if metadata {
+		takes += ", metadata[key]"
+	}
+	return "unknown query parameter; this list takes " + takes
 }
 
 // metadataFilter reads metadata[key]=value parameters, sorted by key so a

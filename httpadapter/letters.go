@@ -33,6 +33,7 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 	}
 	in.ExternalID, _ = single(q, "externalId", fields)
+	onlyParams(q, fields, true, "pageSize", "nextToken", "includeCassDetails", "status", "externalId")
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

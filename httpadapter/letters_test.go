@@ -230,6 +230,8 @@ func TestListLettersFilters(t *testing.T) {
 		{"metadata[team]=south", nil},
 		{"externalId=order-0&status=queued&includeCassDetails=true", []string{ids[2], ids[0]}},
 		{"includeCassDetails=false", []string{ids[3], ids[2], ids[1], ids[0]}},
+		{"includeCassDetails", []string{ids[3], ids[2], ids[1], ids[0]}},
+		{"status=queued&includeCassDetails&externalId=order-0", []string{ids[2], ids[0]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -265,6 +267,14 @@ func TestListLettersFilters(t *testing.T) {
 		{"includeCassDetails=true&includeCassDetails=false", "includeCassDetails"},
 		{"pageSize=1&pageSize=500", "pageSize"},
 		{"nextToken=a&nextToken=b", "nextToken"},
+		// A parameter the list does not take, or a malformed filter, is
+		// refused rather than ignored.
+		{"pagesize=5", "pagesize"},
+		{"colour=blue", "colour"},
+		{"metadata=x", "metadata"},
+		{"metadata", "metadata"},
+		{"metadatas[a]=x", "metadatas[a]"},
+		{"status=queued&includeArchived=true", "includeArchived"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.query, func(t *testing.T) {
@@ -293,6 +303,31 @@ func TestListCassDetails(t *testing.T) {
 	ts.get(t, "/letters?includeCassDetails=true").wantStatus(t, http.StatusOK).decode(t, &page)
 	if page.Items[0].Recipient.AddressAnalysis == nil {
 		t.Errorf("a list with includeCassDetails=true lacks addressAnalysis")
+	}
+
+	// On the wire: left out of a list without the details, present with them.
+	keys := func(path string) []string {
+		var body struct {
+			Items []struct {
+				Recipient map[string]json.RawMessage `json:"recipient"`
+			} `json:"items"`
+		}
+		ts.get(t, path).wantStatus(t, http.StatusOK).decode(t, &body)
+		var out []string
+		for k := range body.Items[0].Recipient {
+			out = append(out, k)
+		}
+		return out
+	}
+	cass := []string{"addressAnalysis", "addressCorrections", "addressMetadata"}
+	common := []string{"address", "individual", "organization", "nonAddressData", "addressComponents"}
+	if diff := cmp.Diff(common, keys("/letters"), sortStrings); diff != "" {
+		t.Errorf("recipient keys in a list (-want +got):\n%s", diff)
+	}
+	for _, q := range []string{"?includeCassDetails", "?includeCassDetails=true"} {
+		if diff := cmp.Diff(append(common, cass...), keys("/letters"+q), sortStrings); diff != "" {
+			t.Errorf("recipient keys in a list with %s (-want +got):\n%s", q, diff)
+		}
 	}
 }
 
@@ -505,4 +540,127 @@ func TestCancelIssueLetter(t *testing.T) {
 		"individual": map[string]any{"firstName": "Jane", "lastName": "Doe"},
 		"address":    map[string]any{"addressLine1": "residential house", "lastLine": "Springfield IL 62704"},
 	}}}).problem(t, http.StatusConflict)
+}
+
+// TestLetterShowsEveryField checks a fetched letter carries every field of
+// the specification's Letter, Party and Event tables, null where there is
+// no value, and tracking details with an additionalData object on every
+// event.
+func TestLetterShowsEveryField(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	ts.do(t, req{Method: "POST", Path: "/_test/letters/" + l.ID + "/advance", Body: map[string]any{"event": "delivered"}}).wantStatus(t, http.StatusOK)
+
+	var got map[string]any
+	ts.get(t, "/letters/"+l.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	keysOf := func(v any) []string {
+		var out []string
+		for k := range v.(map[string]any) {
+			out = append(out, k)
+		}
+		return out
+	}
+	want := map[string][]string{
+		"letter": {"id", "status", "sender", "recipient", "content", "useType", "events", "createdAt", "modifiedAt",
+			"externalId", "sendDate", "description", "url", "variables", "options", "issueMessage", "metadata"},
+		"party":      {"address", "individual", "organization", "nonAddressData", "addressComponents", "addressAnalysis", "addressCorrections", "addressMetadata"},
+		"address":    {"addressLine1", "addressLine2", "lastLine"},
+		"individual": {"fullName", "prefix", "firstName", "middleName", "lastName", "postfix", "title"},
+		"components": {"cassType", "urbanization", "city", "state", "zipCode", "plus4Code"},
+		"event": {"id", "createdAt", "modifiedAt", "timestamp", "type", "status", "trackingEventDetails",
+			"description", "operationCode", "actionRequired", "location"},
+		"details": {"notes", "facility", "facilityType", "facilityZip", "additionalData"},
+		"options": {"print", "mail", "variableHandling", "addressProcessing", "deliverabilityThreshold", "deliverabilityValues"},
+	}
+	check := func(what string, v any) {
+		t.Helper()
+		if diff := cmp.Diff(want[what], keysOf(v), sortStrings); diff != "" {
+			t.Errorf("%s keys (-want +got):\n%s", what, diff)
+		}
+	}
+	check("letter", got)
+	for _, p := range []string{"sender", "recipient"} {
+		party := got[p].(map[string]any)
+		check("party", party)
+		check("address", party["address"])
+		check("components", party["addressComponents"])
+	}
+	check("individual", got["recipient"].(map[string]any)["individual"])
+	check("options", got["options"])
+	if got["externalId"] != nil || got["issueMessage"] != nil || got["sender"].(map[string]any)["individual"] != nil {
+		t.Errorf("fields without a value are not null: externalId %v, issueMessage %v", got["externalId"], got["issueMessage"])
+	}
+	if o := got["options"].(map[string]any); o["deliverabilityThreshold"] != "normal" ||
+		o["addressProcessing"].(map[string]any)["ncoaRecipient"] != "none" {
+		t.Errorf("effective options not shown: %v", o)
+	}
+	events := got["events"].([]any)
+	types := map[string]bool{}
+	for _, e := range events {
+		e := e.(map[string]any)
+		check("event", e)
+		check("details", e["trackingEventDetails"])
+		if _, ok := e["trackingEventDetails"].(map[string]any)["additionalData"].(map[string]any); !ok {
+			t.Errorf("event %v: additionalData is not an object", e["status"])
+		}
+		types[e["type"].(string)] = true
+	}
+	if !types["status"] || !types["tracking"] {
+		t.Errorf("events of types %v, want status and tracking", types)
+	}
+}
+
+func TestLetterInputRules(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	var preset lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: "/assets/" + assetID + "/versions", Body: map[string]any{
+		"content": map[string]any{"type": "text/html", "data": "<p>{{name}} {{sig}}</p>"},
+		"variableDefinitions": []map[string]any{
+			{"name": "name", "behavior": "required"},
+			{"name": "sig", "behavior": "preset", "presetValue": "Acme"},
+		},
+		"publish": true,
+	}}).wantStatus(t, http.StatusCreated).decode(t, &preset)
+	tests := []struct {
+		name   string
+		change func(b map[string]any)
+		fields []string
+	}{
+		{"null for a preset variable", func(b map[string]any) {
+			b["variables"] = []any{map[string]any{"name": "name", "value": "Jane"}, map[string]any{"name": "sig", "value": nil}}
+		}, nil},
+		{"null for an undefined variable", func(b map[string]any) {
+			b["variables"] = []any{map[string]any{"name": "name", "value": "Jane"}, map[string]any{"name": "ghost", "value": nil}}
+		}, nil},
+		{"a preset variable set", func(b map[string]any) {
+			b["variables"] = []any{map[string]any{"name": "name", "value": "Jane"}, map[string]any{"name": "sig", "value": "Me"}}
+		}, []string{"variables[sig]"}},
+		{"last line and parts that agree", func(b map[string]any) {
+			b["recipient"].(map[string]any)["address"] = map[string]any{"addressLine1": "200 Oak Ave", "lastLine": "Chicago, IL 60601", "city": "Chicago", "state": "IL", "zipCode": "60601"}
+		}, nil},
+		{"last line and parts that disagree", func(b map[string]any) {
+			b["recipient"].(map[string]any)["address"] = map[string]any{"addressLine1": "200 Oak Ave", "lastLine": "Chicago, IL 60601", "zipCode": "60602"}
+		}, []string{"recipient.address"}},
+		{"extra services each once", func(b map[string]any) {
+			b["options"] = map[string]any{"mail": map[string]any{"extraServices": []string{"acs", "certified"}}}
+		}, nil},
+		{"an extra service twice", func(b map[string]any) {
+			b["options"] = map[string]any{"mail": map[string]any{"extraServices": []string{"acs", "acs"}}}
+		}, []string{"options.mail.extraServices[1]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := letterBody(assetID)
+			b["content"] = map[string]any{"type": "asset", "assetId": assetID, "assetVersionId": preset.ID}
+			tt.change(b)
+			res := ts.do(t, req{Method: "POST", Path: "/letters", Body: b})
+			if tt.fields == nil {
+				res.wantStatus(t, http.StatusCreated)
+				return
+			}
+			res.problem(t, http.StatusBadRequest).wantFields(t, tt.fields...)
+		})
+	}
 }

@@ -31,6 +31,7 @@ func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) 
 		IncludeArchived: boolParam(q, "includeArchived", fields),
 	}
 	addIDProblems(fields, aid)
+	onlyParams(q, fields, false, "pageSize", "nextToken", "includeArchived")
 	if err := invalidFields(fields); err != nil {
 		h.fail(w, r, err)
 		return

@@ -72,6 +72,11 @@ func TestVersionLifecycle(t *testing.T) {
 		t.Errorf("versions with archived (-want +got):\n%s", diff)
 	}
 	ts.get(t, base+"?includeArchived=yes%20please").problem(t, http.StatusBadRequest).wantFields(t, "includeArchived")
+	if diff := cmp.Diff([]string{v2.ID, v1.ID}, ids("?includeArchived")); diff != "" {
+		t.Errorf("versions with a bare includeArchived (-want +got):\n%s", diff)
+	}
+	ts.get(t, base+"?includeArchive=true").problem(t, http.StatusBadRequest).wantFields(t, "includeArchive")
+	ts.get(t, base+"?metadata[a]=b").problem(t, http.StatusBadRequest).wantFields(t, "metadata[a]")
 
 	// Notes of a published version can change; its content can not.
 	var upd lettershop.AssetVersion
