@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -23,6 +24,8 @@ type shapes struct {
 	Labels  map[string]string `json:"labels"`
 	Any     any               `json:"any"`
 	Inner   *shapesInner      `json:"inner"`
+	When    time.Time         `json:"when"`
+	Since   *time.Time        `json:"since"`
 	Skipped string            `json:"-"`
 	Untaggd string
 	shapesEmbedded
@@ -60,6 +63,10 @@ func TestDecodeJSONShapes(t *testing.T) {
 			"untaggd": "unknown field; names are case-sensitive: did you mean Untaggd?",
 			"skipped": "unknown field", "Skipped": "unknown field", "hidden": "unknown field"}},
 		{"bool", `{"on":"true"}`, map[string]string{"on": "must be true or false, got a string"}},
+		{"times", `{"when":"2026-03-02T10:00:00.5-05:00","since":"2026-03-02T15:00:00Z"}`, nil},
+		{"bad times", `{"when":"yesterday","since":1}`, map[string]string{
+			"when":  "must be a date-time in RFC 3339 form (2026-03-02T15:00:00Z)",
+			"since": "must be a date-time in RFC 3339 form (2026-03-02T15:00:00Z)"}},
 		{"top level", `"text"`, map[string]string{"body": "must be an object, got a string"}},
 		{"truncated", `{"name":`, map[string]string{"body": "malformed JSON: the body ends in the middle of a JSON value"}},
 		{"syntax", "{\n\"name\": \"n\",\n}", map[string]string{"body": "malformed JSON: invalid character '}' looking for beginning of object key string (line 3, byte 16)"}},
