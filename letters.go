@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/lettershop/lettershop/storage"
@@ -428,9 +429,10 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 // UpdateLetter changes a letter as in says. A change to what is mailed
 // (parties, content, variables, options, sendDate, useType) is allowed
 // while the letter is queued or at issue, and a conflict once it has moved
-// on; a field given with its current value is no change. An update that
-// changes nothing writes nothing. It runs address processing and the deliverability check again: a
-// letter at issue whose recipient can now be mailed is queued again.
+// on; a field given with its current value is no change, and an update that
+// changes nothing writes nothing. A change of the recipient or the options
+// runs address processing and the deliverability check again: a letter at
+// issue whose recipient can now be mailed is queued again.
 func (s *Service) UpdateLetter(ctx context.Context, account, id string, in UpdateLetterInput) (*Letter, error) {
 	return idempotent(ctx, s, account, "updateLetter:"+id, in, func(ctx context.Context) (*Letter, error) {
 		return s.modifyLetter(ctx, account, id, func(l *Letter) error { return s.applyUpdate(ctx, account, l, in) })
@@ -829,7 +831,7 @@ func lastLineDisagrees(a AddressInput) string {
 		return ""
 	}
 	var bad []string
-	if a.City != "" && !strings.EqualFold(strings.Join(strings.Fields(a.City), " "), strings.Join(strings.Fields(ll.City), " ")) {
+	if a.City != "" && !strings.EqualFold(cityWords(a.City), cityWords(ll.City)) {
 		bad = append(bad, fmt.Sprintf("city %q", a.City))
 	}
 	if a.State != "" {
@@ -848,6 +850,12 @@ func lastLineDisagrees(a AddressInput) string {
 	}
 	return fmt.Sprintf("lastLine %q disagrees with %s: give the last line whole or in parts, or parts that agree with it",
 		a.LastLine, strings.Join(bad, ", "))
+}
+
+// cityWords is a city name's words, without punctuation or extra space:
+// "St. Louis" and "ST LOUIS" have the same.
+func cityWords(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 // maxLen checks a text field: at most n characters, and text a store can

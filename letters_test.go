@@ -544,6 +544,7 @@ func TestLastLineAndPartsMustAgree(t *testing.T) {
 	}{
 		{"parts that agree", lettershop.AddressInput{LastLine: "Chicago, IL 60601-1234", City: "chicago", State: "il", ZipCode: "60601", Plus4Code: "1234"}, nil},
 		{"a city of two words", lettershop.AddressInput{LastLine: "SAINT  LOUIS MO 63101", City: "Saint Louis"}, nil},
+		{"a city with punctuation", lettershop.AddressInput{LastLine: "St. Louis, MO 63101", City: "ST LOUIS", State: "mo"}, nil},
 		{"a part the last line lacks", lettershop.AddressInput{LastLine: "Chicago IL", ZipCode: "60601"}, nil},
 		{"an unreadable last line", lettershop.AddressInput{LastLine: "somewhere", City: "Chicago", State: "IL", ZipCode: "60601"}, nil},
 		{"city", lettershop.AddressInput{LastLine: "Chicago, IL 60601", City: "Springfield"}, []string{"recipient.address"}},
