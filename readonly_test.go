@@ -1,7 +1,11 @@
 package lettershop_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"testing"
 	"time"
 
@@ -272,4 +276,50 @@ func TestUpdateVersionTakesBackWhatWasFetched(t *testing.T) {
 	})
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
 	wantFields(t, err, "id", "assetId", "status", "contentLength", "createdAt", "modifiedAt")
+}
+
+// TestUpdateBinaryVersionTakesBackWhatWasFetched checks base64 content
+// sent back as fetched is compared by its bytes.
+func TestUpdateBinaryVersionTakesBackWhatWasFetched(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "Logo", Type: lettershop.AssetImage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 40, 20))); err != nil {
+		t.Fatal(err)
+	}
+	data := base64.StdEncoding.EncodeToString(buf.Bytes())
+	v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "image/png", Data: data}, Publish: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched, err := e.svc.GetVersion(e.ctx, acct, a.ID, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) { m["notes"] = "logo" })
+	if u, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in); err != nil || u.Notes != "logo" {
+		t.Fatalf("image version sent back with new notes: %v", err)
+	}
+	// Other bytes are a change: a conflict on a published version.
+	other := image.NewGray(image.Rect(0, 0, 40, 21))
+	buf.Reset()
+	if err := png.Encode(&buf, other); err != nil {
+		t.Fatal(err)
+	}
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		m["content"] = map[string]any{"source": "inline", "type": "image/png", "data": base64.StdEncoding.EncodeToString(buf.Bytes())}
+	})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	wantCode(t, err, lettershop.CodeConflict)
+	// The same bytes under another type are other content, checked as such.
+	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
+		m["content"] = map[string]any{"source": "inline", "type": "image/jpeg", "data": data}
+	})
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	wantFields(t, err, "content.data")
 }
