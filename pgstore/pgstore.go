@@ -75,7 +75,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: open: %w", err)
+		return nil, &parseError{dsn: dsn, err: err}
 	}
 	if o.schema != "" {
 		if !storable(o.schema) {

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/pgstore"
 )
 
 // config is the server's configuration, from flags and the environment.
@@ -54,9 +53,14 @@ func storeKind(s string) string {
 	return ""
 }
 
-// redactStore returns s fit to print: a URL's password is replaced by
-// xxxxx, and anything else that may hold a password is not shown.
+// redactStore returns s fit to print: a postgres:// URL's secrets (the
+// user part's password, password= and sslpassword= in the query) are
+// replaced by xxxxx, and anything else that may hold a password is not
+// shown.
 func redactStore(s string) string {
+	if storeKind(s) == storePostgres {
+		return pgstore.Redact(s)
+	}
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		return u.Redacted()
 	}
@@ -169,7 +173,7 @@ func checkStore(cfg config) error {
 		}
 		return nil
 	case storePostgres:
-		if _, err := pgxpool.ParseConfig(cfg.store); err != nil {
+		if err := pgstore.CheckDSN(cfg.store); err != nil {
 			return fmt.Errorf("--store: %w", err)
 		}
 		if cfg.tokenKey == "" {
