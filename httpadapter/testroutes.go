@@ -7,14 +7,16 @@ import (
 	"github.com/lettershop/lettershop"
 )
 
-// The test routes exist only with WithTestClock. They take any valid API
-// key, act in its account, and are not idempotent: a test that moves the
-// clock twice means it.
+// The test routes exist only with WithTestClock. They act in the key's
+// account and are not idempotent: a test that moves the clock twice means
+// it. Reading the clock takes any valid API key; the routes that change
+// state take letters:write, as what they change is where letters are and
+// where they go (moving the clock moves every letter along).
 func (h *handler) testRoutes() {
 	h.handleTest(route{method: "GET", path: "/_test/clock", access: anyKey, serve: h.getClock})
-	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: anyKey, serve: h.advanceClock})
-	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: anyKey, serve: h.advanceLetter})
-	h.handleTest(route{method: "POST", path: "/_test/moves", access: anyKey, serve: h.registerMove})
+	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceClock})
+	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
+	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 }
 
 // clockState is the body of the clock routes.
