@@ -150,6 +150,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
 		}
 	}()
+	if uncleanPath(r.URL.Path) {
+		notCleanPath(w, r)
+		return
+	}
 	if inner, pattern := h.mux.Handler(r); pattern == "" {
 		h.unrouted(w, r, inner)
 		return

@@ -29,7 +29,18 @@ type config struct {
 	// tokenKey signs pagination tokens and download links; "" is a random
 	// key per process.
 	tokenKey string
+	// maxConns and maxConnsPerClient cap the connections open at once, in
+	// all and per client address; 0 is no cap.
+	maxConns, maxConnsPerClient int
 }
+
+// The default caps on connections. A connection costs the server a few
+// KiB while idle and up to the header limit while a request comes in; a
+// test suite on one machine rarely holds more than a few dozen at once.
+const (
+	defaultMaxConns          = 1024
+	defaultMaxConnsPerClient = 256
+)
 
 // minTokenKeyLen is the shortest --token-key taken: 32 characters, as many
 // as 16 random bytes written in hex, the least an HMAC key that guards
@@ -84,6 +95,7 @@ Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
              [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
+             [--max-conns N] [--max-conns-per-client N]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -95,7 +107,8 @@ Flags:
 // parseConfig reads args, then fills each flag not given from the
 // environment.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory"}
+	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
+		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -117,6 +130,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens and download links, at least 32 characters;\n"+
 		"required with a postgres:// store, the same on every server of the database.\n"+
 		"Prefer the environment variable: a flag shows in the process list (LETTERSHOP_TOKEN_KEY)")
+	fs.IntVar(&cfg.maxConns, "max-conns", cfg.maxConns, "`N` connections open at once at most; more are answered 503 and closed; 0 is no cap (LETTERSHOP_MAX_CONNS)")
+	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", cfg.maxConnsPerClient,
+		"`N` connections open at once at most from one client address; 0 is no cap (LETTERSHOP_MAX_CONNS_PER_CLIENT)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -145,6 +161,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	})
 	if err := errors.Join(errs...); err != nil {
 		return config{}, err
+	}
+	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 {
+		return config{}, errors.New("--max-conns and --max-conns-per-client: want 0 (no cap) or a positive number")
 	}
 	if cfg.baseURL != "" {
 		u, err := url.Parse(cfg.baseURL)
