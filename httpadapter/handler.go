@@ -68,6 +68,8 @@ type config struct {
 	testClock *clock.Mock
 	rateClock clock.Clock
 	logger    *slog.Logger
+	bodyRate  int
+	bodyGrace time.Duration
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -110,7 +112,7 @@ type handler struct {
 // New returns an http.Handler serving svc's API. Mount it at the root, or
 // under a prefix with http.StripPrefix.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
-	cfg := config{rateN: 150, ratePer: 5 * time.Second}
+	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -47,7 +47,7 @@ type advanceInput struct {
 // advanceClock moves the clock, then runs everything that fell due, so the
 // answer describes a world that has caught up.
 func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, _ *call) {
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -89,7 +89,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		h.fail(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -109,7 +109,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 
 // registerMove files a change of address for NCOA in the key's account.
 func (h *handler) registerMove(w http.ResponseWriter, r *http.Request, c *call) {
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -32,6 +32,9 @@ type config struct {
 	// maxConns and maxConnsPerClient cap the connections open at once, in
 	// all and per client address; 0 is no cap.
 	maxConns, maxConnsPerClient int
+	// bodyRate is the pace, in bytes per second, a request body must keep
+	// to; 0 sets no deadline of its own.
+	bodyRate int
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -95,7 +98,7 @@ Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
              [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
-             [--max-conns N] [--max-conns-per-client N]
+             [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -108,7 +111,7 @@ Flags:
 // environment.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
-		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient}
+		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -133,6 +136,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&cfg.maxConns, "max-conns", cfg.maxConns, "`N` connections open at once at most; more are answered 503 and closed; 0 is no cap (LETTERSHOP_MAX_CONNS)")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", cfg.maxConnsPerClient,
 		"`N` connections open at once at most from one client address; 0 is no cap (LETTERSHOP_MAX_CONNS_PER_CLIENT)")
+	fs.IntVar(&cfg.bodyRate, "body-read-rate", cfg.bodyRate, "`BYTES` per second a request body must arrive at: it gets 5 s plus its length at this pace,\n"+
+		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -162,8 +167,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := errors.Join(errs...); err != nil {
 		return config{}, err
 	}
-	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 {
-		return config{}, errors.New("--max-conns and --max-conns-per-client: want 0 (no cap) or a positive number")
+	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 || cfg.bodyRate < 0 {
+		return config{}, errors.New("--max-conns, --max-conns-per-client and --body-read-rate: want 0 (no limit) or a positive number")
 	}
 	if cfg.baseURL != "" {
 		u, err := url.Parse(cfg.baseURL)

@@ -93,7 +93,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}
-	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per)}
+	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
+		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace)}
 	if cfg.testClock {
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))
