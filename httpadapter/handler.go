@@ -107,6 +107,8 @@ type handler struct {
 	cfg     config
 	mux     *http.ServeMux
 	limiter *limiter
+	// byAddress holds the limits per client address, in the sandbox only.
+	byAddress *addressLimits
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -125,6 +127,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
+		if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
+			h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+		}
 	}
 	h.letterRoutes()
 	h.assetRoutes()
@@ -261,6 +266,10 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 		c.account = p.Account
 		sum := sha256.Sum256([]byte(key))
 		c.keyHash = hex.EncodeToString(sum[:])
+		if err := h.limitAddress(w, r, c.keyHash); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
 			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
