@@ -17,8 +17,6 @@ package httpadapter
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -221,8 +219,9 @@ type route struct {
 // call is what a route handler knows about the request beyond *http.Request.
 type call struct {
 	account string
-	// keyHash identifies the API key without holding the secret: the scope of
-	// its idempotency keys and of its rate limit.
+	// keyHash identifies the API key without holding the secret (a keyed
+	// hash under the Service's token key): the scope of its idempotency keys
+	// and of its rate limit.
 	keyHash string
 	// path is the request path without /v1, the same for both forms of a route.
 	path string
@@ -264,8 +263,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			return
 		}
 		c.account = p.Account
-		sum := sha256.Sum256([]byte(key))
-		c.keyHash = hex.EncodeToString(sum[:])
+		c.keyHash = h.svc.APIKeyDigest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {
 			h.fail(w, r, err)
 			return

@@ -104,6 +104,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
 		Scope:       "apikey:" + c.keyHash,
+		Account:     c.account,
 		Key:         r.Header.Get(headerIdempotencyKey),
 		Fingerprint: lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body),
 		Encode:      encode,

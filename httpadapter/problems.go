@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -118,6 +119,10 @@ func writeProblem(w http.ResponseWriter, p problem) {
 // fail answers err as a problem, logging internal errors in full.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.logIfInternal(r, err)
+	var e *lettershop.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	problemResponse(r.Context(), err).write(w)
 }
 

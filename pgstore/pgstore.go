@@ -235,7 +235,7 @@ func revisionMissing(ctx context.Context, q querier, table, account, id string) 
 // Run in the transaction of the write c travels with, it takes the claim's
 // row lock, so a takeover waits for the write and then finds it done.
 func complete(ctx context.Context, q querier, c *storage.Completion) error {
-	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result)
+	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result, c.Failed)
 	if err != nil {
 		return err
 	}
