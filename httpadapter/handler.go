@@ -107,6 +107,8 @@ type handler struct {
 	limiter *limiter
 	// byAddress holds the limits per client address, in the sandbox only.
 	byAddress *addressLimits
+	// links limits the signed download links per client address.
+	links *linkLimits
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -125,6 +127,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
+		h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
 		if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
 			h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
 		}
@@ -280,9 +283,15 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, errorf(lettershop.CodeForbidden, "this API key lacks the %s scope", rt.scope))
 			return
 		}
-	} else if err := checkVersion(r); err != nil {
-		h.fail(w, r, err)
-		return
+	} else {
+		if err := h.limitLink(w, r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if err := checkVersion(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	rt.serve(w, r, c)
 }

@@ -189,3 +189,36 @@ func clientAddress(r *http.Request) string {
 	}
 	return host
 }
+
+// linkLimits limit the signed download links, which take no API key, per
+// client address: N per DURATION, in bursts of N, like an API key. A link
+// costs a render; without it one client could make the server draw PDFs
+// as fast as it can ask.
+type linkLimits struct {
+	buckets *lru.Cache[string, *rate.Limiter]
+	n       int
+	per     time.Duration
+}
+
+func newLinkLimits(n int, per time.Duration) *linkLimits {
+	c, err := lru.New[string, *rate.Limiter](maxRateAddresses)
+	if err != nil {
+		panic("httpadapter: rate limiter cache: " + err.Error())
+	}
+	return &linkLimits{buckets: c, n: n, per: per}
+}
+
+// limitLink applies the limit on download links to r. The P-RateLimit-*
+// headers stay those of API keys: a link answer carries none.
+func (h *handler) limitLink(w http.ResponseWriter, r *http.Request) error {
+	if h.links == nil {
+		return nil
+	}
+	l := h.links
+	ok, wait := take(l.buckets, clientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow())
+	if ok {
+		return nil
+	}
+	s := retryAfter(w, wait)
+	return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d download links per %s; retry after %s s", l.n, l.per, s)
+}
