@@ -192,9 +192,31 @@ func (s *Service) renewLease(ctx context.Context, scope, key, token string) (sto
 	}
 }
 
-// trimOutcomes keeps the account's stored outcomes within the cap.
+// maxTrimCounters bounds the accounts whose stored outcomes trimOutcomes
+// counts; an account it cannot count is trimmed at each outcome.
+const maxTrimCounters = 10000
+
+// trimOutcomes keeps the account's stored outcomes within the cap. A trim
+// walks the account's outcomes the cap keeps, so it runs once per
+// cap/16 outcomes the account stores through this Service: an account holds
+// at most that many more than the cap per server between trims.
 func (s *Service) trimOutcomes(ctx context.Context, account string) {
 	if s.idemCap <= 0 {
+		return
+	}
+	every := max(1, s.idemCap/16)
+	s.trimMu.Lock()
+	n, counted := s.trimCount[account]
+	due := !counted && len(s.trimCount) >= maxTrimCounters
+	if !due {
+		n++
+		if due = n >= every; due {
+			n = 0
+		}
+		s.trimCount[account] = n
+	}
+	s.trimMu.Unlock()
+	if !due {
 		return
 	}
 	if _, err := s.store.TrimIdempotency(ctx, account, s.idemCap); err != nil {

@@ -3,6 +3,7 @@ package lettershop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -430,5 +431,48 @@ func TestIdempotencyCap(t *testing.T) {
 	}
 	if res := send("b", "f1", true); !res.Replayed {
 		t.Error("account b's outcome went with a's")
+	}
+}
+
+// TestIdempotencyCapTrimsEverySixteenth: the cap is enforced once every
+// cap/16 outcomes an account stores, so it holds at most that many more in
+// between.
+func TestIdempotencyCapTrimsEverySixteenth(t *testing.T) {
+	e := newEnv(t, lettershop.WithIdempotencyCap(32)) // trimmed every 2 outcomes
+	runs := map[string]int{}
+	send := func(account string, i int) lettershop.IdempotentResult {
+		t.Helper()
+		key := fmt.Sprintf("k%02d", i)
+		res, err := e.svc.Idempotent(e.ctx, lettershop.IdempotentRequest{
+			Scope: "s-" + account, Account: account, Key: key, Fingerprint: "f", Encode: encodeString,
+		}, func(context.Context) (any, error) {
+			runs[account+key]++
+			return nil, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "bad"}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(time.Second)
+		return res
+	}
+	for i := range 33 {
+		send("a", i)
+	}
+	for i := range 34 {
+		send("b", i)
+	}
+	// a: 33 stored, the last not a trim's turn: all kept.
+	if res := send("a", 0); !res.Replayed {
+		t.Error("a's oldest outcome went before its trim was due")
+	}
+	// b: the 34th trimmed it to 32, the two oldest gone. (A resend of a
+	// gone one stores it anew, so the third oldest is asked before k01.)
+	for _, c := range []struct {
+		i    int
+		want bool
+	}{{0, false}, {2, true}, {1, false}} {
+		if res := send("b", c.i); res.Replayed != c.want {
+			t.Errorf("b's outcome %d: replayed %v, want %v", c.i, res.Replayed, c.want)
+		}
 	}
 }

@@ -38,6 +38,10 @@ type Service struct {
 
 	purgeMu   sync.Mutex
 	lastPurge time.Time
+
+	// trimCount counts each account's outcomes stored since its last trim.
+	trimMu    sync.Mutex
+	trimCount map[string]int
 }
 
 // Option configures a Service.
@@ -87,12 +91,13 @@ func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:   store,
-		clock:   clock.New(),
-		logger:  slog.New(slog.DiscardHandler),
-		entropy: rand.Reader,
-		lease:   DefaultIdempotencyLease,
-		idemCap: DefaultIdempotencyCap,
+		store:     store,
+		clock:     clock.New(),
+		logger:    slog.New(slog.DiscardHandler),
+		entropy:   rand.Reader,
+		lease:     DefaultIdempotencyLease,
+		idemCap:   DefaultIdempotencyCap,
+		trimCount: map[string]int{},
 	}
 	for _, o := range opts {
 		o(s)
