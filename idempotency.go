@@ -180,7 +180,9 @@ func (s *Service) renewLease(ctx context.Context, scope, key, token string) (sto
 			case <-t.C:
 				now := s.now()
 				if err := s.store.RenewIdempotency(ctx, scope, key, token, now, now.Add(s.lease)); err != nil {
-					s.logger.Warn("renew idempotency lease", "key", key, "err", err)
+					if ctx.Err() == nil {
+						s.logger.Warn("renew idempotency lease", "key", key, "err", err)
+					}
 					return
 				}
 			}
