@@ -8,9 +8,12 @@ import (
 	"time"
 )
 
-// Default pace of request bodies: see WithBodyReadRate.
+// The default pace of request bodies; see WithBodyReadRate.
 const (
-	DefaultBodyReadRate  = 64 << 10
+	// DefaultBodyReadRate is the bytes per second a body must arrive at.
+	DefaultBodyReadRate = 64 << 10
+	// DefaultBodyReadGrace is the time a body gets on top of its length
+	// at DefaultBodyReadRate.
 	DefaultBodyReadGrace = 5 * time.Second
 )
 
