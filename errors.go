@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Code classifies an Error. The HTTP layer maps each Code to one status.
@@ -64,6 +65,9 @@ type Error struct {
 	Message string
 	Fields  map[string]string
 	Err     error
+	// RetryAfter, when set, is how long the caller should wait before
+	// trying again (a request still in flight under the same key).
+	RetryAfter time.Duration
 }
 
 // Error returns the message, with the field errors in path order.

@@ -2,6 +2,7 @@ package lettershop
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -25,11 +26,26 @@ const (
 // purgeEvery spaces the sweeps that remove expired idempotency records.
 const purgeEvery = 10 * time.Minute
 
+// DefaultIdempotencyLease is how long an unfinished idempotent request
+// holds its key without renewing it. A running request renews its lease
+// every third of it, so a key is held as long as its request runs, and a
+// key whose server died mid-request is free again within this time.
+const DefaultIdempotencyLease = 10 * time.Second
+
+// DefaultIdempotencyCap is how many stored outcomes an account keeps at
+// most. Over it, the oldest failures go first, then the oldest successes:
+// an account's successes are kept the full 24 hours unless it makes more
+// than this many idempotent requests that succeed within them.
+const DefaultIdempotencyCap = 10000
+
 // IdempotentRequest describes one request made with an idempotency key.
 type IdempotentRequest struct {
 	// Scope is whose key this is, for example an API key's identity: the same
 	// Key in another Scope is another request.
 	Scope string
+	// Account is whose stored outcomes this one counts among, for the cap
+	// of WithIdempotencyCap.
+	Account string
 	// Key is the caller's idempotency key, at most 255 characters. An empty
 	// Key runs the operation without idempotency.
 	Key string
@@ -86,6 +102,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		Key:            req.Key,
 		Fingerprint:    req.Fingerprint,
 		Token:          s.newID("claim_"),
+		Account:        req.Account,
 		CreatedAt:      now,
 		ExpiresAt:      now.Add(IdempotencyRetention),
 		LeaseExpiresAt: now.Add(s.lease),
@@ -99,14 +116,20 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		case stored.Fingerprint != req.Fingerprint:
 			return IdempotentResult{}, errorf(CodeIdempotencyMismatch, "the idempotency key was already used for a different request")
 		case !stored.Done:
-			return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key is still being processed")
+			e := errorf(CodeInFlight, "a request with this idempotency key is still being processed")
+			// If its holder died, the key is free once the lease ends.
+			e.RetryAfter = max(stored.LeaseExpiresAt.Sub(now), time.Second)
+			return IdempotentResult{}, e
 		}
 		return IdempotentResult{Data: stored.Result, Replayed: true}, nil
 	}
 
 	c := &claim{scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
+	stopRenewing := s.renewLease(ctx, req.Scope, req.Key, rec.Token)
 	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
+	stopRenewing()
 	if data, ok := c.result(); ok {
+		s.trimOutcomes(context.WithoutCancel(ctx), req.Account)
 		return IdempotentResult{Data: data}, nil
 	}
 	data, keep := req.Encode(v, opErr)
@@ -123,7 +146,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		}
 		return IdempotentResult{}, opErr
 	}
-	err = s.store.CompleteIdempotency(bg, storage.Completion{Scope: req.Scope, Key: req.Key, Token: rec.Token, Result: data})
+	err = s.store.CompleteIdempotency(bg, storage.Completion{Scope: req.Scope, Key: req.Key, Token: rec.Token, Result: data, Failed: opErr != nil})
 	if errors.Is(err, storage.ErrClaimLost) {
 		return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
 	}
@@ -131,7 +154,76 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		_ = s.store.ReleaseIdempotency(bg, req.Scope, req.Key, rec.Token)
 		return IdempotentResult{}, storeErr("complete idempotency key", err)
 	}
+	s.trimOutcomes(bg, req.Account)
 	return IdempotentResult{Data: data}, nil
+}
+
+// renewLease renews the lease of a claim every third of the lease, on the
+// Service's clock, until the returned function is called; that function
+// returns once renewing has stopped. A renewal refused (the claim was
+// taken over) or failing stops the renewing: the request's own write then
+// finds whether it still holds the claim.
+func (s *Service) renewLease(ctx context.Context, scope, key, token string) (stop func()) {
+	every := s.lease / 3
+	if every <= 0 {
+		return func() {}
+	}
+	t := s.clock.Ticker(every)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				now := s.now()
+				if err := s.store.RenewIdempotency(ctx, scope, key, token, now, now.Add(s.lease)); err != nil {
+					if ctx.Err() == nil {
+						s.logger.Warn("renew idempotency lease", "key", key, "err", err)
+					}
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// maxTrimCounters bounds the accounts whose stored outcomes trimOutcomes
+// counts; an account it cannot count is trimmed at each outcome.
+const maxTrimCounters = 10000
+
+// trimOutcomes keeps the account's stored outcomes within the cap. A trim
+// walks the account's outcomes the cap keeps, so it runs once per
+// cap/16 outcomes the account stores through this Service: an account holds
+// at most that many more than the cap per server between trims.
+func (s *Service) trimOutcomes(ctx context.Context, account string) {
+	if s.idemCap <= 0 {
+		return
+	}
+	every := max(1, s.idemCap/16)
+	s.trimMu.Lock()
+	n, counted := s.trimCount[account]
+	due := !counted && len(s.trimCount) >= maxTrimCounters
+	if !due {
+		n++
+		if due = n >= every; due {
+			n = 0
+		}
+		s.trimCount[account] = n
+	}
+	s.trimMu.Unlock()
+	if !due {
+		return
+	}
+	if _, err := s.store.TrimIdempotency(ctx, account, s.idemCap); err != nil {
+		s.logger.Warn("trim idempotency records", "account", account, "err", err)
+	}
 }
 
 // maybePurge removes expired idempotency records now and then, so stored
@@ -254,6 +346,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 	}
 	res, err := s.Idempotent(ctx, IdempotentRequest{
 		Scope:       "account:" + account,
+		Account:     account,
 		Key:         key,
 		Fingerprint: Fingerprint([]byte(op), in),
 		Encode:      encodeOutcome,
@@ -286,4 +379,16 @@ func Fingerprint(parts ...[]byte) string {
 		h.Write(p)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// APIKeyDigest returns a keyed hash of apiKey (HMAC-SHA256 under the
+// Service's token key), in hex, to identify an API key without keeping it:
+// the scope of its idempotency keys, say. Servers with the same token key
+// derive the same digest; without the key, a stored digest is of no use
+// for testing guesses of API keys.
+func (s *Service) APIKeyDigest(apiKey string) string {
+	m := hmac.New(sha256.New, s.tokenKey)
+	m.Write([]byte("lettershop api key\x00"))
+	m.Write([]byte(apiKey))
+	return hex.EncodeToString(m.Sum(nil))
 }

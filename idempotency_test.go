@@ -3,12 +3,14 @@ package lettershop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/storage"
 )
 
 func TestIdempotentReplay(t *testing.T) {
@@ -226,11 +228,23 @@ func TestIdempotentNotKeptFreesTheKey(t *testing.T) {
 	}
 }
 
+// noRenewals is a store reached by a server that has stopped renewing its
+// leases, as a server that died mid-request has.
+type noRenewals struct{ storage.Storage }
+
+func (noRenewals) RenewIdempotency(context.Context, string, string, string, time.Time, time.Time) error {
+	return errors.New("this server is gone")
+}
+
 // TestIdempotencyLeaseTakeover: a request that holds its key past the lease
-// (its server died, say) is taken over by a retry; when the first one
-// finally writes, its write is refused, so only one letter exists.
+// (its server died, say, and renews it no more) is taken over by a retry;
+// when the first one finally writes, its write is refused, so only one
+// letter exists.
 func TestIdempotencyLeaseTakeover(t *testing.T) {
 	e := newEnv(t, lettershop.WithIdempotencyLease(time.Minute))
+	dying := lettershop.New(noRenewals{e.store}, lettershop.WithClock(e.clock),
+		lettershop.WithTokenKey([]byte("test token key")), lettershop.WithIdempotencyLease(time.Minute))
+	t.Cleanup(func() { dying.Close() })
 	a, _ := e.publishedTemplate(t, acct)
 	in := letterInput(a.ID)
 	fp := "create"
@@ -238,10 +252,10 @@ func TestIdempotencyLeaseTakeover(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	firstErr := make(chan error)
 	go func() {
-		_, err := e.svc.Idempotent(e.ctx, req, func(ctx context.Context) (any, error) {
+		_, err := dying.Idempotent(e.ctx, req, func(ctx context.Context) (any, error) {
 			close(started)
 			<-release
-			l, err := e.svc.CreateLetter(ctx, acct, in)
+			l, err := dying.CreateLetter(ctx, acct, in)
 			if err != nil {
 				return nil, err
 			}
@@ -267,5 +281,198 @@ func TestIdempotencyLeaseTakeover(t *testing.T) {
 	}
 	if n := countLetters(t, e, acct); n != 1 {
 		t.Errorf("%d letters, want 1", n)
+	}
+}
+
+// renewals passes renewals on to the store and reports each one.
+type renewals struct {
+	storage.Storage
+	done chan error
+}
+
+func (r renewals) RenewIdempotency(ctx context.Context, scope, key, token string, now, until time.Time) error {
+	err := r.Storage.RenewIdempotency(ctx, scope, key, token, now, until)
+	r.done <- err
+	return err
+}
+
+// TestIdempotencyLeaseRenewed: a request still running renews its lease, so
+// it keeps its key however long it runs; a retry meanwhile is in flight,
+// told to come back when the lease would end.
+func TestIdempotencyLeaseRenewed(t *testing.T) {
+	e := newEnv(t)
+	rn := renewals{Storage: e.store, done: make(chan error, 1)}
+	svc := lettershop.New(rn, lettershop.WithClock(e.clock), lettershop.WithIdempotencyLease(30*time.Second))
+	t.Cleanup(func() { svc.Close() })
+	req := lettershop.IdempotentRequest{Scope: "s", Key: "long", Fingerprint: "f", Encode: encodeString}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := svc.Idempotent(e.ctx, req, func(context.Context) (any, error) {
+			close(started)
+			<-release
+			return "first", nil
+		})
+		done <- err
+	}()
+	<-started
+	// Six renewals, one every 10 s: a minute, twice the lease.
+	for range 6 {
+		e.clock.Add(10 * time.Second)
+		if err := <-rn.done; err != nil {
+			t.Fatalf("renewal: %v", err)
+		}
+	}
+	_, err := svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	wantCode(t, err, lettershop.CodeInFlight)
+	var le *lettershop.Error
+	if !errors.As(err, &le) || le.RetryAfter != 30*time.Second {
+		t.Errorf("in flight: RetryAfter %v, want the 30 s left of the lease renewed just now", le.RetryAfter)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("first: %v", err)
+	}
+	res, err := svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	if err != nil || string(res.Data) != "first" || !res.Replayed {
+		t.Errorf("replay: %q %v %v", res.Data, res.Replayed, err)
+	}
+}
+
+// TestIdempotencyDefaultLeaseIsShort: by default a claim nobody renews is
+// free again after 10 s, not a minute.
+func TestIdempotencyDefaultLeaseIsShort(t *testing.T) {
+	e := newEnv(t)
+	dying := lettershop.New(noRenewals{e.store}, lettershop.WithClock(e.clock))
+	t.Cleanup(func() { dying.Close() })
+	req := lettershop.IdempotentRequest{Scope: "s", Key: "k", Fingerprint: "f", Encode: encodeString}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = dying.Idempotent(e.ctx, req, func(context.Context) (any, error) {
+			close(started)
+			<-release
+			return "first", nil
+		})
+	}()
+	<-started
+	e.clock.Add(lettershop.DefaultIdempotencyLease - time.Millisecond)
+	_, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	wantCode(t, err, lettershop.CodeInFlight)
+	var le *lettershop.Error
+	if !errors.As(err, &le) || le.RetryAfter != time.Second {
+		t.Errorf("in flight a millisecond before the lease ends: RetryAfter %v, want 1 s", le.RetryAfter)
+	}
+	e.clock.Add(time.Millisecond)
+	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
+	if err != nil || string(res.Data) != "second" {
+		t.Errorf("after the lease: %q %v", res.Data, err)
+	}
+	close(release)
+	<-done
+}
+
+// TestIdempotencyCap: an account keeps at most the cap of stored outcomes;
+// over it the oldest failures go first, then the oldest successes, and a
+// key whose outcome went runs again.
+func TestIdempotencyCap(t *testing.T) {
+	e := newEnv(t, lettershop.WithIdempotencyCap(3))
+	runs := map[string]int{}
+	send := func(account, key string, fail bool) lettershop.IdempotentResult {
+		t.Helper()
+		res, err := e.svc.Idempotent(e.ctx, lettershop.IdempotentRequest{
+			Scope: "s-" + account, Account: account, Key: key, Fingerprint: "f", Encode: encodeString,
+		}, func(context.Context) (any, error) {
+			runs[account+"/"+key]++
+			if fail {
+				return nil, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "bad " + key}
+			}
+			return "ok " + key, nil
+		})
+		if err != nil {
+			t.Fatalf("%s/%s: %v", account, key, err)
+		}
+		e.clock.Add(time.Second)
+		return res
+	}
+	send("a", "s1", false)
+	send("a", "f1", true)
+	send("a", "s2", false)
+	send("b", "f1", true) // another account's outcome counts for it alone
+	// At the cap: everything is replayed.
+	for _, k := range []string{"s1", "f1", "s2"} {
+		if res := send("a", k, strings.HasPrefix(k, "f")); !res.Replayed {
+			t.Errorf("%s at the cap: not replayed", k)
+		}
+	}
+	// One over: the failure goes, though older successes are there.
+	send("a", "s3", false)
+	for _, k := range []string{"s1", "s2", "s3"} {
+		if res := send("a", k, false); !res.Replayed || runs["a/"+k] != 1 {
+			t.Errorf("%s: replayed %v, runs %d; want kept", k, res.Replayed, runs["a/"+k])
+		}
+	}
+	if res := send("a", "f1", true); res.Replayed || runs["a/f1"] != 2 {
+		t.Errorf("f1 over the cap: replayed %v, runs %d; want it gone and run again", res.Replayed, runs["a/f1"])
+	}
+	// Stored again, f1 is the one failure over the cap of successes, so it
+	// goes again at once, and the successes stay.
+	if res := send("a", "f1", true); res.Replayed || runs["a/f1"] != 3 {
+		t.Errorf("f1 again: replayed %v, runs %d; want it gone and run again", res.Replayed, runs["a/f1"])
+	}
+	if res := send("a", "s1", false); !res.Replayed || runs["a/s1"] != 1 {
+		t.Errorf("s1: replayed %v, runs %d; want kept", res.Replayed, runs["a/s1"])
+	}
+	// A fourth success: the oldest success, s1, goes.
+	send("a", "s4", false)
+	if res := send("a", "s1", false); res.Replayed || runs["a/s1"] != 2 {
+		t.Errorf("s1 after a fourth success: replayed %v, runs %d; want it gone", res.Replayed, runs["a/s1"])
+	}
+	if res := send("b", "f1", true); !res.Replayed {
+		t.Error("account b's outcome went with a's")
+	}
+}
+
+// TestIdempotencyCapTrimsEverySixteenth: the cap is enforced once every
+// cap/16 outcomes an account stores, so it holds at most that many more in
+// between.
+func TestIdempotencyCapTrimsEverySixteenth(t *testing.T) {
+	e := newEnv(t, lettershop.WithIdempotencyCap(32)) // trimmed every 2 outcomes
+	runs := map[string]int{}
+	send := func(account string, i int) lettershop.IdempotentResult {
+		t.Helper()
+		key := fmt.Sprintf("k%02d", i)
+		res, err := e.svc.Idempotent(e.ctx, lettershop.IdempotentRequest{
+			Scope: "s-" + account, Account: account, Key: key, Fingerprint: "f", Encode: encodeString,
+		}, func(context.Context) (any, error) {
+			runs[account+key]++
+			return nil, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "bad"}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(time.Second)
+		return res
+	}
+	for i := range 33 {
+		send("a", i)
+	}
+	for i := range 34 {
+		send("b", i)
+	}
+	// a: 33 stored, the last not a trim's turn: all kept.
+	if res := send("a", 0); !res.Replayed {
+		t.Error("a's oldest outcome went before its trim was due")
+	}
+	// b: the 34th trimmed it to 32, the two oldest gone. (A resend of a
+	// gone one stores it anew, so the third oldest is asked before k01.)
+	for _, c := range []struct {
+		i    int
+		want bool
+	}{{0, false}, {2, true}, {1, false}} {
+		if res := send("b", c.i); res.Replayed != c.want {
+			t.Errorf("b's outcome %d: replayed %v, want %v", c.i, res.Replayed, c.want)
+		}
 	}
 }

@@ -26,6 +26,7 @@ type Service struct {
 	baseURL  string
 	tokenKey []byte
 	lease    time.Duration
+	idemCap  int
 
 	entropyMu sync.Mutex
 	entropy   io.Reader
@@ -37,6 +38,10 @@ type Service struct {
 
 	purgeMu   sync.Mutex
 	lastPurge time.Time
+
+	// trimCount counts each account's outcomes stored since its last trim.
+	trimMu    sync.Mutex
+	trimCount map[string]int
 }
 
 // Option configures a Service.
@@ -73,18 +78,26 @@ func WithBaseURL(u string) Option {
 func WithAddressProcessor(p AddressProcessor) Option { return func(s *Service) { s.address = p } }
 
 // WithIdempotencyLease sets how long an unfinished idempotent request holds
-// its key before a retry may take over (when its server died mid-request).
-// The default is one minute.
+// its key without renewing it: a running request renews it every third of
+// d, and a retry may take over once it ends (when the server died
+// mid-request). The default is DefaultIdempotencyLease, 10 seconds.
 func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.lease = d } }
+
+// WithIdempotencyCap sets how many stored idempotency outcomes an account
+// keeps at most; over it the oldest failures go first, then the oldest
+// successes. The default is DefaultIdempotencyCap; n <= 0 sets no cap.
+func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n } }
 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:   store,
-		clock:   clock.New(),
-		logger:  slog.New(slog.DiscardHandler),
-		entropy: rand.Reader,
-		lease:   time.Minute,
+		store:     store,
+		clock:     clock.New(),
+		logger:    slog.New(slog.DiscardHandler),
+		entropy:   rand.Reader,
+		lease:     DefaultIdempotencyLease,
+		idemCap:   DefaultIdempotencyCap,
+		trimCount: map[string]int{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -36,6 +36,9 @@ func decodeJSON(body []byte, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return invalid("body", "malformed JSON: more than one JSON value")
 	}
+	if err := checkBodyText(body); err != nil {
+		return err
+	}
 	fields := map[string]string{}
 	checkShape(v, reflect.TypeOf(dst).Elem(), "", fields)
 	if err := invalidFields(fields); err != nil {
@@ -232,6 +235,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 // silently dropped from the list.
 func queryParams(r *http.Request, fields map[string]string) url.Values {
 	q, err := url.ParseQuery(r.URL.RawQuery)
+	checkQueryText(q, fields)
 	if err == nil {
 		return q
 	}

@@ -17,8 +17,6 @@ package httpadapter
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -68,6 +66,8 @@ type config struct {
 	testClock *clock.Mock
 	rateClock clock.Clock
 	logger    *slog.Logger
+	bodyRate  int
+	bodyGrace time.Duration
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -105,12 +105,16 @@ type handler struct {
 	cfg     config
 	mux     *http.ServeMux
 	limiter *limiter
+	// byAddress holds the limits per client address, in the sandbox only.
+	byAddress *addressLimits
+	// links limits the signed download links per client address.
+	links *linkLimits
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
 // under a prefix with http.StripPrefix.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
-	cfg := config{rateN: 150, ratePer: 5 * time.Second}
+	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -123,6 +127,10 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
+		h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
+		if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
+			h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+		}
 	}
 	h.letterRoutes()
 	h.assetRoutes()
@@ -150,6 +158,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
 		}
 	}()
+	if uncleanPath(r.URL.Path) {
+		notCleanPath(w, r)
+		return
+	}
 	if inner, pattern := h.mux.Handler(r); pattern == "" {
 		h.unrouted(w, r, inner)
 		return
@@ -210,8 +222,9 @@ type route struct {
 // call is what a route handler knows about the request beyond *http.Request.
 type call struct {
 	account string
-	// keyHash identifies the API key without holding the secret: the scope of
-	// its idempotency keys and of its rate limit.
+	// keyHash identifies the API key without holding the secret (a keyed
+	// hash under the Service's token key): the scope of its idempotency keys
+	// and of its rate limit.
 	keyHash string
 	// path is the request path without /v1, the same for both forms of a route.
 	path string
@@ -253,8 +266,11 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			return
 		}
 		c.account = p.Account
-		sum := sha256.Sum256([]byte(key))
-		c.keyHash = hex.EncodeToString(sum[:])
+		c.keyHash = h.svc.APIKeyDigest(key)
+		if err := h.limitAddress(w, r, c.keyHash); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
 			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
@@ -267,9 +283,15 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, errorf(lettershop.CodeForbidden, "this API key lacks the %s scope", rt.scope))
 			return
 		}
-	} else if err := checkVersion(r); err != nil {
-		h.fail(w, r, err)
-		return
+	} else {
+		if err := h.limitLink(w, r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if err := checkVersion(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	rt.serve(w, r, c)
 }

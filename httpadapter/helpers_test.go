@@ -45,6 +45,7 @@ type testServer struct {
 	*httptest.Server
 	Svc   *lettershop.Service
 	Clock *clock.Mock
+	Store *memstore.Store
 	logs  *syncBuffer
 }
 
@@ -107,7 +108,7 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 		srv.Close()
 		svc.Close()
 	})
-	return &testServer{Server: srv, Svc: svc, Clock: mc, logs: logs}
+	return &testServer{Server: srv, Svc: svc, Clock: mc, Store: st, logs: logs}
 }
 
 // syncBuffer is a log destination safe for concurrent writes.

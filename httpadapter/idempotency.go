@@ -87,7 +87,7 @@ type mutation struct {
 // first request answered. Client errors are stored and replayed like
 // successes; internal errors are not, so a retry can succeed.
 func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m mutation) {
-	body, err := readBody(w, r, m.limit)
+	body, err := h.readBody(w, r, m.limit)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -104,6 +104,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
 		Scope:       "apikey:" + c.keyHash,
+		Account:     c.account,
 		Key:         r.Header.Get(headerIdempotencyKey),
 		Fingerprint: lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body),
 		Encode:      encode,
@@ -123,13 +124,18 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	resp.write(w)
 }
 
-// readBody reads the whole body, up to limit bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// readBody reads the whole body, up to limit bytes, within the time
+// WithBodyReadRate allows.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	allowed := h.bodyDeadline(w, r, limit)
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var big *http.MaxBytesError
 	switch {
 	case errors.As(err, &big):
 		return nil, &bodyTooLargeError{limit: limit}
+	case err != nil && allowed > 0 && isBodyTimeout(err):
+		w.Header().Set("Connection", "close")
+		return nil, &bodyTimeoutError{allowed: allowed}
 	case err != nil:
 		return nil, invalid("body", "the request body could not be read: %v", err)
 	}

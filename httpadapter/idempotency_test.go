@@ -231,9 +231,14 @@ func TestIdempotencyInFlight(t *testing.T) {
 	go func() { done <- ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik}) }()
 	<-g.entered // the first request holds the key
 
-	p := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik}).problem(t, http.StatusConflict)
+	r := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik})
+	p := r.problem(t, http.StatusConflict)
 	if p.Type != "request-in-flight" {
 		t.Errorf("type %q", p.Type)
+	}
+	// The lease (10 s by default) is what a client waits at most.
+	if got := r.Header.Get("Retry-After"); got != "10" {
+		t.Errorf("Retry-After %q, want 10", got)
 	}
 	// A different request under the key is still a mismatch, not in flight.
 	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"x"}`, Header: ik}).problem(t, http.StatusUnprocessableEntity)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -72,6 +73,10 @@ func problemFor(ctx context.Context, err error) problem {
 	if errors.As(err, &big) {
 		return problem{Type: tooLarge.typ, Title: tooLarge.title, Status: tooLarge.status, Detail: big.Error()}
 	}
+	var slow *bodyTimeoutError
+	if errors.As(err, &slow) {
+		return problem{Type: "request-timeout", Title: "Request timeout", Status: http.StatusRequestTimeout, Detail: slow.Error()}
+	}
 	var e *lettershop.Error
 	if !errors.As(err, &e) {
 		e = &lettershop.Error{Code: lettershop.CodeInternal}
@@ -94,7 +99,7 @@ func problemFor(ctx context.Context, err error) problem {
 // isInternal reports whether err is answered with 500.
 func isInternal(err error) bool {
 	var big *bodyTooLargeError
-	if errors.As(err, &big) {
+	if errors.As(err, &big) || errors.As(err, new(*bodyTimeoutError)) {
 		return false
 	}
 	_, ok := codeKinds[lettershop.ErrorCode(err)]
@@ -114,6 +119,10 @@ func writeProblem(w http.ResponseWriter, p problem) {
 // fail answers err as a problem, logging internal errors in full.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.logIfInternal(r, err)
+	var e *lettershop.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	problemResponse(r.Context(), err).write(w)
 }
 

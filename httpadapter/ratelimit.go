@@ -2,12 +2,15 @@ package httpadapter
 
 import (
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/lettershop/lettershop"
 )
 
 // maxRateKeys bounds how many API keys' buckets are kept. A key whose
@@ -74,4 +77,148 @@ func ceilSecond(t time.Time) time.Time {
 		return r.Add(time.Second)
 	}
 	return t
+}
+
+// In the sandbox every new key is a new account with a full bucket, so a
+// client that sends each request with a fresh key would never meet the
+// limit. Two more buckets, per client address, hold across accounts:
+// requests, and keys not seen before. Both derive from the per-key limit
+// of N per DURATION:
+//
+//   - requests per address: addressRequestFactor × N per DURATION, in
+//     bursts as large (3,000 per 5 s by default: twenty keys at full pace);
+//   - new keys per address: bursts of newKeyBurstFactor × N (1,500 by
+//     default), refilled at N per DURATION (30 a second by default).
+//
+// A test suite on one machine, which makes a key per test and runs tests
+// in parallel, stays well inside both.
+const (
+	addressRequestFactor = 20
+	newKeyBurstFactor    = 10
+	// maxRateAddresses bounds the addresses whose buckets are kept.
+	maxRateAddresses = 10000
+)
+
+// addressLimits are the sandbox's limits per client address.
+type addressLimits struct {
+	reqs    *lru.Cache[string, *rate.Limiter]
+	newKeys *lru.Cache[string, *rate.Limiter]
+	n       int
+	per     time.Duration
+}
+
+func newAddressLimits(n int, per time.Duration) *addressLimits {
+	reqs, err := lru.New[string, *rate.Limiter](maxRateAddresses)
+	if err != nil {
+		panic("httpadapter: rate limiter cache: " + err.Error())
+	}
+	newKeys, err := lru.New[string, *rate.Limiter](maxRateAddresses)
+	if err != nil {
+		panic("httpadapter: rate limiter cache: " + err.Error())
+	}
+	return &addressLimits{reqs: reqs, newKeys: newKeys, n: n, per: per}
+}
+
+// take takes one token from addr's bucket in c, made with limit and burst
+// when missing, and returns whether it was there and, if not, how long
+// until it is.
+func take(c *lru.Cache[string, *rate.Limiter], addr string, limit rate.Limit, burst int, now time.Time) (bool, time.Duration) {
+	b, ok := c.Get(addr)
+	if !ok {
+		b = rate.NewLimiter(limit, burst)
+		if prev, found, _ := c.PeekOrAdd(addr, b); found {
+			b = prev
+		}
+	}
+	if b.AllowN(now, 1) {
+		return true, 0
+	}
+	missing := 1 - b.TokensAt(now)
+	return false, time.Duration(math.Ceil(missing / float64(limit) * float64(time.Second)))
+}
+
+// allowRequest takes a request from addr's bucket.
+func (a *addressLimits) allowRequest(addr string, now time.Time) (bool, time.Duration) {
+	n := addressRequestFactor * a.n
+	return take(a.reqs, addr, rate.Limit(float64(n)/a.per.Seconds()), n, now)
+}
+
+// allowNewKey takes a new key from addr's bucket.
+func (a *addressLimits) allowNewKey(addr string, now time.Time) (bool, time.Duration) {
+	return take(a.newKeys, addr, rate.Limit(float64(a.n)/a.per.Seconds()), newKeyBurstFactor*a.n, now)
+}
+
+// known reports whether key has a bucket, that is, was seen lately.
+func (l *limiter) known(key string) bool { return l.buckets.Contains(key) }
+
+// retryAfter sets Retry-After to d in whole seconds, at least 1.
+func retryAfter(w http.ResponseWriter, d time.Duration) string {
+	s := strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+	w.Header().Set("Retry-After", s)
+	return s
+}
+
+// limitAddress applies the sandbox's limits per client address to a
+// request made with the key whose hash is keyHash.
+func (h *handler) limitAddress(w http.ResponseWriter, r *http.Request, keyHash string) error {
+	if h.byAddress == nil {
+		return nil
+	}
+	addr := clientAddress(r)
+	now := h.rateNow()
+	if ok, wait := h.byAddress.allowRequest(addr, now); !ok {
+		s := retryAfter(w, wait)
+		return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d requests per %s across all sandbox keys; retry after %s s",
+			addressRequestFactor*h.cfg.rateN, h.cfg.ratePer, s)
+	}
+	if !h.limiter.known(keyHash) {
+		if ok, wait := h.byAddress.allowNewKey(addr, now); !ok {
+			s := retryAfter(w, wait)
+			return errorf(lettershop.CodeRateLimited, "this client address has started too many new sandbox keys (%d at once, then %d per %s); reuse a key, or retry after %s s",
+				newKeyBurstFactor*h.cfg.rateN, h.cfg.rateN, h.cfg.ratePer, s)
+		}
+	}
+	return nil
+}
+
+// clientAddress is the IP address r comes from, without the port.
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// linkLimits limit the signed download links, which take no API key, per
+// client address: N per DURATION, in bursts of N, like an API key. A link
+// costs a render; without it one client could make the server draw PDFs
+// as fast as it can ask.
+type linkLimits struct {
+	buckets *lru.Cache[string, *rate.Limiter]
+	n       int
+	per     time.Duration
+}
+
+func newLinkLimits(n int, per time.Duration) *linkLimits {
+	c, err := lru.New[string, *rate.Limiter](maxRateAddresses)
+	if err != nil {
+		panic("httpadapter: rate limiter cache: " + err.Error())
+	}
+	return &linkLimits{buckets: c, n: n, per: per}
+}
+
+// limitLink applies the limit on download links to r. The P-RateLimit-*
+// headers stay those of API keys: a link answer carries none.
+func (h *handler) limitLink(w http.ResponseWriter, r *http.Request) error {
+	if h.links == nil {
+		return nil
+	}
+	l := h.links
+	ok, wait := take(l.buckets, clientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow())
+	if ok {
+		return nil
+	}
+	s := retryAfter(w, wait)
+	return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d download links per %s; retry after %s s", l.n, l.per, s)
 }

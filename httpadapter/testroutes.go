@@ -7,14 +7,16 @@ import (
 	"github.com/lettershop/lettershop"
 )
 
-// The test routes exist only with WithTestClock. They take any valid API
-// key, act in its account, and are not idempotent: a test that moves the
-// clock twice means it.
+// The test routes exist only with WithTestClock. They act in the key's
+// account and are not idempotent: a test that moves the clock twice means
+// it. Reading the clock takes any valid API key; the routes that change
+// state take letters:write, as what they change is where letters are and
+// where they go (moving the clock moves every letter along).
 func (h *handler) testRoutes() {
 	h.handleTest(route{method: "GET", path: "/_test/clock", access: anyKey, serve: h.getClock})
-	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: anyKey, serve: h.advanceClock})
-	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: anyKey, serve: h.advanceLetter})
-	h.handleTest(route{method: "POST", path: "/_test/moves", access: anyKey, serve: h.registerMove})
+	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceClock})
+	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
+	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 }
 
 // clockState is the body of the clock routes.
@@ -45,7 +47,7 @@ type advanceInput struct {
 // advanceClock moves the clock, then runs everything that fell due, so the
 // answer describes a world that has caught up.
 func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, _ *call) {
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -87,7 +89,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		h.fail(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -107,7 +109,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 
 // registerMove files a change of address for NCOA in the key's account.
 func (h *handler) registerMove(w http.ResponseWriter, r *http.Request, c *call) {
-	body, err := readBody(w, r, MaxJSONBody)
+	body, err := h.readBody(w, r, MaxJSONBody)
 	if err != nil {
 		h.fail(w, r, err)
 		return

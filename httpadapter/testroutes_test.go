@@ -175,3 +175,35 @@ func TestRegisterMove(t *testing.T) {
 		t.Errorf("another account's move forwarded the recipient: %+v", l.Recipient.Address)
 	}
 }
+
+// The test routes that change state take letters:write; reading the clock
+// takes any key.
+func TestTestRouteScopes(t *testing.T) {
+	ts := scopedServer(t)
+	assetID, _ := ts.createAsset(t, "full")
+	l := ts.createLetter(t, "full", assetID)
+	move := `{"name":"Jane Doe","from":{"addressLine1":"1 A St","lastLine":"Chicago, IL 60601"},"to":{"addressLine1":"2 B St","lastLine":"Chicago, IL 60601"}}`
+	writes := []req{
+		{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`},
+		{Method: "POST", Path: "/_test/letters/" + l.ID + "/advance", Body: `{"status":"ready"}`},
+		{Method: "POST", Path: "/_test/moves", Body: move},
+	}
+	for _, r := range writes {
+		r.Header = hdr("X-Api-Key", "reader")
+		ts.do(t, r).problem(t, http.StatusForbidden)
+	}
+	if !ts.Clock.Now().Equal(testStart) {
+		t.Fatalf("a read-only key moved the clock to %v", ts.Clock.Now())
+	}
+	var got lettershop.Letter
+	ts.do(t, req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", "full")}).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Status != lettershop.StatusQueued {
+		t.Fatalf("a read-only key moved the letter to %s", got.Status)
+	}
+	ts.do(t, req{Method: "GET", Path: "/_test/clock", Header: hdr("X-Api-Key", "reader")}).wantStatus(t, http.StatusOK)
+	want := []int{http.StatusOK, http.StatusOK, http.StatusNoContent}
+	for i, r := range writes {
+		r.Header = hdr("X-Api-Key", "letters")
+		ts.do(t, r).wantStatus(t, want[i])
+	}
+}

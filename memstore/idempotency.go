@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/btree"
+
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -20,6 +22,36 @@ func idemExpiryLess(a, b *idemRec) bool {
 		return a.r.Scope < b.r.Scope
 	}
 	return a.r.Key < b.r.Key
+}
+
+// idemTrimLess orders an account's completed records as TrimIdempotency
+// removes them: failed first, then oldest first.
+func idemTrimLess(a, b *idemRec) bool {
+	if a.r.Failed != b.r.Failed {
+		return a.r.Failed
+	}
+	if !a.r.CreatedAt.Equal(b.r.CreatedAt) {
+		return a.r.CreatedAt.Before(b.r.CreatedAt)
+	}
+	if a.r.Scope != b.r.Scope {
+		return a.r.Scope < b.r.Scope
+	}
+	return a.r.Key < b.r.Key
+}
+
+// forgetDone takes a completed record out of its account's trim order.
+func (s *Store) forgetDone(r *idemRec) {
+	if !r.r.Done {
+		return
+	}
+	t := s.idemDone[r.r.Account]
+	if t == nil {
+		return
+	}
+	t.Delete(r)
+	if t.Len() == 0 {
+		delete(s.idemDone, r.r.Account)
+	}
 }
 
 func cloneIdem(r storage.IdempotencyRecord) storage.IdempotencyRecord {
@@ -45,6 +77,7 @@ func (s *Store) purge(now time.Time, limit int) int {
 		}
 		s.idemExpiry.DeleteMin()
 		delete(s.idem, idemKey{r.r.Scope, r.r.Key})
+		s.forgetDone(r)
 		n++
 	}
 	return n
@@ -52,6 +85,7 @@ func (s *Store) purge(now time.Time, limit int) int {
 
 func (s *Store) removeIdem(r *idemRec) {
 	s.idemExpiry.Delete(r)
+	s.forgetDone(r)
 	delete(s.idem, idemKey{r.r.Scope, r.r.Key})
 }
 
@@ -76,7 +110,14 @@ func (s *Store) complete(c *storage.Completion) {
 	}
 	r := s.idem[idemKey{c.Scope, c.Key}]
 	r.r.Done = true
+	r.r.Failed = c.Failed
 	r.r.Result = cloneBytes(c.Result)
+	t := s.idemDone[r.r.Account]
+	if t == nil {
+		t = btree.NewG(degree, idemTrimLess)
+		s.idemDone[r.r.Account] = t
+	}
+	t.ReplaceOrInsert(r)
 }
 
 // ClaimIdempotency implements storage.Storage.
@@ -96,7 +137,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 		s.removeIdem(old)
 	}
 	rec := &idemRec{r: cloneIdem(r)}
-	rec.r.Done = false
+	rec.r.Done, rec.r.Failed, rec.r.Result = false, false, nil
 	s.idem[k] = rec
 	s.idemExpiry.ReplaceOrInsert(rec)
 	return cloneIdem(rec.r), true, nil
@@ -137,4 +178,39 @@ func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error
 		return 0, err
 	}
 	return s.purge(now, -1), nil
+}
+
+// RenewIdempotency implements storage.Storage.
+func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "renew idempotency key"); err != nil {
+		return err
+	}
+	r := s.idem[idemKey{scope, key}]
+	if r == nil || r.r.Done || r.r.Token != token || !r.r.LeaseExpiresAt.After(now) {
+		return fmt.Errorf("memstore: renew idempotency key %q: %w", key, storage.ErrClaimLost)
+	}
+	if leaseExpiresAt.After(r.r.LeaseExpiresAt) {
+		r.r.LeaseExpiresAt = leaseExpiresAt
+	}
+	return nil
+}
+
+// TrimIdempotency implements storage.Storage. It costs O(removed × log n).
+func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkContext(ctx, "trim idempotency keys"); err != nil {
+		return 0, err
+	}
+	t := s.idemDone[account]
+	n := 0
+	for t != nil && t.Len() > max(keep, 0) {
+		r, _ := t.Min()
+		s.removeIdem(r)
+		n++
+		t = s.idemDone[account]
+	}
+	return n, nil
 }

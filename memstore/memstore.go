@@ -45,6 +45,9 @@ type Store struct {
 
 	idem       map[idemKey]*idemRec
 	idemExpiry *btree.BTreeG[*idemRec]
+	// idemDone holds each account's completed records in the order
+	// TrimIdempotency removes them.
+	idemDone map[string]*btree.BTreeG[*idemRec]
 }
 
 // New returns an empty Store.
@@ -66,6 +69,7 @@ func New() *Store {
 
 		idem:       make(map[idemKey]*idemRec),
 		idemExpiry: btree.NewG(degree, idemExpiryLess),
+		idemDone:   make(map[string]*btree.BTreeG[*idemRec]),
 	}
 }
 

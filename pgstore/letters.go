@@ -75,8 +75,8 @@ func prepareLetter(l *storage.Letter, c *storage.Completion) (string, error) {
 }
 
 // completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
-// result $4. No row means the claim is lost.
-const completeSQL = `UPDATE idempotency SET done = true, result = $4
+// result $4, a failure when $5. No row means the claim is lost.
+const completeSQL = `UPDATE idempotency SET done = true, result = $4, failed = $5
 	WHERE scope = $1 AND key = $2 AND token = $3 AND NOT done`
 
 // insertLetterSQL makes a letter with revision 1.

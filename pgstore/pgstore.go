@@ -75,7 +75,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: open: %w", err)
+		return nil, &parseError{dsn: dsn, err: err}
 	}
 	if o.schema != "" {
 		if !storable(o.schema) {
@@ -235,7 +235,7 @@ func revisionMissing(ctx context.Context, q querier, table, account, id string) 
 // Run in the transaction of the write c travels with, it takes the claim's
 // row lock, so a takeover waits for the write and then finds it done.
 func complete(ctx context.Context, q querier, c *storage.Completion) error {
-	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result)
+	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result, c.Failed)
 	if err != nil {
 		return err
 	}

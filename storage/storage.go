@@ -124,6 +124,15 @@ type Storage interface {
 	// PurgeIdempotency removes every record whose ExpiresAt is not after now
 	// and returns how many it removed.
 	PurgeIdempotency(ctx context.Context, now time.Time) (int, error)
+	// RenewIdempotency extends the lease of the in-flight claim held by
+	// token to leaseExpiresAt, so a request still running keeps its key.
+	// Errors: ErrClaimLost when that claim is not in flight under token, or
+	// its lease is not after now (it may have been taken over).
+	RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error
+	// TrimIdempotency keeps at most keep completed records of account and
+	// returns how many it removed: the failed ones go first, oldest first,
+	// then the others, oldest first. Records in flight are not counted.
+	TrimIdempotency(ctx context.Context, account string, keep int) (int, error)
 }
 
 // Metadata is one key-value pair; order is kept.
@@ -238,6 +247,11 @@ type IdempotencyRecord struct {
 	// Done is set once Result is stored.
 	Done   bool
 	Result []byte
+	// Failed is set with Done when Result records a failure, which
+	// TrimIdempotency removes before other outcomes.
+	Failed bool
+	// Account is whose records TrimIdempotency counts this one among.
+	Account string
 	// CreatedAt is the first request; ExpiresAt when the record stops
 	// counting; LeaseExpiresAt when an unfinished claim may be taken over.
 	CreatedAt      time.Time
@@ -252,4 +266,6 @@ type Completion struct {
 	Key    string
 	Token  string
 	Result []byte
+	// Failed marks Result as a failure (see IdempotencyRecord.Failed).
+	Failed bool
 }

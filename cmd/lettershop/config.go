@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/pgstore"
 )
 
 // config is the server's configuration, from flags and the environment.
@@ -30,7 +29,21 @@ type config struct {
 	// tokenKey signs pagination tokens and download links; "" is a random
 	// key per process.
 	tokenKey string
+	// maxConns and maxConnsPerClient cap the connections open at once, in
+	// all and per client address; 0 is no cap.
+	maxConns, maxConnsPerClient int
+	// bodyRate is the pace, in bytes per second, a request body must keep
+	// to; 0 sets no deadline of its own.
+	bodyRate int
 }
+
+// The default caps on connections. A connection costs the server a few
+// KiB while idle and up to the header limit while a request comes in; a
+// test suite on one machine rarely holds more than a few dozen at once.
+const (
+	defaultMaxConns          = 1024
+	defaultMaxConnsPerClient = 256
+)
 
 // minTokenKeyLen is the shortest --token-key taken: 32 characters, as many
 // as 16 random bytes written in hex, the least an HMAC key that guards
@@ -54,9 +67,14 @@ func storeKind(s string) string {
 	return ""
 }
 
-// redactStore returns s fit to print: a URL's password is replaced by
-// xxxxx, and anything else that may hold a password is not shown.
+// redactStore returns s fit to print: a postgres:// URL's secrets (the
+// user part's password, password= and sslpassword= in the query) are
+// replaced by xxxxx, and anything else that may hold a password is not
+// shown.
 func redactStore(s string) string {
+	if storeKind(s) == storePostgres {
+		return pgstore.Redact(s)
+	}
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		return u.Redacted()
 	}
@@ -80,6 +98,7 @@ Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
              [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
+             [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -91,7 +110,8 @@ Flags:
 // parseConfig reads args, then fills each flag not given from the
 // environment.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory"}
+	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
+		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -113,6 +133,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens and download links, at least 32 characters;\n"+
 		"required with a postgres:// store, the same on every server of the database.\n"+
 		"Prefer the environment variable: a flag shows in the process list (LETTERSHOP_TOKEN_KEY)")
+	fs.IntVar(&cfg.maxConns, "max-conns", cfg.maxConns, "`N` connections open at once at most; more are answered 503 and closed; 0 is no cap (LETTERSHOP_MAX_CONNS)")
+	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", cfg.maxConnsPerClient,
+		"`N` connections open at once at most from one client address; 0 is no cap (LETTERSHOP_MAX_CONNS_PER_CLIENT)")
+	fs.IntVar(&cfg.bodyRate, "body-read-rate", cfg.bodyRate, "`BYTES` per second a request body must arrive at: it gets 5 s plus its length at this pace,\n"+
+		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -142,6 +167,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if err := errors.Join(errs...); err != nil {
 		return config{}, err
 	}
+	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 || cfg.bodyRate < 0 {
+		return config{}, errors.New("--max-conns, --max-conns-per-client and --body-read-rate: want 0 (no limit) or a positive number")
+	}
 	if cfg.baseURL != "" {
 		u, err := url.Parse(cfg.baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -169,7 +197,7 @@ func checkStore(cfg config) error {
 		}
 		return nil
 	case storePostgres:
-		if _, err := pgxpool.ParseConfig(cfg.store); err != nil {
+		if err := pgstore.CheckDSN(cfg.store); err != nil {
 			return fmt.Errorf("--store: %w", err)
 		}
 		if cfg.tokenKey == "" {

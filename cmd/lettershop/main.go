@@ -54,6 +54,10 @@ type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
 
+// maxHeaderBytes bounds the request line and headers of a request; over it
+// the answer is a 431 problem.
+const maxHeaderBytes = 64 << 10
+
 // shutdownGrace is how long requests in flight get to finish on shutdown.
 const shutdownGrace = 10 * time.Second
 
@@ -72,10 +76,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// Deferred first, so it runs last: after the Service has stopped.
 	defer closeStore()
-	ln, err := net.Listen("tcp", cfg.addr)
+	bare, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
+	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient)
 	defer ln.Close()
 	local := "http://" + reachable(ln.Addr().String())
 	base := cfg.baseURL
@@ -88,7 +93,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}
-	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per)}
+	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
+		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace)}
 	if cfg.testClock {
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))
@@ -113,7 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

@@ -23,6 +23,8 @@ var idempotencyTests = []test{
 	{"PurgeIdempotency removes the expired records, only those, and counts them", testPurge},
 	{"scopes are independent", testScopes},
 	{"idempotency records are copied in and out", testIdempotencyCopies},
+	{"RenewIdempotency extends a live lease held by the token, and nothing else", testRenew},
+	{"TrimIdempotency keeps an account's newest outcomes, removing failures first", testTrim},
 }
 
 func testClaimOneWinner(t *testing.T, f *fixture) {
@@ -245,4 +247,78 @@ func testIdempotencyCopies(t *testing.T, f *fixture) {
 	got, _ := f.probe(t, "s", "k", t0)
 	scribbleBytes(got.Result)
 	f.wantDone(t, "s", "k", "ok", t0)
+}
+
+func testRenew(t *testing.T, f *fixture) {
+	r := claimRecord("s", "k", "tok-1", t0)
+	f.mustClaim(t, r, t0)
+	later := r.LeaseExpiresAt.Add(time.Minute)
+	must(t, "RenewIdempotency", f.s.RenewIdempotency(f.ctx, "s", "k", "tok-1", r.LeaseExpiresAt.Add(-us), later))
+	// Past the first lease, the renewed one holds.
+	f.wantInFlight(t, "s", "k", "tok-1", r.LeaseExpiresAt)
+	wantErr(t, "RenewIdempotency with another token", f.s.RenewIdempotency(f.ctx, "s", "k", "tok-2", t0, later), storage.ErrClaimLost)
+	wantErr(t, "RenewIdempotency of an unknown key", f.s.RenewIdempotency(f.ctx, "s", "nope", "tok-1", t0, later), storage.ErrClaimLost)
+	wantErr(t, "RenewIdempotency when the lease has ended", f.s.RenewIdempotency(f.ctx, "s", "k", "tok-1", later, later.Add(time.Minute)), storage.ErrClaimLost)
+	// The lease ended: a claim takes over.
+	next := claimRecord("s", "k", "tok-3", later)
+	if got, won := f.claim(t, next, later); !won {
+		t.Fatalf("claim after the renewed lease ended lost to %+v", got)
+	}
+	must(t, "CompleteIdempotency", f.s.CompleteIdempotency(f.ctx, storage.Completion{Scope: "s", Key: "k", Token: "tok-3", Result: []byte("ok")}))
+	wantErr(t, "RenewIdempotency of a completed claim", f.s.RenewIdempotency(f.ctx, "s", "k", "tok-3", later, later.Add(time.Minute)), storage.ErrClaimLost)
+}
+
+func testTrim(t *testing.T, f *fixture) {
+	// Account a: successes s0..s2 and failures f0..f2, made a second apart
+	// in the order s0 f0 s1 f1 s2 f2, and one claim still in flight.
+	n := 0
+	put := func(account, key string, failed bool) {
+		t.Helper()
+		r := claimRecord("scope-"+account, key, "tok-"+key, at(time.Duration(n)*time.Second))
+		r.Account = account
+		n++
+		f.mustClaim(t, r, r.CreatedAt)
+		must(t, "CompleteIdempotency "+key, f.s.CompleteIdempotency(f.ctx,
+			storage.Completion{Scope: r.Scope, Key: key, Token: r.Token, Result: []byte(key), Failed: failed}))
+	}
+	for i := range 3 {
+		put("a", fmt.Sprintf("s%d", i), false)
+		put("a", fmt.Sprintf("f%d", i), true)
+	}
+	put("b", "other", true)
+	inFlight := claimRecord("scope-a", "running", "tok-running", at(time.Minute))
+	inFlight.Account = "a"
+	f.mustClaim(t, inFlight, inFlight.CreatedAt)
+	now := at(2 * time.Minute)
+
+	removed, err := f.s.TrimIdempotency(f.ctx, "a", 6)
+	must(t, "TrimIdempotency to 6", err)
+	if removed != 0 {
+		t.Errorf("TrimIdempotency to as many as there are removed %d", removed)
+	}
+	removed, err = f.s.TrimIdempotency(f.ctx, "a", 4)
+	must(t, "TrimIdempotency to 4", err)
+	if removed != 2 {
+		t.Errorf("TrimIdempotency to 4 removed %d, want 2", removed)
+	}
+	for _, gone := range []string{"f0", "f1"} {
+		if got, won := f.probe(t, "scope-a", gone, now); !won {
+			t.Errorf("%s kept after the trim: %+v", gone, got)
+		}
+	}
+	for _, kept := range []string{"s0", "s1", "s2", "f2"} {
+		f.wantDone(t, "scope-a", kept, kept, now)
+	}
+	// The probes above added no completed records; trim to 1: f2, s0 and s1 go.
+	removed, err = f.s.TrimIdempotency(f.ctx, "a", 1)
+	must(t, "TrimIdempotency to 1", err)
+	if removed != 3 {
+		t.Errorf("TrimIdempotency to 1 removed %d, want 3", removed)
+	}
+	f.wantDone(t, "scope-a", "s2", "s2", now)
+	f.wantInFlight(t, "scope-a", "running", "tok-running", inFlight.CreatedAt)
+	f.wantDone(t, "scope-b", "other", "other", now)
+	if removed, err := f.s.TrimIdempotency(f.ctx, "nobody", 0); err != nil || removed != 0 {
+		t.Errorf("TrimIdempotency of an account without records: %d, %v", removed, err)
+	}
 }

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// The server's answers that come from net/http itself rather than from the
+// handler (a 431 for headers over MaxHeaderBytes, a 400 for a request it
+// cannot parse) are plain text. problemConn rewrites them into the API's
+// problem+json, and limitListener refuses connections over its caps with a
+// problem too, so that every answer the server gives has the API's shape.
+
+// netHTTPErrorHeaders is what net/http writes after the status line of an
+// answer it makes before any handler runs, in one write on the bare
+// connection. Responses of the handler never hold it: their headers are
+// sorted, so Connection would come before Content-Type, and they always
+// carry X-Api-Version.
+const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// problemConn rewrites net/http's plain-text error answers on its way out.
+type problemConn struct {
+	net.Conn
+}
+
+func (c problemConn) Write(b []byte) (int, error) {
+	if out, ok := rewriteNetHTTPError(b); ok {
+		if _, err := c.Conn.Write(out); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
+	return c.Conn.Write(b)
+}
+
+// rewriteNetHTTPError turns one of net/http's plain-text error answers into
+// a problem+json answer with the same status.
+func rewriteNetHTTPError(b []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
+	if !ok {
+		return nil, false
+	}
+	line, body, ok := bytes.Cut(rest, []byte(netHTTPErrorHeaders))
+	if !ok || bytes.IndexByte(line, '\n') >= 0 || len(line) < 3 {
+		return nil, false
+	}
+	code, err := strconv.Atoi(string(line[:3]))
+	if err != nil || code < 400 || code > 599 {
+		return nil, false
+	}
+	detail := string(body)
+	switch code {
+	case http.StatusRequestHeaderFieldsTooLarge:
+		detail = "the request line and headers are over their limit of " + strconv.Itoa(maxHeaderBytes>>10) + " KiB"
+	}
+	return problemAnswer(code, detail, nil), true
+}
+
+// problemTypes names the problem type of the statuses net/http or the
+// listener answer on their own.
+var problemTypes = map[int]string{
+	http.StatusBadRequest:                  "invalid-request",
+	http.StatusRequestHeaderFieldsTooLarge: "headers-too-large",
+	http.StatusServiceUnavailable:          "too-many-connections",
+	http.StatusHTTPVersionNotSupported:     "http-version-not-supported",
+	http.StatusNotImplemented:              "not-implemented",
+}
+
+// problemAnswer is a whole HTTP/1.1 answer, closing the connection, whose
+// body is a problem.
+func problemAnswer(code int, detail string, extra http.Header) []byte {
+	typ := problemTypes[code]
+	if typ == "" {
+		typ = "http-error"
+	}
+	body, _ := json.Marshal(struct {
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}{typ, http.StatusText(code), code, detail})
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\n")
+	h := http.Header{}
+	for k, v := range extra {
+		h[k] = v
+	}
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Connection", "close")
+	h.Set("X-Api-Version", httpadapter.APIVersion)
+	_ = h.Write(&b)
+	b.WriteString("\r\n")
+	b.Write(body)
+	return b.Bytes()
+}
+
+// refuseWriteTimeout bounds the write of a refusal to a connection over
+// the caps, so a client that reads nothing cannot hold the accept loop.
+const refuseWriteTimeout = time.Second
+
+// limitListener caps the connections open at once, in all and per client
+// address. A connection over either cap is answered 503 with a problem and
+// closed at once, rather than left waiting: its client learns why, and
+// holds nothing of the server. Every connection it hands out is a
+// problemConn.
+type limitListener struct {
+	net.Listener
+	// total and perClient are the caps; 0 is no cap.
+	total, perClient int
+
+	mu   sync.Mutex
+	open int
+	byIP map[string]int
+}
+
+func newLimitListener(ln net.Listener, total, perClient int) *limitListener {
+	return &limitListener{Listener: ln, total: total, perClient: perClient, byIP: map[string]int{}}
+}
+
+// Accept implements net.Listener.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ip := clientIP(c.RemoteAddr())
+		if why := l.take(ip); why != "" {
+			go refuse(c, why)
+			continue
+		}
+		return &countedConn{problemConn: problemConn{c}, l: l, ip: ip}, nil
+	}
+}
+
+// take counts a new connection from ip, or says why it is over a cap.
+func (l *limitListener) take(ip string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.total > 0 && l.open >= l.total:
+		return "the server has " + strconv.Itoa(l.total) + " connections open, as many as it takes; retry shortly"
+	case l.perClient > 0 && l.byIP[ip] >= l.perClient:
+		return "this client address has " + strconv.Itoa(l.perClient) + " connections open, as many as one address may; reuse them, or retry shortly"
+	}
+	l.open++
+	l.byIP[ip]++
+	return ""
+}
+
+func (l *limitListener) release(ip string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open--
+	if l.byIP[ip]--; l.byIP[ip] <= 0 {
+		delete(l.byIP, ip)
+	}
+}
+
+// refuse answers a connection over a cap and closes it. It reads what the
+// client sent meanwhile (for up to refuseWriteTimeout), so that closing
+// does not reset the connection before the client has read the answer.
+func refuse(c net.Conn, why string) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(refuseWriteTimeout))
+	if _, err := c.Write(problemAnswer(http.StatusServiceUnavailable, why, http.Header{"Retry-After": {"1"}})); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, maxHeaderBytes))
+}
+
+// clientIP is the address a connection comes from, without its port.
+func clientIP(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return host
+}
+
+// countedConn gives its place back to the listener when closed, once.
+type countedConn struct {
+	problemConn
+	l    *limitListener
+	ip   string
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	err := c.problemConn.Close()
+	c.once.Do(func() { c.l.release(c.ip) })
+	return err
+}
+
+// CloseWrite lets net/http half-close the connection after an error
+// answer, as it does on a bare TCP connection.
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.problemConn.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package httpadapter
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+)
+
+// The default pace of request bodies; see WithBodyReadRate.
+const (
+	// DefaultBodyReadRate is the bytes per second a body must arrive at.
+	DefaultBodyReadRate = 64 << 10
+	// DefaultBodyReadGrace is the time a body gets on top of its length
+	// at DefaultBodyReadRate.
+	DefaultBodyReadGrace = 5 * time.Second
+)
+
+// WithBodyReadRate sets how long a request body may take to arrive: grace,
+// plus its length at bytesPerSecond. The length is the Content-Length the
+// client announced, or the route's body limit when it announced none, so
+// the deadline is proportionate to the most the route reads. A body not in
+// by then is a 408 problem, and its connection is closed. bytesPerSecond
+// 0 sets no deadline of the handler's own (the server's read timeout still
+// holds). The default is 64 KiB/s and 5 s: a 1 KiB body gets about 5 s,
+// one of 1 MiB 21 s.
+func WithBodyReadRate(bytesPerSecond int, grace time.Duration) Option {
+	return func(c *config) { c.bodyRate, c.bodyGrace = bytesPerSecond, grace }
+}
+
+// bodyTimeoutError is a request body that did not arrive in its time.
+type bodyTimeoutError struct{ allowed time.Duration }
+
+func (e *bodyTimeoutError) Error() string {
+	return fmt.Sprintf("the request body did not arrive within %s", e.allowed.Round(time.Millisecond))
+}
+
+// bodyDeadline sets the connection's read deadline for r's body, of at
+// most limit bytes, and returns the time allowed (0 for none). The deadline
+// is on the wall clock: it is the socket's.
+func (h *handler) bodyDeadline(w http.ResponseWriter, r *http.Request, limit int64) time.Duration {
+	if h.cfg.bodyRate <= 0 {
+		return 0
+	}
+	n := limit
+	if r.ContentLength >= 0 && r.ContentLength < limit {
+		n = r.ContentLength
+	}
+	allowed := h.cfg.bodyGrace + time.Duration(float64(n)/float64(h.cfg.bodyRate)*float64(time.Second))
+	if err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(allowed)); err != nil {
+		return 0 // a ResponseWriter that cannot: the server's timeouts hold
+	}
+	return allowed
+}
+
+// isBodyTimeout reports whether a body read failed on its deadline.
+func isBodyTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }

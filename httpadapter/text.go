@@ -1,0 +1,201 @@
+package httpadapter
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Text in a request must be valid UTF-8. encoding/json would quietly turn
+// an invalid byte, and a \u escape of half a surrogate pair, into U+FFFD,
+// and the service would store a character the client never sent; these
+// checks read the body as sent and name each field that holds such text.
+
+const (
+	msgInvalidUTF8 = "must be valid UTF-8 text"
+	msgSurrogate   = "must be valid UTF-8 text: a \\u escape of half a surrogate pair (\\ud800 to \\udfff) stands for no character"
+)
+
+// checkBodyText returns a validation error naming every field of body, a
+// syntactically valid JSON document, whose string (or member name) holds
+// invalid UTF-8 or an unpaired surrogate escape.
+func checkBodyText(body []byte) error {
+	s := textScanner{b: body, fields: map[string]string{}}
+	s.value("")
+	return invalidFields(s.fields)
+}
+
+// textScanner walks a JSON document already known to be well formed,
+// keeping the path of the value it is in, as checkShape spells paths.
+type textScanner struct {
+	b      []byte
+	i      int
+	fields map[string]string
+}
+
+func (s *textScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *textScanner) value(path string) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return
+	}
+	at := path
+	if at == "" {
+		at = "body"
+	}
+	switch s.b[s.i] {
+	case '{':
+		s.i++
+		for {
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] == '}' {
+				s.i++
+				return
+			}
+			if s.b[s.i] == ',' {
+				s.i++
+				continue
+			}
+			name, msg := s.str()
+			child := joinPath(path, name)
+			if msg != "" {
+				s.fields[child] = "the member name " + msg
+			}
+			s.ws()
+			if s.i < len(s.b) && s.b[s.i] == ':' {
+				s.i++
+			}
+			s.value(child)
+		}
+	case '[':
+		s.i++
+		for n := 0; ; {
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] == ']' {
+				s.i++
+				return
+			}
+			if s.b[s.i] == ',' {
+				s.i++
+				continue
+			}
+			s.value(fmt.Sprintf("%s[%d]", path, n))
+			n++
+		}
+	case '"':
+		if _, msg := s.str(); msg != "" {
+			s.fields[at] = msg
+		}
+	default:
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			s.i++
+		}
+	}
+}
+
+// str reads a string at s.i and returns it (for a member name's path, with
+// U+FFFD for what is not text) and what is wrong with it, if anything.
+func (s *textScanner) str() (string, string) {
+	s.i++ // the opening quote
+	var out []rune
+	msg := ""
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return string(out), msg
+		case c == '\\' && s.i+1 < len(s.b) && s.b[s.i+1] == 'u':
+			r, ok := s.hex4(s.i + 2)
+			s.i += 6
+			if !ok {
+				out = append(out, utf8.RuneError)
+				continue
+			}
+			switch {
+			case r >= 0xD800 && r < 0xDC00:
+				if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+					if lo, ok := s.hex4(s.i + 2); ok && lo >= 0xDC00 && lo < 0xE000 {
+						s.i += 6
+						out = append(out, (r-0xD800)<<10+(lo-0xDC00)+0x10000)
+						continue
+					}
+				}
+				msg = msgSurrogate
+				out = append(out, utf8.RuneError)
+			case r >= 0xDC00 && r < 0xE000:
+				msg = msgSurrogate
+				out = append(out, utf8.RuneError)
+			default:
+				out = append(out, r)
+			}
+		case c == '\\' && s.i+1 < len(s.b):
+			e := s.b[s.i+1]
+			s.i += 2
+			switch e {
+			case 'b':
+				e = '\b'
+			case 'f':
+				e = '\f'
+			case 'n':
+				e = '\n'
+			case 'r':
+				e = '\r'
+			case 't':
+				e = '\t'
+			}
+			out = append(out, rune(e))
+		case c < utf8.RuneSelf:
+			s.i++
+			out = append(out, rune(c))
+		default:
+			r, n := utf8.DecodeRune(s.b[s.i:])
+			if r == utf8.RuneError && n == 1 {
+				msg = msgInvalidUTF8
+			}
+			out = append(out, r)
+			s.i += n
+		}
+	}
+	return string(out), msg
+}
+
+// hex4 reads the four hex digits of a \u escape at i.
+func (s *textScanner) hex4(i int) (rune, bool) {
+	if i+4 > len(s.b) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.b[i:i+4]), 16, 32)
+	return rune(v), err == nil
+}
+
+// checkQueryText names in fields each query parameter whose name or value
+// is not valid UTF-8 once decoded (a %FF).
+func checkQueryText(q url.Values, fields map[string]string) {
+	for name, vs := range q {
+		if !utf8.ValidString(name) {
+			fields[name] = "the parameter name " + msgInvalidUTF8
+			continue
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				fields[name] = msgInvalidUTF8
+			}
+		}
+	}
+}

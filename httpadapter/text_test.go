@@ -1,0 +1,78 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// rawLetter returns a letter request for assetID, as JSON text, with the
+// recipient's first name and the description written raw: what is put
+// there reaches the body unescaped.
+func rawLetter(t *testing.T, assetID, firstName, description string) []byte {
+	t.Helper()
+	b := letterBody(assetID)
+	b["recipient"].(map[string]any)["individual"].(map[string]any)["firstName"] = "@FIRST@"
+	b["description"] = "@DESC@"
+	j, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(j), "@FIRST@", firstName, 1)
+	return []byte(strings.Replace(s, "@DESC@", description, 1))
+}
+
+// Text that is not valid UTF-8, sent raw or as an unpaired surrogate
+// escape, is refused with a 400 naming the field, and nothing is stored.
+func TestInvalidTextRefused(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	for _, tt := range []struct {
+		name, first, desc string
+		fields            []string
+	}{
+		{"raw invalid byte", "Ja\xffne", "d", []string{"recipient.individual.firstName"}},
+		{"truncated sequence", "Jane", "caf\xc3", []string{"description"}},
+		{"lone high surrogate", `Jane`, `x\ud800y`, []string{"description"}},
+		{"high surrogate at the end", `Jane\ud83d`, `d`, []string{"recipient.individual.firstName"}},
+		{"lone low surrogate", `\udc00Jane`, `d`, []string{"recipient.individual.firstName"}},
+		{"high then non-low", `Jane`, `\ud83d\u0041`, []string{"description"}},
+		{"both fields", "J\xe2\x82", `\udfff`, []string{"recipient.individual.firstName", "description"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts.do(t, req{Method: "POST", Path: "/letters", Body: rawLetter(t, assetID, tt.first, tt.desc)}).
+				problem(t, http.StatusBadRequest).wantFields(t, tt.fields...)
+		})
+	}
+	var page struct{ Items []json.RawMessage }
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("%d letters stored from refused requests", len(page.Items))
+	}
+
+	// Valid text, escaped or raw, including a surrogate pair, is taken as sent.
+	ts.do(t, req{Method: "POST", Path: "/letters", Body: rawLetter(t, assetID, `J\u00e9r\u00f4me \ud83d\ude00`, "caf\xc3\xa9 \xf0\x9f\x98\x80")}).
+		wantStatus(t, http.StatusCreated)
+	var l struct {
+		Description string
+		Recipient   struct{ Individual struct{ FirstName string } }
+	}
+	res := ts.do(t, req{Method: "POST", Path: "/letters", Body: rawLetter(t, assetID, `\ud83d\ude00`, "\xf0\x9f\x98\x80")}).wantStatus(t, http.StatusCreated)
+	res.decode(t, &l)
+	if l.Description != "😀" || l.Recipient.Individual.FirstName != "😀" {
+		t.Errorf("stored %q and %q, want the emoji twice", l.Description, l.Recipient.Individual.FirstName)
+	}
+
+	// Member names, arrays and other resources are checked alike.
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"ok","metadata":[{"key":"k","value":"v\ud800"}]}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "metadata[0].value")
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: "{\"name\":\"ok\",\"n\xffme\":1}"}).
+		problem(t, http.StatusBadRequest)
+	ts.do(t, req{Method: "PUT", Path: "/assets/" + assetID, Body: "{\"name\":\"\xc0\xaf\"}"}).
+		problem(t, http.StatusBadRequest).wantFields(t, "name")
+
+	// So are query parameters.
+	ts.get(t, "/letters?externalId=%FF").problem(t, http.StatusBadRequest).wantFields(t, "externalId")
+	ts.get(t, "/letters?metadata[campaign]=%ED%A0%80").problem(t, http.StatusBadRequest).wantFields(t, "metadata[campaign]")
+}
