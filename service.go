@@ -20,6 +20,8 @@ import (
 // another account are not found.
 type Service struct {
 	store    storage.Storage
+	rawStore storage.Storage // store as given, without the hooks' layer
+	hooks    Hooks
 	clock    clock.Clock
 	logger   *slog.Logger
 	address  AddressProcessor
@@ -101,6 +103,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	if s.address == nil {
 		s.address = NewAddressProcessor()
 	}
+	s.observeStore()
 	s.life = newLifecycle(s)
 	return s
 }

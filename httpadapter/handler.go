@@ -68,6 +68,10 @@ type config struct {
 	testClock *clock.Mock
 	rateClock clock.Clock
 	logger    *slog.Logger
+	// metrics, when set, records every request; metricsPath is where the
+	// handler serves them, "" for nowhere (metrics.go).
+	metrics     *Metrics
+	metricsPath string
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -128,6 +132,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.assetRoutes()
 	h.versionRoutes()
 	h.fileRoutes()
+	h.healthRoutes()
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
@@ -137,6 +142,14 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 // ServeHTTP answers requests the routes do not know with a problem, not the
 // mux's plain text.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.metrics != nil {
+		h.serveMeasured(w, r)
+		return
+	}
+	h.serve(w, r)
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	w.Header().Set(headerRequestID, reqID)
 	w.Header().Set(headerAPIVersion, APIVersion)
@@ -150,7 +163,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, problemFor(r.Context(), &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error"}))
 		}
 	}()
-	if inner, pattern := h.mux.Handler(r); pattern == "" {
+	inner, pattern := h.mux.Handler(r)
+	notePattern(w, pattern)
+	if pattern == "" {
 		h.unrouted(w, r, inner)
 		return
 	}
