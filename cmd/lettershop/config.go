@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,6 +32,12 @@ type config struct {
 	// tokenKey signs pagination tokens and download links; "" is a random
 	// key per process.
 	tokenKey string
+	// logLevel and logFormat shape the log (logging.go).
+	logLevel  logLevel
+	logFormat logFormat
+	// metricsAddr is where /metrics is served: "" with the API, metricsOff
+	// nowhere, else a host:port of its own.
+	metricsAddr string
 }
 
 // minTokenKeyLen is the shortest --token-key taken: 32 characters, as many
@@ -80,6 +88,8 @@ Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
              [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
+             [--log-level debug|info|warn|error] [--log-format text|json]
+             [--metrics-addr off | HOST:PORT]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -91,7 +101,8 @@ Flags:
 // parseConfig reads args, then fills each flag not given from the
 // environment.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory"}
+	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
+		logLevel: logLevel(slog.LevelInfo), logFormat: "text"}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -113,6 +124,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens and download links, at least 32 characters;\n"+
 		"required with a postgres:// store, the same on every server of the database.\n"+
 		"Prefer the environment variable: a flag shows in the process list (LETTERSHOP_TOKEN_KEY)")
+	fs.Var(&cfg.logLevel, "log-level", "log records at `LEVEL` and above: debug, info, warn or error; info logs one line per request,\n"+
+		"debug adds health checks and metrics scrapes (LETTERSHOP_LOG_LEVEL)")
+	fs.Var(&cfg.logFormat, "log-format", "write the log as `FORMAT`: text (key=value) or json, one object per line (LETTERSHOP_LOG_FORMAT)")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `HOST:PORT` of their own, or off; by default they are\n"+
+		"served with the API (LETTERSHOP_METRICS_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -151,6 +167,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if err := checkStore(cfg); err != nil {
 		return config{}, err
+	}
+	if cfg.metricsAddr != "" && cfg.metricsAddr != metricsOff {
+		if _, _, err := net.SplitHostPort(cfg.metricsAddr); err != nil {
+			return config{}, fmt.Errorf("--metrics-addr: want HOST:PORT or off, got %q", cfg.metricsAddr)
+		}
 	}
 	return cfg, nil
 }
