@@ -551,7 +551,7 @@ func TestRegisterMoveValidation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := p.(lettershop.MoveRegistry).RegisterMove(context.Background(), "acct", c.m)
 			var fields []string
-			if e, ok := err.(*lettershop.Error); ok && e.Code == lettershop.CodeInvalid {
+			if e := (*lettershop.Error)(nil); errors.As(err, &e) && e.Code == lettershop.CodeInvalid {
 				for k := range e.Fields {
 					fields = append(fields, k)
 				}

@@ -156,7 +156,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
 	defer func() {
 		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
+			if v == http.ErrAbortHandler { //nolint:errorlint // a recovered panic value, panicked as it is, not an error chain
 				panic(v)
 			}
 			h.cfg.logger.Error("panic serving request", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "panic", v)
@@ -271,6 +271,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 		sum := sha256.Sum256([]byte(key))
 		c.keyHash = hex.EncodeToString(sum[:])
 		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
+			//lint:ignore SA1008 the limiter sets the header under the real service's spelling, not the canonical key
 			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
 		}
