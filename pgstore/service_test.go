@@ -275,7 +275,7 @@ func TestTwoServersAdvanceTimeWithoutDuplicateEvents(t *testing.T) {
 		}
 		wantSame(t, "letter "+id+" on a and b", la, lb)
 		seenID := map[string]bool{}
-		seenStatus := map[string]bool{}
+		seenStatus := map[lettershop.EventStatus]bool{}
 		for _, e := range la.Events {
 			if seenID[e.ID] {
 				t.Errorf("letter %s: event %s twice", id, e.ID)
