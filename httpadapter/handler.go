@@ -97,6 +97,11 @@ func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.r
 // the clock, advancing one letter, registering postal moves). m must be the
 // clock the Service was made with. Without this option those routes do not
 // exist.
+//
+// The rate limit stays on (150 requests per 5 seconds per key unless
+// WithRateLimit says otherwise), measured on m unless WithRateLimitClock
+// names another clock: a key that used up its bucket gets 429s until the
+// test moves m on.
 func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
 
 // WithLogger sets where internal errors are logged, each with the request
@@ -113,6 +118,17 @@ type handler struct {
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
 // under a prefix with http.StripPrefix.
+//
+// Rate limit: by default every API key may make 150 requests per 5 seconds,
+// as on the real service, in the sandbox and with WithTestClock too; the
+// 151st request within 5 seconds is a 429. A test suite that sends more
+// passes WithRateLimit(0, 0) to turn limiting off. With WithTestClock the
+// buckets refill on the Service's clock, which stands still until the test
+// moves it: add WithRateLimitClock(clock.New()) to refill them on the wall
+// clock instead, as cmd/lettershop --test-clock does.
+//
+// The handler also serves GET /healthz and GET /readyz (health.go), and with
+// WithMetrics, GET /metrics.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	cfg := config{rateN: 150, ratePer: 5 * time.Second}
 	for _, o := range opts {
