@@ -471,10 +471,7 @@ func deliverabilityIssue(opts LetterOptions, r AddressResult) string {
 	accepted := deliverabilityThresholds[ThresholdNormal]
 	how := "the deliverability threshold normal"
 	if len(opts.DeliverabilityValues) > 0 {
-		accepted = nil
-		for _, v := range opts.DeliverabilityValues {
-			accepted = append(accepted, Deliverability(v))
-		}
+		accepted = opts.DeliverabilityValues
 		how = "deliverabilityValues"
 	} else if t := opts.DeliverabilityThreshold; t != "" {
 		accepted = deliverabilityThresholds[t]

@@ -297,3 +297,19 @@ func TestLogWriter(t *testing.T) {
 		t.Errorf("an in-memory writer got %q, want the line at once", mem.String())
 	}
 }
+
+// The greeting says where health and metrics live.
+func TestGreetOps(t *testing.T) {
+	var b strings.Builder
+	greet(&b, config{store: "memory"}, "http://127.0.0.1:8080", "http://127.0.0.1:8080")
+	for _, want := range []string{"Health: http://127.0.0.1:8080/healthz and http://127.0.0.1:8080/readyz", "Metrics: http://127.0.0.1:8080/metrics"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("greeting lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	greet(&b, config{store: "memory", metricsAddr: metricsOff}, "http://h", "http://h")
+	if strings.Contains(b.String(), "Metrics:") {
+		t.Errorf("greeting with metrics off names them:\n%s", b.String())
+	}
+}
