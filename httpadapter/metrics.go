@@ -173,24 +173,23 @@ func (m *Metrics) idempotency(replayed bool, err error) {
 	}
 }
 
-// routeLabel turns a mux pattern ("GET /v1/letters/{id}") into the route
-// and method labels ("/letters/{id}", "GET"): the same route under /v1 and
-// bare is one series, and no raw path or id ever becomes a label.
+// routeLabel turns a mux pattern ("GET /v1/letters/{id}") and the request's
+// method into the route and method labels ("/letters/{id}", "GET"): the
+// same route under /v1 and bare is one series, no raw path or id ever
+// becomes a label, and a method no route serves is "other".
 func routeLabel(pattern, method string) (string, string) {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions:
+	default:
+		method = methodOther
+	}
 	if pattern == "" {
-		switch method {
-		case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
-			http.MethodPatch, http.MethodOptions:
-		default:
-			method = methodOther
-		}
 		return routeUnmatched, method
 	}
-	m, path, ok := strings.Cut(pattern, " ")
-	if !ok {
-		path = m
-	} else {
-		method = m
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
 	}
 	if p, ok := strings.CutPrefix(path, "/v1/"); ok {
 		path = "/" + p

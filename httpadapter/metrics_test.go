@@ -247,3 +247,11 @@ func TestMetricsTwoHandlersOneProcess(t *testing.T) {
 		t.Errorf("server b counted %v, want 1", got)
 	}
 }
+
+func TestMetricsHeadIsItsOwnMethod(t *testing.T) {
+	ts, _ := newMetricsServer(t)
+	ts.do(t, req{Method: "HEAD", Path: "/healthz", Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
+	if got := value(ts.scrape(t), "lettershop_http_requests_total", "route", "/healthz", "method", "HEAD", "code", "2xx"); got != 1 {
+		t.Errorf("HEAD /healthz counted %v, want 1", got)
+	}
+}
