@@ -14,12 +14,12 @@ import (
 // AddressComponents are the parsed parts of an address. CassType is "basic"
 // when the address was standardized, "none" when it was not.
 type AddressComponents struct {
-	CassType     string `json:"cassType"`
-	Urbanization string `json:"urbanization,omitempty"`
-	City         string `json:"city,omitempty"`
-	State        string `json:"state,omitempty"`
-	ZipCode      string `json:"zipCode,omitempty"`
-	Plus4Code    string `json:"plus4Code,omitempty"`
+	CassType     CassType `json:"cassType"`
+	Urbanization string   `json:"urbanization,omitempty"`
+	City         string   `json:"city,omitempty"`
+	State        string   `json:"state,omitempty"`
+	ZipCode      string   `json:"zipCode,omitempty"`
+	Plus4Code    string   `json:"plus4Code,omitempty"`
 }
 
 // AddressAnalysis is the delivery point validation (DPV) of an address.
@@ -180,13 +180,13 @@ func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (Addre
 	in, lastErr := uspsAddress(party)
 	if req.CASS == nil {
 		party.AddressComponents = &AddressComponents{
-			CassType: "none", Urbanization: in.Urbanization, City: in.City, State: in.State,
+			CassType: CassNone, Urbanization: in.Urbanization, City: in.City, State: in.State,
 			ZipCode: in.ZIP, Plus4Code: in.Plus4,
 		}
 		party.AddressCorrections = corrections
 		return AddressResult{Party: party}, nil
 	}
-	casing, ok := usps.ParseCasing(req.CASS.Casing)
+	casing, ok := usps.ParseCasing(string(req.CASS.Casing))
 	if !ok {
 		casing = usps.Proper
 	}
@@ -452,10 +452,10 @@ func deliverabilityOf(a AddressAnalysis) Deliverability {
 }
 
 // deliverabilityThresholds are the values each threshold accepts.
-var deliverabilityThresholds = map[string][]Deliverability{
-	"strict":  {Deliverable},
-	"normal":  {Deliverable, DeliverableUnnecessaryUnit, DeliverableIncorrectUnit},
-	"relaxed": {Deliverable, DeliverableUnnecessaryUnit, DeliverableIncorrectUnit, DeliverableMissingUnit},
+var deliverabilityThresholds = map[DeliverabilityThreshold][]Deliverability{
+	ThresholdStrict:  {Deliverable},
+	ThresholdNormal:  {Deliverable, DeliverableUnnecessaryUnit, DeliverableIncorrectUnit},
+	ThresholdRelaxed: {Deliverable, DeliverableUnnecessaryUnit, DeliverableIncorrectUnit, DeliverableMissingUnit},
 }
 
 // deliverabilityIssue returns why a recipient processed as r may not be
@@ -468,17 +468,14 @@ func deliverabilityIssue(opts LetterOptions, r AddressResult) string {
 	if d == "" {
 		return ""
 	}
-	accepted := deliverabilityThresholds["normal"]
+	accepted := deliverabilityThresholds[ThresholdNormal]
 	how := "the deliverability threshold normal"
 	if len(opts.DeliverabilityValues) > 0 {
-		accepted = nil
-		for _, v := range opts.DeliverabilityValues {
-			accepted = append(accepted, Deliverability(v))
-		}
+		accepted = opts.DeliverabilityValues
 		how = "deliverabilityValues"
 	} else if t := opts.DeliverabilityThreshold; t != "" {
 		accepted = deliverabilityThresholds[t]
-		how = "the deliverability threshold " + t
+		how = "the deliverability threshold " + string(t)
 	}
 	if slices.Contains(accepted, d) {
 		return ""

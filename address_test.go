@@ -551,7 +551,7 @@ func TestRegisterMoveValidation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := p.(lettershop.MoveRegistry).RegisterMove(context.Background(), "acct", c.m)
 			var fields []string
-			if e, ok := err.(*lettershop.Error); ok && e.Code == lettershop.CodeInvalid {
+			if e := (*lettershop.Error)(nil); errors.As(err, &e) && e.Code == lettershop.CodeInvalid {
 				for k := range e.Fields {
 					fields = append(fields, k)
 				}
@@ -697,7 +697,7 @@ func (e *apEnv) letter(t testing.TB, recipient *lettershop.PartyInput, opts *let
 	return l
 }
 
-func apCASS(threshold string, values ...string) *lettershop.LetterOptions {
+func apCASS(threshold lettershop.DeliverabilityThreshold, values ...lettershop.Deliverability) *lettershop.LetterOptions {
 	return &lettershop.LetterOptions{
 		AddressProcessing:       &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
 		DeliverabilityThreshold: threshold,
@@ -745,7 +745,7 @@ func TestCreateLetterWithAddressProcessing(t *testing.T) {
 			want{lettershop.StatusIssue, "the recipient address is deliverableMissingUnit (the address is a building with several units and no apartment or suite number was given), which deliverabilityValues does not accept (it accepts deliverable)",
 				lettershop.Address{AddressLine1: "500 E Capitol Ave", LastLine: "Springfield IL 62701-1000"}, "basic", true}},
 		{"threshold without CASS checks nothing", apPartyInput("undeliverable no match", "Anytown CA 90210"),
-			&lettershop.LetterOptions{DeliverabilityThreshold: "strict", DeliverabilityValues: []string{"deliverable"}},
+			&lettershop.LetterOptions{DeliverabilityThreshold: "strict", DeliverabilityValues: []lettershop.Deliverability{lettershop.Deliverable}},
 			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "undeliverable no match", LastLine: "Anytown CA 90210"}, "none", false}},
 		{"NCOA from the registry", apPartyInput("12 ELM STREET", "Springfield, IL 62704"), ncoa(nil),
 			want{lettershop.StatusQueued, "", lettershop.Address{AddressLine1: "77 Oak Ave", LastLine: "Chicago IL 60601"}, "none", false}},
@@ -763,7 +763,7 @@ func TestCreateLetterWithAddressProcessing(t *testing.T) {
 			if c.want.issue == "" && l.IssueMessage != "" || !strings.Contains(l.IssueMessage, c.want.issue) {
 				t.Errorf("issueMessage %q, want it to say %q", l.IssueMessage, c.want.issue)
 			}
-			if last := l.Events[len(l.Events)-1]; last.Type != "status" || last.Status != string(c.want.status) {
+			if last := l.Events[len(l.Events)-1]; last.Type != "status" || last.Status != lettershop.EventStatus(c.want.status) {
 				t.Errorf("last event %+v", last)
 			}
 			got := l.Recipient.Address
@@ -773,7 +773,7 @@ func TestCreateLetterWithAddressProcessing(t *testing.T) {
 			if diff := cmp.Diff(c.want.recipient, got); diff != "" {
 				t.Errorf("recipient address (-want +got):\n%s", diff)
 			}
-			if ct := l.Recipient.AddressComponents.CassType; ct != c.want.cassType {
+			if ct := l.Recipient.AddressComponents.CassType; string(ct) != c.want.cassType {
 				t.Errorf("cassType %q, want %q", ct, c.want.cassType)
 			}
 			if (l.Recipient.AddressAnalysis != nil) != c.want.analysed || (l.Recipient.AddressMetadata != nil) != c.want.analysed {
@@ -833,20 +833,20 @@ func TestDeliverabilityThresholds(t *testing.T) {
 		no = false
 	)
 	cases := []struct {
-		threshold string
-		values    []string
+		threshold lettershop.DeliverabilityThreshold
+		values    []lettershop.Deliverability
 		accepts   map[lettershop.Deliverability]bool
 	}{
 		{"strict", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": no, "undeliverable": no}},
 		{"normal", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
 		{"", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
 		{"relaxed", nil, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": ok, "undeliverable": no}},
-		{"", []string{"deliverable"}, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": no, "undeliverable": no}},
-		{"", []string{"deliverableMissingUnit", "undeliverable"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": ok, "undeliverable": ok}},
+		{"", []lettershop.Deliverability{"deliverable"}, map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"", []lettershop.Deliverability{"deliverableMissingUnit", "undeliverable"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": no, "deliverableMissingUnit": ok, "undeliverable": ok}},
 		// Values decide instead of the threshold.
-		{"strict", []string{"deliverable", "deliverableUnnecessaryUnit", "deliverableIncorrectUnit", "deliverableMissingUnit", "undeliverable"},
+		{"strict", []lettershop.Deliverability{"deliverable", "deliverableUnnecessaryUnit", "deliverableIncorrectUnit", "deliverableMissingUnit", "undeliverable"},
 			map[lettershop.Deliverability]bool{"deliverable": ok, "deliverableUnnecessaryUnit": ok, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": ok, "undeliverable": ok}},
-		{"relaxed", []string{"deliverableIncorrectUnit"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
+		{"relaxed", []lettershop.Deliverability{"deliverableIncorrectUnit"}, map[lettershop.Deliverability]bool{"deliverable": no, "deliverableUnnecessaryUnit": no, "deliverableIncorrectUnit": ok, "deliverableMissingUnit": no, "undeliverable": no}},
 	}
 	e := newAPEnv(t)
 	for _, c := range cases {

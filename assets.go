@@ -40,11 +40,11 @@ const (
 )
 
 // contentTypes are the MIME types each asset type holds; the first is the default.
-var contentTypes = map[AssetType][]string{
-	AssetTemplate: {"text/html"},
-	AssetImage:    {"image/png", "image/jpeg"},
-	AssetDocument: {"application/pdf"},
-	AssetFont:     {"font/ttf", "font/otf"},
+var contentTypes = map[AssetType][]ContentType{
+	AssetTemplate: {ContentHTML},
+	AssetImage:    {ContentPNG, ContentJPEG},
+	AssetDocument: {ContentPDF},
+	AssetFont:     {ContentTTF, ContentOTF},
 }
 
 var assetTypes = []string{string(AssetTemplate), string(AssetImage), string(AssetFont), string(AssetDocument)}
@@ -135,9 +135,9 @@ type AssetVersion struct {
 // type; Data the content itself, base64-encoded for binary types. Data is
 // returned when one version is fetched, not in lists.
 type VersionContent struct {
-	Source string `json:"source"`
-	Type   string `json:"type"`
-	Data   string `json:"data,omitempty"`
+	Source ContentSource `json:"source"`
+	Type   ContentType   `json:"type"`
+	Data   string        `json:"data,omitempty"`
 }
 
 // CreateAssetInput is a request to create an asset. Name is required; Type
@@ -428,7 +428,7 @@ func (s *Service) GetVersion(ctx context.Context, account, assetID, versionID st
 	if err != nil {
 		return nil, storeErr("get version content", err)
 	}
-	v.Content.Data = encodeContent(v.Content.Type, data)
+	v.Content.Data = encodeContent(string(v.Content.Type), data)
 	return v, nil
 }
 
@@ -769,14 +769,14 @@ func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *Asset
 		return nil
 	}
 	if c.Source == "" {
-		c.Source = "inline"
+		c.Source = ContentInline
 	}
-	enum(f, "content.source", c.Source, []string{"inline"})
+	enum(f, "content.source", c.Source, []ContentSource{ContentInline})
 	if c.Type == "" {
 		c.Type = contentTypes[t][0]
 	}
 	if !slices.Contains(contentTypes[t], c.Type) {
-		f.add("content.type", "a %s asset holds %s, got %q", t, strings.Join(contentTypes[t], " or "), c.Type)
+		f.add("content.type", "a %s asset holds %s, got %q", t, joinEnumWith(contentTypes[t], " or "), c.Type)
 		return nil
 	}
 	if c.Data == "" {
@@ -784,7 +784,7 @@ func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *Asset
 		return nil
 	}
 	data := []byte(c.Data)
-	if binaryContent(c.Type) {
+	if binaryContent(string(c.Type)) {
 		var err error
 		if data, err = base64.StdEncoding.DecodeString(c.Data); err != nil {
 			f.add("content.data", "%s content must be base64-encoded: %v", c.Type, err)
@@ -795,7 +795,7 @@ func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *Asset
 		f.add("content.data", "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
 		return nil
 	}
-	if msg := checkContent(c.Type, data); msg != "" {
+	if msg := checkContent(string(c.Type), data); msg != "" {
 		f.add("content.data", "%s", msg)
 		return nil
 	}

@@ -10,7 +10,7 @@
 //	defer svc.Close()
 //	asset, _ := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Welcome"})
 //	version, _ := svc.CreateVersion(ctx, "acct", asset.ID, lettershop.CreateVersionInput{
-//		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello {{name}}</p>"},
+//		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Hello {{name}}</p>"},
 //		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 //		Publish: true,
 //	})
@@ -22,7 +22,9 @@
 // # Deterministic output
 //
 // Time and randomness are injected. With WithClock(clock.NewMock()) every
-// timestamp, lifecycle step and expiry follows the mock clock, and with
+// timestamp, lifecycle step and expiry follows the mock clock (set it to a
+// realistic instant first: a new mock stands at 1970-01-01, and ids carry
+// its time), and with
 // WithEntropy(seeded reader) every id is repeatable; event ids derive from
 // their letter and position, and a rendered PDF takes its dates from its
 // letter (the send date, else the creation time), so the same letter renders

@@ -133,7 +133,7 @@ func (f fieldErrors) err() error {
 func invalidField(path, format string, args ...any) *Error {
 	f := fieldErrors{}
 	f.add(path, format, args...)
-	return f.err().(*Error)
+	return f.err().(*Error) //nolint:errorlint // err returns the *Error it built, never wrapped
 }
 
 // storeErr maps a storage error to the service's errors.

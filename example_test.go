@@ -34,7 +34,7 @@ func ExampleService_CreateVersion() {
 	}
 	version, err := svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
 		Notes:   "first draft",
-		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
+		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{
 			{Name: "name", Type: "value", Behavior: lettershop.VariableRequired},
 		},
@@ -55,7 +55,7 @@ func ExampleService_CreateLetter() {
 
 	asset, _ := svc.CreateAsset(ctx, "acct_1", lettershop.CreateAssetInput{Name: "Welcome letter"})
 	_, _ = svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: "<p>Dear {{name}},</p>"},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	})
@@ -69,7 +69,7 @@ func ExampleService_CreateLetter() {
 			Individual: &lettershop.Individual{FirstName: "Zoë", LastName: "Łukasiewicz"},
 			Address:    lettershop.AddressInput{AddressLine1: "200 Oak Ave", City: "Chicago", State: "IL", ZipCode: "60601"},
 		},
-		Content:   &lettershop.LetterContent{Type: "asset", AssetID: asset.ID},
+		Content:   &lettershop.LetterContent{Type: lettershop.LetterContentAsset, AssetID: asset.ID},
 		UseType:   lettershop.UseTransactional,
 		Variables: []lettershop.Variable{{Name: "name", Value: &name}},
 	})

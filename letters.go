@@ -105,9 +105,9 @@ type Individual struct {
 
 // LetterContent names what is printed: an asset, and the version of it.
 type LetterContent struct {
-	Type           string `json:"type"`
-	AssetID        string `json:"assetId"`
-	AssetVersionID string `json:"assetVersionId,omitempty"`
+	Type           LetterContentType `json:"type"`
+	AssetID        string            `json:"assetId"`
+	AssetVersionID string            `json:"assetVersionId,omitempty"`
 }
 
 // Event is one entry of a letter's history: a status change (type status)
@@ -117,8 +117,8 @@ type Event struct {
 	CreatedAt            time.Time             `json:"createdAt"`
 	ModifiedAt           time.Time             `json:"modifiedAt"`
 	Timestamp            time.Time             `json:"timestamp"`
-	Type                 string                `json:"type"`
-	Status               string                `json:"status"`
+	Type                 EventType             `json:"type"`
+	Status               EventStatus           `json:"status"`
 	TrackingEventDetails *TrackingEventDetails `json:"trackingEventDetails,omitempty"`
 	Description          string                `json:"description,omitempty"`
 	OperationCode        string                `json:"operationCode,omitempty"`
@@ -140,12 +140,12 @@ type TrackingEventDetails struct {
 // AddressProcessing always set, each default filled (no CASS, NCOA none,
 // deliverability threshold normal); DeliverabilityValues only when given.
 type LetterOptions struct {
-	Print                   *PrintOptions      `json:"print,omitempty"`
-	Mail                    *MailOptions       `json:"mail,omitempty"`
-	VariableHandling        *VariableHandling  `json:"variableHandling,omitempty"`
-	AddressProcessing       *AddressProcessing `json:"addressProcessing,omitempty"`
-	DeliverabilityThreshold string             `json:"deliverabilityThreshold,omitempty"`
-	DeliverabilityValues    []string           `json:"deliverabilityValues"`
+	Print                   *PrintOptions           `json:"print,omitempty"`
+	Mail                    *MailOptions            `json:"mail,omitempty"`
+	VariableHandling        *VariableHandling       `json:"variableHandling,omitempty"`
+	AddressProcessing       *AddressProcessing      `json:"addressProcessing,omitempty"`
+	DeliverabilityThreshold DeliverabilityThreshold `json:"deliverabilityThreshold,omitempty"`
+	DeliverabilityValues    []Deliverability        `json:"deliverabilityValues"`
 }
 
 // PrintOptions: Color false prints in greyscale.
@@ -155,14 +155,14 @@ type PrintOptions struct {
 
 // MailOptions are the postal service and its extras.
 type MailOptions struct {
-	Service       string   `json:"service"`
-	ExtraServices []string `json:"extraServices"`
+	Service       MailService    `json:"service"`
+	ExtraServices []ExtraService `json:"extraServices"`
 }
 
 // VariableHandling says how strictly a letter's variables are checked:
 // ValidationScope "asset" against the version's definitions, "none" not.
 type VariableHandling struct {
-	ValidationScope string `json:"validationScope"`
+	ValidationScope ValidationScope `json:"validationScope"`
 }
 
 // AddressProcessing chooses the address processing of a letter. A nil
@@ -170,27 +170,27 @@ type VariableHandling struct {
 type AddressProcessing struct {
 	CassSender    *CassOptions `json:"cassSender"`
 	CassRecipient *CassOptions `json:"cassRecipient"`
-	NcoaRecipient string       `json:"ncoaRecipient,omitempty"`
+	NcoaRecipient NcoaOption   `json:"ncoaRecipient,omitempty"`
 }
 
 // CassOptions asks for CASS standardization: Type "basic", Casing "proper"
 // (the default) or "upper".
 type CassOptions struct {
-	Type   string `json:"type"`
-	Casing string `json:"casing,omitempty"`
+	Type   CassType `json:"type"`
+	Casing Casing   `json:"casing,omitempty"`
 }
 
 // The enumerations of the options; anything else is refused.
 var (
-	mailServices            = []string{"firstClass", "standard"}
-	extraServices           = []string{"acs", "certified", "certifiedReturnReceipt", "registered"}
-	cassTypes               = []string{"basic"}
-	cassCasings             = []string{"proper", "upper"}
-	ncoaValues              = []string{"none", "newAddress"}
-	deliverabilityNames     = []string{"strict", "normal", "relaxed"}
-	deliverabilityValueList = []string{string(Deliverable), string(DeliverableMissingUnit), string(DeliverableIncorrectUnit), string(DeliverableUnnecessaryUnit), string(Undeliverable)}
-	validationScopes        = []string{"asset", "none"}
-	useTypes                = []string{string(UseMarketing), string(UseTransactional)}
+	mailServices            = []MailService{MailFirstClass, MailStandard}
+	extraServices           = []ExtraService{ExtraACS, ExtraCertified, ExtraCertifiedReturnReceipt, ExtraRegistered}
+	cassTypes               = []CassType{CassBasic}
+	cassCasings             = []Casing{CasingProper, CasingUpper}
+	ncoaValues              = []NcoaOption{NcoaNone, NcoaNewAddress}
+	deliverabilityNames     = []DeliverabilityThreshold{ThresholdStrict, ThresholdNormal, ThresholdRelaxed}
+	deliverabilityValueList = []Deliverability{Deliverable, DeliverableMissingUnit, DeliverableIncorrectUnit, DeliverableUnnecessaryUnit, Undeliverable}
+	validationScopes        = []ValidationScope{ValidationScopeAsset, ValidationScopeNone}
+	useTypes                = []UseType{UseMarketing, UseTransactional}
 )
 
 // Field limits of a letter.
@@ -327,7 +327,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	} else {
 		l.Content = *in.Content
 		if s.resolveContent(ctx, account, l, f) {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, string(l.Options.VariableHandling.ValidationScope), f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -478,7 +478,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 			resolved = s.resolveContent(ctx, account, l, f)
 		}
 		if resolved {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, string(l.Options.VariableHandling.ValidationScope), f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -563,6 +563,7 @@ const maxRetries = 10
 // modifyLetter reads a letter, applies change and writes it back, retrying
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
+	ctx = trackStoredStatus(ctx)
 	if err := s.life.catchUp(ctx); err != nil {
 		return nil, err
 	}
@@ -607,7 +608,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) bool {
 	c := &l.Content
 	ok := true
-	if c.Type != "asset" {
+	if c.Type != LetterContentAsset {
 		f.add("content.type", "must be asset")
 		ok = false
 	}
@@ -646,14 +647,14 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
 		return false
 	}
-	if why := printableContent(v.Content.Type); why != "" {
+	if why := printableContent(string(v.Content.Type)); why != "" {
 		f.add("content.assetId", "%s", why)
 		return false
 	}
 	c.AssetVersionID = vid
 	l.snapshot = contentSnapshot{
 		Hash:        v.contentHash,
-		Type:        v.Content.Type,
+		Type:        string(v.Content.Type),
 		Definitions: slices.Clone(v.VariableDefinitions),
 	}
 	return ok
@@ -665,7 +666,7 @@ func (s *Service) processAddresses(ctx context.Context, account string, l *Lette
 	var cassS, cassR *CassOptions
 	ncoa := false
 	if ap := l.Options.AddressProcessing; ap != nil {
-		cassS, cassR, ncoa = ap.CassSender, ap.CassRecipient, ap.NcoaRecipient == "newAddress"
+		cassS, cassR, ncoa = ap.CassSender, ap.CassRecipient, ap.NcoaRecipient == NcoaNewAddress
 	}
 	if sender != nil {
 		rs, err := s.address.Process(ctx, AddressRequest{Account: account, Role: RoleSender, Party: partyOf(sender), CASS: cassS})
@@ -694,7 +695,7 @@ func partyOf(in *PartyInput) Party {
 		Organization:   in.Organization,
 		NonAddressData: in.NonAddressData,
 		AddressComponents: &AddressComponents{
-			CassType: "none", City: a.City, State: a.State, ZipCode: a.ZipCode,
+			CassType: CassNone, City: a.City, State: a.State, ZipCode: a.ZipCode,
 			Plus4Code: a.Plus4Code, Urbanization: a.Urbanization,
 		},
 	}
@@ -884,9 +885,9 @@ func validateFreeText(f fieldErrors, path, v string) { maxLen(f, path, v, maxFre
 func validateUseType(path string, u UseType, f fieldErrors) {
 	switch {
 	case u == "":
-		f.add(path, "useType is required: one of %s", strings.Join(useTypes, ", "))
-	case !slices.Contains(useTypes, string(u)):
-		f.add(path, "must be one of %s, got %q", strings.Join(useTypes, ", "), u)
+		f.add(path, "useType is required: one of %s", joinEnum(useTypes))
+	case !slices.Contains(useTypes, u):
+		f.add(path, "must be one of %s, got %q", joinEnum(useTypes), u)
 	}
 }
 
@@ -916,7 +917,7 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	if in != nil && in.Print != nil {
 		*o.Print = *in.Print
 	}
-	o.Mail = &MailOptions{Service: "firstClass", ExtraServices: []string{}}
+	o.Mail = &MailOptions{Service: MailFirstClass, ExtraServices: []ExtraService{}}
 	if in != nil && in.Mail != nil {
 		if in.Mail.Service != "" {
 			o.Mail.Service = in.Mail.Service
@@ -927,7 +928,7 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	for i, x := range o.Mail.ExtraServices {
 		enum(f, fmt.Sprintf("options.mail.extraServices[%d]", i), x, extraServices)
 	}
-	o.VariableHandling = &VariableHandling{ValidationScope: "asset"}
+	o.VariableHandling = &VariableHandling{ValidationScope: ValidationScopeAsset}
 	if in != nil && in.VariableHandling != nil && in.VariableHandling.ValidationScope != "" {
 		o.VariableHandling.ValidationScope = in.VariableHandling.ValidationScope
 	}
@@ -968,7 +969,7 @@ func (o *LetterOptions) fillDefaults() {
 		o.Mail = &MailOptions{Service: "firstClass"}
 	}
 	if o.Mail.ExtraServices == nil {
-		o.Mail.ExtraServices = []string{}
+		o.Mail.ExtraServices = []ExtraService{}
 	}
 	if o.VariableHandling == nil {
 		o.VariableHandling = &VariableHandling{ValidationScope: "asset"}
@@ -990,10 +991,10 @@ func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {
 	}
 	n := *c
 	if n.Casing == "" {
-		n.Casing = "proper"
+		n.Casing = CasingProper
 	}
 	if n.Type == "" {
-		f.add(path+".type", "type is required: one of %s", strings.Join(cassTypes, ", "))
+		f.add(path+".type", "type is required: one of %s", joinEnum(cassTypes))
 	} else {
 		enum(f, path+".type", n.Type, cassTypes)
 	}
@@ -1001,16 +1002,18 @@ func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {
 	return &n
 }
 
-func enum(f fieldErrors, path, v string, allowed []string) {
+func enum[T ~string](f fieldErrors, path string, v T, allowed []T) {
 	if !slices.Contains(allowed, v) {
-		f.add(path, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
+		f.add(path, "must be one of %s, got %q", joinEnum(allowed), v)
 	}
 }
 
-func joinEnum[T ~string](vs []T) string {
+func joinEnum[T ~string](vs []T) string { return joinEnumWith(vs, ", ") }
+
+func joinEnumWith[T ~string](vs []T, sep string) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = string(v)
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, sep)
 }

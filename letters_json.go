@@ -62,12 +62,12 @@ type individualJSON struct {
 }
 
 type componentsJSON struct {
-	CassType     string  `json:"cassType"`
-	Urbanization *string `json:"urbanization"`
-	City         *string `json:"city"`
-	State        *string `json:"state"`
-	ZipCode      *string `json:"zipCode"`
-	Plus4Code    *string `json:"plus4Code"`
+	CassType     CassType `json:"cassType"`
+	Urbanization *string  `json:"urbanization"`
+	City         *string  `json:"city"`
+	State        *string  `json:"state"`
+	ZipCode      *string  `json:"zipCode"`
+	Plus4Code    *string  `json:"plus4Code"`
 }
 
 type eventJSON struct {
@@ -75,8 +75,8 @@ type eventJSON struct {
 	CreatedAt            time.Time   `json:"createdAt"`
 	ModifiedAt           time.Time   `json:"modifiedAt"`
 	Timestamp            time.Time   `json:"timestamp"`
-	Type                 string      `json:"type"`
-	Status               string      `json:"status"`
+	Type                 EventType   `json:"type"`
+	Status               EventStatus `json:"status"`
 	TrackingEventDetails detailsJSON `json:"trackingEventDetails"`
 	Description          *string     `json:"description"`
 	OperationCode        *string     `json:"operationCode"`

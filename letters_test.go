@@ -47,7 +47,7 @@ func TestCreateLetterShape(t *testing.T) {
 		Variables:  vars("name", "Jane"),
 		Options: lettershop.LetterOptions{
 			Print:            &lettershop.PrintOptions{Color: false},
-			Mail:             &lettershop.MailOptions{Service: "firstClass", ExtraServices: []string{}},
+			Mail:             &lettershop.MailOptions{Service: "firstClass", ExtraServices: []lettershop.ExtraService{}},
 			VariableHandling: &lettershop.VariableHandling{ValidationScope: "asset"},
 			// The effective options: the defaults are shown.
 			AddressProcessing:       &lettershop.AddressProcessing{NcoaRecipient: "none"},
@@ -185,7 +185,7 @@ func TestCreateLetterValidation(t *testing.T) {
 		{"every option value", func(in *lettershop.CreateLetterInput) {
 			in.Options = &lettershop.LetterOptions{
 				Print:            &lettershop.PrintOptions{Color: true},
-				Mail:             &lettershop.MailOptions{Service: "standard", ExtraServices: []string{"acs", "certified", "certifiedReturnReceipt", "registered"}},
+				Mail:             &lettershop.MailOptions{Service: "standard", ExtraServices: []lettershop.ExtraService{lettershop.ExtraACS, lettershop.ExtraCertified, lettershop.ExtraCertifiedReturnReceipt, lettershop.ExtraRegistered}},
 				VariableHandling: &lettershop.VariableHandling{ValidationScope: "none"},
 				AddressProcessing: &lettershop.AddressProcessing{
 					CassSender:    &lettershop.CassOptions{Type: "basic", Casing: "upper"},
@@ -193,12 +193,12 @@ func TestCreateLetterValidation(t *testing.T) {
 					NcoaRecipient: "none",
 				},
 				DeliverabilityThreshold: "relaxed",
-				DeliverabilityValues:    []string{"deliverable", "deliverableMissingUnit", "deliverableIncorrectUnit", "deliverableUnnecessaryUnit", "undeliverable"},
+				DeliverabilityValues:    []lettershop.Deliverability{lettershop.Deliverable, lettershop.DeliverableMissingUnit, lettershop.DeliverableIncorrectUnit, lettershop.DeliverableUnnecessaryUnit, lettershop.Undeliverable},
 			}
 		}, nil},
 		{"bad option values", func(in *lettershop.CreateLetterInput) {
 			in.Options = &lettershop.LetterOptions{
-				Mail:             &lettershop.MailOptions{Service: "pigeon", ExtraServices: []string{"acs", "express"}},
+				Mail:             &lettershop.MailOptions{Service: "pigeon", ExtraServices: []lettershop.ExtraService{"acs", "express"}},
 				VariableHandling: &lettershop.VariableHandling{ValidationScope: "all"},
 				AddressProcessing: &lettershop.AddressProcessing{
 					CassSender:    &lettershop.CassOptions{Type: "full", Casing: "lower"},
@@ -206,7 +206,7 @@ func TestCreateLetterValidation(t *testing.T) {
 					NcoaRecipient: "oldAddress",
 				},
 				DeliverabilityThreshold: "lenient",
-				DeliverabilityValues:    []string{"maybe"},
+				DeliverabilityValues:    []lettershop.Deliverability{"maybe"},
 			}
 		}, []string{
 			"options.mail.service", "options.mail.extraServices[1]", "options.variableHandling.validationScope",
@@ -215,7 +215,7 @@ func TestCreateLetterValidation(t *testing.T) {
 			"options.deliverabilityThreshold", "options.deliverabilityValues[0]",
 		}},
 		{"an extra service twice", func(in *lettershop.CreateLetterInput) {
-			in.Options = &lettershop.LetterOptions{Mail: &lettershop.MailOptions{ExtraServices: []string{"acs", "certified", "acs"}}}
+			in.Options = &lettershop.LetterOptions{Mail: &lettershop.MailOptions{ExtraServices: []lettershop.ExtraService{lettershop.ExtraACS, lettershop.ExtraCertified, lettershop.ExtraACS}}}
 		}, []string{"options.mail.extraServices[2]"}},
 		{"every problem at once", func(in *lettershop.CreateLetterInput) {
 			in.Sender.Address.AddressLine1 = ""

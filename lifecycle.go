@@ -18,8 +18,8 @@ import (
 
 // Event types.
 const (
-	eventStatus   = "status"
-	eventTracking = "tracking"
+	eventStatus   = EventTypeStatus
+	eventTracking = EventTypeTracking
 )
 
 const (
@@ -261,7 +261,7 @@ const requeuedDescription = "Issue resolved: letter queued again"
 // transition moves l to status at time at, recording a status event.
 func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, description string) {
 	l.Status = status
-	l.Events = append(l.Events, newEvent(l.ID, len(l.Events), at, eventStatus, string(status), description))
+	l.Events = append(l.Events, newEvent(l.ID, len(l.Events), at, eventStatus, EventStatus(status), description))
 	switch status {
 	case StatusCanceled, StatusIssue:
 		l.dueAt = time.Time{}
@@ -270,7 +270,7 @@ func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, de
 
 // newEvent is a letter's n-th event, happening at time at: created,
 // modified and stamped then, whoever writes it and whenever.
-func newEvent(letterID string, n int, at time.Time, typ, status, description string) Event {
+func newEvent(letterID string, n int, at time.Time, typ EventType, status EventStatus, description string) Event {
 	return Event{
 		ID: eventID(letterID, n, at), CreatedAt: at, ModifiedAt: at, Timestamp: at,
 		Type: typ, Status: status, Description: description,
@@ -303,7 +303,7 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 // delivered, reRouted, returnedToSender). Exactly one is set.
 type SimulateTarget struct {
 	Status LetterStatus `json:"status,omitempty"`
-	Event  string       `json:"event,omitempty"`
+	Event  EventStatus  `json:"event,omitempty"`
 }
 
 // stage checks t and returns the stage it names.

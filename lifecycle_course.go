@@ -80,7 +80,7 @@ func (c *course) enter(st stage, at time.Time) {
 		e = trackingEvent(c, st, at)
 	} else {
 		c.status = LetterStatus(st)
-		e = newEvent(c.id, c.life.Events, at, eventStatus, string(st), statusDescriptions[st])
+		e = newEvent(c.id, c.life.Events, at, eventStatus, EventStatus(st), statusDescriptions[st])
 	}
 	if c.added == nil {
 		c.added = make([]Event, 0, 4) // a day's run takes one to three steps
@@ -127,7 +127,7 @@ func (c *course) simulate(target stage, now time.Time, history []Event) error {
 	}
 	path := pathTo(cur, target, c.life.Outcome)
 	if path == nil {
-		if slices.ContainsFunc(history, func(e Event) bool { return e.Status == string(target) }) {
+		if slices.ContainsFunc(history, func(e Event) bool { return e.Status == EventStatus(target) }) {
 			return errorf(CodeConflict, "letter %s has already passed %s: it is at %s", c.id, target, cur)
 		}
 		return errorf(CodeConflict, "letter %s is at %s, from where it can not reach %s", c.id, cur, target)

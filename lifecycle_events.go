@@ -52,7 +52,7 @@ func trackingEvent(c *course, st stage, at time.Time) Event {
 	}
 	f := facilityOf(p, k.deliveryUnit)
 	f.Notes = k.notes
-	e := newEvent(c.id, c.life.Events, at, eventTracking, string(st), k.description)
+	e := newEvent(c.id, c.life.Events, at, eventTracking, EventStatus(st), k.description)
 	e.TrackingEventDetails = &f
 	e.OperationCode = k.code
 	e.ActionRequired = k.actionRequired

@@ -26,12 +26,12 @@ const (
 	stageMailed               = stage(StatusMailed)
 	stageIssue                = stage(StatusIssue)
 	stageCanceled             = stage(StatusCanceled)
-	stageInTransit            = stage("inTransit")
-	stageInLocalArea          = stage("inLocalArea")
-	stageProcessedForDelivery = stage("processedForDelivery")
-	stageDelivered            = stage("delivered")
-	stageReRouted             = stage("reRouted")
-	stageReturnedToSender     = stage("returnedToSender")
+	stageInTransit            = stage(EventInTransit)
+	stageInLocalArea          = stage(EventInLocalArea)
+	stageProcessedForDelivery = stage(EventProcessedForDelivery)
+	stageDelivered            = stage(EventDelivered)
+	stageReRouted             = stage(EventReRouted)
+	stageReturnedToSender     = stage(EventReturnedToSender)
 )
 
 // trackingStages are the statuses of tracking events, in the order the

@@ -31,8 +31,8 @@ type step struct {
 func stepsOf(l *lettershop.Letter, types ...string) []step {
 	var out []step
 	for _, e := range l.Events {
-		if len(types) == 0 || slices.Contains(types, e.Type) {
-			out = append(out, step{e.Type, e.Status, e.Timestamp})
+		if len(types) == 0 || slices.Contains(types, string(e.Type)) {
+			out = append(out, step{string(e.Type), string(e.Status), e.Timestamp})
 		}
 	}
 	return out
@@ -41,8 +41,8 @@ func stepsOf(l *lettershop.Letter, types ...string) []step {
 func statusesOf(l *lettershop.Letter, typ string) []string {
 	var out []string
 	for _, e := range l.Events {
-		if e.Type == typ {
-			out = append(out, e.Status)
+		if string(e.Type) == typ {
+			out = append(out, string(e.Status))
 		}
 	}
 	return out
@@ -360,7 +360,7 @@ func TestTrackingEventDetails(t *testing.T) {
 
 func trackingWant(status, code string, action bool, facility, facilityType, zip, location string) lettershop.Event {
 	return lettershop.Event{
-		Type: "tracking", Status: status, OperationCode: code, ActionRequired: action, Location: location,
+		Type: "tracking", Status: lettershop.EventStatus(status), OperationCode: code, ActionRequired: action, Location: location,
 		TrackingEventDetails: &lettershop.TrackingEventDetails{Facility: facility, FacilityType: facilityType, FacilityZip: zip},
 	}
 }
@@ -381,7 +381,7 @@ func TestThirtyDayAdvance(t *testing.T) {
 	var kinds []string
 	ids := map[string]bool{}
 	for i, ev := range got.Events {
-		kinds = append(kinds, ev.Type+"/"+ev.Status)
+		kinds = append(kinds, string(ev.Type)+"/"+string(ev.Status))
 		if ids[ev.ID] || !lettershop.ValidID("evt_", ev.ID) {
 			t.Errorf("event %d: id %q repeated or malformed", i, ev.ID)
 		}
@@ -704,7 +704,7 @@ func TestSimulate(t *testing.T) {
 	}
 	for _, st := range stages {
 		for i, tg := range all {
-			name := st.name + "/" + string(tg.Status) + tg.Event
+			name := st.name + "/" + string(tg.Status) + string(tg.Event)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t)
@@ -740,7 +740,7 @@ func TestSimulate(t *testing.T) {
 					}
 					var added []string
 					for _, ev := range after.Events[len(before.Events):] {
-						added = append(added, ev.Status)
+						added = append(added, string(ev.Status))
 						if !ev.Timestamp.Equal(e.clock.Now()) {
 							t.Errorf("%s stamped %v, want now (%v)", ev.Status, ev.Timestamp, e.clock.Now())
 						}
@@ -924,7 +924,7 @@ func TestIssueLetterFixedByOptions(t *testing.T) {
 	}
 	opts := &lettershop.LetterOptions{
 		AddressProcessing:    &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: "basic"}},
-		DeliverabilityValues: []string{"deliverable", "undeliverable"},
+		DeliverabilityValues: []lettershop.Deliverability{lettershop.Deliverable, lettershop.Undeliverable},
 	}
 	u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Options: opts})
 	if err != nil {

@@ -260,7 +260,7 @@ func sameContent(c *VersionContent, t AssetType, v *AssetVersion) bool {
 		return true
 	}
 	data := []byte(c.Data)
-	if binaryContent(typ) {
+	if binaryContent(string(typ)) {
 		var err error
 		if data, err = base64.StdEncoding.DecodeString(c.Data); err != nil {
 			return false

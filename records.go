@@ -127,7 +127,7 @@ type versionDoc struct {
 
 func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error) {
 	data, err := encodeDoc(versionDoc{
-		Notes: v.Notes, Source: v.Content.Source, Type: v.Content.Type, Hash: v.contentHash,
+		Notes: v.Notes, Source: string(v.Content.Source), Type: string(v.Content.Type), Hash: v.contentHash,
 		Length: v.ContentLength, Definitions: v.VariableDefinitions,
 	})
 	if err != nil {
@@ -150,7 +150,7 @@ func versionFromRecord(r storage.AssetVersion) (*AssetVersion, error) {
 	}
 	return &AssetVersion{
 		ID: r.ID, AssetID: r.AssetID, Status: VersionStatus(r.Status), Notes: d.Notes,
-		Content:       VersionContent{Source: d.Source, Type: d.Type},
+		Content:       VersionContent{Source: ContentSource(d.Source), Type: ContentType(d.Type)},
 		ContentLength: d.Length, VariableDefinitions: defs,
 		CreatedAt: r.CreatedAt.UTC(), ModifiedAt: r.ModifiedAt.UTC(), contentHash: d.Hash,
 	}, nil

@@ -46,10 +46,10 @@ func TestLetterRecordRoundTrip(t *testing.T) {
 		CreatedAt: at, ModifiedAt: at.Add(time.Hour), ExternalID: "ext", SendDate: "2026-01-05", Description: "desc",
 		Variables: []Variable{{Name: "a", Value: ptr("1")}, {Name: "b"}},
 		Options: LetterOptions{
-			Print: &PrintOptions{Color: true}, Mail: &MailOptions{Service: "standard", ExtraServices: []string{"acs"}},
+			Print: &PrintOptions{Color: true}, Mail: &MailOptions{Service: "standard", ExtraServices: []ExtraService{ExtraACS}},
 			VariableHandling:        &VariableHandling{ValidationScope: "none"},
 			AddressProcessing:       &AddressProcessing{CassSender: &CassOptions{Type: "basic", Casing: "upper"}, CassRecipient: &CassOptions{Type: "basic", Casing: "proper"}, NcoaRecipient: "newAddress"},
-			DeliverabilityThreshold: "strict", DeliverabilityValues: []string{"deliverable"},
+			DeliverabilityThreshold: "strict", DeliverabilityValues: []Deliverability{Deliverable},
 		},
 		IssueMessage: "msg",
 		Metadata:     Metadata{{Key: "k", Value: "v"}},

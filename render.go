@@ -148,7 +148,7 @@ func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.renderLetter(ctx, account, l)
+	return s.renderObserved(ctx, account, l)
 }
 
 // renderLetter renders l, from the cache when it was rendered since it last
@@ -160,6 +160,7 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", account, l.ID, l.ModifiedAt.UnixNano(), l.revision)
 	if r.cache != nil {
 		if b, ok := r.cache.Get(key); ok {
+			noteCacheHit(ctx)
 			return bytes.Clone(b), nil
 		}
 	}

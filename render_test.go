@@ -68,7 +68,7 @@ func (e *env) version(t testing.TB, typ lettershop.AssetType, mime, data string,
 		t.Fatalf("CreateAsset: %v", err)
 	}
 	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: mime, Data: data},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentType(mime), Data: data},
 		VariableDefinitions: defs,
 		Publish:             true,
 	})
@@ -557,7 +557,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: tt.mime, Data: tt.data},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Data: tt.data},
 			})
 			checkContentErr(t, err, tt.wantErr)
 
@@ -573,13 +573,13 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 				return
 			}
 			v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: ok[0], Data: ok[1]},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(ok[0]), Data: ok[1]},
 			})
 			if err != nil {
 				t.Fatalf("CreateVersion with good content: %v", err)
 			}
 			_, err = e.svc.UpdateVersion(e.ctx, renderAccount, a.ID, v.ID, lettershop.UpdateVersionInput{
-				Content: &lettershop.VersionContent{Type: tt.mime, Data: tt.data},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Data: tt.data},
 			})
 			checkContentErr(t, err, tt.wantErr)
 		})

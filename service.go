@@ -20,6 +20,8 @@ import (
 // another account are not found.
 type Service struct {
 	store    storage.Storage
+	rawStore storage.Storage // store as given, without the hooks' layer
+	hooks    Hooks
 	clock    clock.Clock
 	logger   *slog.Logger
 	address  AddressProcessor
@@ -50,6 +52,12 @@ type Option func(*Service)
 // WithClock sets the clock every time-based rule reads: lifecycle steps,
 // idempotency expiry, signed links. Tests pass a *clock.Mock. The default is
 // the wall clock.
+//
+// clock.NewMock starts at the Unix epoch (1970-01-01T00:00:00Z): Set it to a
+// realistic instant before the first call. Ids carry the clock's
+// millisecond, and lists sort by them, so ids made on a clock later set back
+// sort before older ones; a sendDate is checked against the clock's day, and
+// a printed letter is dated by it.
 func WithClock(c clock.Clock) Option { return func(s *Service) { s.clock = c } }
 
 // WithEntropy sets the randomness of new ids. Tests pass a seeded reader
@@ -114,6 +122,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	if s.address == nil {
 		s.address = NewAddressProcessor()
 	}
+	s.observeStore()
 	s.life = newLifecycle(s)
 	return s
 }

@@ -36,7 +36,7 @@ var variableBehaviors = []string{string(VariableOptional), string(VariableRequir
 // VariableDefinition declares a variable a template uses as {{name}}.
 type VariableDefinition struct {
 	Name        string           `json:"name"`
-	Type        string           `json:"type"`
+	Type        VariableType     `json:"type"`
 	Behavior    VariableBehavior `json:"behavior"`
 	PresetValue *string          `json:"presetValue,omitempty"`
 	AllowEmpty  bool             `json:"allowEmpty"`
@@ -65,7 +65,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 	for i, d := range defs {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		if d.Type == "" {
-			d.Type = "value"
+			d.Type = VariableTypeValue
 		}
 		if d.Behavior == "" {
 			d.Behavior = VariableOptional
@@ -79,7 +79,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 			f.add(at+".name", "variable %q is defined more than once", d.Name)
 		}
 		seen[d.Name] = true
-		enum(f, at+".type", d.Type, []string{"value"})
+		enum(f, at+".type", d.Type, []VariableType{VariableTypeValue})
 		enum(f, at+".behavior", string(d.Behavior), variableBehaviors)
 		preset := d.Behavior == VariablePreset || d.Behavior == VariableOverridablePreset
 		switch {

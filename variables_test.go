@@ -118,7 +118,7 @@ func TestLetterVariables(t *testing.T) {
 			in := letterInput(a.ID)
 			in.Variables = tc.vars
 			if tc.scope != "" {
-				in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: tc.scope}}
+				in.Options = &lettershop.LetterOptions{VariableHandling: &lettershop.VariableHandling{ValidationScope: lettershop.ValidationScope(tc.scope)}}
 			}
 			l, err := e.svc.CreateLetter(e.ctx, acct, in)
 			if tc.fields == nil {

@@ -33,6 +33,7 @@ func BenchmarkLoad(b *testing.B) {
 		start func(b *testing.B) loadTarget
 	}{
 		{"adapter", startAdapter},
+		{"adapter-metrics", startAdapterMetrics},
 		{"baseline", startBaseline},
 	}
 	for _, op := range []string{"get-letter", "post-letter", "list-100"} {
@@ -60,7 +61,18 @@ func newLoadClient() *http.Client {
 // startAdapter serves the handler with rate limiting off and 200 letters in
 // the account.
 func startAdapter(b *testing.B) loadTarget {
-	ts := newTestServer(b, withAdapter(httpadapter.WithRateLimit(0, 0)))
+	return startAdapterWith(b, withAdapter(httpadapter.WithRateLimit(0, 0)))
+}
+
+// startAdapterMetrics is startAdapter recording Prometheus metrics.
+func startAdapterMetrics(b *testing.B) loadTarget {
+	m := httpadapter.NewMetrics()
+	return startAdapterWith(b, withAdapter(httpadapter.WithRateLimit(0, 0), httpadapter.WithMetrics(m, "/metrics")),
+		withService(lettershop.WithHooks(m.Hooks())))
+}
+
+func startAdapterWith(b *testing.B, opts ...testOption) loadTarget {
+	ts := newTestServer(b, opts...)
 	assetID, _ := ts.createAsset(b, keyA)
 	var first lettershop.Letter
 	for i := range 200 {

@@ -29,6 +29,7 @@ type shapes struct {
 	Skipped string            `json:"-"`
 	Untaggd string
 	shapesEmbedded
+	//lint:ignore U1000 an unexported field, there for the decoder to leave alone
 	hidden string
 }
 

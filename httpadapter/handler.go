@@ -68,6 +68,10 @@ type config struct {
 	logger    *slog.Logger
 	bodyRate  int
 	bodyGrace time.Duration
+	// metrics, when set, records every request; metricsPath is where the
+	// handler serves them, "" for nowhere (metrics.go).
+	metrics     *Metrics
+	metricsPath string
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -93,6 +97,11 @@ func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.r
 // the clock, advancing one letter, registering postal moves). m must be the
 // clock the Service was made with. Without this option those routes do not
 // exist.
+//
+// The rate limit stays on (150 requests per 5 seconds per key unless
+// WithRateLimit says otherwise), measured on m unless WithRateLimitClock
+// names another clock: a key that used up its bucket gets 429s until the
+// test moves m on.
 func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
 
 // WithLogger sets where internal errors are logged, each with the request
@@ -113,6 +122,17 @@ type handler struct {
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
 // under a prefix with http.StripPrefix.
+//
+// Rate limit: by default every API key may make 150 requests per 5 seconds,
+// as on the real service, in the sandbox and with WithTestClock too; the
+// 151st request within 5 seconds is a 429. A test suite that sends more
+// passes WithRateLimit(0, 0) to turn limiting off. With WithTestClock the
+// buckets refill on the Service's clock, which stands still until the test
+// moves it: add WithRateLimitClock(clock.New()) to refill them on the wall
+// clock instead, as cmd/lettershop --test-clock does.
+//
+// The handler also serves GET /healthz and GET /readyz (health.go), and with
+// WithMetrics, GET /metrics.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
@@ -136,6 +156,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.assetRoutes()
 	h.versionRoutes()
 	h.fileRoutes()
+	h.healthRoutes()
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
@@ -145,13 +166,21 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 // ServeHTTP answers requests the routes do not know with a problem, not the
 // mux's plain text.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.metrics != nil {
+		h.serveMeasured(w, r)
+		return
+	}
+	h.serve(w, r)
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	w.Header().Set(headerRequestID, reqID)
 	w.Header().Set(headerAPIVersion, APIVersion)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
 	defer func() {
 		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
+			if v == http.ErrAbortHandler { //nolint:errorlint // a recovered panic value, panicked as it is, not an error chain
 				panic(v)
 			}
 			h.cfg.logger.Error("panic serving request", "request_id", reqID, "method", r.Method, "path", r.URL.Path, "panic", v)
@@ -162,7 +191,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notCleanPath(w, r)
 		return
 	}
-	if inner, pattern := h.mux.Handler(r); pattern == "" {
+	inner, pattern := h.mux.Handler(r)
+	notePattern(w, pattern)
+	if pattern == "" {
 		h.unrouted(w, r, inner)
 		return
 	}
@@ -272,6 +303,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			return
 		}
 		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
+			//lint:ignore SA1008 the limiter sets the header under the real service's spelling, not the canonical key
 			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
 		}

@@ -111,6 +111,17 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 	return &testServer{Server: srv, Svc: svc, Clock: mc, Store: st, logs: logs}
 }
 
+// newTestServerFor serves svc, made by the test, with a logger the test
+// reads and no test routes.
+func newTestServerFor(t testing.TB, svc *lettershop.Service, opts ...httpadapter.Option) *testServer {
+	t.Helper()
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	srv := httptest.NewServer(httpadapter.New(svc, append([]httpadapter.Option{httpadapter.WithLogger(logger)}, opts...)...))
+	t.Cleanup(srv.Close)
+	return &testServer{Server: srv, Svc: svc, logs: logs}
+}
+
 // syncBuffer is a log destination safe for concurrent writes.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -111,7 +112,7 @@ func benchDataSet(b *testing.B) (*pgstore.Store, *pgxpool.Pool, []string) {
 	if err == nil && version == benchVersion && rows == benchRows {
 		return s, raw, ids
 	}
-	if err != nil && err != pgx.ErrNoRows {
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		b.Fatal(err)
 	}
 	b.Logf("loading %d letters into schema %s", benchRows, benchSchema)

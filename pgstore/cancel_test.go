@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func (w *writeBlocker) waitBlocked(t *testing.T) uint32 {
 		if err == nil {
 			return pid
 		}
-		if err != pgx.ErrNoRows {
+		if !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatal(err)
 		}
 		if time.Now().After(deadline) {

@@ -144,7 +144,8 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // interrupted exchange.
 func fail(ctx context.Context, op string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("pgstore: %s: %w (%v)", op, ctxErr, err)
+		// Only the context's error is wrapped: it is the one that counts.
+		return fmt.Errorf("pgstore: %s: %w (%v)", op, ctxErr, err) //nolint:errorlint // the driver's error is shown, not matched
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
 }

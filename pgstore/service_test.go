@@ -275,7 +275,7 @@ func TestTwoServersAdvanceTimeWithoutDuplicateEvents(t *testing.T) {
 		}
 		wantSame(t, "letter "+id+" on a and b", la, lb)
 		seenID := map[string]bool{}
-		seenStatus := map[string]bool{}
+		seenStatus := map[lettershop.EventStatus]bool{}
 		for _, e := range la.Events {
 			if seenID[e.ID] {
 				t.Errorf("letter %s: event %s twice", id, e.ID)
@@ -339,7 +339,7 @@ func TestTwoServersFixAnIssueLetter(t *testing.T) {
 	}
 	var steps []string
 	for _, e := range got.Events {
-		steps = append(steps, e.Status+"@"+e.Timestamp.Format(time.TimeOnly))
+		steps = append(steps, string(e.Status)+"@"+e.Timestamp.Format(time.TimeOnly))
 	}
 	want := []string{"queued@09:00:00", "issue@09:00:00", "queued@09:01:00", "ready@09:06:00"}
 	if d := cmp.Diff(want, steps); d != "" || got.Status != lettershop.StatusReady {

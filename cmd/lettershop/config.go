@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -35,6 +37,12 @@ type config struct {
 	// bodyRate is the pace, in bytes per second, a request body must keep
 	// to; 0 sets no deadline of its own.
 	bodyRate int
+	// logLevel and logFormat shape the log (logging.go).
+	logLevel  logLevel
+	logFormat logFormat
+	// metricsAddr is where /metrics is served: "" with the API, metricsOff
+	// nowhere, else a host:port of its own.
+	metricsAddr string
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -99,6 +107,8 @@ Usage:
              [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
+             [--log-level debug|info|warn|error] [--log-format text|json]
+             [--metrics-addr off | HOST:PORT]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -111,7 +121,8 @@ Flags:
 // environment.
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
-		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate}
+		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
+		logLevel: logLevel(slog.LevelInfo), logFormat: "text"}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -138,6 +149,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"`N` connections open at once at most from one client address; 0 is no cap (LETTERSHOP_MAX_CONNS_PER_CLIENT)")
 	fs.IntVar(&cfg.bodyRate, "body-read-rate", cfg.bodyRate, "`BYTES` per second a request body must arrive at: it gets 5 s plus its length at this pace,\n"+
 		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
+	fs.Var(&cfg.logLevel, "log-level", "log records at `LEVEL` and above: debug, info, warn or error; info logs one line per request,\n"+
+		"debug adds health checks and metrics scrapes (LETTERSHOP_LOG_LEVEL)")
+	fs.Var(&cfg.logFormat, "log-format", "write the log as `FORMAT`: text (key=value) or json, one object per line (LETTERSHOP_LOG_FORMAT)")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `HOST:PORT` of their own, or off; by default they are\n"+
+		"served with the API (LETTERSHOP_METRICS_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -179,6 +195,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if err := checkStore(cfg); err != nil {
 		return config{}, err
+	}
+	if cfg.metricsAddr != "" && cfg.metricsAddr != metricsOff {
+		if _, _, err := net.SplitHostPort(cfg.metricsAddr); err != nil {
+			return config{}, fmt.Errorf("--metrics-addr: want HOST:PORT or off, got %q", cfg.metricsAddr)
+		}
 	}
 	return cfg, nil
 }

@@ -82,13 +82,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient)
 	defer ln.Close()
+	var metrics *httpadapter.Metrics
+	var metricsLn net.Listener
+	if cfg.metricsAddr != metricsOff {
+		metrics = httpadapter.NewMetrics()
+	}
+	if metrics != nil && cfg.metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer metricsLn.Close()
+	}
 	local := "http://" + reachable(ln.Addr().String())
 	base := cfg.baseURL
 	if base == "" {
 		base = local
 	}
 
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logOut, flushLog := newLogWriter(stderr)
+	defer flushLog()
+	logger := newLogger(cfg, logOut)
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base)}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
@@ -102,6 +115,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// Clients pace themselves by the wall clock; on the stopped test
 		// clock a used-up bucket would never refill.
 		hopts = append(hopts, httpadapter.WithTestClock(mock), httpadapter.WithRateLimitClock(clock.New()))
+	}
+	if metrics != nil {
+		opts = append(opts, lettershop.WithHooks(metrics.Hooks()))
+		hopts = append(hopts, httpadapter.WithMetrics(metrics, metricsPath(cfg)))
 	}
 	if len(cfg.apiKeys) > 0 {
 		auth, err := httpadapter.NewKeyAuthenticator(cfg.apiKeys...)
@@ -124,7 +141,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	var msrv *http.Server
+	if metricsLn != nil {
+		msrv = metricsServer(metrics, logger)
+		go func() {
+			if err := msrv.Serve(metricsLn); !errors.Is(err, http.ErrServerClosed) {
+				logger.Error("metrics server", "err", err)
+			}
+		}()
+	}
 	greet(stdout, cfg, local, base)
+	if msrv != nil {
+		fmt.Fprintf(stdout, "Metrics: http://%s/metrics\n", reachable(metricsLn.Addr().String()))
+	}
 
 	select {
 	case err := <-served:
@@ -134,6 +163,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("shutting down", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	if msrv != nil {
+		_ = msrv.Shutdown(sctx) // scrapes are short; the API's requests matter
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -205,19 +237,30 @@ func greet(w io.Writer, cfg config, local, base string) {
 	} else {
 		fmt.Fprintln(w, "Rate limit: off.")
 	}
+	fmt.Fprintf(w, "Health: %s%s and %s%s\n", base, httpadapter.HealthPath, base, httpadapter.ReadyPath)
+	if cfg.metricsAddr == "" {
+		fmt.Fprintf(w, "Metrics: %s/metrics\n", base)
+	}
 	if cfg.testClock {
 		fmt.Fprintf(w, "Test clock: stopped. Move it with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
 	}
 }
 
-// logRequests writes one structured line per request. The query is left
-// out: signed download links carry their signature there.
+// logRequests writes one structured line per request: at info, or at debug
+// for health checks and scrapes. The query is left out (signed download
+// links carry their signature there), and so are headers (the API key) and
+// bodies. Nothing is measured for a line the level leaves out.
 func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		level := requestLevel(r)
+		if !logger.Enabled(r.Context(), level) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
-		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		logger.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", sw.status),

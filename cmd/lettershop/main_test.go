@@ -31,7 +31,8 @@ func env(kv ...string) func(string) string {
 
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
-		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate}
+		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
+		logFormat: "text"}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)

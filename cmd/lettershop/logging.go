@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// logLevel is --log-level: debug, info, warn or error.
+type logLevel slog.Level
+
+func (l *logLevel) String() string {
+	if l == nil {
+		return "info"
+	}
+	return strings.ToLower(slog.Level(*l).String())
+}
+
+func (l *logLevel) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "debug":
+		*l = logLevel(slog.LevelDebug)
+	case "info":
+		*l = logLevel(slog.LevelInfo)
+	case "warn", "warning":
+		*l = logLevel(slog.LevelWarn)
+	case "error":
+		*l = logLevel(slog.LevelError)
+	default:
+		return fmt.Errorf("want debug, info, warn or error; got %q", s)
+	}
+	return nil
+}
+
+// logFormat is --log-format: text or json.
+type logFormat string
+
+func (f *logFormat) String() string {
+	if f == nil || *f == "" {
+		return "text"
+	}
+	return string(*f)
+}
+
+func (f *logFormat) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "text", "json":
+		*f = logFormat(strings.ToLower(s))
+		return nil
+	}
+	return fmt.Errorf("want text or json; got %q", s)
+}
+
+// metricsOff is --metrics-addr off: no metrics are served.
+const metricsOff = "off"
+
+// newLogger returns the server's logger, writing to w in the configured
+// format from the configured level up.
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.Level(cfg.logLevel)}
+	if cfg.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// quietPaths are requests logged only at debug: health checks and scrapes
+// come every few seconds and would drown the lines worth reading.
+var quietPaths = map[string]bool{httpadapter.HealthPath: true, httpadapter.ReadyPath: true, "/metrics": true}
+
+// requestLevel is the level a request's line is logged at.
+func requestLevel(r *http.Request) slog.Level {
+	if quietPaths[r.URL.Path] {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// metricsPath is where the API server serves /metrics: there unless the
+// metrics have an address of their own.
+func metricsPath(cfg config) string {
+	if cfg.metricsAddr == "" {
+		return "/metrics"
+	}
+	return ""
+}
+
+// metricsServer serves m at /metrics on a listener of its own, for
+// --metrics-addr HOST:PORT.
+func metricsServer(m *httpadapter.Metrics, logger *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	return &http.Server{
+		Handler:           logRequests(logger, mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// logFlushEvery is how long a log line may wait in the buffer.
+const logFlushEvery = 100 * time.Millisecond
+
+// bufferedLog batches log lines into fewer writes: one write(2) per line
+// costs more than formatting the line (see BenchmarkRequestLog). Lines wait
+// at most logFlushEvery; Close writes out the rest.
+type bufferedLog struct {
+	mu   sync.Mutex
+	w    *bufio.Writer
+	stop chan struct{}
+	done chan struct{}
+}
+
+// newLogWriter returns where the log goes: w itself, unless w is a file
+// (stderr, a pipe), which is written through a buffer flushed every
+// logFlushEvery. close flushes it and must be called before exit.
+func newLogWriter(w io.Writer) (out io.Writer, close func()) {
+	if _, ok := w.(*os.File); !ok {
+		return w, func() {}
+	}
+	b := &bufferedLog{w: bufio.NewWriterSize(w, 32<<10), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.flushLoop()
+	return b, b.Close
+}
+
+func (b *bufferedLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.w.Write(p)
+}
+
+func (b *bufferedLog) flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.w.Flush() // nowhere to report a failing stderr
+}
+
+func (b *bufferedLog) flushLoop() {
+	defer close(b.done)
+	t := time.NewTicker(logFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			b.flush()
+		case <-b.stop:
+			b.flush()
+			return
+		}
+	}
+}
+
+// Close stops the flushing and writes out what is buffered.
+func (b *bufferedLog) Close() {
+	close(b.stop)
+	<-b.done
+}

@@ -1,0 +1,253 @@
+package httpadapter
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/lettershop/lettershop"
+)
+
+// Metrics are the Prometheus metrics of one handler and its Service, in a
+// registry of their own: several handlers in one process (or one test
+// binary) never collide, and nothing is put in the global default
+// registry. docs/operations.md lists every metric with its labels.
+//
+// Wire a Metrics to both layers:
+//
+//	m := httpadapter.NewMetrics()
+//	svc := lettershop.New(store, lettershop.WithHooks(m.Hooks()))
+//	h := httpadapter.New(svc, httpadapter.WithMetrics(m, "/metrics"))
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests       *prometheus.CounterVec
+	duration       *prometheus.HistogramVec
+	lettersCreated *prometheus.CounterVec
+	letterStatus   *prometheus.CounterVec
+	replays        prometheus.Counter
+	idemConflicts  *prometheus.CounterVec
+	rateLimited    prometheus.Counter
+	renderSeconds  *prometheus.HistogramVec
+	renderCache    *prometheus.CounterVec
+	storeErrors    *prometheus.CounterVec
+}
+
+// Label values bounded by the code, so a client cannot grow the series.
+const (
+	routeUnmatched = "unmatched" // a request no route takes (404, 405)
+	methodOther    = "other"     // a method no route serves
+)
+
+// NewMetrics returns metrics in a new registry, which also holds the Go
+// runtime and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	f(collectors.NewGoCollector())
+	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_http_requests_total",
+		Help: "HTTP requests answered, by route pattern, method and status class (2xx, 4xx, ...).",
+	}, []string{"route", "method", "code"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "lettershop_http_request_duration_seconds",
+		Help:    "Time from a request's arrival to the end of its answer, by route pattern and method.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route", "method"})
+	m.lettersCreated = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_letters_created_total",
+		Help: "Letters created, by the status they start in (queued, or issue when the recipient cannot be mailed).",
+	}, []string{"status"})
+	m.letterStatus = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_letter_status_changes_total",
+		Help: "Letters written in a new status (created, moved by the lifecycle, canceled, simulated), by that status.",
+	}, []string{"status"})
+	m.replays = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "lettershop_idempotent_replays_total",
+		Help: "Requests answered from a stored outcome under their Idempotency-Key.",
+	})
+	m.idemConflicts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_idempotency_conflicts_total",
+		Help: "Requests refused for their Idempotency-Key: reused for another request (mismatch, 422) or still running (in_flight, 409).",
+	}, []string{"reason"})
+	m.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "lettershop_rate_limited_requests_total",
+		Help: "Requests refused with 429 because their API key's rate limit was used up.",
+	})
+	m.renderSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "lettershop_render_duration_seconds",
+		Help:    "Time to produce a letter's PDF for a download, by whether it came from the render cache.",
+		Buckets: []float64{.0001, .0005, .001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"cache"})
+	m.renderCache = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_render_cache_requests_total",
+		Help: "Renders asked of the render cache, by result (hit, miss).",
+	}, []string{"result"})
+	m.storeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lettershop_store_errors_total",
+		Help: "Store calls that failed other than as their contract allows (not found, conflict, ...), by store method.",
+	}, []string{"op"})
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.lettersCreated, m.letterStatus, m.replays,
+		m.idemConflicts, m.rateLimited, m.renderSeconds, m.renderCache, m.storeErrors} {
+		f(c)
+	}
+	// Series that exist from the start read 0 rather than missing, so a
+	// rate() over them works from the first scrape.
+	for _, st := range []lettershop.LetterStatus{lettershop.StatusQueued, lettershop.StatusIssue} {
+		m.lettersCreated.WithLabelValues(string(st))
+	}
+	for _, r := range []string{"mismatch", "in_flight"} {
+		m.idemConflicts.WithLabelValues(r)
+	}
+	for _, r := range []string{"hit", "miss"} {
+		m.renderCache.WithLabelValues(r)
+	}
+	return m
+}
+
+// Registry returns the registry the metrics are in, to add collectors of
+// one's own or to gather them.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus text format (or another the
+// scraper asks for).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Hooks returns the Service hooks that feed the letter, render and store
+// metrics: pass them to lettershop.New with lettershop.WithHooks.
+func (m *Metrics) Hooks() lettershop.Hooks {
+	return lettershop.Hooks{
+		LetterCreated: func(st lettershop.LetterStatus) { m.lettersCreated.WithLabelValues(string(st)).Inc() },
+		LetterStatus:  func(st lettershop.LetterStatus) { m.letterStatus.WithLabelValues(string(st)).Inc() },
+		Render: func(d time.Duration, cached bool) {
+			result := "miss"
+			if cached {
+				result = "hit"
+			}
+			m.renderCache.WithLabelValues(result).Inc()
+			m.renderSeconds.WithLabelValues(result).Observe(d.Seconds())
+		},
+		StoreError: func(op string) { m.storeErrors.WithLabelValues(op).Inc() },
+	}
+}
+
+// WithMetrics records the handler's requests in m. With a path ("/metrics")
+// the handler also serves m there, without an API key and outside the rate
+// limit; with "" it does not, and the embedder serves m.Handler() where it
+// likes (another port, behind its own authentication). For the letter,
+// render and store metrics, give the Service m.Hooks() too.
+func WithMetrics(m *Metrics, path string) Option {
+	return func(c *config) { c.metrics, c.metricsPath = m, path }
+}
+
+// observe records one answered request.
+func (m *Metrics) observe(pattern, method string, status int, d time.Duration) {
+	route, method := routeLabel(pattern, method)
+	m.requests.WithLabelValues(route, method, statusClass(status)).Inc()
+	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
+	if status == http.StatusTooManyRequests {
+		m.rateLimited.Inc()
+	}
+}
+
+// idempotency records what an Idempotency-Key did to a request.
+func (m *Metrics) idempotency(replayed bool, err error) {
+	if m == nil {
+		return
+	}
+	switch {
+	case replayed:
+		m.replays.Inc()
+	case lettershop.ErrorCode(err) == lettershop.CodeIdempotencyMismatch:
+		m.idemConflicts.WithLabelValues("mismatch").Inc()
+	case lettershop.ErrorCode(err) == lettershop.CodeInFlight:
+		m.idemConflicts.WithLabelValues("in_flight").Inc()
+	}
+}
+
+// routeLabel turns a mux pattern ("GET /v1/letters/{id}") and the request's
+// method into the route and method labels ("/letters/{id}", "GET"): the
+// same route under /v1 and bare is one series, no raw path or id ever
+// becomes a label, and a method no route serves is "other".
+func routeLabel(pattern, method string) (string, string) {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions:
+	default:
+		method = methodOther
+	}
+	if pattern == "" {
+		return routeUnmatched, method
+	}
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	if p, ok := strings.CutPrefix(path, "/v1/"); ok {
+		path = "/" + p
+	}
+	return path, method
+}
+
+var statusClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+
+func statusClass(code int) string {
+	if i := code/100 - 1; i >= 0 && i < len(statusClasses) {
+		return statusClasses[i]
+	}
+	return strconv.Itoa(code)
+}
+
+// metricsWriter learns the status of an answer and, from the handler, the
+// pattern of the route that answered.
+type metricsWriter struct {
+	http.ResponseWriter
+	status  int
+	pattern string
+}
+
+func (w *metricsWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *metricsWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *metricsWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// notePattern tells the metrics, if any, which route pattern serves r.
+func notePattern(w http.ResponseWriter, pattern string) {
+	if mw, ok := w.(*metricsWriter); ok {
+		mw.pattern = pattern
+	}
+}
+
+// serveMeasured serves r through h, recording it in the handler's metrics.
+func (h *handler) serveMeasured(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	mw := &metricsWriter{ResponseWriter: w}
+	defer func() {
+		status := mw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		h.cfg.metrics.observe(mw.pattern, r.Method, status, time.Since(start))
+	}()
+	h.serve(mw, r)
+}
