@@ -3,6 +3,7 @@ package usps
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // LineKind is the kind of a delivery address line.
@@ -129,7 +130,7 @@ func (d DeliveryLine) words() []string {
 var (
 	reRouteJoined = regexp.MustCompile(`^(RR|HC|PSC|CMR)([0-9]+)$`)
 	reFraction    = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
-	reInterstate  = regexp.MustCompile(`^I-([0-9]+)$`)
+	reInterstate  = regexp.MustCompile(`^I-?([0-9]+)$`)
 )
 
 // matchPrefix reports how many leading words of t match one of the
@@ -296,6 +297,7 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	}
 	t = d.stripTrailing(t, true)
 	d.Secondaries = append(d.Secondaries, leading...)
+	d.poundAsPMB()
 	if len(t) > 0 && hasDigit(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
@@ -304,74 +306,206 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 			t = t[1:]
 		}
 	}
-	if len(t) >= 2 {
+	t = splitNameHyphens(t)
+	// Publication 28 233.22 and 233.23: a directional after the street
+	// name and suffix is the postdirectional; two directional words
+	// (NORTH EAST) make one (NE).
+	if n := len(t); n >= 3 {
+		if dir, ok := compoundDirectional(t[n-2], t[n-1]); ok {
+			d.Postdirectional = dir
+			t = t[:n-2]
+		}
+	}
+	if len(t) >= 2 && d.Postdirectional == "" {
 		if dir, ok := directionals[t[len(t)-1]]; ok {
 			d.Postdirectional = dir
 			t = t[:len(t)-1]
 		}
 	}
+	// Publication 28 234.1: the last word of the street name that is in
+	// Appendix C1 is the suffix, abbreviated.
 	if len(t) >= 2 {
-		if suf, ok := suffixes[t[len(t)-1]]; ok && !isRouteWord(t[len(t)-2]) {
+		if suf, ok := suffixes[t[len(t)-1]]; ok {
 			d.Suffix = suf
 			t = t[:len(t)-1]
 		}
 	}
-	if len(t) >= 2 {
+	// Publication 28 233.21 and 233.23: a directional before the street
+	// name is the predirectional, two directional words make one, except
+	// NORTH SOUTH and EAST WEST, whose second word is the street name.
+	if len(t) >= 3 {
+		if dir, ok := compoundDirectional(t[0], t[1]); ok {
+			d.Predirectional = dir
+			t = t[2:]
+		}
+	}
+	if len(t) >= 2 && d.Predirectional == "" {
 		if dir, ok := directionals[t[0]]; ok {
 			d.Predirectional = dir
 			t = t[1:]
 		}
 	}
-	d.StreetName = strings.Join(streetName(t), " ")
-	// Publication 28 abbreviates to meet a line length: a numbered road
-	// written out that takes the line past MaxLineLength keeps the words it
-	// was written with (HWY 66).
-	if written := strings.Join(t, " "); len(d.StreetName) > len(written) && len(d.Format(Upper)) > MaxLineLength {
-		d.StreetName = written
+	name := streetName(t)
+	if d.Suffix != "" && len(name) > 0 {
+		last := &name[len(name)-1]
+		if full, ok := directionalWords[last.long]; ok && len(name) >= 2 {
+			// Publication 28 233.3: a directional between the street name
+			// and the suffix is part of the name, spelled out (BAY W DR ->
+			// BAY WEST DR).
+			last.long, last.short = full, full
+		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 {
+			// Publication 28 234.2: of two suffix words, the second is
+			// the suffix and the first is part of the name, spelled out
+			// (HIGHWAY 3 BYP RD -> HIGHWAY 3 BYPASS RD).
+			last.long, last.short, last.level = primary, suffixes[last.long], levelSuffixWord
+		}
+	}
+	// Publication 28 abbreviates to meet a line length: when the standard
+	// line is longer than MaxLineLength, the numbered-road words are
+	// abbreviated first (HIGHWAY 66 -> HWY 66), then a first suffix word
+	// spelled out by 234.2 (MAIN STREET EXT -> MAIN ST EXT).
+	for level := levelFull; level <= levelSuffixWord; level++ {
+		d.StreetName = joinName(name, level)
+		if level == levelSuffixWord || utf8.RuneCountInString(d.Format(Upper)) <= MaxLineLength {
+			break
+		}
 	}
 	return d, len(leading) > 0
 }
 
-// isRouteWord reports whether w names a numbered road when a number follows
-// it; its suffix-like successor is then not a suffix (COUNTY ROAD).
-func isRouteWord(w string) bool { return w == "COUNTY" || w == "CO" || w == "STATE" || w == "FARM" }
+// The abbreviation levels of a street name's words: what a word written
+// out at that level is abbreviated to when the line is too long.
+const (
+	levelFull       = 0
+	levelRoad       = 1
+	levelSuffixWord = 2
+)
 
-// streetName writes the numbered-road names of Publication 28 in full:
-// HWY 66 -> HIGHWAY 66, CR 12 -> COUNTY ROAD 12, SR 9 -> STATE ROUTE 9,
-// I-95 -> INTERSTATE 95.
-func streetName(t []string) []string {
-	var out []string
+// nameWord is a word of a street name: its standard form, and the shorter
+// form it takes when the line must be abbreviated to fit, from level on.
+type nameWord struct {
+	long, short string
+	level       int
+}
+
+func joinName(name []nameWord, level int) string {
+	var b strings.Builder
+	for i, w := range name {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w.level > levelFull && w.level <= level {
+			b.WriteString(w.short)
+		} else {
+			b.WriteString(w.long)
+		}
+	}
+	return b.String()
+}
+
+// compoundDirectional reads two directional words that make one
+// directional (NORTH EAST -> NE); NORTH SOUTH and EAST WEST do not.
+func compoundDirectional(a, b string) (string, bool) {
+	if (a == "NORTH" || a == "SOUTH") && (b == "EAST" || b == "WEST") {
+		return a[:1] + b[:1], true
+	}
+	return "", false
+}
+
+// directionalWords spells out the directional abbreviations.
+var directionalWords = map[string]string{
+	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
+	"NE": "NORTHEAST", "NW": "NORTHWEST", "SE": "SOUTHEAST", "SW": "SOUTHWEST",
+}
+
+// splitNameHyphens replaces the hyphens inside the words of a street name
+// with spaces (MID-ISLAND -> MID ISLAND), as Publication 28 232 has it;
+// hyphens in numbers (54-70, A-17) are significant and stay.
+func splitNameHyphens(t []string) []string {
+	for i, w := range t {
+		if strings.IndexByte(w, '-') < 0 || hasDigit(w) {
+			continue
+		}
+		parts := strings.FieldsFunc(w, func(r rune) bool { return r == '-' })
+		out := append(append(append([]string(nil), t[:i]...), parts...), t[i+1:]...)
+		return splitNameHyphens(out)
+	}
+	return t
+}
+
+// Words of Publication 28 Appendix F (Highway-Style Addresses).
+var (
+	countyWords   = map[string]bool{"CO": true, "CNTY": true, "CTY": true, "COUNTY": true}
+	stateWords    = map[string]bool{"ST": true, "STATE": true}
+	townshipWords = map[string]bool{"TWP": true, "TOWNSHIP": true}
+	routeAbbrs    = map[string]bool{"RT": true, "RTE": true, "ROUTE": true}
+	// numberWords may stand between a highway's name and its number;
+	// Appendix F writes the number alone (US HIGHWAY NO 130 -> US HIGHWAY
+	// 130).
+	numberWords = map[string]bool{"NO": true, "NUMBER": true}
+)
+
+// streetName writes the highway-style names of Publication 28 Appendix F
+// in full, each with the abbreviation it takes in a line too long:
+// HWY 66 -> HIGHWAY 66, CR 12 and CNTY RD 12 -> COUNTY ROAD 12, SR 9 ->
+// STATE ROUTE 9, SH 9 -> STATE HIGHWAY 9, US 41 -> US HIGHWAY 41, I-95
+// and I95 -> INTERSTATE 95, FARM TO MARKET 1960 -> FM 1960.
+func streetName(t []string) []nameWord {
+	out := make([]nameWord, 0, len(t)+2)
 	numberAt := func(i int) bool { return i < len(t) && hasDigit(t[i]) }
+	word := func(w string) { out = append(out, nameWord{long: w, short: w}) }
+	road := func(long, short string) { out = append(out, nameWord{long, short, levelRoad}) }
+	isRoad := func(i int) bool { return i < len(t) && suffixes[t[i]] == "RD" }
+	isHighway := func(i int) bool { return i < len(t) && suffixes[t[i]] == "HWY" }
 	for i := 0; i < len(t); i++ {
 		w := t[i]
-		if m := reInterstate.FindStringSubmatch(w); m != nil {
-			out = append(out, "INTERSTATE", m[1])
+		if numberWords[w] && i > 0 && numberAt(i+1) && (isRoad(i-1) || isHighway(i-1) || routeAbbrs[t[i-1]]) {
+			continue
+		}
+		if m := reInterstate.FindStringSubmatch(w); m != nil && (i == 0 || len(w) > 1 && w[1] == '-') {
+			road("INTERSTATE", "I")
+			word(m[1])
 			continue
 		}
 		switch {
 		case w == "I" && numberAt(i+1) && i == 0:
-			out = append(out, "INTERSTATE")
-		case suffixes[w] == "HWY" && numberAt(i+1):
-			out = append(out, "HIGHWAY")
+			road("INTERSTATE", "I")
+		case w == "US" && numberAt(i+1):
+			word("US")
+			road("HIGHWAY", "HWY")
+		case isHighway(i) && numberAt(i+1):
+			road("HIGHWAY", "HWY")
+		case isRoad(i) && numberAt(i+1) && i > 0:
+			road("ROAD", "RD")
 		case suffixes[w] == "AVE" && i == 0 && len(t) == 2 && isNumberish(t[1]):
 			// Avenues named by a letter or number: AVE J -> AVENUE J.
-			out = append(out, "AVENUE")
+			word("AVENUE")
 		case (w == "RT" || w == "RTE") && numberAt(i+1):
-			out = append(out, "ROUTE")
+			road("ROUTE", "RTE")
 		case w == "CR" && numberAt(i+1):
-			out = append(out, "COUNTY", "ROAD")
+			road("COUNTY", "CNTY")
+			road("ROAD", "RD")
 		case w == "SR" && numberAt(i+1):
-			out = append(out, "STATE", "ROUTE")
-		case (w == "CO" || w == "COUNTY") && i+1 < len(t) && t[i+1] == "RD" && numberAt(i+2):
-			out = append(out, "COUNTY", "ROAD")
-			i++
-		case (w == "ST" || w == "STATE") && i+1 < len(t) && (t[i+1] == "RT" || t[i+1] == "RTE" || t[i+1] == "ROUTE") && numberAt(i+2):
-			out = append(out, "STATE", "ROUTE")
-			i++
-		case w == "ST" && i+1 < len(t) && suffixes[t[i+1]] == "HWY" && numberAt(i+2):
-			out = append(out, "STATE")
+			word("STATE")
+			road("ROUTE", "RTE")
+		case w == "SH" && numberAt(i+1):
+			word("STATE")
+			road("HIGHWAY", "HWY")
+		case countyWords[w] && (isRoad(i+1) || isHighway(i+1)) && numberAt(i+2):
+			road("COUNTY", "CNTY")
+		case stateWords[w] && (isRoad(i+1) || isHighway(i+1) || i+1 < len(t) && routeAbbrs[t[i+1]]) && numberAt(i+2):
+			word("STATE")
+		case townshipWords[w] && isRoad(i+1) && numberAt(i+2):
+			road("TOWNSHIP", "TWP")
+		case (w == "FARM" || w == "RANCH") && i+3 < len(t) && t[i+1] == "TO" && t[i+2] == "MARKET":
+			// Farm and ranch to market roads: FM 1960, RM 12.
+			word(w[:1] + "M")
+			i += 2
+			if isRoad(i+1) && numberAt(i+2) {
+				i++
+			}
 		default:
-			out = append(out, w)
+			word(w)
 		}
 	}
 	return out
@@ -408,6 +542,9 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 			take, pmb, sec = 3, true, Secondary{Number: last}
 		case n >= 2 && isOrdinal(t[n-2]) && units[last] == "FL":
 			take, sec = 2, Secondary{"FL", t[n-2][:len(t[n-2])-2]}
+		case n >= 2 && units[t[n-2]] == "FL" && isOrdinal(last):
+			// FL 3RD is the third floor: FL 3.
+			take, sec = 2, Secondary{"FL", last[:len(last)-2]}
 		case n >= 2 && (units[t[n-2]] != "" && unitNeedsNum[units[t[n-2]]] || t[n-2] == "#") && isNumberish(last):
 			designator := units[t[n-2]]
 			if t[n-2] == "#" {
@@ -434,6 +571,17 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 		d.Secondaries = append(d.Secondaries, found[i])
 	}
 	return t
+}
+
+// poundAsPMB reads a # unit that follows another unit as the private
+// mailbox: Publication 28 prints a PMB after the secondary unit as PMB,
+// never as # (STE 11 # 234 -> STE 11 PMB 234).
+func (d *DeliveryLine) poundAsPMB() {
+	n := len(d.Secondaries)
+	if n >= 2 && d.PMB == "" && d.Secondaries[n-1].Designator == "#" && d.Secondaries[n-2].Designator != "#" && d.Secondaries[n-2].Number != "" {
+		d.PMB = d.Secondaries[n-1].Number
+		d.Secondaries = d.Secondaries[:n-1]
+	}
 }
 
 // afterStreet reports whether a word can end the street part of a line, so

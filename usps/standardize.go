@@ -130,6 +130,7 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 	if sec.PMB != "" {
 		merged.PMB = sec.PMB
 	}
+	merged.poundAsPMB()
 	s := merged.Format(c)
 	// Joined words can read differently from the two lines apart (APT and
 	// # 5 make APT 5); such lines stay apart, so that standardizing again
