@@ -89,7 +89,7 @@ func (d DeliveryLine) MissingUnitNumber() bool {
 
 // ParseDeliveryLine takes a delivery line apart by the rules of Publication 28.
 func ParseDeliveryLine(s string) DeliveryLine {
-	return parseLine(tokens(s))
+	return parseLine(tokens(boxHyphen(s)))
 }
 
 // Format writes the line in standard form and casing c.
@@ -167,14 +167,48 @@ func equalWords(a, b []string) bool {
 }
 
 var (
-	poBoxWords    = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX", "PO DRAWER", "DRAWER")
-	ruralWords    = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
-	routeWords    = wordLists("RT", "RTE", "ROUTE")
+	// poBoxWords are the ways a PO box is written; Publication 28 283
+	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
+	// and APARTADO is the Spanish word for it (Puerto Rico).
+	poBoxWords = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
+		"PO BX", "PO DRAWER", "DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX", "GPO BOX", "APARTADO")
+	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
+	// routeWords name a rural route only when a box follows its number;
+	// RD is rural delivery (Publication 28 244).
+	routeWords    = wordLists("RT", "RTE", "ROUTE", "RD")
 	hcWords       = wordLists("HC", "H C", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
 	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
 	boxWord       = wordLists("BOX", "BX")
 	militaryWords = wordLists("PSC", "CMR")
+	// routeNoise are words written between a route or box word and its
+	// number that Publication 28 241, 251 and 281 leave out: RR # 1, RR
+	// NO 1, HC ROUTE 68, PO BOX NO 12.
+	routeNoise = map[string]bool{"#": true, "NO": true, "NUMBER": true, "ROUTE": true, "RTE": true, "RT": true}
 )
+
+// skipNoise drops the routeNoise words at the start of t, when a number
+// follows them.
+func skipNoise(t []string) []string {
+	for i := 0; i < len(t); i++ {
+		if !routeNoise[t[i]] {
+			if i > 0 && !hasDigit(t[i]) {
+				return t
+			}
+			return t[i:]
+		}
+	}
+	return t
+}
+
+// trimZeros drops the leading zeros of a route number: Publication 28 242
+// and 252 (RR 04 -> RR 4, HC 068 -> HC 68).
+func trimZeros(n string) string {
+	i := 0
+	for i < len(n)-1 && n[i] == '0' && n[i+1] >= '0' && n[i+1] <= '9' {
+		i++
+	}
+	return n[i:]
+}
 
 // parseLine classifies and takes apart the words of a delivery line.
 func parseLine(t []string) DeliveryLine {
@@ -198,10 +232,7 @@ func parseLine(t []string) DeliveryLine {
 		return parseStreet(t)
 	}
 	if n := matchPrefix(t, poBoxWords); n > 0 {
-		rest := t[n:]
-		if len(rest) > 0 && rest[0] == "#" {
-			rest = rest[1:]
-		}
+		rest := skipNoise(t[n:])
 		// A lone BOX needs its number: "BOX HILL RD" is a street.
 		if len(rest) > 0 && isNumberish(rest[0]) {
 			d.Kind, d.BoxNumber = LinePOBox, rest[0]
@@ -210,14 +241,16 @@ func parseLine(t []string) DeliveryLine {
 			}
 			return d
 		}
-		if len(rest) == 0 && t[0] != "BOX" && t[0] != "DRAWER" {
+		if len(rest) == 0 && (t[0] == "PO" || t[0] == "P" || t[0] == "POST" || t[0] == "POBOX" || t[0] == "POB") {
 			d.Kind = LinePOBox
 			return d
 		}
 	}
-	if n := matchPrefix(t, ruralWords); n > 0 && len(t) > n && hasDigit(t[n]) {
-		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
-			return d
+	if n := matchPrefix(t, ruralWords); n > 0 {
+		if rest := skipNoise(t[n:]); len(rest) > 0 && hasDigit(rest[0]) {
+			if d, ok := parseRoute(LineRuralRoute, "RR", rest); ok {
+				return d
+			}
 		}
 	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
@@ -225,9 +258,11 @@ func parseLine(t []string) DeliveryLine {
 			return d
 		}
 	}
-	if n := matchPrefix(t, hcWords); n > 0 && len(t) > n && hasDigit(t[n]) {
-		if d, ok := parseRoute(LineHighwayContract, "HC", t[n:]); ok {
-			return d
+	if n := matchPrefix(t, hcWords); n > 0 {
+		if rest := skipNoise(t[n:]); len(rest) > 0 && hasDigit(rest[0]) {
+			if d, ok := parseRoute(LineHighwayContract, "HC", rest); ok {
+				return d
+			}
 		}
 	}
 	if n := matchPrefix(t, militaryWords); n > 0 && len(t) > n && hasDigit(t[n]) {
@@ -251,6 +286,9 @@ func parseLine(t []string) DeliveryLine {
 // parseRoute reads "NUMBER [BOX NUMBER] [unit...]" after a route word.
 func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool) {
 	d := DeliveryLine{Kind: kind, RouteType: routeType, RouteNumber: t[0]}
+	if kind != LineMilitary {
+		d.RouteNumber = trimZeros(t[0])
+	}
 	rest := t[1:]
 	if n := matchPrefix(rest, boxWords); n > 0 {
 		if len(rest) == n || !isNumberish(rest[n]) {
@@ -353,7 +391,7 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 			// and the suffix is part of the name, spelled out (BAY W DR ->
 			// BAY WEST DR).
 			last.long, last.short = full, full
-		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 {
+		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 && !suffixWords[last.long] {
 			// Publication 28 234.2: of two suffix words, the second is
 			// the suffix and the first is part of the name, spelled out
 			// (HIGHWAY 3 BYP RD -> HIGHWAY 3 BYPASS RD).

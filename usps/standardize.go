@@ -70,12 +70,23 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	out.State = state
 
-	t1, t2 := tokens(a.Line1), tokens(a.Line2)
+	t1, t2 := tokens(boxHyphen(a.Line1)), tokens(boxHyphen(a.Line2))
 	if len(t1) == 0 {
 		t1, t2 = t2, nil
 	}
+	if state == "PR" {
+		t1, t2 = puertoRico(t1), puertoRico(t2)
+	}
+	if len(t2) == 0 {
+		// Publication 28 245 and 254: a rural route or highway contract
+		// line carries nothing but its route and box; a street name
+		// written with them goes above it.
+		if route, extra, ok := splitRouteExtra(t1); ok {
+			t1, t2 = extra, route
+		}
+	}
 	urb := tokens(a.Urbanization)
-	if len(urb) > 0 && urb[0] == "URBANIZACION" {
+	if len(urb) > 0 && urbanizationWords[urb[0]] {
 		urb[0] = "URB"
 	}
 	// The delivery line is the first line, unless only the second is one
@@ -85,19 +96,19 @@ func standardizeOnce(a Address, c Casing) Address {
 	switch {
 	case !d1 && d2:
 		if sec, ok := secondaryOnly(t1); ok {
-			line := parseLine(t2)
-			if joined, ok := join(line, sec, c); ok {
+			line := parseIn(t2, state)
+			if joined, ok := join(line, sec, state, c); ok {
 				out.Line1 = joined
 				break
 			}
 			out.Line1, out.Line2 = sec.Format(c), line.Format(c)
 			break
 		}
-		out.Line1, out.Line2 = otherLine(t1, c), parseLine(t2).Format(c)
+		out.Line1, out.Line2 = otherLine(t1, c), parseIn(t2, state).Format(c)
 	default:
-		line := parseLine(t1)
+		line := parseIn(t1, state)
 		if sec, ok := secondaryOnly(t2); ok {
-			if joined, ok := join(line, sec, c); ok {
+			if joined, ok := join(line, sec, state, c); ok {
 				out.Line1 = joined
 				break
 			}
@@ -108,7 +119,7 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	if out.State == "PR" && len(urb) == 0 {
 		for _, t := range [][]string{t1, t2} {
-			if len(t) > 1 && (t[0] == "URB" || t[0] == "URBANIZACION") {
+			if len(t) > 1 && (t[0] == "URB" || urbanizationWords[t[0]]) {
 				urb = append([]string{"URB"}, t[1:]...)
 				break
 			}
@@ -121,7 +132,7 @@ func standardizeOnce(a Address, c Casing) Address {
 }
 
 // join appends the units of sec to line, when the result fits.
-func join(line, sec DeliveryLine, c Casing) (string, bool) {
+func join(line, sec DeliveryLine, state string, c Casing) (string, bool) {
 	if line.PMB != "" && sec.PMB != "" {
 		return "", false
 	}
@@ -135,7 +146,7 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 	// Joined words can read differently from the two lines apart (APT and
 	// # 5 make APT 5); such lines stay apart, so that standardizing again
 	// changes nothing.
-	if parseLine(tokens(s)).Format(c) != s {
+	if parseIn(tokens(s), state).Format(c) != s {
 		return "", false
 	}
 	return s, utf8.RuneCountInString(s) <= MaxLineLength
@@ -143,7 +154,7 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 
 // otherLine cleans and cases a line that is not a delivery line.
 func otherLine(t []string, c Casing) string {
-	if len(t) > 0 && t[0] == "URBANIZACION" {
+	if len(t) > 0 && urbanizationWords[t[0]] {
 		t = append([]string{"URB"}, t[1:]...)
 	}
 	if d, ok := secondaryOnly(t); ok {

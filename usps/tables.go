@@ -116,6 +116,14 @@ var unitTable = []struct {
 
 var (
 	suffixes = map[string]string{}
+	// suffixWords are the common abbreviations of Appendix C1 that are
+	// words in their own right, spelled out already: as the first of two
+	// suffix words they stay as written (CENTRE ST, not CENTER ST).
+	suffixWords = map[string]bool{
+		"ALLEE": true, "ANNEX": true, "CENTRE": true, "EXPRESS": true, "FORESTS": true, "HOLLOWS": true,
+		"ISLES": true, "LOOPS": true, "PATHS": true, "PIKES": true, "RANCHES": true, "SPURS": true,
+		"TRACES": true, "TRACKS": true, "TRAILS": true, "TUNNELS": true, "WALKS": true, "VIA": true,
+	}
 	// suffixPrimary maps a suffix word to the primary name of its C1 row,
 	// the word spelled out (AVE, AV -> AVENUE; PKWYS -> PARKWAYS).
 	suffixPrimary = map[string]string{}
