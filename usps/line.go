@@ -135,9 +135,12 @@ var (
 
 // matchPrefix reports how many leading words of t match one of the
 // patterns, longest first.
-func matchPrefix(t []string, patterns [][]string) int {
+func matchPrefix(t []string, patterns wordList) int {
+	if len(t) == 0 || !patterns.first[t[0]] {
+		return 0
+	}
 	best := 0
-	for _, w := range patterns {
+	for _, w := range patterns.lists {
 		if len(w) <= len(t) && len(w) > best && equalWords(t[:len(w)], w) {
 			best = len(w)
 		}
@@ -145,11 +148,19 @@ func matchPrefix(t []string, patterns [][]string) int {
 	return best
 }
 
+// wordList is a list of word patterns, with the set of their first words
+// to rule most lines out at once.
+type wordList struct {
+	first map[string]bool
+	lists [][]string
+}
+
 // wordLists splits each pattern into its words.
-func wordLists(patterns ...string) [][]string {
-	out := make([][]string, len(patterns))
+func wordLists(patterns ...string) wordList {
+	out := wordList{first: map[string]bool{}, lists: make([][]string, len(patterns))}
 	for i, p := range patterns {
-		out[i] = strings.Fields(p)
+		out.lists[i] = strings.Fields(p)
+		out.first[out.lists[i][0]] = true
 	}
 	return out
 }
@@ -218,7 +229,7 @@ func parseLine(t []string) DeliveryLine {
 			t[0] = n
 		}
 	}
-	if len(t) > 0 {
+	if len(t) > 0 && len(t[0]) > 2 && (t[0][0] == 'R' || t[0][0] == 'H' || t[0][0] == 'P' || t[0][0] == 'C') {
 		if m := reRouteJoined.FindStringSubmatch(t[0]); m != nil {
 			t = append([]string{m[1], m[2]}, t[1:]...)
 		}
@@ -339,7 +350,7 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	if len(t) > 0 && hasDigit(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
-		if len(t) > 0 && reFraction.MatchString(t[0]) {
+		if len(t) > 0 && strings.IndexByte(t[0], '/') > 0 && reFraction.MatchString(t[0]) {
 			d.PrimaryNumber += " " + t[0]
 			t = t[1:]
 		}
@@ -402,10 +413,10 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	// line is longer than MaxLineLength, the numbered-road words are
 	// abbreviated first (HIGHWAY 66 -> HWY 66), then a first suffix word
 	// spelled out by 234.2 (MAIN STREET EXT -> MAIN ST EXT).
-	for level := levelFull; level <= levelSuffixWord; level++ {
-		d.StreetName = joinName(name, level)
-		if level == levelSuffixWord || utf8.RuneCountInString(d.Format(Upper)) <= MaxLineLength {
-			break
+	d.StreetName = joinName(name, levelFull)
+	if abbreviable(name) {
+		for level := levelRoad; level <= levelSuffixWord && d.length() > MaxLineLength; level++ {
+			d.StreetName = joinName(name, level)
 		}
 	}
 	return d, len(leading) > 0
@@ -426,7 +437,49 @@ type nameWord struct {
 	level       int
 }
 
+// abbreviable reports whether a word of the name has a shorter form.
+func abbreviable(name []nameWord) bool {
+	for _, w := range name {
+		if w.level > levelFull && w.short != w.long {
+			return true
+		}
+	}
+	return false
+}
+
+// length is the length of the line Format writes, counted without
+// writing it.
+func (d DeliveryLine) length() int {
+	n := 0
+	add := func(s string) {
+		if s == "" {
+			return
+		}
+		if n > 0 {
+			n++
+		}
+		n += utf8.RuneCountInString(s)
+	}
+	add(d.PrimaryNumber)
+	add(d.Predirectional)
+	add(d.StreetName)
+	add(d.Suffix)
+	add(d.Postdirectional)
+	for _, sec := range d.Secondaries {
+		add(sec.Designator)
+		add(sec.Number)
+	}
+	if d.PMB != "" {
+		add("PMB")
+		add(d.PMB)
+	}
+	return n
+}
+
 func joinName(name []nameWord, level int) string {
+	if len(name) == 1 && (name[0].level == levelFull || name[0].level > level) {
+		return name[0].long
+	}
 	var b strings.Builder
 	for i, w := range name {
 		if i > 0 {
@@ -471,6 +524,18 @@ func splitNameHyphens(t []string) []string {
 	return t
 }
 
+// highwayStyle reports whether a street name can hold a highway-style
+// name that streetName rewrites: a number after its first word, FARM or
+// RANCH TO MARKET, an avenue named by a letter, or an interstate.
+func highwayStyle(t []string) bool {
+	for i, w := range t {
+		if i > 0 && hasDigit(w) || w == "FARM" || w == "RANCH" || len(w) > 1 && w[0] == 'I' && hasDigit(w) {
+			return true
+		}
+	}
+	return len(t) == 2 && suffixes[t[0]] == "AVE"
+}
+
 // Words of Publication 28 Appendix F (Highway-Style Addresses).
 var (
 	countyWords   = map[string]bool{"CO": true, "CNTY": true, "CTY": true, "COUNTY": true}
@@ -490,6 +555,12 @@ var (
 // and I95 -> INTERSTATE 95, FARM TO MARKET 1960 -> FM 1960.
 func streetName(t []string) []nameWord {
 	out := make([]nameWord, 0, len(t)+2)
+	if !highwayStyle(t) {
+		for _, w := range t {
+			out = append(out, nameWord{long: w, short: w})
+		}
+		return out
+	}
 	numberAt := func(i int) bool { return i < len(t) && hasDigit(t[i]) }
 	word := func(w string) { out = append(out, nameWord{long: w, short: w}) }
 	road := func(long, short string) { out = append(out, nameWord{long, short, levelRoad}) }
@@ -500,10 +571,12 @@ func streetName(t []string) []nameWord {
 		if numberWords[w] && i > 0 && numberAt(i+1) && (isRoad(i-1) || isHighway(i-1) || routeAbbrs[t[i-1]]) {
 			continue
 		}
-		if m := reInterstate.FindStringSubmatch(w); m != nil && (i == 0 || len(w) > 1 && w[1] == '-') {
-			road("INTERSTATE", "I")
-			word(m[1])
-			continue
+		if w[0] == 'I' {
+			if m := reInterstate.FindStringSubmatch(w); m != nil && (i == 0 || len(w) > 1 && w[1] == '-') {
+				road("INTERSTATE", "I")
+				word(m[1])
+				continue
+			}
 		}
 		switch {
 		case w == "I" && numberAt(i+1) && i == 0:

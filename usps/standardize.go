@@ -92,27 +92,29 @@ func standardizeOnce(a Address, c Casing) Address {
 	// The delivery line is the first line, unless only the second is one
 	// (a building or firm name above the street line, as Publication 28
 	// prints it).
-	d1, d2 := isDelivery(t1), isDelivery(t2)
+	l1, l2 := classify(t1, state), classify(t2, state)
 	switch {
-	case !d1 && d2:
-		if sec, ok := secondaryOnly(t1); ok {
-			line := parseIn(t2, state)
-			if joined, ok := join(line, sec, state, c); ok {
+	case !l1.delivery && l2.delivery:
+		if l1.unitsOnly {
+			if joined, ok := join(l2.line, l1.units, state, c); ok {
 				out.Line1 = joined
 				break
 			}
-			out.Line1, out.Line2 = sec.Format(c), line.Format(c)
+			out.Line1, out.Line2 = l1.units.Format(c), l2.line.Format(c)
 			break
 		}
-		out.Line1, out.Line2 = otherLine(t1, c), parseIn(t2, state).Format(c)
+		out.Line1, out.Line2 = otherLine(t1, c), l2.line.Format(c)
 	default:
-		line := parseIn(t1, state)
-		if sec, ok := secondaryOnly(t2); ok {
-			if joined, ok := join(line, sec, state, c); ok {
+		line := l1.line
+		if !l1.parsed {
+			line = parseIn(t1, state)
+		}
+		if l2.unitsOnly {
+			if joined, ok := join(line, l2.units, state, c); ok {
 				out.Line1 = joined
 				break
 			}
-			out.Line1, out.Line2 = line.Format(c), sec.Format(c)
+			out.Line1, out.Line2 = line.Format(c), l2.units.Format(c)
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
@@ -161,6 +163,30 @@ func otherLine(t []string, c Casing) string {
 		return d.Format(c)
 	}
 	return caseWords(t, c)
+}
+
+// classified is an address line read once: a line of units alone, or a
+// line taken apart and whether it is a delivery line.
+type classified struct {
+	units     DeliveryLine
+	unitsOnly bool
+	line      DeliveryLine
+	parsed    bool
+	delivery  bool
+}
+
+// classify reads an address line once for standardizeOnce; see isDelivery.
+func classify(t []string, state string) classified {
+	var c classified
+	if len(t) == 0 {
+		return c
+	}
+	if c.units, c.unitsOnly = secondaryOnly(t); c.unitsOnly {
+		return c
+	}
+	c.line, c.parsed = parseIn(t, state), true
+	c.delivery = c.line.Kind != LineStreet || c.line.PrimaryNumber != ""
+	return c
 }
 
 // isDelivery reports whether the words are a delivery line: a house number
