@@ -513,15 +513,23 @@ var directionalWords = map[string]string{
 // with spaces (MID-ISLAND -> MID ISLAND), as Publication 28 232 has it;
 // hyphens in numbers (54-70, A-17) are significant and stay.
 func splitNameHyphens(t []string) []string {
+	var out []string
 	for i, w := range t {
 		if strings.IndexByte(w, '-') < 0 || hasDigit(w) {
+			if out != nil {
+				out = append(out, w)
+			}
 			continue
 		}
-		parts := strings.FieldsFunc(w, func(r rune) bool { return r == '-' })
-		out := append(append(append([]string(nil), t[:i]...), parts...), t[i+1:]...)
-		return splitNameHyphens(out)
+		if out == nil {
+			out = append(make([]string, 0, len(t)+2), t[:i]...)
+		}
+		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return r == '-' })...)
 	}
-	return t
+	if out == nil {
+		return t
+	}
+	return out
 }
 
 // highwayStyle reports whether a street name can hold a highway-style

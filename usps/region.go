@@ -80,23 +80,36 @@ var routeStarts = map[string]bool{
 }
 
 // splitRouteExtra splits a rural route or highway contract line that
-// carries more than its route, box and units (RR 2 BOX 18 BRYAN DAIRY RD)
-// into the route line and the rest.
+// carries more than its route and box (RR 2 BOX 18 BRYAN DAIRY RD) into
+// the route line and the rest.
 func splitRouteExtra(t []string) (route, extra []string, ok bool) {
 	if len(t) < 5 || !routeStarts[t[0]] {
+		return nil, nil, false
+	}
+	// The box number ends the route line: it comes within the first
+	// words (RURAL ROUTE NUMBER 2 BOX # 18).
+	k := -1
+	for i := 1; i < len(t)-1 && i < 7; i++ {
+		if t[i] != "BOX" && t[i] != "BX" {
+			continue
+		}
+		j := i + 1
+		if t[j] == "#" && j+1 < len(t) {
+			j++
+		}
+		if isNumberish(t[j]) {
+			k = j + 1
+		}
+		break
+	}
+	if k < 0 || k >= len(t) || hasDigit(t[k]) {
 		return nil, nil, false
 	}
 	if d := parseLine(t); d.Kind != LineStreet {
 		return nil, nil, false
 	}
-	for k := len(t) - 1; k >= 3; k-- {
-		d := parseLine(t[:k])
-		if (d.Kind == LineRuralRoute || d.Kind == LineHighwayContract) && d.BoxNumber != "" {
-			if hasDigit(t[k]) {
-				return nil, nil, false
-			}
-			return t[:k], t[k:], true
-		}
+	if d := parseLine(t[:k]); (d.Kind == LineRuralRoute || d.Kind == LineHighwayContract) && d.BoxNumber != "" {
+		return t[:k], t[k:], true
 	}
 	return nil, nil, false
 }

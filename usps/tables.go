@@ -139,6 +139,8 @@ var (
 		"APARTMENTS": true, "APTS": true, "TOWER": true, "TOWERS": true, "CONDOMINIUM": true,
 		"CONDOMINIUMS": true, "CONDOS": true, "CONDO": true, "LOFTS": true, "FLATS": true,
 		"RESIDENCES": true, "HIGHRISE": true,
+		// COND is how USPS prints a Puerto Rico condominio.
+		"COND": true,
 	}
 )
 
