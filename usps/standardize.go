@@ -6,8 +6,10 @@ import (
 )
 
 // MaxLineLength is the longest delivery line Standardize makes when it
-// joins a secondary unit line onto the street line or writes a numbered
-// road out (HWY 66 -> HIGHWAY 66): it does either only while the line fits.
+// joins a secondary unit line onto the street line or writes words out
+// (HWY 66 -> HIGHWAY 66, MAIN ST EXT -> MAIN STREET EXT): it joins only
+// while the line fits, and abbreviates what it wrote out, highway words
+// first, until the line fits.
 const MaxLineLength = 64
 
 // Address is a postal address in parts: two address lines (the delivery
@@ -31,8 +33,11 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - the delivery line with standard abbreviations (suffix, directionals,
 //     unit designators), PO boxes, rural routes, highway contracts and
 //     military lines in their standard form, punctuation removed;
-//     numbered roads written out (HIGHWAY 66) when the line still fits
-//     MaxLineLength;
+//     highway-style names written out (HIGHWAY 66, COUNTY ROAD 12) and
+//     the first of two suffix words spelled out (MAIN STREET EXT), both
+//     abbreviated again when the line would not fit MaxLineLength; in
+//     Puerto Rico the Spanish address words abbreviated and the house
+//     number first, in the Virgin Islands estate names kept whole;
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
