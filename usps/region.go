@@ -58,8 +58,9 @@ func puertoRico(t []string) []string {
 
 // parseIn takes apart a delivery line of an address in the given state.
 // In the US Virgin Islands a street line named for an estate (52 ESTATE
-// CANE GARDEN) is a place name, whose last word is no suffix
-// (Publication 28 29).
+// CANE GARDEN) names a place, whose last word is no suffix: Publication 28
+// 232 takes the street name as the ZIP+4 file has it, and the file has
+// the estates' names whole.
 func parseIn(t []string, state string) DeliveryLine {
 	d := parseLine(t)
 	if state == "VI" && d.Kind == LineStreet && d.Suffix != "" && d.Predirectional == "" &&
