@@ -103,9 +103,9 @@ func DeliveryLineOf(a Address) DeliveryLine { return deliveryLineOf(a) }
 func deliveryLineOf(a Address) DeliveryLine {
 	t1, t2 := tokens(a.Line1), tokens(a.Line2)
 	if !isDelivery(t1) && isDelivery(t2) {
-		return parseLine(t2)
+		return parseIn(t2, a.State)
 	}
-	return parseLine(t1)
+	return parseIn(t1, a.State)
 }
 
 // namesBuilding reports whether a line of the address names a multi-unit

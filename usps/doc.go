@@ -2,8 +2,10 @@
 // USPS Publication 28 (Postal Addressing Standards): it parses last lines
 // (city, state, ZIP Code), rewrites delivery lines with the standard
 // abbreviations for street suffixes, directionals and secondary unit
-// designators, normalizes PO boxes, rural routes, highway contracts and
-// military addresses, and applies upper or proper casing.
+// designators, writes highway-style names as Appendix F does, normalizes
+// PO boxes, rural routes, highway contracts, military addresses and the
+// address words of Puerto Rico and the Virgin Islands, keeps delivery
+// lines within 64 characters, and applies upper or proper casing.
 //
 // It also holds the tables a postal check needs without a postal database:
 // state, territory and military state codes with their names, FIPS codes and

@@ -49,6 +49,14 @@ func FuzzStandardize(f *testing.F) {
 	// Numbered roads just past the line length, written out or not.
 	f.Add("1 "+strings.Repeat("A", 50)+" Hwy 66", "Apt 5", "Springfield", "IL", "62701", "", "", false)
 	f.Add("1 "+strings.Repeat("A", 47)+" Co Rd 12 #5", "", "Springfield", "IL", "62701", "", "", true)
+	// The Publication 28 rule groups: highways, two suffix words, routes
+	// with a street name, PO box look-alikes, Puerto Rico, Virgin Islands.
+	f.Add("100 N. U.S. Hwy. No. 45 Byp Road", "Ste 11 # 234", "Springfield", "IL", "62701", "", "", false)
+	f.Add("1 "+strings.Repeat("B", 40)+" Farm to Market Road 1960 St Dr", "Apt 5", "Houston", "TX", "77001", "", "", true)
+	f.Add("RR # 01 Box 18 Bryan Dairy Rd", "", "Largo", "FL", "33777", "", "", false)
+	f.Add("PO Box -0145", "Lockbox 12", "Springfield", "IL", "62701", "", "", false)
+	f.Add("Calle 1 A-17", "Condominio Ashford Palace", "San Juan", "PR", "00907", "", "Urbanization Las Gladiolas", true)
+	f.Add("52 Estate Cane Garden", "Apt 2", "Christiansted", "VI", "00820", "", "", false)
 	f.Fuzz(func(t *testing.T, line1, line2, city, state, zip, plus4, urb string, proper bool) {
 		casing := usps.Upper
 		if proper {

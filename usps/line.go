@@ -3,6 +3,7 @@ package usps
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // LineKind is the kind of a delivery address line.
@@ -88,7 +89,7 @@ func (d DeliveryLine) MissingUnitNumber() bool {
 
 // ParseDeliveryLine takes a delivery line apart by the rules of Publication 28.
 func ParseDeliveryLine(s string) DeliveryLine {
-	return parseLine(tokens(s))
+	return parseLine(tokens(boxHyphen(s)))
 }
 
 // Format writes the line in standard form and casing c.
@@ -129,14 +130,17 @@ func (d DeliveryLine) words() []string {
 var (
 	reRouteJoined = regexp.MustCompile(`^(RR|HC|PSC|CMR)([0-9]+)$`)
 	reFraction    = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
-	reInterstate  = regexp.MustCompile(`^I-([0-9]+)$`)
+	reInterstate  = regexp.MustCompile(`^I-?([0-9]+)$`)
 )
 
 // matchPrefix reports how many leading words of t match one of the
 // patterns, longest first.
-func matchPrefix(t []string, patterns [][]string) int {
+func matchPrefix(t []string, patterns wordList) int {
+	if len(t) == 0 || !patterns.first[t[0]] {
+		return 0
+	}
 	best := 0
-	for _, w := range patterns {
+	for _, w := range patterns.lists {
 		if len(w) <= len(t) && len(w) > best && equalWords(t[:len(w)], w) {
 			best = len(w)
 		}
@@ -144,11 +148,19 @@ func matchPrefix(t []string, patterns [][]string) int {
 	return best
 }
 
+// wordList is a list of word patterns, with the set of their first words
+// to rule most lines out at once.
+type wordList struct {
+	first map[string]bool
+	lists [][]string
+}
+
 // wordLists splits each pattern into its words.
-func wordLists(patterns ...string) [][]string {
-	out := make([][]string, len(patterns))
+func wordLists(patterns ...string) wordList {
+	out := wordList{first: map[string]bool{}, lists: make([][]string, len(patterns))}
 	for i, p := range patterns {
-		out[i] = strings.Fields(p)
+		out.lists[i] = strings.Fields(p)
+		out.first[out.lists[i][0]] = true
 	}
 	return out
 }
@@ -166,14 +178,48 @@ func equalWords(a, b []string) bool {
 }
 
 var (
-	poBoxWords    = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX", "PO DRAWER", "DRAWER")
-	ruralWords    = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
-	routeWords    = wordLists("RT", "RTE", "ROUTE")
+	// poBoxWords are the ways a PO box is written; Publication 28 283
+	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
+	// and APARTADO is the Spanish word for it (Puerto Rico).
+	poBoxWords = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
+		"PO BX", "PO DRAWER", "DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX", "GPO BOX", "APARTADO")
+	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
+	// routeWords name a rural route only when a box follows its number;
+	// RD is rural delivery (Publication 28 244).
+	routeWords    = wordLists("RT", "RTE", "ROUTE", "RD")
 	hcWords       = wordLists("HC", "H C", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
 	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
 	boxWord       = wordLists("BOX", "BX")
 	militaryWords = wordLists("PSC", "CMR")
+	// routeNoise are words written between a route or box word and its
+	// number that Publication 28 241, 251 and 281 leave out: RR # 1, RR
+	// NO 1, HC ROUTE 68, PO BOX NO 12.
+	routeNoise = map[string]bool{"#": true, "NO": true, "NUMBER": true, "ROUTE": true, "RTE": true, "RT": true}
 )
+
+// skipNoise drops the routeNoise words at the start of t, when a number
+// follows them.
+func skipNoise(t []string) []string {
+	for i := 0; i < len(t); i++ {
+		if !routeNoise[t[i]] {
+			if i > 0 && !hasDigit(t[i]) {
+				return t
+			}
+			return t[i:]
+		}
+	}
+	return t
+}
+
+// trimZeros drops the leading zeros of a route number: Publication 28 242
+// and 252 (RR 04 -> RR 4, HC 068 -> HC 68).
+func trimZeros(n string) string {
+	i := 0
+	for i < len(n)-1 && n[i] == '0' && n[i+1] >= '0' && n[i+1] <= '9' {
+		i++
+	}
+	return n[i:]
+}
 
 // parseLine classifies and takes apart the words of a delivery line.
 func parseLine(t []string) DeliveryLine {
@@ -183,7 +229,7 @@ func parseLine(t []string) DeliveryLine {
 			t[0] = n
 		}
 	}
-	if len(t) > 0 {
+	if len(t) > 0 && len(t[0]) > 2 && (t[0][0] == 'R' || t[0][0] == 'H' || t[0][0] == 'P' || t[0][0] == 'C') {
 		if m := reRouteJoined.FindStringSubmatch(t[0]); m != nil {
 			t = append([]string{m[1], m[2]}, t[1:]...)
 		}
@@ -197,10 +243,7 @@ func parseLine(t []string) DeliveryLine {
 		return parseStreet(t)
 	}
 	if n := matchPrefix(t, poBoxWords); n > 0 {
-		rest := t[n:]
-		if len(rest) > 0 && rest[0] == "#" {
-			rest = rest[1:]
-		}
+		rest := skipNoise(t[n:])
 		// A lone BOX needs its number: "BOX HILL RD" is a street.
 		if len(rest) > 0 && isNumberish(rest[0]) {
 			d.Kind, d.BoxNumber = LinePOBox, rest[0]
@@ -209,14 +252,16 @@ func parseLine(t []string) DeliveryLine {
 			}
 			return d
 		}
-		if len(rest) == 0 && t[0] != "BOX" && t[0] != "DRAWER" {
+		if len(rest) == 0 && (t[0] == "PO" || t[0] == "P" || t[0] == "POST" || t[0] == "POBOX" || t[0] == "POB") {
 			d.Kind = LinePOBox
 			return d
 		}
 	}
-	if n := matchPrefix(t, ruralWords); n > 0 && len(t) > n && hasDigit(t[n]) {
-		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
-			return d
+	if n := matchPrefix(t, ruralWords); n > 0 {
+		if rest := skipNoise(t[n:]); len(rest) > 0 && hasDigit(rest[0]) {
+			if d, ok := parseRoute(LineRuralRoute, "RR", rest); ok {
+				return d
+			}
 		}
 	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
@@ -224,9 +269,11 @@ func parseLine(t []string) DeliveryLine {
 			return d
 		}
 	}
-	if n := matchPrefix(t, hcWords); n > 0 && len(t) > n && hasDigit(t[n]) {
-		if d, ok := parseRoute(LineHighwayContract, "HC", t[n:]); ok {
-			return d
+	if n := matchPrefix(t, hcWords); n > 0 {
+		if rest := skipNoise(t[n:]); len(rest) > 0 && hasDigit(rest[0]) {
+			if d, ok := parseRoute(LineHighwayContract, "HC", rest); ok {
+				return d
+			}
 		}
 	}
 	if n := matchPrefix(t, militaryWords); n > 0 && len(t) > n && hasDigit(t[n]) {
@@ -250,6 +297,9 @@ func parseLine(t []string) DeliveryLine {
 // parseRoute reads "NUMBER [BOX NUMBER] [unit...]" after a route word.
 func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool) {
 	d := DeliveryLine{Kind: kind, RouteType: routeType, RouteNumber: t[0]}
+	if kind != LineMilitary {
+		d.RouteNumber = trimZeros(t[0])
+	}
 	rest := t[1:]
 	if n := matchPrefix(rest, boxWords); n > 0 {
 		if len(rest) == n || !isNumberish(rest[n]) {
@@ -296,82 +346,285 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	}
 	t = d.stripTrailing(t, true)
 	d.Secondaries = append(d.Secondaries, leading...)
+	d.poundAsPMB()
 	if len(t) > 0 && hasDigit(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
-		if len(t) > 0 && reFraction.MatchString(t[0]) {
+		if len(t) > 0 && strings.IndexByte(t[0], '/') > 0 && reFraction.MatchString(t[0]) {
 			d.PrimaryNumber += " " + t[0]
 			t = t[1:]
 		}
 	}
-	if len(t) >= 2 {
+	t = splitNameHyphens(t)
+	// Publication 28 233.22 and 233.23: a directional after the street
+	// name and suffix is the postdirectional; two directional words
+	// (NORTH EAST) make one (NE).
+	if n := len(t); n >= 3 {
+		if dir, ok := compoundDirectional(t[n-2], t[n-1]); ok {
+			d.Postdirectional = dir
+			t = t[:n-2]
+		}
+	}
+	if len(t) >= 2 && d.Postdirectional == "" {
 		if dir, ok := directionals[t[len(t)-1]]; ok {
 			d.Postdirectional = dir
 			t = t[:len(t)-1]
 		}
 	}
+	// Publication 28 234.1: the last word of the street name that is in
+	// Appendix C1 is the suffix, abbreviated.
 	if len(t) >= 2 {
-		if suf, ok := suffixes[t[len(t)-1]]; ok && !isRouteWord(t[len(t)-2]) {
+		if suf, ok := suffixes[t[len(t)-1]]; ok {
 			d.Suffix = suf
 			t = t[:len(t)-1]
 		}
 	}
-	if len(t) >= 2 {
+	// Publication 28 233.21 and 233.23: a directional before the street
+	// name is the predirectional, two directional words make one, except
+	// NORTH SOUTH and EAST WEST, whose second word is the street name.
+	if len(t) >= 3 {
+		if dir, ok := compoundDirectional(t[0], t[1]); ok {
+			d.Predirectional = dir
+			t = t[2:]
+		}
+	}
+	if len(t) >= 2 && d.Predirectional == "" {
 		if dir, ok := directionals[t[0]]; ok {
 			d.Predirectional = dir
 			t = t[1:]
 		}
 	}
-	d.StreetName = strings.Join(streetName(t), " ")
-	// Publication 28 abbreviates to meet a line length: a numbered road
-	// written out that takes the line past MaxLineLength keeps the words it
-	// was written with (HWY 66).
-	if written := strings.Join(t, " "); len(d.StreetName) > len(written) && len(d.Format(Upper)) > MaxLineLength {
-		d.StreetName = written
+	name := streetName(t)
+	if d.Suffix != "" && len(name) > 0 {
+		last := &name[len(name)-1]
+		if full, ok := directionalWords[last.long]; ok && len(name) >= 2 {
+			// Publication 28 233.3: a directional between the street name
+			// and the suffix is part of the name, spelled out (BAY W DR ->
+			// BAY WEST DR).
+			last.long, last.short = full, full
+		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 && !suffixWords[last.long] {
+			// Publication 28 234.2: of two suffix words, the second is
+			// the suffix and the first is part of the name, spelled out
+			// (HIGHWAY 3 BYP RD -> HIGHWAY 3 BYPASS RD).
+			last.long, last.short, last.level = primary, suffixes[last.long], levelSuffixWord
+		}
+	}
+	// Publication 28 abbreviates to meet a line length: when the standard
+	// line is longer than MaxLineLength, the numbered-road words are
+	// abbreviated first (HIGHWAY 66 -> HWY 66), then a first suffix word
+	// spelled out by 234.2 (MAIN STREET EXT -> MAIN ST EXT).
+	d.StreetName = joinName(name, levelFull)
+	if abbreviable(name) {
+		for level := levelRoad; level <= levelSuffixWord && d.length() > MaxLineLength; level++ {
+			d.StreetName = joinName(name, level)
+		}
 	}
 	return d, len(leading) > 0
 }
 
-// isRouteWord reports whether w names a numbered road when a number follows
-// it; its suffix-like successor is then not a suffix (COUNTY ROAD).
-func isRouteWord(w string) bool { return w == "COUNTY" || w == "CO" || w == "STATE" || w == "FARM" }
+// The abbreviation levels of a street name's words: what a word written
+// out at that level is abbreviated to when the line is too long.
+const (
+	levelFull       = 0
+	levelRoad       = 1
+	levelSuffixWord = 2
+)
 
-// streetName writes the numbered-road names of Publication 28 in full:
-// HWY 66 -> HIGHWAY 66, CR 12 -> COUNTY ROAD 12, SR 9 -> STATE ROUTE 9,
-// I-95 -> INTERSTATE 95.
-func streetName(t []string) []string {
+// nameWord is a word of a street name: its standard form, and the shorter
+// form it takes when the line must be abbreviated to fit, from level on.
+type nameWord struct {
+	long, short string
+	level       int
+}
+
+// abbreviable reports whether a word of the name has a shorter form.
+func abbreviable(name []nameWord) bool {
+	for _, w := range name {
+		if w.level > levelFull && w.short != w.long {
+			return true
+		}
+	}
+	return false
+}
+
+// length is the length of the line Format writes, counted without
+// writing it.
+func (d DeliveryLine) length() int {
+	n := 0
+	add := func(s string) {
+		if s == "" {
+			return
+		}
+		if n > 0 {
+			n++
+		}
+		n += utf8.RuneCountInString(s)
+	}
+	add(d.PrimaryNumber)
+	add(d.Predirectional)
+	add(d.StreetName)
+	add(d.Suffix)
+	add(d.Postdirectional)
+	for _, sec := range d.Secondaries {
+		add(sec.Designator)
+		add(sec.Number)
+	}
+	if d.PMB != "" {
+		add("PMB")
+		add(d.PMB)
+	}
+	return n
+}
+
+func joinName(name []nameWord, level int) string {
+	if len(name) == 1 && (name[0].level == levelFull || name[0].level > level) {
+		return name[0].long
+	}
+	var b strings.Builder
+	for i, w := range name {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w.level > levelFull && w.level <= level {
+			b.WriteString(w.short)
+		} else {
+			b.WriteString(w.long)
+		}
+	}
+	return b.String()
+}
+
+// compoundDirectional reads two directional words that make one
+// directional (NORTH EAST -> NE); NORTH SOUTH and EAST WEST do not.
+func compoundDirectional(a, b string) (string, bool) {
+	if (a == "NORTH" || a == "SOUTH") && (b == "EAST" || b == "WEST") {
+		return a[:1] + b[:1], true
+	}
+	return "", false
+}
+
+// directionalWords spells out the directional abbreviations.
+var directionalWords = map[string]string{
+	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
+	"NE": "NORTHEAST", "NW": "NORTHWEST", "SE": "SOUTHEAST", "SW": "SOUTHWEST",
+}
+
+// splitNameHyphens replaces the hyphens inside the words of a street name
+// with spaces (MID-ISLAND -> MID ISLAND), as Publication 28 232 has it;
+// hyphens in numbers (54-70, A-17) are significant and stay.
+func splitNameHyphens(t []string) []string {
 	var out []string
+	for i, w := range t {
+		if strings.IndexByte(w, '-') < 0 || hasDigit(w) {
+			if out != nil {
+				out = append(out, w)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(t)+2), t[:i]...)
+		}
+		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return r == '-' })...)
+	}
+	if out == nil {
+		return t
+	}
+	return out
+}
+
+// highwayStyle reports whether a street name can hold a highway-style
+// name that streetName rewrites: a number after its first word, FARM or
+// RANCH TO MARKET, an avenue named by a letter, or an interstate.
+func highwayStyle(t []string) bool {
+	for i, w := range t {
+		if i > 0 && hasDigit(w) || w == "FARM" || w == "RANCH" || len(w) > 1 && w[0] == 'I' && hasDigit(w) {
+			return true
+		}
+	}
+	return len(t) == 2 && suffixes[t[0]] == "AVE"
+}
+
+// Words of Publication 28 Appendix F (Highway-Style Addresses).
+var (
+	countyWords   = map[string]bool{"CO": true, "CNTY": true, "CTY": true, "COUNTY": true}
+	stateWords    = map[string]bool{"ST": true, "STATE": true}
+	townshipWords = map[string]bool{"TWP": true, "TOWNSHIP": true}
+	routeAbbrs    = map[string]bool{"RT": true, "RTE": true, "ROUTE": true}
+	// numberWords may stand between a highway's name and its number;
+	// Appendix F writes the number alone (US HIGHWAY NO 130 -> US HIGHWAY
+	// 130).
+	numberWords = map[string]bool{"NO": true, "NUMBER": true}
+)
+
+// streetName writes the highway-style names of Publication 28 Appendix F
+// in full, each with the abbreviation it takes in a line too long:
+// HWY 66 -> HIGHWAY 66, CR 12 and CNTY RD 12 -> COUNTY ROAD 12, SR 9 ->
+// STATE ROUTE 9, SH 9 -> STATE HIGHWAY 9, US 41 -> US HIGHWAY 41, I-95
+// and I95 -> INTERSTATE 95, FARM TO MARKET 1960 -> FM 1960.
+func streetName(t []string) []nameWord {
+	out := make([]nameWord, 0, len(t)+2)
+	if !highwayStyle(t) {
+		for _, w := range t {
+			out = append(out, nameWord{long: w, short: w})
+		}
+		return out
+	}
 	numberAt := func(i int) bool { return i < len(t) && hasDigit(t[i]) }
+	word := func(w string) { out = append(out, nameWord{long: w, short: w}) }
+	road := func(long, short string) { out = append(out, nameWord{long, short, levelRoad}) }
+	isRoad := func(i int) bool { return i < len(t) && suffixes[t[i]] == "RD" }
+	isHighway := func(i int) bool { return i < len(t) && suffixes[t[i]] == "HWY" }
 	for i := 0; i < len(t); i++ {
 		w := t[i]
-		if m := reInterstate.FindStringSubmatch(w); m != nil {
-			out = append(out, "INTERSTATE", m[1])
+		if numberWords[w] && i > 0 && numberAt(i+1) && (isRoad(i-1) || isHighway(i-1) || routeAbbrs[t[i-1]]) {
 			continue
+		}
+		if w[0] == 'I' {
+			if m := reInterstate.FindStringSubmatch(w); m != nil && (i == 0 || len(w) > 1 && w[1] == '-') {
+				road("INTERSTATE", "I")
+				word(m[1])
+				continue
+			}
 		}
 		switch {
 		case w == "I" && numberAt(i+1) && i == 0:
-			out = append(out, "INTERSTATE")
-		case suffixes[w] == "HWY" && numberAt(i+1):
-			out = append(out, "HIGHWAY")
+			road("INTERSTATE", "I")
+		case w == "US" && numberAt(i+1):
+			word("US")
+			road("HIGHWAY", "HWY")
+		case isHighway(i) && numberAt(i+1):
+			road("HIGHWAY", "HWY")
+		case isRoad(i) && numberAt(i+1) && i > 0:
+			road("ROAD", "RD")
 		case suffixes[w] == "AVE" && i == 0 && len(t) == 2 && isNumberish(t[1]):
 			// Avenues named by a letter or number: AVE J -> AVENUE J.
-			out = append(out, "AVENUE")
+			word("AVENUE")
 		case (w == "RT" || w == "RTE") && numberAt(i+1):
-			out = append(out, "ROUTE")
+			road("ROUTE", "RTE")
 		case w == "CR" && numberAt(i+1):
-			out = append(out, "COUNTY", "ROAD")
+			road("COUNTY", "CNTY")
+			road("ROAD", "RD")
 		case w == "SR" && numberAt(i+1):
-			out = append(out, "STATE", "ROUTE")
-		case (w == "CO" || w == "COUNTY") && i+1 < len(t) && t[i+1] == "RD" && numberAt(i+2):
-			out = append(out, "COUNTY", "ROAD")
-			i++
-		case (w == "ST" || w == "STATE") && i+1 < len(t) && (t[i+1] == "RT" || t[i+1] == "RTE" || t[i+1] == "ROUTE") && numberAt(i+2):
-			out = append(out, "STATE", "ROUTE")
-			i++
-		case w == "ST" && i+1 < len(t) && suffixes[t[i+1]] == "HWY" && numberAt(i+2):
-			out = append(out, "STATE")
+			word("STATE")
+			road("ROUTE", "RTE")
+		case w == "SH" && numberAt(i+1):
+			word("STATE")
+			road("HIGHWAY", "HWY")
+		case countyWords[w] && (isRoad(i+1) || isHighway(i+1)) && numberAt(i+2):
+			road("COUNTY", "CNTY")
+		case stateWords[w] && (isRoad(i+1) || isHighway(i+1) || i+1 < len(t) && routeAbbrs[t[i+1]]) && numberAt(i+2):
+			word("STATE")
+		case townshipWords[w] && isRoad(i+1) && numberAt(i+2):
+			road("TOWNSHIP", "TWP")
+		case (w == "FARM" || w == "RANCH") && i+3 < len(t) && t[i+1] == "TO" && t[i+2] == "MARKET":
+			// Farm and ranch to market roads: FM 1960, RM 12.
+			word(w[:1] + "M")
+			i += 2
+			if isRoad(i+1) && numberAt(i+2) {
+				i++
+			}
 		default:
-			out = append(out, w)
+			word(w)
 		}
 	}
 	return out
@@ -408,6 +661,9 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 			take, pmb, sec = 3, true, Secondary{Number: last}
 		case n >= 2 && isOrdinal(t[n-2]) && units[last] == "FL":
 			take, sec = 2, Secondary{"FL", t[n-2][:len(t[n-2])-2]}
+		case n >= 2 && units[t[n-2]] == "FL" && isOrdinal(last):
+			// FL 3RD is the third floor: FL 3.
+			take, sec = 2, Secondary{"FL", last[:len(last)-2]}
 		case n >= 2 && (units[t[n-2]] != "" && unitNeedsNum[units[t[n-2]]] || t[n-2] == "#") && isNumberish(last):
 			designator := units[t[n-2]]
 			if t[n-2] == "#" {
@@ -434,6 +690,17 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 		d.Secondaries = append(d.Secondaries, found[i])
 	}
 	return t
+}
+
+// poundAsPMB reads a # unit that follows another unit as the private
+// mailbox: Publication 28 prints a PMB after the secondary unit as PMB,
+// never as # (STE 11 # 234 -> STE 11 PMB 234).
+func (d *DeliveryLine) poundAsPMB() {
+	n := len(d.Secondaries)
+	if n >= 2 && d.PMB == "" && d.Secondaries[n-1].Designator == "#" && d.Secondaries[n-2].Designator != "#" && d.Secondaries[n-2].Number != "" {
+		d.PMB = d.Secondaries[n-1].Number
+		d.Secondaries = d.Secondaries[:n-1]
+	}
 }
 
 // afterStreet reports whether a word can end the street part of a line, so

@@ -44,21 +44,36 @@ var foldAccents = map[rune]string{
 	'Œ': "OE", 'œ': "OE", 'Š': "S", 'š': "S", 'Ž': "Z", 'ž': "Z", 'Ł': "L", 'ł': "L",
 }
 
-var reInitials = regexp.MustCompile(`\b[A-Za-z]\.(?: ?[A-Za-z]\.)+`)
+var (
+	// reInitials are initials written with periods and no spaces: U.S.,
+	// N.W., J.F.K.
+	reInitials = regexp.MustCompile(`\b[A-Za-z]\.(?:[A-Za-z]\.)+`)
+	// reSpacedDirectional is a two-letter directional written as spaced
+	// initials: N. W., S. E.
+	reSpacedDirectional = regexp.MustCompile(`\b([NSns])\. ?([EWew])\.`)
+)
+
+// fractions are the vulgar fraction characters, written as numbers
+// (Publication 28 232: 33 1/2 AVE).
+var fractions = map[rune]string{'¼': " 1/4 ", '½': " 1/2 ", '¾': " 3/4 ", '⅓': " 1/3 ", '⅔': " 2/3 ", '⅛': " 1/8 "}
 
 // tokens splits s into upper-case ASCII words the way USPS writes them:
 // accents folded, periods, commas, apostrophes and other punctuation
 // removed, "#" a word of its own, and hyphens and slashes kept only inside
-// a word ("123-45", "1/2", "C/O"). Anything else becomes a word break.
+// a word ("123-45", "1/2", "C/O"). A period between digits stays (39.2 RD,
+// as Publication 28 232 writes it). Anything else becomes a word break.
 func tokens(s string) []string {
-	// Initials written with periods are one word: P.O. is PO, N.W. is NW.
+	// Initials written with periods are one word (P.O. is PO, U.S. is US),
+	// and so is a directional written as spaced initials (N. W. is NW);
+	// other initials stay words of their own (N. U.S. is N US).
 	if strings.IndexByte(s, '.') >= 0 {
 		s = reInitials.ReplaceAllStringFunc(s, func(m string) string {
-			return strings.NewReplacer(".", "", " ", "").Replace(m)
+			return strings.ReplaceAll(m, ".", "")
 		})
+		s = reSpacedDirectional.ReplaceAllString(s, "$1$2")
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z':
 			b.WriteByte(byte(r) - 'a' + 'A')
@@ -66,10 +81,14 @@ func tokens(s string) []string {
 			b.WriteRune(r)
 		case r == '#':
 			b.WriteString(" # ")
+		case r == '.' && i > 0 && isDigitByte(s[i-1]) && i+1 < len(s) && isDigitByte(s[i+1]):
+			b.WriteByte('.')
 		case r == '\'' || r == '’':
 			// USPS drops apostrophes inside names: O'NEIL is ONEIL.
 		case r >= utf8.RuneSelf:
 			if f, ok := foldAccents[r]; ok {
+				b.WriteString(f)
+			} else if f, ok := fractions[r]; ok {
 				b.WriteString(f)
 			} else {
 				b.WriteByte(' ')
@@ -81,13 +100,15 @@ func tokens(s string) []string {
 	fields := strings.Fields(b.String())
 	out := fields[:0]
 	for _, f := range fields {
-		f = strings.Trim(f, "-/")
+		f = strings.Trim(f, "-/.")
 		if f != "" {
 			out = append(out, f)
 		}
 	}
 	return out
 }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // keepUpper are the words Proper casing leaves in capitals.
 var keepUpper = map[string]bool{

@@ -6,8 +6,10 @@ import (
 )
 
 // MaxLineLength is the longest delivery line Standardize makes when it
-// joins a secondary unit line onto the street line or writes a numbered
-// road out (HWY 66 -> HIGHWAY 66): it does either only while the line fits.
+// joins a secondary unit line onto the street line or writes words out
+// (HWY 66 -> HIGHWAY 66, MAIN ST EXT -> MAIN STREET EXT): it joins only
+// while the line fits, and abbreviates what it wrote out, highway words
+// first, until the line fits.
 const MaxLineLength = 64
 
 // Address is a postal address in parts: two address lines (the delivery
@@ -31,8 +33,11 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - the delivery line with standard abbreviations (suffix, directionals,
 //     unit designators), PO boxes, rural routes, highway contracts and
 //     military lines in their standard form, punctuation removed;
-//     numbered roads written out (HIGHWAY 66) when the line still fits
-//     MaxLineLength;
+//     highway-style names written out (HIGHWAY 66, COUNTY ROAD 12) and
+//     the first of two suffix words spelled out (MAIN STREET EXT), both
+//     abbreviated again when the line would not fit MaxLineLength; in
+//     Puerto Rico the Spanish address words abbreviated and the house
+//     number first, in the Virgin Islands estate names kept whole;
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
@@ -70,45 +75,58 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	out.State = state
 
-	t1, t2 := tokens(a.Line1), tokens(a.Line2)
+	t1, t2 := tokens(boxHyphen(a.Line1)), tokens(boxHyphen(a.Line2))
 	if len(t1) == 0 {
 		t1, t2 = t2, nil
 	}
+	if state == "PR" {
+		t1, t2 = puertoRico(t1), puertoRico(t2)
+	}
+	if len(t2) == 0 {
+		// Publication 28 245 and 254: a rural route or highway contract
+		// line carries nothing but its route and box; a street name
+		// written with them goes above it.
+		if route, extra, ok := splitRouteExtra(t1); ok {
+			t1, t2 = extra, route
+		}
+	}
 	urb := tokens(a.Urbanization)
-	if len(urb) > 0 && urb[0] == "URBANIZACION" {
+	if len(urb) > 0 && urbanizationWords[urb[0]] {
 		urb[0] = "URB"
 	}
 	// The delivery line is the first line, unless only the second is one
 	// (a building or firm name above the street line, as Publication 28
 	// prints it).
-	d1, d2 := isDelivery(t1), isDelivery(t2)
+	l1, l2 := classify(t1, state), classify(t2, state)
 	switch {
-	case !d1 && d2:
-		if sec, ok := secondaryOnly(t1); ok {
-			line := parseLine(t2)
-			if joined, ok := join(line, sec, c); ok {
+	case !l1.delivery && l2.delivery:
+		if l1.unitsOnly {
+			if joined, ok := join(l2.line, l1.units, state, c); ok {
 				out.Line1 = joined
 				break
 			}
-			out.Line1, out.Line2 = sec.Format(c), line.Format(c)
+			out.Line1, out.Line2 = l1.units.Format(c), l2.line.Format(c)
 			break
 		}
-		out.Line1, out.Line2 = otherLine(t1, c), parseLine(t2).Format(c)
+		out.Line1, out.Line2 = otherLine(t1, c), l2.line.Format(c)
 	default:
-		line := parseLine(t1)
-		if sec, ok := secondaryOnly(t2); ok {
-			if joined, ok := join(line, sec, c); ok {
+		line := l1.line
+		if !l1.parsed {
+			line = parseIn(t1, state)
+		}
+		if l2.unitsOnly {
+			if joined, ok := join(line, l2.units, state, c); ok {
 				out.Line1 = joined
 				break
 			}
-			out.Line1, out.Line2 = line.Format(c), sec.Format(c)
+			out.Line1, out.Line2 = line.Format(c), l2.units.Format(c)
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
 	}
 	if out.State == "PR" && len(urb) == 0 {
 		for _, t := range [][]string{t1, t2} {
-			if len(t) > 1 && (t[0] == "URB" || t[0] == "URBANIZACION") {
+			if len(t) > 1 && (t[0] == "URB" || urbanizationWords[t[0]]) {
 				urb = append([]string{"URB"}, t[1:]...)
 				break
 			}
@@ -121,7 +139,7 @@ func standardizeOnce(a Address, c Casing) Address {
 }
 
 // join appends the units of sec to line, when the result fits.
-func join(line, sec DeliveryLine, c Casing) (string, bool) {
+func join(line, sec DeliveryLine, state string, c Casing) (string, bool) {
 	if line.PMB != "" && sec.PMB != "" {
 		return "", false
 	}
@@ -130,11 +148,12 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 	if sec.PMB != "" {
 		merged.PMB = sec.PMB
 	}
+	merged.poundAsPMB()
 	s := merged.Format(c)
 	// Joined words can read differently from the two lines apart (APT and
 	// # 5 make APT 5); such lines stay apart, so that standardizing again
 	// changes nothing.
-	if parseLine(tokens(s)).Format(c) != s {
+	if parseIn(tokens(s), state).Format(c) != s {
 		return "", false
 	}
 	return s, utf8.RuneCountInString(s) <= MaxLineLength
@@ -142,13 +161,37 @@ func join(line, sec DeliveryLine, c Casing) (string, bool) {
 
 // otherLine cleans and cases a line that is not a delivery line.
 func otherLine(t []string, c Casing) string {
-	if len(t) > 0 && t[0] == "URBANIZACION" {
+	if len(t) > 0 && urbanizationWords[t[0]] {
 		t = append([]string{"URB"}, t[1:]...)
 	}
 	if d, ok := secondaryOnly(t); ok {
 		return d.Format(c)
 	}
 	return caseWords(t, c)
+}
+
+// classified is an address line read once: a line of units alone, or a
+// line taken apart and whether it is a delivery line.
+type classified struct {
+	units     DeliveryLine
+	unitsOnly bool
+	line      DeliveryLine
+	parsed    bool
+	delivery  bool
+}
+
+// classify reads an address line once for standardizeOnce; see isDelivery.
+func classify(t []string, state string) classified {
+	var c classified
+	if len(t) == 0 {
+		return c
+	}
+	if c.units, c.unitsOnly = secondaryOnly(t); c.unitsOnly {
+		return c
+	}
+	c.line, c.parsed = parseIn(t, state), true
+	c.delivery = c.line.Kind != LineStreet || c.line.PrimaryNumber != ""
+	return c
 }
 
 // isDelivery reports whether the words are a delivery line: a house number

@@ -2,58 +2,75 @@ package usps
 
 import "strings"
 
-// suffixTable is Publication 28 Appendix C1: each standard street suffix
-// abbreviation followed by the primary name and the common variants that
-// standardize to it.
-var suffixTable = map[string]string{
-	"ALY": "ALLEY ALLEE ALLY", "ANX": "ANNEX ANEX ANNX", "ARC": "ARCADE",
-	"AVE": "AVENUE AV AVEN AVENU AVN AVNUE", "BYU": "BAYOU BAYOO", "BCH": "BEACH",
-	"BND": "BEND", "BLF": "BLUFF BLUF", "BLFS": "BLUFFS", "BTM": "BOTTOM BOT BOTTM",
-	"BLVD": "BOULEVARD BOUL BOULV", "BR": "BRANCH BRNCH", "BRG": "BRIDGE BRDGE",
-	"BRK": "BROOK", "BRKS": "BROOKS", "BG": "BURG", "BGS": "BURGS", "BYP": "BYPASS BYPA BYPAS BYPS",
-	"CP": "CAMP CMP", "CYN": "CANYON CANYN CNYN", "CPE": "CAPE", "CSWY": "CAUSEWAY CAUSWA",
-	"CTR": "CENTER CEN CENT CENTR CENTRE CNTER CNTR", "CTRS": "CENTERS", "CIR": "CIRCLE CIRC CIRCL CRCL CRCLE",
-	"CIRS": "CIRCLES", "CLF": "CLIFF", "CLFS": "CLIFFS", "CLB": "CLUB", "CMN": "COMMON",
-	"CMNS": "COMMONS", "COR": "CORNER", "CORS": "CORNERS", "CRSE": "COURSE", "CT": "COURT CRT",
-	"CTS": "COURTS", "CV": "COVE", "CVS": "COVES", "CRK": "CREEK", "CRES": "CRESCENT CRSENT CRSNT",
-	"CRST": "CREST", "XING": "CROSSING CRSSNG", "XRD": "CROSSROAD", "XRDS": "CROSSROADS",
-	"CURV": "CURVE", "DL": "DALE", "DM": "DAM", "DV": "DIVIDE DIV DVD", "DR": "DRIVE DRIV DRV",
-	"DRS": "DRIVES", "EST": "ESTATE", "ESTS": "ESTATES", "EXPY": "EXPRESSWAY EXP EXPR EXPRESS EXPW",
-	"EXT": "EXTENSION EXTN EXTNSN", "EXTS": "EXTENSIONS", "FALL": "FALL", "FLS": "FALLS",
-	"FRY": "FERRY FRRY", "FLD": "FIELD", "FLDS": "FIELDS", "FLT": "FLAT", "FLTS": "FLATS",
-	"FRD": "FORD", "FRDS": "FORDS", "FRST": "FOREST FORESTS", "FRG": "FORGE FORG", "FRGS": "FORGES",
-	"FRK": "FORK", "FRKS": "FORKS", "FT": "FORT FRT", "FWY": "FREEWAY FREEWY FRWAY FRWY",
-	"GDN": "GARDEN GARDN GRDEN GRDN", "GDNS": "GARDENS GRDNS", "GTWY": "GATEWAY GATEWY GATWAY GTWAY",
-	"GLN": "GLEN", "GLNS": "GLENS", "GRN": "GREEN", "GRNS": "GREENS", "GRV": "GROVE GROV",
-	"GRVS": "GROVES", "HBR": "HARBOR HARB HARBR HRBOR", "HBRS": "HARBORS", "HVN": "HAVEN",
-	"HTS": "HEIGHTS HT", "HWY": "HIGHWAY HIGHWY HIWAY HIWY HWAY", "HL": "HILL", "HLS": "HILLS",
-	"HOLW": "HOLLOW HLLW HOLLOWS HOLWS", "INLT": "INLET", "IS": "ISLAND ISLND", "ISS": "ISLANDS ISLNDS",
-	"ISLE": "ISLE ISLES", "JCT": "JUNCTION JCTION JCTN JUNCTN JUNCTON", "JCTS": "JUNCTIONS JCTNS",
-	"KY": "KEY", "KYS": "KEYS", "KNL": "KNOLL KNOL", "KNLS": "KNOLLS", "LK": "LAKE", "LKS": "LAKES",
-	"LAND": "LAND", "LNDG": "LANDING LNDNG", "LN": "LANE", "LGT": "LIGHT", "LGTS": "LIGHTS",
-	"LF": "LOAF", "LCK": "LOCK", "LCKS": "LOCKS", "LDG": "LODGE LDGE LODG", "LOOP": "LOOP LOOPS",
-	"MALL": "MALL", "MNR": "MANOR", "MNRS": "MANORS", "MDW": "MEADOW", "MDWS": "MEADOWS MEDOWS",
-	"MEWS": "MEWS", "ML": "MILL", "MLS": "MILLS", "MSN": "MISSION MISSN MSSN", "MTWY": "MOTORWAY",
-	"MT": "MOUNT MNT", "MTN": "MOUNTAIN MNTAIN MNTN MOUNTIN MTIN", "MTNS": "MOUNTAINS MNTNS",
-	"NCK": "NECK", "ORCH": "ORCHARD ORCHRD", "OVAL": "OVAL OVL", "OPAS": "OVERPASS",
-	"PARK": "PARK PRK PARKS", "PKWY": "PARKWAY PARKWY PKWAY PKY PARKWAYS PKWYS", "PASS": "PASS",
-	"PSGE": "PASSAGE", "PATH": "PATH PATHS", "PIKE": "PIKE PIKES", "PNE": "PINE", "PNES": "PINES",
-	"PL": "PLACE", "PLN": "PLAIN", "PLNS": "PLAINS", "PLZ": "PLAZA PLZA", "PT": "POINT",
-	"PTS": "POINTS", "PRT": "PORT", "PRTS": "PORTS", "PR": "PRAIRIE PRR", "RADL": "RADIAL RAD RADIEL",
-	"RAMP": "RAMP", "RNCH": "RANCH RANCHES RNCHS", "RPD": "RAPID", "RPDS": "RAPIDS", "RST": "REST",
-	"RDG": "RIDGE RDGE", "RDGS": "RIDGES", "RIV": "RIVER RVR RIVR", "RD": "ROAD", "RDS": "ROADS",
-	"RTE": "ROUTE", "ROW": "ROW", "RUE": "RUE", "RUN": "RUN", "SHL": "SHOAL", "SHLS": "SHOALS",
-	"SHR": "SHORE SHOAR", "SHRS": "SHORES SHOARS", "SKWY": "SKYWAY", "SPG": "SPRING SPNG SPRNG",
-	"SPGS": "SPRINGS SPNGS SPRNGS", "SPUR": "SPUR SPURS", "SQ": "SQUARE SQR SQRE SQU",
-	"SQS": "SQUARES SQRS", "STA": "STATION STATN STN", "STRA": "STRAVENUE STRAV STRAVEN STRAVN STRVN STRVNUE",
-	"STRM": "STREAM STREME", "ST": "STREET STRT STR", "STS": "STREETS", "SMT": "SUMMIT SUMIT SUMITT",
-	"TER": "TERRACE TERR", "TRWY": "THROUGHWAY", "TRCE": "TRACE TRACES", "TRAK": "TRACK TRACKS TRK TRKS",
-	"TRFY": "TRAFFICWAY", "TRL": "TRAIL TRAILS TRLS", "TUNL": "TUNNEL TUNEL TUNLS TUNNELS TUNNL",
-	"TPKE": "TURNPIKE TRNPK TURNPK", "UPAS": "UNDERPASS", "UN": "UNION", "UNS": "UNIONS",
-	"VLY": "VALLEY VALLY VLLY", "VLYS": "VALLEYS", "VIA": "VIADUCT VDCT VIADCT", "VW": "VIEW",
-	"VWS": "VIEWS", "VLG": "VILLAGE VILL VILLAG VILLG VILLIAGE", "VLGS": "VILLAGES", "VL": "VILLE",
-	"VIS": "VISTA VIST VST VSTA", "WALK": "WALK WALKS", "WALL": "WALL", "WAY": "WAY WY",
-	"WAYS": "WAYS", "WL": "WELL", "WLS": "WELLS",
+// suffixRows is Publication 28 Appendix C1 (Street Suffix Abbreviations):
+// each row's primary street suffix name, its standard abbreviation and the
+// other common abbreviations that standardize to it.
+var suffixRows = []struct{ primary, abbr, variants string }{
+	{"ALLEY", "ALY", "ALLEE ALLY"}, {"ANEX", "ANX", "ANNEX ANNX"}, {"ARCADE", "ARC", ""},
+	{"AVENUE", "AVE", "AV AVEN AVENU AVN AVNUE"}, {"BAYOU", "BYU", "BAYOO"}, {"BEACH", "BCH", ""},
+	{"BEND", "BND", ""}, {"BLUFF", "BLF", "BLUF"}, {"BLUFFS", "BLFS", ""},
+	{"BOTTOM", "BTM", "BOT BOTTM"}, {"BOULEVARD", "BLVD", "BOUL BOULV"}, {"BRANCH", "BR", "BRNCH"},
+	{"BRIDGE", "BRG", "BRDGE"}, {"BROOK", "BRK", ""}, {"BROOKS", "BRKS", ""}, {"BURG", "BG", ""},
+	{"BURGS", "BGS", ""}, {"BYPASS", "BYP", "BYPA BYPAS BYPS"}, {"CAMP", "CP", "CMP"},
+	{"CANYON", "CYN", "CANYN CNYN"}, {"CAPE", "CPE", ""}, {"CAUSEWAY", "CSWY", "CAUSWA"},
+	{"CENTER", "CTR", "CEN CENT CENTR CENTRE CNTER CNTR"}, {"CENTERS", "CTRS", ""},
+	{"CIRCLE", "CIR", "CIRC CIRCL CRCL CRCLE"}, {"CIRCLES", "CIRS", ""}, {"CLIFF", "CLF", ""},
+	{"CLIFFS", "CLFS", ""}, {"CLUB", "CLB", ""}, {"COMMON", "CMN", ""}, {"COMMONS", "CMNS", ""},
+	{"CORNER", "COR", ""}, {"CORNERS", "CORS", ""}, {"COURSE", "CRSE", ""}, {"COURT", "CT", "CRT"},
+	{"COURTS", "CTS", ""}, {"COVE", "CV", ""}, {"COVES", "CVS", ""}, {"CREEK", "CRK", ""},
+	{"CRESCENT", "CRES", "CRSENT CRSNT"}, {"CREST", "CRST", ""}, {"CROSSING", "XING", "CRSSNG"},
+	{"CROSSROAD", "XRD", ""}, {"CROSSROADS", "XRDS", ""}, {"CURVE", "CURV", ""}, {"DALE", "DL", ""},
+	{"DAM", "DM", ""}, {"DIVIDE", "DV", "DIV DVD"}, {"DRIVE", "DR", "DRIV DRV"},
+	{"DRIVES", "DRS", ""}, {"ESTATE", "EST", ""}, {"ESTATES", "ESTS", ""},
+	{"EXPRESSWAY", "EXPY", "EXP EXPR EXPRESS EXPW"}, {"EXTENSION", "EXT", "EXTN EXTNSN"},
+	{"EXTENSIONS", "EXTS", ""}, {"FALL", "FALL", ""}, {"FALLS", "FLS", ""}, {"FERRY", "FRY", "FRRY"},
+	{"FIELD", "FLD", ""}, {"FIELDS", "FLDS", ""}, {"FLAT", "FLT", ""}, {"FLATS", "FLTS", ""},
+	{"FORD", "FRD", ""}, {"FORDS", "FRDS", ""}, {"FOREST", "FRST", "FORESTS"},
+	{"FORGE", "FRG", "FORG"}, {"FORGES", "FRGS", ""}, {"FORK", "FRK", ""}, {"FORKS", "FRKS", ""},
+	{"FORT", "FT", "FRT"}, {"FREEWAY", "FWY", "FREEWY FRWAY FRWY"},
+	{"GARDEN", "GDN", "GARDN GRDEN GRDN"}, {"GARDENS", "GDNS", "GRDNS"},
+	{"GATEWAY", "GTWY", "GATEWY GATWAY GTWAY"}, {"GLEN", "GLN", ""}, {"GLENS", "GLNS", ""},
+	{"GREEN", "GRN", ""}, {"GREENS", "GRNS", ""}, {"GROVE", "GRV", "GROV"}, {"GROVES", "GRVS", ""},
+	{"HARBOR", "HBR", "HARB HARBR HRBOR"}, {"HARBORS", "HBRS", ""}, {"HAVEN", "HVN", ""},
+	{"HEIGHTS", "HTS", "HT"}, {"HIGHWAY", "HWY", "HIGHWY HIWAY HIWY HWAY"}, {"HILL", "HL", ""},
+	{"HILLS", "HLS", ""}, {"HOLLOW", "HOLW", "HLLW HOLLOWS HOLWS"}, {"INLET", "INLT", ""},
+	{"ISLAND", "IS", "ISLND"}, {"ISLANDS", "ISS", "ISLNDS"}, {"ISLE", "ISLE", "ISLES"},
+	{"JUNCTION", "JCT", "JCTION JCTN JUNCTN JUNCTON"}, {"JUNCTIONS", "JCTS", "JCTNS"},
+	{"KEY", "KY", ""}, {"KEYS", "KYS", ""}, {"KNOLL", "KNL", "KNOL"}, {"KNOLLS", "KNLS", ""},
+	{"LAKE", "LK", ""}, {"LAKES", "LKS", ""}, {"LAND", "LAND", ""}, {"LANDING", "LNDG", "LNDNG"},
+	{"LANE", "LN", ""}, {"LIGHT", "LGT", ""}, {"LIGHTS", "LGTS", ""}, {"LOAF", "LF", ""},
+	{"LOCK", "LCK", ""}, {"LOCKS", "LCKS", ""}, {"LODGE", "LDG", "LDGE LODG"},
+	{"LOOP", "LOOP", "LOOPS"}, {"MALL", "MALL", ""}, {"MANOR", "MNR", ""}, {"MANORS", "MNRS", ""},
+	{"MEADOW", "MDW", ""}, {"MEADOWS", "MDWS", "MEDOWS"}, {"MEWS", "MEWS", ""}, {"MILL", "ML", ""},
+	{"MILLS", "MLS", ""}, {"MISSION", "MSN", "MISSN MSSN"}, {"MOTORWAY", "MTWY", ""},
+	{"MOUNT", "MT", "MNT"}, {"MOUNTAIN", "MTN", "MNTAIN MNTN MOUNTIN MTIN"},
+	{"MOUNTAINS", "MTNS", "MNTNS"}, {"NECK", "NCK", ""}, {"ORCHARD", "ORCH", "ORCHRD"},
+	{"OVAL", "OVAL", "OVL"}, {"OVERPASS", "OPAS", ""}, {"PARK", "PARK", "PRK"}, {"PARKS", "PARK", ""},
+	{"PARKWAY", "PKWY", "PARKWY PKWAY PKY"}, {"PARKWAYS", "PKWY", "PKWYS"}, {"PASS", "PASS", ""},
+	{"PASSAGE", "PSGE", ""}, {"PATH", "PATH", "PATHS"}, {"PIKE", "PIKE", "PIKES"},
+	{"PINE", "PNE", ""}, {"PINES", "PNES", ""}, {"PLACE", "PL", ""}, {"PLAIN", "PLN", ""},
+	{"PLAINS", "PLNS", ""}, {"PLAZA", "PLZ", "PLZA"}, {"POINT", "PT", ""}, {"POINTS", "PTS", ""},
+	{"PORT", "PRT", ""}, {"PORTS", "PRTS", ""}, {"PRAIRIE", "PR", "PRR"},
+	{"RADIAL", "RADL", "RAD RADIEL"}, {"RAMP", "RAMP", ""}, {"RANCH", "RNCH", "RANCHES RNCHS"},
+	{"RAPID", "RPD", ""}, {"RAPIDS", "RPDS", ""}, {"REST", "RST", ""}, {"RIDGE", "RDG", "RDGE"},
+	{"RIDGES", "RDGS", ""}, {"RIVER", "RIV", "RVR RIVR"}, {"ROAD", "RD", ""}, {"ROADS", "RDS", ""},
+	{"ROUTE", "RTE", ""}, {"ROW", "ROW", ""}, {"RUE", "RUE", ""}, {"RUN", "RUN", ""},
+	{"SHOAL", "SHL", ""}, {"SHOALS", "SHLS", ""}, {"SHORE", "SHR", "SHOAR"},
+	{"SHORES", "SHRS", "SHOARS"}, {"SKYWAY", "SKWY", ""}, {"SPRING", "SPG", "SPNG SPRNG"},
+	{"SPRINGS", "SPGS", "SPNGS SPRNGS"}, {"SPUR", "SPUR", ""}, {"SPURS", "SPUR", ""},
+	{"SQUARE", "SQ", "SQR SQRE SQU"}, {"SQUARES", "SQS", "SQRS"}, {"STATION", "STA", "STATN STN"},
+	{"STRAVENUE", "STRA", "STRAV STRAVEN STRAVN STRVN STRVNUE"}, {"STREAM", "STRM", "STREME"},
+	{"STREET", "ST", "STRT STR"}, {"STREETS", "STS", ""}, {"SUMMIT", "SMT", "SUMIT SUMITT"},
+	{"TERRACE", "TER", "TERR"}, {"THROUGHWAY", "TRWY", ""}, {"TRACE", "TRCE", "TRACES"},
+	{"TRACK", "TRAK", "TRACKS TRK TRKS"}, {"TRAFFICWAY", "TRFY", ""}, {"TRAIL", "TRL", "TRAILS TRLS"},
+	{"TRAILER", "TRLR", "TRLRS"}, {"TUNNEL", "TUNL", "TUNEL TUNLS TUNNELS TUNNL"},
+	{"TURNPIKE", "TPKE", "TRNPK TURNPK"}, {"UNDERPASS", "UPAS", ""}, {"UNION", "UN", ""},
+	{"UNIONS", "UNS", ""}, {"VALLEY", "VLY", "VALLY VLLY"}, {"VALLEYS", "VLYS", ""},
+	{"VIADUCT", "VIA", "VDCT VIADCT"}, {"VIEW", "VW", ""}, {"VIEWS", "VWS", ""},
+	{"VILLAGE", "VLG", "VILL VILLAG VILLG VILLIAGE"}, {"VILLAGES", "VLGS", ""}, {"VILLE", "VL", ""},
+	{"VISTA", "VIS", "VIST VST VSTA"}, {"WALK", "WALK", ""}, {"WALKS", "WALK", ""},
+	{"WALL", "WALL", ""}, {"WAY", "WAY", "WY"}, {"WAYS", "WAYS", ""}, {"WELL", "WL", ""},
+	{"WELLS", "WLS", ""},
 }
 
 // directionals maps directional words and abbreviations to their
@@ -98,7 +115,18 @@ var unitTable = []struct {
 }
 
 var (
-	suffixes      = map[string]string{}
+	suffixes = map[string]string{}
+	// suffixWords are the common abbreviations of Appendix C1 that are
+	// words in their own right, spelled out already: as the first of two
+	// suffix words they stay as written (CENTRE ST, not CENTER ST).
+	suffixWords = map[string]bool{
+		"ALLEE": true, "ANNEX": true, "CENTRE": true, "EXPRESS": true, "FORESTS": true, "HOLLOWS": true,
+		"ISLES": true, "LOOPS": true, "PATHS": true, "PIKES": true, "RANCHES": true, "SPURS": true,
+		"TRACES": true, "TRACKS": true, "TRAILS": true, "TUNNELS": true, "WALKS": true, "VIA": true,
+	}
+	// suffixPrimary maps a suffix word to the primary name of its C1 row,
+	// the word spelled out (AVE, AV -> AVENUE; PKWYS -> PARKWAYS).
+	suffixPrimary = map[string]string{}
 	units         = map[string]string{}
 	unitNeedsNum  = map[string]bool{}
 	spelledNumber = map[string]string{
@@ -111,14 +139,18 @@ var (
 		"APARTMENTS": true, "APTS": true, "TOWER": true, "TOWERS": true, "CONDOMINIUM": true,
 		"CONDOMINIUMS": true, "CONDOS": true, "CONDO": true, "LOFTS": true, "FLATS": true,
 		"RESIDENCES": true, "HIGHRISE": true,
+		// COND is how USPS prints a Puerto Rico condominio.
+		"COND": true,
 	}
 )
 
 func init() {
-	for abbr, names := range suffixTable {
-		suffixes[abbr] = abbr
-		for _, n := range strings.Fields(names) {
-			suffixes[n] = abbr
+	for _, r := range suffixRows {
+		for _, n := range append([]string{r.primary, r.abbr}, strings.Fields(r.variants)...) {
+			suffixes[n] = r.abbr
+			if _, ok := suffixPrimary[n]; !ok || n != r.abbr {
+				suffixPrimary[n] = r.primary
+			}
 		}
 	}
 	for _, u := range unitTable {

@@ -191,11 +191,13 @@ func TestJoinLimit(t *testing.T) {
 }
 
 // A numbered road is written out only while the line fits in
-// MaxLineLength; past it, it keeps the form it was written in.
+// MaxLineLength; past it, it takes its Appendix F abbreviation, whatever
+// form it was written in.
 func TestNumberedRoadLimit(t *testing.T) {
-	for _, c := range []struct{ written, full string }{
-		{"HWY 66", "HIGHWAY 66"}, {"CR 12", "COUNTY ROAD 12"}, {"SR 9", "STATE ROUTE 9"},
-		{"I-95", "INTERSTATE 95"}, {"CO RD 12", "COUNTY ROAD 12"},
+	for _, c := range []struct{ written, full, short string }{
+		{"HWY 66", "HIGHWAY 66", "HWY 66"}, {"CR 12", "COUNTY ROAD 12", "CNTY RD 12"},
+		{"SR 9", "STATE ROUTE 9", "STATE RTE 9"}, {"I-95", "INTERSTATE 95", "I 95"},
+		{"CO RD 12", "COUNTY ROAD 12", "CNTY RD 12"}, {"US 41", "US HIGHWAY 41", "US HWY 41"},
 	} {
 		// "1 " + name + " " + road: the name takes the rest of the length.
 		fits := usps.MaxLineLength - len("1  "+c.full)
@@ -206,7 +208,7 @@ func TestNumberedRoadLimit(t *testing.T) {
 				got := usps.Standardize(in, usps.Upper)
 				want1, want2 := prefix+c.full, ""
 				if n > fits {
-					want1 = prefix + c.written
+					want1 = prefix + c.short
 				}
 				// The street line is written on its own; the unit joins it
 				// when both fit.
@@ -294,5 +296,37 @@ func TestParseDeliveryLine(t *testing.T) {
 	}
 	if s := got.Format(usps.Proper); s != "4 N Elm St Apt 2 PMB 7" {
 		t.Errorf("Format = %q", s)
+	}
+}
+
+// The first of two suffix words is spelled out only while the line fits
+// in MaxLineLength; past it, it takes its Appendix C1 abbreviation, after
+// the highway words, which go first.
+func TestTwoSuffixLimit(t *testing.T) {
+	for _, c := range []struct{ written, full, short string }{
+		{"St Ext", "STREET EXT", "ST EXT"}, {"Crk Rd", "CREEK RD", "CRK RD"},
+		{"Hwy 3 Byp Rd", "HIGHWAY 3 BYPASS RD", "HWY 3 BYPASS RD"},
+	} {
+		fits := usps.MaxLineLength - len("1  "+c.full)
+		for _, n := range []int{fits, fits + 1} {
+			prefix := "1 " + strings.Repeat("A", n) + " "
+			in := usps.Address{Line1: prefix + c.written, City: "SPRINGFIELD", State: "IL", ZIP: "62701"}
+			got := usps.Standardize(in, usps.Upper)
+			want := prefix + c.full
+			if n > fits {
+				want = prefix + c.short
+			}
+			if got.Line1 != want {
+				t.Errorf("%q: %q, want %q", in.Line1, got.Line1, want)
+			}
+			if again := usps.Standardize(got, usps.Upper); again != got {
+				t.Errorf("standardizing again changed %+v to %+v", got, again)
+			}
+		}
+	}
+	// Past the highway words, the suffix word is abbreviated too.
+	long := "1 " + strings.Repeat("A", usps.MaxLineLength-len("1  HWY 3 BYPASS RD")+1) + " Hwy 3 Byp Rd"
+	if got := usps.Standardize(usps.Address{Line1: long}, usps.Upper).Line1; !strings.HasSuffix(got, " HWY 3 BYP RD") || len(got) > usps.MaxLineLength {
+		t.Errorf("%q: %q, want it to end in HWY 3 BYP RD within %d characters", long, got, usps.MaxLineLength)
 	}
 }
