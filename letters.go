@@ -140,9 +140,13 @@ type LetterOptions struct {
 	DeliverabilityValues    []string           `json:"deliverabilityValues,omitempty"`
 }
 
-// PrintOptions: Color false prints in greyscale.
+// PrintOptions: Color false prints in greyscale. AddressPlacement says where
+// a letter from a PDF document carries its address block: "insertBlankPage"
+// (empty means this: an added first page) or "topFirstPage" (over the
+// document's first page).
 type PrintOptions struct {
-	Color bool `json:"color"`
+	Color            bool   `json:"color"`
+	AddressPlacement string `json:"addressPlacement,omitempty"`
 }
 
 // MailOptions are the postal service and its extras.
@@ -822,6 +826,9 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	o.Print = &PrintOptions{}
 	if in != nil && in.Print != nil {
 		*o.Print = *in.Print
+	}
+	if o.Print.AddressPlacement != "" {
+		enum(f, "options.print.addressPlacement", o.Print.AddressPlacement, addressPlacements)
 	}
 	o.Mail = &MailOptions{Service: "firstClass", ExtraServices: []string{}}
 	if in != nil && in.Mail != nil {

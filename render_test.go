@@ -546,7 +546,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 		{"png over the pixel limit", lettershop.AssetImage, "image/png", greyPNG(4000, 4001), "at most 16000000 pixels"},
 		{"png given as jpeg", lettershop.AssetImage, "image/jpeg", pngImage(t, 20, 10), "the data is a png image, not jpeg"},
 		{"not an image", lettershop.AssetImage, "image/png", base64.StdEncoding.EncodeToString([]byte("hello")), "the image can not be read"},
-		{"pdf", lettershop.AssetDocument, "application/pdf", base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n%%EOF\n")), "PDF documents can not be printed"},
+		{"corrupt pdf", lettershop.AssetDocument, "application/pdf", base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n%%EOF\n")), "the PDF can not be read: it is damaged"},
 		{"not a font", lettershop.AssetFont, "font/ttf", base64.StdEncoding.EncodeToString([]byte("not a font")), "the font can not be read"},
 	}
 	for _, tt := range tests {
