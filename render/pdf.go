@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -231,7 +233,243 @@ func renderDocument(l Letter) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown address placement %q", l.Placement)
 	}
-	return fixDates(out.Bytes(), l)
+	b, err := canonical(out.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return fixDates(b, l)
+}
+
+// canonical rewrites a PDF that pdfcpu wrote so that it comes out the same
+// every time. pdfcpu numbers the objects it merges or stamps, and writes
+// them, in the order of Go's map iteration; here the PDF is read back,
+// its objects numbered in the order a walk from the catalog meets them
+// (dictionary keys sorted), written again, and put in number order.
+func canonical(b []byte) ([]byte, error) {
+	ctx, err := api.ReadContext(bytes.NewReader(b), config())
+	if err != nil {
+		return nil, fmt.Errorf("read the written PDF: %w", err)
+	}
+	if err := renumber(ctx); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := api.WriteContext(ctx, &out); err != nil {
+		return nil, fmt.Errorf("write the PDF: %w", err)
+	}
+	return inNumberOrder(out.Bytes())
+}
+
+// renumber numbers the objects of ctx 1, 2, ... in the order a walk from
+// the catalog, then the document information, first meets them, and drops
+// objects nothing refers to.
+func renumber(ctx *model.Context) error {
+	if ctx.Root == nil {
+		return errors.New("the written PDF has no catalog")
+	}
+	newNr := map[int]int{}
+	var order []int
+	var walk func(o types.Object) error
+	walk = func(o types.Object) error {
+		switch x := o.(type) {
+		case types.IndirectRef:
+			n := x.ObjectNumber.Value()
+			if _, ok := newNr[n]; ok {
+				return nil
+			}
+			e, ok := ctx.Table[n]
+			if !ok || e.Free {
+				return nil
+			}
+			obj, err := ctx.Dereference(x)
+			if err != nil {
+				return fmt.Errorf("object %d: %w", n, err)
+			}
+			order = append(order, n)
+			newNr[n] = len(order)
+			return walk(obj)
+		case types.Dict:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if err := walk(x[k]); err != nil {
+					return err
+				}
+			}
+		case types.StreamDict:
+			return walk(x.Dict)
+		case types.Array:
+			for _, v := range x {
+				if err := walk(v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(*ctx.Root); err != nil {
+		return err
+	}
+	if ctx.Info != nil {
+		if err := walk(*ctx.Info); err != nil {
+			return err
+		}
+	}
+	ref := func(ir types.IndirectRef) types.IndirectRef {
+		if n, ok := newNr[ir.ObjectNumber.Value()]; ok {
+			return *types.NewIndirectRef(n, 0)
+		}
+		// A reference to an object that does not exist reads as null.
+		return *types.NewIndirectRef(0, 0)
+	}
+	var patch func(o types.Object) types.Object
+	patch = func(o types.Object) types.Object {
+		switch x := o.(type) {
+		case types.IndirectRef:
+			return ref(x)
+		case types.Dict:
+			for k, v := range x {
+				x[k] = patch(v)
+			}
+		case types.StreamDict:
+			patch(x.Dict)
+			return x
+		case types.Array:
+			for i, v := range x {
+				x[i] = patch(v)
+			}
+		}
+		return o
+	}
+	table := make(map[int]*model.XRefTableEntry, len(order)+1)
+	table[0] = model.NewFreeHeadXRefTableEntry()
+	for _, old := range order {
+		e := ctx.Table[old]
+		zero := 0
+		e.Generation = &zero
+		e.Object = patch(e.Object)
+		table[newNr[old]] = e
+	}
+	ctx.Table = table
+	size := len(order) + 1
+	ctx.Size = &size
+	root := ref(*ctx.Root)
+	ctx.Root = &root
+	if ctx.Info != nil {
+		info := ref(*ctx.Info)
+		ctx.Info = &info
+	}
+	ctx.ID = nil
+	return nil
+}
+
+// inNumberOrder returns a PDF that pdfcpu wrote (a classic cross-reference
+// table, no object streams) with its objects in the order of their numbers.
+// pdfcpu writes each object once, but in an order that follows Go's map
+// iteration, so two runs give the same objects in different places. Only
+// the offsets pdfcpu recorded are read: each object runs from its offset to
+// the next one's.
+func inNumberOrder(b []byte) ([]byte, error) {
+	sx := bytes.LastIndex(b, []byte("startxref"))
+	if sx < 0 {
+		return nil, errors.New("the written PDF has no startxref")
+	}
+	fields := bytes.Fields(b[sx+len("startxref"):])
+	if len(fields) == 0 {
+		return nil, errors.New("the written PDF's startxref has no offset")
+	}
+	xrefAt, err := strconv.Atoi(string(fields[0]))
+	if err != nil || xrefAt <= 0 || xrefAt >= sx || !bytes.HasPrefix(b[xrefAt:], []byte("xref")) {
+		return nil, errors.New("the written PDF's startxref does not point at a cross-reference table")
+	}
+	type entry struct {
+		offset, gen int
+		inUse       bool
+	}
+	type section struct {
+		start   int
+		entries []entry
+	}
+	var sections []section
+	lines := bytes.Split(b[xrefAt:sx], []byte("\n"))
+	i, trailerAt := 1, -1
+	pos := xrefAt + len(lines[0]) + 1
+	for i < len(lines) {
+		ln := bytes.TrimSpace(lines[i])
+		if bytes.HasPrefix(ln, []byte("trailer")) {
+			trailerAt = pos
+			break
+		}
+		head := bytes.Fields(ln)
+		if len(head) != 2 {
+			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
+		}
+		start, err1 := strconv.Atoi(string(head[0]))
+		count, err2 := strconv.Atoi(string(head[1]))
+		if err1 != nil || err2 != nil || count < 0 || i+count >= len(lines) {
+			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
+		}
+		pos += len(lines[i]) + 1
+		sec := section{start: start}
+		for j := 1; j <= count; j++ {
+			f := bytes.Fields(lines[i+j])
+			if len(f) != 3 {
+				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
+			}
+			off, err1 := strconv.Atoi(string(f[0]))
+			gen, err2 := strconv.Atoi(string(f[1]))
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
+			}
+			sec.entries = append(sec.entries, entry{offset: off, gen: gen, inUse: string(f[2]) == "n"})
+			pos += len(lines[i+j]) + 1
+		}
+		sections = append(sections, sec)
+		i += count + 1
+	}
+	if trailerAt < 0 {
+		return nil, errors.New("the written PDF has no trailer after its cross-reference table")
+	}
+	var starts []int
+	for _, sec := range sections {
+		for _, e := range sec.entries {
+			if e.inUse {
+				if e.offset <= 0 || e.offset >= xrefAt {
+					return nil, fmt.Errorf("the written PDF has an object at offset %d, outside its body", e.offset)
+				}
+				starts = append(starts, e.offset)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil, errors.New("the written PDF has no objects")
+	}
+	slices.Sort(starts)
+	end := func(off int) int {
+		k, _ := slices.BinarySearch(starts, off)
+		if k+1 < len(starts) {
+			return starts[k+1]
+		}
+		return xrefAt
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, b[:starts[0]]...)
+	var xref bytes.Buffer
+	xref.WriteString("xref\n")
+	for _, sec := range sections {
+		fmt.Fprintf(&xref, "%d %d\n", sec.start, len(sec.entries))
+		for _, e := range sec.entries {
+			if !e.inUse {
+				fmt.Fprintf(&xref, "%010d %05d f \n", e.offset, e.gen)
+				continue
+			}
+			fmt.Fprintf(&xref, "%010d %05d n \n", len(out), e.gen)
+			out = append(out, b[e.offset:end(e.offset)]...)
+		}
+	}
+	at := len(out)
+	out = append(out, xref.Bytes()...)
+	out = append(out, b[trailerAt:sx]...)
+	out = append(out, fmt.Sprintf("startxref\n%d\n%%%%EOF\n", at)...)
+	return out, nil
 }
 
 // addressOnly is a one-page PDF with the letter's address blocks in the
