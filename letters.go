@@ -290,6 +290,8 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	}
 	validateParty("sender", in.Sender, RoleSender, f)
 	validateParty("recipient", in.Recipient, RoleRecipient, f)
+	checkPrintableParty(f, "sender", in.Sender)
+	checkPrintableParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
 	s.validateSendDate(in.SendDate, f)
 	validateFreeText(f, "externalId", in.ExternalID)
@@ -301,7 +303,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	} else {
 		l.Content = *in.Content
 		if s.resolveContent(ctx, account, l, f) {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+			l.snapshot.Merge = checkLetterVariables(l, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -427,6 +429,8 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if in.Recipient != nil {
 			validateParty("recipient", in.Recipient, RoleRecipient, f)
 		}
+		checkPrintableParty(f, "sender", in.Sender)
+		checkPrintableParty(f, "recipient", in.Recipient)
 		if in.UseType != nil {
 			validateUseType("useType", *in.UseType, f)
 		}
@@ -445,7 +449,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 			resolved = s.resolveContent(ctx, account, l, f)
 		}
 		if resolved {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, l.Options.VariableHandling.ValidationScope, f)
+			l.snapshot.Merge = checkLetterVariables(l, f)
 		}
 	}
 	if err := f.err(); err != nil {

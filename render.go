@@ -3,11 +3,15 @@ package lettershop
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -55,6 +59,11 @@ type renderState struct {
 	cache   *lru.Cache[string, []byte]
 	encKey  []byte
 	signKey []byte
+	// serial numbers download links, so that no two are alike; it starts
+	// at random, so that servers sharing a key make different links too.
+	serial atomic.Uint64
+	// rendered counts letters rendered rather than taken from the cache.
+	rendered atomic.Int64
 }
 
 func (s *Service) renders() *renderState {
@@ -75,6 +84,11 @@ func (s *Service) renders() *renderState {
 		link := hmacSum(s.tokenKey, []byte("lettershop download link v1"))
 		r.encKey = hmacSum(link, []byte("encrypt"))
 		r.signKey = hmacSum(link, []byte("sign"))
+		var start [8]byte
+		if _, err := io.ReadFull(rand.Reader, start[:]); err != nil {
+			panic("lettershop: no randomness for download links: " + err.Error())
+		}
+		r.serial.Store(binary.BigEndian.Uint64(start[:]))
 	})
 	return r
 }
@@ -144,6 +158,7 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 	if err != nil {
 		return nil, storeErr("render letter", err)
 	}
+	r.rendered.Add(1)
 	b, err := render.Render(drawing(l, content))
 	if err != nil {
 		return nil, internal("render letter "+l.ID, err)

@@ -740,8 +740,8 @@ func TestDownloadLinkSignatureBound(t *testing.T) {
 		sigLen     int
 		want       lettershop.Code
 	}{
-		{"at the bound", 740, 1024, -1},
-		{"past the bound", 741, 1026, lettershop.CodeForbidden},
+		{"at the bound", 740, 1035, -1},
+		{"past the bound", 741, 1036, lettershop.CodeForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -968,9 +968,7 @@ var glyphs struct {
 	fonts map[string]*sfnt.Font
 }
 
-// missingGlyphs returns up to five characters of the blocks' text that
-// their fonts can not print.
-func missingGlyphs(blocks []block) []rune {
+func loadGlyphs() {
 	glyphs.once.Do(func() {
 		glyphs.fonts = map[string]*sfnt.Font{}
 		for name, data := range fontFiles {
@@ -981,6 +979,36 @@ func missingGlyphs(blocks []block) []rune {
 			glyphs.fonts[name] = f
 		}
 	})
+}
+
+// Unprintable returns the distinct characters of s, at most five, that are
+// letters, marks or digits of a script the letter fonts do not cover. The
+// fonts cover Latin (with Latin-1 and Latin Extended-A), Greek and Cyrillic.
+// Other characters the fonts lack (symbols, emoji) are not counted: they
+// print as a replacement mark, as a template's would not.
+func Unprintable(s string) []rune {
+	loadGlyphs()
+	font := glyphs.fonts["go"]
+	var buf sfnt.Buffer
+	var missing []rune
+	for _, r := range s {
+		if r < 0x80 || !unicode.In(r, unicode.L, unicode.M, unicode.N) || slices.Contains(missing, r) {
+			continue
+		}
+		if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
+			missing = append(missing, r)
+			if len(missing) == 5 {
+				break
+			}
+		}
+	}
+	return missing
+}
+
+// missingGlyphs returns up to five characters of the blocks' text that
+// their fonts can not print.
+func missingGlyphs(blocks []block) []rune {
+	loadGlyphs()
 	var buf sfnt.Buffer
 	var missing []rune
 	check := func(s string, st inlineStyle) {
