@@ -127,6 +127,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.letterRoutes()
 	h.assetRoutes()
 	h.versionRoutes()
+	h.uploadRoutes()
 	h.fileRoutes()
 	if cfg.testClock != nil {
 		h.testRoutes()
