@@ -76,18 +76,18 @@ func CheckPDF(data []byte) (info DocumentInfo) {
 	if !bytes.HasPrefix(bytes.TrimLeft(data, "\x00\t\n\f\r "), []byte("%PDF-")) {
 		return DocumentInfo{Problem: "the data is not a PDF: a PDF file starts with %PDF-"}
 	}
-	if encrypted(data) {
-		return DocumentInfo{Problem: "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"}
-	}
+	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
 	ctx, err := api.ReadContext(bytes.NewReader(data), config())
 	if err != nil {
-		if ctx != nil && ctx.Encrypt != nil || strings.Contains(strings.ToLower(err.Error()), "password") {
-			return DocumentInfo{Problem: "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"}
+		// A user password stops the reading; an owner password alone does
+		// not, and is caught below.
+		if strings.Contains(strings.ToLower(err.Error()), "password") {
+			return DocumentInfo{Problem: encrypted}
 		}
 		return DocumentInfo{Problem: "the PDF can not be read: it is damaged or not a PDF (" + shortError(err) + ")"}
 	}
 	if ctx.Encrypt != nil || ctx.E != nil {
-		return DocumentInfo{Problem: "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"}
+		return DocumentInfo{Problem: encrypted}
 	}
 	if err := api.ValidateContext(ctx); err != nil {
 		return DocumentInfo{Problem: "the PDF can not be read: it is damaged (" + shortError(err) + ")"}
@@ -119,15 +119,6 @@ func CheckPDF(data []byte) (info DocumentInfo) {
 	}
 	return info
 }
-
-// encrypted reports whether the trailer of a PDF names an Encrypt
-// dictionary. It is read before pdfcpu, which opens documents that have an
-// owner password but no user password without a word.
-func encrypted(data []byte) bool {
-	return encryptEntry.Match(data)
-}
-
-var encryptEntry = regexp.MustCompile(`/Encrypt\s*\d+\s+\d+\s+R`)
 
 func points(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")

@@ -237,6 +237,51 @@ func TestRenderPDFDocument(t *testing.T) {
 	}
 }
 
+// compressed is doc rewritten by pdfcpu with object streams and a
+// cross-reference stream, as many PDF writers do.
+func compressed(t testing.TB, doc []byte) []byte {
+	t.Helper()
+	api.DisableConfigDir()
+	conf := model.NewDefaultConfiguration()
+	conf.WriteObjectStream, conf.WriteXRefStream = true, true
+	var out bytes.Buffer
+	if err := api.Optimize(bytes.NewReader(doc), &out, conf); err != nil {
+		t.Fatalf("rewrite with object streams: %v", err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte("/ObjStm")) {
+		t.Fatal("the rewritten document has no object stream")
+	}
+	return out.Bytes()
+}
+
+func TestRenderPDFWithObjectStreams(t *testing.T) {
+	doc := compressed(t, makeDoc(t, docSpec{pages: 2}))
+	if info := render.CheckPDF(doc); info.Problem != "" || info.Pages != 2 {
+		t.Fatalf("CheckPDF = %+v, want 2 pages and no problem", info)
+	}
+	for _, placement := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+		l := pdfLetter(t, doc, placement)
+		var first []byte
+		for range 5 {
+			b, err := render.Render(l)
+			if err != nil {
+				t.Fatalf("Render %s: %v", placement, err)
+			}
+			if first != nil && !bytes.Equal(b, first) {
+				t.Fatalf("Render %s: the same letter rendered to different bytes", placement)
+			}
+			first = b
+		}
+		pages := pdfPages(t, first)
+		if !strings.Contains(pages[len(pages)-1], "Statement page 2 line 520") {
+			t.Errorf("%s: the last page lacks the document's text:\n%s", placement, pages[len(pages)-1])
+		}
+		if !strings.Contains(pages[0], "Springfield, IL 62704") {
+			t.Errorf("%s: page 1 lacks the recipient:\n%s", placement, pages[0])
+		}
+	}
+}
+
 func TestRenderPDFDependsOnTheLetter(t *testing.T) {
 	doc := makeDoc(t, docSpec{pages: 1})
 	l := pdfLetter(t, doc, render.InsertBlankPage)
