@@ -65,7 +65,26 @@ func config() *model.Configuration {
 // CheckPDF reads a PDF document and says whether it prints: it must be a
 // readable PDF, not encrypted, of at most MaxDocumentPages pages, each US
 // Letter within PageSizeTolerance, with every font it uses embedded.
-func CheckPDF(data []byte) (info DocumentInfo) {
+func CheckPDF(data []byte) DocumentInfo {
+	info := checkPDF(data)
+	if info.Problem != "" {
+		return info
+	}
+	// Printed for real in both placements, so that nothing about the
+	// document can fail when a letter is downloaded.
+	for _, p := range []Placement{InsertBlankPage, TopFirstPage} {
+		l := Letter{ID: "ltr_check", Type: "application/pdf", Content: data, Placement: p,
+			Sender: []string{"Sender"}, Recipient: []string{"Recipient"}}
+		if _, err := Render(l); err != nil {
+			info.Problem = "the PDF can not be printed: it is damaged (" + shortError(err) + ")"
+			return info
+		}
+	}
+	return info
+}
+
+// checkPDF is CheckPDF without printing the document.
+func checkPDF(data []byte) (info DocumentInfo) {
 	defer func() {
 		// pdfcpu is robust, but a hostile file should fail alone, never the
 		// server.
@@ -77,7 +96,10 @@ func CheckPDF(data []byte) (info DocumentInfo) {
 		return DocumentInfo{Problem: "the data is not a PDF: a PDF file starts with %PDF-"}
 	}
 	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
-	ctx, err := api.ReadContext(bytes.NewReader(data), config())
+	conf := config()
+	// Every stream decoded, so that a damaged one is found now.
+	conf.DecodeAllStreams = true
+	ctx, err := api.ReadContext(bytes.NewReader(data), conf)
 	if err != nil {
 		// A user password stops the reading; an owner password alone does
 		// not, and is caught below.
@@ -195,7 +217,7 @@ func fontEmbedded(ctx *model.Context, d types.Dict) bool {
 // renderDocument prints a PDF document with the address block: on a page of
 // its own before the document, or over its first page's window areas.
 func renderDocument(l Letter) ([]byte, error) {
-	if info := CheckPDF(l.Content); info.Problem != "" {
+	if info := checkPDF(l.Content); info.Problem != "" {
 		return nil, errors.New(info.Problem)
 	}
 	var out bytes.Buffer
@@ -499,7 +521,10 @@ var (
 // letter, so the same letter renders to the same bytes. Each replacement has
 // the length of what it replaces, so the cross-reference offsets hold.
 func fixDates(b []byte, l Letter) ([]byte, error) {
-	date := []byte(types.DateString(l.Date.UTC()))
+	// The form pdfcpu writes (types.DateString), in UTC, four-digit years.
+	t := l.Date.UTC()
+	date := fmt.Appendf(nil, "D:%04d%02d%02d%02d%02d%02d+00'00'",
+		min(max(t.Year(), 0), 9999), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
 	tail := bytes.LastIndex(b, []byte("trailer"))
 	if tail < 0 {
 		return nil, errors.New("the written PDF has no trailer")

@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"os"
 	"strings"
 	"testing"
@@ -333,4 +334,60 @@ func BenchmarkRender(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestAcceptedDocumentsRender damages documents (truncated, bytes changed,
+// with and without object streams) and holds CheckPDF to its promise: a
+// document it accepts renders in both placements.
+func TestAcceptedDocumentsRender(t *testing.T) {
+	good := compressed(t, makeDoc(t, docSpec{pages: 2}))
+	plain := makeDoc(t, docSpec{pages: 2})
+	r := rand.New(rand.NewSource(2))
+	accepted := 0
+	for i := 0; i < 240; i++ {
+		src := good
+		if i%2 == 1 {
+			src = plain
+		}
+		d := append([]byte(nil), src...)
+		switch i % 3 {
+		case 0:
+			d = d[:r.Intn(len(d))]
+		default:
+			for k := 0; k < 1+r.Intn(6); k++ {
+				d[r.Intn(len(d))] = byte(r.Intn(256))
+			}
+		}
+		if render.CheckPDF(d).Problem == "" {
+			accepted++
+			for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+				if _, err := render.Render(pdfLetter(t, d, p)); err != nil {
+					t.Errorf("accepted but does not render: %.200q", err.Error())
+				}
+			}
+		}
+	}
+	if accepted == 0 {
+		t.Error("no damaged document was accepted: the test shows nothing")
+	}
+}
+
+// FuzzCheckPDF holds CheckPDF to its promise on any input: an answer, never
+// a panic, and a document it accepts renders in both placements.
+func FuzzCheckPDF(f *testing.F) {
+	good := makeDoc(f, docSpec{pages: 2})
+	f.Add(good)
+	f.Add(good[:len(good)-40])
+	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info := render.CheckPDF(data)
+		if info.Problem != "" {
+			return
+		}
+		for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+			if _, err := render.Render(pdfLetter(t, data, p)); err != nil {
+				t.Fatalf("an accepted document does not render (%s): %v", p, err)
+			}
+		}
+	})
 }
