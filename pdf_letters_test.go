@@ -187,3 +187,60 @@ func TestLetterTextInScriptsTheFontsCover(t *testing.T) {
 		})
 	}
 }
+
+func TestUploadVersionContent(t *testing.T) {
+	e := newRenderEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Invoice", Type: lettershop.AssetDocument})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "application/pdf", Data: base64.StdEncoding.EncodeToString(documentPDF(t, 1))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := documentPDF(t, 2)
+	tests := []struct {
+		name  string
+		mime  string
+		data  []byte
+		field string // "" when stored
+	}{
+		{"over the limit", "application/pdf", bytes.Repeat([]byte{' '}, lettershop.MaxUploadContent+1), "content.data"},
+		{"empty", "application/pdf", nil, "content.data"},
+		{"a type the asset does not hold", "text/html", []byte("<p>Hi</p>"), "content.type"},
+		{"a PDF of two pages", "application/pdf", doc, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := e.svc.UploadVersionContent(e.ctx, renderAccount, a.ID, v.ID, tt.mime, tt.data)
+			if tt.field != "" {
+				if le, ok := err.(*lettershop.Error); !ok || le.Code != lettershop.CodeInvalid || le.Fields[tt.field] == "" {
+					t.Fatalf("UploadVersionContent: %v, want invalid naming %s", err, tt.field)
+				}
+				stored, err := e.svc.GetVersion(e.ctx, renderAccount, a.ID, v.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stored.ContentLength != v.ContentLength {
+					t.Errorf("a refused upload changed the version: %d bytes, was %d", stored.ContentLength, v.ContentLength)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("UploadVersionContent: %v", err)
+			}
+			if got.ContentLength != len(doc) {
+				t.Errorf("contentLength %d, want %d", got.ContentLength, len(doc))
+			}
+		})
+	}
+	if _, err := e.svc.PublishVersion(e.ctx, renderAccount, a.ID, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.UploadVersionContent(e.ctx, renderAccount, a.ID, v.ID, "application/pdf", doc)
+	if got := lettershop.ErrorCode(err); got != lettershop.CodeConflict {
+		t.Errorf("upload to a published version: %v, want a conflict", err)
+	}
+}
