@@ -312,6 +312,7 @@ func TestRenderRefusesAnUnprintablePDF(t *testing.T) {
 
 func BenchmarkRender(b *testing.B) {
 	doc := makeDoc(b, docSpec{pages: 3})
+	// Thirty paragraphs flow over three pages.
 	html := strings.Repeat("<p>Every word of this paragraph is here to fill the page, and it does. Dear customer, your statement follows.</p>", 30)
 	cases := []struct {
 		name string
@@ -390,4 +391,13 @@ func FuzzCheckPDF(f *testing.F) {
 			}
 		}
 	})
+}
+
+func BenchmarkCheckPDF(b *testing.B) {
+	doc := makeDoc(b, docSpec{pages: 3})
+	for b.Loop() {
+		if info := render.CheckPDF(doc); info.Problem != "" {
+			b.Fatal(info.Problem)
+		}
+	}
 }
