@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -33,6 +34,37 @@ const (
 	// Letter (612 x 792 pt) in either direction and still print.
 	PageSizeTolerance = 2.0
 )
+
+// MaxExpandedContent bounds what a PDF document's compressed streams may
+// expand to, in bytes: well above any printable six pages, and far below
+// what a small, hostile file could make a server hold.
+const MaxExpandedContent = 256 << 20
+
+// expandedSize adds up what the document's Flate-compressed streams expand
+// to, reading no further than just past MaxExpandedContent.
+func expandedSize(ctx *model.Context) int64 {
+	var total int64
+	for nr := range ctx.Table {
+		e := ctx.Table[nr]
+		if e == nil || e.Free {
+			continue
+		}
+		sd, ok := e.Object.(types.StreamDict)
+		if !ok || len(sd.FilterPipeline) == 0 || sd.FilterPipeline[0].Name != "FlateDecode" {
+			continue
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
+		if err != nil {
+			continue // damaged: the decoding read reports it
+		}
+		n, _ := io.Copy(io.Discard, io.LimitReader(zr, MaxExpandedContent+1-total))
+		total += n
+		if total > MaxExpandedContent {
+			return total
+		}
+	}
+	return total
+}
 
 // DocumentInfo is what CheckPDF learns of a PDF document.
 type DocumentInfo struct {
@@ -96,10 +128,16 @@ func checkPDF(data []byte) (info DocumentInfo) {
 		return DocumentInfo{Problem: "the data is not a PDF: a PDF file starts with %PDF-"}
 	}
 	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
-	conf := config()
-	// Every stream decoded, so that a damaged one is found now.
-	conf.DecodeAllStreams = true
-	ctx, err := api.ReadContext(bytes.NewReader(data), conf)
+	ctx, err := api.ReadContext(bytes.NewReader(data), config())
+	if err == nil && ctx.Encrypt == nil && ctx.E == nil {
+		if n := expandedSize(ctx); n > MaxExpandedContent {
+			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content expands to more than %d MiB: it can not be printed", MaxExpandedContent>>20)}
+		}
+		// Every stream decoded, so that a damaged one is found now.
+		conf := config()
+		conf.DecodeAllStreams = true
+		ctx, err = api.ReadContext(bytes.NewReader(data), conf)
+	}
 	if err != nil {
 		// A user password stops the reading; an owner password alone does
 		// not, and is caught below.

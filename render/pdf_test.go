@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
 	"math/rand"
 	"os"
@@ -399,5 +400,50 @@ func BenchmarkCheckPDF(b *testing.B) {
 		if info := render.CheckPDF(doc); info.Problem != "" {
 			b.Fatal(info.Problem)
 		}
+	}
+}
+
+// bomb is a one-page document whose page carries a stream that expands to
+// more than MaxExpandedContent.
+func bomb(t testing.TB) []byte {
+	t.Helper()
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range render.MaxExpandedContent>>20 + 1 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n")
+	obj("<</Type/Catalog/Pages 2 0 R>>")
+	obj("<</Type/Pages/Kids[3 0 R]/Count 1>>")
+	obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>")
+	offsets = append(offsets, b.Len())
+	fmt.Fprintf(&b, "4 0 obj\n<</Length %d/Filter/FlateDecode>>\nstream\n", z.Len())
+	b.Write(z.Bytes())
+	b.WriteString("\nendstream\nendobj\n")
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+func TestCheckPDFRefusesABomb(t *testing.T) {
+	doc := bomb(t)
+	if len(doc) > 1<<20 {
+		t.Fatalf("the bomb is %d bytes, meant to be small", len(doc))
+	}
+	info := render.CheckPDF(doc)
+	if !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+		t.Fatalf("CheckPDF problem = %q, want the expansion named", info.Problem)
 	}
 }
