@@ -75,15 +75,14 @@ type DocumentInfo struct {
 	Problem string
 }
 
-var pdfConfig struct {
-	once sync.Once
-}
+// configOnce turns off pdfcpu's configuration directory, once.
+var configOnce sync.Once
 
 // config is a fresh pdfcpu configuration: pdfcpu writes its configuration
 // to the user's directory unless told not to, and a library should leave
 // the disk alone.
 func config() *model.Configuration {
-	pdfConfig.once.Do(api.DisableConfigDir)
+	configOnce.Do(api.DisableConfigDir)
 	c := model.NewDefaultConfiguration()
 	c.ValidationMode = model.ValidationRelaxed
 	// Plain objects and a plain cross-reference table, so that the dates
