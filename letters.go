@@ -148,9 +148,13 @@ type LetterOptions struct {
 	DeliverabilityValues    []Deliverability        `json:"deliverabilityValues"`
 }
 
-// PrintOptions: Color false prints in greyscale.
+// PrintOptions: Color false prints in greyscale. AddressPlacement says where
+// a letter from a PDF document carries its address block: "insertBlankPage"
+// (empty means this: an added first page) or "topFirstPage" (over the
+// document's first page).
 type PrintOptions struct {
-	Color bool `json:"color"`
+	Color            bool   `json:"color"`
+	AddressPlacement string `json:"addressPlacement,omitempty"`
 }
 
 // MailOptions are the postal service and its extras.
@@ -316,6 +320,8 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	validateParty("recipient", in.Recipient, RoleRecipient, f)
 	refuseReadOnlyParty(f, "sender", in.Sender)
 	refuseReadOnlyParty(f, "recipient", in.Recipient)
+	checkPrintableParty(f, "sender", in.Sender)
+	checkPrintableParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
 	s.validateSendDate(in.SendDate, f)
 	validateFreeText(f, "externalId", in.ExternalID)
@@ -327,7 +333,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	} else {
 		l.Content = *in.Content
 		if s.resolveContent(ctx, account, l, f) {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, string(l.Options.VariableHandling.ValidationScope), f)
+			l.snapshot.Merge = checkLetterVariables(l, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -456,9 +462,11 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	if mail {
 		if ch.sender {
 			validateParty("sender", in.Sender, RoleSender, f)
+			checkPrintableParty(f, "sender", in.Sender)
 		}
 		if ch.recipient {
 			validateParty("recipient", in.Recipient, RoleRecipient, f)
+			checkPrintableParty(f, "recipient", in.Recipient)
 		}
 		if ch.useType {
 			validateUseType("useType", *in.UseType, f)
@@ -478,7 +486,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 			resolved = s.resolveContent(ctx, account, l, f)
 		}
 		if resolved {
-			l.snapshot.Merge = checkVariables(l.snapshot.Definitions, l.Variables, string(l.Options.VariableHandling.ValidationScope), f)
+			l.snapshot.Merge = checkLetterVariables(l, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -916,6 +924,9 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	o.Print = &PrintOptions{}
 	if in != nil && in.Print != nil {
 		*o.Print = *in.Print
+	}
+	if o.Print.AddressPlacement != "" {
+		enum(f, "options.print.addressPlacement", o.Print.AddressPlacement, addressPlacements)
 	}
 	o.Mail = &MailOptions{Service: MailFirstClass, ExtraServices: []ExtraService{}}
 	if in != nil && in.Mail != nil {

@@ -155,6 +155,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.letterRoutes()
 	h.assetRoutes()
 	h.versionRoutes()
+	h.uploadRoutes()
 	h.fileRoutes()
 	h.healthRoutes()
 	if cfg.testClock != nil {

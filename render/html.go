@@ -1,9 +1,9 @@
-package lettershop
+package render
 
 import (
 	"cmp"
 	"fmt"
-	"html"
+
 	"regexp"
 	"slices"
 	"strconv"
@@ -30,7 +30,7 @@ import (
 // subset of HTML (paragraphs, headings, lists, tables, emphasis, links,
 // line breaks) printed in the Go fonts, which cover Latin, Greek and
 // Cyrillic. What it can not print is refused when the version is created
-// (checkTemplate).
+// (CheckTemplate).
 
 // fontFiles are the embedded TrueType fonts by fpdf family and style.
 var fontFiles = map[string][]byte{
@@ -166,10 +166,6 @@ type block struct {
 	before, after float64
 	keepWithNext  bool
 }
-
-// escapeHTML escapes a variable's value for merging into a template, so a
-// value is always text, never markup.
-func escapeHTML(s string) string { return html.EscapeString(s) }
 
 // Elements whose content is never printed.
 var skippedElements = map[atom.Atom]bool{
@@ -865,8 +861,16 @@ var (
 	placeholderAt = regexp.MustCompile(`^` + placeholder.String())
 )
 
-// checkTemplate returns what makes an HTML template unprintable, or "".
-func checkTemplate(data []byte) string {
+// placeholder matches {{name}} in a template, spaces inside the braces
+// allowed: the same pattern the service merges variables with.
+var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// CheckTemplate returns what makes an HTML template unprintable, or "" when
+// it prints: variables written other than as {{name}} or where markup would
+// go, elements that can not be printed, characters the fonts lack, and
+// anything the layout can not lay out. Placeholders are checked as text of a
+// typical length.
+func CheckTemplate(data []byte) string {
 	if !utf8.Valid(data) {
 		return "a template must be UTF-8 text"
 	}
@@ -935,8 +939,8 @@ tokens:
 		return "the letter font has no glyph for " + strings.Join(list, ", ")
 	}
 	// Lay it out for real, so nothing about it can fail at download time.
-	l := &Letter{ID: "ltr_check", snapshot: contentSnapshot{Type: "text/html"}}
-	if _, err := renderPDF(l, []byte(sample)); err != nil {
+	l := Letter{ID: "ltr_check", Type: "text/html", Content: []byte(sample)}
+	if _, err := Render(l); err != nil {
 		return "the template can not be laid out: " + err.Error()
 	}
 	return ""
@@ -964,19 +968,47 @@ var glyphs struct {
 	fonts map[string]*sfnt.Font
 }
 
-// missingGlyphs returns up to five characters of the blocks' text that
-// their fonts can not print.
-func missingGlyphs(blocks []block) []rune {
+func loadGlyphs() {
 	glyphs.once.Do(func() {
 		glyphs.fonts = map[string]*sfnt.Font{}
 		for name, data := range fontFiles {
 			f, err := sfnt.Parse(data)
 			if err != nil {
-				panic("lettershop: embedded font " + name + ": " + err.Error())
+				panic("render: embedded font " + name + ": " + err.Error())
 			}
 			glyphs.fonts[name] = f
 		}
 	})
+}
+
+// Unprintable returns the distinct characters of s, at most five, that are
+// letters, marks or digits of a script the letter fonts do not cover. The
+// fonts cover Latin (with Latin-1 and Latin Extended-A), Greek and Cyrillic.
+// Other characters the fonts lack (symbols, emoji) are not counted: they
+// print as a replacement mark, as a template's would not.
+func Unprintable(s string) []rune {
+	loadGlyphs()
+	font := glyphs.fonts["go"]
+	var buf sfnt.Buffer
+	var missing []rune
+	for _, r := range s {
+		if r < 0x80 || !unicode.In(r, unicode.L, unicode.M, unicode.N) || slices.Contains(missing, r) {
+			continue
+		}
+		if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
+			missing = append(missing, r)
+			if len(missing) == 5 {
+				break
+			}
+		}
+	}
+	return missing
+}
+
+// missingGlyphs returns up to five characters of the blocks' text that
+// their fonts can not print.
+func missingGlyphs(blocks []block) []rune {
+	loadGlyphs()
 	var buf sfnt.Buffer
 	var missing []rune
 	check := func(s string, st inlineStyle) {

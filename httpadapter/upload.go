@@ -1,0 +1,30 @@
+package httpadapter
+
+import (
+	"context"
+	"mime"
+	"net/http"
+
+	"github.com/lettershop/lettershop"
+)
+
+// MaxUploadBody is the largest body of a content upload
+// (PUT /assets/{id}/versions/{versionId}/content): the content itself, up to
+// lettershop.MaxUploadContent. Only that route takes a body this large.
+const MaxUploadBody = lettershop.MaxUploadContent
+
+func (h *handler) uploadRoutes() {
+	h.handle(route{method: "PUT", path: "/assets/{id}/versions/{versionId}/content", access: scoped, scope: ScopeAssetsWrite, serve: h.uploadContent})
+}
+
+// uploadContent replaces a draft version's content by the request body, as
+// it is (not JSON, not base64), of the type its Content-Type names.
+func (h *handler) uploadContent(w http.ResponseWriter, r *http.Request, c *call) {
+	h.versionChange(w, r, c, MaxUploadBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil {
+			return nil, invalid("content.type", "the Content-Type header must name the content's type, for example application/pdf")
+		}
+		return h.svc.UploadVersionContent(ctx, c.account, aid, vid, lettershop.ContentType(mt), body)
+	})
+}

@@ -1,0 +1,600 @@
+package render
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// PDF documents: read, checked and combined with the address block by
+// pdfcpu, a pure-Go PDF library; the address block itself is drawn by fpdf
+// like every other letter's.
+
+// Limits of a PDF document that prints.
+const (
+	// MaxDocumentPages is the most pages a PDF document may have: six
+	// sheets, printed on one side, are what a #10 envelope carries folded.
+	MaxDocumentPages = 6
+	// PageSizeTolerance is how far, in points, a page may differ from US
+	// Letter (612 x 792 pt) in either direction and still print.
+	PageSizeTolerance = 2.0
+)
+
+// MaxExpandedContent bounds what a PDF document's compressed streams may
+// expand to, in bytes: well above any printable six pages, and far below
+// what a small, hostile file could make a server hold.
+const MaxExpandedContent = 256 << 20
+
+// expandedSize adds up what the document's Flate-compressed streams expand
+// to, reading no further than just past MaxExpandedContent.
+func expandedSize(ctx *model.Context) int64 {
+	var total int64
+	for nr := range ctx.Table {
+		e := ctx.Table[nr]
+		if e == nil || e.Free {
+			continue
+		}
+		sd, ok := e.Object.(types.StreamDict)
+		if !ok || len(sd.FilterPipeline) == 0 || sd.FilterPipeline[0].Name != "FlateDecode" {
+			continue
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
+		if err != nil {
+			continue // damaged: the decoding read reports it
+		}
+		n, _ := io.Copy(io.Discard, io.LimitReader(zr, MaxExpandedContent+1-total))
+		total += n
+		if total > MaxExpandedContent {
+			return total
+		}
+	}
+	return total
+}
+
+// DocumentInfo is what CheckPDF learns of a PDF document.
+type DocumentInfo struct {
+	// Pages is the number of pages.
+	Pages int
+	// Problem says why the document can not be printed, in words a person
+	// can act on; "" when it can.
+	Problem string
+}
+
+// configOnce turns off pdfcpu's configuration directory, once.
+var configOnce sync.Once
+
+// config is a fresh pdfcpu configuration: pdfcpu writes its configuration
+// to the user's directory unless told not to, and a library should leave
+// the disk alone.
+func config() *model.Configuration {
+	configOnce.Do(api.DisableConfigDir)
+	c := model.NewDefaultConfiguration()
+	c.ValidationMode = model.ValidationRelaxed
+	// Plain objects and a plain cross-reference table, so that the dates
+	// and file identifier pdfcpu writes can be set to the letter's own
+	// (fixDates).
+	c.WriteObjectStream = false
+	c.WriteXRefStream = false
+	return c
+}
+
+// CheckPDF reads a PDF document and says whether it prints: it must be a
+// readable PDF, not encrypted, of at most MaxDocumentPages pages, each US
+// Letter within PageSizeTolerance, with every font it uses embedded.
+func CheckPDF(data []byte) DocumentInfo {
+	info := checkPDF(data)
+	if info.Problem != "" {
+		return info
+	}
+	// Printed for real in both placements, so that nothing about the
+	// document can fail when a letter is downloaded.
+	for _, p := range []Placement{InsertBlankPage, TopFirstPage} {
+		l := Letter{ID: "ltr_check", Type: "application/pdf", Content: data, Placement: p,
+			Sender: []string{"Sender"}, Recipient: []string{"Recipient"}}
+		if _, err := Render(l); err != nil {
+			info.Problem = "the PDF can not be printed: it is damaged (" + shortError(err) + ")"
+			return info
+		}
+	}
+	return info
+}
+
+// checkPDF is CheckPDF without printing the document.
+func checkPDF(data []byte) (info DocumentInfo) {
+	defer func() {
+		// pdfcpu is robust, but a hostile file should fail alone, never the
+		// server.
+		if p := recover(); p != nil {
+			info = DocumentInfo{Problem: "the PDF can not be read: it is damaged or not a PDF"}
+		}
+	}()
+	if !bytes.HasPrefix(bytes.TrimLeft(data, "\x00\t\n\f\r "), []byte("%PDF-")) {
+		return DocumentInfo{Problem: "the data is not a PDF: a PDF file starts with %PDF-"}
+	}
+	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
+	ctx, err := api.ReadContext(bytes.NewReader(data), config())
+	if err == nil && ctx.Encrypt == nil && ctx.E == nil {
+		if n := expandedSize(ctx); n > MaxExpandedContent {
+			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content expands to more than %d MiB: it can not be printed", MaxExpandedContent>>20)}
+		}
+		// Every stream decoded, so that a damaged one is found now.
+		conf := config()
+		conf.DecodeAllStreams = true
+		ctx, err = api.ReadContext(bytes.NewReader(data), conf)
+	}
+	if err != nil {
+		// A user password stops the reading; an owner password alone does
+		// not, and is caught below.
+		if strings.Contains(strings.ToLower(err.Error()), "password") {
+			return DocumentInfo{Problem: encrypted}
+		}
+		return DocumentInfo{Problem: "the PDF can not be read: it is damaged or not a PDF (" + shortError(err) + ")"}
+	}
+	if ctx.Encrypt != nil || ctx.E != nil {
+		return DocumentInfo{Problem: encrypted}
+	}
+	if err := api.ValidateContext(ctx); err != nil {
+		return DocumentInfo{Problem: "the PDF can not be read: it is damaged (" + shortError(err) + ")"}
+	}
+	info.Pages = ctx.PageCount
+	switch {
+	case info.Pages == 0:
+		info.Problem = "the PDF has no pages"
+		return info
+	case info.Pages > MaxDocumentPages:
+		info.Problem = fmt.Sprintf("the PDF has %d pages; a letter carries at most %d: split it into several letters", info.Pages, MaxDocumentPages)
+		return info
+	}
+	dims, err := ctx.PageDims()
+	if err != nil {
+		info.Problem = "the PDF's page sizes can not be read: " + shortError(err)
+		return info
+	}
+	for i, d := range dims {
+		if math.Abs(d.Width-pageW) > PageSizeTolerance || math.Abs(d.Height-pageH) > PageSizeTolerance {
+			info.Problem = fmt.Sprintf("page %d is %s x %s pt (%s x %s in); every page must be US Letter, 612 x 792 pt (8.5 x 11 in), portrait: export or print the document to US Letter",
+				i+1, points(d.Width), points(d.Height), points(d.Width/72), points(d.Height/72))
+			return info
+		}
+	}
+	if missing := unembeddedFonts(ctx); len(missing) > 0 {
+		info.Problem = fmt.Sprintf("the PDF uses fonts that are not embedded (%s): export it with all fonts embedded", strings.Join(missing, ", "))
+		return info
+	}
+	return info
+}
+
+func points(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+}
+
+// shortError is the first line of err, at most 160 bytes, for a message.
+func shortError(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// unembeddedFonts returns the base names of the fonts the document holds
+// without their glyphs, at most five, sorted.
+func unembeddedFonts(ctx *model.Context) []string {
+	var missing []string
+	for nr := range ctx.Table {
+		obj, err := ctx.Dereference(types.IndirectRef{ObjectNumber: types.Integer(nr)})
+		if err != nil {
+			continue
+		}
+		d, ok := obj.(types.Dict)
+		if !ok || d.NameEntry("Type") == nil || *d.NameEntry("Type") != "Font" {
+			continue
+		}
+		if fontEmbedded(ctx, d) {
+			continue
+		}
+		name := "unnamed"
+		if n := d.NameEntry("BaseFont"); n != nil {
+			name = *n
+		}
+		if !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	return missing[:min(len(missing), 5)]
+}
+
+// fontEmbedded reports whether a font dictionary carries its glyphs: a
+// Type 3 font draws them itself; a composite (Type 0) font through its
+// descendant; any other through a font file in its descriptor.
+func fontEmbedded(ctx *model.Context, d types.Dict) bool {
+	sub := d.NameEntry("Subtype")
+	if sub != nil && *sub == "Type3" {
+		return true
+	}
+	if sub != nil && *sub == "Type0" {
+		arr, err := ctx.DereferenceArray(d["DescendantFonts"])
+		if err != nil || len(arr) == 0 {
+			return false
+		}
+		desc, err := ctx.DereferenceDict(arr[0])
+		if err != nil || desc == nil {
+			return false
+		}
+		d = desc
+	}
+	fd, err := ctx.DereferenceDict(d["FontDescriptor"])
+	if err != nil || fd == nil {
+		return false
+	}
+	for _, k := range []string{"FontFile", "FontFile2", "FontFile3"} {
+		if _, ok := fd[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// renderDocument prints a PDF document with the address block: on a page of
+// its own before the document, or over its first page's window areas.
+func renderDocument(l Letter) ([]byte, error) {
+	if info := checkPDF(l.Content); info.Problem != "" {
+		return nil, errors.New(info.Problem)
+	}
+	var out bytes.Buffer
+	switch l.Placement {
+	case "", InsertBlankPage:
+		page, err := addressOnly(l, false)
+		if err != nil {
+			return nil, err
+		}
+		rs := []io.ReadSeeker{bytes.NewReader(page), bytes.NewReader(l.Content)}
+		if err := api.MergeRaw(rs, &out, false, config()); err != nil {
+			return nil, fmt.Errorf("add the address page: %w", err)
+		}
+	case TopFirstPage:
+		stamp, err := addressOnly(l, true)
+		if err != nil {
+			return nil, err
+		}
+		wm, err := api.PDFWatermarkForReadSeeker(bytes.NewReader(stamp), 1, "pos:bl, off:0 0, scale:1 abs, rot:0, op:1", true, false, types.POINTS)
+		if err != nil {
+			return nil, fmt.Errorf("address block: %w", err)
+		}
+		if err := api.AddWatermarks(bytes.NewReader(l.Content), &out, []string{"1"}, wm, config()); err != nil {
+			return nil, fmt.Errorf("print the address block on page 1: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("unknown address placement %q", l.Placement)
+	}
+	b, err := canonical(out.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return fixDates(b, l)
+}
+
+// canonical rewrites a PDF that pdfcpu wrote so that it comes out the same
+// every time. pdfcpu numbers the objects it merges or stamps, and writes
+// them, in the order of Go's map iteration; here the PDF is read back,
+// its objects numbered in the order a walk from the catalog meets them
+// (dictionary keys sorted), written again, and put in number order.
+func canonical(b []byte) ([]byte, error) {
+	ctx, err := api.ReadContext(bytes.NewReader(b), config())
+	if err != nil {
+		return nil, fmt.Errorf("read the written PDF: %w", err)
+	}
+	if err := renumber(ctx); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := api.WriteContext(ctx, &out); err != nil {
+		return nil, fmt.Errorf("write the PDF: %w", err)
+	}
+	return inNumberOrder(out.Bytes())
+}
+
+// renumber numbers the objects of ctx 1, 2, ... in the order a walk from
+// the catalog, then the document information, first meets them, and drops
+// objects nothing refers to.
+func renumber(ctx *model.Context) error {
+	if ctx.Root == nil {
+		return errors.New("the written PDF has no catalog")
+	}
+	newNr := map[int]int{}
+	var order []int
+	var walk func(o types.Object) error
+	walk = func(o types.Object) error {
+		switch x := o.(type) {
+		case types.IndirectRef:
+			n := x.ObjectNumber.Value()
+			if _, ok := newNr[n]; ok {
+				return nil
+			}
+			e, ok := ctx.Table[n]
+			if !ok || e.Free {
+				return nil
+			}
+			obj, err := ctx.Dereference(x)
+			if err != nil {
+				return fmt.Errorf("object %d: %w", n, err)
+			}
+			order = append(order, n)
+			newNr[n] = len(order)
+			return walk(obj)
+		case types.Dict:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if err := walk(x[k]); err != nil {
+					return err
+				}
+			}
+		case types.StreamDict:
+			return walk(x.Dict)
+		case types.Array:
+			for _, v := range x {
+				if err := walk(v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(*ctx.Root); err != nil {
+		return err
+	}
+	if ctx.Info != nil {
+		if err := walk(*ctx.Info); err != nil {
+			return err
+		}
+	}
+	ref := func(ir types.IndirectRef) types.IndirectRef {
+		if n, ok := newNr[ir.ObjectNumber.Value()]; ok {
+			return *types.NewIndirectRef(n, 0)
+		}
+		// A reference to an object that does not exist reads as null.
+		return *types.NewIndirectRef(0, 0)
+	}
+	var patch func(o types.Object) types.Object
+	patch = func(o types.Object) types.Object {
+		switch x := o.(type) {
+		case types.IndirectRef:
+			return ref(x)
+		case types.Dict:
+			for k, v := range x {
+				x[k] = patch(v)
+			}
+		case types.StreamDict:
+			patch(x.Dict)
+			return x
+		case types.Array:
+			for i, v := range x {
+				x[i] = patch(v)
+			}
+		}
+		return o
+	}
+	table := make(map[int]*model.XRefTableEntry, len(order)+1)
+	table[0] = model.NewFreeHeadXRefTableEntry()
+	for _, old := range order {
+		e := ctx.Table[old]
+		zero := 0
+		e.Generation = &zero
+		e.Object = patch(e.Object)
+		table[newNr[old]] = e
+	}
+	ctx.Table = table
+	size := len(order) + 1
+	ctx.Size = &size
+	root := ref(*ctx.Root)
+	ctx.Root = &root
+	if ctx.Info != nil {
+		info := ref(*ctx.Info)
+		ctx.Info = &info
+	}
+	ctx.ID = nil
+	return nil
+}
+
+// inNumberOrder returns a PDF that pdfcpu wrote (a classic cross-reference
+// table, no object streams) with its objects in the order of their numbers.
+// pdfcpu writes each object once, but in an order that follows Go's map
+// iteration, so two runs give the same objects in different places. Only
+// the offsets pdfcpu recorded are read: each object runs from its offset to
+// the next one's.
+func inNumberOrder(b []byte) ([]byte, error) {
+	sx := bytes.LastIndex(b, []byte("startxref"))
+	if sx < 0 {
+		return nil, errors.New("the written PDF has no startxref")
+	}
+	fields := bytes.Fields(b[sx+len("startxref"):])
+	if len(fields) == 0 {
+		return nil, errors.New("the written PDF's startxref has no offset")
+	}
+	xrefAt, err := strconv.Atoi(string(fields[0]))
+	if err != nil || xrefAt <= 0 || xrefAt >= sx || !bytes.HasPrefix(b[xrefAt:], []byte("xref")) {
+		return nil, errors.New("the written PDF's startxref does not point at a cross-reference table")
+	}
+	type entry struct {
+		offset, gen int
+		inUse       bool
+	}
+	type section struct {
+		start   int
+		entries []entry
+	}
+	var sections []section
+	lines := bytes.Split(b[xrefAt:sx], []byte("\n"))
+	i, trailerAt := 1, -1
+	pos := xrefAt + len(lines[0]) + 1
+	for i < len(lines) {
+		ln := bytes.TrimSpace(lines[i])
+		if bytes.HasPrefix(ln, []byte("trailer")) {
+			trailerAt = pos
+			break
+		}
+		head := bytes.Fields(ln)
+		if len(head) != 2 {
+			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
+		}
+		start, err1 := strconv.Atoi(string(head[0]))
+		count, err2 := strconv.Atoi(string(head[1]))
+		if err1 != nil || err2 != nil || count < 0 || i+count >= len(lines) {
+			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
+		}
+		pos += len(lines[i]) + 1
+		sec := section{start: start}
+		for j := 1; j <= count; j++ {
+			f := bytes.Fields(lines[i+j])
+			if len(f) != 3 {
+				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
+			}
+			off, err1 := strconv.Atoi(string(f[0]))
+			gen, err2 := strconv.Atoi(string(f[1]))
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
+			}
+			sec.entries = append(sec.entries, entry{offset: off, gen: gen, inUse: string(f[2]) == "n"})
+			pos += len(lines[i+j]) + 1
+		}
+		sections = append(sections, sec)
+		i += count + 1
+	}
+	if trailerAt < 0 {
+		return nil, errors.New("the written PDF has no trailer after its cross-reference table")
+	}
+	var starts []int
+	for _, sec := range sections {
+		for _, e := range sec.entries {
+			if e.inUse {
+				if e.offset <= 0 || e.offset >= xrefAt {
+					return nil, fmt.Errorf("the written PDF has an object at offset %d, outside its body", e.offset)
+				}
+				starts = append(starts, e.offset)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil, errors.New("the written PDF has no objects")
+	}
+	slices.Sort(starts)
+	end := func(off int) int {
+		k, _ := slices.BinarySearch(starts, off)
+		if k+1 < len(starts) {
+			return starts[k+1]
+		}
+		return xrefAt
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, b[:starts[0]]...)
+	var xref bytes.Buffer
+	xref.WriteString("xref\n")
+	for _, sec := range sections {
+		fmt.Fprintf(&xref, "%d %d\n", sec.start, len(sec.entries))
+		for _, e := range sec.entries {
+			if !e.inUse {
+				fmt.Fprintf(&xref, "%010d %05d f \n", e.offset, e.gen)
+				continue
+			}
+			fmt.Fprintf(&xref, "%010d %05d n \n", len(out), e.gen)
+			out = append(out, b[e.offset:end(e.offset)]...)
+		}
+	}
+	at := len(out)
+	out = append(out, xref.Bytes()...)
+	out = append(out, b[trailerAt:sx]...)
+	out = append(out, fmt.Sprintf("startxref\n%d\n%%%%EOF\n", at)...)
+	return out, nil
+}
+
+// addressOnly is a one-page PDF with the letter's address blocks in the
+// envelope windows; ground puts a white ground under each, to print over
+// a document's own page.
+func addressOnly(l Letter, ground bool) ([]byte, error) {
+	d := newDocument(l)
+	d.newPage()
+	if ground {
+		d.pdf.SetFillColor(255, 255, 255)
+		for _, b := range []box{returnWindow, recipientWindow} {
+			d.pdf.Rect(b.x-windowGround, b.y-windowGround, b.w+2*windowGround, b.h+2*windowGround, "F")
+		}
+	}
+	d.addressBlock(returnWindow, fontSafeLines(l.Sender), 8.5)
+	d.addressBlock(recipientWindow, fontSafeLines(l.Recipient), 10.5)
+	var b bytes.Buffer
+	if err := d.pdf.Output(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// windowGround is how far the white ground under a stamped address block
+// reaches beyond the text box, in points.
+const windowGround = 6.0
+
+var (
+	pdfDate   = regexp.MustCompile(`/(CreationDate|ModDate)\s*\((D:[^)]*)\)`)
+	pdfFileID = regexp.MustCompile(`/ID\s*\[\s*<([0-9A-Fa-f]*)>\s*<([0-9A-Fa-f]*)>\s*\]`)
+	pdfInfo   = regexp.MustCompile(`/Info\s+(\d+)\s+(\d+)\s+R`)
+)
+
+// fixDates replaces the dates and the file identifier pdfcpu writes (from
+// the wall clock) by the letter's date and an identifier made from the
+// letter, so the same letter renders to the same bytes. Each replacement has
+// the length of what it replaces, so the cross-reference offsets hold.
+func fixDates(b []byte, l Letter) ([]byte, error) {
+	// The form pdfcpu writes (types.DateString), in UTC, four-digit years.
+	t := l.Date.UTC()
+	date := fmt.Appendf(nil, "D:%04d%02d%02d%02d%02d%02d+00'00'",
+		min(max(t.Year(), 0), 9999), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
+	tail := bytes.LastIndex(b, []byte("trailer"))
+	if tail < 0 {
+		return nil, errors.New("the written PDF has no trailer")
+	}
+	info := pdfInfo.FindSubmatch(b[tail:])
+	if info == nil {
+		return nil, errors.New("the written PDF has no document information")
+	}
+	start := bytes.Index(b, []byte(fmt.Sprintf("\n%s %s obj", info[1], info[2])))
+	if start < 0 {
+		return nil, errors.New("the written PDF's document information is not where it says")
+	}
+	end := start + bytes.Index(b[start:], []byte("endobj"))
+	for _, m := range pdfDate.FindAllSubmatchIndex(b[start:end], -1) {
+		at, to := start+m[4], start+m[5]
+		if to-at != len(date) {
+			return nil, fmt.Errorf("unexpected date %q in the written PDF", b[at:to])
+		}
+		copy(b[at:to], date)
+	}
+	m := pdfFileID.FindSubmatchIndex(b[tail:])
+	if m == nil {
+		return nil, errors.New("the written PDF has no file identifier")
+	}
+	sum := sha256.Sum256(append([]byte(l.ID+"\x00"+string(date)+"\x00"), l.Content...))
+	id := []byte(strings.ToUpper(hex.EncodeToString(sum[:])))
+	first, second := b[tail+m[2]:tail+m[3]], b[tail+m[4]:tail+m[5]]
+	if len(first) > len(id) || len(second) > len(id) {
+		return nil, fmt.Errorf("unexpected file identifier %q in the written PDF", second)
+	}
+	if bytes.Equal(first, second) {
+		copy(first, id[:len(first)])
+	}
+	copy(second, id[:len(second)])
+	return b, nil
+}

@@ -1,0 +1,449 @@
+package render_test
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/go-pdf/fpdf"
+	"github.com/ledongthuc/pdf"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"golang.org/x/image/font/gofont/goregular"
+
+	"github.com/lettershop/lettershop/render"
+)
+
+// docSpec describes a PDF document made for a test.
+type docSpec struct {
+	pages int
+	w, h  float64 // page size in points; 0 means US Letter
+	// coreFont prints in Helvetica, which fpdf does not embed.
+	coreFont bool
+}
+
+// makeDoc makes a PDF document with fpdf: each page says which it is.
+func makeDoc(t testing.TB, s docSpec) []byte {
+	t.Helper()
+	if s.w == 0 {
+		s.w, s.h = 612, 792
+	}
+	p := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: s.w, Ht: s.h}})
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p.SetCreationDate(when)
+	p.SetModificationDate(when)
+	p.SetCatalogSort(true)
+	if s.coreFont {
+		p.SetFont("Helvetica", "", 14)
+	} else {
+		p.AddUTF8FontFromBytes("go", "", goregular.TTF)
+		p.SetFont("go", "", 14)
+	}
+	for i := 1; i <= s.pages; i++ {
+		p.AddPage()
+		// Text across the whole page, the window areas included, so that
+		// a stamped address block shows it covers them.
+		for y := 40.0; y < s.h-40; y += 48 {
+			p.Text(60, y, fmt.Sprintf("Statement page %d line %d", i, int(y)))
+		}
+	}
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		t.Fatalf("make document: %v", err)
+	}
+	return b.Bytes()
+}
+
+func encryptDoc(t testing.TB, doc []byte, userPW string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	conf := model.NewAESConfiguration(userPW, "owner secret", 256)
+	if err := api.Encrypt(bytes.NewReader(doc), &out, conf); err != nil {
+		t.Fatalf("encrypt: %v", err)
+	}
+	return out.Bytes()
+}
+
+func TestCheckPDF(t *testing.T) {
+	good := makeDoc(t, docSpec{pages: 1})
+	tests := []struct {
+		name    string
+		data    []byte
+		pages   int
+		problem string // "" when the document prints; else a part of the reason
+	}{
+		{"one page", good, 1, ""},
+		{"six pages, the most", makeDoc(t, docSpec{pages: 6}), 6, ""},
+		{"seven pages", makeDoc(t, docSpec{pages: 7}), 7, "the PDF has 7 pages; a letter carries at most 6"},
+		{"wider by the tolerance", makeDoc(t, docSpec{pages: 1, w: 614, h: 792}), 1, ""},
+		{"narrower by the tolerance", makeDoc(t, docSpec{pages: 1, w: 610, h: 790}), 1, ""},
+		{"wider beyond the tolerance", makeDoc(t, docSpec{pages: 1, w: 614.5, h: 792}), 1, "page 1 is 614.5 x 792 pt"},
+		{"shorter beyond the tolerance", makeDoc(t, docSpec{pages: 1, w: 612, h: 789.5}), 1, "page 1 is 612 x 789.5 pt"},
+		{"A4", makeDoc(t, docSpec{pages: 1, w: 595.28, h: 841.89}), 1, "every page must be US Letter, 612 x 792 pt"},
+		{"landscape", makeDoc(t, docSpec{pages: 1, w: 792, h: 612}), 1, "every page must be US Letter"},
+		{"font not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true}), 1, "fonts that are not embedded (Helvetica)"},
+		{"encrypted with a user password", encryptDoc(t, good, "user secret"), 0, "the PDF is encrypted or password-protected"},
+		{"encrypted with an owner password only", encryptDoc(t, good, ""), 0, "the PDF is encrypted or password-protected"},
+		{"corrupt", good[:len(good)/2], 0, "the PDF can not be read: it is damaged"},
+		{"not a PDF", []byte("hello, world"), 0, "the data is not a PDF"},
+		{"empty", nil, 0, "the data is not a PDF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info := render.CheckPDF(tt.data)
+			if tt.problem == "" {
+				if info.Problem != "" || info.Pages != tt.pages {
+					t.Fatalf("CheckPDF = %+v, want %d pages and no problem", info, tt.pages)
+				}
+				return
+			}
+			if !strings.Contains(info.Problem, tt.problem) {
+				t.Fatalf("CheckPDF problem = %q, want it to contain %q", info.Problem, tt.problem)
+			}
+		})
+	}
+}
+
+func pdfLetter(t testing.TB, doc []byte, placement render.Placement) render.Letter {
+	t.Helper()
+	return render.Letter{
+		ID:          "ltr_pdf",
+		Description: "Statement",
+		Date:        time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC),
+		Sender:      []string{"Zoë Łukasiewicz", "12 Harbor Road", "Portland, ME 04101"},
+		Recipient:   []string{"José Müller", "Müller & Söhne", "742 Evergreen Terrace", "Apt 3B", "Springfield, IL 62704"},
+		Type:        "application/pdf",
+		Content:     doc,
+		Placement:   placement,
+	}
+}
+
+// pdfPages is the text of each page of a PDF, read back: fpdf prints UTF-8
+// text in Type0 fonts whose codes are UTF-16 units, so those strings are
+// decoded as UTF-16BE; form XObjects (a stamped address block) are read
+// too.
+func pdfPages(t testing.TB, b []byte) []string {
+	t.Helper()
+	r, err := pdf.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("read PDF back: %v", err)
+	}
+	var pages []string
+	for i := 1; i <= r.NumPage(); i++ {
+		var sb strings.Builder
+		formText(r.Page(i).V, &sb)
+		pages = append(pages, sb.String())
+	}
+	return pages
+}
+
+func formText(v pdf.Value, sb *strings.Builder) {
+	res := v.Key("Resources")
+	fonts := res.Key("Font")
+	utf16BE := false
+	contents := v.Key("Contents")
+	if v.Key("Subtype").Name() == "Form" {
+		contents = v
+	}
+	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "Do":
+			if x := res.Key("XObject").Key(args[0].Name()); x.Key("Subtype").Name() == "Form" {
+				formText(x, sb)
+			}
+		case "Tf":
+			utf16BE = fonts.Key(args[0].Name()).Key("Encoding").Name() == "Identity-H"
+		case "Tj":
+			s := args[0].RawString()
+			if utf16BE {
+				u := make([]uint16, len(s)/2)
+				for i := range u {
+					u[i] = uint16(s[2*i])<<8 | uint16(s[2*i+1])
+				}
+				s = string(utf16.Decode(u))
+			}
+			sb.WriteString(s + "\n")
+		}
+	})
+}
+
+func TestRenderPDFDocument(t *testing.T) {
+	doc := makeDoc(t, docSpec{pages: 3})
+	tests := []struct {
+		placement render.Placement
+		pages     int
+		// addressPage is the page that carries the address; docFirst the
+		// page the document's first page became.
+		addressPage, docFirst int
+	}{
+		{"", 4, 0, 1},
+		{render.InsertBlankPage, 4, 0, 1},
+		{render.TopFirstPage, 3, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.placement), func(t *testing.T) {
+			l := pdfLetter(t, doc, tt.placement)
+			b, err := render.Render(l)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			if dir := os.Getenv("RENDER_PDF_OUT"); dir != "" {
+				name := string(tt.placement)
+				if name == "" {
+					name = "default"
+				}
+				_ = os.WriteFile(dir+"/"+name+".pdf", b, 0o644)
+			}
+			info := render.CheckPDF(b)
+			if info.Problem != "" && !strings.Contains(info.Problem, "pages") {
+				t.Errorf("the letter is not a clean PDF: %s", info.Problem)
+			}
+			pages := pdfPages(t, b)
+			if len(pages) != tt.pages {
+				t.Fatalf("%d pages, want %d", len(pages), tt.pages)
+			}
+			for _, want := range append(l.Recipient, l.Sender...) {
+				if !strings.Contains(pages[tt.addressPage], want) {
+					t.Errorf("page %d lacks the address line %q:\n%s", tt.addressPage+1, want, pages[tt.addressPage])
+				}
+			}
+			for i := 0; i < 3; i++ {
+				// Line 520 of each page is below the windows, never covered.
+				want := fmt.Sprintf("Statement page %d line 520", i+1)
+				if !strings.Contains(pages[tt.docFirst+i], want) {
+					t.Errorf("page %d lacks the document's text %q:\n%s", tt.docFirst+i+1, want, pages[tt.docFirst+i])
+				}
+			}
+			again, err := render.Render(l)
+			if err != nil {
+				t.Fatalf("Render again: %v", err)
+			}
+			if !bytes.Equal(b, again) {
+				t.Error("the same letter rendered to different bytes")
+			}
+			if !bytes.Contains(b, []byte("(D:20260302000000+00'00')")) {
+				t.Error("the PDF's dates are not the letter's")
+			}
+		})
+	}
+}
+
+// compressed is doc rewritten by pdfcpu with object streams and a
+// cross-reference stream, as many PDF writers do.
+func compressed(t testing.TB, doc []byte) []byte {
+	t.Helper()
+	api.DisableConfigDir()
+	conf := model.NewDefaultConfiguration()
+	conf.WriteObjectStream, conf.WriteXRefStream = true, true
+	var out bytes.Buffer
+	if err := api.Optimize(bytes.NewReader(doc), &out, conf); err != nil {
+		t.Fatalf("rewrite with object streams: %v", err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte("/ObjStm")) {
+		t.Fatal("the rewritten document has no object stream")
+	}
+	return out.Bytes()
+}
+
+func TestRenderPDFWithObjectStreams(t *testing.T) {
+	doc := compressed(t, makeDoc(t, docSpec{pages: 2}))
+	if info := render.CheckPDF(doc); info.Problem != "" || info.Pages != 2 {
+		t.Fatalf("CheckPDF = %+v, want 2 pages and no problem", info)
+	}
+	for _, placement := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+		l := pdfLetter(t, doc, placement)
+		var first []byte
+		for range 5 {
+			b, err := render.Render(l)
+			if err != nil {
+				t.Fatalf("Render %s: %v", placement, err)
+			}
+			if first != nil && !bytes.Equal(b, first) {
+				t.Fatalf("Render %s: the same letter rendered to different bytes", placement)
+			}
+			first = b
+		}
+		pages := pdfPages(t, first)
+		if !strings.Contains(pages[len(pages)-1], "Statement page 2 line 520") {
+			t.Errorf("%s: the last page lacks the document's text:\n%s", placement, pages[len(pages)-1])
+		}
+		if !strings.Contains(pages[0], "Springfield, IL 62704") {
+			t.Errorf("%s: page 1 lacks the recipient:\n%s", placement, pages[0])
+		}
+	}
+}
+
+func TestRenderPDFDependsOnTheLetter(t *testing.T) {
+	doc := makeDoc(t, docSpec{pages: 1})
+	l := pdfLetter(t, doc, render.InsertBlankPage)
+	a, err := render.Render(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Date = l.Date.AddDate(0, 0, 1)
+	b, err := render.Render(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a, b) {
+		t.Error("letters of different dates rendered to the same bytes")
+	}
+	if !bytes.Contains(b, []byte("(D:20260303000000+00'00')")) {
+		t.Error("the PDF's dates are not the letter's")
+	}
+}
+
+func TestRenderRefusesAnUnprintablePDF(t *testing.T) {
+	l := pdfLetter(t, makeDoc(t, docSpec{pages: 7}), render.InsertBlankPage)
+	if _, err := render.Render(l); err == nil || !strings.Contains(err.Error(), "7 pages") {
+		t.Fatalf("Render of seven pages: err = %v, want the page count named", err)
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	doc := makeDoc(b, docSpec{pages: 3})
+	// Thirty paragraphs flow over three pages.
+	html := strings.Repeat("<p>Every word of this paragraph is here to fill the page, and it does. Dear customer, your statement follows.</p>", 30)
+	cases := []struct {
+		name string
+		l    render.Letter
+	}{
+		{"PDF3PagesInsertBlankPage", pdfLetter(b, doc, render.InsertBlankPage)},
+		{"PDF3PagesTopFirstPage", pdfLetter(b, doc, render.TopFirstPage)},
+		{"HTML3Pages", func() render.Letter {
+			l := pdfLetter(b, nil, "")
+			l.Type, l.Content = "text/html", []byte(html)
+			return l
+		}()},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := render.Render(c.l); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestAcceptedDocumentsRender damages documents (truncated, bytes changed,
+// with and without object streams) and holds CheckPDF to its promise: a
+// document it accepts renders in both placements.
+func TestAcceptedDocumentsRender(t *testing.T) {
+	good := compressed(t, makeDoc(t, docSpec{pages: 2}))
+	plain := makeDoc(t, docSpec{pages: 2})
+	r := rand.New(rand.NewSource(2))
+	accepted := 0
+	for i := 0; i < 240; i++ {
+		src := good
+		if i%2 == 1 {
+			src = plain
+		}
+		d := append([]byte(nil), src...)
+		switch i % 3 {
+		case 0:
+			d = d[:r.Intn(len(d))]
+		default:
+			for k := 0; k < 1+r.Intn(6); k++ {
+				d[r.Intn(len(d))] = byte(r.Intn(256))
+			}
+		}
+		if render.CheckPDF(d).Problem == "" {
+			accepted++
+			for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+				if _, err := render.Render(pdfLetter(t, d, p)); err != nil {
+					t.Errorf("accepted but does not render: %.200q", err.Error())
+				}
+			}
+		}
+	}
+	if accepted == 0 {
+		t.Error("no damaged document was accepted: the test shows nothing")
+	}
+}
+
+// FuzzCheckPDF holds CheckPDF to its promise on any input: an answer, never
+// a panic, and a document it accepts renders in both placements.
+func FuzzCheckPDF(f *testing.F) {
+	good := makeDoc(f, docSpec{pages: 2})
+	f.Add(good)
+	f.Add(good[:len(good)-40])
+	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info := render.CheckPDF(data)
+		if info.Problem != "" {
+			return
+		}
+		for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+			if _, err := render.Render(pdfLetter(t, data, p)); err != nil {
+				t.Fatalf("an accepted document does not render (%s): %v", p, err)
+			}
+		}
+	})
+}
+
+func BenchmarkCheckPDF(b *testing.B) {
+	doc := makeDoc(b, docSpec{pages: 3})
+	for b.Loop() {
+		if info := render.CheckPDF(doc); info.Problem != "" {
+			b.Fatal(info.Problem)
+		}
+	}
+}
+
+// bomb is a one-page document whose page carries a stream that expands to
+// more than MaxExpandedContent.
+func bomb(t testing.TB) []byte {
+	t.Helper()
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range render.MaxExpandedContent>>20 + 1 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n")
+	obj("<</Type/Catalog/Pages 2 0 R>>")
+	obj("<</Type/Pages/Kids[3 0 R]/Count 1>>")
+	obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>")
+	offsets = append(offsets, b.Len())
+	fmt.Fprintf(&b, "4 0 obj\n<</Length %d/Filter/FlateDecode>>\nstream\n", z.Len())
+	b.Write(z.Bytes())
+	b.WriteString("\nendstream\nendobj\n")
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+func TestCheckPDFRefusesABomb(t *testing.T) {
+	doc := bomb(t)
+	if len(doc) > 1<<20 {
+		t.Fatalf("the bomb is %d bytes, meant to be small", len(doc))
+	}
+	info := render.CheckPDF(doc)
+	if !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+		t.Fatalf("CheckPDF problem = %q, want the expansion named", info.Problem)
+	}
+}
