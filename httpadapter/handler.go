@@ -128,6 +128,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.assetRoutes()
 	h.versionRoutes()
 	h.fileRoutes()
+	h.docRoutes()
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}

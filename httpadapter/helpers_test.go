@@ -99,6 +99,11 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 		aopts = append(aopts, httpadapter.WithTestClock(mc))
 	}
 	var h http.Handler = httpadapter.New(svc, append(aopts, cfg.adapter...)...)
+	// Every request and response is checked against the OpenAPI document;
+	// benchmarks measure the handler alone.
+	if _, bench := t.(*testing.B); !bench {
+		h = validated(t, h)
+	}
 	if cfg.wrap != nil {
 		h = cfg.wrap(h)
 	}
