@@ -80,7 +80,9 @@ type waits struct {
 	onSleep func(time.Duration)
 }
 
-func newWaits() *waits { return &waits{now: time.Now()} }
+// newWaits starts the fake clock at a whole second of the present, so
+// times the server rounds to the second are whole waits away.
+func newWaits() *waits { return &waits{now: time.Now().Truncate(time.Second)} }
 
 func (w *waits) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
@@ -142,6 +144,12 @@ func (r *recorder) add(a attempt) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seen = append(r.seen, a)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = nil
 }
 
 func (r *recorder) all() []attempt {
