@@ -142,7 +142,7 @@ func IdempotencyKey(key string) RequestOption {
 type retryMode int
 
 const (
-	// retryAll: network errors, 409 request-in-flight, 429 and 5xx.
+	// retryAll: network errors, 408, 409 request-in-flight, 429 and 5xx.
 	retryAll retryMode = iota
 	// retryRateLimited: 429 only, which the server answers before doing
 	// anything; for requests that are not idempotent.
@@ -286,8 +286,11 @@ func (c *Client) retryWait(mode retryMode, attempt int, resp *response, err erro
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(resp.body, &p)
+		if s, err := strconv.Atoi(resp.header.Get("Retry-After")); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second, p.Type == "request-in-flight"
+		}
 		return c.backoff(attempt), p.Type == "request-in-flight"
-	case resp.status >= 500:
+	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
 		return c.backoff(attempt), true
 	}
 	return 0, false

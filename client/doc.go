@@ -40,8 +40,9 @@
 //
 // Every POST, PUT and DELETE carries an Idempotency-Key: the one given with
 // IdempotencyKey, or a random one, the same on every attempt. A request is
-// attempted again after a network error, a 409 request-in-flight, a 429
-// (after waiting until P-RateLimit-Reset) and a 5xx, with exponential
+// attempted again after a network error, a 408, a 409 request-in-flight
+// (after its Retry-After, if any), a 429 (after waiting until
+// P-RateLimit-Reset) and a 5xx, with exponential
 // backoff and jitter, up to WithMaxRetries times and never past the
 // context's deadline: a wait that would end after the deadline is not
 // begun, and the last error is returned. Any other 4xx is returned at once.
@@ -50,6 +51,14 @@
 // GETs are retried the same way. The test routes are not idempotent on the
 // server, so they are retried only on 429, which the server answers before
 // doing anything.
+//
+// # Options
+//
+// WithHTTPClient sets the transport; WithMaxRetries and WithBackoff the
+// retry policy; WithIdempotencyKeys how keys are made; WithUserAgent the
+// User-Agent. WithSleep, WithClock and WithJitter replace the waiting, the
+// time and the randomness of the backoff, so a test of code that uses the
+// client runs its retries at once and the same way every time.
 //
 // # Errors
 //

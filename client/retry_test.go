@@ -254,3 +254,18 @@ func TestDeadlineOfAHangingServer(t *testing.T) {
 		t.Fatalf("err %v, want context.DeadlineExceeded", err)
 	}
 }
+
+func TestRetryInFlightAfterRetryAfter(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		w.Header().Set("Retry-After", "3")
+		problem(http.StatusConflict, "request-in-flight")(w, r, next)
+	})))
+	w := newWaits()
+	if _, err := newClient(s, w).CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{3 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
