@@ -23,6 +23,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/internal/openapitest"
 	"github.com/lettershop/lettershop/memstore"
 )
 
@@ -102,7 +103,7 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 	// Every request and response is checked against the OpenAPI document;
 	// benchmarks measure the handler alone.
 	if _, bench := t.(*testing.B); !bench {
-		h = validated(t, h)
+		h = openapitest.Handler(t, h)
 	}
 	if cfg.wrap != nil {
 		h = cfg.wrap(h)
