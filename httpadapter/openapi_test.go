@@ -1,10 +1,16 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/openapi"
 )
 
 func TestOpenAPIServed(t *testing.T) {
@@ -26,4 +32,45 @@ func TestOpenAPIServed(t *testing.T) {
 		}
 	}
 	ts.do(t, req{Method: "GET", Path: "/v1/openapi.json"}).problem(t, http.StatusNotFound)
+}
+
+// TestOpenAPIExamplesAreRealAnswers keeps the document's examples equal to
+// the answers the golden files hold.
+func TestOpenAPIExamplesAreRealAnswers(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for example, golden := range map[string]string{
+		"Letter":            "letter_created",
+		"Asset":             "asset_created",
+		"Version":           "version_created",
+		"VersionFetched":    "version_fetched",
+		"ValidationProblem": "problem_validation",
+	} {
+		ex := doc.Components.Examples[example]
+		if ex == nil {
+			t.Errorf("no example %s", example)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", golden+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(ex.Value.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotV any
+		if err := json.Unmarshal(got, &gotV); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, gotV); diff != "" {
+			t.Errorf("example %s is not testdata/%s.golden (-golden +example):\n%s", example, golden, diff)
+		}
+	}
 }
