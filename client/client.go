@@ -55,7 +55,13 @@ type Option func(*Client)
 // cookies). The client never follows redirects itself, whatever hc's
 // CheckRedirect: Download follows the one redirect it expects without the
 // API key.
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
 
 // WithMaxRetries sets how many times a request is attempted again after
 // its first attempt: 0 turns retries off. The default is DefaultMaxRetries.

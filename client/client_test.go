@@ -15,8 +15,10 @@ import (
 var ctx = context.Background()
 
 func TestAssetsAndVersions(t *testing.T) {
-	s := newServer(t)
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 0, nil)))
 	c := newClient(s, newWaits())
+	t.Cleanup(func() { checkKeys(t, rec) })
 
 	a, err := c.CreateAsset(ctx, &client.CreateAssetRequest{
 		Name: "Welcome", Description: "the first letter", Type: client.AssetTemplate,
@@ -122,8 +124,10 @@ func TestAssetsAndVersions(t *testing.T) {
 }
 
 func TestLetters(t *testing.T) {
-	s := newServer(t)
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 0, nil)))
 	c := newClient(s, newWaits())
+	t.Cleanup(func() { checkKeys(t, rec) })
 	a, v := publishedAsset(t, c)
 
 	l, err := c.CreateLetter(ctx, letterRequest(a.ID), client.IdempotencyKey("welcome-jane-1"))
@@ -302,5 +306,33 @@ func TestErrorIsStatusClass(t *testing.T) {
 	e := &client.Error{StatusCode: 400, Type: "invalid-request", Detail: "the request is invalid", Fields: map[string]string{"b": "bad", "a": "worse"}}
 	if got, want := e.Error(), "lettershop: 400 invalid-request: the request is invalid; a: worse; b: bad"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// checkKeys fails unless every write carried an idempotency key of its own
+// and no read carried one.
+func checkKeys(t *testing.T, rec *recorder) {
+	t.Helper()
+	seen := map[string]string{}
+	writes := 0
+	for _, a := range rec.all() {
+		if a.Method == "GET" {
+			if a.IdempotencyKey != "" {
+				t.Errorf("GET %s carried Idempotency-Key %q", a.Path, a.IdempotencyKey)
+			}
+			continue
+		}
+		writes++
+		what := a.Method + " " + a.Path
+		switch prev, dup := seen[a.IdempotencyKey]; {
+		case a.IdempotencyKey == "":
+			t.Errorf("%s carried no Idempotency-Key", what)
+		case dup && a.IdempotencyKey != "welcome-jane-1":
+			t.Errorf("%s reused the key of %s", what, prev)
+		}
+		seen[a.IdempotencyKey] = what
+	}
+	if writes < 5 {
+		t.Errorf("%d writes recorded; the test made more", writes)
 	}
 }
