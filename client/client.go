@@ -163,6 +163,9 @@ type request struct {
 	url   string
 	query url.Values
 	body  any
+	// raw, when set, is sent as it is, typed contentType, instead of body.
+	raw         []byte
+	contentType string
 	// write sends an Idempotency-Key.
 	write  bool
 	retry  retryMode
@@ -199,8 +202,8 @@ func (c *Client) call(ctx context.Context, r request, out any) (*response, error
 // another attempt, the retries are used up, or the context's deadline
 // leaves no time for the next wait.
 func (c *Client) send(ctx context.Context, r request) (*response, error) {
-	var body []byte
-	if r.body != nil {
+	body := r.raw
+	if r.raw == nil && r.body != nil {
 		var err error
 		if body, err = json.Marshal(r.body); err != nil {
 			return nil, fmt.Errorf("lettershop: %s %s: encode the request: %w", r.method, r.path, err)
@@ -258,7 +261,10 @@ func (c *Client) attempt(ctx context.Context, r request, body []byte, key string
 		hr.Header.Set("X-Api-Version", APIVersion)
 		hr.Header.Set("Accept", "application/json")
 	}
-	if body != nil {
+	switch {
+	case r.contentType != "":
+		hr.Header.Set("Content-Type", r.contentType)
+	case body != nil:
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	if key != "" {

@@ -24,9 +24,9 @@
 // GetLetter, UpdateLetter, CancelLetter, ListLetters, ListLettersPage,
 // DownloadURL, Download), assets (CreateAsset, GetAsset, UpdateAsset,
 // DeleteAsset, ListAssets, ListAssetsPage) and asset versions
-// (CreateVersion, GetVersion, UpdateVersion, DeleteVersion,
-// PublishVersion, ArchiveVersion, CloneVersion, ListVersions,
-// ListVersionsPage). The routes of a lettershop server run with a test
+// (CreateVersion, GetVersion, UpdateVersion, UploadVersionContent,
+// DeleteVersion, PublishVersion, ArchiveVersion, CloneVersion,
+// ListVersions, ListVersionsPage). The routes of a lettershop server run with a test
 // clock are on Client.Test.
 //
 // # Lists

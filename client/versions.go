@@ -33,6 +33,20 @@ func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, i
 	return c.versionCall(ctx, request{method: "PUT", path: versionPath(assetID, versionID), body: in, write: true, opts: opts})
 }
 
+// UploadVersionContent replaces a draft version's content with content as
+// it is, up to 10 MiB, of the MIME type contentType (text/html, image/png,
+// application/pdf, ...), without the JSON and base64 of UpdateVersion
+// (PUT /assets/{id}/versions/{versionId}/content).
+func (c *Client) UploadVersionContent(ctx context.Context, assetID, versionID, contentType string, content []byte, opts ...RequestOption) (*AssetVersion, error) {
+	if content == nil {
+		content = []byte{}
+	}
+	return c.versionCall(ctx, request{
+		method: "PUT", path: versionPath(assetID, versionID) + "/content",
+		raw: content, contentType: contentType, write: true, opts: opts,
+	})
+}
+
 // DeleteVersion deletes a version permanently
 // (DELETE /assets/{id}/versions/{versionId}).
 func (c *Client) DeleteVersion(ctx context.Context, assetID, versionID string, opts ...RequestOption) error {

@@ -76,6 +76,8 @@ func TestHandler(t *testing.T) {
 			answer(201, "application/json", asset, "Location", "/assets/ast_01kjqh0cc0abyzr1s1g9jmy5hz"), "refuses the request"},
 		{"refused request answered 400", "POST", "/assets", `{"nme":"Welcome"}`,
 			answer(400, "application/problem+json", `{"type":"invalid-request","title":"Invalid request","status":400,"detail":"nme: unknown field","errors":{"nme":"unknown field"}}`), ""},
+		{"raw upload", "PUT", "/assets/ast_1/versions/astv_1/content", "\x89PNG\r\n",
+			answer(200, "application/json", `{"id":"astv_1","assetId":"ast_1","status":"draft","content":{"source":"inline","type":"image/png"},"contentLength":6,"variableDefinitions":[],"createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z"}`), ""},
 		{"unknown path answered 404", "GET", "/nothing", "",
 			answer(404, "application/problem+json", `{"type":"not-found","title":"Not found","status":404,"detail":"no route"}`), ""},
 		{"unknown path answered 200", "GET", "/nothing", "",
