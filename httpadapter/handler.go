@@ -158,6 +158,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.uploadRoutes()
 	h.fileRoutes()
 	h.healthRoutes()
+	h.docRoutes()
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}

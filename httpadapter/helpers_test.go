@@ -23,6 +23,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/internal/openapitest"
 	"github.com/lettershop/lettershop/memstore"
 )
 
@@ -54,6 +55,7 @@ type testConfig struct {
 	service   []lettershop.Option
 	testClock bool
 	wrap      func(http.Handler) http.Handler
+	unchecked bool
 }
 
 type testOption func(*testConfig)
@@ -68,6 +70,12 @@ func withService(o ...lettershop.Option) testOption {
 
 // withoutTestRoutes serves without WithTestClock, as a production server does.
 func withoutTestRoutes() testOption { return func(c *testConfig) { c.testClock = false } }
+
+// unchecked serves without checking traffic against the OpenAPI document:
+// for tests of the transport itself, whose requests never arrive whole (the
+// check reads a request's body before the handler runs) or whose handler
+// must reach the connection (read deadlines).
+func unchecked() testOption { return func(c *testConfig) { c.unchecked = true } }
 
 // mounted wraps the handler before it is served, to mount it under a prefix.
 func mounted(wrap func(http.Handler) http.Handler) testOption {
@@ -100,6 +108,11 @@ func newTestServer(t testing.TB, opts ...testOption) *testServer {
 		aopts = append(aopts, httpadapter.WithTestClock(mc))
 	}
 	var h http.Handler = httpadapter.New(svc, append(aopts, cfg.adapter...)...)
+	// Every request and response is checked against the OpenAPI document;
+	// benchmarks measure the handler alone.
+	if _, bench := t.(*testing.B); !bench && !cfg.unchecked {
+		h = openapitest.Handler(t, h)
+	}
 	if cfg.wrap != nil {
 		h = cfg.wrap(h)
 	}

@@ -1,0 +1,380 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// APIVersion is the interface version the client speaks; it is sent as
+// X-Api-Version on every request.
+const APIVersion = "2024-07-30"
+
+// Defaults of the retry policy.
+const (
+	DefaultMaxRetries = 3
+	DefaultMinBackoff = 500 * time.Millisecond
+	DefaultMaxBackoff = 20 * time.Second
+)
+
+// Client calls the API at one base URL with one API key. It is safe for
+// concurrent use.
+type Client struct {
+	// Test calls the test routes of a lettershop server run with a test
+	// clock (lettershop --test-clock).
+	Test *TestClient
+
+	base       string
+	apiKey     string
+	hc         *http.Client
+	maxRetries int
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	sleep      func(context.Context, time.Duration) error
+	now        func() time.Time
+	jitter     func(time.Duration) time.Duration
+	newKey     func() string
+	userAgent  string
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sends requests through hc (its transport, timeouts,
+// cookies). The client never follows redirects itself, whatever hc's
+// CheckRedirect: Download follows the one redirect it expects without the
+// API key.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithMaxRetries sets how many times a request is attempted again after
+// its first attempt: 0 turns retries off. The default is DefaultMaxRetries.
+func WithMaxRetries(n int) Option {
+	return func(c *Client) { c.maxRetries = max(n, 0) }
+}
+
+// WithBackoff sets the wait before the first retry (doubled on each retry
+// after it) and the longest wait. The defaults are DefaultMinBackoff and
+// DefaultMaxBackoff.
+func WithBackoff(minWait, maxWait time.Duration) Option {
+	return func(c *Client) { c.minBackoff, c.maxBackoff = minWait, max(minWait, maxWait) }
+}
+
+// WithSleep replaces how the client waits between attempts. sleep must
+// return early with ctx.Err() when ctx is done. Tests pass one that
+// records the wait and returns at once.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *Client) { c.sleep = sleep }
+}
+
+// WithClock replaces time.Now where the client reads the time: to wait
+// until P-RateLimit-Reset, and to judge whether a wait ends before the
+// context's deadline.
+func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
+
+// WithJitter replaces how a backoff wait d is spread. The default waits a
+// random time between d/2 and d, so clients that failed together do not
+// retry together.
+func WithJitter(jitter func(d time.Duration) time.Duration) Option {
+	return func(c *Client) { c.jitter = jitter }
+}
+
+// WithIdempotencyKeys replaces how an Idempotency-Key is made for a write
+// given none. The default is 32 random hexadecimal digits.
+func WithIdempotencyKeys(newKey func() string) Option { return func(c *Client) { c.newKey = newKey } }
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
+
+// New returns a client of the API at baseURL (for example
+// "http://127.0.0.1:8080/v1" or "http://127.0.0.1:8080"; any path is kept
+// as a prefix) authenticating with apiKey.
+func New(baseURL, apiKey string, opts ...Option) *Client {
+	c := &Client{
+		base:       strings.TrimRight(baseURL, "/"),
+		apiKey:     apiKey,
+		hc:         http.DefaultClient,
+		maxRetries: DefaultMaxRetries,
+		minBackoff: DefaultMinBackoff,
+		maxBackoff: DefaultMaxBackoff,
+		sleep:      sleepContext,
+		now:        time.Now,
+		jitter:     equalJitter,
+		newKey:     randomKey,
+		userAgent:  "lettershop-go-client/" + APIVersion,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	hc := *c.hc
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.hc = &hc
+	c.Test = &TestClient{c: c}
+	return c
+}
+
+// RequestOption adjusts one call.
+type RequestOption func(*requestOptions)
+
+type requestOptions struct {
+	idempotencyKey string
+}
+
+// IdempotencyKey sends key as the write's Idempotency-Key (at most 255
+// characters) instead of a random one: the server then answers a repeat of
+// the same request with the same key, within 24 hours, with the first
+// answer, from this process or another.
+func IdempotencyKey(key string) RequestOption {
+	return func(o *requestOptions) { o.idempotencyKey = key }
+}
+
+// retryMode says which failures a request is attempted again after.
+type retryMode int
+
+const (
+	// retryAll: network errors, 408, 409 request-in-flight, 429 and 5xx.
+	retryAll retryMode = iota
+	// retryRateLimited: 429 only, which the server answers before doing
+	// anything; for requests that are not idempotent.
+	retryRateLimited
+)
+
+// request is one call of the API.
+type request struct {
+	method string
+	// path follows the base URL; url, when set, replaces both.
+	path  string
+	url   string
+	query url.Values
+	body  any
+	// raw, when set, is sent as it is, typed contentType, instead of body.
+	raw         []byte
+	contentType string
+	// write sends an Idempotency-Key.
+	write  bool
+	retry  retryMode
+	public bool
+	opts   []RequestOption
+}
+
+// response is an answer read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// call sends r and decodes a 2xx answer's JSON body into out (if not nil);
+// any other answer is an *Error.
+func (c *Client) call(ctx context.Context, r request, out any) (*response, error) {
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if resp.status < 200 || resp.status > 299 {
+		return resp, resp.problem()
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.body, out); err != nil {
+			return resp, fmt.Errorf("lettershop: %s %s: decode the answer: %w", r.method, r.path, err)
+		}
+	}
+	return resp, nil
+}
+
+// send attempts r until it is answered with something that is not worth
+// another attempt, the retries are used up, or the context's deadline
+// leaves no time for the next wait.
+func (c *Client) send(ctx context.Context, r request) (*response, error) {
+	body := r.raw
+	if r.raw == nil && r.body != nil {
+		var err error
+		if body, err = json.Marshal(r.body); err != nil {
+			return nil, fmt.Errorf("lettershop: %s %s: encode the request: %w", r.method, r.path, err)
+		}
+	}
+	var o requestOptions
+	for _, opt := range r.opts {
+		opt(&o)
+	}
+	key := o.idempotencyKey
+	if r.write && key == "" {
+		key = c.newKey()
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := c.attempt(ctx, r, body, key)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			if err == nil {
+				return resp, nil
+			}
+			return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, ctxErr)
+		}
+		wait, again := c.retryWait(r.retry, attempt, resp, err)
+		if !again || attempt >= c.maxRetries {
+			return resp, err
+		}
+		if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
+			return resp, err
+		}
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, serr)
+		}
+	}
+}
+
+// attempt sends r once. A failure to send or to read the answer is an
+// error; any answer, whatever its status, is a response.
+func (c *Client) attempt(ctx context.Context, r request, body []byte, key string) (*response, error) {
+	u := r.url
+	if u == "" {
+		u = c.base + r.path
+	}
+	if len(r.query) > 0 {
+		u += "?" + r.query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, r.method, u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, err)
+	}
+	if !r.public {
+		hr.Header.Set("X-Api-Key", c.apiKey)
+		hr.Header.Set("X-Api-Version", APIVersion)
+		hr.Header.Set("Accept", "application/json")
+	}
+	switch {
+	case r.contentType != "":
+		hr.Header.Set("Content-Type", r.contentType)
+	case body != nil:
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		hr.Header.Set("Idempotency-Key", key)
+	}
+	hr.Header.Set("User-Agent", c.userAgent)
+	hresp, err := c.hc.Do(hr)
+	if err != nil {
+		return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, err)
+	}
+	defer hresp.Body.Close()
+	b, err := io.ReadAll(hresp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("lettershop: %s %s: read the answer: %w", r.method, r.path, err)
+	}
+	return &response{status: hresp.StatusCode, header: hresp.Header, body: b}, nil
+}
+
+// retryWait says whether an attempt's outcome is worth another attempt,
+// and how long to wait before it.
+func (c *Client) retryWait(mode retryMode, attempt int, resp *response, err error) (time.Duration, bool) {
+	switch {
+	case err != nil:
+		return c.backoff(attempt), mode == retryAll
+	case resp.status == http.StatusTooManyRequests:
+		return c.rateLimitWait(attempt, resp.header), true
+	case mode != retryAll:
+		return 0, false
+	case resp.status == http.StatusConflict:
+		var p struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(resp.body, &p)
+		if s, err := strconv.Atoi(resp.header.Get("Retry-After")); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second, p.Type == "request-in-flight"
+		}
+		return c.backoff(attempt), p.Type == "request-in-flight"
+	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
+		return c.backoff(attempt), true
+	}
+	return 0, false
+}
+
+// backoff is the wait before retry attempt+1: the minimum doubled attempt
+// times, at most the maximum, jittered.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.minBackoff
+	for i := 0; i < attempt && d < c.maxBackoff; i++ {
+		d *= 2
+	}
+	return c.jitter(min(d, c.maxBackoff))
+}
+
+// rateLimitWait waits until P-RateLimit-Reset, when the key's bucket is
+// full again; without it, Retry-After; without either, the backoff.
+func (c *Client) rateLimitWait(attempt int, h http.Header) time.Duration {
+	if t, err := time.Parse(time.RFC3339, h.Get("P-RateLimit-Reset")); err == nil {
+		return max(t.Sub(c.now()), 0)
+	}
+	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return c.backoff(attempt)
+}
+
+// problemBody is an application/problem+json body.
+type problemBody struct {
+	Type   string            `json:"type"`
+	Title  string            `json:"title"`
+	Status int               `json:"status"`
+	Detail string            `json:"detail"`
+	Errors map[string]string `json:"errors,omitempty"`
+}
+
+// problem is the *Error an answer that is not a success stands for.
+func (r *response) problem() error {
+	e := &Error{StatusCode: r.status, RequestID: r.header.Get("X-Request-Id")}
+	var p problemBody
+	if err := json.Unmarshal(r.body, &p); err == nil {
+		e.Type, e.Title, e.Detail, e.Fields = p.Type, p.Title, p.Detail, p.Errors
+	} else {
+		e.Title = http.StatusText(r.status)
+		e.Detail = strings.TrimSpace(string(r.body[:min(len(r.body), 200)]))
+	}
+	return e
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func equalJitter(d time.Duration) time.Duration {
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func randomKey() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// errNoLocation is a redirect without a Location.
+var errNoLocation = errors.New("the answer has no Location")

@@ -1,0 +1,271 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// keysOf returns the idempotency keys of the attempts.
+func keysOf(as []attempt) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.IdempotencyKey)
+	}
+	return out
+}
+
+func statusesOf(as []attempt) []int {
+	var out []int
+	for _, a := range as {
+		out = append(out, a.Status)
+	}
+	return out
+}
+
+func TestRetryServerErrors(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 2, problem(http.StatusServiceUnavailable, "internal"))))
+	w := newWaits()
+	c := newClient(s, w)
+
+	a, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"})
+	if err != nil {
+		t.Fatalf("CreateAsset after two 503s: %v", err)
+	}
+	seen := rec.all()
+	if diff := cmp.Diff([]int{503, 503, 201}, statusesOf(seen)); diff != "" {
+		t.Fatalf("attempts (-want +got):\n%s", diff)
+	}
+	if k := keysOf(seen); k[0] == "" || k[0] != k[1] || k[1] != k[2] {
+		t.Errorf("idempotency keys %q: want one key on every attempt", k)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, w.all()); diff != "" {
+		t.Errorf("backoff waits (-want +got):\n%s", diff)
+	}
+	if a.Name != "Welcome" {
+		t.Errorf("asset %+v", a)
+	}
+}
+
+func TestRetryUsesUpItsRetries(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 100, problem(http.StatusInternalServerError, "internal"))))
+	w := newWaits()
+	c := newClient(s, w, client.WithMaxRetries(3), client.WithBackoff(time.Second, 3*time.Second))
+
+	_, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	if !errors.Is(err, client.ErrServer) {
+		t.Fatalf("err %v, want ErrServer", err)
+	}
+	if n := len(rec.all()); n != 4 {
+		t.Errorf("%d attempts, want 1 and 3 retries", n)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 3 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits, doubling up to the maximum (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetryAfterDroppedConnection: the server does the write, then the
+// connection drops before the answer. The retry carries the same key, so the
+// server answers from its record and the letter is made once.
+func TestRetryAfterDroppedConnection(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, dropAfterWrite)))
+	w := newWaits()
+	c := newClient(s, w)
+	svcCtx := context.Background()
+	asset, err := s.Svc.CreateAsset(svcCtx, s.Account, lettershop.CreateAssetInput{Name: "Welcome"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Svc.CreateVersion(svcCtx, s.Account, asset.ID, lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Type: "text/html", Data: template},
+		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
+		Publish:             true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := c.CreateLetter(ctx, letterRequest(asset.ID))
+	if err != nil {
+		t.Fatalf("CreateLetter: %v", err)
+	}
+	seen := rec.all()
+	if len(seen) < 2 {
+		t.Fatalf("attempts %+v: want the dropped one and a retry", seen)
+	}
+	last := seen[len(seen)-1]
+	if last.Status != http.StatusCreated || !last.Replayed || last.IdempotencyKey != seen[0].IdempotencyKey {
+		t.Errorf("the retry %+v: want 201 replayed under the first key %q", last, seen[0].IdempotencyKey)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	page, err := s.Svc.ListLetters(svcCtx, s.Account, lettershop.ListLettersInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Items[0].ID != l.ID {
+		t.Errorf("letters in the account: %d, want only %s", len(page.Items), l.ID)
+	}
+}
+
+func TestRetryInFlight(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, problem(http.StatusConflict, "request-in-flight"))))
+	c := newClient(s, newWaits())
+	if _, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+		t.Fatalf("CreateAsset after a 409 in flight: %v", err)
+	}
+	if diff := cmp.Diff([]int{409, 201}, statusesOf(rec.all())); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetryRateLimited runs against the server's own rate limiter, on a
+// clock that the client's waits move: the client waits until
+// P-RateLimit-Reset, and the bucket is full again.
+func TestRetryRateLimited(t *testing.T) {
+	w := newWaits()
+	rateClock := clock.NewMock()
+	rateClock.Set(w.clock())
+	w.onSleep = rateClock.Add
+	rec := &recorder{}
+	s := newServer(t,
+		withAdapter(httpadapter.WithRateLimit(2, 10*time.Second), httpadapter.WithRateLimitClock(rateClock)),
+		wrapped(failing(rec, 0, nil)))
+	c := newClient(s, w)
+
+	for i := range 3 {
+		if _, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+			t.Fatalf("CreateAsset %d: %v", i, err)
+		}
+	}
+	if diff := cmp.Diff([]int{201, 201, 429, 201}, statusesOf(rec.all())); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+	// Two requests of a bucket of 2 refilled over 10s: full again in 10s.
+	if diff := cmp.Diff([]time.Duration{10 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+func TestNoRetryOnClientErrors(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		typ    string
+		class  error
+	}{
+		{400, "invalid-request", client.ErrInvalid},
+		{401, "unauthorized", client.ErrUnauthorized},
+		{403, "forbidden", client.ErrForbidden},
+		{404, "not-found", client.ErrNotFound},
+		{409, "conflict", client.ErrConflict},
+		{413, "body-too-large", client.ErrTooLarge},
+		{422, "idempotency-key-reused", client.ErrIdempotencyKeyReused},
+	} {
+		rec := &recorder{}
+		s := newServer(t, wrapped(failing(rec, 1, problem(c.status, c.typ))))
+		w := newWaits()
+		_, err := newClient(s, w).CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"})
+		if !errors.Is(err, c.class) {
+			t.Errorf("%d: err %v, want %v", c.status, err, c.class)
+		}
+		if n := len(rec.all()); n != 1 || len(w.all()) != 0 {
+			t.Errorf("%d: %d attempts and waits %v, want 1 attempt and no wait", c.status, n, w.all())
+		}
+	}
+}
+
+// TestTestRoutesNotRetried: moving the clock is not idempotent, so a 5xx
+// is not retried (a 429 would be: nothing was done).
+func TestTestRoutesNotRetried(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, problem(http.StatusBadGateway, "internal"))))
+	c := newClient(s, newWaits())
+	if _, err := c.Test.Advance(ctx, time.Hour); !errors.Is(err, client.ErrServer) {
+		t.Fatalf("err %v, want ErrServer", err)
+	}
+	if n := len(rec.all()); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+}
+
+// TestDeadline: retries stop when the next wait would end after the
+// context's deadline, and the last error is returned.
+func TestDeadline(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 100, problem(http.StatusServiceUnavailable, "internal"))))
+	w := newWaits()
+	c := newClient(s, w, client.WithMaxRetries(100))
+	dctx, cancel := context.WithDeadline(ctx, w.clock().Add(10*time.Second))
+	defer cancel()
+
+	_, err := c.CreateAsset(dctx, &client.CreateAssetRequest{Name: "Welcome"})
+	if !errors.Is(err, client.ErrServer) {
+		t.Fatalf("err %v, want the last answer, ErrServer", err)
+	}
+	// Waits of 1s, 2s and 4s fit in 10s; 8s more would not.
+	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if n := len(rec.all()); n != 4 {
+		t.Errorf("%d attempts, want 4", n)
+	}
+}
+
+// TestCanceledWhileWaiting: a context canceled during a wait ends the call
+// with the context's error.
+func TestCanceledWhileWaiting(t *testing.T) {
+	s := newServer(t, wrapped(failing(&recorder{}, 100, problem(http.StatusServiceUnavailable, "internal"))))
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := client.New(s.URL, testKey, client.WithSleep(func(ctx context.Context, _ time.Duration) error {
+		cancel()
+		return ctx.Err()
+	}))
+	_, err := c.GetAsset(cctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+}
+
+// TestDeadlineOfAHangingServer: a server that never answers is given up
+// on at the context's deadline.
+func TestDeadlineOfAHangingServer(t *testing.T) {
+	s := newServer(t, wrapped(func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	}))
+	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err := client.New(s.URL, testKey).GetLetter(dctx, "ltr_01kjqh0cc0abyzr1s1gch2evrn")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want context.DeadlineExceeded", err)
+	}
+}
+
+func TestRetryInFlightAfterRetryAfter(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		w.Header().Set("Retry-After", "3")
+		problem(http.StatusConflict, "request-in-flight")(w, r, next)
+	})))
+	w := newWaits()
+	if _, err := newClient(s, w).CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{3 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// TestClient calls the test routes of a lettershop server run with a test
+// clock (lettershop --test-clock, or httpadapter.WithTestClock). They act
+// in the API key's account, take any valid key, and are served at the
+// server's root: a base URL ending in /v1 has it dropped for them. Without
+// a test clock the server answers them with ErrNotFound. They are not
+// idempotent, so they are retried only on 429.
+type TestClient struct {
+	c *Client
+}
+
+func (t *TestClient) request(method, path string, body any) request {
+	return request{
+		method: method, path: path, body: body, retry: retryRateLimited,
+		url: strings.TrimSuffix(t.c.base, "/v1") + path,
+	}
+}
+
+// Now reads the test clock (GET /_test/clock).
+func (t *TestClient) Now(ctx context.Context) (time.Time, error) {
+	var s ClockState
+	if _, err := t.c.call(ctx, t.request("GET", "/_test/clock", nil), &s); err != nil {
+		return time.Time{}, err
+	}
+	return s.Now, nil
+}
+
+// Advance moves the test clock forward by d and returns its new time, once
+// every letter step that fell due has run (POST /_test/clock/advance).
+func (t *TestClient) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
+	var s ClockState
+	if _, err := t.c.call(ctx, t.request("POST", "/_test/clock/advance", advanceClockRequest{Duration: d.String()}), &s); err != nil {
+		return time.Time{}, err
+	}
+	return s.Now, nil
+}
+
+// AdvanceLetter moves one letter now to a status or tracking event, through
+// every step before it, without moving the clock
+// (POST /_test/letters/{id}/advance).
+func (t *TestClient) AdvanceLetter(ctx context.Context, id string, in *AdvanceLetterRequest) (*Letter, error) {
+	var l Letter
+	if _, err := t.c.call(ctx, t.request("POST", "/_test/letters/"+url.PathEscape(id)+"/advance", in), &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// RegisterMove files a change of address for NCOA (POST /_test/moves).
+func (t *TestClient) RegisterMove(ctx context.Context, m *Move) error {
+	_, err := t.c.call(ctx, t.request("POST", "/_test/moves", m), nil)
+	return err
+}

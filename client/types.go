@@ -1,0 +1,458 @@
+package client
+
+import "time"
+
+// LetterStatus is where a letter is in its life.
+type LetterStatus string
+
+// The letter statuses.
+const (
+	StatusQueued       LetterStatus = "queued"
+	StatusReady        LetterStatus = "ready"
+	StatusInProduction LetterStatus = "inProduction"
+	StatusMailed       LetterStatus = "mailed"
+	StatusIssue        LetterStatus = "issue"
+	StatusCanceled     LetterStatus = "canceled"
+)
+
+// UseType says what a letter is for.
+type UseType string
+
+// The use types.
+const (
+	UseMarketing     UseType = "marketing"
+	UseTransactional UseType = "transactional"
+)
+
+// MetadataPair is one key-value pair of an object's metadata.
+type MetadataPair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Metadata is an object's custom key-value pairs: at most 20, keys under 64
+// characters, values under 512. An update replaces all of them.
+type Metadata []MetadataPair
+
+// Variable is a value for a template variable. A nil Value is no value; a
+// pointer to "" is an empty one.
+type Variable struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+}
+
+// LetterContent names the asset, and optionally its version, a letter is
+// made from. Without AssetVersionID the asset's published version is used.
+type LetterContent struct {
+	Type           string `json:"type"`
+	AssetID        string `json:"assetId"`
+	AssetVersionID string `json:"assetVersionId,omitempty"`
+}
+
+// Letter is a letter as the API shows it.
+type Letter struct {
+	ID           string        `json:"id"`
+	Status       LetterStatus  `json:"status"`
+	Sender       Party         `json:"sender"`
+	Recipient    Party         `json:"recipient"`
+	Content      LetterContent `json:"content"`
+	UseType      UseType       `json:"useType"`
+	Events       []Event       `json:"events"`
+	CreatedAt    time.Time     `json:"createdAt"`
+	ModifiedAt   time.Time     `json:"modifiedAt"`
+	ExternalID   *string       `json:"externalId"`
+	SendDate     *string       `json:"sendDate"`
+	Description  *string       `json:"description"`
+	URL          string        `json:"url"`
+	Variables    []Variable    `json:"variables"`
+	Options      LetterOptions `json:"options"`
+	IssueMessage *string       `json:"issueMessage"`
+	Metadata     Metadata      `json:"metadata"`
+}
+
+// Party is a letter's sender or recipient as shown. AddressAnalysis,
+// AddressCorrections and AddressMetadata are the results of CASS
+// processing: nil when the address was not analysed, and in lists fetched
+// without IncludeCassDetails.
+type Party struct {
+	Address            Address             `json:"address"`
+	Individual         *Individual         `json:"individual"`
+	Organization       *string             `json:"organization"`
+	NonAddressData     *string             `json:"nonAddressData"`
+	AddressComponents  *AddressComponents  `json:"addressComponents"`
+	AddressAnalysis    *AddressAnalysis    `json:"addressAnalysis,omitempty"`
+	AddressCorrections []AddressCorrection `json:"addressCorrections,omitempty"`
+	AddressMetadata    *AddressMetadata    `json:"addressMetadata,omitempty"`
+}
+
+// Address is a postal address as shown: its lines and its last line
+// (city, state and ZIP code).
+type Address struct {
+	AddressLine1 string  `json:"addressLine1"`
+	AddressLine2 *string `json:"addressLine2"`
+	LastLine     string  `json:"lastLine"`
+}
+
+// Individual is a person's name. A field left empty is not sent.
+type Individual struct {
+	FullName   string `json:"fullName,omitempty"`
+	Prefix     string `json:"prefix,omitempty"`
+	FirstName  string `json:"firstName,omitempty"`
+	MiddleName string `json:"middleName,omitempty"`
+	LastName   string `json:"lastName,omitempty"`
+	Postfix    string `json:"postfix,omitempty"`
+	Title      string `json:"title,omitempty"`
+}
+
+// AddressComponents are the parts of an address's last line.
+type AddressComponents struct {
+	CassType     string  `json:"cassType"`
+	Urbanization *string `json:"urbanization"`
+	City         *string `json:"city"`
+	State        *string `json:"state"`
+	ZipCode      *string `json:"zipCode"`
+	Plus4Code    *string `json:"plus4Code"`
+}
+
+// AddressAnalysis is the delivery point validation (DPV) of an address.
+type AddressAnalysis struct {
+	DpvMatchCode               string   `json:"dpvMatchCode"`
+	DpvFootnotes               []string `json:"dpvFootnotes"`
+	DpvCmra                    string   `json:"dpvCmra"`
+	DpvVacant                  string   `json:"dpvVacant"`
+	DpvNoStat                  string   `json:"dpvNoStat"`
+	DpvActive                  string   `json:"dpvActive"`
+	DpvInactiveReason          string   `json:"dpvInactiveReason"`
+	DpvThrowback               string   `json:"dpvThrowback"`
+	DpvNonDeliveryDayIndicator string   `json:"dpvNonDeliveryDayIndicator"`
+	DpvNonDeliveryDayValues    string   `json:"dpvNonDeliveryDayValues"`
+	DpvNoSecureLocation        string   `json:"dpvNoSecureLocation"`
+	DpvDoorNotAccessible       string   `json:"dpvDoorNotAccessible"`
+	LacslinkCode               string   `json:"lacslinkCode"`
+	LacslinkIndicator          string   `json:"lacslinkIndicator"`
+	SuitelinkIndicator         string   `json:"suitelinkIndicator"`
+	EwsIndicator               bool     `json:"ewsIndicator"`
+}
+
+// AddressCorrection is one change address processing made.
+type AddressCorrection struct {
+	Name      string `json:"name"`
+	Input     string `json:"input"`
+	Corrected string `json:"corrected"`
+}
+
+// AddressMetadata describes an analysed address.
+type AddressMetadata struct {
+	RecordType             string  `json:"recordType"`
+	AddressType            string  `json:"addressType"`
+	ZipCodeType            string  `json:"zipCodeType"`
+	County                 string  `json:"county"`
+	CountyFips             string  `json:"countyFips"`
+	CarrierRoute           string  `json:"carrierRoute"`
+	CarrierRouteType       string  `json:"carrierRouteType"`
+	CongressionalDistrict  string  `json:"congressionalDistrict"`
+	DefaultBuildingAddress bool    `json:"defaultBuildingAddress"`
+	ElotSequence           string  `json:"elotSequence"`
+	ElotSort               string  `json:"elotSort"`
+	Latitude               float64 `json:"latitude"`
+	Longitude              float64 `json:"longitude"`
+	Precision              string  `json:"precision"`
+	UspsFinanceNumber      string  `json:"uspsFinanceNumber"`
+	TimeZone               string  `json:"timeZone"`
+}
+
+// Event is one step in a letter's history: a status change (Type "status")
+// or a postal tracking event (Type "tracking").
+type Event struct {
+	ID                   string               `json:"id"`
+	CreatedAt            time.Time            `json:"createdAt"`
+	ModifiedAt           time.Time            `json:"modifiedAt"`
+	Timestamp            time.Time            `json:"timestamp"`
+	Type                 string               `json:"type"`
+	Status               string               `json:"status"`
+	TrackingEventDetails TrackingEventDetails `json:"trackingEventDetails"`
+	Description          *string              `json:"description"`
+	OperationCode        *string              `json:"operationCode"`
+	ActionRequired       bool                 `json:"actionRequired"`
+	Location             *string              `json:"location"`
+}
+
+// TrackingEventDetails are the postal facility details of a tracking event.
+type TrackingEventDetails struct {
+	Notes          *string        `json:"notes"`
+	Facility       *string        `json:"facility"`
+	FacilityType   *string        `json:"facilityType"`
+	FacilityZip    *string        `json:"facilityZip"`
+	AdditionalData map[string]any `json:"additionalData"`
+}
+
+// LetterOptions are a letter's print, mail, variable and address-processing
+// options. On a letter they are the effective ones, defaults filled; in a
+// request, what is left nil takes its default.
+type LetterOptions struct {
+	Print                   *PrintOptions      `json:"print,omitempty"`
+	Mail                    *MailOptions       `json:"mail,omitempty"`
+	VariableHandling        *VariableHandling  `json:"variableHandling,omitempty"`
+	AddressProcessing       *AddressProcessing `json:"addressProcessing,omitempty"`
+	DeliverabilityThreshold string             `json:"deliverabilityThreshold,omitempty"`
+	DeliverabilityValues    []string           `json:"deliverabilityValues,omitempty"`
+}
+
+// PrintOptions say how a letter is printed.
+type PrintOptions struct {
+	Color bool `json:"color"`
+}
+
+// MailOptions say how a letter is mailed: Service "firstClass" or
+// "standard"; ExtraServices among "acs", "certified",
+// "certifiedReturnReceipt", "registered".
+type MailOptions struct {
+	Service       string   `json:"service,omitempty"`
+	ExtraServices []string `json:"extraServices,omitempty"`
+}
+
+// VariableHandling says how a letter's variables are checked against the
+// asset version's definitions: ValidationScope "asset" (the default) or
+// "none".
+type VariableHandling struct {
+	ValidationScope string `json:"validationScope,omitempty"`
+}
+
+// AddressProcessing turns on CASS standardization of the sender and the
+// recipient, and NCOA forwarding of the recipient ("none" or "newAddress").
+type AddressProcessing struct {
+	CassSender    *CassOptions `json:"cassSender,omitempty"`
+	CassRecipient *CassOptions `json:"cassRecipient,omitempty"`
+	NcoaRecipient string       `json:"ncoaRecipient,omitempty"`
+}
+
+// CassOptions turn on CASS processing of one address: Type "basic",
+// Casing "proper" or "upper".
+type CassOptions struct {
+	Type   string `json:"type,omitempty"`
+	Casing string `json:"casing,omitempty"`
+}
+
+// AddressInput is an address as given: its lines, and its last line whole
+// (LastLine) or in parts (City, State, ZipCode, optionally Plus4Code and
+// Urbanization).
+type AddressInput struct {
+	AddressLine1 string `json:"addressLine1,omitempty"`
+	AddressLine2 string `json:"addressLine2,omitempty"`
+	LastLine     string `json:"lastLine,omitempty"`
+	City         string `json:"city,omitempty"`
+	State        string `json:"state,omitempty"`
+	ZipCode      string `json:"zipCode,omitempty"`
+	Plus4Code    string `json:"plus4Code,omitempty"`
+	Urbanization string `json:"urbanization,omitempty"`
+}
+
+// PartyInput is a sender or recipient as given: an address and an
+// individual, an organization, or both.
+type PartyInput struct {
+	Address        AddressInput `json:"address"`
+	Individual     *Individual  `json:"individual,omitempty"`
+	Organization   string       `json:"organization,omitempty"`
+	NonAddressData string       `json:"nonAddressData,omitempty"`
+}
+
+// CreateLetterRequest is the body of CreateLetter. Sender, Recipient,
+// Content and UseType are required.
+type CreateLetterRequest struct {
+	Sender      *PartyInput    `json:"sender"`
+	Recipient   *PartyInput    `json:"recipient"`
+	Content     *LetterContent `json:"content"`
+	UseType     UseType        `json:"useType"`
+	ExternalID  string         `json:"externalId,omitempty"`
+	SendDate    string         `json:"sendDate,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Variables   []Variable     `json:"variables,omitempty"`
+	Options     *LetterOptions `json:"options,omitempty"`
+	Metadata    Metadata       `json:"metadata,omitempty"`
+}
+
+// UpdateLetterRequest is the body of UpdateLetter: what is nil stays as it
+// is. Metadata, Description and ExternalID change at any time; the mail
+// fields only while the letter is queued or at issue.
+type UpdateLetterRequest struct {
+	Sender      *PartyInput    `json:"sender,omitempty"`
+	Recipient   *PartyInput    `json:"recipient,omitempty"`
+	Content     *LetterContent `json:"content,omitempty"`
+	UseType     *UseType       `json:"useType,omitempty"`
+	ExternalID  *string        `json:"externalId,omitempty"`
+	SendDate    *string        `json:"sendDate,omitempty"`
+	Description *string        `json:"description,omitempty"`
+	Variables   *[]Variable    `json:"variables,omitempty"`
+	Options     *LetterOptions `json:"options,omitempty"`
+	Metadata    *Metadata      `json:"metadata,omitempty"`
+}
+
+// ListLettersParams filters and pages ListLetters. The zero value lists
+// every letter, newest first, 10 a page.
+type ListLettersParams struct {
+	// PageSize is 1 to 100; 0 leaves it to the server (10).
+	PageSize int
+	// NextToken continues a list from a page's NextToken (page calls only;
+	// the iterators follow it themselves).
+	NextToken string
+	// IncludeCassDetails includes the CASS results in the items' parties.
+	IncludeCassDetails bool
+	Status             LetterStatus
+	ExternalID         string
+	// Metadata keeps letters having every key with its value.
+	Metadata map[string]string
+}
+
+// AssetType is what an asset holds.
+type AssetType string
+
+// The asset types.
+const (
+	AssetTemplate AssetType = "template"
+	AssetImage    AssetType = "image"
+	AssetFont     AssetType = "font"
+	AssetDocument AssetType = "document"
+)
+
+// VersionStatus is where an asset version is in its life; an asset's
+// status is derived from its versions'.
+type VersionStatus string
+
+// The version statuses.
+const (
+	VersionDraft     VersionStatus = "draft"
+	VersionPublished VersionStatus = "published"
+	VersionArchived  VersionStatus = "archived"
+	VersionDeleted   VersionStatus = "deleted"
+)
+
+// Asset is a container of content versions.
+type Asset struct {
+	ID                 string        `json:"id"`
+	Name               string        `json:"name"`
+	Description        string        `json:"description,omitempty"`
+	Type               AssetType     `json:"type"`
+	Status             VersionStatus `json:"status"`
+	VersionCount       int           `json:"versionCount"`
+	PublishedVersionID string        `json:"publishedVersionId,omitempty"`
+	Metadata           Metadata      `json:"metadata"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	ModifiedAt         time.Time     `json:"modifiedAt"`
+}
+
+// CreateAssetRequest is the body of CreateAsset. Name is required.
+type CreateAssetRequest struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Type        AssetType `json:"type,omitempty"`
+	Metadata    Metadata  `json:"metadata,omitempty"`
+}
+
+// UpdateAssetRequest is the body of UpdateAsset: what is nil stays as it is.
+type UpdateAssetRequest struct {
+	Name        *string   `json:"name,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Metadata    *Metadata `json:"metadata,omitempty"`
+}
+
+// ListAssetsParams filters and pages ListAssets.
+type ListAssetsParams struct {
+	PageSize  int
+	NextToken string
+	Metadata  map[string]string
+}
+
+// VersionContent is a version's content: a MIME type and, inline, the data
+// (binary types base64-encoded). Lists leave Data out.
+type VersionContent struct {
+	Source string `json:"source,omitempty"`
+	Type   string `json:"type"`
+	Data   string `json:"data,omitempty"`
+}
+
+// VariableDefinition declares a template variable of a version: Behavior
+// "optional", "required", "preset" or "overridablePreset".
+type VariableDefinition struct {
+	Name        string  `json:"name"`
+	Type        string  `json:"type,omitempty"`
+	Behavior    string  `json:"behavior,omitempty"`
+	PresetValue *string `json:"presetValue,omitempty"`
+	AllowEmpty  bool    `json:"allowEmpty,omitempty"`
+}
+
+// AssetVersion is one version of an asset's content.
+type AssetVersion struct {
+	ID                  string               `json:"id"`
+	AssetID             string               `json:"assetId"`
+	Status              VersionStatus        `json:"status"`
+	Notes               string               `json:"notes,omitempty"`
+	Content             VersionContent       `json:"content"`
+	ContentLength       int                  `json:"contentLength"`
+	VariableDefinitions []VariableDefinition `json:"variableDefinitions"`
+	CreatedAt           time.Time            `json:"createdAt"`
+	ModifiedAt          time.Time            `json:"modifiedAt"`
+}
+
+// CreateVersionRequest is the body of CreateVersion: a draft unless
+// Publish.
+type CreateVersionRequest struct {
+	Notes               string               `json:"notes,omitempty"`
+	Content             *VersionContent      `json:"content"`
+	VariableDefinitions []VariableDefinition `json:"variableDefinitions,omitempty"`
+	Publish             bool                 `json:"publish,omitempty"`
+}
+
+// UpdateVersionRequest is the body of UpdateVersion: what is nil stays as
+// it is. A draft takes every field; a published or archived version only
+// Notes.
+type UpdateVersionRequest struct {
+	Notes               *string               `json:"notes,omitempty"`
+	Content             *VersionContent       `json:"content,omitempty"`
+	VariableDefinitions *[]VariableDefinition `json:"variableDefinitions,omitempty"`
+}
+
+// CloneVersionRequest is the body of CloneVersion.
+type CloneVersionRequest struct {
+	Notes   *string `json:"notes,omitempty"`
+	Publish bool    `json:"publish,omitempty"`
+}
+
+// ListVersionsParams pages ListVersions.
+type ListVersionsParams struct {
+	PageSize        int
+	NextToken       string
+	IncludeArchived bool
+}
+
+// Page is one page of a list. NextToken is empty on the last page.
+type Page[T any] struct {
+	Items     []T    `json:"items"`
+	NextToken string `json:"nextToken,omitempty"`
+}
+
+// ClockState is the test clock's time.
+type ClockState struct {
+	Now time.Time `json:"now"`
+}
+
+// AdvanceLetterRequest says where Client.Test.AdvanceLetter moves a
+// letter: a letter status, or a tracking event status (inTransit,
+// inLocalArea, processedForDelivery, delivered, reRouted,
+// returnedToSender). Set exactly one.
+type AdvanceLetterRequest struct {
+	Status LetterStatus `json:"status,omitempty"`
+	Event  string       `json:"event,omitempty"`
+}
+
+// Move is a change of address for NCOA: letters created afterwards with
+// NcoaRecipient "newAddress" to Name at From go to To.
+type Move struct {
+	Name string       `json:"name,omitempty"`
+	From AddressInput `json:"from"`
+	To   AddressInput `json:"to"`
+}
+
+// advanceClockRequest is the body of POST /_test/clock/advance.
+type advanceClockRequest struct {
+	Duration string `json:"duration"`
+}

@@ -1,0 +1,78 @@
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/lettershop/lettershop/openapi"
+)
+
+var update = flag.Bool("update", false, "rewrite openapi.json from openapi.yaml")
+
+func load(t *testing.T, data []byte) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	// Validate checks the document against OpenAPI 3.0, and every example
+	// against its schema.
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	return doc
+}
+
+func TestYAMLValidates(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	if doc.Info.Version != "2024-07-30" {
+		t.Errorf("info.version %q, want 2024-07-30", doc.Info.Version)
+	}
+}
+
+// TestJSONIsTheYAML keeps openapi.json the same document as openapi.yaml.
+func TestJSONIsTheYAML(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	if *update {
+		if err := os.WriteFile("openapi.json", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(b, openapi.JSON) {
+		t.Fatal("openapi.json is not openapi.yaml; run go test ./openapi -update")
+	}
+	load(t, openapi.JSON)
+}
+
+// TestEveryOperationDocumented checks each operation has an id, a summary,
+// and answers its errors as problems.
+func TestEveryOperationDocumented(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.OperationID == "" || op.Summary == "" {
+				t.Errorf("%s %s: operationId and summary required", method, path)
+			}
+			for code, r := range op.Responses.Map() {
+				if code[0] != '4' && code[0] != '5' {
+					continue
+				}
+				if r.Value.Content.Get("application/problem+json") == nil {
+					t.Errorf("%s %s %s: not a problem", method, path, code)
+				}
+			}
+		}
+	}
+}
