@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -195,7 +198,7 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // decoding and encoding the whole letter. A letter that cannot be decoded
 // is taken off the schedule, logged, rather than blocking every run.
 func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
-	if advanceRecord(r, now) {
+	if lc.advanceRecord(r, now) {
 		lc.noteDue(r.DueAt)
 		return
 	}
@@ -221,8 +224,8 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 		return
 	}
 	c := courseOf(l)
-	c.advance(now)
-	c.applyTo(l)
+	lc.s.postal.Advance(c, now)
+	applyCourse(c, l)
 	lc.noteDue(l.dueAt)
 }
 
@@ -250,7 +253,7 @@ func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 	case l.Status == StatusIssue:
 		lc.transition(l, StatusQueued, now, requeuedDescription)
 	}
-	l.dueAt = now.Add(processingDelay)
+	l.dueAt = now.Add(postal.ProcessingDelay)
 	lc.noteDue(l.dueAt)
 }
 
@@ -307,7 +310,7 @@ type SimulateTarget struct {
 }
 
 // stage checks t and returns the stage it names.
-func (t SimulateTarget) stage() (stage, error) {
+func (t SimulateTarget) stage() (postal.Stage, error) {
 	f := fieldErrors{}
 	switch {
 	case t.Status == "" && t.Event == "":
@@ -321,17 +324,17 @@ func (t SimulateTarget) stage() (stage, error) {
 			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
 		}
 	default:
-		if !stage(t.Event).tracking() {
-			f.add("event", "must be one of %s, got %q", joinEnum(trackingStages), t.Event)
+		if !postal.Stage(t.Event).Tracking() {
+			f.add("event", "must be one of %s, got %q", joinEnum(postal.TrackingStages), t.Event)
 		}
 	}
 	if err := f.err(); err != nil {
 		return "", err
 	}
 	if t.Status != "" {
-		return stage(t.Status), nil
+		return postal.Stage(t.Status), nil
 	}
-	return stage(t.Event), nil
+	return postal.Stage(t.Event), nil
 }
 
 // Simulate moves one letter to target now, without moving the clock, for
@@ -354,12 +357,103 @@ func (s *Service) Simulate(ctx context.Context, account, id string, target Simul
 	})
 }
 
-func (lc *lifecycle) simulate(l *Letter, target stage, now time.Time) error {
+func (lc *lifecycle) simulate(l *Letter, target postal.Stage, now time.Time) error {
 	c := courseOf(l)
-	if err := c.simulate(target, now, l.Events); err != nil {
-		return err
+	history := make([]postal.Stage, len(l.Events))
+	for i, e := range l.Events {
+		history[i] = postal.Stage(e.Status)
 	}
-	c.applyTo(l)
+	err := lc.s.postal.Move(c, target, now, history)
+	var refused *postal.RefusedError
+	switch {
+	case errors.Is(err, postal.ErrUnchanged):
+		return errUnchanged
+	case errors.As(err, &refused):
+		return errorf(CodeConflict, "%s", refused.Message)
+	case err != nil:
+		return fmt.Errorf("simulate: %w", err)
+	}
+	applyCourse(c, l)
 	lc.noteDue(l.dueAt)
 	return nil
+}
+
+// Postal is the postal world a letter goes through once it is accepted:
+// when it is processed, printed and mailed, and what the mail stream
+// reports of it. Both methods are pure functions of the course and the
+// time given, so every server and every catch-up computes the same
+// history. postal.Timeline, a simulation, is the default; WithPostal puts
+// a real provider in its place.
+type Postal interface {
+	// Advance takes every step of c due up to now, each stamped with the
+	// time it fell due.
+	Advance(c *postal.Course, now time.Time)
+	// Move takes c to target at now, through every step before it. It
+	// returns postal.ErrUnchanged for a letter already at target and a
+	// *postal.RefusedError for a target passed or out of reach; history
+	// holds the statuses of the letter's events.
+	Move(c *postal.Course, target postal.Stage, now time.Time, history []postal.Stage) error
+}
+
+// courseOf is l as the postal timeline sees it.
+func courseOf(l *Letter) *postal.Course {
+	return &postal.Course{ID: l.ID, Status: postal.Stage(l.Status), Facts: factsOf(l), Due: l.dueAt, Modified: l.ModifiedAt}
+}
+
+// factsOf is what the postal timeline needs to know of l.
+func factsOf(l *Letter) postal.Facts {
+	return postal.Facts{
+		Stage:    stageOf(l),
+		Events:   len(l.Events),
+		SendDate: l.SendDate,
+		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
+		From:     placeOf(l.Sender),
+		To:       placeOf(l.Recipient),
+	}
+}
+
+// stageOf is where l is: its status, or its latest tracking event once mailed.
+func stageOf(l *Letter) postal.Stage {
+	if l.Status != StatusMailed {
+		return postal.Stage(l.Status)
+	}
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		if e := l.Events[i]; e.Type == eventTracking {
+			return postal.Stage(e.Status)
+		}
+	}
+	return postal.Mailed
+}
+
+// placeOf is where a party's address is, from its parsed components or
+// its last line.
+func placeOf(p Party) postal.Place {
+	var city, state, zip string
+	if c := p.AddressComponents; c != nil {
+		city, state, zip = c.City, c.State, c.ZipCode
+	}
+	return postal.PlaceOf(city, state, zip, p.Address.LastLine)
+}
+
+// applyCourse writes c's steps into l, the letter c was made from.
+func applyCourse(c *postal.Course, l *Letter) {
+	for _, e := range c.Added {
+		l.Events = append(l.Events, eventOf(c.ID, e))
+	}
+	l.Status, l.dueAt, l.ModifiedAt = LetterStatus(c.Status), c.Due, c.Modified
+}
+
+// eventOf is the letter event of a postal step.
+func eventOf(letterID string, e postal.Event) Event {
+	if !e.Tracking {
+		return newEvent(letterID, e.N, e.At, eventStatus, EventStatus(e.Status), e.Description)
+	}
+	ev := newEvent(letterID, e.N, e.At, eventTracking, EventStatus(e.Status), e.Description)
+	ev.TrackingEventDetails = &TrackingEventDetails{
+		Facility: e.Facility, FacilityType: e.FacilityType, FacilityZip: e.FacilityZip, Notes: e.Notes,
+	}
+	ev.OperationCode = e.OperationCode
+	ev.ActionRequired = e.ActionRequired
+	ev.Location = e.Location
+	return ev
 }
