@@ -126,12 +126,6 @@ type AddressProcessor interface {
 	Process(ctx context.Context, req AddressRequest) (AddressResult, error)
 }
 
-// MoveRegistry is implemented by an AddressProcessor that takes the moves
-// NCOA forwards recipients by; Service.RegisterMove hands moves to it.
-type MoveRegistry interface {
-	RegisterMove(ctx context.Context, account string, m Move) error
-}
-
 // NewAddressProcessor returns the built-in address processor. It
 // standardizes by USPS Publication 28 and simulates delivery point
 // validation deterministically with package cass (see docs/addresses.md
@@ -309,34 +303,6 @@ func deliverabilityIssue(opts LetterOptions, r AddressResult) string {
 	}
 	return fmt.Sprintf("the recipient address is %s%s, which %s does not accept (it accepts %s)",
 		d, why, how, joinEnum(accepted))
-}
-
-// Move is a change of address filed with the postal service, used by NCOA:
-// a recipient at From (compared after standardization: delivery line and
-// ZIP Code) is forwarded to To. Name, when set, limits the move to a
-// recipient of that name (individual full name or organization, in any
-// case); without it everyone at From has moved.
-//
-// JSON: {"name": "Jane Doe", "from": {"addressLine1": "...", "lastLine":
-// "..."}, "to": {...}}, the addresses in the form a letter's are given.
-type Move struct {
-	Name string       `json:"name,omitempty"`
-	From AddressInput `json:"from"`
-	To   AddressInput `json:"to"`
-}
-
-// RegisterMove records a move for NCOA in the account, for letters created
-// (or whose recipient is updated) after it. A move registered again for the
-// same address and name replaces the earlier one. It is a CodeConflict when
-// the Service's address processor does not take moves (see MoveRegistry),
-// and CodeInvalid, naming the field (from.lastLine, name), when the move is
-// not usable.
-func (s *Service) RegisterMove(ctx context.Context, account string, m Move) error {
-	r, ok := s.address.(MoveRegistry)
-	if !ok {
-		return errorf(CodeConflict, "the address processor in use does not take moves (it is not a lettershop.MoveRegistry), so NCOA moves cannot be registered")
-	}
-	return r.RegisterMove(ctx, account, m)
 }
 
 // RegisterMove validates m and adds it to the account's registry.

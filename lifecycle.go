@@ -4,9 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,91 +288,6 @@ func eventID(letterID string, n int, at time.Time) string {
 		panic("lettershop: no event id for time " + at.String())
 	}
 	return eventPrefix + strings.ToLower(id.String())
-}
-
-// RunDue brings every letter whose next lifecycle step is due at the
-// clock's current time up to date, each step stamped with the time it fell
-// due, and returns how many letters moved. Tests that move a clock.Mock call
-// it (or any read, which catches up first) to see the effect.
-func (s *Service) RunDue(ctx context.Context) (int, error) {
-	return s.life.run(ctx)
-}
-
-// SimulateTarget is where Simulate moves a letter: a letter status, or a
-// tracking event status (inTransit, inLocalArea, processedForDelivery,
-// delivered, reRouted, returnedToSender). Exactly one is set.
-type SimulateTarget struct {
-	Status LetterStatus `json:"status,omitempty"`
-	Event  EventStatus  `json:"event,omitempty"`
-}
-
-// stage checks t and returns the stage it names.
-func (t SimulateTarget) stage() (postal.Stage, error) {
-	f := fieldErrors{}
-	switch {
-	case t.Status == "" && t.Event == "":
-		f.add("status", "give status or event: where to move the letter")
-		f.add("event", "give status or event: where to move the letter")
-	case t.Status != "" && t.Event != "":
-		f.add("status", "give status or event, not both")
-		f.add("event", "give status or event, not both")
-	case t.Status != "":
-		if !slices.Contains(letterStatuses, t.Status) {
-			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
-		}
-	default:
-		if !postal.Stage(t.Event).Tracking() {
-			f.add("event", "must be one of %s, got %q", joinEnum(postal.TrackingStages), t.Event)
-		}
-	}
-	if err := f.err(); err != nil {
-		return "", err
-	}
-	if t.Status != "" {
-		return postal.Stage(t.Status), nil
-	}
-	return postal.Stage(t.Event), nil
-}
-
-// Simulate moves one letter to target now, without moving the clock, for
-// tests that care about one letter: through every step before target, each
-// stamped now, in order. Where the letter's own way does not lead to target
-// (a reRouted or returnedToSender event for a letter without that test
-// input, or delivered for one with it) it turns off that way where it must.
-// Afterwards the letter goes on from there on the clock. A letter already at
-// target is returned unchanged; a target it has passed, or cannot reach
-// (any target of a canceled letter or one at issue; queued or issue for any
-// letter; canceled after ready) is a CodeConflict; an unknown target is
-// CodeInvalid naming status or event.
-func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
-	want, err := target.stage()
-	if err != nil {
-		return nil, err
-	}
-	return s.modifyLetter(ctx, account, id, func(l *Letter) error {
-		return s.life.simulate(l, want, s.now())
-	})
-}
-
-func (lc *lifecycle) simulate(l *Letter, target postal.Stage, now time.Time) error {
-	c := courseOf(l)
-	history := make([]postal.Stage, len(l.Events))
-	for i, e := range l.Events {
-		history[i] = postal.Stage(e.Status)
-	}
-	err := lc.s.postal.Move(c, target, now, history)
-	var refused *postal.RefusedError
-	switch {
-	case errors.Is(err, postal.ErrUnchanged):
-		return errUnchanged
-	case errors.As(err, &refused):
-		return errorf(CodeConflict, "%s", refused.Message)
-	case err != nil:
-		return fmt.Errorf("simulate: %w", err)
-	}
-	applyCourse(c, l)
-	lc.noteDue(l.dueAt)
-	return nil
 }
 
 // Postal is the postal world a letter goes through once it is accepted:
