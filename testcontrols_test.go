@@ -247,4 +247,3 @@ func TestSimulateThenClock(t *testing.T) {
 		t.Errorf("after Simulate to ready on Friday: %v, want inProduction on Monday 14:00", got)
 	}
 }
-
