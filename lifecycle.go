@@ -34,6 +34,23 @@ const (
 	maxSleep = time.Minute
 )
 
+// Postal is the postal world a letter goes through once it is accepted:
+// when it is processed, printed and mailed, and what the mail stream
+// reports of it. Both methods are pure functions of the course and the
+// time given, so every server and every catch-up computes the same
+// history. postal.Timeline, a simulation, is the default; WithPostal puts
+// a real provider in its place.
+type Postal interface {
+	// Advance takes every step of c due up to now, each stamped with the
+	// time it fell due.
+	Advance(c *postal.Course, now time.Time)
+	// Move takes c to target at now, through every step before it. It
+	// returns postal.ErrUnchanged for a letter already at target and a
+	// *postal.RefusedError for a target passed or out of reach; history
+	// holds the statuses of the letter's events.
+	Move(c *postal.Course, target postal.Stage, now time.Time, history []postal.Stage) error
+}
+
 // lifecycle moves letters through their statuses on the Service's clock.
 //
 // On a clock.Mock nothing runs in the background (a ticker on a Mock would
@@ -235,7 +252,7 @@ func (lc *lifecycle) begin(l *Letter, now time.Time) {
 
 // rescheduled settles a queued letter, or one at issue, after its mail
 // fields changed and its addresses were processed again: it is processed
-// again, processingDelay from now, or goes to issue when its recipient can
+// again, postal.ProcessingDelay from now, or goes to issue when its recipient can
 // no longer be mailed. A letter at issue whose recipient can now be mailed
 // is queued again (a status event records it) and its lifecycle resumes
 // from now; one that still can not stays at issue, with the new
@@ -288,23 +305,6 @@ func eventID(letterID string, n int, at time.Time) string {
 		panic("lettershop: no event id for time " + at.String())
 	}
 	return eventPrefix + strings.ToLower(id.String())
-}
-
-// Postal is the postal world a letter goes through once it is accepted:
-// when it is processed, printed and mailed, and what the mail stream
-// reports of it. Both methods are pure functions of the course and the
-// time given, so every server and every catch-up computes the same
-// history. postal.Timeline, a simulation, is the default; WithPostal puts
-// a real provider in its place.
-type Postal interface {
-	// Advance takes every step of c due up to now, each stamped with the
-	// time it fell due.
-	Advance(c *postal.Course, now time.Time)
-	// Move takes c to target at now, through every step before it. It
-	// returns postal.ErrUnchanged for a letter already at target and a
-	// *postal.RefusedError for a target passed or out of reach; history
-	// holds the statuses of the letter's events.
-	Move(c *postal.Course, target postal.Stage, now time.Time, history []postal.Stage) error
 }
 
 // courseOf is l as the postal timeline sees it.

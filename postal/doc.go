@@ -3,7 +3,8 @@
 // the tracking scans of the mail stream up to delivery, a re-route or a
 // return to sender, with US federal holidays observed.
 //
-// It is pure: it reads no clock and keeps no state. Given a letter's facts
+// It is pure: it reads no clock and keeps no state (beyond a memo of each
+// year's holidays). Given a letter's facts
 // (a [Course]) and a time, [Timeline] says what happens next and when, so
 // every server and every catch-up computes the same history. It owns its
 // value types and never imports the lettershop root, which maps its
