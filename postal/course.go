@@ -88,6 +88,7 @@ var ErrUnchanged = errors.New("postal: letter already at target")
 // cannot reach. Its message is fit to show the sender.
 type RefusedError struct{ Message string }
 
+// Error returns the message.
 func (e *RefusedError) Error() string { return e.Message }
 
 func refused(format string, args ...any) error {
