@@ -1,8 +1,13 @@
 // Package lettershop is a local implementation of a print-and-mail letter
 // API: letters with their senders, recipients and tracking history, content
 // assets and their versions, template variables, metadata, idempotency and
-// cursor pagination, address processing, and PDF rendering, behind a
-// pluggable storage.Storage.
+// cursor pagination, behind a pluggable storage.Storage.
+//
+// This package holds the domain and the API's rules. The outside world a
+// real service would call on is simulated in packages of its own, pure and
+// replaceable: the postal timeline (package postal, behind Postal and
+// WithPostal), address processing (package cass, behind AddressProcessor
+// and WithAddressProcessor) and rendering (package render).
 //
 // # Quick start
 //
@@ -43,4 +48,42 @@
 // Every error the Service returns is an *Error whose Code says what kind of
 // failure it is; invalid input carries Fields, a map from field path to
 // message, with every problem found, not just the first.
+//
+// # Packages and the allowed imports
+//
+//   - lettershop (this package): the domain and the API's rules, the
+//     Service and its options. Test controls are in testcontrols.go.
+//   - storage: the Storage contract, its record types and sentinel errors;
+//     storage/storagetest is the conformance suite every backend runs.
+//   - memstore, pgstore: the in-memory and PostgreSQL backends.
+//   - usps: pure address tables and rules (Publication 28, ZIP Codes).
+//   - postal, cass, render: the simulations of the postal timeline, of
+//     address processing and of printing. postal, cass and usps are pure:
+//     no storage, no clock reads, time comes in as an argument.
+//   - httpadapter: the http.Handler serving the API; its /_test routes are
+//     in testroutes.go.
+//   - lettershoptest: the test helper. client: the typed Go client.
+//   - cmd/lettershop: the server.
+//
+// Each package may import, of this module, only the packages listed
+// against it below; the standard library and third-party libraries are
+// free, except where it says std only. TestImports reads this table and
+// checks the module's import graph (go list) against it, so the layering
+// cannot rot. A simulation owns its value types and never imports this
+// package, the way database/sql/driver does not import database/sql; only
+// tests, lettershoptest and the commands import a concrete store.
+//
+//	lettershop          -> storage, usps, postal, cass, render
+//	storage             -> (std only)
+//	storage/storagetest -> storage
+//	memstore            -> storage
+//	pgstore             -> storage
+//	usps                -> (none)
+//	postal              -> usps
+//	cass                -> usps
+//	render              -> usps
+//	httpadapter         -> lettershop
+//	lettershoptest      -> lettershop, memstore, httpadapter
+//	client              -> (none)
+//	cmd/...             -> (any)
 package lettershop

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/usps"
 )
@@ -552,7 +553,7 @@ func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter
 			case StatusCanceled:
 				return errUnchanged
 			case StatusQueued, StatusReady, StatusIssue:
-				s.life.transition(l, StatusCanceled, s.now(), canceledDescription)
+				s.life.transition(l, StatusCanceled, s.now(), postal.Describe(postal.Canceled))
 				return nil
 			default:
 				return errorf(CodeConflict, "letter %s is %s and can no longer be canceled", l.ID, l.Status)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -33,6 +33,23 @@ const (
 	// other servers sharing the store are not left waiting long.
 	maxSleep = time.Minute
 )
+
+// Postal is the postal world a letter goes through once it is accepted:
+// when it is processed, printed and mailed, and what the mail stream
+// reports of it. Both methods are pure functions of the course and the
+// time given, so every server and every catch-up computes the same
+// history. postal.Timeline, a simulation, is the default; WithPostal puts
+// a real provider in its place.
+type Postal interface {
+	// Advance takes every step of c due up to now, each stamped with the
+	// time it fell due.
+	Advance(c *postal.Course, now time.Time)
+	// Move takes c to target at now, through every step before it. It
+	// returns postal.ErrUnchanged for a letter already at target and a
+	// *postal.RefusedError for a target passed or out of reach; history
+	// holds the statuses of the letter's events.
+	Move(c *postal.Course, target postal.Stage, now time.Time, history []postal.Stage) error
+}
 
 // lifecycle moves letters through their statuses on the Service's clock.
 //
@@ -195,7 +212,7 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // decoding and encoding the whole letter. A letter that cannot be decoded
 // is taken off the schedule, logged, rather than blocking every run.
 func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
-	if advanceRecord(r, now) {
+	if lc.advanceRecord(r, now) {
 		lc.noteDue(r.DueAt)
 		return
 	}
@@ -221,8 +238,8 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 		return
 	}
 	c := courseOf(l)
-	c.advance(now)
-	c.applyTo(l)
+	lc.s.postal.Advance(c, now)
+	applyCourse(c, l)
 	lc.noteDue(l.dueAt)
 }
 
@@ -235,7 +252,7 @@ func (lc *lifecycle) begin(l *Letter, now time.Time) {
 
 // rescheduled settles a queued letter, or one at issue, after its mail
 // fields changed and its addresses were processed again: it is processed
-// again, processingDelay from now, or goes to issue when its recipient can
+// again, postal.ProcessingDelay from now, or goes to issue when its recipient can
 // no longer be mailed. A letter at issue whose recipient can now be mailed
 // is queued again (a status event records it) and its lifecycle resumes
 // from now; one that still can not stays at issue, with the new
@@ -250,7 +267,7 @@ func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 	case l.Status == StatusIssue:
 		lc.transition(l, StatusQueued, now, requeuedDescription)
 	}
-	l.dueAt = now.Add(processingDelay)
+	l.dueAt = now.Add(postal.ProcessingDelay)
 	lc.noteDue(l.dueAt)
 }
 
@@ -290,76 +307,65 @@ func eventID(letterID string, n int, at time.Time) string {
 	return eventPrefix + strings.ToLower(id.String())
 }
 
-// RunDue brings every letter whose next lifecycle step is due at the
-// clock's current time up to date, each step stamped with the time it fell
-// due, and returns how many letters moved. Tests that move a clock.Mock call
-// it (or any read, which catches up first) to see the effect.
-func (s *Service) RunDue(ctx context.Context) (int, error) {
-	return s.life.run(ctx)
+// courseOf is l as the postal timeline sees it.
+func courseOf(l *Letter) *postal.Course {
+	return &postal.Course{ID: l.ID, Status: postal.Stage(l.Status), Facts: factsOf(l), Due: l.dueAt, Modified: l.ModifiedAt}
 }
 
-// SimulateTarget is where Simulate moves a letter: a letter status, or a
-// tracking event status (inTransit, inLocalArea, processedForDelivery,
-// delivered, reRouted, returnedToSender). Exactly one is set.
-type SimulateTarget struct {
-	Status LetterStatus `json:"status,omitempty"`
-	Event  EventStatus  `json:"event,omitempty"`
+// factsOf is what the postal timeline needs to know of l.
+func factsOf(l *Letter) postal.Facts {
+	return postal.Facts{
+		Stage:    stageOf(l),
+		Events:   len(l.Events),
+		SendDate: l.SendDate,
+		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
+		From:     placeOf(l.Sender),
+		To:       placeOf(l.Recipient),
+	}
 }
 
-// stage checks t and returns the stage it names.
-func (t SimulateTarget) stage() (stage, error) {
-	f := fieldErrors{}
-	switch {
-	case t.Status == "" && t.Event == "":
-		f.add("status", "give status or event: where to move the letter")
-		f.add("event", "give status or event: where to move the letter")
-	case t.Status != "" && t.Event != "":
-		f.add("status", "give status or event, not both")
-		f.add("event", "give status or event, not both")
-	case t.Status != "":
-		if !slices.Contains(letterStatuses, t.Status) {
-			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
-		}
-	default:
-		if !stage(t.Event).tracking() {
-			f.add("event", "must be one of %s, got %q", joinEnum(trackingStages), t.Event)
+// stageOf is where l is: its status, or its latest tracking event once mailed.
+func stageOf(l *Letter) postal.Stage {
+	if l.Status != StatusMailed {
+		return postal.Stage(l.Status)
+	}
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		if e := l.Events[i]; e.Type == eventTracking {
+			return postal.Stage(e.Status)
 		}
 	}
-	if err := f.err(); err != nil {
-		return "", err
-	}
-	if t.Status != "" {
-		return stage(t.Status), nil
-	}
-	return stage(t.Event), nil
+	return postal.Mailed
 }
 
-// Simulate moves one letter to target now, without moving the clock, for
-// tests that care about one letter: through every step before target, each
-// stamped now, in order. Where the letter's own way does not lead to target
-// (a reRouted or returnedToSender event for a letter without that test
-// input, or delivered for one with it) it turns off that way where it must.
-// Afterwards the letter goes on from there on the clock. A letter already at
-// target is returned unchanged; a target it has passed, or cannot reach
-// (any target of a canceled letter or one at issue; queued or issue for any
-// letter; canceled after ready) is a CodeConflict; an unknown target is
-// CodeInvalid naming status or event.
-func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
-	want, err := target.stage()
-	if err != nil {
-		return nil, err
+// placeOf is where a party's address is, from its parsed components or
+// its last line.
+func placeOf(p Party) postal.Place {
+	var city, state, zip string
+	if c := p.AddressComponents; c != nil {
+		city, state, zip = c.City, c.State, c.ZipCode
 	}
-	return s.modifyLetter(ctx, account, id, func(l *Letter) error {
-		return s.life.simulate(l, want, s.now())
-	})
+	return postal.PlaceOf(city, state, zip, p.Address.LastLine)
 }
 
-func (lc *lifecycle) simulate(l *Letter, target stage, now time.Time) error {
-	c := courseOf(l)
-	if err := c.simulate(target, now, l.Events); err != nil {
-		return err
+// applyCourse writes c's steps into l, the letter c was made from.
+func applyCourse(c *postal.Course, l *Letter) {
+	for _, e := range c.Added {
+		l.Events = append(l.Events, eventOf(c.ID, e))
 	}
-	c.applyTo(l)
-	lc.noteDue(l.dueAt)
-	return nil
+	l.Status, l.dueAt, l.ModifiedAt = LetterStatus(c.Status), c.Due, c.Modified
+}
+
+// eventOf is the letter event of a postal step.
+func eventOf(letterID string, e postal.Event) Event {
+	if !e.Tracking {
+		return newEvent(letterID, e.N, e.At, eventStatus, EventStatus(e.Status), e.Description)
+	}
+	ev := newEvent(letterID, e.N, e.At, eventTracking, EventStatus(e.Status), e.Description)
+	ev.TrackingEventDetails = &TrackingEventDetails{
+		Facility: e.Facility, FacilityType: e.FacilityType, FacilityZip: e.FacilityZip, Notes: e.Notes,
+	}
+	ev.OperationCode = e.OperationCode
+	ev.ActionRequired = e.ActionRequired
+	ev.Location = e.Location
+	return ev
 }

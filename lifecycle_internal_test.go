@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkAdvanceRecord(b *testing.B) {
 	b.Run("in place", func(b *testing.B) {
 		for b.Loop() {
 			r := rec
-			if !advanceRecord(&r, now) {
+			if !s.life.advanceRecord(&r, now) {
 				b.Fatal("layout not recognised")
 			}
 		}
@@ -97,7 +98,7 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		t.Helper()
 		fast := rec
 		fast.Data = slices.Clone(rec.Data)
-		if !advanceRecord(&fast, now) {
+		if !s.life.advanceRecord(&fast, now) {
 			t.Fatalf("%s: layout not recognised", rec.ID)
 		}
 		l, err := letterFromRecord(rec)
@@ -136,6 +137,8 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 }
 
 func TestAdvanceRecordFallsBack(t *testing.T) {
+	s := New(nil, WithClock(clock.NewMock()))
+	defer s.Close()
 	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	for name, data := range map[string]string{
 		"no life first":        `{"sender":{},"life":{"stage":"queued"},"events":[]}`,
@@ -147,7 +150,7 @@ func TestAdvanceRecordFallsBack(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(data)}
-			if advanceRecord(&r, now) {
+			if s.life.advanceRecord(&r, now) {
 				t.Fatalf("advanced %s", data)
 			}
 			if string(r.Data) != data || r.Status != "queued" || !r.DueAt.Equal(now) {
@@ -157,59 +160,12 @@ func TestAdvanceRecordFallsBack(t *testing.T) {
 	}
 	// An empty events array takes the first event without a comma.
 	r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(`{"life":{"stage":"queued","events":0},"sender":{},"events":[]}`)}
-	if !advanceRecord(&r, now) {
+	if !s.life.advanceRecord(&r, now) {
 		t.Fatal("not advanced")
 	}
 	var doc letterDoc
 	if err := decodeDoc(r.Data, &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
 		t.Errorf("after one step: %v, %s", err, r.Data)
-	}
-}
-
-func TestFederalHolidays(t *testing.T) {
-	want := map[int][]string{
-		2026: {"2026-01-01", "2026-01-19", "2026-02-16", "2026-05-25", "2026-06-19", "2026-07-03",
-			"2026-09-07", "2026-10-12", "2026-11-11", "2026-11-26", "2026-12-25"},
-		// Juneteenth, Independence Day and Christmas fall on weekends;
-		// New Year's Day 2028 (a Saturday) is observed on 31 December 2027.
-		2027: {"2027-01-01", "2027-01-18", "2027-02-15", "2027-05-31", "2027-06-18", "2027-07-05",
-			"2027-09-06", "2027-10-11", "2027-11-11", "2027-11-25", "2027-12-24", "2027-12-31"},
-	}
-	for year, days := range want {
-		var got []string
-		for d := time.Date(year, 1, 1, 12, 0, 0, 0, time.UTC); d.Year() == year; d = d.AddDate(0, 0, 1) {
-			weekend := d.Weekday() == time.Saturday || d.Weekday() == time.Sunday
-			if isHoliday(d) {
-				got = append(got, d.Format(time.DateOnly))
-			}
-			if isBusinessDay(d) == (weekend || isHoliday(d)) {
-				t.Errorf("%s: isBusinessDay %v", d.Format(time.DateOnly), isBusinessDay(d))
-			}
-			if isDeliveryDay(d) == (d.Weekday() == time.Sunday || isHoliday(d)) {
-				t.Errorf("%s: isDeliveryDay %v", d.Format(time.DateOnly), isDeliveryDay(d))
-			}
-		}
-		if diff := cmp.Diff(days, got); diff != "" {
-			t.Errorf("%d holidays (-want +got):\n%s", year, diff)
-		}
-	}
-}
-
-func TestParseLastLine(t *testing.T) {
-	tests := map[string]place{
-		"Chicago, IL 60601":       {City: "Chicago", State: "IL", Zip: "60601"},
-		"Chicago IL 60601-1234":   {City: "Chicago", State: "IL", Zip: "60601"},
-		"San Francisco, CA 94103": {City: "San Francisco", State: "CA", Zip: "94103"},
-		"Nowhere":                 {City: "Nowhere"},
-		"":                        {},
-		"60601":                   {Zip: "60601"},
-		"St. Louis, MO  63101":    {City: "St. Louis", State: "MO", Zip: "63101"},
-		"Washington, DC 2000":     {City: "Washington DC 2000"},
-	}
-	for in, want := range tests {
-		if got := parseLastLine(in); got != want {
-			t.Errorf("parseLastLine(%q) = %+v, want %+v", in, got, want)
-		}
 	}
 }
 
@@ -237,7 +193,7 @@ func TestRunTakesEveryBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			mc.Add(processingDelay)
+			mc.Add(postal.ProcessingDelay)
 			if got, err := s.RunDue(ctx); err != nil || got != n {
 				t.Fatalf("RunDue = %d, %v; want %d", got, err, n)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"time"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -30,7 +31,7 @@ var (
 // It reports false, changing nothing, when the document is not laid out as
 // expected; the caller then decodes the whole letter. The new document is
 // a new slice: a store may hold on to it until it writes a whole batch.
-func advanceRecord(r *storage.Letter, now time.Time) bool {
+func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 	data := r.Data
 	if !bytes.HasPrefix(data, lifeStart) {
 		return false
@@ -44,25 +45,26 @@ func advanceRecord(r *storage.Letter, now time.Time) bool {
 	if !bytes.HasPrefix(rest, []byte(`,"`)) || !bytes.HasSuffix(rest, eventsEnd) {
 		return false
 	}
-	c := &course{id: r.ID, status: LetterStatus(r.Status), due: r.DueAt, modified: r.ModifiedAt}
-	if decodeDoc(data[len(lifeStart):end], &c.life) != nil {
+	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt}
+	if decodeDoc(data[len(lifeStart):end], &c.Facts) != nil {
 		return false
 	}
-	c.advance(now)
-	life, err := encodeDoc(&c.life)
+	lc.s.postal.Advance(c, now)
+	life, err := encodeDoc(&c.Facts)
 	if err != nil {
 		return false
 	}
-	b := make([]byte, 0, len(data)+len(life)+eventSize*len(c.added))
+	b := make([]byte, 0, len(data)+len(life)+eventSize*len(c.Added))
 	b = append(b, lifeStart...)
 	b = append(b, life...)
 	b = append(b, rest[:len(rest)-len(eventsEnd)]...)
 	sep := !bytes.HasSuffix(rest, eventsEmpty)
-	for i := range c.added {
+	for _, pe := range c.Added {
 		if sep {
 			b = append(b, ',')
 		}
-		e, err := encodeDoc(&c.added[i])
+		ev := eventOf(c.ID, pe)
+		e, err := encodeDoc(&ev)
 		if err != nil {
 			return false
 		}
@@ -70,7 +72,7 @@ func advanceRecord(r *storage.Letter, now time.Time) bool {
 		sep = true
 	}
 	b = append(b, eventsEnd...)
-	r.Data, r.Status, r.DueAt, r.ModifiedAt = b, string(c.status), c.due, c.modified
+	r.Data, r.Status, r.DueAt, r.ModifiedAt = b, string(c.Status), c.Due, c.Modified
 	return true
 }
 

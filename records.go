@@ -5,6 +5,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -28,7 +29,7 @@ type contentSnapshot struct {
 // the one and appends to the other without decoding the rest
 // (lifecycle_records.go). Add new fields between them.
 type letterDoc struct {
-	Life         lifeDoc         `json:"life"`
+	Life         postal.Facts    `json:"life"`
 	Sender       Party           `json:"sender"`
 	Recipient    Party           `json:"recipient"`
 	Content      LetterContent   `json:"content"`
@@ -48,7 +49,7 @@ func letterRecord(account string, l *Letter) (storage.Letter, error) {
 		events = []Event{}
 	}
 	data, err := encodeDoc(letterDoc{
-		Life:   lifeOf(l),
+		Life:   factsOf(l),
 		Sender: l.Sender, Recipient: l.Recipient, Content: l.Content, UseType: l.UseType,
 		Events: events, SendDate: l.SendDate, Description: l.Description, Variables: l.Variables,
 		Options: l.Options, IssueMessage: l.IssueMessage, Snapshot: l.snapshot,

@@ -48,9 +48,28 @@ func WithRenderCacheSize(n int) Option {
 	return func(s *Service) { s.render.cacheSize, s.render.cacheSet = n, true }
 }
 
+// Renderer draws a letter, mapped to render's values, into its PDF. It
+// must be deterministic for a given letter and safe for concurrent use.
+// The default draws with package render; WithRenderer puts another in its
+// place, for example a print provider's proofs.
+type Renderer interface {
+	Render(l render.Letter) ([]byte, error)
+}
+
+// builtinRenderer draws with package render.
+type builtinRenderer struct{}
+
+func (builtinRenderer) Render(l render.Letter) ([]byte, error) { return render.Render(l) }
+
+// WithRenderer replaces the built-in renderer (package render).
+func WithRenderer(r Renderer) Option {
+	return func(s *Service) { s.render.renderer = r }
+}
+
 // renderState is the Service's rendering and download-link state, set up on
 // first use so that New need not know about it.
 type renderState struct {
+	renderer  Renderer
 	ttl       time.Duration
 	cacheSize int
 	cacheSet  bool
@@ -69,6 +88,9 @@ type renderState struct {
 func (s *Service) renders() *renderState {
 	r := &s.render
 	r.once.Do(func() {
+		if r.renderer == nil {
+			r.renderer = builtinRenderer{}
+		}
 		if r.ttl <= 0 {
 			r.ttl = DefaultDownloadTTL
 		}
@@ -160,7 +182,7 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 		return nil, storeErr("render letter", err)
 	}
 	r.rendered.Add(1)
-	b, err := render.Render(drawing(l, content))
+	b, err := r.renderer.Render(drawing(l, content))
 	if err != nil {
 		return nil, internal("render letter "+l.ID, err)
 	}

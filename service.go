@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -25,6 +26,7 @@ type Service struct {
 	clock    clock.Clock
 	logger   *slog.Logger
 	address  AddressProcessor
+	postal   Postal
 	baseURL  string
 	tokenKey []byte
 	lease    time.Duration
@@ -85,6 +87,11 @@ func WithBaseURL(u string) Option {
 // deliverability), for example with a real postal provider.
 func WithAddressProcessor(p AddressProcessor) Option { return func(s *Service) { s.address = p } }
 
+// WithPostal replaces the simulated postal timeline (postal.Timeline) that
+// moves letters through production, mailing and tracking, for example with
+// a real postal provider.
+func WithPostal(p Postal) Option { return func(s *Service) { s.postal = p } }
+
 // WithIdempotencyLease sets how long an unfinished idempotent request holds
 // its key without renewing it: a running request renews it every third of
 // d, and a retry may take over once it ends (when the server died
@@ -121,6 +128,9 @@ func New(store storage.Storage, opts ...Option) *Service {
 	}
 	if s.address == nil {
 		s.address = NewAddressProcessor()
+	}
+	if s.postal == nil {
+		s.postal = postal.Timeline{}
 	}
 	s.observeStore()
 	s.life = newLifecycle(s)

@@ -93,17 +93,6 @@ func WithRateLimit(n int, per time.Duration) Option {
 // reset times it announces come, while the test clock stands still.
 func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
 
-// WithTestClock enables the test routes under /_test/ (reading and moving
-// the clock, advancing one letter, registering postal moves). m must be the
-// clock the Service was made with. Without this option those routes do not
-// exist.
-//
-// The rate limit stays on (150 requests per 5 seconds per key unless
-// WithRateLimit says otherwise), measured on m unless WithRateLimitClock
-// names another clock: a key that used up its bucket gets 429s until the
-// test moves m on.
-func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
-
 // WithLogger sets where internal errors are logged, each with the request
 // id its response shows. The default is slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
@@ -273,13 +262,6 @@ func (h *handler) handle(rt route) {
 			h.serveRoute(w, r, rt, prefix)
 		})
 	}
-}
-
-// handleTest registers a test route, only bare: test routes live under /_test/.
-func (h *handler) handleTest(rt route) {
-	h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
-		h.serveRoute(w, r, rt, "")
-	})
 }
 
 // serveRoute runs the checks every route shares, in order: the API key, the

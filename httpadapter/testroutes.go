@@ -1,11 +1,27 @@
 package httpadapter
 
+// This file holds everything that exists for tests only: the option that
+// enables the /_test routes, the routes, and their handlers.
+
 import (
 	"net/http"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/lettershop/lettershop"
 )
+
+// WithTestClock enables the test routes under /_test/ (reading and moving
+// the clock, advancing one letter, registering postal moves). m must be the
+// clock the Service was made with. Without this option those routes do not
+// exist.
+//
+// The rate limit stays on (150 requests per 5 seconds per key unless
+// WithRateLimit says otherwise), measured on m unless WithRateLimitClock
+// names another clock: a key that used up its bucket gets 429s until the
+// test moves m on.
+func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
 
 // The test routes exist only with WithTestClock. They act in the key's
 // account and are not idempotent: a test that moves the clock twice means
@@ -17,6 +33,13 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceClock})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
+}
+
+// handleTest registers a test route, only bare: test routes live under /_test/.
+func (h *handler) handleTest(rt route) {
+	h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
+		h.serveRoute(w, r, rt, "")
+	})
 }
 
 // clockState is the body of the clock routes.

@@ -1,6 +1,9 @@
-package lettershop
+package postal
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // trackingKind is what a tracking event says, where it is scanned and the
 // scan's operation code. Codes are USPS-style three-digit scan codes, fixed
@@ -14,29 +17,29 @@ type trackingKind struct {
 	notes          string
 }
 
-var trackingKinds = map[stage]trackingKind{
-	stageInTransit: {
+var trackingKinds = map[Stage]trackingKind{
+	InTransit: {
 		code: "919", description: "Departed the origin processing facility",
 		notes: "Accepted and sorted at the origin facility; on its way to the destination area",
 	},
-	stageInLocalArea: {
+	InLocalArea: {
 		code: "271", atDestination: true, description: "Arrived at the destination processing facility",
 		notes: "In the recipient's local area",
 	},
-	stageReRouted: {
+	ReRouted: {
 		code: "865", atDestination: true, actionRequired: true,
 		description: "Re-routed: forwarded to a new address",
 		notes:       "The recipient's address on file has changed; update it for future mailings",
 	},
-	stageProcessedForDelivery: {
+	ProcessedForDelivery: {
 		code: "918", atDestination: true, deliveryUnit: true, description: "Processed for delivery",
 		notes: "Sorted to the carrier's route; delivery is expected today",
 	},
-	stageDelivered: {
+	Delivered: {
 		code: "960", atDestination: true, deliveryUnit: true, description: "Delivered",
 		notes: "Delivered to the recipient's mail receptacle",
 	},
-	stageReturnedToSender: {
+	ReturnedToSender: {
 		code: "879", atDestination: true, deliveryUnit: true, actionRequired: true,
 		description: "Returned to sender: undeliverable as addressed",
 		notes:       "The letter could not be delivered and is on its way back to the sender; check the recipient's address",
@@ -44,33 +47,31 @@ var trackingKinds = map[stage]trackingKind{
 }
 
 // trackingEvent is c's next event: the tracking scan of reaching st at time at.
-func trackingEvent(c *course, st stage, at time.Time) Event {
+func trackingEvent(c *Course, st Stage, at time.Time) Event {
 	k := trackingKinds[st]
-	p := c.life.From
+	p := c.Facts.From
 	if k.atDestination {
-		p = c.life.To
+		p = c.Facts.To
 	}
 	f := facilityOf(p, k.deliveryUnit)
-	f.Notes = k.notes
-	e := newEvent(c.id, c.life.Events, at, eventTracking, EventStatus(st), k.description)
-	e.TrackingEventDetails = &f
-	e.OperationCode = k.code
-	e.ActionRequired = k.actionRequired
-	e.Location = location(p.City, p.State, f.FacilityZip)
-	return e
+	return Event{
+		N: c.Facts.Events, At: at, Tracking: true, Status: st, Description: k.description,
+		OperationCode: k.code, ActionRequired: k.actionRequired, Location: location(p.City, p.State, f.FacilityZip),
+		Facility: f.Facility, FacilityType: f.FacilityType, FacilityZip: f.FacilityZip, Notes: k.notes,
+	}
 }
 
 // facilityOf names the postal facility serving p: its post office (at p's
 // own ZIP code), or the processing and distribution center of its
 // three-digit ZIP area (at that area's ZIP code ending in 99). The names
 // are made up from the place, in the style of USPS facility names.
-func facilityOf(p place, deliveryUnit bool) TrackingEventDetails {
+func facilityOf(p Place, deliveryUnit bool) facility {
 	name := joinNonEmpty(" ", p.City, p.State)
 	switch {
 	case deliveryUnit && name != "":
-		return TrackingEventDetails{Facility: name + " POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
+		return facility{Facility: name + " POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
 	case deliveryUnit:
-		return TrackingEventDetails{Facility: "LOCAL POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
+		return facility{Facility: "LOCAL POST OFFICE", FacilityType: "Post Office", FacilityZip: p.Zip}
 	}
 	zip := ""
 	if p.Zip != "" {
@@ -79,7 +80,7 @@ func facilityOf(p place, deliveryUnit bool) TrackingEventDetails {
 	if name == "" {
 		name = "REGIONAL"
 	}
-	return TrackingEventDetails{
+	return facility{
 		Facility: name + " PROCESSING AND DISTRIBUTION CENTER", FacilityType: "Processing and Distribution Center", FacilityZip: zip,
 	}
 }
@@ -87,4 +88,19 @@ func facilityOf(p place, deliveryUnit bool) TrackingEventDetails {
 // location is "CITY, ST 12345", with the parts that are known.
 func location(city, state, zip string) string {
 	return joinNonEmpty(" ", joinNonEmpty(", ", city, state), zip)
+}
+
+// facility is a postal facility: its name, its type and its ZIP code.
+type facility struct {
+	Facility, FacilityType, FacilityZip string
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
 }

@@ -1,0 +1,70 @@
+package cass
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/usps"
+)
+
+// TestTestAddresses checks that each test address gives its fixed outcome
+// whatever else is written, in any case and spacing, and is marked so.
+func TestTestAddresses(t *testing.T) {
+	want := map[string]string{
+		"deliverable": DPVConfirmed, "missing unit": DPVDefault, "incorrect unit": DPVSecondaryUnknown,
+		"unnecessary unit": DPVSecondaryUnknown, "undeliverable block match": DPVNotConfirmed,
+		"undeliverable no match": DPVNotConfirmed, "residential house": DPVConfirmed,
+		"commercial highrise": DPVConfirmed, "po box": DPVConfirmed, "rural route": DPVConfirmed,
+		"military": DPVConfirmed, "puerto rico": DPVConfirmed,
+	}
+	if len(want) != len(testAddresses) {
+		t.Fatalf("%d test addresses, want %d", len(testAddresses), len(want))
+	}
+	for line, code := range want {
+		in := Input{Address: usps.Address{Line1: "  " + line + " ", City: "Nowhere", State: "ZZ"}, Casing: usps.Upper}
+		r := Process(in)
+		if !r.Test || r.Analysis.DpvMatchCode != code || r.Reason == "" {
+			t.Errorf("%s: test %v, match %q, reason %q; want a test result %q", line, r.Test, r.Analysis.DpvMatchCode, r.Reason, code)
+		}
+		if (r.Metadata.DefaultBuildingAddress) != (code == DPVDefault) {
+			t.Errorf("%s: defaultBuildingAddress %v", line, r.Metadata.DefaultBuildingAddress)
+		}
+	}
+}
+
+// TestProcessIsDeterministic checks that an address gets the same
+// simulated values every time and in either casing.
+func TestProcessIsDeterministic(t *testing.T) {
+	in := Input{Address: usps.Address{Line1: "200 Oak Avenue", City: "Chicago", State: "IL", ZIP: "60601"}, Casing: usps.Upper}
+	first := Process(in)
+	if first.Test || first.Analysis.DpvMatchCode != DPVConfirmed || first.Address.Plus4 == "" {
+		t.Fatalf("Process(%+v) = %+v, want a confirmed delivery point with a ZIP+4", in, first)
+	}
+	if diff := cmp.Diff(first, Process(in)); diff != "" {
+		t.Errorf("second run (-first +second):\n%s", diff)
+	}
+	in.Casing = usps.Proper
+	proper := Process(in)
+	if diff := cmp.Diff(first.Metadata, proper.Metadata); diff != "" {
+		t.Errorf("metadata by casing (-upper +proper):\n%s", diff)
+	}
+	in.Business = true
+	if got := Process(in).Metadata.AddressType; got != "commercial" {
+		t.Errorf("a business's addressType = %q, want commercial", got)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	if got := TestKey("  Missing   UNIT "); got != "missing unit" {
+		t.Errorf("TestKey = %q", got)
+	}
+	if got := NameKey(" jane   Doe "); got != "JANE DOE" {
+		t.Errorf("NameKey = %q", got)
+	}
+	a := DeliveryKey(usps.Address{Line1: "200 Oak Avenue", City: "Chicago", State: "IL", ZIP: "60601"})
+	b := DeliveryKey(usps.Address{Line1: "200 OAK AVE", City: "CHICAGO", State: "IL", ZIP: "60601"})
+	if a != b {
+		t.Errorf("DeliveryKey differs by form: %q, %q", a, b)
+	}
+}

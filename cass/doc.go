@@ -1,0 +1,12 @@
+// Package cass simulates the address processing of a postal provider:
+// CASS standardization (by USPS Publication 28, package usps), delivery
+// point validation (DPV) with its metadata, and the documented test
+// addresses whose outcome is fixed (docs/addresses.md), including the NCOA
+// test address.
+//
+// It is pure: the same input always gives the same result, and it keeps
+// no state, reads no clock and knows no storage. It owns its value types
+// and never imports the lettershop root, whose built-in address processor
+// maps parties to an Input and a Result back, and keeps the registry of
+// moves NCOA follows.
+package cass

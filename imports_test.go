@@ -1,0 +1,217 @@
+package lettershop_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/lettershop/lettershop"
+
+// listedPackage is what TestImports reads of go list's description of a
+// package.
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+}
+
+// listPackages lists the module's packages with go list.
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the import graph: %v", err)
+	}
+	cmd := exec.Command(goTool, "list", "-json=ImportPath,Dir,GoFiles,Imports", "./...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return pkgs
+}
+
+// importRule is one line of doc.go's table of allowed imports.
+type importRule struct {
+	allowed []string // module packages, relative to the module ("lettershop" is the root)
+	any     bool     // (any): every package of the module
+	stdOnly bool     // (std only): no package outside the standard library either
+}
+
+// readImportRules reads the table of allowed imports from doc.go: the
+// indented lines "package -> allowed, allowed" of its section on imports.
+// A package ending in /... covers every package under it.
+func readImportRules(t *testing.T) map[string]importRule {
+	t.Helper()
+	f, err := os.Open("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rules := map[string]importRule{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "//\t")
+		if !ok {
+			continue
+		}
+		pkg, allowed, ok := strings.Cut(line, "->")
+		if !ok {
+			continue
+		}
+		pkg = strings.Fields(pkg)[0]
+		var r importRule
+		switch allowed = strings.TrimSpace(allowed); allowed {
+		case "(any)":
+			r.any = true
+		case "(std only)":
+			r.stdOnly = true
+		case "(none)":
+		default:
+			for _, a := range strings.Split(allowed, ",") {
+				r.allowed = append(r.allowed, strings.TrimSpace(a))
+			}
+		}
+		if _, dup := rules[pkg]; dup {
+			t.Errorf("doc.go: two rules for %s", pkg)
+		}
+		rules[pkg] = r
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) == 0 {
+		t.Fatal("doc.go has no table of allowed imports")
+	}
+	return rules
+}
+
+// relative is a package's path in the module: "lettershop" for the root.
+func relative(path string) string {
+	if path == module {
+		return "lettershop"
+	}
+	return strings.TrimPrefix(path, module+"/")
+}
+
+// ruleFor is the rule covering rel.
+func ruleFor(rules map[string]importRule, rel string) (importRule, bool) {
+	if r, ok := rules[rel]; ok {
+		return r, true
+	}
+	for pkg, r := range rules {
+		if prefix, ok := strings.CutSuffix(pkg, "/..."); ok && (rel == prefix || strings.HasPrefix(rel, prefix+"/")) {
+			return r, true
+		}
+	}
+	return importRule{}, false
+}
+
+// TestImports checks the module's import graph against the allowed
+// imports doc.go lists, so the layering cannot rot: the root above storage,
+// usps and the simulations; the simulations and the stores never above the
+// root; a concrete store only in lettershoptest and the commands. Tests may
+// import what they need.
+func TestImports(t *testing.T) {
+	rules := readImportRules(t)
+	for _, p := range listPackages(t) {
+		rel := relative(p.ImportPath)
+		r, ok := ruleFor(rules, rel)
+		if !ok {
+			t.Errorf("%s has no rule in doc.go's table of allowed imports: add one", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			inModule := imp == module || strings.HasPrefix(imp, module+"/")
+			switch {
+			case !inModule && r.stdOnly && strings.Contains(strings.Split(imp, "/")[0], "."):
+				t.Errorf("%s imports %s: it may import the standard library only", rel, imp)
+			case !inModule, r.any:
+			case !slices.Contains(r.allowed, relative(imp)):
+				t.Errorf("%s imports %s: doc.go allows it only %s", rel, relative(imp), allowedList(r))
+			}
+		}
+	}
+}
+
+func allowedList(r importRule) string {
+	if len(r.allowed) == 0 {
+		return "no package of this module"
+	}
+	return strings.Join(r.allowed, ", ")
+}
+
+// pure are the packages that read no clock: time comes in as an argument.
+var pure = []string{"usps", "postal", "cass"}
+
+// clockReads are the functions of package time that read the clock or
+// wait on it.
+var clockReads = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTicker", "NewTimer"}
+
+// TestPurePackagesReadNoClock checks that the simulations and usps take
+// time as an argument and never read it.
+func TestPurePackagesReadNoClock(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if !slices.Contains(pure, relative(p.ImportPath)) {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeName := ""
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"time"` {
+					timeName = "time"
+					if imp.Name != nil {
+						timeName = imp.Name.Name
+					}
+				}
+			}
+			if timeName == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == timeName && slices.Contains(clockReads, sel.Sel.Name) {
+					t.Errorf("%s: %s.%s reads the clock; %s is pure and takes time as an argument",
+						filepath.Join(relative(p.ImportPath), name), timeName, sel.Sel.Name, relative(p.ImportPath))
+				}
+				return true
+			})
+		}
+	}
+}

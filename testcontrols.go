@@ -1,0 +1,135 @@
+package lettershop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lettershop/lettershop/postal"
+)
+
+// This file holds the Service's controls for tests, in one place: running
+// what fell due after a test moved its clock (the clock itself is
+// WithClock's), moving one letter along its timeline, and registering the
+// moves NCOA follows. httpadapter/testroutes.go serves them under /_test.
+
+// RunDue brings every letter whose next lifecycle step is due at the
+// clock's current time up to date, each step stamped with the time it fell
+// due, and returns how many letters moved. Tests that move a clock.Mock call
+// it (or any read, which catches up first) to see the effect.
+func (s *Service) RunDue(ctx context.Context) (int, error) {
+	return s.life.run(ctx)
+}
+
+// SimulateTarget is where Simulate moves a letter: a letter status, or a
+// tracking event status (inTransit, inLocalArea, processedForDelivery,
+// delivered, reRouted, returnedToSender). Exactly one is set.
+type SimulateTarget struct {
+	Status LetterStatus `json:"status,omitempty"`
+	Event  EventStatus  `json:"event,omitempty"`
+}
+
+// stage checks t and returns the stage it names.
+func (t SimulateTarget) stage() (postal.Stage, error) {
+	f := fieldErrors{}
+	switch {
+	case t.Status == "" && t.Event == "":
+		f.add("status", "give status or event: where to move the letter")
+		f.add("event", "give status or event: where to move the letter")
+	case t.Status != "" && t.Event != "":
+		f.add("status", "give status or event, not both")
+		f.add("event", "give status or event, not both")
+	case t.Status != "":
+		if !slices.Contains(letterStatuses, t.Status) {
+			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
+		}
+	default:
+		if !postal.Stage(t.Event).Tracking() {
+			f.add("event", "must be one of %s, got %q", joinEnum(postal.TrackingStages), t.Event)
+		}
+	}
+	if err := f.err(); err != nil {
+		return "", err
+	}
+	if t.Status != "" {
+		return postal.Stage(t.Status), nil
+	}
+	return postal.Stage(t.Event), nil
+}
+
+// Simulate moves one letter to target now, without moving the clock, for
+// tests that care about one letter: through every step before target, each
+// stamped now, in order. Where the letter's own way does not lead to target
+// (a reRouted or returnedToSender event for a letter without that test
+// input, or delivered for one with it) it turns off that way where it must.
+// Afterwards the letter goes on from there on the clock. A letter already at
+// target is returned unchanged; a target it has passed, or cannot reach
+// (any target of a canceled letter or one at issue; queued or issue for any
+// letter; canceled after ready) is a CodeConflict; an unknown target is
+// CodeInvalid naming status or event.
+func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
+	want, err := target.stage()
+	if err != nil {
+		return nil, err
+	}
+	return s.modifyLetter(ctx, account, id, func(l *Letter) error {
+		return s.life.simulate(l, want, s.now())
+	})
+}
+
+func (lc *lifecycle) simulate(l *Letter, target postal.Stage, now time.Time) error {
+	c := courseOf(l)
+	history := make([]postal.Stage, len(l.Events))
+	for i, e := range l.Events {
+		history[i] = postal.Stage(e.Status)
+	}
+	err := lc.s.postal.Move(c, target, now, history)
+	var refused *postal.RefusedError
+	switch {
+	case errors.Is(err, postal.ErrUnchanged):
+		return errUnchanged
+	case errors.As(err, &refused):
+		return errorf(CodeConflict, "%s", refused.Message)
+	case err != nil:
+		return fmt.Errorf("simulate: %w", err)
+	}
+	applyCourse(c, l)
+	lc.noteDue(l.dueAt)
+	return nil
+}
+
+// MoveRegistry is implemented by an AddressProcessor that takes the moves
+// NCOA forwards recipients by; Service.RegisterMove hands moves to it.
+type MoveRegistry interface {
+	RegisterMove(ctx context.Context, account string, m Move) error
+}
+
+// Move is a change of address filed with the postal service, used by NCOA:
+// a recipient at From (compared after standardization: delivery line and
+// ZIP Code) is forwarded to To. Name, when set, limits the move to a
+// recipient of that name (individual full name or organization, in any
+// case); without it everyone at From has moved.
+//
+// JSON: {"name": "Jane Doe", "from": {"addressLine1": "...", "lastLine":
+// "..."}, "to": {...}}, the addresses in the form a letter's are given.
+type Move struct {
+	Name string       `json:"name,omitempty"`
+	From AddressInput `json:"from"`
+	To   AddressInput `json:"to"`
+}
+
+// RegisterMove records a move for NCOA in the account, for letters created
+// (or whose recipient is updated) after it. A move registered again for the
+// same address and name replaces the earlier one. It is a CodeConflict when
+// the Service's address processor does not take moves (see MoveRegistry),
+// and CodeInvalid, naming the field (from.lastLine, name), when the move is
+// not usable.
+func (s *Service) RegisterMove(ctx context.Context, account string, m Move) error {
+	r, ok := s.address.(MoveRegistry)
+	if !ok {
+		return errorf(CodeConflict, "the address processor in use does not take moves (it is not a lettershop.MoveRegistry), so NCOA moves cannot be registered")
+	}
+	return r.RegisterMove(ctx, account, m)
+}
