@@ -259,7 +259,8 @@ func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	base := mountPrefix(r)
-	h.render(w, status, "login.html", &page{Title: "Log in", Base: base, Error: msg})
+	_, sandbox := h.auth.(httpadapter.SandboxAuthenticator)
+	h.render(w, status, "login.html", &page{Title: "Log in", Base: base, Error: msg, Data: sandbox})
 }
 
 // login checks the key and keeps it in the cookie. It takes no CSRF token
