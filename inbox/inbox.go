@@ -125,6 +125,7 @@ func (h *handler) routes() {
 	h.mux.HandleFunc("GET /{$}", h.authed(httpadapter.ScopeLettersRead, h.letters))
 	h.mux.HandleFunc("GET /letters/state", h.authed(httpadapter.ScopeLettersRead, h.lettersState))
 	h.mux.HandleFunc("GET /letters/{id}", h.authed(httpadapter.ScopeLettersRead, h.letter))
+	h.mux.HandleFunc("GET /letters/{id}/state", h.authed(httpadapter.ScopeLettersRead, h.letterState))
 	h.mux.HandleFunc("GET /letters/{id}/pdf", h.authed(httpadapter.ScopeLettersRead, h.letterPDF))
 	h.mux.HandleFunc("POST /letters/{id}/cancel", h.action(httpadapter.ScopeLettersWrite, h.cancel))
 	h.mux.HandleFunc("POST /letters/{id}/simulate", h.action(httpadapter.ScopeLettersWrite, h.simulate))

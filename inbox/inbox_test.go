@@ -222,6 +222,20 @@ func TestTheTableStateChangesWithTheLetters(t *testing.T) {
 		t.Errorf("the state did not change with a new letter")
 	}
 	wantStatus(t, c.get("/inbox/letters/state?status=lost"), http.StatusBadRequest)
+
+	// A letter's page polls its own state, which changes when the letter moves.
+	l := e.letter(a, nil)
+	page = c.get("/inbox/letters/" + l.ID).Body
+	wantContains(t, page, `data-poll="/inbox/letters/`+l.ID+`/state"`)
+	before = c.get("/inbox/letters/" + l.ID + "/state")
+	wantContains(t, page, `data-state="`+before.Body+`"`)
+	if _, err := e.svc.Simulate(e.ctx, e.account, l.ID, lettershop.SimulateTarget{Status: lettershop.StatusMailed}); err != nil {
+		t.Fatal(err)
+	}
+	if after := c.get("/inbox/letters/" + l.ID + "/state").Body; after == before.Body {
+		t.Errorf("the letter's state did not change when it moved")
+	}
+	wantStatus(t, c.get("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6/state"), http.StatusNotFound)
 }
 
 func TestTheLetterPage(t *testing.T) {

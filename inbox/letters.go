@@ -3,6 +3,7 @@ package inbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -204,6 +205,17 @@ func (h *handler) lettersState(w http.ResponseWriter, s *session) {
 	_, _ = w.Write([]byte(h.state(s, ls)))
 }
 
+// letterState is lettersState for one letter's page.
+func (h *handler) letterState(w http.ResponseWriter, s *session) {
+	l, err := h.svc.GetLetter(s.ctx(), s.account(), s.r.PathValue("id"))
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(h.state(s, []*lettershop.Letter{l})))
+}
+
 // state fingerprints letters (which, in what status, changed when) and the
 // clock, so a letter made, moved or changed shows as a new state.
 func (h *handler) state(s *session, ls []*lettershop.Letter) string {
@@ -240,7 +252,8 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 	p.Nav = "letters"
 	p.Back = "/letters/" + l.ID
 	if actionErr != nil {
-		if e, ok := actionErr.(*lettershop.Error); ok && e.Code != lettershop.CodeInternal {
+		var e *lettershop.Error
+		if errors.As(actionErr, &e) && e.Code != lettershop.CodeInternal {
 			p.Error = errorMessage(e)
 		} else {
 			h.fail(w, s, actionErr)
@@ -253,6 +266,8 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 		v.Events = append(v.Events, &l.Events[i])
 	}
 	p.Data = v
+	p.Poll = s.base + "/letters/" + url.PathEscape(l.ID) + "/state"
+	p.State = h.state(s, []*lettershop.Letter{l})
 	h.render(w, status, "letter.html", p)
 }
 
@@ -317,8 +332,8 @@ func (h *handler) simulate(w http.ResponseWriter, s *session) {
 // actionFailed shows the letter again with what went wrong; a letter that
 // can not be found is a plain error page.
 func (h *handler) actionFailed(w http.ResponseWriter, s *session, err error) {
-	e, ok := err.(*lettershop.Error)
-	if !ok || e.Code == lettershop.CodeNotFound || e.Code == lettershop.CodeInternal {
+	var e *lettershop.Error
+	if !errors.As(err, &e) || e.Code == lettershop.CodeNotFound || e.Code == lettershop.CodeInternal {
 		h.fail(w, s, err)
 		return
 	}

@@ -38,6 +38,10 @@ type page struct {
 }
 
 func (h *handler) newPage(s *session, title string) *page {
+	back := s.r.URL.RequestURI()
+	if s.r.Method != http.MethodGet {
+		back = "/" // a form's own path is no page to return to
+	}
 	return &page{
 		Title:     title,
 		Base:      s.base,
@@ -46,7 +50,7 @@ func (h *handler) newPage(s *session, title string) *page {
 		TestClock: h.clock.test(),
 		CanWrite:  s.can(httpadapter.ScopeLettersWrite),
 		CSRF:      s.csrf,
-		Back:      s.r.URL.RequestURI(),
+		Back:      back,
 		Notice:    notices[s.r.URL.Query().Get("done")],
 	}
 }
