@@ -128,11 +128,11 @@ func TestBrowserJourney(t *testing.T) {
 	e := newEnv(t)
 	a := e.template()
 	// A letter from before, so the table has more than one row.
-	e.letter(a, func(in *lettershop.CreateLetterInput) {
+	otto := e.letter(a, func(in *lettershop.CreateLetterInput) {
 		in.Description = "March statement"
 		in.Recipient.Individual = &lettershop.Individual{FirstName: "Otto", LastName: "Lilienthal"}
 		in.Metadata = lettershop.Metadata{{Key: "customer", Value: "c-7"}}
-		in.SendDate = "2026-06-01" // still queued when the clock has moved a month
+		in.SendDate = "2026-06-01" // not mailed when the clock has moved a month
 	})
 	e.clock.Add(90 * time.Minute)
 
@@ -198,13 +198,20 @@ func TestBrowserJourney(t *testing.T) {
 		}
 	}
 
-	do(t, ctx, "force an event on the other letter",
+	do(t, ctx, "open the other letter",
 		chromedp.Navigate(e.srv.URL+"/inbox/?status=mailed"),
 		chromedp.WaitVisible(chromedp.CSS("table.letters")),
 		screenshot("5-letters-mailed"),
 		chromedp.Navigate(e.srv.URL+"/inbox/?q=lilienthal"),
 		chromedp.Click(chromedp.Search(`//a[text()="Otto Lilienthal"]`)),
-		chromedp.WaitVisible(chromedp.ID("simulate")),
+		chromedp.WaitVisible(chromedp.Search(`//span[@id="status"][text()="ready"]`)),
+	)
+	// The letter's page follows the letter when something else moves it.
+	if _, err := e.svc.Simulate(e.ctx, e.account, otto.ID, lettershop.SimulateTarget{Status: lettershop.StatusInProduction}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "see the letter move, then force an event",
+		chromedp.WaitVisible(chromedp.Search(`//span[@id="status"][text()="inProduction"]`)),
 		chromedp.SetValue(chromedp.CSS(`select[name="target"]`), "event:returnedToSender"),
 		chromedp.Click(chromedp.ID("simulate")),
 		chromedp.WaitVisible(chromedp.CSS("p.notice, p.error")),
