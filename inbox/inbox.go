@@ -22,6 +22,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"html/template"
@@ -202,12 +203,12 @@ func (h *handler) action(scope httpadapter.Scope, next sessionHandler) http.Hand
 // visitor to the login page (clearing a stale cookie) and reports false.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, bool) {
 	base := mountPrefix(r)
-	c, err := r.Cookie(CookieName)
-	if err != nil || c.Value == "" {
+	key, ok := cookieKey(r)
+	if !ok {
 		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		return nil, false
 	}
-	p, err := h.auth.Authenticate(r.Context(), c.Value)
+	p, err := h.auth.Authenticate(r.Context(), key)
 	if err != nil {
 		if !errors.Is(err, httpadapter.ErrUnknownKey) {
 			h.logger.Error("inbox: authenticate", "err", err)
@@ -216,7 +217,7 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, boo
 		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		return nil, false
 	}
-	return &session{principal: p, key: c.Value, base: base, csrf: h.csrfToken(c.Value), r: r}, true
+	return &session{principal: p, key: key, base: base, csrf: h.csrfToken(key), r: r}, true
 }
 
 // csrfToken is bound to the key, so a token works only for its own session.
@@ -243,9 +244,24 @@ func sameOrigin(r *http.Request) bool {
 
 func cookiePath(base string) string { return base + "/" }
 
+// The cookie holds the key base64url-encoded: a key may hold characters
+// (";", quotes, backslashes) a cookie value can not.
 func setCookie(w http.ResponseWriter, r *http.Request, base, key string) {
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: key, Path: cookiePath(base),
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(key)), Path: cookiePath(base),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// cookieKey is the key the request's cookie holds.
+func cookieKey(r *http.Request) (string, bool) {
+	c, err := r.Cookie(CookieName)
+	if err != nil || c.Value == "" {
+		return "", false
+	}
+	key, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(key) == 0 {
+		return "", false
+	}
+	return string(key), true
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request, base string) {

@@ -2,6 +2,7 @@ package inbox_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,13 +43,24 @@ func TestLoginKeepsTheKeyInAStrictHttpOnlyCookie(t *testing.T) {
 		t.Fatalf("cookies %v, want one", cookies)
 	}
 	ck := cookies[0]
-	if ck.Name != inbox.CookieName || ck.Value != testKey || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/inbox/" {
+	if ck.Name != inbox.CookieName || ck.Value != base64.RawURLEncoding.EncodeToString([]byte(testKey)) || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/inbox/" {
 		t.Errorf("cookie %+v: want %s=key, HttpOnly, SameSite=Strict, Path=/inbox/", ck, inbox.CookieName)
 	}
 	page := c.get("/inbox/")
 	wantStatus(t, page, http.StatusOK)
 	wantContains(t, page.Body, e.account)
 	wantLacks(t, page.Body, testKey)
+}
+
+func TestAKeyWithCharactersNoCookieTakes(t *testing.T) {
+	key := `sk_test_a;b"c\d,é`
+	e := newEnv(t)
+	e.account = httpadapter.SandboxAccount(key)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(key)
+	res := c.get("/inbox/letters/" + l.ID)
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body, e.account)
 }
 
 func TestLoginRefusesBadKeysAndOtherSites(t *testing.T) {
@@ -82,9 +94,13 @@ func TestAStaleCookieIsCleared(t *testing.T) {
 	e := newEnv(t)
 	c := e.client()
 	u, _ := url.Parse(e.srv.URL + "/inbox/")
-	c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: "sk_live_gone", Path: "/inbox/"}})
-	res := c.get("/inbox/")
-	wantStatus(t, res, http.StatusSeeOther)
+	for _, v := range []string{base64.RawURLEncoding.EncodeToString([]byte("sk_live_gone")), "not*base64"} {
+		c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: v, Path: "/inbox/"}})
+		res := c.get("/inbox/")
+		wantStatus(t, res, http.StatusSeeOther)
+	}
+	c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte("sk_live_gone")), Path: "/inbox/"}})
+	c.get("/inbox/")
 	if len(c.jar.Cookies(u)) != 0 {
 		t.Errorf("the stale cookie stayed")
 	}
