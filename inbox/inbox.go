@@ -152,7 +152,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // session is a request from a logged-in visitor.
 type session struct {
 	principal httpadapter.Principal
-	key       string
 	base      string // the mount prefix, without a trailing slash
 	csrf      string
 	r         *http.Request
@@ -217,7 +216,7 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, boo
 		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		return nil, false
 	}
-	return &session{principal: p, key: key, base: base, csrf: h.csrfToken(key), r: r}, true
+	return &session{principal: p, base: base, csrf: h.csrfToken(key), r: r}, true
 }
 
 // csrfToken is bound to the key, so a token works only for its own session.

@@ -106,8 +106,6 @@ var funcs = template.FuncMap{
 	"partyName": partyName,
 	"deref":     func(s *string) string { return deref(s) },
 	"join":      strings.Join,
-	"lower":     strings.ToLower,
-	"statusOf":  func(l *lettershop.Letter) string { return string(l.Status) },
 	"kib":       kib,
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
