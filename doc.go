@@ -63,6 +63,9 @@
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
 //     in testroutes.go.
 //   - lettershoptest: the test helper. client: the typed Go client.
+//   - openapi: the OpenAPI document, embedded; internal/openapitest checks
+//     traffic against it in tests.
+//   - inbox: the web UI, an http.Handler beside the API's.
 //   - cmd/lettershop: the server.
 //
 // Each package may import, of this module, only the packages listed
@@ -82,8 +85,11 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop
+//	httpadapter         -> lettershop, openapi
 //	lettershoptest      -> lettershop, memstore, httpadapter
 //	client              -> (none)
+//	openapi             -> (none)
+//	internal/openapitest -> openapi
+//	inbox               -> lettershop, httpadapter
 //	cmd/...             -> (any)
 package lettershop

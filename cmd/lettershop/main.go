@@ -29,6 +29,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/inbox"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/pgstore"
 	"github.com/lettershop/lettershop/storage"
@@ -108,6 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
 		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace)}
+	var iopts []inbox.Option
 	if cfg.testClock {
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))
@@ -115,6 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// Clients pace themselves by the wall clock; on the stopped test
 		// clock a used-up bucket would never refill.
 		hopts = append(hopts, httpadapter.WithTestClock(mock), httpadapter.WithRateLimitClock(clock.New()))
+		iopts = append(iopts, inbox.WithTestClock(mock))
 	}
 	if metrics != nil {
 		opts = append(opts, lettershop.WithHooks(metrics.Hooks()))
@@ -126,12 +129,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return usageError{fmt.Errorf("--api-key: %w", err)}
 		}
 		hopts = append(hopts, httpadapter.WithAuthenticator(auth))
+		iopts = append(iopts, inbox.WithAuthenticator(auth))
 	}
 	svc := lettershop.New(store, opts...)
 	defer svc.Close()
 
 	srv := &http.Server{
-		Handler:           logRequests(logger, httpadapter.New(svc, hopts...)),
+		Handler:           logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -241,9 +245,30 @@ func greet(w io.Writer, cfg config, local, base string) {
 	if cfg.metricsAddr == "" {
 		fmt.Fprintf(w, "Metrics: %s/metrics\n", base)
 	}
+	fmt.Fprintf(w, "Inbox: %s%s/\n", base, inboxPath)
 	if cfg.testClock {
 		fmt.Fprintf(w, "Test clock: stopped. Move it with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
 	}
+}
+
+// inboxPath is where the server mounts the inbox, beside the API.
+const inboxPath = "/inbox"
+
+// withInbox serves the inbox under inboxPath and everything else from api.
+// It is no ServeMux: a mux would redirect paths with empty or dot segments,
+// which the API answers with a 404 problem.
+func withInbox(api, ui http.Handler) http.Handler {
+	strip := http.StripPrefix(inboxPath, ui)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == inboxPath:
+			http.Redirect(w, r, inboxPath+"/", http.StatusMovedPermanently)
+		case strings.HasPrefix(r.URL.Path, inboxPath+"/"):
+			strip.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
 }
 
 // logRequests writes one structured line per request: at info, or at debug

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// The server mounts the inbox at /inbox/ with the API's keys and clock, and
+// leaves every other path to the API as it was.
+func TestServerMountsTheInbox(t *testing.T) {
+	base, _ := startServer(t, "--api-key", "acme:secret1", "--api-key", "acme:reader=letters:read", "--test-clock", "--rate-limit", "0")
+	for _, tc := range []struct {
+		path, location string
+		status         int
+	}{
+		{"/inbox", "/inbox/", http.StatusMovedPermanently},
+		{"/inbox/", "/inbox/login", http.StatusSeeOther},
+		{"/inbox/login", "", http.StatusOK},
+		{"//letters", "", http.StatusNotFound}, // the API's, never redirected
+		{"/inboxes", "", http.StatusNotFound},
+	} {
+		resp, body := call(t, "GET", base+tc.path, "", "")
+		if resp.StatusCode != tc.status || resp.Header.Get("Location") != tc.location {
+			t.Errorf("GET %s: %d Location %q, want %d %q (%s)", tc.path, resp.StatusCode, resp.Header.Get("Location"), tc.status, tc.location, body)
+		}
+	}
+	if resp, body := call(t, "GET", base+"//letters", "", ""); !strings.Contains(resp.Header.Get("Content-Type"), "problem+json") {
+		t.Errorf("//letters is no longer the API's problem: %s", body)
+	}
+
+	login := func(key string) *http.Response {
+		resp, _ := call(t, "POST", base+"/inbox/login", "", url.Values{"key": {key}}.Encode(),
+			"Content-Type", "application/x-www-form-urlencoded", "Origin", base)
+		return resp
+	}
+	if resp := login("sk_test_sandbox"); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a sandbox key with --api-key: %d, want 401", resp.StatusCode)
+	}
+	resp := login("reader")
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("log in with an API key: %d %v", resp.StatusCode, resp.Cookies())
+	}
+	cookie := resp.Cookies()[0]
+	resp, body := call(t, "GET", base+"/inbox/", "", "", "Cookie", cookie.Name+"="+cookie.Value)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Test clock") {
+		t.Errorf("the inbox: %d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(string(body), "/clock/advance") {
+		t.Errorf("a key without letters:write is offered the clock")
+	}
+}

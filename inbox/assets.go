@@ -1,0 +1,158 @@
+package inbox
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+
+	"github.com/lettershop/lettershop"
+)
+
+const assetPageSize = 25
+
+// assetsView is the assets page's data.
+type assetsView struct {
+	Assets []*lettershop.Asset
+	Next   string
+	First  string
+}
+
+// assets is the table of the account's assets, newest first.
+func (h *handler) assets(w http.ResponseWriter, s *session) {
+	token := s.r.URL.Query().Get("token")
+	pg, err := h.svc.ListAssets(s.ctx(), s.account(), lettershop.ListAssetsInput{
+		PageRequest: lettershop.PageRequest{PageSize: assetPageSize, NextToken: token}})
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	v := &assetsView{Assets: pg.Items}
+	if pg.NextToken != "" {
+		v.Next = s.base + "/assets?" + url.Values{"token": {pg.NextToken}}.Encode()
+	}
+	if token != "" {
+		v.First = s.base + "/assets"
+	}
+	p := h.newPage(s, "Assets")
+	p.Nav = "assets"
+	p.Data = v
+	h.render(w, http.StatusOK, "assets.html", p)
+}
+
+// assetView is an asset page's data.
+type assetView struct {
+	Asset    *lettershop.Asset
+	Versions []*lettershop.AssetVersion
+	Next     string
+	First    string
+}
+
+// asset is one asset and its versions, archived ones too.
+func (h *handler) asset(w http.ResponseWriter, s *session) {
+	a, err := h.svc.GetAsset(s.ctx(), s.account(), s.r.PathValue("id"))
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	token := s.r.URL.Query().Get("token")
+	pg, err := h.svc.ListVersions(s.ctx(), s.account(), a.ID, lettershop.ListVersionsInput{
+		PageRequest: lettershop.PageRequest{PageSize: assetPageSize, NextToken: token}, IncludeArchived: true})
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	v := &assetView{Asset: a, Versions: pg.Items}
+	if pg.NextToken != "" {
+		v.Next = s.base + "/assets/" + url.PathEscape(a.ID) + "?" + url.Values{"token": {pg.NextToken}}.Encode()
+	}
+	if token != "" {
+		v.First = s.base + "/assets/" + url.PathEscape(a.ID)
+	}
+	p := h.newPage(s, "Asset "+a.Name)
+	p.Nav = "assets"
+	p.Data = v
+	h.render(w, http.StatusOK, "asset.html", p)
+}
+
+// versionView is a version page's data.
+type versionView struct {
+	Asset   *lettershop.Asset
+	Version *lettershop.AssetVersion
+	// Source is an HTML template's text, shown escaped.
+	Source     string
+	ContentURL string
+	Kind       string // "html", "image", "pdf" or "other": how it is previewed
+}
+
+// version is one version with a preview of its content.
+func (h *handler) version(w http.ResponseWriter, s *session) {
+	a, err := h.svc.GetAsset(s.ctx(), s.account(), s.r.PathValue("id"))
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	ver, err := h.svc.GetVersion(s.ctx(), s.account(), a.ID, s.r.PathValue("vid"))
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	v := &versionView{Asset: a, Version: ver, Kind: previewKind(ver.Content.Type),
+		ContentURL: s.base + "/assets/" + url.PathEscape(a.ID) + "/versions/" + url.PathEscape(ver.ID) + "/content"}
+	if v.Kind == "html" {
+		v.Source = ver.Content.Data
+	}
+	p := h.newPage(s, "Version "+ver.ID)
+	p.Nav = "assets"
+	p.Data = v
+	h.render(w, http.StatusOK, "version.html", p)
+}
+
+func previewKind(t lettershop.ContentType) string {
+	switch t {
+	case lettershop.ContentHTML:
+		return "html"
+	case lettershop.ContentPNG, lettershop.ContentJPEG:
+		return "image"
+	case lettershop.ContentPDF:
+		return "pdf"
+	}
+	return "other"
+}
+
+// contentCSP is the policy of a version's HTML shown in a frame: a sandbox
+// (no script, no same origin, no forms), its own inline styles and images
+// in data: URLs, nothing fetched.
+const contentCSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'"
+
+// versionContent is a version's content as itself, for the preview's frame
+// or image: HTML sandboxed, a font as a download.
+func (h *handler) versionContent(w http.ResponseWriter, s *session) {
+	ver, err := h.svc.GetVersion(s.ctx(), s.account(), s.r.PathValue("id"), s.r.PathValue("vid"))
+	if err != nil {
+		h.fail(w, s, err)
+		return
+	}
+	data := []byte(ver.Content.Data)
+	if ver.Content.Type != lettershop.ContentHTML {
+		if data, err = base64.StdEncoding.DecodeString(ver.Content.Data); err != nil {
+			h.fail(w, s, err)
+			return
+		}
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", string(ver.Content.Type))
+	hd.Set("X-Frame-Options", "SAMEORIGIN")
+	switch previewKind(ver.Content.Type) {
+	case "html":
+		hd.Set("Content-Type", "text/html; charset=utf-8")
+		hd.Set("Content-Security-Policy", contentCSP)
+	case "pdf":
+		hd.Set("Content-Security-Policy", pdfCSP)
+	case "image":
+		hd.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'")
+	default:
+		hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+		hd.Set("Content-Disposition", "attachment; filename=\""+ver.ID+"\"")
+	}
+	_, _ = w.Write(data)
+}

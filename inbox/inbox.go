@@ -1,0 +1,366 @@
+// Package inbox is a web UI for a lettershop Service: the letters of an
+// account, each with its rendered PDF, addresses and journey, the assets
+// and their versions, and the test actions (cancel, advance the clock,
+// force a status or tracking event).
+//
+// It is an http.Handler, served by cmd/lettershop at /inbox/ and mountable
+// in any server:
+//
+//	mux.Handle("/inbox/", http.StripPrefix("/inbox", inbox.New(svc)))
+//
+// A visitor picks an account by API key, checked by the same
+// httpadapter.Authenticator the API uses (the sandbox by default). The key
+// is kept in a cookie that is HttpOnly and SameSite=Strict, never in a URL.
+// Pages are server-rendered html/template with a strict
+// Content-Security-Policy; forms that change state carry a CSRF token and
+// are refused from another origin.
+package inbox
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+//go:embed templates/*.html static/*
+var files embed.FS
+
+// CookieName is the cookie that holds the visitor's API key.
+const CookieName = "lettershop_inbox_key"
+
+// csrfField is the form field that carries the CSRF token.
+const csrfField = "csrf"
+
+// pageCSP is the Content-Security-Policy of every page: nothing but the
+// inbox's own stylesheet, script, images and frames.
+const pageCSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// Option configures the inbox.
+type Option func(*config)
+
+type config struct {
+	auth      httpadapter.Authenticator
+	testClock *clock.Mock
+	logger    *slog.Logger
+}
+
+// WithAuthenticator checks the keys visitors log in with; pass the one the
+// API uses, so the inbox accepts exactly the API's keys. The default is
+// httpadapter's sandbox: any key that begins sk_test_.
+func WithAuthenticator(a httpadapter.Authenticator) Option {
+	return func(c *config) { c.auth = a }
+}
+
+// WithTestClock is the *clock.Mock the Service runs on, as given to
+// httpadapter.WithTestClock: with it, the inbox can advance the clock.
+// Without it, the clock is shown but not moved.
+func WithTestClock(m *clock.Mock) Option {
+	return func(c *config) { c.testClock = m }
+}
+
+// WithLogger logs the inbox's internal errors; the default discards them.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// handler serves the inbox.
+type handler struct {
+	svc     *lettershop.Service
+	auth    httpadapter.Authenticator
+	clock   accountClock
+	logger  *slog.Logger
+	csrfKey []byte
+	mux     *http.ServeMux
+	pages   map[string]*template.Template
+	static  http.Handler
+}
+
+// New returns the inbox for svc.
+func New(svc *lettershop.Service, opts ...Option) http.Handler {
+	cfg := config{auth: httpadapter.NewSandboxAuthenticator()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{svc: svc, auth: cfg.auth, logger: cfg.logger, mux: http.NewServeMux()}
+	if cfg.testClock != nil {
+		h.clock = serverTestClock{svc: svc, mock: cfg.testClock}
+	} else {
+		h.clock = serviceClock{svc: svc}
+	}
+	h.csrfKey = []byte(rand.Text())
+	h.pages = parsePages()
+	static, _ := fs.Sub(files, "static")
+	h.static = http.StripPrefix("/static/", http.FileServerFS(static))
+	h.routes()
+	return h
+}
+
+func (h *handler) routes() {
+	h.mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		h.static.ServeHTTP(w, r)
+	})
+	h.mux.HandleFunc("GET /login", h.loginPage)
+	h.mux.HandleFunc("POST /login", h.login)
+	h.mux.HandleFunc("POST /logout", h.logout)
+	h.mux.HandleFunc("GET /{$}", h.authed(httpadapter.ScopeLettersRead, h.letters))
+	h.mux.HandleFunc("GET /letters/state", h.authed(httpadapter.ScopeLettersRead, h.lettersState))
+	h.mux.HandleFunc("GET /letters/{id}", h.authed(httpadapter.ScopeLettersRead, h.letter))
+	h.mux.HandleFunc("GET /letters/{id}/state", h.authed(httpadapter.ScopeLettersRead, h.letterState))
+	h.mux.HandleFunc("GET /letters/{id}/pdf", h.authed(httpadapter.ScopeLettersRead, h.letterPDF))
+	h.mux.HandleFunc("POST /letters/{id}/cancel", h.action(httpadapter.ScopeLettersWrite, h.cancel))
+	h.mux.HandleFunc("POST /letters/{id}/simulate", h.action(httpadapter.ScopeLettersWrite, h.simulate))
+	h.mux.HandleFunc("POST /clock/advance", h.action(httpadapter.ScopeLettersWrite, h.advance))
+	h.mux.HandleFunc("GET /assets", h.authed(httpadapter.ScopeAssetsRead, h.assets))
+	h.mux.HandleFunc("GET /assets/{id}", h.authed(httpadapter.ScopeAssetsRead, h.asset))
+	h.mux.HandleFunc("GET /assets/{id}/versions/{vid}", h.authed(httpadapter.ScopeAssetsRead, h.version))
+	h.mux.HandleFunc("GET /assets/{id}/versions/{vid}/content", h.authed(httpadapter.ScopeAssetsRead, h.versionContent))
+	h.mux.HandleFunc("/", h.notFound)
+}
+
+// ServeHTTP sets the headers every answer carries, then routes.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", pageCSP)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("Cache-Control", "no-store")
+	h.mux.ServeHTTP(w, r)
+}
+
+// session is a request from a logged-in visitor.
+type session struct {
+	principal httpadapter.Principal
+	base      string // the mount prefix, without a trailing slash
+	csrf      string
+	r         *http.Request
+}
+
+func (s *session) ctx() context.Context { return s.r.Context() }
+func (s *session) account() string      { return s.principal.Account }
+
+// can reports whether the session's key holds scope.
+func (s *session) can(scope httpadapter.Scope) bool { return s.principal.Has(scope) }
+
+type sessionHandler func(w http.ResponseWriter, s *session)
+
+// authed serves next to a visitor whose cookie holds a valid key with
+// scope; a visitor without one is sent to the login page.
+func (h *handler) authed(scope httpadapter.Scope, next sessionHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, ok := h.session(w, r)
+		if !ok {
+			return
+		}
+		if !s.can(scope) {
+			h.fail(w, s, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "this API key lacks the " + string(scope) + " scope"})
+			return
+		}
+		next(w, s)
+	}
+}
+
+// action is authed for forms that change state: the request must come from
+// the inbox's own pages (same origin, the session's CSRF token).
+func (h *handler) action(scope httpadapter.Scope, next sessionHandler) http.HandlerFunc {
+	return h.authed(scope, func(w http.ResponseWriter, s *session) {
+		r := s.r
+		if !sameOrigin(r) {
+			h.fail(w, s, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "the form was sent from another site"})
+			return
+		}
+		if !hmac.Equal([]byte(r.PostFormValue(csrfField)), []byte(s.csrf)) {
+			h.fail(w, s, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "the form has expired: reload the page and try again"})
+			return
+		}
+		next(w, s)
+	})
+}
+
+// session authenticates the cookie's key. Without a valid one it sends the
+// visitor to the login page (clearing a stale cookie) and reports false.
+func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	base := mountPrefix(r)
+	key, ok := cookieKey(r)
+	if !ok {
+		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
+		return nil, false
+	}
+	p, err := h.auth.Authenticate(r.Context(), key)
+	if err != nil {
+		if !errors.Is(err, httpadapter.ErrUnknownKey) {
+			h.logger.Error("inbox: authenticate", "err", err)
+		}
+		clearCookie(w, r, base)
+		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
+		return nil, false
+	}
+	return &session{principal: p, base: base, csrf: h.csrfToken(key), r: r}, true
+}
+
+// csrfToken is bound to the key, so a token works only for its own session.
+func (h *handler) csrfToken(apiKey string) string {
+	m := hmac.New(sha256.New, h.csrfKey)
+	m.Write([]byte("lettershop inbox csrf\x00" + apiKey))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// sameOrigin refuses requests a browser marks as coming from another site.
+// Browsers send Origin with every POST; a request without it (curl) is let
+// through to the token check.
+func sameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+func cookiePath(base string) string { return base + "/" }
+
+// The cookie holds the key base64url-encoded: a key may hold characters
+// (";", quotes, backslashes) a cookie value can not.
+func setCookie(w http.ResponseWriter, r *http.Request, base, key string) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(key)), Path: cookiePath(base),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// cookieKey is the key the request's cookie holds.
+func cookieKey(r *http.Request) (string, bool) {
+	c, err := r.Cookie(CookieName)
+	if err != nil || c.Value == "" {
+		return "", false
+	}
+	key, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(key) == 0 {
+		return "", false
+	}
+	return string(key), true
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request, base string) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: cookiePath(base), MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// loginPage asks for an API key.
+func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
+	h.renderLogin(w, r, http.StatusOK, "")
+}
+
+func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	base := mountPrefix(r)
+	_, sandbox := h.auth.(httpadapter.SandboxAuthenticator)
+	h.render(w, status, "login.html", &page{Title: "Log in", Base: base, Error: msg, Data: sandbox})
+}
+
+// login checks the key and keeps it in the cookie. It takes no CSRF token
+// (there is no session yet), but like every form it must come from the
+// inbox's own origin, so no other site can log a visitor in to its account.
+func (h *handler) login(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		h.renderLogin(w, r, http.StatusForbidden, "The form was sent from another site.")
+		return
+	}
+	key := strings.TrimSpace(r.PostFormValue("key"))
+	if key == "" {
+		h.renderLogin(w, r, http.StatusBadRequest, "Enter an API key.")
+		return
+	}
+	if _, err := h.auth.Authenticate(r.Context(), key); err != nil {
+		if !errors.Is(err, httpadapter.ErrUnknownKey) {
+			h.logger.Error("inbox: authenticate", "err", err)
+			h.renderLogin(w, r, http.StatusInternalServerError, "The key could not be checked; try again.")
+			return
+		}
+		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid here.")
+		return
+	}
+	base := mountPrefix(r)
+	setCookie(w, r, base, key)
+	http.Redirect(w, r, base+"/", http.StatusSeeOther)
+}
+
+// logout forgets the key. It needs no token: the worst another site can do
+// is log the visitor out, and SameSite=Strict keeps the cookie from its
+// requests anyway.
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		h.renderLogin(w, r, http.StatusForbidden, "The form was sent from another site.")
+		return
+	}
+	base := mountPrefix(r)
+	clearCookie(w, r, base)
+	http.Redirect(w, r, base+"/login", http.StatusSeeOther)
+}
+
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.render(w, http.StatusNotFound, "error.html", &page{Title: "Not found", Base: mountPrefix(r),
+		Error: "There is no such page in the inbox."})
+}
+
+// fail shows err as a page. A *lettershop.Error is the visitor's mistake
+// (or the object's state) and its message is safe to show; anything else is
+// logged and shown as a generic message.
+func (h *handler) fail(w http.ResponseWriter, s *session, err error) {
+	status, msg := http.StatusInternalServerError, "Something went wrong in the server; it is logged."
+	var e *lettershop.Error
+	if errors.As(err, &e) && e.Code != lettershop.CodeInternal {
+		status, msg = httpadapter.StatusOf(e.Code), errorMessage(e)
+	} else {
+		h.logger.Error("inbox", "path", s.r.URL.Path, "err", err)
+	}
+	p := h.newPage(s, http.StatusText(status))
+	p.Error = msg
+	h.render(w, status, "error.html", p)
+}
+
+// errorMessage is e's message with its fields, which say what to fix.
+func errorMessage(e *lettershop.Error) string {
+	msg := e.Message
+	for _, k := range sortedKeys(e.Fields) {
+		msg += "; " + k + ": " + e.Fields[k]
+	}
+	return msg
+}
+
+// mountPrefix is the part of the path the client sent that a mounting
+// server stripped (http.StripPrefix) before the request got here.
+func mountPrefix(r *http.Request) string {
+	uri := r.RequestURI
+	if i := strings.IndexAny(uri, "?#"); i >= 0 {
+		uri = uri[:i]
+	}
+	if strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://") {
+		return ""
+	}
+	if before, ok := strings.CutSuffix(uri, r.URL.EscapedPath()); ok && (before == "" || strings.HasPrefix(before, "/")) {
+		return before
+	}
+	return ""
+}

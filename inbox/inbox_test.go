@@ -1,0 +1,528 @@
+package inbox_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/inbox"
+)
+
+func TestPagesNeedAKey(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	for _, path := range []string{"/inbox/", "/inbox/assets", "/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6", "/inbox/letters/state"} {
+		res := c.get(path)
+		wantStatus(t, res, http.StatusSeeOther)
+		if got := res.Header.Get("Location"); got != "/inbox/login" {
+			t.Errorf("%s: Location %q, want /inbox/login", path, got)
+		}
+	}
+	res := c.get("/inbox/login")
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body, `action="/inbox/login"`, `href="/inbox/static/style.css"`)
+}
+
+func TestLoginKeepsTheKeyInAStrictHttpOnlyCookie(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	res := c.post("/inbox/login", url.Values{"key": {testKey}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/inbox/" || strings.Contains(loc, testKey) {
+		t.Errorf("Location %q, want /inbox/ (and never the key)", loc)
+	}
+	cookies := (&http.Response{Header: res.Header}).Cookies()
+	if len(cookies) != 1 {
+		t.Fatalf("cookies %v, want one", cookies)
+	}
+	ck := cookies[0]
+	if ck.Name != inbox.CookieName || ck.Value != base64.RawURLEncoding.EncodeToString([]byte(testKey)) || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/inbox/" {
+		t.Errorf("cookie %+v: want %s=key, HttpOnly, SameSite=Strict, Path=/inbox/", ck, inbox.CookieName)
+	}
+	page := c.get("/inbox/")
+	wantStatus(t, page, http.StatusOK)
+	wantContains(t, page.Body, e.account)
+	wantLacks(t, page.Body, testKey)
+}
+
+func TestAKeyWithCharactersNoCookieTakes(t *testing.T) {
+	key := `sk_test_a;b"c\d,é`
+	e := newEnv(t)
+	e.account = httpadapter.SandboxAccount(key)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(key)
+	res := c.get("/inbox/letters/" + l.ID)
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body, e.account)
+}
+
+func TestLoginRefusesBadKeysAndOtherSites(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name, origin, key string
+		status            int
+	}{
+		{"unknown key", "", "sk_live_nope", http.StatusUnauthorized},
+		{"bare prefix", "", "sk_test_", http.StatusUnauthorized},
+		{"no key", "", "", http.StatusBadRequest},
+		{"other site", "https://evil.example", testKey, http.StatusForbidden},
+		{"opaque origin", "null", testKey, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := e.client()
+			origin := tc.origin
+			if origin == "" {
+				origin = e.srv.URL
+			}
+			res := c.postFrom(origin, "/inbox/login", url.Values{"key": {tc.key}})
+			wantStatus(t, res, tc.status)
+			if len((&http.Response{Header: res.Header}).Cookies()) != 0 {
+				t.Errorf("a cookie was set")
+			}
+		})
+	}
+}
+
+func TestAStaleCookieIsCleared(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	u, _ := url.Parse(e.srv.URL + "/inbox/")
+	for _, v := range []string{base64.RawURLEncoding.EncodeToString([]byte("sk_live_gone")), "not*base64"} {
+		c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: v, Path: "/inbox/"}})
+		res := c.get("/inbox/")
+		wantStatus(t, res, http.StatusSeeOther)
+	}
+	c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte("sk_live_gone")), Path: "/inbox/"}})
+	c.get("/inbox/")
+	if len(c.jar.Cookies(u)) != 0 {
+		t.Errorf("the stale cookie stayed")
+	}
+}
+
+func TestLogout(t *testing.T) {
+	e := newEnv(t)
+	c := e.loggedIn(testKey)
+	wantStatus(t, c.post("/inbox/logout", nil), http.StatusSeeOther)
+	wantStatus(t, c.get("/inbox/"), http.StatusSeeOther)
+}
+
+func TestEveryAnswerHasAStrictPolicy(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	for _, path := range []string{"/inbox/login", "/inbox/", "/inbox/letters/" + l.ID, "/inbox/assets", "/inbox/nope"} {
+		res := c.get(path)
+		csp := res.Header.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %q", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe") {
+			t.Errorf("%s: CSP %q allows something unsafe", path, csp)
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s: headers %v", path, res.Header)
+		}
+	}
+}
+
+func TestTheLettersTableEscapesWhatItShows(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	e.letter(a, func(in *lettershop.CreateLetterInput) {
+		in.Description = `<script>alert("pwned")</script>`
+		in.Metadata = lettershop.Metadata{{Key: "k<i>", Value: `"><img src=x onerror=alert(1)>`}}
+		in.Recipient.Individual.FirstName = "<b>Jane</b>"
+	})
+	c := e.loggedIn(testKey)
+	for _, path := range []string{"/inbox/"} {
+		body := c.get(path).Body
+		wantContains(t, body, "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;", "&lt;b&gt;Jane&lt;/b&gt;", "k&lt;i&gt;=&#34;&gt;&lt;img src=x onerror=alert(1)&gt;")
+		wantLacks(t, body, "<script>alert", "<img src=x", "<b>Jane")
+	}
+	l, _ := e.svc.ListLetters(e.ctx, e.account, lettershop.ListLettersInput{})
+	body := c.get("/inbox/letters/" + l.Items[0].ID).Body
+	wantContains(t, body, "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;")
+	wantLacks(t, body, "<script>alert", "<img src=x")
+}
+
+func TestTheLettersTable(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	first := e.letter(a, func(in *lettershop.CreateLetterInput) {
+		in.Description = "first"
+		in.Metadata = lettershop.Metadata{{Key: "customer", Value: "c-1"}}
+	})
+	e.clock.Add(time.Minute)
+	e.letter(a, func(in *lettershop.CreateLetterInput) {
+		in.Description = "second"
+		in.SendDate = "2026-03-20"
+		in.Recipient.Individual = &lettershop.Individual{FirstName: "Otto", LastName: "Lilienthal"}
+	})
+	if _, err := e.svc.CancelLetter(e.ctx, e.account, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	c := e.loggedIn(testKey)
+
+	body := c.get("/inbox/").Body
+	if i, j := strings.Index(body, "second"), strings.Index(body, "first"); i < 0 || j < 0 || i > j {
+		t.Errorf("want the second letter above the first")
+	}
+	wantContains(t, body, "Otto Lilienthal", "2026-03-20", "customer=c-1", "s-canceled", "s-queued", "2026-03-02 15:00 UTC")
+
+	for _, tc := range []struct {
+		query      string
+		want, lack string
+	}{
+		{"status=canceled", "first", "second"},
+		{"status=queued", "second", ">first<"},
+		{"meta=customer%3Dc-1", "first", "second"},
+		{"q=lilienthal", "second", ">first<"},
+		{"q=nobody", "No letter matches", "Otto"},
+	} {
+		body := c.get("/inbox/?" + tc.query).Body
+		wantContains(t, body, tc.want)
+		wantLacks(t, body, `class="desc">`+strings.Trim(tc.lack, "<>")+"<")
+	}
+	for _, q := range []string{"status=lost", "meta=novalue", "token=forged"} {
+		res := c.get("/inbox/?" + q)
+		wantStatus(t, res, http.StatusBadRequest)
+		wantContains(t, res.Body, `class="error"`)
+	}
+}
+
+func TestTheLettersTableFollowsTheAPICursors(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	for i := range 30 {
+		e.letter(a, func(in *lettershop.CreateLetterInput) { in.Description = fmt.Sprintf("letter-%02d", i) })
+		e.clock.Add(time.Second)
+	}
+	c := e.loggedIn(testKey)
+	body := c.get("/inbox/").Body
+	wantContains(t, body, "letter-29", "letter-05", `rel="next"`)
+	wantLacks(t, body, "letter-04")
+	end := strings.Index(body, `" rel="next"`)
+	start := strings.LastIndex(body[:end], `href="`) + len(`href="`)
+	next := strings.ReplaceAll(body[start:end], "&amp;", "&")
+	page2 := c.get(next)
+	wantStatus(t, page2, http.StatusOK)
+	wantContains(t, page2.Body, "letter-04", "letter-00", "« Newest")
+	wantLacks(t, page2.Body, "letter-05", `rel="next"`)
+
+	// A search walks the same cursors.
+	wantContains(t, c.get("/inbox/?q=letter-0").Body, "letter-09", "letter-00")
+}
+
+func TestTheTableStateChangesWithTheLetters(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	c := e.loggedIn(testKey)
+	page := c.get("/inbox/").Body
+	wantContains(t, page, `data-poll="/inbox/letters/state?"`)
+	before := c.get("/inbox/letters/state")
+	wantStatus(t, before, http.StatusOK)
+	if !strings.Contains(page, `data-state="`+before.Body+`"`) {
+		t.Errorf("the page's state is not the state route's %q", before.Body)
+	}
+	e.letter(a, nil)
+	if after := c.get("/inbox/letters/state").Body; after == before.Body {
+		t.Errorf("the state did not change with a new letter")
+	}
+	wantStatus(t, c.get("/inbox/letters/state?status=lost"), http.StatusBadRequest)
+
+	// A letter's page polls its own state, which changes when the letter moves.
+	l := e.letter(a, nil)
+	page = c.get("/inbox/letters/" + l.ID).Body
+	wantContains(t, page, `data-poll="/inbox/letters/`+l.ID+`/state"`)
+	before = c.get("/inbox/letters/" + l.ID + "/state")
+	wantContains(t, page, `data-state="`+before.Body+`"`)
+	if _, err := e.svc.Simulate(e.ctx, e.account, l.ID, lettershop.SimulateTarget{Status: lettershop.StatusMailed}); err != nil {
+		t.Fatal(err)
+	}
+	if after := c.get("/inbox/letters/" + l.ID + "/state").Body; after == before.Body {
+		t.Errorf("the letter's state did not change when it moved")
+	}
+	wantStatus(t, c.get("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6/state"), http.StatusNotFound)
+}
+
+func TestTheLetterPage(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	l := e.letter(a, func(in *lettershop.CreateLetterInput) {
+		in.Recipient.Address = lettershop.AddressInput{AddressLine1: "deliverable", LastLine: "Chicago, IL 60601"}
+		in.Options = &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{
+			CassRecipient: &lettershop.CassOptions{Type: lettershop.CassBasic}}}
+		in.Metadata = lettershop.Metadata{{Key: "customer", Value: "c-1"}}
+	})
+	c := e.loggedIn(testKey)
+	res := c.get("/inbox/letters/" + l.ID)
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body,
+		`<iframe src="/inbox/letters/`+l.ID+`/pdf"`, `href="/inbox/letters/`+l.ID+`/pdf?download=1"`,
+		"Acme Corp", "Jane Doe", "DPV match <strong>Y</strong>", "CASS <strong>basic</strong>",
+		"Letter received", "2026-03-02 15:00 UTC", "name</th><td>Jane", "customer</th><td>c-1",
+		`action="/inbox/letters/`+l.ID+`/cancel"`, `action="/inbox/letters/`+l.ID+`/simulate"`, `action="/inbox/clock/advance"`)
+
+	wantStatus(t, c.get("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
+	res = c.get("/inbox/letters/not-an-id")
+	if res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a malformed id: status %d, want 400 or 404", res.StatusCode)
+	}
+	wantStatus(t, c.get("/inbox/no/such/page"), http.StatusNotFound)
+
+	// Another account sees none of it.
+	other := e.loggedIn("sk_test_other")
+	wantStatus(t, other.get("/inbox/letters/"+l.ID), http.StatusNotFound)
+	wantLacks(t, other.get("/inbox/").Body, l.ID)
+}
+
+func TestThePDF(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	res := c.get("/inbox/letters/" + l.ID + "/pdf")
+	wantStatus(t, res, http.StatusOK)
+	if ct := res.Header.Get("Content-Type"); ct != "application/pdf" || !strings.HasPrefix(res.Body, "%PDF-") {
+		t.Errorf("Content-Type %q, body %.8q: want a PDF", ct, res.Body)
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'self'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("CSP %q", csp)
+	}
+	if d := res.Header.Get("Content-Disposition"); !strings.HasPrefix(d, "inline") {
+		t.Errorf("Content-Disposition %q, want inline", d)
+	}
+	dl := c.get("/inbox/letters/" + l.ID + "/pdf?download=1")
+	if d := dl.Header.Get("Content-Disposition"); d != `attachment; filename="`+l.ID+`.pdf"` {
+		t.Errorf("Content-Disposition %q", d)
+	}
+	wantStatus(t, c.get("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6/pdf"), http.StatusNotFound)
+}
+
+func TestCancel(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	path := "/inbox/letters/" + l.ID
+	tok := c.csrf(path)
+
+	wantStatus(t, c.post(path+"/cancel", nil), http.StatusForbidden)
+	wantStatus(t, c.post(path+"/cancel", url.Values{"csrf": {"forged"}}), http.StatusForbidden)
+	wantStatus(t, c.postFrom("https://evil.example", path+"/cancel", url.Values{"csrf": {tok}}), http.StatusForbidden)
+	// Another session's token is not this one's.
+	other := e.loggedIn("sk_test_other")
+	wantStatus(t, other.post(path+"/cancel", url.Values{"csrf": {tok}}), http.StatusForbidden)
+	if got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID); got.Status != lettershop.StatusQueued {
+		t.Fatalf("a refused form canceled the letter")
+	}
+
+	res := c.post(path+"/cancel", url.Values{"csrf": {tok}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != path+"?done=canceled" {
+		t.Errorf("Location %q", loc)
+	}
+	if got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID); got.Status != lettershop.StatusCanceled {
+		t.Errorf("status %s, want canceled", got.Status)
+	}
+	wantContains(t, c.get(path+"?done=canceled").Body, "The letter is canceled.")
+	wantLacks(t, c.get(path+"?done=<script>").Body, "<script>")
+
+	// Canceling a mailed letter is a conflict, shown on the letter's page.
+	m := e.letter(e.template(), nil)
+	if _, err := e.svc.Simulate(e.ctx, e.account, m.ID, lettershop.SimulateTarget{Status: lettershop.StatusMailed}); err != nil {
+		t.Fatal(err)
+	}
+	res = c.post("/inbox/letters/"+m.ID+"/cancel", url.Values{"csrf": {tok}})
+	wantStatus(t, res, http.StatusConflict)
+	wantContains(t, res.Body, "can no longer be canceled", `id="status">mailed`)
+	wantStatus(t, c.post("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6/cancel", url.Values{"csrf": {tok}}), http.StatusNotFound)
+}
+
+func TestSimulate(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	path := "/inbox/letters/" + l.ID
+	tok := c.csrf(path)
+	wantStatus(t, c.post(path+"/simulate", url.Values{"target": {"status:mailed"}}), http.StatusForbidden)
+
+	res := c.post(path+"/simulate", url.Values{"csrf": {tok}, "target": {"event:delivered"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID)
+	if got.Status != lettershop.StatusMailed || got.Events[len(got.Events)-1].Status != lettershop.EventDelivered {
+		t.Errorf("status %s, last event %s: want mailed, delivered", got.Status, got.Events[len(got.Events)-1].Status)
+	}
+	wantContains(t, c.get(path).Body, "delivered", "inTransit", "ev-tracking")
+
+	for _, target := range []string{"", "sideways", "status:lost", "event:lost"} {
+		res := c.post(path+"/simulate", url.Values{"csrf": {tok}, "target": {target}})
+		if res.StatusCode != http.StatusBadRequest && res.StatusCode != http.StatusConflict {
+			t.Errorf("target %q: status %d, want 400 or 409", target, res.StatusCode)
+		}
+	}
+}
+
+func TestAdvanceTheClock(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	path := "/inbox/letters/" + l.ID
+	tok := c.csrf(path)
+	wantStatus(t, c.post("/inbox/clock/advance", url.Values{"duration": {"72h"}}), http.StatusForbidden)
+
+	res := c.post("/inbox/clock/advance", url.Values{"csrf": {tok}, "duration": {"720h"}, "back": {"/letters/" + l.ID}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != path+"?done=advanced" {
+		t.Errorf("Location %q", loc)
+	}
+	if now := e.clock.Now(); !now.Equal(testStart.Add(720 * time.Hour)) {
+		t.Errorf("clock at %s", now)
+	}
+	got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID)
+	if got.Status != lettershop.StatusMailed {
+		t.Errorf("status %s, want mailed", got.Status)
+	}
+	wantContains(t, c.get(path).Body, `id="status">mailed`, "2026-04-01 15:00 UTC")
+
+	for _, tc := range []struct{ back, want string }{
+		{"//evil.example/x", "/inbox/?done=advanced"},
+		{"https://evil.example/", "/inbox/?done=advanced"},
+		{`/\evil.example`, "/inbox/?done=advanced"},
+		{"/assets?done=x", "/inbox/assets?done=advanced"},
+		{"", "/inbox/?done=advanced"},
+	} {
+		res := c.post("/inbox/clock/advance", url.Values{"csrf": {tok}, "duration": {"1h"}, "back": {tc.back}})
+		if loc := res.Header.Get("Location"); loc != tc.want {
+			t.Errorf("back %q: Location %q, want %q", tc.back, loc, tc.want)
+		}
+	}
+	for _, d := range []string{"", "soon", "-1h", "0s", "100000h", "87600000h"} {
+		res := c.post("/inbox/clock/advance", url.Values{"csrf": {tok}, "duration": {d}})
+		wantStatus(t, res, http.StatusBadRequest)
+	}
+}
+
+func TestWithoutATestClockTheClockStays(t *testing.T) {
+	e := newEnv(t, withoutTestClock())
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	body := c.get("/inbox/letters/" + l.ID).Body
+	wantLacks(t, body, "/clock/advance")
+	wantContains(t, body, "2026-03-02 15:00 UTC")
+	res := c.post("/inbox/clock/advance", url.Values{"csrf": {c.csrf("/inbox/letters/" + l.ID)}, "duration": {"1h"}})
+	wantStatus(t, res, http.StatusNotFound)
+	if !e.clock.Now().Equal(testStart) {
+		t.Errorf("the clock moved")
+	}
+}
+
+func TestScopes(t *testing.T) {
+	auth, err := httpadapter.NewKeyAuthenticator(
+		httpadapter.APIKey{Account: "acme", Secret: "full"},
+		httpadapter.APIKey{Account: "acme", Secret: "reader", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withInboxOptions(inbox.WithAuthenticator(auth)))
+	e.account = "acme"
+	l := e.letter(e.template(), nil)
+
+	wantStatus(t, e.client().post("/inbox/login", url.Values{"key": {testKey}}), http.StatusUnauthorized)
+	reader := e.loggedIn("reader")
+	body := reader.get("/inbox/letters/" + l.ID).Body
+	wantContains(t, body, "Jane Doe")
+	wantLacks(t, body, "/cancel", "/simulate", "/clock/advance")
+	res := reader.post("/inbox/letters/"+l.ID+"/cancel", nil)
+	wantStatus(t, res, http.StatusForbidden)
+	wantContains(t, res.Body, "letters:write")
+	wantStatus(t, reader.get("/inbox/assets"), http.StatusForbidden)
+
+	full := e.loggedIn("full")
+	wantContains(t, full.get("/inbox/letters/"+l.ID).Body, "/cancel")
+	wantStatus(t, full.get("/inbox/assets"), http.StatusOK)
+}
+
+func TestAssets(t *testing.T) {
+	e := newEnv(t)
+	a := e.template()
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	img, err := e.svc.CreateAsset(e.ctx, e.account, lettershop.CreateAssetInput{Name: "Logo", Type: lettershop.AssetImage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv, err := e.svc.CreateVersion(e.ctx, e.account, img.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: lettershop.ContentPNG, Data: png}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.loggedIn(testKey)
+
+	body := c.get("/inbox/assets").Body
+	wantContains(t, body, "Welcome &lt;b&gt;", "Logo", `href="/inbox/assets/`+a.ID+`"`, "published", "draft")
+
+	body = c.get("/inbox/assets/" + a.ID).Body
+	wantContains(t, body, "first draft", "text/html", "in use")
+	_, rest, _ := strings.Cut(body, `href="/inbox/assets/`+a.ID+`/versions/`)
+	vid, _, _ := strings.Cut(rest, `"`)
+
+	res := c.get("/inbox/assets/" + a.ID + "/versions/" + vid)
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body, `<iframe sandbox src="/inbox/assets/`+a.ID+`/versions/`+vid+`/content"`,
+		"&lt;p class=&#34;fine&#34;&gt;A &amp;amp; B&lt;/p&gt;", "required")
+	wantLacks(t, res.Body, `<p class="fine">`)
+
+	content := c.get("/inbox/assets/" + a.ID + "/versions/" + vid + "/content")
+	wantStatus(t, content, http.StatusOK)
+	if csp := content.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("HTML content CSP %q, want a sandbox", csp)
+	}
+	wantContains(t, content.Body, "<p>Dear {{name}},</p>")
+
+	res = c.get("/inbox/assets/" + img.ID + "/versions/" + iv.ID)
+	wantContains(t, res.Body, `<img src="/inbox/assets/`+img.ID+`/versions/`+iv.ID+`/content"`)
+	pic := c.get("/inbox/assets/" + img.ID + "/versions/" + iv.ID + "/content")
+	if pic.Header.Get("Content-Type") != "image/png" || !strings.HasPrefix(pic.Body, "\x89PNG") {
+		t.Errorf("image content: %q %.8q", pic.Header.Get("Content-Type"), pic.Body)
+	}
+
+	wantStatus(t, c.get("/inbox/assets/ast_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
+	wantStatus(t, c.get("/inbox/assets/"+a.ID+"/versions/astv_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
+	wantStatus(t, c.get("/inbox/assets?token=forged"), http.StatusBadRequest)
+	wantStatus(t, e.loggedIn("sk_test_other").get("/inbox/assets/"+a.ID), http.StatusNotFound)
+}
+
+func TestStaticFiles(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	for path, ct := range map[string]string{"/inbox/static/style.css": "text/css", "/inbox/static/poll.js": "javascript"} {
+		res := c.get(path)
+		wantStatus(t, res, http.StatusOK)
+		if !strings.Contains(res.Header.Get("Content-Type"), ct) {
+			t.Errorf("%s: Content-Type %q", path, res.Header.Get("Content-Type"))
+		}
+	}
+	wantStatus(t, c.get("/inbox/static/nope.css"), http.StatusNotFound)
+}
+
+// An Authenticator that fails is logged and shown as a generic message.
+type brokenAuth struct{}
+
+func (brokenAuth) Authenticate(context.Context, string) (httpadapter.Principal, error) {
+	return httpadapter.Principal{}, fmt.Errorf("the key store is down")
+}
+
+func TestABrokenAuthenticatorIsNoClientMistake(t *testing.T) {
+	e := newEnv(t, withInboxOptions(inbox.WithAuthenticator(brokenAuth{})))
+	res := e.client().post("/inbox/login", url.Values{"key": {testKey}})
+	wantStatus(t, res, http.StatusInternalServerError)
+	wantLacks(t, res.Body, "key store is down")
+}
