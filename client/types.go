@@ -198,9 +198,13 @@ type LetterOptions struct {
 	DeliverabilityValues    []string           `json:"deliverabilityValues,omitempty"`
 }
 
-// PrintOptions say how a letter is printed.
+// PrintOptions say how a letter is printed. AddressPlacement, for a letter
+// from a PDF document only, is "insertBlankPage" (the default: a first page
+// for the addresses) or "topFirstPage" (the addresses on the document's
+// first page).
 type PrintOptions struct {
-	Color bool `json:"color"`
+	Color            bool   `json:"color"`
+	AddressPlacement string `json:"addressPlacement,omitempty"`
 }
 
 // MailOptions say how a letter is mailed: Service "firstClass" or

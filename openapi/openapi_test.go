@@ -65,6 +65,9 @@ func TestEveryOperationDocumented(t *testing.T) {
 			if op.OperationID == "" || op.Summary == "" {
 				t.Errorf("%s %s: operationId and summary required", method, path)
 			}
+			if method == "HEAD" {
+				continue // a HEAD answer has no body
+			}
 			for code, r := range op.Responses.Map() {
 				if code[0] != '4' && code[0] != '5' {
 					continue

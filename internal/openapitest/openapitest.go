@@ -123,14 +123,18 @@ func Handler(t testing.TB, next http.Handler) http.Handler {
 	})
 }
 
+// bareOnly are the paths served only bare, never under /v1: the health
+// and metrics routes.
+var bareOnly = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
 // validationRequest is r as the document describes it: without the /v1
-// prefix (every route but the test routes and the document is served under
-// it too).
+// prefix (every route but the test routes, the document, and the health and
+// metrics routes is served under it too).
 func validationRequest(r *http.Request, body []byte) *http.Request {
 	vr := r.Clone(r.Context())
 	vr.Body = io.NopCloser(bytes.NewReader(body))
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1"); ok && strings.HasPrefix(rest, "/") &&
-		!strings.HasPrefix(rest, "/_test/") && !strings.HasPrefix(rest, "/openapi.") {
+		!strings.HasPrefix(rest, "/_test/") && !strings.HasPrefix(rest, "/openapi.") && !bareOnly[rest] {
 		vr.URL.Path, vr.URL.RawPath = rest, ""
 	}
 	return vr
