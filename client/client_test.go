@@ -302,7 +302,7 @@ func TestErrorIsStatusClass(t *testing.T) {
 	} {
 		err := error(&client.Error{StatusCode: status, Type: "x", Detail: "d"})
 		for _, class := range classes {
-			if got := errors.Is(err, class); got != (class == want) {
+			if got := errors.Is(err, class); got != errors.Is(class, want) {
 				t.Errorf("%d: errors.Is(%v) = %v", status, class, got)
 			}
 		}

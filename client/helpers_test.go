@@ -166,11 +166,14 @@ func (r *recorder) all() []attempt {
 
 // bufferedWriter holds an answer until the recorder has noted it, so a
 // client never sees an answer before its attempt is recorded. Hijack
-// reaches the real connection.
+// reaches the real connection, once onHijack has recorded the attempt: a
+// connection closed before then would let the client retry, or give up,
+// before the dropped attempt is noted.
 type bufferedWriter struct {
 	real     http.ResponseWriter
 	rec      *httptest.ResponseRecorder
 	hijacked bool
+	onHijack func()
 }
 
 func (b *bufferedWriter) Header() http.Header         { return b.rec.Header() }
@@ -179,6 +182,9 @@ func (b *bufferedWriter) WriteHeader(code int)        { b.rec.WriteHeader(code) 
 
 func (b *bufferedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	b.hijacked = true
+	if b.onHijack != nil {
+		b.onHijack()
+	}
 	return http.NewResponseController(b.real).Hijack()
 }
 
@@ -193,21 +199,19 @@ func failing(rec *recorder, n int, fail func(w http.ResponseWriter, r *http.Requ
 			count++
 			failNow := count <= n
 			mu.Unlock()
-			bw := &bufferedWriter{real: w, rec: httptest.NewRecorder()}
+			a := attempt{Method: r.Method, Path: r.URL.Path, IdempotencyKey: r.Header.Get("Idempotency-Key")}
+			bw := &bufferedWriter{real: w, rec: httptest.NewRecorder(), onHijack: func() { rec.add(a) }}
 			if failNow {
 				fail(bw, r, next)
 			} else {
 				next.ServeHTTP(bw, r)
 			}
-			a := attempt{Method: r.Method, Path: r.URL.Path, IdempotencyKey: r.Header.Get("Idempotency-Key")}
-			if !bw.hijacked {
-				a.Status = bw.rec.Code
-				a.Replayed = bw.rec.Header().Get("Idempotent-Replayed") == "true"
-			}
-			rec.add(a)
 			if bw.hijacked {
-				return
+				return // recorded by Hijack
 			}
+			a.Status = bw.rec.Code
+			a.Replayed = bw.rec.Header().Get("Idempotent-Replayed") == "true"
+			rec.add(a)
 			for k, v := range bw.rec.Header() {
 				w.Header()[k] = v
 			}
