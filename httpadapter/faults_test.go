@@ -108,6 +108,10 @@ func TestFaultCloseConnection(t *testing.T) {
 	if len(list.Items) != 1 {
 		t.Errorf("%d assets: the write before the close did not happen", len(list.Items))
 	}
+	j := ts.journal(t, keyA)
+	if len(j.Items) < 3 || j.Items[0].Status != 0 || j.Items[1].Status != 0 || j.Items[0].Fault == "" {
+		t.Errorf("journal of closed connections: %+v", j.Items)
+	}
 }
 
 // recordingSleep records the latencies asked for and returns at once.
