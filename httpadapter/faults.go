@@ -373,11 +373,8 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) 
 			n, per = 150, 5*time.Second
 		}
 		reset := ceilSecond(c.h.rateNow().Add(per)).UTC().Format(time.RFC3339)
-		//lint:ignore SA1008 the real service's spelling of the rate-limit headers
 		h[headerLimit] = []string{strconv.Itoa(n)}
-		//lint:ignore SA1008 the real service's spelling of the rate-limit headers
 		h[headerRemaining] = []string{"0"}
-		//lint:ignore SA1008 the real service's spelling of the rate-limit headers
 		h[headerReset] = []string{reset}
 		retryAfter(w, per)
 		writeProblem(w, problemFor(ctx, errorf(code, "the rate limit of %d requests per %s for this API key is used up; retry after %s", n, per, reset)))
