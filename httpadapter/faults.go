@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -432,7 +433,29 @@ func (h *handler) faultRoutes() {
 	h.handleTest(route{method: "DELETE", path: "/_test/requests", access: scoped, scope: ScopeLettersWrite, serve: h.clearRequests})
 }
 
-func (h *handler) listFaults(w http.ResponseWriter, _ *http.Request, c *call) {
+// noQuery refuses a query on a route that takes none, naming the first
+// parameter, so that a typo never goes unnoticed.
+func noQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if err != nil || len(names) == 0 {
+		return invalid("query", "this route takes no query parameters, got %q", r.URL.RawQuery)
+	}
+	return invalid(names[0], "this route takes no query parameters")
+}
+
+func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
+	if err := noQuery(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	out := faultList{Items: []faultJSON{}}
 	for _, f := range h.cfg.controls.Faults(c.account) {
 		out.Items = append(out.Items, faultToJSON(f))

@@ -117,7 +117,11 @@ type journalList struct {
 	Items []JournalEntry `json:"items"`
 }
 
-func (h *handler) listRequests(w http.ResponseWriter, _ *http.Request, c *call) {
+func (h *handler) listRequests(w http.ResponseWriter, r *http.Request, c *call) {
+	if err := noQuery(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	jsonResponse(http.StatusOK, journalList{Items: h.cfg.controls.Requests(c.account)}).write(w)
 }
 

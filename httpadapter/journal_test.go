@@ -92,3 +92,10 @@ func TestJournalWithoutAKey(t *testing.T) {
 		t.Errorf("journal %+v", got)
 	}
 }
+
+func TestTestListsTakeNoQuery(t *testing.T) {
+	ts := newTestServer(t, unchecked())
+	ts.get(t, "/_test/requests?limit=5").problem(t, http.StatusBadRequest).wantFields(t, "limit")
+	ts.get(t, "/_test/faults?b=1&a=2").problem(t, http.StatusBadRequest).wantFields(t, "a")
+	ts.get(t, "/_test/faults?%zz").problem(t, http.StatusBadRequest).wantFields(t, "query")
+}

@@ -101,8 +101,8 @@ const waitStep = time.Hour
 
 // WaitForStatus moves the virtual clock on, an hour at a time, until the
 // letter has reached status (it is there, or an event of its history says
-// it was), and returns the letter; if within passes on the clock first, the
-// test fails. No wall-clock time is spent waiting. Until accounts get
+// it was), and returns the letter; if within passes on the clock first, or
+// the letter is canceled or at issue, the test fails. No wall-clock time is spent waiting. Until accounts get
 // clocks of their own it moves the server's clock.
 func (a *Account) WaitForStatus(letterID string, status lettershop.LetterStatus, within time.Duration) *lettershop.Letter {
 	a.c.t.Helper()
@@ -113,6 +113,10 @@ func (a *Account) WaitForStatus(letterID string, status lettershop.LetterStatus,
 			return l
 		}
 		now := a.c.clock.Now()
+		if l.Status == lettershop.StatusCanceled || l.Status == lettershop.StatusIssue {
+			a.c.t.Fatalf("lettershoptest: letter %s is %s and will never be %s", letterID, l.Status, status)
+			return nil
+		}
 		if !now.Before(deadline) {
 			a.c.t.Fatalf("lettershoptest: letter %s is %s at %s, not %s, after %s on the clock",
 				letterID, l.Status, now.UTC().Format(time.RFC3339), status, within)

@@ -141,3 +141,43 @@ func (f *fakeTB) Fatalf(string, ...any) {
 	f.failed = true
 	panic("fatal")
 }
+
+func TestWithRateLimit(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithRateLimit(2, time.Minute))
+	acct := srv.NewAccount()
+	var got []int
+	for range 3 {
+		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
+		req.Header.Set("X-Api-Key", acct.APIKey)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	if got[2] != http.StatusTooManyRequests {
+		t.Errorf("statuses %v, want the third refused", got)
+	}
+	srv.Advance(time.Minute) // the bucket refills on the virtual clock
+	if reqs := acct.Requests(); len(reqs) != 3 || reqs[2].Status != http.StatusTooManyRequests {
+		t.Errorf("journal %+v", reqs)
+	}
+}
+
+func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	svc := lettershoptest.NewService(ft)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	if _, err := svc.CancelLetter(t.Context(), acct.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		acct.WaitForStatus(id, lettershop.StatusMailed, 30*24*time.Hour)
+	}()
+	if !ft.failed || !acct.Now().Equal(lettershoptest.DefaultStart) {
+		t.Errorf("failed %v, clock %s: want an immediate failure", ft.failed, acct.Now())
+	}
+}
