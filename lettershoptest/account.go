@@ -193,7 +193,7 @@ func mustRows(p pdf.Page) pdf.Rows {
 func (a *Account) Fault(f httpadapter.Fault) string {
 	a.c.t.Helper()
 	if a.c.controls == nil {
-		a.c.t.Fatal("lettershoptest: faults need a Server (New), not a Service")
+		a.c.t.Fatalf("lettershoptest: faults need a Server (New), not a Service")
 	}
 	f, err := a.c.controls.AddFault(a.ID, f)
 	if err != nil {
@@ -215,7 +215,7 @@ func (a *Account) ClearFaults() {
 func (a *Account) Requests() []httpadapter.JournalEntry {
 	a.c.t.Helper()
 	if a.c.controls == nil {
-		a.c.t.Fatal("lettershoptest: the journal needs a Server (New), not a Service")
+		a.c.t.Fatalf("lettershoptest: the journal needs a Server (New), not a Service")
 	}
 	return a.c.controls.Requests(a.ID)
 }
