@@ -86,7 +86,7 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, openapi
-//	lettershoptest      -> lettershop, memstore, httpadapter
+//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter
 //	client              -> (none)
 //	openapi             -> (none)
 //	internal/openapitest -> openapi

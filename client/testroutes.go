@@ -59,3 +59,44 @@ func (t *TestClient) RegisterMove(ctx context.Context, m *Move) error {
 	_, err := t.c.call(ctx, t.request("POST", "/_test/moves", m), nil)
 	return err
 }
+
+// AddFault adds a fault to the account's requests and returns it with its
+// id (POST /_test/faults).
+func (t *TestClient) AddFault(ctx context.Context, f *Fault) (*Fault, error) {
+	var out Fault
+	if _, err := t.c.call(ctx, t.request("POST", "/_test/faults", f), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Faults returns the account's faults in force (GET /_test/faults).
+func (t *TestClient) Faults(ctx context.Context) ([]Fault, error) {
+	var out FaultList
+	if _, err := t.c.call(ctx, t.request("GET", "/_test/faults", nil), &out); err != nil {
+		return nil, err
+	}
+	return out.Items, nil
+}
+
+// ClearFaults removes the account's faults (DELETE /_test/faults).
+func (t *TestClient) ClearFaults(ctx context.Context) error {
+	_, err := t.c.call(ctx, t.request("DELETE", "/_test/faults", nil), nil)
+	return err
+}
+
+// Requests returns the account's journal, oldest first: its last requests
+// other than to the test routes (GET /_test/requests).
+func (t *TestClient) Requests(ctx context.Context) ([]JournalEntry, error) {
+	var out RequestJournal
+	if _, err := t.c.call(ctx, t.request("GET", "/_test/requests", nil), &out); err != nil {
+		return nil, err
+	}
+	return out.Items, nil
+}
+
+// ClearRequests empties the account's journal (DELETE /_test/requests).
+func (t *TestClient) ClearRequests(ctx context.Context) error {
+	_, err := t.c.call(ctx, t.request("DELETE", "/_test/requests", nil), nil)
+	return err
+}

@@ -460,3 +460,46 @@ type Move struct {
 type advanceClockRequest struct {
 	Duration string `json:"duration"`
 }
+
+// Fault is a fault in the account's requests, as TestClient.AddFault sends
+// it and the server answers it: which requests it meets (Method, Path, a
+// pattern of the path without /v1) and what it does to them (Status,
+// Latency as a Go duration, CloseConnection, AfterWrite), for the next
+// Times of them or each with Probability. The server sets ID.
+type Fault struct {
+	ID              string  `json:"id,omitempty"`
+	Method          string  `json:"method,omitempty"`
+	Path            string  `json:"path,omitempty"`
+	Status          int     `json:"status,omitempty"`
+	Latency         string  `json:"latency,omitempty"`
+	CloseConnection bool    `json:"closeConnection,omitempty"`
+	AfterWrite      bool    `json:"afterWrite,omitempty"`
+	Times           int     `json:"times,omitempty"`
+	Probability     float64 `json:"probability,omitempty"`
+}
+
+// FaultList is the account's faults, in the order they are tried.
+type FaultList struct {
+	Items []Fault `json:"items"`
+}
+
+// JournalEntry is one request of the account's journal and its answer.
+// Status is 0 when the connection was closed unanswered; Time is on the
+// test clock; Fault names the fault that met the request, if one did.
+type JournalEntry struct {
+	Time           time.Time `json:"time"`
+	Method         string    `json:"method"`
+	Path           string    `json:"path"`
+	Status         int       `json:"status"`
+	IdempotencyKey string    `json:"idempotencyKey"`
+	Replayed       bool      `json:"replayed"`
+	RequestBytes   int64     `json:"requestBytes"`
+	ResponseBytes  int64     `json:"responseBytes"`
+	RequestID      string    `json:"requestId"`
+	Fault          string    `json:"fault"`
+}
+
+// RequestJournal is the account's journal, oldest first.
+type RequestJournal struct {
+	Items []JournalEntry `json:"items"`
+}

@@ -64,6 +64,10 @@ var wireTypes = []match{
 	{reflect.TypeFor[advanceClockRequest](), "AdvanceClockRequest", true},
 	{reflect.TypeFor[AdvanceLetterRequest](), "AdvanceLetterRequest", true},
 	{reflect.TypeFor[Move](), "Move", true},
+	{reflect.TypeFor[Fault](), "Fault", true},
+	{reflect.TypeFor[FaultList](), "FaultList", false},
+	{reflect.TypeFor[JournalEntry](), "JournalEntry", false},
+	{reflect.TypeFor[RequestJournal](), "RequestJournal", false},
 }
 
 func loadDoc(t *testing.T) *openapi3.T {

@@ -64,6 +64,7 @@ type config struct {
 	rateN     int
 	ratePer   time.Duration
 	testClock *clock.Mock
+	controls  *TestControls
 	rateClock clock.Clock
 	logger    *slog.Logger
 	bodyRate  int
@@ -151,7 +152,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
-	return h
+	return h.withControls()
 }
 
 // ServeHTTP answers requests the routes do not know with a problem, not the

@@ -1,0 +1,504 @@
+package httpadapter
+
+// This file holds the faults a test injects into an account's requests,
+// and TestControls, which keeps them and the journal (journal.go) per
+// account. Both exist only with WithTestClock.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lettershop/lettershop"
+)
+
+// Fault says how some of an account's requests are answered instead of (or
+// after) being served. It matches a request by Method ("" for any) and Path,
+// a path.Match pattern of the path without /v1 ("" for any; "/letters/*"
+// matches /letters/ltr_1 and /v1/letters/ltr_1, not /letters/ltr_1/cancel).
+// The /_test routes are never faulted.
+//
+// A matching request waits Latency, then:
+//   - with AfterWrite, it is served (the write happens: a letter is made, an
+//     idempotency key is stored), and its answer is thrown away and replaced
+//     by Status (500 unless set) or, with CloseConnection, by a closed
+//     connection: the case idempotency keys exist for;
+//   - otherwise, with CloseConnection, the connection is closed unanswered;
+//     with Status, it is answered Status with the service's own problem body
+//     and headers (a 429 carries P-RateLimit-* and Retry-After); with
+//     neither, it is served late.
+//
+// Times limits the fault to the next Times matching requests (0: every one
+// until removed); Probability (0 < p < 1) makes each matching request fault
+// with that chance, drawn from the controls' seeded source, so a failed run
+// replays with the same seed (0 or 1: every time).
+type Fault struct {
+	// ID names the fault; AddFault sets it.
+	ID              string
+	Method          string
+	Path            string
+	Status          int
+	Latency         time.Duration
+	CloseConnection bool
+	AfterWrite      bool
+	Times           int
+	Probability     float64
+}
+
+// validate checks f as a request sets it, naming the field at fault.
+func (f Fault) validate() error {
+	fe := map[string]string{}
+	if f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")) {
+		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %q", f.Method)
+	}
+	if f.Path != "" {
+		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
+			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %q", f.Path)
+		}
+	}
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
+		fe["status"] = fmt.Sprintf("must be an error status, 400 to 599, got %d", f.Status)
+	}
+	if f.Latency < 0 || f.Latency > maxFaultLatency {
+		fe["latency"] = fmt.Sprintf("must be from 0 to %s, got %s", maxFaultLatency, f.Latency)
+	}
+	if f.Times < 0 {
+		fe["times"] = fmt.Sprintf("must not be negative, got %d", f.Times)
+	}
+	if f.Probability < 0 || f.Probability > 1 {
+		fe["probability"] = fmt.Sprintf("must be from 0 to 1, got %g", f.Probability)
+	}
+	if f.Status != 0 && f.CloseConnection {
+		fe["status"] = "give status or closeConnection, not both"
+	}
+	if f.Status == 0 && f.Latency == 0 && !f.CloseConnection && !f.AfterWrite {
+		fe["status"] = "give what the fault does: status, latency, closeConnection or afterWrite"
+	}
+	if len(fe) == 0 {
+		return nil
+	}
+	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the fault is invalid", Fields: fe}
+}
+
+// maxFaultLatency is the longest latency a fault adds: a minute, past any
+// client's timeout worth testing and short of the server's write timeout.
+const maxFaultLatency = time.Minute
+
+func (f Fault) matches(r *http.Request) bool {
+	if f.Method != "" && f.Method != r.Method {
+		return false
+	}
+	if f.Path == "" {
+		return true
+	}
+	p := r.URL.Path
+	if rest, ok := strings.CutPrefix(p, "/v1/"); ok {
+		p = "/" + rest
+	}
+	ok, _ := path.Match(f.Path, p)
+	return ok
+}
+
+// TestControls keeps the faults and the request journal of every account
+// of a handler. Pass one to WithTestControls to reach them from Go (as
+// lettershoptest does); without it, WithTestClock makes one seeded with 1.
+// Its methods are safe for concurrent use.
+type TestControls struct {
+	mu       sync.Mutex
+	rnd      *rand.Rand
+	sleep    func(context.Context, time.Duration) error
+	seq      int
+	accounts map[string]*accountControls
+}
+
+// accountControls is one account's faults and journal.
+type accountControls struct {
+	faults  []*Fault
+	journal []JournalEntry // a ring of JournalSize once full
+	next    int            // where the next entry goes once full
+}
+
+// NewTestControls returns controls whose probabilities are drawn from a
+// source seeded with seed, so that a test run replays.
+func NewTestControls(seed int64) *TestControls {
+	return &TestControls{
+		rnd:      rand.New(rand.NewSource(seed)), // seeded: faults must replay, they guard no secret
+		sleep:    sleepContext,
+		accounts: map[string]*accountControls{},
+	}
+}
+
+// SetSleep sets how latency is waited out; the default waits on the wall
+// clock, ending early when the request is canceled. A test passes a
+// function that records the wait and returns at once.
+func (tc *TestControls) SetSleep(sleep func(ctx context.Context, d time.Duration) error) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.sleep = sleep
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WithTestControls sets the controls the handler keeps its faults and
+// journal in. It takes effect only with WithTestClock.
+func WithTestControls(tc *TestControls) Option { return func(c *config) { c.controls = tc } }
+
+func (tc *TestControls) account(id string) *accountControls {
+	a := tc.accounts[id]
+	if a == nil {
+		a = &accountControls{}
+		tc.accounts[id] = a
+	}
+	return a
+}
+
+// AddFault adds f to the account's faults, after those it has, and returns
+// it with its ID. An invalid fault is a lettershop.Error of CodeInvalid
+// naming the field.
+func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
+	if err := f.validate(); err != nil {
+		return Fault{}, err
+	}
+	if f.Probability == 0 {
+		f.Probability = 1
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.seq++
+	f.ID = "flt_" + strconv.Itoa(tc.seq)
+	a := tc.account(account)
+	a.faults = append(a.faults, &f)
+	return f, nil
+}
+
+// Faults returns the account's faults in force, in the order they are
+// tried; Times is what is left of each.
+func (tc *TestControls) Faults(account string) []Fault {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	out := []Fault{}
+	if a := tc.accounts[account]; a != nil {
+		for _, f := range a.faults {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+// ClearFaults removes the account's faults.
+func (tc *TestControls) ClearFaults(account string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if a := tc.accounts[account]; a != nil {
+		a.faults = nil
+	}
+}
+
+// pick returns the fault r meets, if any, counting it off, and the sleep
+// function to wait out its latency with.
+func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	a := tc.accounts[account]
+	if a == nil {
+		return nil, nil
+	}
+	for i, f := range a.faults {
+		if !f.matches(r) {
+			continue
+		}
+		if f.Probability < 1 && tc.rnd.Float64() >= f.Probability {
+			continue
+		}
+		picked := *f
+		if f.Times > 0 {
+			f.Times--
+			if f.Times == 0 {
+				a.faults = slices.Delete(a.faults, i, i+1)
+			}
+		}
+		return &picked, tc.sleep
+	}
+	return nil, nil
+}
+
+// controlled is the handler with faults and the journal in front.
+type controlled struct {
+	h  *handler
+	tc *TestControls
+}
+
+// withControls puts faults and the journal in front of h when the test
+// routes are on.
+func (h *handler) withControls() http.Handler {
+	if h.cfg.testClock == nil {
+		return h
+	}
+	return &controlled{h: h, tc: h.cfg.controls}
+}
+
+func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_test/") {
+		c.h.ServeHTTP(w, r)
+		return
+	}
+	account := c.accountOf(r)
+	if account == "" {
+		c.h.ServeHTTP(w, r)
+		return
+	}
+	jw := &journalWriter{ResponseWriter: w}
+	body := &countingBody{ReadCloser: r.Body}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = body
+	}
+	e := JournalEntry{
+		Time:           c.h.cfg.testClock.Now().UTC(),
+		Method:         r.Method,
+		Path:           r.URL.Path,
+		IdempotencyKey: r.Header.Get(headerIdempotencyKey),
+	}
+	defer func() {
+		e.Status = jw.status
+		e.RequestBytes = body.n
+		e.ResponseBytes = jw.n
+		e.RequestID = jw.Header().Get(headerRequestID)
+		e.Replayed = jw.Header().Get(headerReplayed) == "true"
+		c.tc.record(account, e)
+	}()
+	f, sleep := c.tc.pick(account, r)
+	if f == nil {
+		c.h.ServeHTTP(jw, r)
+		return
+	}
+	e.Fault = f.ID
+	if f.Latency > 0 {
+		if err := sleep(r.Context(), f.Latency); err != nil {
+			return // the client went away
+		}
+	}
+	switch {
+	case f.AfterWrite:
+		rec := &bufferedWriter{header: http.Header{}}
+		c.h.ServeHTTP(rec, r)
+		if f.CloseConnection {
+			jw.aborted()
+			panic(http.ErrAbortHandler)
+		}
+		status := f.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		c.answer(jw, r, status)
+	case f.CloseConnection:
+		jw.aborted()
+		panic(http.ErrAbortHandler)
+	case f.Status != 0:
+		c.answer(jw, r, f.Status)
+	default:
+		c.h.ServeHTTP(jw, r)
+	}
+}
+
+// accountOf returns the account of r's API key, "" without a valid one.
+// An authenticator that panics is left to the handler, which answers 500.
+func (c *controlled) accountOf(r *http.Request) (account string) {
+	defer func() {
+		if recover() != nil {
+			account = ""
+		}
+	}()
+	key := r.Header.Get(headerAPIKey)
+	if key == "" {
+		return ""
+	}
+	p, err := c.h.cfg.auth.Authenticate(r.Context(), key)
+	if err != nil {
+		return ""
+	}
+	return p.Account
+}
+
+// codeOfStatus maps a status back to the Code the service answers it for.
+var codeOfStatus = map[int]lettershop.Code{}
+
+func init() {
+	for code, k := range codeKinds {
+		if _, ok := codeOfStatus[k.status]; !ok || code == lettershop.CodeConflict {
+			codeOfStatus[k.status] = code
+		}
+	}
+}
+
+// answer writes the problem the service answers status with, with the
+// headers such an answer carries.
+func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) {
+	reqID := newRequestID()
+	h := w.Header()
+	h.Set(headerRequestID, reqID)
+	h.Set(headerAPIVersion, APIVersion)
+	ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
+	code, ok := codeOfStatus[status]
+	if !ok {
+		text := http.StatusText(status)
+		if text == "" {
+			text = "Error"
+		}
+		writeProblem(w, problem{
+			Type: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status,
+			Detail: fmt.Sprintf("%s (a fault set by the test)", strings.ToLower(text)),
+		})
+		return
+	}
+	if status == http.StatusTooManyRequests {
+		n, per := c.h.cfg.rateN, c.h.cfg.ratePer
+		if n <= 0 || per <= 0 {
+			n, per = 150, 5*time.Second
+		}
+		reset := ceilSecond(c.h.rateNow().Add(per)).UTC().Format(time.RFC3339)
+		h[headerLimit] = []string{strconv.Itoa(n)}
+		h[headerRemaining] = []string{"0"}
+		h[headerReset] = []string{reset}
+		retryAfter(w, per)
+		writeProblem(w, problemFor(ctx, errorf(code, "the rate limit of %d requests per %s for this API key is used up; retry after %s", n, per, reset)))
+		return
+	}
+	writeProblem(w, problemFor(ctx, errorf(code, "%s (a fault set by the test)", strings.ToLower(http.StatusText(status)))))
+}
+
+// bufferedWriter takes an answer that is thrown away.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header         { return b.header }
+func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
+
+// faultJSON is a Fault on the wire: the latency as a Go duration ("2s").
+type faultJSON struct {
+	ID              string  `json:"id,omitempty"`
+	Method          string  `json:"method,omitempty"`
+	Path            string  `json:"path,omitempty"`
+	Status          int     `json:"status,omitempty"`
+	Latency         string  `json:"latency,omitempty"`
+	CloseConnection bool    `json:"closeConnection,omitempty"`
+	AfterWrite      bool    `json:"afterWrite,omitempty"`
+	Times           int     `json:"times,omitempty"`
+	Probability     float64 `json:"probability,omitempty"`
+}
+
+func faultToJSON(f Fault) faultJSON {
+	j := faultJSON{ID: f.ID, Method: f.Method, Path: f.Path, Status: f.Status, CloseConnection: f.CloseConnection,
+		AfterWrite: f.AfterWrite, Times: f.Times, Probability: f.Probability}
+	if f.Latency > 0 {
+		j.Latency = f.Latency.String()
+	}
+	return j
+}
+
+// faultList is the body of GET /_test/faults.
+type faultList struct {
+	Items []faultJSON `json:"items"`
+}
+
+func (h *handler) faultRoutes() {
+	if h.cfg.controls == nil {
+		h.cfg.controls = NewTestControls(1)
+	}
+	h.handleTest(route{method: "GET", path: "/_test/faults", access: anyKey, serve: h.listFaults})
+	h.handleTest(route{method: "POST", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.addFault})
+	h.handleTest(route{method: "DELETE", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.clearFaults})
+	h.handleTest(route{method: "GET", path: "/_test/requests", access: anyKey, serve: h.listRequests})
+	h.handleTest(route{method: "DELETE", path: "/_test/requests", access: scoped, scope: ScopeLettersWrite, serve: h.clearRequests})
+}
+
+// noQuery refuses a query on a route that takes none, naming the first
+// parameter, so that a typo never goes unnoticed.
+func noQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if err != nil || len(names) == 0 {
+		return invalid("query", "this route takes no query parameters, got %q", r.URL.RawQuery)
+	}
+	return invalid(names[0], "this route takes no query parameters")
+}
+
+func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
+	if err := noQuery(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := faultList{Items: []faultJSON{}}
+	for _, f := range h.cfg.controls.Faults(c.account) {
+		out.Items = append(out.Items, faultToJSON(f))
+	}
+	jsonResponse(http.StatusOK, out).write(w)
+}
+
+// addFault adds a fault to the key's account; the answer is the fault with
+// its id.
+func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
+	body, err := h.readBody(w, r, MaxJSONBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var in faultJSON
+	if err := decodeJSON(body, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if in.ID != "" {
+		h.fail(w, r, invalid("id", "is given by the server; leave it out"))
+		return
+	}
+	f := Fault{Method: in.Method, Path: in.Path, Status: in.Status, CloseConnection: in.CloseConnection,
+		AfterWrite: in.AfterWrite, Times: in.Times, Probability: in.Probability}
+	if in.Latency != "" {
+		d, err := time.ParseDuration(in.Latency)
+		if err != nil {
+			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %q`, in.Latency))
+			return
+		}
+		f.Latency = d
+	}
+	f, err = h.cfg.controls.AddFault(c.account, f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	jsonResponse(http.StatusCreated, faultToJSON(f)).write(w)
+}
+
+func (h *handler) clearFaults(w http.ResponseWriter, _ *http.Request, c *call) {
+	h.cfg.controls.ClearFaults(c.account)
+	w.WriteHeader(http.StatusNoContent)
+}

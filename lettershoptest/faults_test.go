@@ -1,0 +1,67 @@
+package lettershoptest_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/lettershoptest"
+)
+
+func TestFaultLatencyWithSleep(t *testing.T) {
+	var mu sync.Mutex
+	var waits []time.Duration
+	srv := lettershoptest.New(t, lettershoptest.WithSleep(func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return nil
+	}))
+	acct := srv.NewAccount()
+	id := acct.Fault(httpadapter.Fault{Path: "/letters", Latency: 3 * time.Second, Times: 1})
+	for range 2 {
+		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
+		req.Header.Set("X-Api-Key", acct.APIKey)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if len(waits) != 1 || waits[0] != 3*time.Second {
+		t.Errorf("waits %v, want one of 3s", waits)
+	}
+	reqs := acct.Requests()
+	if len(reqs) != 2 || reqs[0].Fault != id || reqs[0].Status != http.StatusOK || reqs[1].Fault != "" {
+		t.Errorf("journal %+v", reqs)
+	}
+	acct.ClearFaults()
+}
+
+func TestFaultInvalidFailsTheTest(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	srv := lettershoptest.New(ft)
+	acct := srv.NewAccount()
+	func() {
+		defer func() { _ = recover() }()
+		acct.Fault(httpadapter.Fault{Status: 200})
+	}()
+	if !ft.failed {
+		t.Error("a fault with status 200 was taken")
+	}
+}
+
+func TestFaultNeedsAServer(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	acct := lettershoptest.NewService(ft).NewAccount()
+	func() {
+		defer func() { _ = recover() }()
+		acct.Requests()
+	}()
+	if !ft.failed {
+		t.Error("Requests without a server did not fail the test")
+	}
+}

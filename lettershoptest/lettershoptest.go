@@ -1,0 +1,258 @@
+// Package lettershoptest runs lettershop inside a Go test: a Service on an
+// in-memory store (or PostgreSQL) with a virtual clock, served over HTTP by
+// httpadapter on an httptest.Server, and the accounts, clock moves, forced
+// letter moves, faults and request journal a test reaches for.
+//
+//	func TestWelcomeLetter(t *testing.T) {
+//		srv := lettershoptest.New(t)
+//		acct := srv.NewAccount()
+//		c := myapp.NewMailer(srv.URL, acct.APIKey)
+//		id := c.SendWelcome("Jane")
+//		acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
+//	}
+//
+// New starts a server and stops it when the test ends; NewService does the
+// same without HTTP, for tests that use the library directly.
+//
+// Time: every Server (and every Service from NewService) has a virtual
+// clock of its own, a clock.Mock that starts at DefaultStart and moves only
+// when the test moves it, so tests that call New each are isolated in time.
+// Accounts of one server share that server's clock for now: Account.Advance
+// and Account.Set move the server's clock, and so every account's letters.
+// Subtests that run in parallel on one server and move time see each
+// other's moves until accounts get clocks of their own; their letters,
+// faults and journals are apart already.
+package lettershoptest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
+)
+
+// DefaultStart is where every virtual clock starts unless WithStart says
+// otherwise: a Monday morning, a business day, so letters made at once are
+// printed and mailed on schedule.
+var DefaultStart = time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+
+// Option configures New and NewService.
+type Option func(*config)
+
+type config struct {
+	start     time.Time
+	dsn       string
+	rateN     int
+	ratePer   time.Duration
+	service   []lettershop.Option
+	adapter   []httpadapter.Option
+	faultSeed int64
+	sleep     func(context.Context, time.Duration) error
+	logger    *slog.Logger
+}
+
+// WithStart sets the instant the virtual clock starts at.
+func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
+
+// WithPostgres keeps the records in PostgreSQL at dsn (a postgres:// URL),
+// in a schema of their own made for this server and dropped, with
+// everything in it, when the test ends; for teams that test against the
+// backend they run.
+func WithPostgres(dsn string) Option { return func(c *config) { c.dsn = dsn } }
+
+// WithRateLimit limits each API key to n requests per duration, as
+// httpadapter.WithRateLimit does, measured on the virtual clock. Without it
+// a test server has no rate limit.
+func WithRateLimit(n int, per time.Duration) Option {
+	return func(c *config) { c.rateN, c.ratePer = n, per }
+}
+
+// WithServiceOptions passes options to lettershop.New, after the helper's
+// own (a later WithClock would take the helper's clock away: do not).
+func WithServiceOptions(opts ...lettershop.Option) Option {
+	return func(c *config) { c.service = append(c.service, opts...) }
+}
+
+// WithAdapterOptions passes options to httpadapter.New, after the
+// helper's own.
+func WithAdapterOptions(opts ...httpadapter.Option) Option {
+	return func(c *config) { c.adapter = append(c.adapter, opts...) }
+}
+
+// WithFaultSeed seeds the source that decides faults given a probability,
+// so a run that failed can be replayed with the same decisions. The
+// default seed is 1.
+func WithFaultSeed(seed int64) Option { return func(c *config) { c.faultSeed = seed } }
+
+// WithSleep sets how a fault's latency is waited out. The default waits on
+// the wall clock, which is what a test of a client's timeouts needs; a test
+// that only checks that the latency was asked for passes a function that
+// records it and returns at once.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *config) { c.sleep = sleep }
+}
+
+// core is what a Server and a Service share: the lettershop.Service, its
+// clock and the account counter.
+type core struct {
+	t        testing.TB
+	svc      *lettershop.Service
+	clock    *clock.Mock
+	controls *httpadapter.TestControls
+	accounts atomic.Int64
+}
+
+func newCore(t testing.TB, opts []Option) (*core, config) {
+	t.Helper()
+	cfg := config{start: DefaultStart, faultSeed: 1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	var store storage.Storage = memstore.New()
+	if cfg.dsn != "" {
+		store = openPostgres(t, cfg.dsn)
+	}
+	mc := clock.NewMock()
+	mc.Set(cfg.start)
+	svc := lettershop.New(store, append([]lettershop.Option{
+		lettershop.WithClock(mc),
+		lettershop.WithLogger(cfg.logger),
+	}, cfg.service...)...)
+	t.Cleanup(func() { _ = svc.Close() })
+	return &core{t: t, svc: svc, clock: mc}, cfg
+}
+
+// advance moves the clock on by d and runs what fell due.
+func (c *core) advance(d time.Duration) {
+	c.t.Helper()
+	if d < 0 {
+		c.t.Fatalf("lettershoptest: the clock only moves forward, got %s", d)
+	}
+	c.clock.Add(d)
+	c.runDue()
+}
+
+// set moves the clock to at, which must not be before now.
+func (c *core) set(at time.Time) {
+	c.t.Helper()
+	if now := c.clock.Now(); at.Before(now) {
+		c.t.Fatalf("lettershoptest: the clock only moves forward: it is at %s, asked for %s", now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+	}
+	c.clock.Set(at)
+	c.runDue()
+}
+
+func (c *core) runDue() {
+	c.t.Helper()
+	if _, err := c.svc.RunDue(context.Background()); err != nil {
+		c.t.Fatalf("lettershoptest: run what fell due: %v", err)
+	}
+}
+
+// newAccount makes a fresh sandbox key and its account.
+func (c *core) newAccount() *Account {
+	n := c.accounts.Add(1)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	key := fmt.Sprintf("%s%d_%s", httpadapter.SandboxKeyPrefix, n, hex.EncodeToString(b))
+	return &Account{APIKey: key, ID: httpadapter.SandboxAccount(key), c: c}
+}
+
+// Server is a lettershop server for one test: the API on an
+// httptest.Server, in front of a Service on a virtual clock.
+type Server struct {
+	// URL is the server's base URL, such as http://127.0.0.1:54321; the
+	// routes are served under it bare (/letters) and under /v1.
+	URL string
+	c   *core
+	hs  *httptest.Server
+}
+
+// New starts a server for t, stopped when t ends: a Service on memstore (or
+// PostgreSQL, WithPostgres) with a virtual clock at DefaultStart, served by
+// httpadapter in sandbox mode (any sk_test_ key, each its own account) with
+// the test routes, faults and journal on and no rate limit unless
+// WithRateLimit asks.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	c, cfg := newCore(t, opts)
+	c.controls = httpadapter.NewTestControls(cfg.faultSeed)
+	if cfg.sleep != nil {
+		c.controls.SetSleep(cfg.sleep)
+	}
+	aopts := []httpadapter.Option{
+		httpadapter.WithTestClock(c.clock),
+		httpadapter.WithTestControls(c.controls),
+		httpadapter.WithRateLimit(cfg.rateN, cfg.ratePer),
+		httpadapter.WithLogger(cfg.logger),
+	}
+	hs := httptest.NewServer(httpadapter.New(c.svc, append(aopts, cfg.adapter...)...))
+	t.Cleanup(hs.Close)
+	return &Server{URL: hs.URL, c: c, hs: hs}
+}
+
+// Service returns the Service behind the server, for reaching past HTTP:
+// its methods take the account's id (Account.ID).
+func (s *Server) Service() *lettershop.Service { return s.c.svc }
+
+// Clock returns the server's virtual clock. Prefer Advance, which also
+// runs what fell due.
+func (s *Server) Clock() *clock.Mock { return s.c.clock }
+
+// Client returns an HTTP client for the server.
+func (s *Server) Client() *http.Client { return s.hs.Client() }
+
+// Advance moves the server's clock on by d, for every account, and runs
+// what fell due. d must not be negative.
+func (s *Server) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
+
+// Now returns the time on the server's clock.
+func (s *Server) Now() time.Time { return s.c.svc.Now() }
+
+// NewAccount returns a fresh account with a sandbox API key of its own.
+func (s *Server) NewAccount() *Account { return s.c.newAccount() }
+
+// Service is a lettershop.Service for one test, without HTTP: on memstore
+// (or PostgreSQL) with a virtual clock. It embeds the lettershop.Service,
+// whose methods take an account's id (Account.ID).
+type Service struct {
+	*lettershop.Service
+	c *core
+}
+
+// NewService returns a Service for t, closed when t ends, with a virtual
+// clock at DefaultStart. Options about HTTP (WithRateLimit,
+// WithAdapterOptions, WithFaultSeed, WithSleep) are ignored.
+func NewService(t testing.TB, opts ...Option) *Service {
+	t.Helper()
+	c, _ := newCore(t, opts)
+	return &Service{Service: c.svc, c: c}
+}
+
+// Clock returns the Service's virtual clock. Prefer Advance, which also
+// runs what fell due.
+func (s *Service) Clock() *clock.Mock { return s.c.clock }
+
+// Advance moves the clock on by d and runs what fell due. d must not be
+// negative.
+func (s *Service) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
+
+// NewAccount returns a fresh account. Its APIKey is of no use without a
+// server; its ID is what the Service's methods take.
+func (s *Service) NewAccount() *Account { return s.c.newAccount() }

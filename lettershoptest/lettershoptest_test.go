@@ -1,0 +1,183 @@
+package lettershoptest_test
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/lettershoptest"
+)
+
+func TestServerServesTheAPI(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/letters", nil)
+	req.Header.Set("X-Api-Key", acct.APIKey)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/letters: %d", resp.StatusCode)
+	}
+	if resp.Header.Get("P-RateLimit-Limit") != "" {
+		t.Error("a test server limits the rate without WithRateLimit")
+	}
+	if got := srv.Now(); !got.Equal(lettershoptest.DefaultStart) {
+		t.Errorf("clock starts at %s, want %s", got, lettershoptest.DefaultStart)
+	}
+}
+
+func TestAccountsAreApart(t *testing.T) {
+	srv := lettershoptest.New(t)
+	a, b := srv.NewAccount(), srv.NewAccount()
+	if a.APIKey == b.APIKey || a.ID == b.ID {
+		t.Fatalf("two accounts share a key or id: %+v %+v", a, b)
+	}
+	id := sendWelcome(t, srv.Service(), a.ID, "Jane")
+	if got := a.Letters(); len(got) != 1 || got[0].ID != id {
+		t.Errorf("a's letters: %v", got)
+	}
+	if got := b.Letters(); len(got) != 0 {
+		t.Errorf("b sees %d letters of a", len(got))
+	}
+}
+
+func TestForceAndWait(t *testing.T) {
+	svc := lettershoptest.NewService(t)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	if l := acct.Force(id, lettershoptest.Status(lettershop.StatusMailed)); l.Status != lettershop.StatusMailed {
+		t.Errorf("forced to mailed, is %s", l.Status)
+	}
+	if l := acct.Force(id, lettershoptest.Event(lettershop.EventDelivered)); l.Status != lettershop.StatusMailed {
+		t.Errorf("after delivered, status %s", l.Status)
+	}
+
+	other := sendWelcome(t, svc.Service, acct.ID, "John")
+	start := acct.Now()
+	l := acct.WaitForStatus(other, lettershop.StatusMailed, 14*24*time.Hour)
+	if !acct.Now().After(start) || l.Status == lettershop.StatusQueued {
+		t.Errorf("waited to %s: status %s, clock %s", acct.Now(), l.Status, start)
+	}
+}
+
+func TestWaitForStatusFailsPastItsTime(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	svc := lettershoptest.NewService(ft)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	func() {
+		defer func() { _ = recover() }()
+		acct.WaitForStatus(id, lettershop.StatusMailed, time.Minute)
+	}()
+	if !ft.failed {
+		t.Error("WaitForStatus did not fail when the letter was not mailed within a minute")
+	}
+	if got, want := acct.Now(), lettershoptest.DefaultStart.Add(time.Minute); !got.Equal(want) {
+		t.Errorf("clock at %s after waiting a minute, want %s", got, want)
+	}
+}
+
+func TestPDFText(t *testing.T) {
+	svc := lettershoptest.NewService(t)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	text := acct.PDFText(id)
+	for _, want := range []string{"Dear Jane", "Welcome aboard", "Chicago"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("PDF text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestClockMovesForwardOnly(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	acct.Advance(time.Hour)
+	if got, want := acct.Now(), lettershoptest.DefaultStart.Add(time.Hour); !got.Equal(want) {
+		t.Errorf("after an hour: %s, want %s", got, want)
+	}
+	at := lettershoptest.DefaultStart.Add(48 * time.Hour)
+	acct.Set(at)
+	if !srv.Now().Equal(at) {
+		t.Errorf("after Set: %s, want %s", srv.Now(), at)
+	}
+}
+
+func TestWithStart(t *testing.T) {
+	at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
+	svc := lettershoptest.NewService(t, lettershoptest.WithStart(at))
+	if !svc.Now().Equal(at) {
+		t.Errorf("clock at %s, want %s", svc.Now(), at)
+	}
+}
+
+func TestPostgres(t *testing.T) {
+	dsn := os.Getenv("LETTERSHOP_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("LETTERSHOP_TEST_POSTGRES is not set")
+	}
+	srv := lettershoptest.New(t, lettershoptest.WithPostgres(dsn))
+	acct := srv.NewAccount()
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	if got := acct.Letters(); len(got) != 1 || got[0].ID != id {
+		t.Errorf("letters in PostgreSQL: %v", got)
+	}
+}
+
+// fakeTB records a failure instead of ending the test.
+type fakeTB struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Fatalf(string, ...any) {
+	f.failed = true
+	panic("fatal")
+}
+
+func TestWithRateLimit(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithRateLimit(2, time.Minute))
+	acct := srv.NewAccount()
+	var got []int
+	for range 3 {
+		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
+		req.Header.Set("X-Api-Key", acct.APIKey)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	if got[2] != http.StatusTooManyRequests {
+		t.Errorf("statuses %v, want the third refused", got)
+	}
+	srv.Advance(time.Minute) // the bucket refills on the virtual clock
+	if reqs := acct.Requests(); len(reqs) != 3 || reqs[2].Status != http.StatusTooManyRequests {
+		t.Errorf("journal %+v", reqs)
+	}
+}
+
+func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	svc := lettershoptest.NewService(ft)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	if _, err := svc.CancelLetter(t.Context(), acct.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		acct.WaitForStatus(id, lettershop.StatusMailed, 30*24*time.Hour)
+	}()
+	if !ft.failed || !acct.Now().Equal(lettershoptest.DefaultStart) {
+		t.Errorf("failed %v, clock %s: want an immediate failure", ft.failed, acct.Now())
+	}
+}
