@@ -24,6 +24,18 @@ import (
 // (recipient.address.zipCode, variables[0].value), the way the service
 // reports its own validation errors.
 func decodeJSON(body []byte, dst any) error {
+	if fastCheck(body, reflect.TypeOf(dst).Elem()) {
+		if err := json.Unmarshal(body, dst); err != nil {
+			return invalid("body", "%v", err)
+		}
+		return nil
+	}
+	return decodeJSONChecked(body, dst)
+}
+
+// decodeJSONChecked is decodeJSON for a body the fast path (fastCheck) did
+// not accept: it finds and names every problem.
+func decodeJSONChecked(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return invalid("body", "a JSON object is required")
 	}
