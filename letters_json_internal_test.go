@@ -54,3 +54,38 @@ func TestLetterJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLetterJSON encodes a letter as a fetch shows it, with the
+// encoder the API uses and with encoding/json, in the same run.
+func BenchmarkLetterJSON(b *testing.B) {
+	party := Party{
+		Address:           Address{AddressLine1: "742 Evergreen Terrace", AddressLine2: "Apartment 2B", LastLine: "Springfield, OR 97403-1234"},
+		Individual:        &Individual{FullName: "Marge Bouvier Simpson"},
+		AddressComponents: &AddressComponents{City: "Springfield", State: "OR", ZipCode: "97403", Plus4Code: "1234"},
+	}
+	name := "Marge"
+	when := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	l := Letter{
+		ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: "queued", Sender: party, Recipient: party,
+		CreatedAt: when, ModifiedAt: when, URL: "https://lettershop.test/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download",
+		Variables: []Variable{{Name: "name", Value: &name}},
+		Metadata:  Metadata{{Key: "campaign", Value: "spring-renewal-2024"}, {Key: "customerRef", Value: "CUST-0004211937"}},
+		Events:    []Event{{ID: "evt_01kjqh0cc0yy92aepzww4h7ywk", CreatedAt: when, ModifiedAt: when, Timestamp: when, Type: "status", Status: "queued", Description: "Letter received"}},
+	}
+	for _, c := range []struct {
+		name string
+		enc  func(any) ([]byte, error)
+	}{{"served", marshal}, {"encodingJSON", json.Marshal}} {
+		b.Run(c.name, func(b *testing.B) {
+			old := marshal
+			marshal = c.enc
+			defer func() { marshal = old }()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.MarshalJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -19,7 +19,7 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 	letter := &lettershop.Letter{
 		ID: "ltr_" + tricky, Status: "queued", CreatedAt: when, ModifiedAt: when.UTC(),
 		Description: tricky, ExternalID: tricky, URL: "https://x.test/a?b=1&c=<2>",
-		Metadata: lettershop.Metadata{{Key: tricky, Value: tricky}, {Key: "a", Value: ""}},
+		Metadata:  lettershop.Metadata{{Key: tricky, Value: tricky}, {Key: "a", Value: ""}},
 		Variables: []lettershop.Variable{{Name: "name", Value: &tricky}},
 	}
 	letter.Recipient.Address.AddressLine1 = tricky
