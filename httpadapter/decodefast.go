@@ -90,17 +90,14 @@ func (s *fastScanner) value(t reflect.Type, depth int) bool {
 		if !ok {
 			return false
 		}
-		switch {
-		case t == nil:
-			return true
-		case t == timeType:
+		if t == timeType {
 			if !plain {
 				return false
 			}
 			_, err := time.Parse(time.RFC3339, string(s.b[start+1:s.i-1]))
 			return err == nil
 		}
-		return t.Kind() == reflect.String || t.Kind() == reflect.Interface
+		return s.fits(t, reflect.String)
 	case c == 't':
 		return s.literal("true") && s.fits(t, reflect.Bool)
 	case c == 'f':
