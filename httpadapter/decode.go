@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/lettershop/lettershop"
 )
 
@@ -25,10 +27,12 @@ import (
 // reports its own validation errors.
 func decodeJSON(body []byte, dst any) error {
 	if fastCheck(body, reflect.TypeOf(dst).Elem()) {
-		if err := json.Unmarshal(body, dst); err != nil {
-			return invalid("body", "%v", err)
+		if err := gojson.Unmarshal(body, dst); err == nil {
+			return nil
 		}
-		return nil
+		// A value out of its type's range ({"count":1e99}): the full check
+		// says so as it always has, from a fresh value.
+		reflect.ValueOf(dst).Elem().SetZero()
 	}
 	return decodeJSONChecked(body, dst)
 }

@@ -1,7 +1,9 @@
 package httpadapter
 
 import (
+	"bytes"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -153,6 +155,10 @@ func (s *fastScanner) object(t reflect.Type, depth int) bool {
 		s.i++
 		return true
 	}
+	// A name given twice is left to the full check: decoders differ in
+	// what the second value does to the first.
+	var seenBuf [16][]byte
+	seen := seenBuf[:0]
 	for {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return false
@@ -161,6 +167,13 @@ func (s *fastScanner) object(t reflect.Type, depth int) bool {
 		plain, ok := s.str()
 		if !ok || (!plain && t != nil) {
 			return false
+		}
+		if t != nil {
+			name := s.b[start+1 : s.i-1]
+			if slices.ContainsFunc(seen, func(n []byte) bool { return bytes.Equal(n, name) }) {
+				return false
+			}
+			seen = append(seen, name)
 		}
 		var ft reflect.Type
 		switch {

@@ -32,6 +32,11 @@ var fastBodies = []string{
 	`{"inner":{"deep":[{"leaf":"l"},]}}`, `{"labels":{"a":"b",}}`, `{,}`, `[1,]`,
 }
 
+var fastLetter = `{"recipient":{"address":{"addressLine1":"742 Evergreen Terrace","lastLine":"Springfield, OR 97403"},"individual":{"fullName":"Marge"}},` +
+	`"sender":{"address":{"addressLine1":"1600 Pennsylvania Avenue NW","lastLine":"Washington, DC 20500"},"organization":"Burns"},` +
+	`"content":{"type":"asset","assetId":"ast_1"},"useType":"marketing","variables":[{"name":"name","value":"Marge"}],` +
+	`"metadata":[{"key":"campaign","value":"spring"},{"key":1}],"sendDate":"2026-03-04","options":{"print":{"color":true}}}`
+
 // TestFastCheckIsConservative holds the fast path to its promise: a body it
 // takes is answered as the full check answers it (a body that fits its type
 // but not its range, {"small":300}, fails in the typed decoding on both
@@ -41,17 +46,22 @@ func TestFastCheckIsConservative(t *testing.T) {
 		checkFastAgainstFull[shapes](t, []byte(body))
 		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(body))
 	}
-	letter := `{"recipient":{"address":{"addressLine1":"742 Evergreen Terrace","lastLine":"Springfield, OR 97403"},"individual":{"fullName":"Marge"}},` +
-		`"sender":{"address":{"addressLine1":"1600 Pennsylvania Avenue NW","lastLine":"Washington, DC 20500"},"organization":"Burns"},` +
-		`"content":{"type":"asset","assetId":"ast_1"},"useType":"marketing","variables":[{"name":"name","value":"Marge"}],` +
-		`"metadata":[{"key":"campaign","value":"spring"},{"key":1}],"sendDate":"2026-03-04","options":{"print":{"color":true}}}`
-	if !fastCheck([]byte(letter), reflect.TypeFor[lettershop.CreateLetterInput]()) {
+	if !fastCheck([]byte(fastLetter), reflect.TypeFor[lettershop.CreateLetterInput]()) {
 		t.Error("a well-formed letter is not taken by the fast path")
 	}
-	for i := range len(letter) {
-		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(letter[:i]))
-		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(letter[:i]+"1"+letter[i:]))
-		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(strings.Replace(letter, letter[i:i+1], "", 1)))
+	for i := range len(fastLetter) {
+		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(fastLetter[:i]))
+		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(fastLetter[:i]+"1"+fastLetter[i:]))
+		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(strings.Replace(fastLetter, fastLetter[i:i+1], "", 1)))
+	}
+	for _, body := range []string{
+		`{"recipient":null,"sender":{"address":null,"individual":null},"metadata":null,"variables":[null,{"name":null}]}`,
+		`{"recipient":{"address":{"addressLine1":"a"}},"recipient":{"individual":{"fullName":"b"}}}`,
+		`{"metadata":[{"key":"a","value":1},{"key":"a","value":"b","x":1},[],"s",{"key":null}]}`,
+		`{"options":{"print":{"color":1}}}`, `{"useType":"marketing","useType":"transactional"}`,
+	} {
+		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(body))
+		checkFastAgainstFull[lettershop.UpdateLetterInput](t, []byte(body))
 	}
 }
 
@@ -76,6 +86,7 @@ func FuzzFastCheck(f *testing.F) {
 	for _, b := range fastBodies {
 		f.Add([]byte(b))
 	}
+	f.Add([]byte(fastLetter))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkFastAgainstFull[shapes](t, body)
 		checkFastAgainstFull[lettershop.CreateLetterInput](t, body)
