@@ -3,6 +3,8 @@ package httpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -40,5 +42,53 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 		if got := marshalJSON(v); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("value %d:\n got %s\nwant %s", i, got, want.Bytes())
 		}
+	}
+}
+
+// TestLetterPageMatchesEncoder holds writeLetterPage to the bytes the
+// response encoder writes for the same page.
+func TestLetterPageMatchesEncoder(t *testing.T) {
+	tricky := "<b>&\u2028\xff"
+	l := &lettershop.Letter{ID: "ltr_1", Status: "queued", Description: tricky, Metadata: lettershop.Metadata{{Key: tricky, Value: "v"}}}
+	for i, page := range []lettershop.Page[*lettershop.Letter]{
+		{},
+		{Items: []*lettershop.Letter{}},
+		{Items: []*lettershop.Letter{l}},
+		{Items: []*lettershop.Letter{l, nil, l}, NextToken: "tok_" + tricky},
+		{NextToken: "abc"},
+	} {
+		rec := httptest.NewRecorder()
+		writeLetterPage(rec, page)
+		if want := marshalJSON(page); !bytes.Equal(rec.Body.Bytes(), want) {
+			t.Errorf("page %d:\n got %s\nwant %s", i, rec.Body.Bytes(), want)
+		}
+	}
+}
+
+// BenchmarkLetterPage writes a page of 100 letters as served, and through
+// the general response encoder, in the same run.
+func BenchmarkLetterPage(b *testing.B) {
+	name := "Marge"
+	page := lettershop.Page[*lettershop.Letter]{NextToken: "next"}
+	for range 100 {
+		l := &lettershop.Letter{ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: "queued", URL: "https://lettershop.test/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download",
+			Variables: []lettershop.Variable{{Name: "name", Value: &name}}, Metadata: lettershop.Metadata{{Key: "campaign", Value: "spring"}}}
+		l.Recipient.Address = lettershop.Address{AddressLine1: "742 Evergreen Terrace", LastLine: "Springfield, OR 97403"}
+		l.Sender.Address = lettershop.Address{AddressLine1: "1600 Pennsylvania Avenue NW", LastLine: "Washington, DC 20500"}
+		page.Items = append(page.Items, l)
+	}
+	for _, c := range []struct {
+		name  string
+		write func(http.ResponseWriter)
+	}{
+		{"served", func(w http.ResponseWriter) { writeLetterPage(w, page) }},
+		{"encoder", func(w http.ResponseWriter) { writeJSON(w, http.StatusOK, page) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.write(httptest.NewRecorder())
+			}
+		})
 	}
 }

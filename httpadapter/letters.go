@@ -43,7 +43,7 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, page)
+	writeLetterPage(w, page)
 }
 
 func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {
