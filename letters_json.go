@@ -3,6 +3,8 @@ package lettershop
 import (
 	"encoding/json"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // A letter is shown with every field of the specification's Letter, Party
@@ -103,11 +105,19 @@ func nullable(s string) *string {
 // MarshalJSON writes the letter as the API shows it: every field, null
 // where there is no value.
 func (l Letter) MarshalJSON() ([]byte, error) {
-	sender, err := l.Sender.toJSON(l.cassLeftOut)
+	// go-json writes the bytes encoding/json writes for these shapes (a
+	// test holds it to that), in a fraction of the time: a page of letters
+	// is mostly this.
+	return l.encodeJSON(gojson.Marshal)
+}
+
+// encodeJSON is MarshalJSON with the encoder it uses.
+func (l Letter) encodeJSON(marshal func(any) ([]byte, error)) ([]byte, error) {
+	sender, err := l.Sender.toJSON(l.cassLeftOut, marshal)
 	if err != nil {
 		return nil, err
 	}
-	recipient, err := l.Recipient.toJSON(l.cassLeftOut)
+	recipient, err := l.Recipient.toJSON(l.cassLeftOut, marshal)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +125,7 @@ func (l Letter) MarshalJSON() ([]byte, error) {
 	for i, e := range l.Events {
 		events[i] = e.toJSON()
 	}
-	return json.Marshal(letterJSON{
+	return marshal(letterJSON{
 		ID: l.ID, Status: l.Status, Sender: sender, Recipient: recipient, Content: l.Content,
 		UseType: l.UseType, Events: events, CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
 		ExternalID: nullable(l.ExternalID), SendDate: nullable(l.SendDate), Description: nullable(l.Description),
@@ -144,7 +154,7 @@ func (l *Letter) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (p Party) toJSON(cassLeftOut bool) (partyJSON, error) {
+func (p Party) toJSON(cassLeftOut bool, marshal func(any) ([]byte, error)) (partyJSON, error) {
 	out := partyJSON{
 		Address: addressJSON{
 			AddressLine1: p.Address.AddressLine1, AddressLine2: nullable(p.Address.AddressLine2), LastLine: p.Address.LastLine,
@@ -180,7 +190,7 @@ func (p Party) toJSON(cassLeftOut bool) (partyJSON, error) {
 		{&out.AddressCorrections, corrections},
 		{&out.AddressMetadata, p.AddressMetadata},
 	} {
-		if *f.dst, err = json.Marshal(f.v); err != nil {
+		if *f.dst, err = marshal(f.v); err != nil {
 			return partyJSON{}, err
 		}
 	}

@@ -31,7 +31,7 @@ func (h *handler) listAssets(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, page).write(w)
+	writeJSON(w, http.StatusOK, page)
 }
 
 func (h *handler) createAsset(w http.ResponseWriter, r *http.Request, c *call) {
@@ -64,7 +64,7 @@ func (h *handler) getAsset(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, a).write(w)
+	writeJSON(w, http.StatusOK, a)
 }
 
 func (h *handler) updateAsset(w http.ResponseWriter, r *http.Request, c *call) {

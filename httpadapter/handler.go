@@ -16,7 +16,6 @@ package httpadapter
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -108,6 +107,8 @@ type handler struct {
 	byAddress *addressLimits
 	// links limits the signed download links per client address.
 	links *linkLimits
+	// digests remembers the digests of recently authenticated API keys.
+	digests *keyDigests
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -134,7 +135,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux()}
+	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 		h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
@@ -282,7 +283,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			return
 		}
 		c.account = p.Account
-		c.keyHash = h.svc.APIKeyDigest(key)
+		c.keyHash = h.digests.digest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {
 			h.fail(w, r, err)
 			return
@@ -352,5 +353,3 @@ func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
 }
-
-func newRequestID() string { return "req_" + strings.ToLower(rand.Text()) }

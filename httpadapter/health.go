@@ -35,7 +35,7 @@ func (h *handler) healthRoutes() {
 
 func (h *handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	jsonResponse(http.StatusOK, healthState{Status: "ok"}).write(w)
+	writeJSON(w, http.StatusOK, healthState{Status: "ok"})
 }
 
 // readyz pings the store. Why it failed goes to the log, not to the
@@ -46,8 +46,8 @@ func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := h.svc.Ping(ctx); err != nil {
 		h.cfg.logger.Warn("readiness check failed", "request_id", requestID(r.Context()), "err", err)
-		jsonResponse(http.StatusServiceUnavailable, healthState{Status: "unavailable"}).write(w)
+		writeJSON(w, http.StatusServiceUnavailable, healthState{Status: "unavailable"})
 		return
 	}
-	jsonResponse(http.StatusOK, healthState{Status: "ok"}).write(w)
+	writeJSON(w, http.StatusOK, healthState{Status: "ok"})
 }

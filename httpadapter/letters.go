@@ -43,7 +43,7 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, page).write(w)
+	writeLetterPage(w, page)
 }
 
 func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {
@@ -76,7 +76,7 @@ func (h *handler) getLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, l).write(w)
+	writeJSON(w, http.StatusOK, l)
 }
 
 func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) {

@@ -3,12 +3,14 @@ package httpadapter
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/lettershop/lettershop"
 )
@@ -157,14 +159,47 @@ func invalidFields(fields map[string]string) error {
 // marshalJSON encodes v as the body of a response: compact, a final
 // newline, HTML characters left as they are (templates are HTML).
 func marshalJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	b := encodeJSON(v)
+	out := bytes.Clone(b.Bytes())
+	putBuffer(b)
+	return out
+}
+
+// writeJSON answers with v as a JSON body, encoded as marshalJSON does into
+// a pooled buffer that is reused once written.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b := encodeJSON(v)
+	response{status: status, contentType: "application/json", body: b.Bytes()}.write(w)
+	putBuffer(b)
+}
+
+// bufferPool holds the buffers responses are encoded into.
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer kept for reuse: a page of 100
+// letters is about 300 KB; a buffer grown by a rare larger body goes.
+const maxPooledBuffer = 1 << 20
+
+// encodeJSON encodes v into a buffer from bufferPool. go-json writes the
+// same bytes as encoding/json for the service's types (the golden files
+// hold it to that) at a fraction of the cost.
+func encodeJSON(v any) *bytes.Buffer {
+	b := bufferPool.Get().(*bytes.Buffer)
+	enc := gojson.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		// Only the service's own types get here, and they all encode.
 		panic("httpadapter: encode response: " + err.Error())
 	}
-	return b.Bytes()
+	return b
+}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
+	}
+	b.Reset()
+	bufferPool.Put(b)
 }
 
 // response is a complete answer to a request, as stored for idempotent
@@ -194,4 +229,44 @@ func (resp response) write(w http.ResponseWriter) {
 
 func jsonResponse(status int, v any) response {
 	return response{status: status, contentType: "application/json", body: marshalJSON(v)}
+}
+
+// writeLetterPage answers with a page of letters. It writes what
+// writeJSON(w, http.StatusOK, page) writes (a test holds it to that), but
+// puts each letter's own encoding in place instead of having the encoder
+// check and compact it again: on a page of 100 that was a tenth of the
+// work.
+func writeLetterPage(w http.ResponseWriter, page lettershop.Page[*lettershop.Letter]) {
+	b := bufferPool.Get().(*bytes.Buffer)
+	b.WriteString(`{"items":`)
+	if page.Items == nil {
+		b.WriteString("null")
+	} else {
+		b.WriteByte('[')
+		for i, l := range page.Items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if l == nil {
+				b.WriteString("null")
+				continue
+			}
+			data, err := l.MarshalJSON()
+			if err != nil {
+				// Only the service's own types get here, and they all encode.
+				panic("httpadapter: encode response: " + err.Error())
+			}
+			b.Write(data)
+		}
+		b.WriteByte(']')
+	}
+	if page.NextToken != "" {
+		b.WriteString(`,"nextToken":`)
+		tok := encodeJSON(page.NextToken)
+		b.Write(bytes.TrimSuffix(tok.Bytes(), []byte("\n")))
+		putBuffer(tok)
+	}
+	b.WriteString("}\n")
+	response{status: http.StatusOK, contentType: "application/json", body: b.Bytes()}.write(w)
+	putBuffer(b)
 }

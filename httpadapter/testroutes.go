@@ -53,7 +53,7 @@ func (h *handler) clockState() clockState {
 }
 
 func (h *handler) getClock(w http.ResponseWriter, _ *http.Request, _ *call) {
-	jsonResponse(http.StatusOK, h.clockState()).write(w)
+	writeJSON(w, http.StatusOK, h.clockState())
 }
 
 // lastTestTime is as far as the test clock goes. JSON writes no year past
@@ -102,7 +102,7 @@ func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, _ *call) 
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, h.clockState()).write(w)
+	writeJSON(w, http.StatusOK, h.clockState())
 }
 
 // advanceLetter moves one letter to a status or tracking event now,
@@ -128,7 +128,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, l).write(w)
+	writeJSON(w, http.StatusOK, l)
 }
 
 // registerMove files a change of address for NCOA in the key's account.

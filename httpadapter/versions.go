@@ -41,7 +41,7 @@ func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) 
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, page).write(w)
+	writeJSON(w, http.StatusOK, page)
 }
 
 func (h *handler) createVersion(w http.ResponseWriter, r *http.Request, c *call) {
@@ -78,7 +78,7 @@ func (h *handler) getVersion(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	jsonResponse(http.StatusOK, v).write(w)
+	writeJSON(w, http.StatusOK, v)
 }
 
 // versionChange is a mutation of one version that answers with the version.

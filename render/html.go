@@ -963,6 +963,10 @@ func excerpt(s string) string {
 
 func lineOf(s string, at int) int { return strings.Count(s[:at], "\n") + 1 }
 
+// glyphBuffers holds the scratch space of glyph lookups: an sfnt.Buffer is
+// several kilobytes, and Unprintable runs on every address of every letter.
+var glyphBuffers = sync.Pool{New: func() any { return new(sfnt.Buffer) }}
+
 var glyphs struct {
 	once  sync.Once
 	fonts map[string]*sfnt.Font
@@ -989,13 +993,17 @@ func loadGlyphs() {
 func Unprintable(s string) []rune {
 	loadGlyphs()
 	font := glyphs.fonts["go"]
-	var buf sfnt.Buffer
+	var buf *sfnt.Buffer
 	var missing []rune
 	for _, r := range s {
 		if r < 0x80 || !unicode.In(r, unicode.L, unicode.M, unicode.N) || slices.Contains(missing, r) {
 			continue
 		}
-		if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
+		if buf == nil {
+			buf = glyphBuffers.Get().(*sfnt.Buffer)
+			defer glyphBuffers.Put(buf)
+		}
+		if gi, err := font.GlyphIndex(buf, r); err != nil || gi == 0 {
 			missing = append(missing, r)
 			if len(missing) == 5 {
 				break
@@ -1009,7 +1017,8 @@ func Unprintable(s string) []rune {
 // their fonts can not print.
 func missingGlyphs(blocks []block) []rune {
 	loadGlyphs()
-	var buf sfnt.Buffer
+	buf := glyphBuffers.Get().(*sfnt.Buffer)
+	defer glyphBuffers.Put(buf)
 	var missing []rune
 	check := func(s string, st inlineStyle) {
 		family, style := fontOf(st)
@@ -1018,7 +1027,7 @@ func missingGlyphs(blocks []block) []rune {
 			if unicode.IsSpace(r) || slices.Contains(missing, r) || len(missing) >= 5 {
 				continue
 			}
-			if gi, err := font.GlyphIndex(&buf, r); err != nil || gi == 0 {
+			if gi, err := font.GlyphIndex(buf, r); err != nil || gi == 0 {
 				missing = append(missing, r)
 			}
 		}

@@ -351,3 +351,20 @@ func TestRenderTable(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkUnprintable is the check every address of every letter goes
+// through when the letter is created.
+func BenchmarkUnprintable(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"ASCII", "1600 Pennsylvania Avenue NW, Washington, DC 20500"},
+		{"Latin1", "Calle Señora María 12, Ponce, PR 00716"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if m := render.Unprintable(c.s); len(m) != 0 {
+					b.Fatal(m)
+				}
+			}
+		})
+	}
+}

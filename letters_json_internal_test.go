@@ -1,0 +1,87 @@
+package lettershop
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+)
+
+// TestLetterJSONMatchesEncodingJSON holds the letter's encoder to the bytes
+// encoding/json writes for the same letter, on the characters encoders
+// treat differently (HTML, U+2028, invalid UTF-8, control characters) and
+// on maps, numbers and times.
+func TestLetterJSONMatchesEncodingJSON(t *testing.T) {
+	tricky := "<b>Dear & \"friend\"</b>\u2028\u2029\x00\x1f\xff\xfe café \U0001F600 \\ /"
+	when := time.Date(2026, 3, 2, 15, 4, 5, 123456789, time.FixedZone("x", -5*3600))
+	party := Party{
+		Address:            Address{AddressLine1: tricky, AddressLine2: tricky, LastLine: tricky},
+		Individual:         &Individual{FullName: tricky, FirstName: "Jane"},
+		Organization:       tricky,
+		NonAddressData:     tricky,
+		AddressComponents:  &AddressComponents{City: tricky, State: "IL", ZipCode: "60601"},
+		AddressAnalysis:    &AddressAnalysis{},
+		AddressCorrections: []AddressCorrection{{}, {}},
+	}
+	l := Letter{
+		ID: "ltr_" + tricky, Status: "queued", Sender: party, Recipient: party,
+		CreatedAt: when, ModifiedAt: when.UTC(), Description: tricky, ExternalID: tricky,
+		SendDate: "2026-03-04", URL: "https://x.test/a?b=1&c=<2>", IssueMessage: tricky,
+		Metadata:  Metadata{{Key: tricky, Value: tricky}, {Key: "a", Value: ""}},
+		Variables: []Variable{{Name: "name", Value: &tricky}},
+		Events: []Event{
+			{ID: "evt_1", CreatedAt: when, Timestamp: when, Type: "status", Status: "queued"},
+			{ID: "evt_2", TrackingEventDetails: &TrackingEventDetails{Notes: tricky, AdditionalData: map[string]any{
+				"z": tricky, "a": 1.5e-7, "big": 1e21, "n": 123456789.0, "list": []any{nil, true, tricky, map[string]any{"<": ">"}},
+			}}},
+		},
+	}
+	for _, left := range []bool{false, true} {
+		l.cassLeftOut = left
+		got, err := l.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := l.encodeJSON(json.Marshal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("cassLeftOut %v:\n got %s\nwant %s", left, got, want)
+		}
+	}
+}
+
+// BenchmarkLetterJSON encodes a letter as a fetch shows it, with the
+// encoder the API uses and with encoding/json, in the same run.
+func BenchmarkLetterJSON(b *testing.B) {
+	party := Party{
+		Address:           Address{AddressLine1: "742 Evergreen Terrace", AddressLine2: "Apartment 2B", LastLine: "Springfield, OR 97403-1234"},
+		Individual:        &Individual{FullName: "Marge Bouvier Simpson"},
+		AddressComponents: &AddressComponents{City: "Springfield", State: "OR", ZipCode: "97403", Plus4Code: "1234"},
+	}
+	name := "Marge"
+	when := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	l := Letter{
+		ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: "queued", Sender: party, Recipient: party,
+		CreatedAt: when, ModifiedAt: when, URL: "https://lettershop.test/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download",
+		Variables: []Variable{{Name: "name", Value: &name}},
+		Metadata:  Metadata{{Key: "campaign", Value: "spring-renewal-2024"}, {Key: "customerRef", Value: "CUST-0004211937"}},
+		Events:    []Event{{ID: "evt_01kjqh0cc0yy92aepzww4h7ywk", CreatedAt: when, ModifiedAt: when, Timestamp: when, Type: "status", Status: "queued", Description: "Letter received"}},
+	}
+	for _, c := range []struct {
+		name string
+		enc  func(any) ([]byte, error)
+	}{{"served", gojson.Marshal}, {"encodingJSON", json.Marshal}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.encodeJSON(c.enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
