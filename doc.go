@@ -64,7 +64,7 @@
 //     in testroutes.go.
 //   - lettershoptest: the test helper. client: the typed Go client.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
-//     traffic against it in tests.
+//     traffic against it in tests; internal/pdftest reads PDFs back in tests.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - cmd/lettershop: the server.
 //
@@ -90,6 +90,7 @@
 //	client              -> (none)
 //	openapi             -> (none)
 //	internal/openapitest -> openapi
+//	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter
 //	cmd/...             -> (any)
 package lettershop

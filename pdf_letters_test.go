@@ -16,6 +16,7 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/pdftest"
 )
 
 // documentPDF makes a US Letter PDF document of pages pages with fpdf.
@@ -89,7 +90,7 @@ func TestPDFLetter(t *testing.T) {
 				// For a look at the pages: pdftoppm -png -r 50.
 				_ = os.WriteFile(filepath.Join(dir, "letter-"+cmp.Or(placement, "default")+".pdf"), b, 0o644)
 			}
-			pages := readBack(t, b).pages
+			pages := pdftest.Read(t, b).Pages
 			wantPages := 4
 			if placement == "topFirstPage" {
 				wantPages = 3
@@ -181,7 +182,7 @@ func TestLetterTextInScriptsTheFontsCover(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CreateLetter: %v", err)
 			}
-			if lines := strings.Split(readBack(t, e.render(t, l.ID)).pages[0], "\n"); !slices.Contains(lines, tt.line) {
+			if lines := strings.Split(pdftest.Read(t, e.render(t, l.ID)).Pages[0], "\n"); !slices.Contains(lines, tt.line) {
 				t.Errorf("page one lacks the line %q:\n%s", tt.line, strings.Join(lines, "\n"))
 			}
 		})

@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"image"
-	"image/color"
-	"image/jpeg"
 	"image/png"
 	"math/rand"
 	"regexp"
@@ -15,13 +13,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
-	"github.com/ledongthuc/pdf"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/pdftest"
 	"github.com/lettershop/lettershop/memstore"
 )
 
@@ -116,114 +113,16 @@ func (e *env) render(t testing.TB, id string) []byte {
 	return b
 }
 
-// readPDF is what the tests learn from a PDF by reading it back.
-type readPDF struct {
-	pages []string // text of each page, a line per text row
-	// fonts maps each font's BaseFont to whether its glyphs are embedded.
-	fonts map[string]bool
-	// colors are the distinct fill colours text is printed in, "r g b".
-	colors []string
-	// images are the image XObjects of each page: "page:colorspace:filter".
-	images       []string
-	links        []string
-	creationDate string
-	modDate      string
-}
-
-func readBack(t testing.TB, b []byte) readPDF {
-	t.Helper()
-	if !bytes.HasPrefix(b, []byte("%PDF-")) {
-		t.Fatalf("not a PDF: %.20q", b)
-	}
-	r, err := pdf.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatalf("read PDF: %v", err)
-	}
-	out := readPDF{fonts: map[string]bool{}}
-	info := r.Trailer().Key("Info")
-	out.creationDate, out.modDate = info.Key("CreationDate").Text(), info.Key("ModDate").Text()
-	for n := 1; n <= r.NumPage(); n++ {
-		p := r.Page(n)
-		fonts := p.Resources().Key("Font")
-		for _, name := range fonts.Keys() {
-			f := fonts.Key(name)
-			desc := f.Key("DescendantFonts").Index(0).Key("FontDescriptor")
-			out.fonts[f.Key("BaseFont").Name()] = !desc.Key("FontFile2").IsNull()
-		}
-		annots := p.V.Key("Annots")
-		for i := 0; i < annots.Len(); i++ {
-			out.links = append(out.links, annots.Index(i).Key("A").Key("URI").RawString())
-		}
-		text, images := pageText(p, fonts, &out.colors)
-		out.pages = append(out.pages, text)
-		for _, x := range images {
-			out.images = append(out.images, strconv.Itoa(n)+":"+x.Key("ColorSpace").Name()+":"+x.Key("Filter").Name())
-		}
-	}
-	return out
-}
-
-// pageText reads the text a page prints, and the images it draws. fpdf
-// prints UTF-8 text in Type0 fonts whose codes are the characters' UTF-16
-// units, so strings in those fonts are decoded as UTF-16BE.
-func pageText(p pdf.Page, fonts pdf.Value, colors *[]string) (string, []pdf.Value) {
-	var images []pdf.Value
-	var (
-		text    strings.Builder
-		utf16BE bool
-		lastY   = -1.0
-		fill    string
-	)
-	pdf.Interpret(p.V.Key("Contents"), func(stk *pdf.Stack, op string) {
-		n := stk.Len()
-		args := make([]pdf.Value, n)
-		for i := n - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
-		}
-		switch op {
-		case "Do":
-			if x := p.Resources().Key("XObject").Key(args[0].Name()); x.Key("Subtype").Name() == "Image" {
-				images = append(images, x)
-			}
-		case "rg":
-			fill = args[0].String() + " " + args[1].String() + " " + args[2].String()
-		case "Tf":
-			utf16BE = fonts.Key(args[0].Name()).Key("Encoding").Name() == "Identity-H"
-		case "Td":
-			if y := args[1].Float64(); y != lastY {
-				if lastY >= 0 {
-					text.WriteString("\n")
-				}
-				lastY = y
-			}
-		case "Tj":
-			s := args[0].RawString()
-			if utf16BE {
-				u := make([]uint16, len(s)/2)
-				for i := range u {
-					u[i] = uint16(s[2*i])<<8 | uint16(s[2*i+1])
-				}
-				s = string(utf16.Decode(u))
-			}
-			text.WriteString(s)
-			if fill != "" && !slices.Contains(*colors, fill) {
-				*colors = append(*colors, fill)
-			}
-		}
-	})
-	return text.String(), images
-}
-
 func TestRenderTemplateLetter(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
 	l := e.letter(t, renderLetterInput(a.ID, "name", "Tom & Jerry <b>", "order", "A-1042"))
-	got := readBack(t, e.render(t, l.ID))
+	got := pdftest.Read(t, e.render(t, l.ID))
 
-	if len(got.pages) != 1 {
-		t.Fatalf("pages = %d, want 1:\n%s", len(got.pages), strings.Join(got.pages, "\n----\n"))
+	if len(got.Pages) != 1 {
+		t.Fatalf("pages = %d, want 1:\n%s", len(got.Pages), strings.Join(got.Pages, "\n----\n"))
 	}
-	lines := strings.Split(got.pages[0], "\n")
+	lines := strings.Split(got.Pages[0], "\n")
 	want := []string{
 		// Return address, then recipient, in window order.
 		"Zoë Łukasiewicz", "12 Harbor Road", "Portland, ME 04101",
@@ -242,14 +141,14 @@ func TestRenderTemplateLetter(t *testing.T) {
 	// fpdf names the Go fonts utf8go + style; each is a TrueType font
 	// embedded (as a subset of the glyphs used).
 	wantFonts := map[string]bool{"utf8go": true, "utf8goB": true, "utf8goI": true}
-	if diff := cmp.Diff(wantFonts, got.fonts); diff != "" {
+	if diff := cmp.Diff(wantFonts, got.Fonts); diff != "" {
 		t.Errorf("fonts and whether embedded (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"https://example.com/t"}, got.links); diff != "" {
+	if diff := cmp.Diff([]string{"https://example.com/t"}, got.Links); diff != "" {
 		t.Errorf("links (-want +got):\n%s", diff)
 	}
-	if want := "D:20260302150405"; !strings.HasPrefix(got.creationDate, want) || !strings.HasPrefix(got.modDate, want) {
-		t.Errorf("dates = %q, %q; want the letter's creation time %s", got.creationDate, got.modDate, want)
+	if want := "D:20260302150405"; !strings.HasPrefix(got.CreationDate, want) || !strings.HasPrefix(got.ModDate, want) {
+		t.Errorf("dates = %q, %q; want the letter's creation time %s", got.CreationDate, got.ModDate, want)
 	}
 }
 
@@ -278,41 +177,11 @@ func TestRenderCharactersBeyondUFFFF(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RenderLetter: %v", err)
 			}
-			if lines := strings.Split(readBack(t, b).pages[0], "\n"); !slices.Contains(lines, tt.want) {
+			if lines := strings.Split(pdftest.Read(t, b).Pages[0], "\n"); !slices.Contains(lines, tt.want) {
 				t.Errorf("page one lacks the line %q:\n%s", tt.want, strings.Join(lines, "\n"))
 			}
 		})
 	}
-}
-
-func pngImage(t testing.TB, w, h int) string {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), 200, 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return base64.StdEncoding.EncodeToString(b.Bytes())
-}
-
-func jpegImage(t testing.TB, w, h int) string {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x), 90, uint8(y), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
 func TestRenderIsDeterministic(t *testing.T) {
@@ -334,12 +203,12 @@ func TestRenderIsDeterministic(t *testing.T) {
 			t.Errorf("render %d differs from the first", i+2)
 		}
 	}
-	got := readBack(t, first)
-	if !strings.Contains(got.pages[0], "March 9, 2026") {
-		t.Errorf("page one does not carry the send date:\n%s", got.pages[0])
+	got := pdftest.Read(t, first)
+	if !strings.Contains(got.Pages[0], "March 9, 2026") {
+		t.Errorf("page one does not carry the send date:\n%s", got.Pages[0])
 	}
-	if want := "D:20260309000000"; !strings.HasPrefix(got.creationDate, want) {
-		t.Errorf("creation date %q, want the send date %s", got.creationDate, want)
+	if want := "D:20260309000000"; !strings.HasPrefix(got.CreationDate, want) {
+		t.Errorf("creation date %q, want the send date %s", got.CreationDate, want)
 	}
 }
 
@@ -347,7 +216,7 @@ func TestRenderFollowsLetterChanges(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", letterTemplate, letterDefinitions...)
 	l := e.letter(t, renderLetterInput(a.ID, "name", "Before"))
-	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear Before,") {
+	if p := pdftest.Read(t, e.render(t, l.ID)).Pages[0]; !strings.Contains(p, "Dear Before,") {
 		t.Fatalf("first render lacks the name:\n%s", p)
 	}
 	// The clock stands still: the change is at the same instant.
@@ -356,7 +225,7 @@ func TestRenderFollowsLetterChanges(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("UpdateLetter: %v", err)
 	}
-	if p := readBack(t, e.render(t, l.ID)).pages[0]; !strings.Contains(p, "Dear After,") {
+	if p := pdftest.Read(t, e.render(t, l.ID)).Pages[0]; !strings.Contains(p, "Dear After,") {
 		t.Errorf("render after the change is stale:\n%s", p)
 	}
 }
@@ -443,11 +312,11 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 		{"form", lettershop.AssetTemplate, "text/html", "<form><input name=x></form><p>x</p>", "<form> can not be printed"},
 		{"no text", lettershop.AssetTemplate, "text/html", "<p> </p><style>p{}</style>", "no text to print"},
 		{"character without a glyph", lettershop.AssetTemplate, "text/html", "<p>你好</p>", `no glyph for '你' (U+4F60)`},
-		{"png", lettershop.AssetImage, "image/png", pngImage(t, 20, 10), ""},
-		{"jpeg", lettershop.AssetImage, "image/jpeg", jpegImage(t, 20, 10), ""},
+		{"png", lettershop.AssetImage, "image/png", pdftest.PNG(t, 20, 10), ""},
+		{"jpeg", lettershop.AssetImage, "image/jpeg", pdftest.JPEG(t, 20, 10), ""},
 		{"png at the pixel limit", lettershop.AssetImage, "image/png", greyPNG(4000, 4000), ""},
 		{"png over the pixel limit", lettershop.AssetImage, "image/png", greyPNG(4000, 4001), "at most 16000000 pixels"},
-		{"png given as jpeg", lettershop.AssetImage, "image/jpeg", pngImage(t, 20, 10), "the data is a png image, not jpeg"},
+		{"png given as jpeg", lettershop.AssetImage, "image/jpeg", pdftest.PNG(t, 20, 10), "the data is a png image, not jpeg"},
 		{"not an image", lettershop.AssetImage, "image/png", base64.StdEncoding.EncodeToString([]byte("hello")), "the image can not be read"},
 		{"corrupt pdf", lettershop.AssetDocument, "application/pdf", base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n%%EOF\n")), "the PDF can not be read: it is damaged"},
 		{"not a font", lettershop.AssetFont, "font/ttf", base64.StdEncoding.EncodeToString([]byte("not a font")), "the font can not be read"},
@@ -470,7 +339,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 			}
 			ok := map[lettershop.AssetType][2]string{
 				lettershop.AssetTemplate: {"text/html", "<p>fine</p>"},
-				lettershop.AssetImage:    {"image/png", pngImage(t, 2, 2)},
+				lettershop.AssetImage:    {"image/png", pdftest.PNG(t, 2, 2)},
 			}[tt.typ]
 			if ok[0] == "" {
 				return
