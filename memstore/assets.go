@@ -28,12 +28,12 @@ func versionLess(a, b *versionRec) bool { return a.v.ID < b.v.ID }
 
 func cloneAsset(a storage.Asset) storage.Asset {
 	a.Metadata = cloneMetadata(a.Metadata)
-	a.Data = cloneBytes(a.Data)
+	a.Doc = storage.CloneDocument(a.Doc)
 	return a
 }
 
 func cloneVersion(v storage.AssetVersion) storage.AssetVersion {
-	v.Data = cloneBytes(v.Data)
+	v.Doc = storage.CloneDocument(v.Doc)
 	return v
 }
 
@@ -117,7 +117,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		// time it was created with.
 		r.a.Metadata = cloneMetadata(a.Metadata)
 		r.a.ModifiedAt = a.ModifiedAt
-		r.a.Data = cloneBytes(a.Data)
+		r.a.Doc = storage.CloneDocument(a.Doc)
 		r.a.Revision++
 	}
 	s.indexAssetMetadata(r)

@@ -28,7 +28,7 @@ func dueLess(a, b *letterRec) bool {
 
 func cloneLetter(l storage.Letter) storage.Letter {
 	l.Metadata = cloneMetadata(l.Metadata)
-	l.Data = cloneBytes(l.Data)
+	l.Doc = storage.CloneDocument(l.Doc)
 	return l
 }
 
@@ -93,7 +93,7 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 	r.l.Metadata = l.Metadata
 	r.l.ModifiedAt = l.ModifiedAt
 	r.l.DueAt = l.DueAt
-	r.l.Data = l.Data
+	r.l.Doc = l.Doc
 	r.l.Revision++
 	if dueMoved && !l.DueAt.IsZero() {
 		s.lettersDue.ReplaceOrInsert(r)

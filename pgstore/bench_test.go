@@ -57,7 +57,7 @@ func benchLetter(account string, i int, id string) storage.Letter {
 		CreatedAt:  benchEpoch.Add(time.Duration(i) * 10 * time.Millisecond),
 		ModifiedAt: benchEpoch.Add(time.Duration(i) * 10 * time.Millisecond),
 		Revision:   1,
-		Data:       benchDoc,
+		Doc:        storage.Encoded(benchDoc),
 	}
 	if i%2 == 0 {
 		l.ExternalID = fmt.Sprintf("ext-%d", i)
@@ -134,7 +134,7 @@ func benchDataSet(b *testing.B) (*pgstore.Store, *pgxpool.Pool, []string) {
 				due = l.DueAt
 			}
 			meta := fmt.Sprintf(`[{"key":"batch","value":%q},{"key":"customer","value":%q}]`, l.Metadata[0].Value, l.Metadata[1].Value)
-			return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, due, l.Revision, l.Data}, nil
+			return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, due, l.Revision, []byte(l.Doc.(storage.Encoded))}, nil
 		}))
 	if err != nil {
 		b.Fatal(err)
@@ -165,7 +165,7 @@ func rawInsert(ctx context.Context, pool *pgxpool.Pool, l storage.Letter) error 
 		due = l.DueAt
 	}
 	meta := fmt.Sprintf(`[{"key":"batch","value":%q},{"key":"customer","value":%q}]`, l.Metadata[0].Value, l.Metadata[1].Value)
-	_, err := pool.Exec(ctx, rawInsertSQL, l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, due, l.Data)
+	_, err := pool.Exec(ctx, rawInsertSQL, l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, due, []byte(l.Doc.(storage.Encoded)))
 	return err
 }
 
