@@ -52,7 +52,7 @@ func getBenchEnv(b *testing.B, n int) *benchEnv {
 		r := rec
 		r.ID = fmt.Sprintf("ltr_00%024d", i)
 		r.Metadata = []storage.Metadata{{Key: "campaign", Value: "spring"}, {Key: "customer", Value: fmt.Sprintf("c-%d", i)}}
-		r.Data = append([]byte(nil), rec.Data...)
+		r.Doc = rec.Doc // the store copies it in
 		if _, err := e.store.CreateLetter(e.ctx, r, nil); err != nil {
 			b.Fatal(err)
 		}

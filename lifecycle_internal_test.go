@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,8 +96,17 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 	compare := func(t *testing.T, rec storage.Letter, now time.Time) storage.Letter {
 		t.Helper()
 		fast := rec
-		fast.Data = slices.Clone(rec.Data)
+		fast.Doc = storage.CloneDocument(rec.Doc)
 		if !s.life.advanceRecord(&fast, now) {
+			t.Fatalf("%s: typed document not advanced", rec.ID)
+		}
+		encoded, err := storage.EncodeDocument(rec.Doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastEncoded := rec
+		fastEncoded.Doc = storage.Encoded(encoded)
+		if !s.life.advanceRecord(&fastEncoded, now) {
 			t.Fatalf("%s: layout not recognised", rec.ID)
 		}
 		l, err := letterFromRecord(rec)
@@ -110,8 +118,17 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(string(slow.Data), string(fast.Data)); diff != "" {
-			t.Fatalf("%s at %v: document (-decoded +in place):\n%s", rec.ID, now, diff)
+		slowData, _ := storage.EncodeDocument(slow.Doc)
+		fastData, _ := storage.EncodeDocument(fast.Doc)
+		if diff := cmp.Diff(string(slowData), string(fastData)); diff != "" {
+			t.Fatalf("%s at %v: typed document (-decoded +in place):\n%s", rec.ID, now, diff)
+		}
+		if diff := cmp.Diff(string(slowData), string(fastEncoded.Doc.(storage.Encoded))); diff != "" {
+			t.Fatalf("%s at %v: encoded document (-decoded +in place):\n%s", rec.ID, now, diff)
+		}
+		if fastEncoded.Status != slow.Status || !fastEncoded.DueAt.Equal(slow.DueAt) || !fastEncoded.ModifiedAt.Equal(slow.ModifiedAt) {
+			t.Fatalf("%s at %v: encoded in place %s %v %v, decoded %s %v %v", rec.ID, now,
+				fastEncoded.Status, fastEncoded.DueAt, fastEncoded.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
 		}
 		if fast.Status != slow.Status || !fast.DueAt.Equal(slow.DueAt) || !fast.ModifiedAt.Equal(slow.ModifiedAt) {
 			t.Fatalf("%s at %v: in place %s %v %v, decoded %s %v %v", rec.ID, now,
@@ -149,23 +166,23 @@ func TestAdvanceRecordFallsBack(t *testing.T) {
 		"life of another kind": `{"life":{"stage":7},"events":[]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(data)}
+			r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Doc: storage.Encoded(data)}
 			if s.life.advanceRecord(&r, now) {
 				t.Fatalf("advanced %s", data)
 			}
-			if string(r.Data) != data || r.Status != "queued" || !r.DueAt.Equal(now) {
+			if string(r.Doc.(storage.Encoded)) != data || r.Status != "queued" || !r.DueAt.Equal(now) {
 				t.Errorf("changed the record: %+v", r)
 			}
 		})
 	}
 	// An empty events array takes the first event without a comma.
-	r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Data: []byte(`{"life":{"stage":"queued","events":0},"sender":{},"events":[]}`)}
+	r := storage.Letter{ID: "ltr_x", Status: "queued", DueAt: now, Doc: storage.Encoded(`{"life":{"stage":"queued","events":0},"sender":{},"events":[]}`)}
 	if !s.life.advanceRecord(&r, now) {
 		t.Fatal("not advanced")
 	}
 	var doc letterDoc
-	if err := decodeDoc(r.Data, &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
-		t.Errorf("after one step: %v, %s", err, r.Data)
+	if err := decodeDoc(r.Doc.(storage.Encoded), &doc); err != nil || len(doc.Events) != 1 || doc.Events[0].Status != "ready" || doc.Life.Events != 1 {
+		t.Errorf("after one step: %v, %s", err, r.Doc)
 	}
 }
 

@@ -8,9 +8,12 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-// A run moves many letters, and decoding and encoding each letter's whole
-// document would cost most of its time. A stored letter document (see
-// letterDoc in records.go) is
+// A run moves many letters. A typed letter document (a store that keeps
+// records in memory hands out its copy) is advanced in place: its life
+// facts are stepped and the new events appended, nothing else is touched.
+// Decoding and encoding each serialized letter's whole document would cost
+// most of a run's time. A serialized letter document (see letterDoc in
+// records.go) is
 //
 //	{"life":{...},"sender":...,"events":[...]}
 //
@@ -28,11 +31,39 @@ var (
 )
 
 // advanceRecord takes in place the steps of a stored letter due up to now.
-// It reports false, changing nothing, when the document is not laid out as
-// expected; the caller then decodes the whole letter. The new document is
-// a new slice: a store may hold on to it until it writes a whole batch.
+// It reports false, changing nothing, when the document is neither typed
+// nor laid out as expected; the caller then decodes the whole letter. A
+// serialized document is replaced by a new slice: a store may hold on to it
+// until it writes a whole batch.
 func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
-	data := r.Data
+	switch d := r.Doc.(type) {
+	case *letterDoc:
+		lc.advanceDoc(r, d, now)
+		return true
+	case storage.Encoded:
+		return lc.advanceEncoded(r, d, now)
+	}
+	return false
+}
+
+// advanceDoc takes the steps of a letter with a typed document, which is
+// the caller's own.
+func (lc *lifecycle) advanceDoc(r *storage.Letter, d *letterDoc, now time.Time) {
+	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Facts: d.Life}
+	lc.s.postal.Advance(c, now)
+	d.Life = c.Facts
+	if d.Events == nil {
+		d.Events = []Event{}
+	}
+	for _, pe := range c.Added {
+		d.Events = append(d.Events, eventOf(c.ID, pe))
+	}
+	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
+}
+
+// advanceEncoded takes in place the steps of a letter whose document is
+// serialized, as advanceRecord says.
+func (lc *lifecycle) advanceEncoded(r *storage.Letter, data []byte, now time.Time) bool {
 	if !bytes.HasPrefix(data, lifeStart) {
 		return false
 	}
@@ -72,7 +103,7 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 		sep = true
 	}
 	b = append(b, eventsEnd...)
-	r.Data, r.Status, r.DueAt, r.ModifiedAt = b, string(c.Status), c.Due, c.Modified
+	r.Doc, r.Status, r.DueAt, r.ModifiedAt = storage.Encoded(b), string(c.Status), c.Due, c.Modified
 	return true
 }
 

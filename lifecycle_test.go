@@ -816,7 +816,7 @@ func TestRunDueSkipsABrokenLetter(t *testing.T) {
 	e := newEnv(t)
 	good := e.newLetter(t, nil)
 	broken := storage.Letter{ID: "ltr_broken", Account: acct, Status: "queued", CreatedAt: testStart, ModifiedAt: testStart,
-		DueAt: testStart.Add(time.Minute), Data: []byte(`{"sender":`)}
+		DueAt: testStart.Add(time.Minute), Doc: storage.Encoded(`{"sender":`)}
 	if _, err := e.store.CreateLetter(e.ctx, broken, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -824,7 +824,7 @@ func TestRunDueSkipsABrokenLetter(t *testing.T) {
 	if n, err := e.svc.RunDue(e.ctx); err != nil || n != 2 {
 		t.Fatalf("RunDue = %d, %v; want 2 (the good letter moved, the broken one written off the schedule)", n, err)
 	}
-	if rec, err := e.store.GetLetter(e.ctx, acct, broken.ID); err != nil || !rec.DueAt.IsZero() || string(rec.Data) != string(broken.Data) {
+	if rec, err := e.store.GetLetter(e.ctx, acct, broken.ID); err != nil || !rec.DueAt.IsZero() || string(encoded(t, rec.Doc)) != string(encoded(t, broken.Doc)) {
 		t.Errorf("broken letter after the run: %+v, %v", rec, err)
 	}
 	if got := e.get(t, good.ID).Status; got != lettershop.StatusReady {
@@ -965,19 +965,38 @@ func BenchmarkCatchUpNothingDue(b *testing.B) {
 // after the callbacks (as pgstore does) holds them.
 type heldStore struct {
 	*memstore.Store
-	held map[string][]byte
+	held map[string]heldDoc
+}
+
+// heldDoc is a document as fn left it, and its encoding then.
+type heldDoc struct {
+	doc     storage.Document
+	encoded []byte
 }
 
 func (s *heldStore) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
 	return s.Store.ProcessDueLetters(ctx, now, limit, func(l *storage.Letter) error {
 		err := fn(l)
-		s.held[l.ID] = l.Data // not a copy
+		enc, encErr := storage.EncodeDocument(l.Doc)
+		if encErr != nil {
+			return encErr
+		}
+		s.held[l.ID] = heldDoc{doc: l.Doc, encoded: enc} // doc is not a copy
 		return err
 	})
 }
 
+func encoded(t *testing.T, d storage.Document) []byte {
+	t.Helper()
+	b, err := storage.EncodeDocument(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestRunDueHandsEachLetterItsOwnDocument(t *testing.T) {
-	st := &heldStore{Store: memstore.New(), held: map[string][]byte{}}
+	st := &heldStore{Store: memstore.New(), held: map[string]heldDoc{}}
 	mc := clock.NewMock()
 	mc.Set(testStart)
 	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
@@ -990,12 +1009,12 @@ func TestRunDueHandsEachLetterItsOwnDocument(t *testing.T) {
 	if n, err := svc.RunDue(e.ctx); err != nil || n != 5 {
 		t.Fatalf("RunDue = %d, %v; want 5", n, err)
 	}
-	for id, data := range st.held {
+	for id, h := range st.held {
 		rec, err := st.GetLetter(e.ctx, acct, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(rec.Data) != string(data) {
+		if string(encoded(t, rec.Doc)) != string(h.encoded) || string(encoded(t, h.doc)) != string(h.encoded) {
 			t.Errorf("%s: the document handed to the store changed after the callback returned", id)
 		}
 	}

@@ -1,6 +1,9 @@
 package lettershop
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -11,8 +14,10 @@ import (
 
 // This file is the only mapping between the domain types and the storage
 // records. Fields a backend indexes or checks travel as record fields; the
-// rest is a JSON document in the record's Data, shaped by the *Doc types
-// below so the stored form can evolve apart from the wire form.
+// rest is the record's Doc, one of the *Doc types below, which the store
+// keeps typed (memstore) or serializes as JSON (pgstore), so the stored form
+// can evolve apart from the wire form. A serializing store returns the
+// document as storage.Encoded, which the mapping decodes.
 
 // contentSnapshot is what a letter is printed from, copied from its asset
 // version when the letter is made: the content (by hash; content is never
@@ -48,27 +53,43 @@ func letterRecord(account string, l *Letter) (storage.Letter, error) {
 	if events == nil {
 		events = []Event{}
 	}
-	data, err := encodeDoc(letterDoc{
+	// The store copies the document in: it may share l's slices here.
+	doc := &letterDoc{
 		Life:   factsOf(l),
 		Sender: l.Sender, Recipient: l.Recipient, Content: l.Content, UseType: l.UseType,
 		Events: events, SendDate: l.SendDate, Description: l.Description, Variables: l.Variables,
 		Options: l.Options, IssueMessage: l.IssueMessage, Snapshot: l.snapshot,
-	})
-	if err != nil {
-		return storage.Letter{}, err
 	}
 	return storage.Letter{
 		ID: l.ID, Account: account, Status: string(l.Status), ExternalID: l.ExternalID,
 		Metadata: metadataRecords(l.Metadata), CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
-		DueAt: l.dueAt, Revision: l.revision, Data: data,
+		DueAt: l.dueAt, Revision: l.revision, Doc: doc,
 	}, nil
 }
 
+// letterDocOf returns the letter document of r: the store's copy of a typed
+// one, or a serialized one decoded.
+func letterDocOf(r *storage.Letter) (*letterDoc, error) {
+	switch d := r.Doc.(type) {
+	case *letterDoc:
+		return d, nil
+	case storage.Encoded:
+		var doc letterDoc
+		if err := decodeDoc(d, &doc); err != nil {
+			return nil, err
+		}
+		return &doc, nil
+	default:
+		return nil, fmt.Errorf("letter %s: stored document of type %T", r.ID, r.Doc)
+	}
+}
+
 func letterFromRecord(r storage.Letter) (*Letter, error) {
-	var d letterDoc
-	if err := decodeDoc(r.Data, &d); err != nil {
+	pd, err := letterDocOf(&r)
+	if err != nil {
 		return nil, err
 	}
+	d := *pd
 	if d.Events == nil {
 		d.Events = []Event{}
 	}
@@ -91,22 +112,26 @@ type assetDoc struct {
 }
 
 func assetRecord(account string, a *Asset) (storage.Asset, error) {
-	data, err := encodeDoc(assetDoc{
+	doc := &assetDoc{
 		Name: a.Name, Description: a.Description, Type: a.Type, Counts: a.counts, PublishedVersionID: a.PublishedVersionID,
-	})
-	if err != nil {
-		return storage.Asset{}, err
 	}
 	return storage.Asset{
 		ID: a.ID, Account: account, Metadata: metadataRecords(a.Metadata),
-		CreatedAt: a.CreatedAt, ModifiedAt: a.ModifiedAt, Revision: a.revision, Data: data,
+		CreatedAt: a.CreatedAt, ModifiedAt: a.ModifiedAt, Revision: a.revision, Doc: doc,
 	}, nil
 }
 
 func assetFromRecord(r storage.Asset) (*Asset, error) {
 	var d assetDoc
-	if err := decodeDoc(r.Data, &d); err != nil {
-		return nil, err
+	switch doc := r.Doc.(type) {
+	case *assetDoc:
+		d = *doc
+	case storage.Encoded:
+		if err := decodeDoc(doc, &d); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("asset %s: stored document of type %T", r.ID, r.Doc)
 	}
 	a := &Asset{
 		ID: r.ID, Name: d.Name, Description: d.Description, Type: d.Type, PublishedVersionID: d.PublishedVersionID,
@@ -127,23 +152,27 @@ type versionDoc struct {
 }
 
 func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error) {
-	data, err := encodeDoc(versionDoc{
+	doc := &versionDoc{
 		Notes: v.Notes, Source: string(v.Content.Source), Type: string(v.Content.Type), Hash: v.contentHash,
 		Length: v.ContentLength, Definitions: v.VariableDefinitions,
-	})
-	if err != nil {
-		return storage.AssetVersion{}, err
 	}
 	return storage.AssetVersion{
 		ID: v.ID, Account: account, AssetID: v.AssetID, Status: string(v.Status),
-		CreatedAt: v.CreatedAt, ModifiedAt: v.ModifiedAt, Data: data,
+		CreatedAt: v.CreatedAt, ModifiedAt: v.ModifiedAt, Doc: doc,
 	}, nil
 }
 
 func versionFromRecord(r storage.AssetVersion) (*AssetVersion, error) {
 	var d versionDoc
-	if err := decodeDoc(r.Data, &d); err != nil {
-		return nil, err
+	switch doc := r.Doc.(type) {
+	case *versionDoc:
+		d = *doc
+	case storage.Encoded:
+		if err := decodeDoc(doc, &d); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("asset version %s: stored document of type %T", r.ID, r.Doc)
 	}
 	defs := d.Definitions
 	if defs == nil {
@@ -189,3 +218,136 @@ func utcOrZero(t time.Time) time.Time {
 func encodeDoc(v any) ([]byte, error) { return gojson.Marshal(v) }
 
 func decodeDoc(b []byte, v any) error { return gojson.Unmarshal(b, v) }
+
+// The documents are storage.Documents: a store copies them in and out with
+// CloneDocument, which copies everything a pointer or slice reaches, and a
+// serializing store writes them with EncodeDocument.
+
+// CloneDocument implements storage.Document.
+func (d *letterDoc) CloneDocument() storage.Document {
+	c := *d
+	c.Sender = cloneParty(d.Sender)
+	c.Recipient = cloneParty(d.Recipient)
+	c.Variables = cloneVariables(d.Variables)
+	c.Options = cloneOptions(d.Options)
+	c.Snapshot = cloneSnapshot(d.Snapshot)
+	if d.Events != nil {
+		c.Events = make([]Event, len(d.Events))
+		for i, e := range d.Events {
+			if e.TrackingEventDetails != nil {
+				t := *e.TrackingEventDetails
+				t.AdditionalData = cloneJSONMap(t.AdditionalData)
+				e.TrackingEventDetails = &t
+			}
+			c.Events[i] = e
+		}
+	}
+	return &c
+}
+
+// EncodeDocument implements storage.Document.
+func (d *letterDoc) EncodeDocument() ([]byte, error) { return encodeDoc(d) }
+
+// CloneDocument implements storage.Document.
+func (d *assetDoc) CloneDocument() storage.Document {
+	c := *d
+	return &c
+}
+
+// EncodeDocument implements storage.Document.
+func (d *assetDoc) EncodeDocument() ([]byte, error) { return encodeDoc(d) }
+
+// CloneDocument implements storage.Document.
+func (d *versionDoc) CloneDocument() storage.Document {
+	c := *d
+	c.Definitions = cloneDefinitions(d.Definitions)
+	return &c
+}
+
+// EncodeDocument implements storage.Document.
+func (d *versionDoc) EncodeDocument() ([]byte, error) { return encodeDoc(d) }
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+func cloneParty(p Party) Party {
+	p.Individual = clonePtr(p.Individual)
+	p.AddressComponents = clonePtr(p.AddressComponents)
+	if p.AddressAnalysis != nil {
+		a := *p.AddressAnalysis
+		a.DpvFootnotes = slices.Clone(a.DpvFootnotes)
+		p.AddressAnalysis = &a
+	}
+	p.AddressCorrections = slices.Clone(p.AddressCorrections)
+	p.AddressMetadata = clonePtr(p.AddressMetadata)
+	return p
+}
+
+func cloneDefinitions(ds []VariableDefinition) []VariableDefinition {
+	if ds == nil {
+		return nil
+	}
+	out := make([]VariableDefinition, len(ds))
+	for i, d := range ds {
+		d.PresetValue = clonePtr(d.PresetValue)
+		out[i] = d
+	}
+	return out
+}
+
+func cloneOptions(o LetterOptions) LetterOptions {
+	o.Print = clonePtr(o.Print)
+	if o.Mail != nil {
+		m := *o.Mail
+		m.ExtraServices = slices.Clone(m.ExtraServices)
+		o.Mail = &m
+	}
+	o.VariableHandling = clonePtr(o.VariableHandling)
+	if o.AddressProcessing != nil {
+		a := *o.AddressProcessing
+		a.CassSender = clonePtr(a.CassSender)
+		a.CassRecipient = clonePtr(a.CassRecipient)
+		o.AddressProcessing = &a
+	}
+	o.DeliverabilityValues = slices.Clone(o.DeliverabilityValues)
+	return o
+}
+
+func cloneSnapshot(s contentSnapshot) contentSnapshot {
+	s.Definitions = cloneDefinitions(s.Definitions)
+	s.Merge = cloneVariables(s.Merge)
+	return s
+}
+
+// cloneJSONMap copies a map of decoded JSON values, and the maps and
+// slices in it.
+func cloneJSONMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		out[k] = cloneJSONValue(v)
+	}
+	return out
+}
+
+func cloneJSONValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return cloneJSONMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSONValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}

@@ -26,14 +26,21 @@ type versionRec struct {
 func assetLess(a, b *assetRec) bool     { return a.a.ID < b.a.ID }
 func versionLess(a, b *versionRec) bool { return a.v.ID < b.v.ID }
 
+// storedAsset returns the store's own copy of a, its metadata interned.
+func storedAsset(a storage.Asset) storage.Asset {
+	a.Metadata = internMetadata(a.Metadata)
+	a.Doc = storage.CloneDocument(a.Doc)
+	return a
+}
+
 func cloneAsset(a storage.Asset) storage.Asset {
 	a.Metadata = cloneMetadata(a.Metadata)
-	a.Data = cloneBytes(a.Data)
+	a.Doc = storage.CloneDocument(a.Doc)
 	return a
 }
 
 func cloneVersion(v storage.AssetVersion) storage.AssetVersion {
-	v.Data = cloneBytes(v.Data)
+	v.Doc = storage.CloneDocument(v.Doc)
 	return v
 }
 
@@ -107,7 +114,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 	}
 
 	if r == nil {
-		r = &assetRec{a: cloneAsset(a), versions: make(map[string]*btree.BTreeG[*versionRec])}
+		r = &assetRec{a: storedAsset(a), versions: make(map[string]*btree.BTreeG[*versionRec])}
 		r.a.Revision = 1
 		s.assets[a.ID] = r
 		s.assetsByAccount.add(a.Account, r)
@@ -115,9 +122,9 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		s.unindexAssetMetadata(r)
 		// As with letters, an asset keeps the id, account and creation
 		// time it was created with.
-		r.a.Metadata = cloneMetadata(a.Metadata)
+		r.a.Metadata = internMetadata(a.Metadata)
 		r.a.ModifiedAt = a.ModifiedAt
-		r.a.Data = cloneBytes(a.Data)
+		r.a.Doc = storage.CloneDocument(a.Doc)
 		r.a.Revision++
 	}
 	s.indexAssetMetadata(r)

@@ -38,7 +38,7 @@ func benchLetter(i int) storage.Letter {
 		CreatedAt:  benchEpoch,
 		ModifiedAt: benchEpoch,
 		DueAt:      benchEpoch.Add(time.Duration(i%3600) * time.Second),
-		Data:       benchData,
+		Doc:        storage.Encoded(benchData),
 	}
 }
 

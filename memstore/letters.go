@@ -26,9 +26,16 @@ func dueLess(a, b *letterRec) bool {
 	return a.l.ID < b.l.ID
 }
 
+// storedLetter returns the store's own copy of l, its metadata interned.
+func storedLetter(l storage.Letter) storage.Letter {
+	l.Metadata = internMetadata(l.Metadata)
+	l.Doc = storage.CloneDocument(l.Doc)
+	return l
+}
+
 func cloneLetter(l storage.Letter) storage.Letter {
 	l.Metadata = cloneMetadata(l.Metadata)
-	l.Data = cloneBytes(l.Data)
+	l.Doc = storage.CloneDocument(l.Doc)
 	return l
 }
 
@@ -93,7 +100,7 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 	r.l.Metadata = l.Metadata
 	r.l.ModifiedAt = l.ModifiedAt
 	r.l.DueAt = l.DueAt
-	r.l.Data = l.Data
+	r.l.Doc = l.Doc
 	r.l.Revision++
 	if dueMoved && !l.DueAt.IsZero() {
 		s.lettersDue.ReplaceOrInsert(r)
@@ -113,7 +120,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	if _, ok := s.letters[l.ID]; ok {
 		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, storage.ErrAlreadyExists)
 	}
-	r := &letterRec{l: cloneLetter(l)}
+	r := &letterRec{l: storedLetter(l)}
 	r.l.Revision = 1
 	s.letters[l.ID] = r
 	s.lettersByAccount.add(l.Account, r)
@@ -202,7 +209,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
 			l.ID, l.Revision, r.l.Revision, storage.ErrConflict)
 	}
-	s.replaceLetter(r, cloneLetter(l))
+	s.replaceLetter(r, storedLetter(l))
 	s.complete(c)
 	return cloneLetter(r.l), nil
 }
@@ -286,6 +293,11 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, now time.Time, fn 
 	l := cloneLetter(r.l)
 	if err := fn(&l); err != nil {
 		return false, err
+	}
+	if !slices.Equal(l.Metadata, r.l.Metadata) {
+		l.Metadata = internMetadata(l.Metadata)
+	} else {
+		l.Metadata = r.l.Metadata
 	}
 	s.replaceLetter(r, l)
 	return true, nil

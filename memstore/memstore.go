@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unique"
 
 	"github.com/google/btree"
 
@@ -212,6 +213,24 @@ func cloneBytes(b []byte) []byte {
 	}
 	return append(make([]byte, 0, len(b)), b...)
 }
+
+// internMetadata returns a copy of m whose strings are the canonical copies
+// of their values: metadata repeats across records (a campaign, a batch),
+// and each record would otherwise keep the strings of its own request.
+func internMetadata(m []storage.Metadata) []storage.Metadata {
+	if m == nil {
+		return nil
+	}
+	out := make([]storage.Metadata, len(m))
+	for i, p := range m {
+		out[i] = storage.Metadata{Key: intern(p.Key), Value: intern(p.Value)}
+	}
+	return out
+}
+
+// intern returns the canonical copy of s. The canonical copies are held
+// weakly: one no record refers to any more is collected.
+func intern(s string) string { return unique.Make(s).Value() }
 
 func cloneMetadata(m []storage.Metadata) []storage.Metadata {
 	if m == nil {

@@ -17,8 +17,9 @@ func scanAsset(row pgx.Row) (storage.Asset, error) {
 	var (
 		a    storage.Asset
 		meta []byte
+		data []byte
 	)
-	if err := row.Scan(&a.ID, &a.Account, &meta, &a.CreatedAt, &a.ModifiedAt, &a.Revision, &a.Data); err != nil {
+	if err := row.Scan(&a.ID, &a.Account, &meta, &a.CreatedAt, &a.ModifiedAt, &a.Revision, &data); err != nil {
 		return storage.Asset{}, err
 	}
 	m, err := decodeMetadata(meta)
@@ -26,14 +27,19 @@ func scanAsset(row pgx.Row) (storage.Asset, error) {
 		return storage.Asset{}, err
 	}
 	a.Metadata = m
+	a.Doc = docOf(data)
 	return a, nil
 }
 
 const versionColumns = `id, account, asset_id, status, created_at, modified_at, data`
 
 func scanVersion(row pgx.Row) (storage.AssetVersion, error) {
-	var v storage.AssetVersion
-	err := row.Scan(&v.ID, &v.Account, &v.AssetID, &v.Status, &v.CreatedAt, &v.ModifiedAt, &v.Data)
+	var (
+		v    storage.AssetVersion
+		data []byte
+	)
+	err := row.Scan(&v.ID, &v.Account, &v.AssetID, &v.Status, &v.CreatedAt, &v.ModifiedAt, &data)
+	v.Doc = docOf(data)
 	return v, err
 }
 
@@ -93,6 +99,16 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 	if err != nil {
 		return storage.Asset{}, fail(ctx, op, err)
 	}
+	data, err := encodeDoc(a.Doc)
+	if err != nil {
+		return storage.Asset{}, fail(ctx, op, err)
+	}
+	versionData := make([][]byte, len(w.PutVersions))
+	for i, v := range w.PutVersions {
+		if versionData[i], err = encodeDoc(v.Doc); err != nil {
+			return storage.Asset{}, fail(ctx, op, err)
+		}
+	}
 	out := a
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if w.Completion != nil {
@@ -102,7 +118,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		}
 		if a.Revision == 0 {
 			_, err := tx.Exec(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES ($1, $2, $3, $4, $5, 1, $6)`,
-				a.ID, a.Account, meta, a.CreatedAt, a.ModifiedAt, bytesOrEmpty(a.Data))
+				a.ID, a.Account, meta, a.CreatedAt, a.ModifiedAt, data)
 			if isUniqueViolation(err) {
 				return storage.ErrAlreadyExists
 			}
@@ -115,7 +131,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 				SET metadata = $3, modified_at = $4, data = $5, revision = revision + 1
 				WHERE id = $1 AND account = $2 AND revision = $6
 				RETURNING created_at, revision`,
-				a.ID, a.Account, meta, a.ModifiedAt, bytesOrEmpty(a.Data), a.Revision,
+				a.ID, a.Account, meta, a.ModifiedAt, data, a.Revision,
 			).Scan(&out.CreatedAt, &out.Revision)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return revisionMissing(ctx, tx, "assets", a.Account, a.ID)
@@ -124,8 +140,8 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 				return err
 			}
 		}
-		for _, v := range w.PutVersions {
-			tag, err := tx.Exec(ctx, putVersionSQL, v.ID, v.Account, v.AssetID, v.Status, v.CreatedAt, v.ModifiedAt, bytesOrEmpty(v.Data))
+		for i, v := range w.PutVersions {
+			tag, err := tx.Exec(ctx, putVersionSQL, v.ID, v.Account, v.AssetID, v.Status, v.CreatedAt, v.ModifiedAt, versionData[i])
 			if err != nil {
 				return err
 			}
@@ -160,7 +176,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		return storage.Asset{}, fail(ctx, op, err)
 	}
 	out.Metadata = cloneMetadata(a.Metadata)
-	out.Data = cloneBytes(a.Data)
+	out.Doc = storage.CloneDocument(docOf(data))
 	out.ModifiedAt = storedTime(a.ModifiedAt)
 	if a.Revision == 0 {
 		out.CreatedAt = storedTime(a.CreatedAt)

@@ -20,8 +20,9 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 		l    storage.Letter
 		meta []byte
 		due  *time.Time
+		data []byte
 	)
-	if err := row.Scan(&l.ID, &l.Account, &l.Status, &l.ExternalID, &meta, &l.CreatedAt, &l.ModifiedAt, &due, &l.Revision, &l.Data); err != nil {
+	if err := row.Scan(&l.ID, &l.Account, &l.Status, &l.ExternalID, &meta, &l.CreatedAt, &l.ModifiedAt, &due, &l.Revision, &data); err != nil {
 		return storage.Letter{}, err
 	}
 	m, err := decodeMetadata(meta)
@@ -30,13 +31,15 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 	}
 	l.Metadata = m
 	l.DueAt = timeOrZero(due)
+	l.Doc = docOf(data)
 	return l, nil
 }
 
-// storedLetter returns a copy of l as the database keeps it.
-func storedLetter(l storage.Letter) storage.Letter {
+// storedLetter returns a copy of l as the database keeps it, with data, the
+// document as written.
+func storedLetter(l storage.Letter, data []byte) storage.Letter {
 	l.Metadata = cloneMetadata(l.Metadata)
-	l.Data = cloneBytes(l.Data)
+	l.Doc = storage.CloneDocument(docOf(data))
 	l.CreatedAt = storedTime(l.CreatedAt)
 	l.ModifiedAt = storedTime(l.ModifiedAt)
 	l.DueAt = storedTime(l.DueAt)
@@ -62,16 +65,22 @@ func checkLetter(l *storage.Letter) error {
 
 // prepareLetter checks a letter write, and the Completion it carries, before
 // anything reaches the database, and returns the letter's metadata as jsonb
-// text.
-func prepareLetter(l *storage.Letter, c *storage.Completion) (string, error) {
+// text and its document as data.
+func prepareLetter(l *storage.Letter, c *storage.Completion) (meta string, data []byte, err error) {
 	if err := checkLetter(l); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if c != nil && !storable(c.Scope, c.Key, c.Token) {
 		// No claim is held under such a string.
-		return "", storage.ErrClaimLost
+		return "", nil, storage.ErrClaimLost
 	}
-	return encodeMetadata(l.Metadata)
+	if meta, err = encodeMetadata(l.Metadata); err != nil {
+		return "", nil, err
+	}
+	if data, err = encodeDoc(l.Doc); err != nil {
+		return "", nil, err
+	}
+	return meta, data, nil
 }
 
 // completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
@@ -98,11 +107,11 @@ const createLetterCompletingSQL = `WITH c AS (
 // CreateLetter implements storage.Storage.
 func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	op := "create letter " + l.ID
-	meta, err := prepareLetter(&l, c)
+	meta, data, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
-	args := []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, nullTime(l.DueAt), bytesOrEmpty(l.Data)}
+	args := []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, nullTime(l.DueAt), data}
 	query := insertLetterSQL
 	if c != nil {
 		query = createLetterCompletingSQL
@@ -117,7 +126,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	case tag.RowsAffected() == 0:
 		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
 	}
-	out := storedLetter(l)
+	out := storedLetter(l, data)
 	out.Revision = 1
 	return out, nil
 }
@@ -238,8 +247,8 @@ const updateLetterSQL = `UPDATE letters
 	WHERE id = $1 AND account = $2 AND revision = $9
 	RETURNING created_at, revision`
 
-func updateLetterArgs(l *storage.Letter, meta string) []any {
-	return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.ModifiedAt, nullTime(l.DueAt), bytesOrEmpty(l.Data), l.Revision}
+func updateLetterArgs(l *storage.Letter, meta string, data []byte) []any {
+	return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.ModifiedAt, nullTime(l.DueAt), data, l.Revision}
 }
 
 // UpdateLetter implements storage.Storage.
@@ -249,13 +258,13 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		// No such letter can exist.
 		return storage.Letter{}, fail(ctx, op, storage.ErrNotFound)
 	}
-	meta, err := prepareLetter(&l, c)
+	meta, data, err := prepareLetter(&l, c)
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	out := l
 	update := func(q querier) error {
-		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta)...).Scan(&out.CreatedAt, &out.Revision)
+		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta, data)...).Scan(&out.CreatedAt, &out.Revision)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
@@ -275,7 +284,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	created, rev := out.CreatedAt, out.Revision
-	out = storedLetter(l)
+	out = storedLetter(l, data)
 	out.CreatedAt, out.Revision = created, rev
 	return out, nil
 }
@@ -318,18 +327,18 @@ func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int,
 		for _, stored := range due {
 			l := stored
 			l.Metadata = cloneMetadata(stored.Metadata)
-			l.Data = cloneBytes(stored.Data)
+			l.Doc = storage.CloneDocument(stored.Doc)
 			if err := fn(&l); err != nil {
 				fnErr = err
 				break
 			}
 			// What fn may not change stays as stored.
 			l.ID, l.Account, l.CreatedAt, l.Revision = stored.ID, stored.Account, stored.CreatedAt, stored.Revision
-			meta, err := prepareLetter(&l, nil)
+			meta, data, err := prepareLetter(&l, nil)
 			if err != nil {
 				return fmt.Errorf("letter %s: %w", l.ID, err)
 			}
-			batch.Queue(updateLetterSQL, updateLetterArgs(&l, meta)...)
+			batch.Queue(updateLetterSQL, updateLetterArgs(&l, meta, data)...)
 		}
 		if batch.Len() > 0 {
 			// The rows are locked: every update finds its letter at the

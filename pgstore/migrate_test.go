@@ -70,7 +70,7 @@ func TestOpenAppliesEachMigrationOnce(t *testing.T) {
 	if d := cmp.Diff(want, appliedVersions(t, schema)); d != "" {
 		t.Errorf("migrations after the second Open (-want +got):\n%s", d)
 	}
-	l := storage.Letter{ID: "ltr_1", Account: "a", Status: "queued", CreatedAt: epoch, ModifiedAt: epoch, Data: []byte("{}")}
+	l := storage.Letter{ID: "ltr_1", Account: "a", Status: "queued", CreatedAt: epoch, ModifiedAt: epoch, Doc: storage.Encoded("{}")}
 	if _, err := s1.CreateLetter(t.Context(), l, nil); err != nil {
 		t.Fatal(err)
 	}

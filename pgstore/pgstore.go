@@ -289,11 +289,22 @@ func cloneMetadata(m []storage.Metadata) []storage.Metadata {
 	return append(make([]storage.Metadata, 0, len(m)), m...)
 }
 
-func cloneBytes(b []byte) []byte {
-	if b == nil {
+// encodeDoc returns what a data column keeps of d: its serialized form,
+// never nil.
+func encodeDoc(d storage.Document) ([]byte, error) {
+	b, err := storage.EncodeDocument(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode document: %w", err)
+	}
+	return bytesOrEmpty(b), nil
+}
+
+// docOf returns the document a data column holds: nil when it is empty.
+func docOf(b []byte) storage.Document {
+	if len(b) == 0 {
 		return nil
 	}
-	return append(make([]byte, 0, len(b)), b...)
+	return storage.Encoded(b)
 }
 
 // bytesOrEmpty keeps nil out of NOT NULL bytea columns: pgx sends a nil

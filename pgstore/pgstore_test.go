@@ -19,7 +19,7 @@ func storedLetter(id, account string, due time.Time) storage.Letter {
 		ID: id, Account: account, Status: "queued",
 		Metadata:  []storage.Metadata{{Key: "batch", Value: "b1"}},
 		CreatedAt: epoch, ModifiedAt: epoch, DueAt: due,
-		Data: []byte(`{"id":"` + id + `"}`),
+		Doc: storage.Encoded(`{"id":"` + id + `"}`),
 	}
 }
 
@@ -203,7 +203,7 @@ func TestProcessDueLettersAcrossStores(t *testing.T) {
 						if l.Revision == steps {
 							l.DueAt = time.Time{}
 						}
-						l.Data = append(l.Data, '.')
+						l.Doc = append(l.Doc.(storage.Encoded), '.')
 						return nil
 					})
 					if err != nil {
@@ -237,8 +237,8 @@ func TestProcessDueLettersAcrossStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Revision != steps+1 || !strings.HasSuffix(string(l.Data), "...") {
-		t.Errorf("ltr_000 after the steps: revision %d, data %s", l.Revision, l.Data)
+	if l.Revision != steps+1 || !strings.HasSuffix(string(l.Doc.(storage.Encoded)), "...") {
+		t.Errorf("ltr_000 after the steps: revision %d, data %s", l.Revision, l.Doc)
 	}
 }
 

@@ -4,8 +4,10 @@
 // The package owns its record types and sentinel errors so that backends
 // need nothing from the domain: a record carries the fields a backend must
 // index or check (ids, account, status, timestamps, metadata, revision) and
-// an opaque Data document that the service encodes and the backend keeps
-// verbatim.
+// a Document, the rest of the record, typed by the service. A store that
+// keeps records in memory keeps the Document as it is, copying it in and out
+// with CloneDocument; only a store that must serialize encodes it, and it
+// hands documents back as Encoded, which the service decodes.
 //
 // Every method takes a context first; a cancelled context makes the method
 // return the context's error and leaves nothing half written. Backends copy
@@ -71,7 +73,7 @@ type Storage interface {
 	// and a letter is never handed to two concurrent callers (in this
 	// process or in another sharing the backend) at the same revision. fn
 	// must not call the store. The letter fn gets is its own, but what fn
-	// leaves in it (Data, Metadata) passes to the store, which may keep it
+	// leaves in it (Doc, Metadata) passes to the store, which may keep it
 	// without copying: fn must not keep or reuse it after returning.
 	ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*Letter) error) (int, error)
 
@@ -135,6 +137,51 @@ type Storage interface {
 	TrimIdempotency(ctx context.Context, account string, keep int) (int, error)
 }
 
+// Document is the part of a record a store keeps without looking into it.
+// The service supplies its own typed documents; a store that keeps records
+// in memory holds them as they are and copies them in and out with
+// CloneDocument, so no caller shares state with the store through one. A
+// store that must serialize writes EncodeDocument's bytes and returns the
+// document as Encoded.
+type Document interface {
+	// CloneDocument returns a deep copy: nothing the copy holds may be
+	// changed through the original, or the other way round.
+	CloneDocument() Document
+	// EncodeDocument returns the document's serialized form.
+	EncodeDocument() ([]byte, error)
+}
+
+// Encoded is a serialized document, as a serializing store returns what it
+// read. It is also a Document of its own: written again, it is kept as it is.
+type Encoded []byte
+
+// CloneDocument implements Document.
+func (e Encoded) CloneDocument() Document {
+	if e == nil {
+		return Encoded(nil)
+	}
+	return append(Encoded{}, e...)
+}
+
+// EncodeDocument implements Document: the bytes themselves.
+func (e Encoded) EncodeDocument() ([]byte, error) { return e, nil }
+
+// CloneDocument returns a deep copy of d, or nil for nil.
+func CloneDocument(d Document) Document {
+	if d == nil {
+		return nil
+	}
+	return d.CloneDocument()
+}
+
+// EncodeDocument returns d's serialized form; nil for nil.
+func EncodeDocument(d Document) ([]byte, error) {
+	if d == nil {
+		return nil, nil
+	}
+	return d.EncodeDocument()
+}
+
 // Metadata is one key-value pair; order is kept.
 type Metadata struct {
 	Key   string
@@ -155,8 +202,8 @@ type Letter struct {
 	DueAt time.Time
 	// Revision is set by the store: 1 on create, incremented by each update.
 	Revision int64
-	// Data is the rest of the letter, encoded by the service.
-	Data []byte
+	// Doc is the rest of the letter, typed by the service; nil when empty.
+	Doc Document
 }
 
 // LetterQuery selects letters of one account. Empty fields do not filter.
@@ -181,8 +228,8 @@ type Asset struct {
 	ModifiedAt time.Time
 	// Revision is set by the store: 1 on create, incremented by each write.
 	Revision int64
-	// Data is the rest of the asset, encoded by the service.
-	Data []byte
+	// Doc is the rest of the asset, typed by the service; nil when empty.
+	Doc Document
 }
 
 // AssetQuery selects assets of one account. Empty fields do not filter.
@@ -201,8 +248,8 @@ type AssetVersion struct {
 	Status     string
 	CreatedAt  time.Time
 	ModifiedAt time.Time
-	// Data is the rest of the version, encoded by the service.
-	Data []byte
+	// Doc is the rest of the version, typed by the service; nil when empty.
+	Doc Document
 }
 
 // VersionQuery selects versions of one asset.

@@ -84,10 +84,10 @@ func testWriteAssetUpdate(t *testing.T, f *fixture) {
 	u := stored
 	u.Metadata = md("kind", "template", "owner", "ops")
 	u.ModifiedAt = at(time.Minute)
-	u.Data = []byte(`{"v":2}`)
+	u.Doc = newDoc("v2")
 	v1.Status = "published"
 	v1.ModifiedAt = at(time.Minute)
-	v1.Data = []byte(`{"published":true}`)
+	v1.Doc = newDoc("published")
 	v3 := f.version(a, "draft")
 	got, err := f.s.WriteAsset(f.ctx, storage.AssetWrite{
 		Asset:          u,
@@ -120,7 +120,7 @@ func testWriteAssetConflict(t *testing.T, f *fixture) {
 	for _, rev := range []int64{1, 3} {
 		u := stored
 		u.Revision = rev
-		u.Data = []byte("lost")
+		u.Doc = newDoc("lost")
 		v2 := f.version(a, "draft")
 		changed := v
 		changed.Status = "archived"
@@ -152,7 +152,7 @@ func testWriteAssetNotFound(t *testing.T, f *fixture) {
 	stored := f.createAsset(t, a, av)
 	other := stored
 	other.Account = acctB
-	other.Data = []byte("lost")
+	other.Doc = newDoc("lost")
 	_, err = f.s.WriteAsset(f.ctx, storage.AssetWrite{Asset: other})
 	wantErr(t, "WriteAsset updating another account's asset", err, storage.ErrNotFound)
 	diff(t, "GetAsset", stored, f.getAsset(t, acctA, a.ID))
@@ -512,9 +512,7 @@ func scribbleAsset(a *storage.Asset) {
 	for i := range a.Metadata {
 		a.Metadata[i] = storage.Metadata{Key: "scribbled", Value: "scribbled"}
 	}
-	for i := range a.Data {
-		a.Data[i] = '#'
-	}
+	scribbleDoc(a.Doc)
 }
 
 func scribbleBytes(b []byte) {
@@ -529,17 +527,17 @@ func testAssetCopiedIn(t *testing.T, f *fixture) {
 	content := []byte("one")
 	want := a
 	want.Metadata = slices.Clone(a.Metadata)
-	want.Data = slices.Clone(a.Data)
+	want.Doc = storage.CloneDocument(a.Doc)
 	want.Revision = 1
 	wantV := v
-	wantV.Data = slices.Clone(v.Data)
+	wantV.Doc = storage.CloneDocument(v.Doc)
 	f.writeAsset(t, storage.AssetWrite{
 		Asset:       a,
 		PutVersions: []storage.AssetVersion{v},
 		PutContent:  []storage.Content{{Account: acctA, Hash: "h1", Data: content}},
 	})
 	scribbleAsset(&a)
-	scribbleBytes(v.Data)
+	scribbleDoc(v.Doc)
 	scribbleBytes(content)
 	diff(t, "GetAsset", want, f.getAsset(t, acctA, a.ID))
 	f.wantVersions(t, acctA, a.ID, wantV)
@@ -567,11 +565,11 @@ func testAssetCopiedOut(t *testing.T, f *fixture) {
 	}
 	gotV, err := f.s.GetAssetVersion(f.ctx, acctA, a.ID, v.ID)
 	must(t, "GetAssetVersion", err)
-	scribbleBytes(gotV.Data)
+	scribbleDoc(gotV.Doc)
 	vs, err := f.s.ListAssetVersions(f.ctx, storage.VersionQuery{Account: acctA, AssetID: a.ID, Limit: 10})
 	must(t, "ListAssetVersions", err)
 	for _, v := range vs {
-		scribbleBytes(v.Data)
+		scribbleDoc(v.Doc)
 	}
 	c, err := f.s.GetContent(f.ctx, acctA, "h1")
 	must(t, "GetContent", err)

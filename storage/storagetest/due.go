@@ -88,7 +88,7 @@ func testDueWrites(t *testing.T, f *fixture) {
 		p.Metadata = md("stage", "ready")
 		p.ModifiedAt = now
 		p.DueAt = now.Add(time.Hour)
-		p.Data = []byte(`{"stage":"ready"}`)
+		p.Doc = newDoc("ready")
 		return nil
 	})
 	must(t, "ProcessDueLetters", err)
@@ -101,7 +101,7 @@ func testDueWrites(t *testing.T, f *fixture) {
 	want.Metadata = md("stage", "ready")
 	want.ModifiedAt = now
 	want.DueAt = now.Add(time.Hour)
-	want.Data = []byte(`{"stage":"ready"}`)
+	want.Doc = newDoc("ready")
 	want.Revision = 2
 	f.wantStored(t, want)
 
@@ -129,7 +129,7 @@ func testDueError(t *testing.T, f *fixture) {
 		l.DueAt = time.Time{}
 		if calls == 2 {
 			// Changes made in place before failing are not written either.
-			l.Data[0] = '#'
+			markDoc(l.Doc)
 			return fmt.Errorf("step: %w", errFn)
 		}
 		return nil

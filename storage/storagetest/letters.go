@@ -40,7 +40,7 @@ func testCreateLetterTaken(t *testing.T, f *fixture) {
 	dup := f.letter(acctA)
 	dup.ID = l.ID
 	dup.Status = "ready"
-	dup.Data = []byte("other")
+	dup.Doc = newDoc("other")
 	_, err := f.s.CreateLetter(f.ctx, dup, nil)
 	wantErr(t, "CreateLetter of a taken id", err, storage.ErrAlreadyExists)
 	f.wantStored(t, l)
@@ -66,7 +66,7 @@ func testUpdateLetter(t *testing.T, f *fixture) {
 	u.Metadata = md("campaign", "autumn")
 	u.ModifiedAt = at(time.Minute)
 	u.DueAt = at(2 * time.Hour)
-	u.Data = []byte(`{"v":2}`)
+	u.Doc = newDoc("v2")
 	got, err := f.s.UpdateLetter(f.ctx, u, nil)
 	must(t, "UpdateLetter at revision 1", err)
 	want := u
@@ -98,7 +98,7 @@ func testUpdateLetterConflict(t *testing.T, f *fixture) {
 		u := stored
 		u.Revision = rev
 		u.Status = "canceled"
-		u.Data = []byte("lost")
+		u.Doc = newDoc("lost")
 		_, err := f.s.UpdateLetter(f.ctx, u, nil)
 		wantErr(t, "UpdateLetter at a revision not stored", err, storage.ErrConflict)
 	}
@@ -142,9 +142,7 @@ func scribble(l *storage.Letter) {
 	for i := range l.Metadata {
 		l.Metadata[i] = storage.Metadata{Key: "scribbled", Value: "scribbled"}
 	}
-	for i := range l.Data {
-		l.Data[i] = '#'
-	}
+	scribbleDoc(l.Doc)
 }
 
 func testLetterCopiedIn(t *testing.T, f *fixture) {
@@ -157,7 +155,7 @@ func testLetterCopiedIn(t *testing.T, f *fixture) {
 	f.wantStored(t, want)
 
 	u := cloneLetter(want)
-	u.Data = []byte(`{"v":2}`)
+	u.Doc = newDoc("v2")
 	u.Metadata = md("campaign", "autumn")
 	want = cloneLetter(u)
 	want.Revision = 2
@@ -181,12 +179,12 @@ func testLetterCopiedIn(t *testing.T, f *fixture) {
 	f.wantStored(t, want)
 	_, err = f.s.ProcessDueLetters(f.ctx, at(time.Hour), 1, func(l *storage.Letter) error {
 		l.Status = "ready"
-		l.Data[0] = '['
+		markDoc(l.Doc)
 		return nil
 	})
 	must(t, "ProcessDueLetters", err)
 	want.Status = "ready"
-	want.Data[0] = '['
+	markDoc(want.Doc)
 	want.Revision = 3
 	f.wantStored(t, want)
 }

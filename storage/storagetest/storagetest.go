@@ -86,6 +86,7 @@ var cmpOpts = cmp.Options{
 	// A backend may return an empty slice where nil went in, or the other
 	// way round; time.Time values compare with Equal, as instants.
 	cmpopts.EquateEmpty(),
+	encodedDoc,
 }
 
 func diff(t testing.TB, what string, want, got any) {
@@ -120,7 +121,7 @@ func (f *fixture) letter(account string) storage.Letter {
 		Metadata:   []storage.Metadata{{Key: "batch", Value: "b1"}},
 		CreatedAt:  t0,
 		ModifiedAt: t0,
-		Data:       []byte(`{"letter":"` + id + `"}`),
+		Doc:        newDoc(id, "a", "b"),
 	}
 }
 
@@ -161,7 +162,7 @@ func letterIDs(ls []storage.Letter) []string {
 
 func cloneLetter(l storage.Letter) storage.Letter {
 	l.Metadata = slices.Clone(l.Metadata)
-	l.Data = slices.Clone(l.Data)
+	l.Doc = storage.CloneDocument(l.Doc)
 	return l
 }
 
@@ -192,7 +193,7 @@ func (f *fixture) asset(account string) storage.Asset {
 		Metadata:   md("kind", "template"),
 		CreatedAt:  t0,
 		ModifiedAt: t0,
-		Data:       []byte(`{"asset":"` + id + `"}`),
+		Doc:        newDoc(id, "a", "b"),
 	}
 }
 
@@ -206,7 +207,7 @@ func (f *fixture) version(a storage.Asset, status string) storage.AssetVersion {
 		Status:     status,
 		CreatedAt:  t0,
 		ModifiedAt: t0,
-		Data:       []byte(`{"version":"` + id + `"}`),
+		Doc:        newDoc(id, "a", "b"),
 	}
 }
 
