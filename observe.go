@@ -91,7 +91,8 @@ func noteCacheHit(ctx context.Context) {
 }
 
 // observedStore reports store failures and letters' statuses to the hooks.
-// Methods it does not override pass through unobserved.
+// It overrides every method of storage.Storage, so a failure of any is
+// reported.
 type observedStore struct {
 	storage.Storage
 	hooks Hooks
@@ -231,6 +232,18 @@ func (o *observedStore) ReleaseIdempotency(ctx context.Context, scope, key, toke
 func (o *observedStore) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
 	n, err := o.Storage.PurgeIdempotency(ctx, now)
 	o.failed("PurgeIdempotency", err)
+	return n, err
+}
+
+func (o *observedStore) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
+	err := o.Storage.RenewIdempotency(ctx, scope, key, token, now, leaseExpiresAt)
+	o.failed("RenewIdempotency", err)
+	return err
+}
+
+func (o *observedStore) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
+	n, err := o.Storage.TrimIdempotency(ctx, account, keep)
+	o.failed("TrimIdempotency", err)
 	return n, err
 }
 
