@@ -67,25 +67,28 @@ func letterRecord(account string, l *Letter) (storage.Letter, error) {
 	}, nil
 }
 
-// letterDocOf returns the letter document of r: the store's copy of a typed
-// one, or a serialized one decoded.
-func letterDocOf(r *storage.Letter) (*letterDoc, error) {
-	switch d := r.Doc.(type) {
-	case *letterDoc:
+// docOf returns the document of a stored record, what and id naming the
+// record: the store's copy of a typed one, or a serialized one decoded.
+func docOf[T any, P interface {
+	*T
+	storage.Document
+}](what, id string, doc storage.Document) (*T, error) {
+	switch d := doc.(type) {
+	case P:
 		return d, nil
 	case storage.Encoded:
-		var doc letterDoc
-		if err := decodeDoc(d, &doc); err != nil {
+		var v T
+		if err := decodeDoc(d, &v); err != nil {
 			return nil, err
 		}
-		return &doc, nil
+		return &v, nil
 	default:
-		return nil, fmt.Errorf("letter %s: stored document of type %T", r.ID, r.Doc)
+		return nil, fmt.Errorf("%s %s: stored document of type %T", what, id, doc)
 	}
 }
 
 func letterFromRecord(r storage.Letter) (*Letter, error) {
-	pd, err := letterDocOf(&r)
+	pd, err := docOf[letterDoc]("letter", r.ID, r.Doc)
 	if err != nil {
 		return nil, err
 	}
@@ -122,16 +125,9 @@ func assetRecord(account string, a *Asset) (storage.Asset, error) {
 }
 
 func assetFromRecord(r storage.Asset) (*Asset, error) {
-	var d assetDoc
-	switch doc := r.Doc.(type) {
-	case *assetDoc:
-		d = *doc
-	case storage.Encoded:
-		if err := decodeDoc(doc, &d); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("asset %s: stored document of type %T", r.ID, r.Doc)
+	d, err := docOf[assetDoc]("asset", r.ID, r.Doc)
+	if err != nil {
+		return nil, err
 	}
 	a := &Asset{
 		ID: r.ID, Name: d.Name, Description: d.Description, Type: d.Type, PublishedVersionID: d.PublishedVersionID,
@@ -163,16 +159,9 @@ func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error
 }
 
 func versionFromRecord(r storage.AssetVersion) (*AssetVersion, error) {
-	var d versionDoc
-	switch doc := r.Doc.(type) {
-	case *versionDoc:
-		d = *doc
-	case storage.Encoded:
-		if err := decodeDoc(doc, &d); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("asset version %s: stored document of type %T", r.ID, r.Doc)
+	d, err := docOf[versionDoc]("asset version", r.ID, r.Doc)
+	if err != nil {
+		return nil, err
 	}
 	defs := d.Definitions
 	if defs == nil {
