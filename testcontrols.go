@@ -65,10 +65,11 @@ func (t SimulateTarget) stage() (postal.Stage, error) {
 // (a reRouted or returnedToSender event for a letter without that test
 // input, or delivered for one with it) it turns off that way where it must.
 // Afterwards the letter goes on from there on the clock. A letter already at
-// target is returned unchanged; a target it has passed, or cannot reach
-// (any target of a canceled letter or one at issue; queued or issue for any
-// letter; canceled after ready) is a CodeConflict; an unknown target is
-// CodeInvalid naming status or event.
+// target is returned unchanged; canceled cancels a letter queued, ready or
+// at issue, as CancelLetter does. A target it has passed, or cannot reach
+// (any target of a canceled letter; any but canceled of one at issue; queued
+// or issue for any letter; canceled after ready) is a CodeConflict; an
+// unknown target is CodeInvalid naming status or event.
 func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
 	want, err := target.stage()
 	if err != nil {

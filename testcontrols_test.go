@@ -181,7 +181,7 @@ func TestSimulateIssueLetter(t *testing.T) {
 	if l.Status != lettershop.StatusIssue {
 		t.Fatalf("status %s, want issue", l.Status)
 	}
-	for _, tg := range []lettershop.SimulateTarget{{Status: "ready"}, {Status: "canceled"}, {Event: "delivered"}} {
+	for _, tg := range []lettershop.SimulateTarget{{Status: "ready"}, {Status: "mailed"}, {Event: "delivered"}} {
 		_, err := e.svc.Simulate(e.ctx, acct, l.ID, tg)
 		wantCode(t, err, lettershop.CodeConflict)
 	}
@@ -204,6 +204,34 @@ func TestSimulateIssueLetter(t *testing.T) {
 	if got := e.get(t, l.ID); got.Status != lettershop.StatusCanceled {
 		t.Errorf("stored status %s after cancel, want canceled", got.Status)
 	}
+
+	// Simulate to canceled cancels a letter at issue as CancelLetter does.
+	l2 := e.newLetter(t, nil)
+	if l2.Status != lettershop.StatusIssue {
+		t.Fatalf("second letter: status %s, want issue", l2.Status)
+	}
+	s, err := e.svc.Simulate(e.ctx, acct, l2.ID, lettershop.SimulateTarget{Status: "canceled"})
+	if err != nil {
+		t.Fatalf("Simulate to canceled for a letter at issue: %v", err)
+	}
+	want = append(stepsOf(l2), step{"status", "canceled", e.clock.Now()})
+	if diff := cmp.Diff(want, stepsOf(s)); diff != "" || s.Status != lettershop.StatusCanceled {
+		t.Errorf("simulated cancel of a letter at issue: %s, steps (-want +got):\n%s", s.Status, diff)
+	}
+	got := e.get(t, l2.ID)
+	if got.Status != lettershop.StatusCanceled {
+		t.Errorf("stored status %s after simulated cancel, want canceled", got.Status)
+	}
+	if got.Events[len(got.Events)-1].Description != c.Events[len(c.Events)-1].Description {
+		t.Errorf("simulated cancel described %q, CancelLetter %q", got.Events[len(got.Events)-1].Description, c.Events[len(c.Events)-1].Description)
+	}
+	if _, err := e.svc.Simulate(e.ctx, acct, l2.ID, lettershop.SimulateTarget{Status: "canceled"}); err != nil {
+		t.Errorf("Simulate to canceled again: %v, want no change", err)
+	}
+	wantCode(t, func() error {
+		_, err := e.svc.Simulate(e.ctx, acct, l2.ID, lettershop.SimulateTarget{Status: "ready"})
+		return err
+	}(), lettershop.CodeConflict)
 }
 
 // TestSimulateThenClock checks Simulate catches up what was due first, and

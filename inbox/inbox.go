@@ -199,7 +199,9 @@ func (h *handler) action(scope httpadapter.Scope, next sessionHandler) http.Hand
 }
 
 // session authenticates the cookie's key. Without a valid one it sends the
-// visitor to the login page (clearing a stale cookie) and reports false.
+// visitor to the login page (clearing a stale cookie) and reports false. A
+// key that could not be checked (the authenticator failed) is a server
+// error, and the cookie stays for when the authenticator is back.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, bool) {
 	base := mountPrefix(r)
 	key, ok := cookieKey(r)
@@ -211,6 +213,9 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, boo
 	if err != nil {
 		if !errors.Is(err, httpadapter.ErrUnknownKey) {
 			h.logger.Error("inbox: authenticate", "err", err)
+			h.render(w, http.StatusInternalServerError, "error.html", &page{Title: http.StatusText(http.StatusInternalServerError),
+				Base: base, Error: "The key could not be checked; try again."})
+			return nil, false
 		}
 		clearCookie(w, r, base)
 		http.Redirect(w, r, base+"/login", http.StatusSeeOther)

@@ -526,3 +526,22 @@ func TestABrokenAuthenticatorIsNoClientMistake(t *testing.T) {
 	wantStatus(t, res, http.StatusInternalServerError)
 	wantLacks(t, res.Body, "key store is down")
 }
+
+// TestABrokenAuthenticatorKeepsTheCookie checks that a key that could not be
+// checked (the authenticator failed, the key is not unknown) is a server
+// error on every page, and the visitor stays logged in for when it is back.
+func TestABrokenAuthenticatorKeepsTheCookie(t *testing.T) {
+	e := newEnv(t, withInboxOptions(inbox.WithAuthenticator(brokenAuth{})))
+	c := e.client()
+	u, _ := url.Parse(e.srv.URL + "/inbox/")
+	c.jar.SetCookies(u, []*http.Cookie{{Name: inbox.CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(testKey)), Path: "/inbox/"}})
+	for _, path := range []string{"/inbox/", "/inbox/letters/state", "/inbox/assets"} {
+		res := c.get(path)
+		wantStatus(t, res, http.StatusInternalServerError)
+		wantLacks(t, res.Body, "key store is down")
+	}
+	wantStatus(t, c.post("/inbox/clock/advance", url.Values{"duration": {"1h"}}), http.StatusInternalServerError)
+	if len(c.jar.Cookies(u)) != 1 {
+		t.Errorf("a key that could not be checked was cleared from its cookie")
+	}
+}

@@ -100,8 +100,9 @@ func refused(format string, args ...any) error {
 // off that way where it must. history holds the statuses of the letter's
 // events, to tell a target passed from one out of reach. It returns
 // ErrUnchanged for a letter already at target, and a *RefusedError for a
-// target passed or out of reach: any target of a canceled letter or one at
-// issue; queued or issue for any letter; canceled after ready.
+// target passed or out of reach: any target but canceled of a letter at
+// issue; any target of a canceled letter; queued or issue for any letter;
+// canceled after ready.
 func (Timeline) Move(c *Course, target Stage, now time.Time, history []Stage) error {
 	cur := c.Facts.Stage
 	if cur == target || c.Status == target {
@@ -109,7 +110,7 @@ func (Timeline) Move(c *Course, target Stage, now time.Time, history []Stage) er
 	}
 	switch {
 	case target == Canceled:
-		if cur != Queued && cur != Ready {
+		if cur != Queued && cur != Ready && cur != Issue {
 			return refused("letter %s is %s and can no longer be canceled", c.ID, c.Status)
 		}
 		c.enter(Canceled, now)
