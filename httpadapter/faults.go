@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/lettershop/lettershop"
 )
 
@@ -117,8 +119,15 @@ type TestControls struct {
 	rnd      *rand.Rand
 	sleep    func(context.Context, time.Duration) error
 	seq      int
-	accounts map[string]*accountControls
+	accounts *lru.Cache[string, *accountControls]
 }
+
+// maxControlAccounts bounds the accounts whose faults and journal are
+// kept. In the sandbox every key is an account, so without a bound a
+// client with a fresh key per request would grow them without end; the
+// account least recently used goes first, and a test suite's running tests
+// use theirs on every request.
+const maxControlAccounts = 4096
 
 // accountControls is one account's faults and journal.
 type accountControls struct {
@@ -130,10 +139,14 @@ type accountControls struct {
 // NewTestControls returns controls whose probabilities are drawn from a
 // source seeded with seed, so that a test run replays.
 func NewTestControls(seed int64) *TestControls {
+	accounts, err := lru.New[string, *accountControls](maxControlAccounts)
+	if err != nil {
+		panic("httpadapter: test controls: " + err.Error()) // only for a size below 1
+	}
 	return &TestControls{
 		rnd:      rand.New(rand.NewSource(seed)), // seeded: faults must replay, they guard no secret
 		sleep:    sleepContext,
-		accounts: map[string]*accountControls{},
+		accounts: accounts,
 	}
 }
 
@@ -162,10 +175,10 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 func WithTestControls(tc *TestControls) Option { return func(c *config) { c.controls = tc } }
 
 func (tc *TestControls) account(id string) *accountControls {
-	a := tc.accounts[id]
-	if a == nil {
+	a, ok := tc.accounts.Get(id)
+	if !ok {
 		a = &accountControls{}
-		tc.accounts[id] = a
+		tc.accounts.Add(id, a)
 	}
 	return a
 }
@@ -195,7 +208,7 @@ func (tc *TestControls) Faults(account string) []Fault {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	out := []Fault{}
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		for _, f := range a.faults {
 			out = append(out, *f)
 		}
@@ -207,7 +220,7 @@ func (tc *TestControls) Faults(account string) []Fault {
 func (tc *TestControls) ClearFaults(account string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		a.faults = nil
 	}
 }
@@ -217,8 +230,8 @@ func (tc *TestControls) ClearFaults(account string) {
 func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	a := tc.accounts[account]
-	if a == nil {
+	a, ok := tc.accounts.Get(account)
+	if !ok {
 		return nil, nil
 	}
 	for i, f := range a.faults {
