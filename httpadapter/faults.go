@@ -273,7 +273,7 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.h.ServeHTTP(w, r)
 		return
 	}
-	account := c.accountOf(r)
+	account, r := c.accountOf(r)
 	if account == "" {
 		c.h.ServeHTTP(w, r)
 		return
@@ -331,23 +331,26 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// accountOf returns the account of r's API key, "" without a valid one.
-// An authenticator that panics is left to the handler, which answers 500.
-func (c *controlled) accountOf(r *http.Request) (account string) {
+// accountOf returns the account of r's API key, "" without a valid one,
+// and r with what the Authenticator said in its context, for the route to
+// use rather than ask again. An authenticator that panics is left to the
+// handler, which answers 500.
+func (c *controlled) accountOf(r *http.Request) (account string, out *http.Request) {
 	defer func() {
 		if recover() != nil {
-			account = ""
+			account, out = "", r
 		}
 	}()
 	key := r.Header.Get(headerAPIKey)
 	if key == "" {
-		return ""
+		return "", r
 	}
 	p, err := c.h.cfg.auth.Authenticate(r.Context(), key)
+	r = r.WithContext(context.WithValue(r.Context(), authenticatedKey{}, &authenticated{key: key, p: p, err: err}))
 	if err != nil {
-		return ""
+		return "", r
 	}
-	return p.Account
+	return p.Account, r
 }
 
 // codeOfStatus maps a status back to the Code the service answers it for.
