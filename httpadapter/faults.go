@@ -5,7 +5,6 @@ package httpadapter
 // account. Both exist only with WithTestClock.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand"
@@ -310,7 +309,7 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case f.AfterWrite:
-		rec := &bufferedWriter{header: http.Header{}}
+		rec := &statusRecorder{header: http.Header{}}
 		c.h.ServeHTTP(rec, r)
 		if f.CloseConnection {
 			jw.aborted()
@@ -399,17 +398,6 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) 
 	}
 	writeProblem(w, problemFor(ctx, errorf(code, "%s (a fault set by the test)", strings.ToLower(http.StatusText(status)))))
 }
-
-// bufferedWriter takes an answer that is thrown away.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
-func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
 
 // faultJSON is a Fault on the wire: the latency as a Go duration ("2s").
 type faultJSON struct {

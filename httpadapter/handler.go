@@ -213,7 +213,9 @@ func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Ha
 	})
 }
 
-// statusRecorder captures what the mux would answer for an unknown route.
+// statusRecorder takes an answer that is thrown away, keeping its headers
+// and status: what the mux would answer for an unknown route, and the
+// answer a fault with AfterWrite replaces (faults.go).
 type statusRecorder struct {
 	header http.Header
 	status int
