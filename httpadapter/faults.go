@@ -90,6 +90,10 @@ func (f Fault) validate() error {
 	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the fault is invalid", Fields: fe}
 }
 
+// MaxFaults is the most faults an account has at once. Each of its
+// requests tries them in turn; a fault past this is refused.
+const MaxFaults = 1000
+
 // maxFaultLatency is the longest latency a fault adds: a minute, past any
 // client's timeout worth testing and short of the server's write timeout.
 const maxFaultLatency = time.Minute
@@ -184,7 +188,7 @@ func (tc *TestControls) account(id string) *accountControls {
 
 // AddFault adds f to the account's faults, after those it has, and returns
 // it with its ID. An invalid fault is a lettershop.Error of CodeInvalid
-// naming the field.
+// naming the field, and so is one past MaxFaults, naming body.
 func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
 	if err := f.validate(); err != nil {
 		return Fault{}, err
@@ -194,9 +198,12 @@ func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
 	}
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	a := tc.account(account)
+	if len(a.faults) >= MaxFaults {
+		return Fault{}, invalid("body", "the account has %d faults, the most it keeps; remove them with DELETE /_test/faults (ClearFaults)", MaxFaults)
+	}
 	tc.seq++
 	f.ID = "flt_" + strconv.Itoa(tc.seq)
-	a := tc.account(account)
 	a.faults = append(a.faults, &f)
 	return f, nil
 }
