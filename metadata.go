@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -40,7 +42,12 @@ func (p *MetadataPair) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	*p = MetadataPair{}
-	for name, v := range raw {
+	// The members in order of name, so that a pair with several wrong ones
+	// is told the same problem every time: an unknown member first, the
+	// first by name, over a member of the wrong type.
+	unknown := ""
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[name]
 		var dst *string
 		switch name {
 		case "key":
@@ -48,7 +55,9 @@ func (p *MetadataPair) UnmarshalJSON(b []byte) error {
 		case "value":
 			dst = &p.Value
 		default:
-			p.problem = fmt.Sprintf("unknown field %q", name)
+			if unknown == "" {
+				unknown = fmt.Sprintf("unknown field %q", name)
+			}
 			continue
 		}
 		if err := json.Unmarshal(v, dst); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
@@ -56,6 +65,9 @@ func (p *MetadataPair) UnmarshalJSON(b []byte) error {
 				p.problem = name + " must be a string; nested values are not supported"
 			}
 		}
+	}
+	if unknown != "" {
+		p.problem = unknown
 	}
 	return nil
 }

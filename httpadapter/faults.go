@@ -5,7 +5,6 @@ package httpadapter
 // account. Both exist only with WithTestClock.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/lettershop/lettershop"
 )
@@ -89,6 +90,10 @@ func (f Fault) validate() error {
 	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the fault is invalid", Fields: fe}
 }
 
+// MaxFaults is the most faults an account has at once. Each of its
+// requests tries them in turn; a fault past this is refused.
+const MaxFaults = 1000
+
 // maxFaultLatency is the longest latency a fault adds: a minute, past any
 // client's timeout worth testing and short of the server's write timeout.
 const maxFaultLatency = time.Minute
@@ -117,8 +122,15 @@ type TestControls struct {
 	rnd      *rand.Rand
 	sleep    func(context.Context, time.Duration) error
 	seq      int
-	accounts map[string]*accountControls
+	accounts *lru.Cache[string, *accountControls]
 }
+
+// maxControlAccounts bounds the accounts whose faults and journal are
+// kept. In the sandbox every key is an account, so without a bound a
+// client with a fresh key per request would grow them without end; the
+// account least recently used goes first, and a test suite's running tests
+// use theirs on every request.
+const maxControlAccounts = 4096
 
 // accountControls is one account's faults and journal.
 type accountControls struct {
@@ -130,10 +142,14 @@ type accountControls struct {
 // NewTestControls returns controls whose probabilities are drawn from a
 // source seeded with seed, so that a test run replays.
 func NewTestControls(seed int64) *TestControls {
+	accounts, err := lru.New[string, *accountControls](maxControlAccounts)
+	if err != nil {
+		panic("httpadapter: test controls: " + err.Error()) // only for a size below 1
+	}
 	return &TestControls{
 		rnd:      rand.New(rand.NewSource(seed)), // seeded: faults must replay, they guard no secret
 		sleep:    sleepContext,
-		accounts: map[string]*accountControls{},
+		accounts: accounts,
 	}
 }
 
@@ -162,17 +178,17 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 func WithTestControls(tc *TestControls) Option { return func(c *config) { c.controls = tc } }
 
 func (tc *TestControls) account(id string) *accountControls {
-	a := tc.accounts[id]
-	if a == nil {
+	a, ok := tc.accounts.Get(id)
+	if !ok {
 		a = &accountControls{}
-		tc.accounts[id] = a
+		tc.accounts.Add(id, a)
 	}
 	return a
 }
 
 // AddFault adds f to the account's faults, after those it has, and returns
 // it with its ID. An invalid fault is a lettershop.Error of CodeInvalid
-// naming the field.
+// naming the field, and so is one past MaxFaults, naming body.
 func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
 	if err := f.validate(); err != nil {
 		return Fault{}, err
@@ -182,9 +198,12 @@ func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
 	}
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	a := tc.account(account)
+	if len(a.faults) >= MaxFaults {
+		return Fault{}, invalid("body", "the account has %d faults, the most it keeps; remove them with DELETE /_test/faults (ClearFaults)", MaxFaults)
+	}
 	tc.seq++
 	f.ID = "flt_" + strconv.Itoa(tc.seq)
-	a := tc.account(account)
 	a.faults = append(a.faults, &f)
 	return f, nil
 }
@@ -195,7 +214,7 @@ func (tc *TestControls) Faults(account string) []Fault {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	out := []Fault{}
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		for _, f := range a.faults {
 			out = append(out, *f)
 		}
@@ -207,7 +226,7 @@ func (tc *TestControls) Faults(account string) []Fault {
 func (tc *TestControls) ClearFaults(account string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		a.faults = nil
 	}
 }
@@ -217,8 +236,8 @@ func (tc *TestControls) ClearFaults(account string) {
 func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	a := tc.accounts[account]
-	if a == nil {
+	a, ok := tc.accounts.Get(account)
+	if !ok {
 		return nil, nil
 	}
 	for i, f := range a.faults {
@@ -260,7 +279,7 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.h.ServeHTTP(w, r)
 		return
 	}
-	account := c.accountOf(r)
+	account, r := c.accountOf(r)
 	if account == "" {
 		c.h.ServeHTTP(w, r)
 		return
@@ -297,7 +316,7 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case f.AfterWrite:
-		rec := &bufferedWriter{header: http.Header{}}
+		rec := &statusRecorder{header: http.Header{}}
 		c.h.ServeHTTP(rec, r)
 		if f.CloseConnection {
 			jw.aborted()
@@ -318,23 +337,26 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// accountOf returns the account of r's API key, "" without a valid one.
-// An authenticator that panics is left to the handler, which answers 500.
-func (c *controlled) accountOf(r *http.Request) (account string) {
+// accountOf returns the account of r's API key, "" without a valid one,
+// and r with what the Authenticator said in its context, for the route to
+// use rather than ask again. An authenticator that panics is left to the
+// handler, which answers 500.
+func (c *controlled) accountOf(r *http.Request) (account string, out *http.Request) {
 	defer func() {
 		if recover() != nil {
-			account = ""
+			account, out = "", r
 		}
 	}()
 	key := r.Header.Get(headerAPIKey)
 	if key == "" {
-		return ""
+		return "", r
 	}
 	p, err := c.h.cfg.auth.Authenticate(r.Context(), key)
+	r = r.WithContext(context.WithValue(r.Context(), authenticatedKey{}, &authenticated{key: key, p: p, err: err}))
 	if err != nil {
-		return ""
+		return "", r
 	}
-	return p.Account
+	return p.Account, r
 }
 
 // codeOfStatus maps a status back to the Code the service answers it for.
@@ -383,17 +405,6 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) 
 	}
 	writeProblem(w, problemFor(ctx, errorf(code, "%s (a fault set by the test)", strings.ToLower(http.StatusText(status)))))
 }
-
-// bufferedWriter takes an answer that is thrown away.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header         { return b.header }
-func (b *bufferedWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
-func (b *bufferedWriter) WriteHeader(code int)        { b.status = code }
 
 // faultJSON is a Fault on the wire: the latency as a Go duration ("2s").
 type faultJSON struct {

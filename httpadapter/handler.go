@@ -213,7 +213,9 @@ func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Ha
 	})
 }
 
-// statusRecorder captures what the mux would answer for an unknown route.
+// statusRecorder takes an answer that is thrown away, keeping its headers
+// and status: what the mux would answer for an unknown route, and the
+// answer a fault with AfterWrite replaces (faults.go).
 type statusRecorder struct {
 	header http.Header
 	status int
@@ -266,6 +268,25 @@ func (h *handler) handle(rt route) {
 	}
 }
 
+// authenticated is what the Authenticator said of a request's key, when
+// the test controls (faults.go) asked it before the route ran.
+type authenticated struct {
+	key string
+	p   Principal
+	err error
+}
+
+type authenticatedKey struct{}
+
+// authenticate checks r's API key, once per request: by the answer already
+// in r's context for that key, if any, or else by the Authenticator.
+func (h *handler) authenticate(r *http.Request, key string) (Principal, error) {
+	if a, ok := r.Context().Value(authenticatedKey{}).(*authenticated); ok && a.key == key {
+		return a.p, a.err
+	}
+	return h.cfg.auth.Authenticate(r.Context(), key)
+}
+
 // serveRoute runs the checks every route shares, in order: the API key, the
 // rate limit, the API version, the scope.
 func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, prefix string) {
@@ -277,7 +298,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
 			return
 		}
-		p, err := h.cfg.auth.Authenticate(r.Context(), key)
+		p, err := h.authenticate(r, key)
 		if err != nil {
 			h.fail(w, r, authError(err))
 			return

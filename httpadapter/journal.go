@@ -55,7 +55,7 @@ func (tc *TestControls) Requests(account string) []JournalEntry {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	out := []JournalEntry{}
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		out = append(out, a.journal[a.next:]...)
 		out = append(out, a.journal[:a.next]...)
 	}
@@ -66,7 +66,7 @@ func (tc *TestControls) Requests(account string) []JournalEntry {
 func (tc *TestControls) ClearRequests(account string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if a := tc.accounts[account]; a != nil {
+	if a, ok := tc.accounts.Get(account); ok {
 		a.journal, a.next = nil, 0
 	}
 }
