@@ -231,9 +231,9 @@ func (s *Service) CreateAsset(ctx context.Context, account string, in CreateAsse
 		if err := f.err(); err != nil {
 			return nil, err
 		}
-		now := s.now()
+		now := s.now(account)
 		a := &Asset{
-			ID: s.newID(assetPrefix), Name: in.Name, Description: in.Description, Type: in.Type,
+			ID: s.newID(assetPrefix, now), Name: in.Name, Description: in.Description, Type: in.Type,
 			Metadata: in.Metadata.clone(), CreatedAt: now, ModifiedAt: now,
 		}
 		a.derive()
@@ -386,8 +386,8 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		if err := f.err(); err != nil {
 			return nil, err
 		}
-		now := s.now()
-		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix), now, now
+		now := s.now(account)
+		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix, now), now, now
 		content := storage.Content{Account: account, Hash: v.contentHash, Data: data}
 		return s.putVersion(ctx, account, assetID, v, in.Publish, &content)
 	})
@@ -599,8 +599,8 @@ func (s *Service) CloneVersion(ctx context.Context, account, assetID, versionID 
 			}
 			v.Notes = *in.Notes
 		}
-		now := s.now()
-		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix), now, now
+		now := s.now(account)
+		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix, now), now, now
 		return s.putVersion(ctx, account, assetID, &v, in.Publish, nil)
 	})
 }
@@ -661,7 +661,7 @@ func (s *Service) changeAsset(ctx context.Context, account, id string, change fu
 			return nil, err
 		}
 		w := &assetChange{modifiedAt: a.ModifiedAt}
-		a.ModifiedAt = s.now()
+		a.ModifiedAt = s.now(account)
 		if err := change(a, w); err != nil {
 			if errors.Is(err, errUnchanged) {
 				a.ModifiedAt = w.modifiedAt

@@ -41,7 +41,7 @@ func (s *Service) DownloadURL(ctx context.Context, account, id string) (string, 
 	}
 	r := s.renders()
 	// Rounded up to the second, so a link lasts at least the lifetime.
-	exp := s.now().Add(r.ttl)
+	exp := s.now(account).Add(r.ttl)
 	expires := exp.Unix()
 	if exp.After(time.Unix(expires, 0)) {
 		expires++
@@ -69,7 +69,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if !ok {
 		return nil, errLinkInvalid
 	}
-	if !s.now().Before(time.Unix(exp, 0)) {
+	if !s.now(account).Before(time.Unix(exp, 0)) {
 		return nil, errorf(CodeForbidden, "the download link has expired: ask for a new one at /letters/%s/download", id)
 	}
 	l, err := s.getLetter(ctx, account, id)

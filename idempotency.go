@@ -96,12 +96,12 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		return IdempotentResult{}, invalidField("Idempotency-Key", "must be at most %d characters, got %d", MaxIdempotencyKeyLen, n)
 	}
 	s.maybePurge(ctx)
-	now := s.now()
+	now := s.now(req.Account)
 	rec := storage.IdempotencyRecord{
 		Scope:          req.Scope,
 		Key:            req.Key,
 		Fingerprint:    req.Fingerprint,
-		Token:          s.newID("claim_"),
+		Token:          s.newID("claim_", now),
 		Account:        req.Account,
 		CreatedAt:      now,
 		ExpiresAt:      now.Add(IdempotencyRetention),
@@ -125,7 +125,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	}
 
 	c := &claim{scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
-	stopRenewing := s.renewLease(ctx, req.Scope, req.Key, rec.Token)
+	stopRenewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
 	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
 	stopRenewing()
 	if data, ok := c.result(); ok {
@@ -159,11 +159,11 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 }
 
 // renewLease renews the lease of a claim every third of the lease, on the
-// Service's clock, until the returned function is called; that function
+// Service's clock (the lease runs on the account's), until the returned function is called; that function
 // returns once renewing has stopped. A renewal refused (the claim was
 // taken over) or failing stops the renewing: the request's own write then
 // finds whether it still holds the claim.
-func (s *Service) renewLease(ctx context.Context, scope, key, token string) (stop func()) {
+func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) (stop func()) {
 	every := s.lease / 3
 	if every <= 0 {
 		return func() {}
@@ -178,7 +178,7 @@ func (s *Service) renewLease(ctx context.Context, scope, key, token string) (sto
 			case <-done:
 				return
 			case <-t.C:
-				now := s.now()
+				now := s.now(account)
 				if err := s.store.RenewIdempotency(ctx, scope, key, token, now, now.Add(s.lease)); err != nil {
 					if ctx.Err() == nil {
 						s.logger.Warn("renew idempotency lease", "key", key, "err", err)
@@ -227,9 +227,16 @@ func (s *Service) trimOutcomes(ctx context.Context, account string) {
 }
 
 // maybePurge removes expired idempotency records now and then, so stored
-// outcomes do not grow without bound.
+// outcomes do not grow without bound. Records expire on their account's
+// clock: an account whose clock stands behind the Service's keeps its
+// records until its own time passes their expiry, so the purge goes no
+// further than the earliest such clock. (A record of an account ahead is
+// purged later than it expires; a claim finds it expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
-	now := s.now()
+	now := s.serverNow()
+	if _, earliest := s.clocks.behind(now); !earliest.IsZero() {
+		now = earliest
+	}
 	s.purgeMu.Lock()
 	due := s.lastPurge.IsZero() || now.Sub(s.lastPurge) >= purgeEvery || now.Before(s.lastPurge)
 	if due {

@@ -303,7 +303,7 @@ func (s *Service) CreateLetter(ctx context.Context, account string, in CreateLet
 }
 
 func (s *Service) createLetter(ctx context.Context, account string, in CreateLetterInput) (*Letter, error) {
-	now := s.now()
+	now := s.now(account)
 	f := fieldErrors{}
 	l := &Letter{
 		Status:      StatusQueued,
@@ -324,7 +324,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	checkPrintableParty(f, "sender", in.Sender)
 	checkPrintableParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
-	s.validateSendDate(in.SendDate, f)
+	s.validateSendDate(account, in.SendDate, f)
 	validateFreeText(f, "externalId", in.ExternalID)
 	validateFreeText(f, "description", in.Description)
 	in.Metadata.validate("metadata", f)
@@ -343,7 +343,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	if err := s.processAddresses(ctx, account, l, in.Sender, in.Recipient); err != nil {
 		return nil, err
 	}
-	l.ID = s.newID(letterPrefix)
+	l.ID = s.newID(letterPrefix, now)
 	s.life.begin(l, now)
 	s.setURL(l)
 	rec, err := letterRecord(account, l)
@@ -362,7 +362,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 
 // GetLetter returns a letter of the account.
 func (s *Service) GetLetter(ctx context.Context, account, id string) (*Letter, error) {
-	if err := s.life.catchUp(ctx); err != nil {
+	if err := s.life.catchUp(ctx, account); err != nil {
 		return nil, err
 	}
 	return s.getLetter(ctx, account, id)
@@ -383,7 +383,7 @@ func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, e
 	if err != nil {
 		return nil, internal("get letter", err)
 	}
-	s.life.settle(l, s.now())
+	s.life.settle(l, s.now(account))
 	s.setURL(l)
 	return l, nil
 }
@@ -402,7 +402,7 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 	if err := f.err(); err != nil {
 		return Page[*Letter]{}, err
 	}
-	if err := s.life.catchUp(ctx); err != nil {
+	if err := s.life.catchUp(ctx, account); err != nil {
 		return Page[*Letter]{}, err
 	}
 	recs, err := s.store.ListLetters(ctx, storage.LetterQuery{
@@ -473,7 +473,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 			validateUseType("useType", *in.UseType, f)
 		}
 		if ch.sendDate {
-			s.validateSendDate(*in.SendDate, f)
+			s.validateSendDate(account, *in.SendDate, f)
 		}
 		if ch.options {
 			l.Options = ch.opts
@@ -523,7 +523,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if err := s.processAddresses(ctx, account, l, sender, recipient); err != nil {
 			return err
 		}
-		s.life.rescheduled(l, s.now())
+		s.life.rescheduled(l, s.now(account))
 	}
 	if in.Metadata != nil && !slices.Equal(*in.Metadata, l.Metadata) {
 		l.Metadata = in.Metadata.clone()
@@ -553,7 +553,7 @@ func (s *Service) CancelLetter(ctx context.Context, account, id string) (*Letter
 			case StatusCanceled:
 				return errUnchanged
 			case StatusQueued, StatusReady, StatusIssue:
-				s.life.transition(l, StatusCanceled, s.now(), postal.Describe(postal.Canceled))
+				s.life.transition(l, StatusCanceled, s.now(account), postal.Describe(postal.Canceled))
 				return nil
 			default:
 				return errorf(CodeConflict, "letter %s is %s and can no longer be canceled", l.ID, l.Status)
@@ -573,7 +573,7 @@ const maxRetries = 10
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
 	ctx = trackStoredStatus(ctx)
-	if err := s.life.catchUp(ctx); err != nil {
+	if err := s.life.catchUp(ctx, account); err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -588,7 +588,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		if err != nil {
 			return nil, err
 		}
-		l.ModifiedAt = s.now()
+		l.ModifiedAt = s.now(account)
 		rec, err := letterRecord(account, l)
 		if err != nil {
 			return nil, internal("update letter", err)
@@ -900,8 +900,8 @@ func validateUseType(path string, u UseType, f fieldErrors) {
 	}
 }
 
-// validateSendDate accepts YYYY-MM-DD, today (on the service clock, UTC) or later.
-func (s *Service) validateSendDate(d string, f fieldErrors) {
+// validateSendDate accepts YYYY-MM-DD, today (on the account's clock, UTC) or later.
+func (s *Service) validateSendDate(account, d string, f fieldErrors) {
 	if d == "" {
 		return
 	}
@@ -910,7 +910,7 @@ func (s *Service) validateSendDate(d string, f fieldErrors) {
 		f.add("sendDate", "must be a date as YYYY-MM-DD, got %q", d)
 		return
 	}
-	if today := s.now().Truncate(24 * time.Hour); t.Before(today) {
+	if today := s.now(account).Truncate(24 * time.Hour); t.Before(today) {
 		f.add("sendDate", "must be today (%s) or later, got %s", today.Format(time.DateOnly), d)
 	}
 }

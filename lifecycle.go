@@ -141,7 +141,7 @@ func (lc *lifecycle) sleep() time.Duration {
 	defer lc.mu.Unlock()
 	d := maxSleep
 	if !lc.next.IsZero() {
-		d = min(d, lc.next.Sub(lc.s.now()))
+		d = min(d, lc.next.Sub(lc.s.serverNow()))
 	}
 	return max(d, 0)
 }
@@ -163,35 +163,75 @@ func (lc *lifecycle) noteDue(t time.Time) {
 	}
 }
 
-// catchUp brings every letter whose next step fell due up to now, so a read
-// after a clock.Mock moved sees every letter where it should be. On a real
-// clock it runs at most once per catchUpEvery.
-func (lc *lifecycle) catchUp(ctx context.Context) error {
+// catchUp brings every letter of the account whose next step fell due up
+// to now, so a read after a clock.Mock moved sees every letter where it
+// should be: an account on a clock of its own at its time, any other with
+// every letter on the Service's clock. On a real clock it runs at most once
+// per catchUpEvery.
+func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 	if !lc.mock {
 		last := lc.lastRun.Load()
 		if last != 0 && lc.s.clock.Now().UnixNano()-last < int64(catchUpEvery) {
 			return nil
 		}
+	} else if _, own := lc.s.clocks.lookup(account); own {
+		_, err := lc.runAccount(ctx, account)
+		return err
 	}
-	_, err := lc.run(ctx)
+	_, err := lc.runServer(ctx)
 	return err
 }
 
-// run processes every letter due at the clock's current time and returns
-// how many it moved.
+// run processes every letter due, each at the time of its account's clock,
+// and returns how many it moved.
 func (lc *lifecycle) run(ctx context.Context) (int, error) {
+	n, err := lc.runServer(ctx)
+	if err != nil {
+		return n, err
+	}
+	for _, a := range lc.s.clocks.accounts() {
+		m, err := lc.runAccount(ctx, a)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// runServer processes every letter due at the Service's clock's current
+// time but those of accounts whose clocks stand behind it. Accounts ahead
+// of it get the steps due by then; their own runs take the rest, as a
+// letter's history does not depend on when it is caught up.
+func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
 	lc.runMu.Lock()
 	defer lc.runMu.Unlock()
-	now := lc.s.now()
+	now := lc.s.serverNow()
 	lc.lastRun.Store(now.UnixNano())
 	lc.mu.Lock()
 	if !lc.next.After(now) {
 		lc.next = time.Time{}
 	}
 	lc.mu.Unlock()
+	except, _ := lc.s.clocks.behind(now)
+	return lc.drain(ctx, storage.DueQuery{Now: now, Except: except})
+}
+
+// runAccount processes the account's letters due at the time of its clock.
+func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
+	lc.runMu.Lock()
+	defer lc.runMu.Unlock()
+	return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account})
+}
+
+// drain processes the letters q selects, a batch at a time, until none is
+// left due, and returns how many it moved.
+func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error) {
+	q.Limit = runBatch
+	now := q.Now
 	total := 0
 	for {
-		n, err := lc.s.store.ProcessDueLetters(ctx, now, runBatch, func(r *storage.Letter) error {
+		n, err := lc.s.store.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
 			lc.process(r, now)
 			return nil
 		})

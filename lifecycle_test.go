@@ -974,8 +974,8 @@ type heldDoc struct {
 	encoded []byte
 }
 
-func (s *heldStore) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
-	return s.Store.ProcessDueLetters(ctx, now, limit, func(l *storage.Letter) error {
+func (s *heldStore) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn func(*storage.Letter) error) (int, error) {
+	return s.Store.ProcessDueLetters(ctx, q, func(l *storage.Letter) error {
 		err := fn(l)
 		enc, encErr := storage.EncodeDocument(l.Doc)
 		if encErr != nil {

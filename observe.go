@@ -156,8 +156,8 @@ func (o *observedStore) UpdateLetter(ctx context.Context, l storage.Letter, c *s
 	return out, err
 }
 
-func (o *observedStore) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
-	n, err := o.Storage.ProcessDueLetters(ctx, now, limit, func(r *storage.Letter) error {
+func (o *observedStore) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn func(*storage.Letter) error) (int, error) {
+	n, err := o.Storage.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
 		before := r.Status
 		err := fn(r)
 		if err == nil && r.Status != before {

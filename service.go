@@ -37,6 +37,9 @@ type Service struct {
 
 	life *lifecycle
 
+	// clocks are the accounts' own clocks (clocks.go).
+	clocks clocks
+
 	// render is the rendering and download-link state (render.go).
 	render renderState
 
@@ -143,18 +146,17 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// Now returns the current time on the Service's clock, in UTC.
-func (s *Service) Now() time.Time { return s.now() }
+// Now returns the current time on the Service's clock, in UTC. An account
+// whose clock a test moved apart keeps its own time: AccountNow.
+func (s *Service) Now() time.Time { return s.serverNow() }
 
-// now is kept to the millisecond, the precision of ids, so a time reads
-// the same from every store (PostgreSQL keeps microseconds).
-func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
-
-// newID returns prefix followed by a lower-case ULID for the current time.
-func (s *Service) newID(prefix string) string {
+// newID returns prefix followed by a lower-case ULID for the time at, the
+// current time of the account the object belongs to, so an account's
+// objects sort by the time on its clock.
+func (s *Service) newID(prefix string, at time.Time) string {
 	s.entropyMu.Lock()
 	defer s.entropyMu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(s.clock.Now()), s.entropy)
+	id, err := ulid.New(ulid.Timestamp(at), s.entropy)
 	if err != nil {
 		// Only a failing entropy source gets here; ids are not optional.
 		panic("lettershop: cannot make an id: " + err.Error())

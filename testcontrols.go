@@ -76,7 +76,7 @@ func (s *Service) Simulate(ctx context.Context, account, id string, target Simul
 		return nil, err
 	}
 	return s.modifyLetter(ctx, account, id, func(l *Letter) error {
-		return s.life.simulate(l, want, s.now())
+		return s.life.simulate(l, want, s.now(account))
 	})
 }
 

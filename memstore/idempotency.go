@@ -24,6 +24,14 @@ func idemExpiryLess(a, b *idemRec) bool {
 	return a.r.Key < b.r.Key
 }
 
+// idemAccountExpiryLess orders records by account, then as idemExpiryLess.
+func idemAccountExpiryLess(a, b *idemRec) bool {
+	if a.r.Account != b.r.Account {
+		return a.r.Account < b.r.Account
+	}
+	return idemExpiryLess(a, b)
+}
+
 // idemTrimLess orders an account's completed records as TrimIdempotency
 // removes them: failed first, then oldest first.
 func idemTrimLess(a, b *idemRec) bool {
@@ -61,8 +69,10 @@ func cloneIdem(r storage.IdempotencyRecord) storage.IdempotencyRecord {
 
 // claimPurgeBatch bounds the expired records one claim removes, so a claim
 // never stalls behind a large backlog. Each claim adds at most one record
-// and removes up to this many expired ones, so the expired records cannot
-// pile up even if PurgeIdempotency is never called.
+// and removes up to this many expired ones of its own account, so an
+// account's expired records cannot pile up while it claims, even if
+// PurgeIdempotency is never called. Only its own: the claim's time is its
+// account's, and another account's clock may stand elsewhere.
 const claimPurgeBatch = 16
 
 // purge removes up to limit records whose ExpiresAt is not after now
@@ -75,16 +85,31 @@ func (s *Store) purge(now time.Time, limit int) int {
 		if !ok || r.r.ExpiresAt.After(now) {
 			break
 		}
-		s.idemExpiry.DeleteMin()
-		delete(s.idem, idemKey{r.r.Scope, r.r.Key})
-		s.forgetDone(r)
+		s.removeIdem(r)
 		n++
 	}
 	return n
 }
 
+// purgeAccount is purge for the records of one account.
+func (s *Store) purgeAccount(account string, now time.Time, limit int) {
+	var expired []*idemRec
+	pivot := &idemRec{r: storage.IdempotencyRecord{Account: account}}
+	s.idemAccountExpiry.AscendGreaterOrEqual(pivot, func(r *idemRec) bool {
+		if r.r.Account != account || r.r.ExpiresAt.After(now) {
+			return false
+		}
+		expired = append(expired, r)
+		return len(expired) < limit
+	})
+	for _, r := range expired {
+		s.removeIdem(r)
+	}
+}
+
 func (s *Store) removeIdem(r *idemRec) {
 	s.idemExpiry.Delete(r)
+	s.idemAccountExpiry.Delete(r)
 	s.forgetDone(r)
 	delete(s.idem, idemKey{r.r.Scope, r.r.Key})
 }
@@ -127,7 +152,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 	if err := checkContext(ctx, "claim idempotency key"); err != nil {
 		return storage.IdempotencyRecord{}, false, err
 	}
-	s.purge(now, claimPurgeBatch)
+	s.purgeAccount(r.Account, now, claimPurgeBatch)
 	k := idemKey{r.Scope, r.Key}
 	if old := s.idem[k]; old != nil {
 		live := old.r.ExpiresAt.After(now) && (old.r.Done || old.r.LeaseExpiresAt.After(now))
@@ -140,6 +165,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 	rec.r.Done, rec.r.Failed, rec.r.Result = false, false, nil
 	s.idem[k] = rec
 	s.idemExpiry.ReplaceOrInsert(rec)
+	s.idemAccountExpiry.ReplaceOrInsert(rec)
 	return cloneIdem(rec.r), true, nil
 }
 

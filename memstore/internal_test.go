@@ -100,8 +100,12 @@ func checkInvariants(t *testing.T, s *Store) {
 		}
 		return strings.Compare(a.l.ID, b.l.ID)
 	})
-	if got := items(s.lettersDue); !slices.Equal(got, due) {
+	if got := items(s.lettersDue.byTime); !slices.Equal(got, due) {
 		t.Errorf("due index holds %d letters, want the %d due", len(got), len(due))
+	}
+	slices.SortStableFunc(due, func(a, b *letterRec) int { return strings.Compare(a.l.Account, b.l.Account) })
+	if got := items(s.lettersDue.byAccount); !slices.Equal(got, due) {
+		t.Errorf("due index by account holds %d letters, want the %d due", len(got), len(due))
 	}
 
 	assets := slices.SortedFunc(maps.Values(s.assets), func(a, b *assetRec) int { return strings.Compare(a.a.ID, b.a.ID) })
@@ -146,6 +150,10 @@ func checkInvariants(t *testing.T, s *Store) {
 	})
 	if got := items(s.idemExpiry); !slices.Equal(got, idem) {
 		t.Errorf("expiry index holds %d records, the store %d", len(got), len(idem))
+	}
+	slices.SortStableFunc(idem, func(a, b *idemRec) int { return strings.Compare(a.r.Account, b.r.Account) })
+	if got := items(s.idemAccountExpiry); !slices.Equal(got, idem) {
+		t.Errorf("expiry index by account holds %d records, the store %d", len(got), len(idem))
 	}
 }
 
@@ -195,7 +203,7 @@ func TestIndexesFollowRecords(t *testing.T) {
 					t.Fatal(err)
 				}
 			case op < 6:
-				_, err := s.ProcessDueLetters(ctx, t0.Add(30*time.Minute), 3, func(l *storage.Letter) error {
+				_, err := s.ProcessDueLetters(ctx, storage.DueQuery{Now: t0.Add(30 * time.Minute), Limit: 3}, func(l *storage.Letter) error {
 					l.Metadata = meta()
 					l.DueAt = time.Time{}
 					return nil
@@ -276,18 +284,19 @@ func TestProcessDueRechecks(t *testing.T) {
 	s := New()
 	ctx := t.Context()
 	now := t0.Add(time.Hour)
+	q := storage.DueQuery{Now: now, Limit: 10}
 	for i, due := range []time.Time{t0, t0.Add(time.Minute)} {
 		l := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Account: "acct", DueAt: due}
 		if _, err := s.CreateLetter(ctx, l, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	picked, err := s.pickDue(ctx, now, 10)
+	picked, err := s.pickDue(ctx, q)
 	if err != nil || len(picked) != 2 {
 		t.Fatalf("pickDue = %d letters, %v; want 2", len(picked), err)
 	}
 	for _, r := range picked[1:] {
-		if again, _ := s.pickDue(ctx, now, 10); len(again) != 0 {
+		if again, _ := s.pickDue(ctx, q); len(again) != 0 {
 			t.Errorf("letters picked twice: %v", again)
 		}
 		l := r.l
@@ -303,7 +312,7 @@ func TestProcessDueRechecks(t *testing.T) {
 		return nil
 	}
 	for _, r := range picked {
-		if _, err := s.processDue(ctx, r, now, fn); err != nil {
+		if _, err := s.processDue(ctx, r, q, fn); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -325,12 +334,12 @@ func TestProcessDueReleasesMarks(t *testing.T) {
 		}
 	}
 	errStop := errors.New("stop")
-	_, err := s.ProcessDueLetters(ctx, t0, 3, func(*storage.Letter) error { return errStop })
+	_, err := s.ProcessDueLetters(ctx, storage.DueQuery{Now: t0, Limit: 3}, func(*storage.Letter) error { return errStop })
 	if !errors.Is(err, errStop) {
 		t.Fatalf("ProcessDueLetters: %v, want %v", err, errStop)
 	}
 	checkInvariants(t, s) // no letter left marked
-	n, err := s.ProcessDueLetters(ctx, t0, 3, func(*storage.Letter) error { return nil })
+	n, err := s.ProcessDueLetters(ctx, storage.DueQuery{Now: t0, Limit: 3}, func(*storage.Letter) error { return nil })
 	if err != nil || n != 3 {
 		t.Errorf("ProcessDueLetters after a failure = %d, %v; want all 3", n, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/lettershop/lettershop/storage"
 )
@@ -18,13 +17,6 @@ type letterRec struct {
 }
 
 func letterLess(a, b *letterRec) bool { return a.l.ID < b.l.ID }
-
-func dueLess(a, b *letterRec) bool {
-	if !a.l.DueAt.Equal(b.l.DueAt) {
-		return a.l.DueAt.Before(b.l.DueAt)
-	}
-	return a.l.ID < b.l.ID
-}
 
 // storedLetter returns the store's own copy of l, its metadata interned.
 func storedLetter(l storage.Letter) storage.Letter {
@@ -55,7 +47,7 @@ func (s *Store) indexLetter(r *letterRec) {
 		s.lettersByMeta.add(metaKey{l.Account, m.Key, m.Value}, r)
 	}
 	if !l.DueAt.IsZero() {
-		s.lettersDue.ReplaceOrInsert(r)
+		s.lettersDue.add(r)
 	}
 }
 
@@ -93,7 +85,7 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 	// The due index orders by DueAt: take r out before its DueAt changes.
 	dueMoved := !old.DueAt.Equal(l.DueAt)
 	if dueMoved && !old.DueAt.IsZero() {
-		s.lettersDue.Delete(r)
+		s.lettersDue.remove(r)
 	}
 	r.l.Status = l.Status
 	r.l.ExternalID = l.ExternalID
@@ -103,7 +95,7 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 	r.l.Doc = l.Doc
 	r.l.Revision++
 	if dueMoved && !l.DueAt.IsZero() {
-		s.lettersDue.ReplaceOrInsert(r)
+		s.lettersDue.add(r)
 	}
 }
 
@@ -212,93 +204,4 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	s.replaceLetter(r, storedLetter(l))
 	s.complete(c)
 	return cloneLetter(r.l), nil
-}
-
-// ProcessDueLetters implements storage.Storage. It picks the due letters in
-// one short critical section and then processes them one at a time, taking
-// the lock for each, so other calls are not shut out while a batch runs.
-// fn runs under the lock, which makes each letter's read, change and write
-// one atomic step; that is also why fn must not call the store.
-func (s *Store) ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*storage.Letter) error) (int, error) {
-	picked, err := s.pickDue(ctx, now, limit)
-	if err != nil {
-		return 0, err
-	}
-	rest := picked
-	defer func() {
-		// Letters not reached (fn failed or panicked, or ctx ended) go back
-		// to the other callers.
-		if len(rest) > 0 {
-			s.mu.Lock()
-			for _, r := range rest {
-				r.busy = false
-			}
-			s.mu.Unlock()
-		}
-	}()
-	n := 0
-	for len(rest) > 0 {
-		r := rest[0]
-		rest = rest[1:]
-		written, err := s.processDue(ctx, r, now, fn)
-		if err != nil {
-			return n, err
-		}
-		if written {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// pickDue marks and returns up to limit due letters, earliest DueAt first,
-// passing over those another call has marked.
-func (s *Store) pickDue(ctx context.Context, now time.Time, limit int) ([]*letterRec, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := checkContext(ctx, "process due letters"); err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		return nil, nil
-	}
-	var picked []*letterRec
-	s.lettersDue.Ascend(func(r *letterRec) bool {
-		if r.l.DueAt.After(now) {
-			return false
-		}
-		if !r.busy {
-			r.busy = true
-			picked = append(picked, r)
-		}
-		return len(picked) < limit
-	})
-	return picked, nil
-}
-
-// processDue hands r to fn and writes the result, unless an update since r
-// was picked has made it no longer due.
-func (s *Store) processDue(ctx context.Context, r *letterRec, now time.Time, fn func(*storage.Letter) error) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r.busy = false
-	if err := checkContext(ctx, "process due letters"); err != nil {
-		return false, err
-	}
-	if r.l.DueAt.IsZero() || r.l.DueAt.After(now) {
-		return false, nil
-	}
-	// fn gets a copy of its own, which the store then keeps as it is: the
-	// contract forbids fn to hold on to it.
-	l := cloneLetter(r.l)
-	if err := fn(&l); err != nil {
-		return false, err
-	}
-	if !slices.Equal(l.Metadata, r.l.Metadata) {
-		l.Metadata = internMetadata(l.Metadata)
-	} else {
-		l.Metadata = r.l.Metadata
-	}
-	s.replaceLetter(r, l)
-	return true, nil
 }

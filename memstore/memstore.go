@@ -33,7 +33,7 @@ type Store struct {
 	lettersByStatus   index[statusKey, *letterRec]
 	lettersByExternal index[externalKey, *letterRec]
 	lettersByMeta     index[metaKey, *letterRec]
-	lettersDue        *btree.BTreeG[*letterRec]
+	lettersDue        dueIndex
 
 	assets          map[string]*assetRec
 	assetsByAccount index[string, *assetRec]
@@ -46,6 +46,9 @@ type Store struct {
 
 	idem       map[idemKey]*idemRec
 	idemExpiry *btree.BTreeG[*idemRec]
+	// idemAccountExpiry holds the same records by account, then expiry:
+	// a claim removes its own account's expired records.
+	idemAccountExpiry *btree.BTreeG[*idemRec]
 	// idemDone holds each account's completed records in the order
 	// TrimIdempotency removes them.
 	idemDone map[string]*btree.BTreeG[*idemRec]
@@ -59,7 +62,7 @@ func New() *Store {
 		lettersByStatus:   newIndex[statusKey](letterLess),
 		lettersByExternal: newIndex[externalKey](letterLess),
 		lettersByMeta:     newIndex[metaKey](letterLess),
-		lettersDue:        btree.NewG(degree, dueLess),
+		lettersDue:        newDueIndex(),
 
 		assets:          make(map[string]*assetRec),
 		assetsByAccount: newIndex[string](assetLess),
@@ -68,9 +71,10 @@ func New() *Store {
 		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
 		content:         make(map[contentKey][]byte),
 
-		idem:       make(map[idemKey]*idemRec),
-		idemExpiry: btree.NewG(degree, idemExpiryLess),
-		idemDone:   make(map[string]*btree.BTreeG[*idemRec]),
+		idem:              make(map[idemKey]*idemRec),
+		idemExpiry:        btree.NewG(degree, idemExpiryLess),
+		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
+		idemDone:          make(map[string]*btree.BTreeG[*idemRec]),
 	}
 }
 

@@ -132,7 +132,7 @@ func TestProcessDueLettersSkipsLettersHeldElsewhere(t *testing.T) {
 	proceed := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.ProcessDueLetters(ctx, epoch.Add(time.Hour), 1, func(l *storage.Letter) error {
+		_, err := a.ProcessDueLetters(ctx, storage.DueQuery{Now: epoch.Add(time.Hour), Limit: 1}, func(l *storage.Letter) error {
 			holding <- l.ID
 			<-proceed
 			l.Status, l.DueAt = "ready", time.Time{}
@@ -144,7 +144,7 @@ func TestProcessDueLettersSkipsLettersHeldElsewhere(t *testing.T) {
 		t.Errorf("a took %s, want ltr_0, due first", id)
 	}
 	var got []string
-	n, err := b.ProcessDueLetters(ctx, epoch.Add(time.Hour), 10, func(l *storage.Letter) error {
+	n, err := b.ProcessDueLetters(ctx, storage.DueQuery{Now: epoch.Add(time.Hour), Limit: 10}, func(l *storage.Letter) error {
 		got = append(got, l.ID)
 		l.Status, l.DueAt = "ready", time.Time{}
 		return nil
@@ -196,7 +196,7 @@ func TestProcessDueLettersAcrossStores(t *testing.T) {
 		for range 2 {
 			wg.Go(func() {
 				for {
-					n, err := s.ProcessDueLetters(ctx, epoch, 7, func(l *storage.Letter) error {
+					n, err := s.ProcessDueLetters(ctx, storage.DueQuery{Now: epoch, Limit: 7}, func(l *storage.Letter) error {
 						mu.Lock()
 						seen = append(seen, visit{l.ID, l.Revision})
 						mu.Unlock()
@@ -340,7 +340,7 @@ func TestPairIndexFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPairIndexInStep(t, schema)
-	if _, err := s.ProcessDueLetters(ctx, epoch, 10, func(l *storage.Letter) error {
+	if _, err := s.ProcessDueLetters(ctx, storage.DueQuery{Now: epoch, Limit: 10}, func(l *storage.Letter) error {
 		l.Metadata, l.DueAt = nil, time.Time{}
 		return nil
 	}); err != nil {

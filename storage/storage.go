@@ -64,18 +64,19 @@ type Storage interface {
 	// incremented. ID, Account and CreatedAt never change.
 	// Errors: ErrNotFound; ErrConflict when the revision differs; ErrClaimLost.
 	UpdateLetter(ctx context.Context, l Letter, c *Completion) (Letter, error)
-	// ProcessDueLetters takes up to limit letters whose DueAt is set and not
-	// after now, earliest DueAt first (then lowest id), and calls fn with a
-	// copy of each. When fn returns nil the store writes the changed copy as
-	// an update (Revision incremented); when it returns an error, nothing
-	// more is written. It returns the number of letters written, with fn's
-	// error if there was one. Each letter is read and written atomically,
-	// and a letter is never handed to two concurrent callers (in this
-	// process or in another sharing the backend) at the same revision. fn
-	// must not call the store. The letter fn gets is its own, but what fn
-	// leaves in it (Doc, Metadata) passes to the store, which may keep it
-	// without copying: fn must not keep or reuse it after returning.
-	ProcessDueLetters(ctx context.Context, now time.Time, limit int, fn func(*Letter) error) (int, error)
+	// ProcessDueLetters takes up to q.Limit letters that q selects and whose
+	// DueAt is set and not after q.Now, earliest DueAt first (then lowest
+	// id), and calls fn with a copy of each. When fn returns nil the store
+	// writes the changed copy as an update (Revision incremented); when it
+	// returns an error, nothing more is written. It returns the number of
+	// letters written, with fn's error if there was one. Each letter is read
+	// and written atomically, and a letter is never handed to two concurrent
+	// callers (in this process or in another sharing the backend) at the
+	// same revision. fn must not call the store. The letter fn gets is its
+	// own, but what fn leaves in it (Doc, Metadata) passes to the store,
+	// which may keep it without copying: fn must not keep or reuse it after
+	// returning. A query of one account costs O(log n + letters taken).
+	ProcessDueLetters(ctx context.Context, q DueQuery, fn func(*Letter) error) (int, error)
 
 	// WriteAsset writes an asset and changes to its versions as one atomic
 	// unit: the asset, then PutVersions (created or replaced), then
@@ -115,7 +116,10 @@ type Storage interface {
 	// is not live; neither is an in-flight record whose LeaseExpiresAt is not
 	// after now (its claim is taken over). r's Done and Result are ignored: a
 	// claim starts in flight. It returns the record now stored and whether r
-	// claimed it. Among concurrent claimants exactly one wins.
+	// claimed it. Among concurrent claimants exactly one wins. now is the
+	// time on the clock of r's account; a store that removes expired
+	// records as it claims removes only r.Account's, as other accounts'
+	// clocks may stand elsewhere.
 	ClaimIdempotency(ctx context.Context, r IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
 	// CompleteIdempotency stores c.Result on the in-flight claim c names.
 	// Errors: ErrClaimLost when that claim is not in flight under c.Token.
@@ -216,6 +220,21 @@ type LetterQuery struct {
 	// Before, when set, returns only letters whose id sorts before it.
 	Before string
 	Limit  int
+}
+
+// DueQuery selects the letters ProcessDueLetters takes: those due at Now,
+// of every account or of one. Accounts keep time on clocks of their own
+// when a test moves them apart, so a run may be for one account, at that
+// account's time, or for all but the accounts whose clocks are elsewhere.
+type DueQuery struct {
+	// Now is the time the letters are due at: DueAt is set and not after it.
+	Now time.Time
+	// Limit is how many letters one call takes at most; below 1, none.
+	Limit int
+	// Account, when set, takes only that account's letters.
+	Account string
+	// Except leaves out the letters of these accounts.
+	Except []string
 }
 
 // Asset is a stored content asset. Its versions are separate records,

@@ -42,7 +42,7 @@ var cancelTests = []test{
 	{"ProcessDueLetters", func(t *testing.T, f *fixture) {
 		l := f.dueLetter(t, acctA, t0)
 		called := false
-		_, err := f.s.ProcessDueLetters(cancelled(f), t0, 10, func(l *storage.Letter) error {
+		_, err := f.s.ProcessDueLetters(cancelled(f), storage.DueQuery{Now: t0, Limit: 10}, func(l *storage.Letter) error {
 			called = true
 			l.Status = "ready"
 			return nil

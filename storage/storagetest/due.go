@@ -16,6 +16,8 @@ var dueTests = []test{
 	{"writes fn's changes with the revision incremented", testDueWrites},
 	{"stops at fn's error, returns it and writes nothing more", testDueError},
 	{"never hands out a letter with a zero DueAt", testDueZero},
+	{"with Account, hands out only that account's letters, earliest first", testDueAccount},
+	{"with Except, passes over those accounts' letters", testDueExcept},
 	{"follows DueAt through updates", testDueFollowsUpdates},
 	{"concurrent callers never process a letter twice at one revision", testDueConcurrent},
 }
@@ -32,8 +34,14 @@ func (f *fixture) dueLetter(t testing.TB, account string, due time.Time) storage
 // the ids fn was given, in order.
 func (f *fixture) process(t testing.TB, now time.Time, limit int) []string {
 	t.Helper()
+	return f.processQuery(t, storage.DueQuery{Now: now, Limit: limit})
+}
+
+// processQuery is process for any query.
+func (f *fixture) processQuery(t testing.TB, q storage.DueQuery) []string {
+	t.Helper()
 	var got []string
-	n, err := f.s.ProcessDueLetters(f.ctx, now, limit, func(l *storage.Letter) error {
+	n, err := f.s.ProcessDueLetters(f.ctx, q, func(l *storage.Letter) error {
 		got = append(got, l.ID)
 		l.DueAt = time.Time{}
 		return nil
@@ -82,7 +90,7 @@ func testDueWrites(t *testing.T, f *fixture) {
 	now := at(time.Hour)
 	l := f.dueLetter(t, acctA, now.Add(-time.Minute))
 	var given storage.Letter
-	n, err := f.s.ProcessDueLetters(f.ctx, now, 10, func(p *storage.Letter) error {
+	n, err := f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: now, Limit: 10}, func(p *storage.Letter) error {
 		given = cloneLetter(*p)
 		p.Status = "ready"
 		p.Metadata = md("stage", "ready")
@@ -123,7 +131,7 @@ func testDueError(t *testing.T, f *fixture) {
 		ls = append(ls, f.dueLetter(t, acctA, now.Add(time.Duration(i-3)*time.Minute)))
 	}
 	calls := 0
-	n, err := f.s.ProcessDueLetters(f.ctx, now, 10, func(l *storage.Letter) error {
+	n, err := f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: now, Limit: 10}, func(l *storage.Letter) error {
 		calls++
 		l.Status = "ready"
 		l.DueAt = time.Time{}
@@ -145,6 +153,41 @@ func testDueError(t *testing.T, f *fixture) {
 	f.wantStored(t, first)
 	f.wantStored(t, ls[1])
 	f.wantStored(t, ls[2])
+}
+
+func testDueAccount(t *testing.T, f *fixture) {
+	now := at(time.Hour)
+	a1 := f.dueLetter(t, acctA, now.Add(-time.Minute))
+	b1 := f.dueLetter(t, acctB, now.Add(-3*time.Minute))
+	a2 := f.dueLetter(t, acctA, now.Add(-2*time.Minute))
+	b2 := f.dueLetter(t, acctB, now.Add(-time.Minute))
+	// acctA's clock is a day ahead: its letters due by then, not acctB's.
+	aLate := f.dueLetter(t, acctA, now.Add(23*time.Hour))
+	bLate := f.dueLetter(t, acctB, now.Add(time.Hour))
+	aNever := f.dueLetter(t, acctA, now.Add(25*time.Hour))
+	ahead := now.Add(24 * time.Hour)
+	diff(t, "acctA, limit 1", []string{a2.ID}, f.processQuery(t, storage.DueQuery{Now: ahead, Limit: 1, Account: acctA}))
+	diff(t, "acctA, the rest", []string{a1.ID, aLate.ID}, f.processQuery(t, storage.DueQuery{Now: ahead, Limit: 10, Account: acctA}))
+	diff(t, "an account with no letters", []string(nil), f.processQuery(t, storage.DueQuery{Now: ahead, Limit: 10, Account: "acct-none"}))
+	f.wantStored(t, b1)
+	f.wantStored(t, b2)
+	f.wantStored(t, bLate)
+	f.wantStored(t, aNever)
+	diff(t, "every account afterwards", []string{b1.ID, b2.ID}, f.process(t, now, 10))
+}
+
+func testDueExcept(t *testing.T, f *fixture) {
+	now := at(time.Hour)
+	a := f.dueLetter(t, acctA, now.Add(-3*time.Minute))
+	b := f.dueLetter(t, acctB, now.Add(-2*time.Minute))
+	a2 := f.dueLetter(t, acctA, now.Add(-time.Minute))
+	// Letters of an excluded account do not count against the limit.
+	diff(t, "all but acctA, limit 1", []string{b.ID}, f.processQuery(t, storage.DueQuery{Now: now, Limit: 1, Except: []string{acctA}}))
+	diff(t, "all but acctA and acctB", []string(nil), f.processQuery(t, storage.DueQuery{Now: now, Limit: 10, Except: []string{acctB, acctA}}))
+	f.wantStored(t, a)
+	f.wantStored(t, a2)
+	diff(t, "acctA alone, except acctA", []string(nil), f.processQuery(t, storage.DueQuery{Now: now, Limit: 10, Account: acctA, Except: []string{acctA}}))
+	diff(t, "all but another account", []string{a.ID, a2.ID}, f.processQuery(t, storage.DueQuery{Now: now, Limit: 10, Except: []string{"acct-none"}}))
 }
 
 func testDueZero(t *testing.T, f *fixture) {
@@ -221,7 +264,7 @@ func testDueConcurrent(t *testing.T, f *fixture) {
 	for range callers {
 		wg.Go(func() {
 			for {
-				n, err := f.s.ProcessDueLetters(f.ctx, now, 5, fn)
+				n, err := f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: now, Limit: 5}, fn)
 				if err != nil {
 					t.Errorf("ProcessDueLetters: %v", err)
 					return
@@ -236,7 +279,7 @@ func testDueConcurrent(t *testing.T, f *fixture) {
 	// A caller gives up when it finds nothing; one that stopped while the
 	// others still held letters may leave some behind.
 	for {
-		n, err := f.s.ProcessDueLetters(f.ctx, now, 5, fn)
+		n, err := f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: now, Limit: 5}, fn)
 		must(t, "ProcessDueLetters", err)
 		if n == 0 {
 			break

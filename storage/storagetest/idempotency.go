@@ -19,6 +19,7 @@ var idempotencyTests = []test{
 	{"ReleaseIdempotency without the claim's token changes nothing", testReleaseNotHeld},
 	{"ClaimIdempotency replaces a record whose ExpiresAt is not after now", testClaimExpired},
 	{"ClaimIdempotency takes over a claim whose lease is not after now", testClaimTakeover},
+	{"ClaimIdempotency judges expiry at now for its own key and account only", testClaimOwnAccountTime},
 	{"ClaimIdempotency does not take over a completed record", testClaimDoneKeepsLease},
 	{"PurgeIdempotency removes the expired records, only those, and counts them", testPurge},
 	{"scopes are independent", testScopes},
@@ -160,6 +161,29 @@ func testClaimExpired(t *testing.T, f *fixture) {
 			t.Errorf("%s: claim at ExpiresAt lost to %+v", key, got)
 		}
 		diff(t, key+": record after the expired one", next, got)
+	}
+}
+
+// testClaimOwnAccountTime: accounts keep time on clocks of their own, so a
+// claim made at one account's time (a month ahead) leaves other accounts'
+// records alone, though they have expired by that time.
+func testClaimOwnAccountTime(t *testing.T, f *fixture) {
+	b := claimRecord("s", "k-b", "tok-b", t0)
+	b.Account = acctB
+	f.mustClaim(t, b, t0)
+	must(t, "CompleteIdempotency", f.s.CompleteIdempotency(f.ctx, storage.Completion{Scope: "s", Key: "k-b", Token: "tok-b", Result: []byte("ok")}))
+	ahead := at(30 * 24 * time.Hour)
+	for i := range 40 {
+		a := claimRecord("s", fmt.Sprintf("k-a-%d", i), "tok-a", ahead)
+		a.Account = acctA
+		f.mustClaim(t, a, ahead)
+	}
+	again := claimRecord("s", "k-b", "tok-b2", at(time.Hour))
+	again.Account = acctB
+	got, won := f.claim(t, again, at(time.Hour))
+	if won || got.Token != "tok-b" || !got.Done {
+		t.Errorf("claim at acctB's time after acctA's claims a month ahead: won %v, token %q, done %v; want acctB's record kept",
+			won, got.Token, got.Done)
 	}
 }
 

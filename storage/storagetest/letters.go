@@ -169,7 +169,7 @@ func testLetterCopiedIn(t *testing.T, f *fixture) {
 	// gets written. (What fn leaves behind passes to the store: fn may not
 	// touch it after returning, so that is not tested.)
 	fail := errors.New("fn fails")
-	_, err = f.s.ProcessDueLetters(f.ctx, at(time.Hour), 1, func(l *storage.Letter) error {
+	_, err = f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: at(time.Hour), Limit: 1}, func(l *storage.Letter) error {
 		scribble(l)
 		return fail
 	})
@@ -177,7 +177,7 @@ func testLetterCopiedIn(t *testing.T, f *fixture) {
 		t.Fatalf("ProcessDueLetters returned %v, want fn's error", err)
 	}
 	f.wantStored(t, want)
-	_, err = f.s.ProcessDueLetters(f.ctx, at(time.Hour), 1, func(l *storage.Letter) error {
+	_, err = f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: at(time.Hour), Limit: 1}, func(l *storage.Letter) error {
 		l.Status = "ready"
 		markDoc(l.Doc)
 		return nil
