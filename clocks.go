@@ -39,12 +39,13 @@ type clocks struct {
 	m   map[string]accountClock
 }
 
-// accountClock is one account's own clock: offset from the Service's
-// clock, or, when frozen, the instant it stands at.
+// accountClock is one account's own clock: it read at when the Service's
+// clock read anchor, and has moved as the Service's since, unless frozen.
+// (Not an offset: an account may be set centuries ahead, past what a
+// time.Duration holds.)
 type accountClock struct {
-	offset time.Duration
-	frozen bool
-	at     time.Time
+	at, anchor time.Time
+	frozen     bool
 }
 
 // time is the account's time when the Service's clock reads server.
@@ -52,7 +53,7 @@ func (c accountClock) time(server time.Time) time.Time {
 	if c.frozen {
 		return c.at
 	}
-	return server.Add(c.offset)
+	return c.at.Add(server.Sub(c.anchor))
 }
 
 // lookup returns the account's own clock, if it has one.
@@ -114,7 +115,6 @@ func (s *Service) AdvanceAccountClock(ctx context.Context, account string, d tim
 			return invalidField("duration", "the clock goes no further than %s; it is at %s, and %s would pass that",
 				LastClockTime.Format(time.RFC3339), now.Format(time.RFC3339), d)
 		}
-		c.offset += d
 		c.at = c.at.Add(d)
 		return nil
 	})
@@ -132,7 +132,6 @@ func (s *Service) SetAccountClock(ctx context.Context, account string, t time.Ti
 		case t.After(LastClockTime):
 			return invalidField("now", "the clock goes no further than %s, got %s", LastClockTime.Format(time.RFC3339), t.Format(time.RFC3339))
 		}
-		c.offset += t.Sub(now)
 		c.at = t
 		return nil
 	})
@@ -149,9 +148,8 @@ func (s *Service) FreezeAccountClock(ctx context.Context, account string, frozen
 	})
 }
 
-// changeClock applies change to the account's clock and runs what fell due
-// in the account. change gets the clock with both its forms filled in (the
-// offset and the instant), so it may move either.
+// changeClock applies change to the account's clock, anchored at the
+// Service's current time, and runs what fell due in the account.
 func (s *Service) changeClock(ctx context.Context, account string, change func(c *accountClock, now time.Time) error) (AccountClock, error) {
 	if _, ok := s.clock.(*clock.Mock); !ok {
 		return AccountClock{}, errorf(CodeConflict, "accounts keep clocks of their own only on a test clock; this service runs on the real time")
@@ -167,14 +165,12 @@ func (s *Service) changeClock(ctx context.Context, account string, change func(c
 	if !had {
 		now = server
 	}
-	next := c
-	next.at = now
-	next.offset = now.Sub(server)
+	next := accountClock{at: now, anchor: server, frozen: c.frozen}
 	if err := change(&next, now); err != nil {
 		cs.mu.Unlock()
 		return AccountClock{}, err
 	}
-	if next.offset != 0 || next.frozen {
+	if !next.at.Equal(next.anchor) || next.frozen {
 		if cs.m == nil {
 			cs.m = map[string]accountClock{}
 		}

@@ -229,6 +229,23 @@ func TestTestRoutes(t *testing.T) {
 	if last := l.Events[len(l.Events)-1]; last.Status != "delivered" || last.Type != "tracking" {
 		t.Errorf("a month after mailing, the last event is %+v, want delivered", last)
 	}
+	// The clock is the account's: another key's stands where it was.
+	if other, err := client.New(s.URL, "sk_test_other").Test.Now(ctx); err != nil || !other.Equal(testStart) {
+		t.Errorf("another account's clock: %v, %v; want %v", other, err, testStart)
+	}
+	if st, err := c.Test.Freeze(ctx, true); err != nil || !st.Frozen || st.Shared {
+		t.Errorf("Test.Freeze: %+v, %v", st, err)
+	}
+	at := testStart.Add(31 * 24 * time.Hour)
+	if now, err := c.Test.SetClock(ctx, at); err != nil || !now.Equal(at) {
+		t.Errorf("Test.SetClock: %v, %v; want %v", now, err, at)
+	}
+	if _, err := c.Test.SetClock(ctx, testStart); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("Test.SetClock back: %v, want ErrInvalid", err)
+	}
+	if st, err := c.Test.Freeze(ctx, false); err != nil || st.Frozen || !st.Now.Equal(at) {
+		t.Errorf("Test.Freeze(false): %+v, %v", st, err)
+	}
 	err = c.Test.RegisterMove(ctx, &client.Move{
 		Name: "Jane Doe",
 		From: client.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"},

@@ -24,23 +24,50 @@ func (t *TestClient) request(method, path string, body any) request {
 	}
 }
 
-// Now reads the test clock (GET /_test/clock).
+// Now reads the time on the account's clock (GET /_test/clock). Each
+// account keeps a clock of its own unless the server shares one.
 func (t *TestClient) Now(ctx context.Context) (time.Time, error) {
-	var s ClockState
-	if _, err := t.c.call(ctx, t.request("GET", "/_test/clock", nil), &s); err != nil {
-		return time.Time{}, err
-	}
-	return s.Now, nil
+	s, err := t.Clock(ctx)
+	return s.Now, err
 }
 
-// Advance moves the test clock forward by d and returns its new time, once
-// every letter step that fell due has run (POST /_test/clock/advance).
+// Clock reads the account's clock (GET /_test/clock).
+func (t *TestClient) Clock(ctx context.Context) (ClockState, error) {
+	return t.clock(ctx, "GET", "/_test/clock", nil)
+}
+
+// Advance moves the account's clock forward by d and returns its new time,
+// once every letter step that fell due has run (POST /_test/clock/advance).
+// Other accounts' clocks stay where they are.
 func (t *TestClient) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
-	var s ClockState
-	if _, err := t.c.call(ctx, t.request("POST", "/_test/clock/advance", advanceClockRequest{Duration: d.String()}), &s); err != nil {
-		return time.Time{}, err
+	s, err := t.clock(ctx, "POST", "/_test/clock/advance", advanceClockRequest{Duration: d.String()})
+	return s.Now, err
+}
+
+// SetClock moves the account's clock forward to at, as Advance does
+// (POST /_test/clock/set); a time before the clock's is an error.
+func (t *TestClient) SetClock(ctx context.Context, at time.Time) (time.Time, error) {
+	s, err := t.clock(ctx, "POST", "/_test/clock/set", setClockRequest{Now: at})
+	return s.Now, err
+}
+
+// Freeze freezes the account's clock, so that it stays put when the
+// server's clock moves (POST /_test/clock/freeze), or lets it follow the
+// server's clock again from where it stands (POST /_test/clock/unfreeze).
+func (t *TestClient) Freeze(ctx context.Context, frozen bool) (ClockState, error) {
+	path := "/_test/clock/unfreeze"
+	if frozen {
+		path = "/_test/clock/freeze"
 	}
-	return s.Now, nil
+	return t.clock(ctx, "POST", path, nil)
+}
+
+func (t *TestClient) clock(ctx context.Context, method, path string, body any) (ClockState, error) {
+	var s ClockState
+	if _, err := t.c.call(ctx, t.request(method, path, body), &s); err != nil {
+		return ClockState{}, err
+	}
+	return s, nil
 }
 
 // AdvanceLetter moves one letter now to a status or tracking event, through

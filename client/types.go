@@ -434,9 +434,13 @@ type Page[T any] struct {
 	NextToken string `json:"nextToken,omitempty"`
 }
 
-// ClockState is the test clock's time.
+// ClockState is the clock of the key's account: its time, whether it is
+// frozen (it stays put when the server's clock moves), and whether every
+// account shares the server's one clock.
 type ClockState struct {
-	Now time.Time `json:"now"`
+	Now    time.Time `json:"now"`
+	Frozen bool      `json:"frozen"`
+	Shared bool      `json:"shared"`
 }
 
 // AdvanceLetterRequest says where Client.Test.AdvanceLetter moves a
@@ -459,6 +463,11 @@ type Move struct {
 // advanceClockRequest is the body of POST /_test/clock/advance.
 type advanceClockRequest struct {
 	Duration string `json:"duration"`
+}
+
+// setClockRequest is the body of POST /_test/clock/set.
+type setClockRequest struct {
+	Now time.Time `json:"now"`
 }
 
 // Fault is a fault in the account's requests, as TestClient.AddFault sends

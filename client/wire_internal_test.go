@@ -62,6 +62,7 @@ var wireTypes = []match{
 	{reflect.TypeFor[CloneVersionRequest](), "CloneVersionRequest", true},
 	{reflect.TypeFor[ClockState](), "ClockState", false},
 	{reflect.TypeFor[advanceClockRequest](), "AdvanceClockRequest", true},
+	{reflect.TypeFor[setClockRequest](), "SetClockRequest", true},
 	{reflect.TypeFor[AdvanceLetterRequest](), "AdvanceLetterRequest", true},
 	{reflect.TypeFor[Move](), "Move", true},
 	{reflect.TypeFor[Fault](), "Fault", true},

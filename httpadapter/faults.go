@@ -290,7 +290,7 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = body
 	}
 	e := JournalEntry{
-		Time:           c.h.cfg.testClock.Now().UTC(),
+		Time:           c.h.svc.AccountNow(account),
 		Method:         r.Method,
 		Path:           r.URL.Path,
 		IdempotencyKey: r.Header.Get(headerIdempotencyKey),
@@ -326,12 +326,12 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		c.answer(jw, r, status)
+		c.answer(jw, r, account, status)
 	case f.CloseConnection:
 		jw.aborted()
 		panic(http.ErrAbortHandler)
 	case f.Status != 0:
-		c.answer(jw, r, f.Status)
+		c.answer(jw, r, account, f.Status)
 	default:
 		c.h.ServeHTTP(jw, r)
 	}
@@ -372,7 +372,7 @@ func init() {
 
 // answer writes the problem the service answers status with, with the
 // headers such an answer carries.
-func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) {
+func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account string, status int) {
 	reqID := newRequestID()
 	h := w.Header()
 	h.Set(headerRequestID, reqID)
@@ -395,7 +395,7 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, status int) 
 		if n <= 0 || per <= 0 {
 			n, per = 150, 5*time.Second
 		}
-		reset := ceilSecond(c.h.rateNow().Add(per)).UTC().Format(time.RFC3339)
+		reset := ceilSecond(c.h.rateNow(account).Add(per)).UTC().Format(time.RFC3339)
 		h[headerLimit] = []string{strconv.Itoa(n)}
 		h[headerRemaining] = []string{"0"}
 		h[headerReset] = []string{reset}
@@ -477,13 +477,8 @@ func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
 // addFault adds a fault to the key's account; the answer is the fault with
 // its id.
 func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
-	body, err := h.readBody(w, r, MaxJSONBody)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	var in faultJSON
-	if err := decodeJSON(body, &in); err != nil {
+	if err := h.readJSON(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -501,7 +496,7 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		f.Latency = d
 	}
-	f, err = h.cfg.controls.AddFault(c.account, f)
+	f, err := h.cfg.controls.AddFault(c.account, f)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -63,11 +63,14 @@ type config struct {
 	rateN     int
 	ratePer   time.Duration
 	testClock *clock.Mock
-	controls  *TestControls
-	rateClock clock.Clock
-	logger    *slog.Logger
-	bodyRate  int
-	bodyGrace time.Duration
+	// sharedClock makes the clock routes move testClock rather than the
+	// caller's account's clock.
+	sharedClock bool
+	controls    *TestControls
+	rateClock   clock.Clock
+	logger      *slog.Logger
+	bodyRate    int
+	bodyGrace   time.Duration
 	// metrics, when set, records every request; metricsPath is where the
 	// handler serves them, "" for nowhere (metrics.go).
 	metrics     *Metrics
@@ -309,7 +312,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, err)
 			return
 		}
-		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow()) {
+		if h.limiter != nil && !h.limiter.allow(w, c.keyHash, h.rateNow(c.account)) {
 			//lint:ignore SA1008 the limiter sets the header under the real service's spelling, not the canonical key
 			h.fail(w, r, errorf(lettershop.CodeRateLimited, "the rate limit of %d requests per %s for this API key is used up; retry after %s", h.cfg.rateN, h.cfg.ratePer, w.Header()[headerReset][0]))
 			return
@@ -335,11 +338,17 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	rt.serve(w, r, c)
 }
 
-func (h *handler) rateNow() time.Time {
+// rateNow is the time rate limits are measured at: the rate-limit clock,
+// or the clock of the account, "" for limits per client address, which
+// read the Service's clock.
+func (h *handler) rateNow(account string) time.Time {
 	if h.cfg.rateClock != nil {
 		return h.cfg.rateClock.Now()
 	}
-	return h.svc.Now()
+	if account == "" {
+		return h.svc.Now()
+	}
+	return h.svc.AccountNow(account)
 }
 
 // mountPrefix is the part of the path the client sent that a mounting

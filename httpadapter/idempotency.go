@@ -125,6 +125,16 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	resp.write(w)
 }
 
+// readJSON reads a JSON body of at most MaxJSONBody bytes into dst, as the
+// test routes take them (not idempotent, so no fingerprint is kept).
+func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	body, err := h.readBody(w, r, MaxJSONBody)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, dst)
+}
+
 // readBody reads the whole body, up to limit bytes, within the time
 // WithBodyReadRate allows.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {

@@ -165,7 +165,7 @@ func (h *handler) limitAddress(w http.ResponseWriter, r *http.Request, keyHash s
 		return nil
 	}
 	addr := clientAddress(r)
-	now := h.rateNow()
+	now := h.rateNow("")
 	if ok, wait := h.byAddress.allowRequest(addr, now); !ok {
 		s := retryAfter(w, wait)
 		return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d requests per %s across all sandbox keys; retry after %s s",
@@ -215,7 +215,7 @@ func (h *handler) limitLink(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	l := h.links
-	ok, wait := take(l.buckets, clientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow())
+	ok, wait := take(l.buckets, clientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow(""))
 	if ok {
 		return nil
 	}

@@ -13,24 +13,38 @@ import (
 )
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
-// the clock, advancing one letter, registering postal moves). m must be the
-// clock the Service was made with. Without this option those routes do not
-// exist.
+// the clock, advancing one letter, registering postal moves, faults and the
+// request journal). m must be the clock the Service was made with. Without
+// this option those routes do not exist.
+//
+// Each API key's account keeps a clock of its own: the clock routes read
+// and move the caller's account's clock only (lettershop.Service's
+// AdvanceAccountClock), so tests sharing one server never see each other's
+// time. WithSharedTestClock makes them move m, for every account, instead.
 //
 // The rate limit stays on (150 requests per 5 seconds per key unless
-// WithRateLimit says otherwise), measured on m unless WithRateLimitClock
-// names another clock: a key that used up its bucket gets 429s until the
-// test moves m on.
+// WithRateLimit says otherwise), measured on the key's account's clock
+// unless WithRateLimitClock names another clock: a key that used up its
+// bucket gets 429s until the test moves its clock on.
 func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
+
+// WithSharedTestClock makes the clock routes act on the one clock of
+// WithTestClock, which every account follows, as a single-tenant server
+// wants: moving it moves every account's letters. Freezing an account's
+// clock is then refused.
+func WithSharedTestClock() Option { return func(c *config) { c.sharedClock = true } }
 
 // The test routes exist only with WithTestClock. They act in the key's
 // account and are not idempotent: a test that moves the clock twice means
 // it. Reading the clock takes any valid API key; the routes that change
 // state take letters:write, as what they change is where letters are and
-// where they go (moving the clock moves every letter along).
+// where they go (moving the clock moves the letters along).
 func (h *handler) testRoutes() {
 	h.handleTest(route{method: "GET", path: "/_test/clock", access: anyKey, serve: h.getClock})
 	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceClock})
+	h.handleTest(route{method: "POST", path: "/_test/clock/set", access: scoped, scope: ScopeLettersWrite, serve: h.setClock})
+	h.handleTest(route{method: "POST", path: "/_test/clock/freeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(true)})
+	h.handleTest(route{method: "POST", path: "/_test/clock/unfreeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(false)})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.faultRoutes() // faults.go, journal.go
@@ -45,22 +59,25 @@ func (h *handler) handleTest(rt route) {
 
 // clockState is the body of the clock routes.
 type clockState struct {
+	// Now is the time on the caller's account's clock.
 	Now time.Time `json:"now"`
+	// Frozen: the account's clock stays put when the server's clock moves.
+	Frozen bool `json:"frozen"`
+	// Shared: the clock is the server's, which every account follows.
+	Shared bool `json:"shared"`
 }
 
-func (h *handler) clockState() clockState {
-	return clockState{Now: h.cfg.testClock.Now().UTC()}
+func (h *handler) clockState(account string) clockState {
+	if h.cfg.sharedClock {
+		return clockState{Now: h.svc.Now(), Shared: true}
+	}
+	c := h.svc.AccountClock(account)
+	return clockState{Now: c.Now, Frozen: c.Frozen}
 }
 
-func (h *handler) getClock(w http.ResponseWriter, _ *http.Request, _ *call) {
-	writeJSON(w, http.StatusOK, h.clockState())
+func (h *handler) getClock(w http.ResponseWriter, _ *http.Request, c *call) {
+	writeJSON(w, http.StatusOK, h.clockState(c.account))
 }
-
-// lastTestTime is as far as the test clock goes. JSON writes no year past
-// 9999, and letters' schedules run days past the clock, so it stops a year
-// short: a clock moved further would make every answer with a time in it
-// fail.
-var lastTestTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // advanceInput is the body of POST /_test/clock/advance: a Go duration
 // ("72h", "90m", "1h30m").
@@ -70,39 +87,90 @@ type advanceInput struct {
 
 // advanceClock moves the clock, then runs everything that fell due, so the
 // answer describes a world that has caught up.
-func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, _ *call) {
-	body, err := h.readBody(w, r, MaxJSONBody)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
+func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, c *call) {
 	var in advanceInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := h.readJSON(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	d, err := time.ParseDuration(in.Duration)
 	switch {
 	case in.Duration == "":
-		h.fail(w, r, invalid("duration", `duration is required, for example "72h"`))
-		return
+		err = invalid("duration", `duration is required, for example "72h"`)
 	case err != nil:
-		h.fail(w, r, invalid("duration", `must be a duration such as "72h" or "1h30m", got %q`, in.Duration))
-		return
+		err = invalid("duration", `must be a duration such as "72h" or "1h30m", got %q`, in.Duration)
 	case d < 0:
-		h.fail(w, r, invalid("duration", "the clock only moves forward, got %s", in.Duration))
-		return
-	case h.cfg.testClock.Now().Add(d).After(lastTestTime):
-		h.fail(w, r, invalid("duration", "the clock goes no further than %s; it is at %s, and %s would pass that",
-			lastTestTime.Format(time.RFC3339), h.cfg.testClock.Now().UTC().Format(time.RFC3339), in.Duration))
-		return
+		err = invalid("duration", "the clock only moves forward, got %s", in.Duration)
+	case h.cfg.sharedClock:
+		err = h.moveSharedClock(r, "duration", h.cfg.testClock.Now().Add(d))
+	default:
+		_, err = h.svc.AdvanceAccountClock(r.Context(), c.account, d)
 	}
-	h.cfg.testClock.Add(d)
-	if _, err := h.svc.RunDue(r.Context()); err != nil {
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.clockState())
+	writeJSON(w, http.StatusOK, h.clockState(c.account))
+}
+
+// setInput is the body of POST /_test/clock/set: the time to move the
+// clock forward to.
+type setInput struct {
+	Now *time.Time `json:"now"`
+}
+
+// setClock moves the clock forward to an instant and runs what fell due.
+func (h *handler) setClock(w http.ResponseWriter, r *http.Request, c *call) {
+	var in setInput
+	if err := h.readJSON(w, r, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var err error
+	switch {
+	case in.Now == nil:
+		err = invalid("now", `now is required, a time such as "2027-01-31T09:00:00Z"`)
+	case h.cfg.sharedClock:
+		err = h.moveSharedClock(r, "now", *in.Now)
+	default:
+		_, err = h.svc.SetAccountClock(r.Context(), c.account, *in.Now)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.clockState(c.account))
+}
+
+// moveSharedClock moves the shared clock forward to t and runs everything
+// that fell due; field names the input t came from.
+func (h *handler) moveSharedClock(r *http.Request, field string, t time.Time) error {
+	now := h.cfg.testClock.Now()
+	switch {
+	case t.Before(now):
+		return invalid(field, "the clock only moves forward: it is at %s, got %s", now.UTC().Format(time.RFC3339Nano), t.UTC().Format(time.RFC3339Nano))
+	case t.After(lettershop.LastClockTime):
+		return invalid(field, "the clock goes no further than %s; it is at %s, and %s would pass that",
+			lettershop.LastClockTime.Format(time.RFC3339), now.UTC().Format(time.RFC3339), t.Sub(now))
+	}
+	h.cfg.testClock.Set(t)
+	_, err := h.svc.RunDue(r.Context())
+	return err
+}
+
+// freezeClock freezes or unfreezes the caller's account's clock.
+func (h *handler) freezeClock(frozen bool) func(http.ResponseWriter, *http.Request, *call) {
+	return func(w http.ResponseWriter, r *http.Request, c *call) {
+		if h.cfg.sharedClock {
+			h.fail(w, r, errorf(lettershop.CodeConflict, "the test clock is shared by every account and moves only when told; there is no account clock to freeze"))
+			return
+		}
+		if _, err := h.svc.FreezeAccountClock(r.Context(), c.account, frozen); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, h.clockState(c.account))
+	}
 }
 
 // advanceLetter moves one letter to a status or tracking event now,
@@ -113,13 +181,8 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		h.fail(w, r, err)
 		return
 	}
-	body, err := h.readBody(w, r, MaxJSONBody)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	var in lettershop.SimulateTarget
-	if err := decodeJSON(body, &in); err != nil {
+	if err := h.readJSON(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -133,13 +196,8 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 
 // registerMove files a change of address for NCOA in the key's account.
 func (h *handler) registerMove(w http.ResponseWriter, r *http.Request, c *call) {
-	body, err := h.readBody(w, r, MaxJSONBody)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	var in lettershop.Move
-	if err := decodeJSON(body, &in); err != nil {
+	if err := h.readJSON(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -7,10 +7,21 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
 )
 
 type clockBody struct {
-	Now string `json:"now"`
+	Now    string `json:"now"`
+	Frozen bool   `json:"frozen"`
+	Shared bool   `json:"shared"`
+}
+
+// clockOf reads the clock of key's account.
+func (ts *testServer) clockOf(t testing.TB, key string) clockBody {
+	t.Helper()
+	var c clockBody
+	ts.do(t, req{Method: "GET", Path: "/_test/clock", Header: hdr("X-Api-Key", key)}).wantStatus(t, http.StatusOK).decode(t, &c)
+	return c
 }
 
 func TestTestRoutesOff(t *testing.T) {
@@ -18,6 +29,9 @@ func TestTestRoutesOff(t *testing.T) {
 	for _, r := range []req{
 		{Method: "GET", Path: "/_test/clock"},
 		{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"72h"}`},
+		{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2030-01-01T00:00:00Z"}`},
+		{Method: "POST", Path: "/_test/clock/freeze"},
+		{Method: "POST", Path: "/_test/clock/unfreeze"},
 		{Method: "POST", Path: "/_test/letters/ltr_1/advance", Body: `{"status":"mailed"}`},
 		{Method: "POST", Path: "/_test/moves", Body: `{}`},
 		{Method: "GET", Path: "/v1/_test/clock"},
@@ -31,55 +45,97 @@ func TestTestRoutesOff(t *testing.T) {
 
 func TestClockRoutes(t *testing.T) {
 	ts := newTestServer(t)
-	var c clockBody
-	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK).decode(t, &c)
-	if c.Now != "2026-03-02T15:00:00Z" {
-		t.Errorf("now %q, want the start", c.Now)
+	if c := ts.clockOf(t, keyA); c != (clockBody{Now: "2026-03-02T15:00:00Z"}) {
+		t.Errorf("clock %+v, want the start, not frozen, not shared", c)
 	}
 	// Test routes are only under /_test/, not /v1.
 	ts.get(t, "/v1/_test/clock").problem(t, http.StatusNotFound)
 
 	bad := []struct {
-		body string
-		want string
+		path, body string
+		want       string
 	}{
-		{`{}`, "duration"},
-		{`{"duration":""}`, "duration"},
-		{`{"duration":"3 days"}`, "duration"},
-		{`{"duration":"-1h"}`, "duration"},
-		{`{"duration":72}`, "duration"},
-		{`{"duration":"1h","by":"me"}`, "by"},
-		{``, "body"},
+		{"advance", `{}`, "duration"},
+		{"advance", `{"duration":""}`, "duration"},
+		{"advance", `{"duration":"3 days"}`, "duration"},
+		{"advance", `{"duration":"-1h"}`, "duration"},
+		{"advance", `{"duration":72}`, "duration"},
+		{"advance", `{"duration":"1h","by":"me"}`, "by"},
+		{"advance", ``, "body"},
+		{"set", `{}`, "now"},
+		{"set", `{"now":"tomorrow"}`, "now"},
+		{"set", `{"now":"2026-03-02T14:59:59.999Z"}`, "now"},
+		{"set", `{"now":"9999-01-01T00:00:00.001Z"}`, "now"},
+		{"set", `{"now":"2026-03-03T00:00:00Z","zone":"UTC"}`, "zone"},
 	}
 	for _, tt := range bad {
-		t.Run(tt.body, func(t *testing.T) {
-			ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: tt.body}).
+		t.Run(tt.path+" "+tt.body, func(t *testing.T) {
+			ts.do(t, req{Method: "POST", Path: "/_test/clock/" + tt.path, Body: tt.body}).
 				problem(t, http.StatusBadRequest).wantFields(t, tt.want)
 		})
 	}
 	ts.do(t, req{Method: "GET", Path: "/_test/clock", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusUnauthorized)
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`, Header: hdr("X-Api-Key", "nope")}).
 		problem(t, http.StatusUnauthorized)
-	if !ts.Clock.Now().Equal(testStart) {
-		t.Fatalf("refused requests moved the clock to %v", ts.Clock.Now())
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T15:00:00Z" {
+		t.Fatalf("refused requests moved the clock to %v", c.Now)
 	}
 
-	res := ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"72h"}`})
-	if !ts.Clock.Now().Equal(testStart.Add(72 * time.Hour)) {
-		t.Errorf("clock at %v after advancing 72h", ts.Clock.Now())
-	}
-	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK).decode(t, &c)
-	if c.Now != "2026-03-05T15:00:00Z" {
-		t.Errorf("GET now %q after 72h", c.Now)
-	}
-	res.wantStatus(t, http.StatusOK).decode(t, &c)
+	var c clockBody
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"72h"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
 	if c.Now != "2026-03-05T15:00:00Z" {
 		t.Errorf("advance answered now %q", c.Now)
+	}
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-05T15:00:00Z" {
+		t.Errorf("GET now %q after 72h", c.Now)
+	}
+	// Only the caller's account moved.
+	if c := ts.clockOf(t, keyB); c.Now != "2026-03-02T15:00:00Z" {
+		t.Errorf("another account's clock reads %q after keyA advanced", c.Now)
+	}
+	if !ts.Clock.Now().Equal(testStart) {
+		t.Errorf("the server's clock moved to %v", ts.Clock.Now())
 	}
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"0s"}`}).wantStatus(t, http.StatusOK)
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h30m"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
 	if c.Now != "2026-03-05T16:30:00Z" {
 		t.Errorf("now %q after another 1h30m", c.Now)
+	}
+	// Set moves forward to an instant; to the instant it is at is no move.
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-03-05T16:30:00Z"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-04-01T09:00:00+02:00"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
+	if c.Now != "2026-04-01T07:00:00Z" {
+		t.Errorf("now %q after set", c.Now)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-04-01T06:59:59Z"}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "now")
+}
+
+// A frozen account's clock stays put while the server's clock moves; it
+// moves when told, and unfrozen it follows the server's clock from where
+// it stands, never back.
+func TestClockFreeze(t *testing.T) {
+	ts := newTestServer(t)
+	var c clockBody
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/freeze"}).wantStatus(t, http.StatusOK).decode(t, &c)
+	if c != (clockBody{Now: "2026-03-02T15:00:00Z", Frozen: true}) {
+		t.Errorf("frozen clock %+v", c)
+	}
+	ts.Clock.Add(2 * time.Hour)
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T15:00:00Z" || !c.Frozen {
+		t.Errorf("frozen clock moved with the server's to %+v", c)
+	}
+	if c := ts.clockOf(t, keyB); c.Now != "2026-03-02T17:00:00Z" || c.Frozen {
+		t.Errorf("a clock nobody touched reads %+v, want the server's", c)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
+	if c.Now != "2026-03-02T16:00:00Z" || !c.Frozen {
+		t.Errorf("frozen clock advanced by 1h reads %+v", c)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/unfreeze"}).wantStatus(t, http.StatusOK).decode(t, &c)
+	ts.Clock.Add(30 * time.Minute)
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T16:30:00Z" || c.Frozen {
+		t.Errorf("unfrozen clock reads %+v, want it to follow the server's from where it stood", c)
 	}
 }
 
@@ -87,35 +143,71 @@ func TestClockRoutes(t *testing.T) {
 // no answer with a time in it could be written. A refused advance leaves
 // the clock where it was.
 func TestClockAdvanceLimit(t *testing.T) {
-	ts := newTestServer(t)
-	last := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-	ts.Clock.Set(last.Add(-time.Hour))
-	var c clockBody
-	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
-	if c.Now != "9999-01-01T00:00:00Z" {
-		t.Errorf("now %q, want the last time", c.Now)
+	for _, shared := range []bool{false, true} {
+		t.Run(map[bool]string{false: "account", true: "shared"}[shared], func(t *testing.T) {
+			var opts []testOption
+			if shared {
+				opts = append(opts, withAdapter(httpadapter.WithSharedTestClock()))
+			}
+			ts := newTestServer(t, opts...)
+			last := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+			ts.Clock.Set(last.Add(-time.Hour))
+			var c clockBody
+			ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`}).wantStatus(t, http.StatusOK).decode(t, &c)
+			if c.Now != "9999-01-01T00:00:00Z" {
+				t.Errorf("now %q, want the last time", c.Now)
+			}
+			ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1ms"}`}).
+				problem(t, http.StatusBadRequest).wantFields(t, "duration")
+			if c := ts.clockOf(t, keyA); c.Now != "9999-01-01T00:00:00Z" {
+				t.Errorf("a refused advance moved the clock to %v", c.Now)
+			}
+			// The server still answers with times.
+			ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"late"}`}).wantStatus(t, http.StatusCreated)
+		})
 	}
-	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1ns"}`}).
-		problem(t, http.StatusBadRequest).wantFields(t, "duration")
-	if !ts.Clock.Now().Equal(last) {
-		t.Errorf("a refused advance moved the clock to %v", ts.Clock.Now())
+}
+
+// With WithSharedTestClock the clock routes move the one clock every
+// account follows.
+func TestSharedClock(t *testing.T) {
+	ts := newTestServer(t, withAdapter(httpadapter.WithSharedTestClock()))
+	if c := ts.clockOf(t, keyA); c != (clockBody{Now: "2026-03-02T15:00:00Z", Shared: true}) {
+		t.Errorf("shared clock %+v", c)
 	}
-	// The server still answers with times.
-	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"late"}`}).wantStatus(t, http.StatusCreated)
-	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK)
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"72h"}`}).wantStatus(t, http.StatusOK)
+	if !ts.Clock.Now().Equal(testStart.Add(72 * time.Hour)) {
+		t.Errorf("server clock at %v after advancing 72h", ts.Clock.Now())
+	}
+	if c := ts.clockOf(t, keyB); c.Now != "2026-03-05T15:00:00Z" {
+		t.Errorf("another account reads %q, want the shared clock's time", c.Now)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-03-06T00:00:00Z"}`}).wantStatus(t, http.StatusOK)
+	if !ts.Clock.Now().Equal(time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("server clock at %v after set", ts.Clock.Now())
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-03-05T00:00:00Z"}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "now")
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/freeze"}).problem(t, http.StatusConflict)
 }
 
 // Moving the clock moves letters: what fell due has run by the time the
-// advance answers.
+// advance answers; another account's letters stay where they were.
 func TestClockAdvanceMovesLetters(t *testing.T) {
 	ts := newTestServer(t)
 	assetID, _ := ts.createAsset(t, keyA)
 	l := ts.createLetter(t, keyA, assetID)
+	assetB, _ := ts.createAsset(t, keyB)
+	lb := ts.createLetter(t, keyB, assetB)
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"720h"}`}).wantStatus(t, http.StatusOK)
 	var got lettershop.Letter
 	ts.get(t, "/letters/"+l.ID).wantStatus(t, http.StatusOK).decode(t, &got)
 	if got.Status == lettershop.StatusQueued || len(got.Events) < 2 {
 		t.Errorf("after 30 days the letter is %q with %d events", got.Status, len(got.Events))
+	}
+	ts.do(t, req{Method: "GET", Path: "/letters/" + lb.ID, Header: hdr("X-Api-Key", keyB)}).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Status != lettershop.StatusQueued || len(got.Events) != 1 {
+		t.Errorf("another account's letter moved to %q with %d events", got.Status, len(got.Events))
 	}
 }
 
@@ -185,6 +277,9 @@ func TestTestRouteScopes(t *testing.T) {
 	move := `{"name":"Jane Doe","from":{"addressLine1":"1 A St","lastLine":"Chicago, IL 60601"},"to":{"addressLine1":"2 B St","lastLine":"Chicago, IL 60601"}}`
 	writes := []req{
 		{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`},
+		{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-03-03T00:00:00Z"}`},
+		{Method: "POST", Path: "/_test/clock/freeze"},
+		{Method: "POST", Path: "/_test/clock/unfreeze"},
 		{Method: "POST", Path: "/_test/letters/" + l.ID + "/advance", Body: `{"status":"ready"}`},
 		{Method: "POST", Path: "/_test/moves", Body: move},
 	}
@@ -192,8 +287,8 @@ func TestTestRouteScopes(t *testing.T) {
 		r.Header = hdr("X-Api-Key", "reader")
 		ts.do(t, r).problem(t, http.StatusForbidden)
 	}
-	if !ts.Clock.Now().Equal(testStart) {
-		t.Fatalf("a read-only key moved the clock to %v", ts.Clock.Now())
+	if c := ts.clockOf(t, "reader"); c.Now != "2026-03-02T15:00:00Z" {
+		t.Fatalf("a read-only key moved the clock to %v", c.Now)
 	}
 	var got lettershop.Letter
 	ts.do(t, req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", "full")}).wantStatus(t, http.StatusOK).decode(t, &got)
@@ -201,7 +296,7 @@ func TestTestRouteScopes(t *testing.T) {
 		t.Fatalf("a read-only key moved the letter to %s", got.Status)
 	}
 	ts.do(t, req{Method: "GET", Path: "/_test/clock", Header: hdr("X-Api-Key", "reader")}).wantStatus(t, http.StatusOK)
-	want := []int{http.StatusOK, http.StatusOK, http.StatusNoContent}
+	want := []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusNoContent}
 	for i, r := range writes {
 		r.Header = hdr("X-Api-Key", "letters")
 		ts.do(t, r).wantStatus(t, want[i])
