@@ -12,9 +12,9 @@ import (
 )
 
 // accountClock is everything the inbox asks of time: what time it is for an
-// account, and moving it on. Today there is one clock per server (the
-// Service's, a *clock.Mock under --test-clock); a clock per account
-// replaces this one type and nothing else.
+// account, and moving it on: the account's own clock under a test clock
+// (accountTestClock), or the server's one clock for every account
+// (serverTestClock, with WithSharedTestClock).
 type accountClock interface {
 	// now is the time on the account's clock.
 	now(ctx context.Context, account string) time.Time
@@ -23,10 +23,6 @@ type accountClock interface {
 	// advance moves the account's clock on by d and runs what fell due.
 	advance(ctx context.Context, account string, d time.Duration) error
 }
-
-// lastTestTime is as far as the test clock goes, as in httpadapter: JSON
-// writes no year past 9999, and schedules run days past the clock.
-var lastTestTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // errNoTestClock is what advance returns on a clock that is not a test clock.
 var errNoTestClock = errors.New("the clock is not a test clock")
@@ -38,6 +34,24 @@ func (c serviceClock) now(context.Context, string) time.Time { return c.svc.Now(
 func (serviceClock) test() bool                              { return false }
 func (serviceClock) advance(context.Context, string, time.Duration) error {
 	return errNoTestClock
+}
+
+// accountTestClock is each account's own clock, on the Service's test clock.
+type accountTestClock struct{ svc *lettershop.Service }
+
+func (c accountTestClock) now(_ context.Context, account string) time.Time {
+	return c.svc.AccountNow(account)
+}
+func (accountTestClock) test() bool { return true }
+
+// advance moves the account's clock and runs what fell due in it, so the
+// page shown next describes a world that has caught up.
+func (c accountTestClock) advance(ctx context.Context, account string, d time.Duration) error {
+	if d <= 0 {
+		return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the clock only moves forward"}
+	}
+	_, err := c.svc.AdvanceAccountClock(ctx, account, d)
+	return err
 }
 
 // serverTestClock is the server's one test clock, shared by every account.
@@ -55,9 +69,9 @@ func (c serverTestClock) advance(ctx context.Context, _ string, d time.Duration)
 	if d <= 0 {
 		return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the clock only moves forward"}
 	}
-	if c.mock.Now().Add(d).After(lastTestTime) {
+	if c.mock.Now().Add(d).After(lettershop.LastClockTime) {
 		return &lettershop.Error{Code: lettershop.CodeInvalid,
-			Message: fmt.Sprintf("the clock goes no further than %s", lastTestTime.Format(time.RFC3339))}
+			Message: fmt.Sprintf("the clock goes no further than %s", lettershop.LastClockTime.Format(time.RFC3339))}
 	}
 	c.mock.Add(d)
 	_, err := c.svc.RunDue(ctx)

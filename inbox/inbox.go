@@ -56,9 +56,10 @@ const pageCSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-sr
 type Option func(*config)
 
 type config struct {
-	auth      httpadapter.Authenticator
-	testClock *clock.Mock
-	logger    *slog.Logger
+	auth        httpadapter.Authenticator
+	testClock   *clock.Mock
+	sharedClock bool
+	logger      *slog.Logger
 }
 
 // WithAuthenticator checks the keys visitors log in with; pass the one the
@@ -69,10 +70,18 @@ func WithAuthenticator(a httpadapter.Authenticator) Option {
 }
 
 // WithTestClock is the *clock.Mock the Service runs on, as given to
-// httpadapter.WithTestClock: with it, the inbox can advance the clock.
-// Without it, the clock is shown but not moved.
+// httpadapter.WithTestClock: with it, the inbox can advance the clock of
+// the account logged in, and only that account's. Without it, the clock is
+// shown but not moved.
 func WithTestClock(m *clock.Mock) Option {
 	return func(c *config) { c.testClock = m }
+}
+
+// WithSharedTestClock makes the inbox advance the test clock itself, which
+// every account follows, as httpadapter.WithSharedTestClock does for the
+// API's clock routes.
+func WithSharedTestClock() Option {
+	return func(c *config) { c.sharedClock = true }
 }
 
 // WithLogger logs the inbox's internal errors; the default discards them.
@@ -102,9 +111,12 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
 	h := &handler{svc: svc, auth: cfg.auth, logger: cfg.logger, mux: http.NewServeMux()}
-	if cfg.testClock != nil {
+	switch {
+	case cfg.testClock != nil && cfg.sharedClock:
 		h.clock = serverTestClock{svc: svc, mock: cfg.testClock}
-	} else {
+	case cfg.testClock != nil:
+		h.clock = accountTestClock{svc: svc}
+	default:
 		h.clock = serviceClock{svc: svc}
 	}
 	h.csrfKey = []byte(rand.Text())

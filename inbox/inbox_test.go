@@ -383,8 +383,12 @@ func TestAdvanceTheClock(t *testing.T) {
 	if loc := res.Header.Get("Location"); loc != path+"?done=advanced" {
 		t.Errorf("Location %q", loc)
 	}
-	if now := e.clock.Now(); !now.Equal(testStart.Add(720 * time.Hour)) {
-		t.Errorf("clock at %s", now)
+	if now := e.svc.AccountNow(e.account); !now.Equal(testStart.Add(720 * time.Hour)) {
+		t.Errorf("account clock at %s", now)
+	}
+	// The account's clock moved, not the server's nor another account's.
+	if now, other := e.clock.Now(), e.svc.AccountNow("another"); !now.Equal(testStart) || !other.Equal(testStart) {
+		t.Errorf("server clock at %s, another account's at %s; want both at the start", now, other)
 	}
 	got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID)
 	if got.Status != lettershop.StatusMailed {
@@ -407,6 +411,20 @@ func TestAdvanceTheClock(t *testing.T) {
 	for _, d := range []string{"", "soon", "-1h", "0s", "100000h", "87600000h"} {
 		res := c.post("/inbox/clock/advance", url.Values{"csrf": {tok}, "duration": {d}})
 		wantStatus(t, res, http.StatusBadRequest)
+	}
+}
+
+// With WithSharedTestClock, the inbox moves the server's one clock.
+func TestAdvanceTheSharedClock(t *testing.T) {
+	e := newEnv(t, withInboxOptions(inbox.WithSharedTestClock()))
+	c := e.loggedIn(testKey)
+	res := c.post("/inbox/clock/advance", url.Values{"csrf": {c.csrf("/inbox/")}, "duration": {"72h"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if now := e.clock.Now(); !now.Equal(testStart.Add(72 * time.Hour)) {
+		t.Errorf("server clock at %s, want 72 hours on", now)
+	}
+	if now := e.svc.AccountNow("another"); !now.Equal(testStart.Add(72 * time.Hour)) {
+		t.Errorf("another account's clock at %s, want the shared clock's time", now)
 	}
 }
 

@@ -24,24 +24,56 @@ type Account struct {
 	c  *core
 }
 
-// Now returns the time on the account's clock. Until accounts get clocks
-// of their own it is the server's clock.
-func (a *Account) Now() time.Time { return a.c.svc.Now() }
+// Now returns the time on the account's clock.
+func (a *Account) Now() time.Time { return a.c.svc.AccountNow(a.ID) }
 
-// Advance moves the account's clock on by d and runs what fell due. Until
-// accounts get clocks of their own it moves the server's clock, and so
-// every account's letters.
-func (a *Account) Advance(d time.Duration) { a.c.t.Helper(); a.c.advance(d) }
+// Advance moves the account's clock on by d and runs what fell due in the
+// account: its letters move, and its idempotency keys, rate-limit window
+// and download links age. Other accounts' clocks stay where they are
+// (with WithSharedClock, the one clock moves for all). A negative d fails
+// the test.
+func (a *Account) Advance(d time.Duration) {
+	a.c.t.Helper()
+	if a.c.shared {
+		a.c.advance(d)
+		return
+	}
+	if _, err := a.c.svc.AdvanceAccountClock(context.Background(), a.ID, d); err != nil {
+		a.c.t.Fatalf("lettershoptest: advance the clock of %s: %v", a.ID, err)
+	}
+}
 
-// Set moves the account's clock forward to at and runs what fell due; a
-// time before now fails the test. Until accounts get clocks of their own it
-// moves the server's clock.
-func (a *Account) Set(at time.Time) { a.c.t.Helper(); a.c.set(at) }
+// Set moves the account's clock forward to at and runs what fell due, as
+// Advance does; a time before now fails the test.
+func (a *Account) Set(at time.Time) {
+	a.c.t.Helper()
+	if a.c.shared {
+		a.c.set(at)
+		return
+	}
+	if _, err := a.c.svc.SetAccountClock(context.Background(), a.ID, at); err != nil {
+		a.c.t.Fatalf("lettershoptest: set the clock of %s: %v", a.ID, err)
+	}
+}
 
-// Freeze stops the account's clock. The virtual clock never moves by
-// itself, so for now Freeze only states the intent; once an account's clock
-// can follow the server's, it will stop following.
-func (a *Account) Freeze() {}
+// Freeze freezes the account's clock: a Server.Advance (or another
+// test's POST /_test/clock/advance on a shared clock) then leaves it where
+// it is; only the account's own Advance and Set move it. Unfreeze lets it
+// follow the server's clock again, from where it stands.
+func (a *Account) Freeze() { a.c.t.Helper(); a.freeze(true) }
+
+// Unfreeze undoes Freeze.
+func (a *Account) Unfreeze() { a.c.t.Helper(); a.freeze(false) }
+
+func (a *Account) freeze(frozen bool) {
+	a.c.t.Helper()
+	if a.c.shared {
+		a.c.t.Fatalf("lettershoptest: with WithSharedClock every account follows the one clock; there is no account clock to freeze")
+	}
+	if _, err := a.c.svc.FreezeAccountClock(context.Background(), a.ID, frozen); err != nil {
+		a.c.t.Fatalf("lettershoptest: freeze the clock of %s: %v", a.ID, err)
+	}
+}
 
 // Letter returns one of the account's letters.
 func (a *Account) Letter(id string) *lettershop.Letter {
@@ -99,20 +131,20 @@ func (a *Account) Force(letterID string, target lettershop.SimulateTarget) *lett
 // hour, so the letter is seen at each status it passes.
 const waitStep = time.Hour
 
-// WaitForStatus moves the virtual clock on, an hour at a time, until the
+// WaitForStatus moves the account's clock on, an hour at a time, until the
 // letter has reached status (it is there, or an event of its history says
 // it was), and returns the letter; if within passes on the clock first, or
-// the letter is canceled or at issue, the test fails. No wall-clock time is spent waiting. Until accounts get
-// clocks of their own it moves the server's clock.
+// the letter is canceled or at issue, the test fails. No wall-clock time
+// is spent waiting.
 func (a *Account) WaitForStatus(letterID string, status lettershop.LetterStatus, within time.Duration) *lettershop.Letter {
 	a.c.t.Helper()
-	deadline := a.c.clock.Now().Add(within)
+	deadline := a.Now().Add(within)
 	for {
 		l := a.Letter(letterID)
 		if reached(l, status) {
 			return l
 		}
-		now := a.c.clock.Now()
+		now := a.Now()
 		if l.Status == lettershop.StatusCanceled || l.Status == lettershop.StatusIssue {
 			a.c.t.Fatalf("lettershoptest: letter %s is %s and will never be %s", letterID, l.Status, status)
 			return nil
@@ -122,7 +154,7 @@ func (a *Account) WaitForStatus(letterID string, status lettershop.LetterStatus,
 				letterID, l.Status, now.UTC().Format(time.RFC3339), status, within)
 			return nil
 		}
-		a.c.advance(min(waitStep, deadline.Sub(now)))
+		a.Advance(min(waitStep, deadline.Sub(now)))
 	}
 }
 

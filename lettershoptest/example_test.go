@@ -88,3 +88,23 @@ func ExampleNewService() {
 	// true
 	// 1 delivered
 }
+
+// Each account keeps a clock of its own: moving one account's time moves
+// its letters and nobody else's, so parallel tests on one server never see
+// each other's time. The server's clock moves them all, but a frozen one.
+func ExampleAccount_Advance() {
+	t := &testing.T{}
+	srv := lettershoptest.New(t)
+	early, late, frozen := srv.NewAccount(), srv.NewAccount(), srv.NewAccount()
+
+	late.Advance(72 * time.Hour)
+	frozen.Freeze()
+	srv.Advance(time.Hour)
+	for _, a := range []*lettershoptest.Account{early, late, frozen} {
+		fmt.Println(a.Now().Format(time.RFC3339))
+	}
+	// Output:
+	// 2026-03-02T16:00:00Z
+	// 2026-03-05T16:00:00Z
+	// 2026-03-02T15:00:00Z
+}

@@ -15,13 +15,15 @@
 // same without HTTP, for tests that use the library directly.
 //
 // Time: every Server (and every Service from NewService) has a virtual
-// clock of its own, a clock.Mock that starts at DefaultStart and moves only
-// when the test moves it, so tests that call New each are isolated in time.
-// Accounts of one server share that server's clock for now: Account.Advance
-// and Account.Set move the server's clock, and so every account's letters.
-// Subtests that run in parallel on one server and move time see each
-// other's moves until accounts get clocks of their own; their letters,
-// faults and journals are apart already.
+// clock, a clock.Mock that starts at DefaultStart and moves only when the
+// test moves it, and every account has a clock of its own on top of it:
+// Account.Advance and Account.Set move that account's time only (its
+// letters, idempotency keys, rate-limit window and download links), so
+// subtests that run in parallel on one server, an account each, never see
+// each other's time, letters, faults or journal. Server.Advance moves the
+// server's clock, and every account with it but those frozen
+// (Account.Freeze). WithSharedClock gives every account the server's one
+// clock instead.
 package lettershoptest
 
 import (
@@ -62,7 +64,13 @@ type config struct {
 	faultSeed int64
 	sleep     func(context.Context, time.Duration) error
 	logger    *slog.Logger
+	shared    bool
 }
+
+// WithSharedClock gives every account the server's one clock: an account's
+// Advance and Set, and POST /_test/clock/advance, move every account's
+// letters, as on a single-tenant server (lettershop --shared-test-clock).
+func WithSharedClock() Option { return func(c *config) { c.shared = true } }
 
 // WithStart sets the instant the virtual clock starts at.
 func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
@@ -111,6 +119,7 @@ type core struct {
 	t        testing.TB
 	svc      *lettershop.Service
 	clock    *clock.Mock
+	shared   bool
 	controls *httpadapter.TestControls
 	accounts atomic.Int64
 }
@@ -135,10 +144,10 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		lettershop.WithLogger(cfg.logger),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
-	return &core{t: t, svc: svc, clock: mc}, cfg
+	return &core{t: t, svc: svc, clock: mc, shared: cfg.shared}, cfg
 }
 
-// advance moves the clock on by d and runs what fell due.
+// advance moves the server's clock on by d and runs what fell due.
 func (c *core) advance(d time.Duration) {
 	c.t.Helper()
 	if d < 0 {
@@ -148,7 +157,7 @@ func (c *core) advance(d time.Duration) {
 	c.runDue()
 }
 
-// set moves the clock to at, which must not be before now.
+// set moves the server's clock to at, which must not be before now.
 func (c *core) set(at time.Time) {
 	c.t.Helper()
 	if now := c.clock.Now(); at.Before(now) {
@@ -202,6 +211,9 @@ func New(t testing.TB, opts ...Option) *Server {
 		httpadapter.WithRateLimit(cfg.rateN, cfg.ratePer),
 		httpadapter.WithLogger(cfg.logger),
 	}
+	if cfg.shared {
+		aopts = append(aopts, httpadapter.WithSharedTestClock())
+	}
 	hs := httptest.NewServer(httpadapter.New(c.svc, append(aopts, cfg.adapter...)...))
 	t.Cleanup(hs.Close)
 	return &Server{URL: hs.URL, c: c, hs: hs}
@@ -218,8 +230,8 @@ func (s *Server) Clock() *clock.Mock { return s.c.clock }
 // Client returns an HTTP client for the server.
 func (s *Server) Client() *http.Client { return s.hs.Client() }
 
-// Advance moves the server's clock on by d, for every account, and runs
-// what fell due. d must not be negative.
+// Advance moves the server's clock on by d, and with it every account's
+// clock but those frozen, and runs what fell due. d must not be negative.
 func (s *Server) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
 
 // Now returns the time on the server's clock.
@@ -249,8 +261,8 @@ func NewService(t testing.TB, opts ...Option) *Service {
 // runs what fell due.
 func (s *Service) Clock() *clock.Mock { return s.c.clock }
 
-// Advance moves the clock on by d and runs what fell due. d must not be
-// negative.
+// Advance moves the Service's clock on by d, and with it every account's
+// clock but those frozen, and runs what fell due. d must not be negative.
 func (s *Service) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
 
 // NewAccount returns a fresh account. Its APIKey is of no use without a

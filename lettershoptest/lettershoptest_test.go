@@ -104,8 +104,64 @@ func TestClockMovesForwardOnly(t *testing.T) {
 	}
 	at := lettershoptest.DefaultStart.Add(48 * time.Hour)
 	acct.Set(at)
-	if !srv.Now().Equal(at) {
-		t.Errorf("after Set: %s, want %s", srv.Now(), at)
+	if !acct.Now().Equal(at) {
+		t.Errorf("after Set: %s, want %s", acct.Now(), at)
+	}
+	// The account's clock is its own: the server's, and another account's,
+	// stand where they were.
+	if other := srv.NewAccount(); !srv.Now().Equal(lettershoptest.DefaultStart) || !other.Now().Equal(lettershoptest.DefaultStart) {
+		t.Errorf("server clock %s, another account's %s; want both at the start", srv.Now(), other.Now())
+	}
+}
+
+// Server.Advance moves every account's clock but a frozen one's.
+func TestServerAdvanceAndFreeze(t *testing.T) {
+	srv := lettershoptest.New(t)
+	ahead, frozen, plain := srv.NewAccount(), srv.NewAccount(), srv.NewAccount()
+	ahead.Advance(24 * time.Hour)
+	frozen.Freeze()
+	srv.Advance(time.Hour)
+	start := lettershoptest.DefaultStart
+	for _, c := range []struct {
+		name string
+		acct *lettershoptest.Account
+		want time.Time
+	}{
+		{"ahead", ahead, start.Add(25 * time.Hour)},
+		{"frozen", frozen, start},
+		{"plain", plain, start.Add(time.Hour)},
+	} {
+		if got := c.acct.Now(); !got.Equal(c.want) {
+			t.Errorf("%s account reads %s, want %s", c.name, got, c.want)
+		}
+	}
+	frozen.Advance(30 * time.Minute)
+	frozen.Unfreeze()
+	srv.Advance(time.Hour)
+	if got, want := frozen.Now(), start.Add(90*time.Minute); !got.Equal(want) {
+		t.Errorf("unfrozen account reads %s, want %s", got, want)
+	}
+}
+
+// With WithSharedClock an account's Advance moves every account.
+func TestSharedClock(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithSharedClock())
+	a, b := srv.NewAccount(), srv.NewAccount()
+	a.Advance(time.Hour)
+	want := lettershoptest.DefaultStart.Add(time.Hour)
+	if !b.Now().Equal(want) || !srv.Now().Equal(want) {
+		t.Errorf("after one account's advance on a shared clock: other %s, server %s; want %s", b.Now(), srv.Now(), want)
+	}
+	// Over HTTP too: b's advance moves a.
+	req, _ := http.NewRequest("POST", srv.URL+"/_test/clock/advance", strings.NewReader(`{"duration":"1h"}`))
+	req.Header.Set("X-Api-Key", b.APIKey)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := want.Add(time.Hour); resp.StatusCode != http.StatusOK || !a.Now().Equal(want) {
+		t.Errorf("advance over HTTP: %d, the other account reads %s; want 200 and %s", resp.StatusCode, a.Now(), want)
 	}
 }
 

@@ -22,7 +22,10 @@ type config struct {
 	apiKeys   []httpadapter.APIKey
 	rate      rateLimit
 	testClock bool
-	baseURL   string
+	// sharedClock gives every account the test clock itself, rather than a
+	// clock of its own.
+	sharedClock bool
+	baseURL     string
 	// store is "memory" or a postgres:// URL; see storeKind.
 	store string
 	// schema is the PostgreSQL schema of the tables, or "" for the DSN's
@@ -135,7 +138,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			"assets:read, assets:write; all when none given). Without any, every key\n"+
 			"beginning sk_test_ is accepted, each its own account (LETTERSHOP_API_KEY)")
 	fs.Var(&cfg.rate, "rate-limit", "allow `N/DURATION` requests per API key, in bursts of up to N; 0 turns limiting off (LETTERSHOP_RATE_LIMIT)")
-	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock; POST /_test/clock/advance moves it (LETTERSHOP_TEST_CLOCK)")
+	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock, and give each account a clock of its own that POST /_test/clock/advance\n"+
+		"moves (LETTERSHOP_TEST_CLOCK)")
+	fs.BoolVar(&cfg.sharedClock, "shared-test-clock", false, "with --test-clock, one clock for every account: POST /_test/clock/advance moves all\n"+
+		"of them, as a single-tenant server wants (LETTERSHOP_SHARED_TEST_CLOCK)")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "`URL` clients reach the server at, for letter urls and download links (default http://ADDR) (LETTERSHOP_BASE_URL)")
 	fs.StringVar(&cfg.store, "store", cfg.store, "where records are kept: `memory`, or a postgres:// URL of a PostgreSQL database\n"+
 		"servers may share (LETTERSHOP_STORE)")
@@ -182,6 +188,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	})
 	if err := errors.Join(errs...); err != nil {
 		return config{}, err
+	}
+	if cfg.sharedClock && !cfg.testClock {
+		return config{}, errors.New("--shared-test-clock: needs --test-clock")
 	}
 	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 || cfg.bodyRate < 0 {
 		return config{}, errors.New("--max-conns, --max-conns-per-client and --body-read-rate: want 0 (no limit) or a positive number")

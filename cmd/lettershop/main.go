@@ -118,6 +118,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// clock a used-up bucket would never refill.
 		hopts = append(hopts, httpadapter.WithTestClock(mock), httpadapter.WithRateLimitClock(clock.New()))
 		iopts = append(iopts, inbox.WithTestClock(mock))
+		if cfg.sharedClock {
+			hopts = append(hopts, httpadapter.WithSharedTestClock())
+			iopts = append(iopts, inbox.WithSharedTestClock())
+		}
 	}
 	if metrics != nil {
 		opts = append(opts, lettershop.WithHooks(metrics.Hooks()))
@@ -246,8 +250,11 @@ func greet(w io.Writer, cfg config, local, base string) {
 		fmt.Fprintf(w, "Metrics: %s/metrics\n", base)
 	}
 	fmt.Fprintf(w, "Inbox: %s%s/\n", base, inboxPath)
-	if cfg.testClock {
-		fmt.Fprintf(w, "Test clock: stopped. Move it with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
+	switch {
+	case cfg.testClock && cfg.sharedClock:
+		fmt.Fprintf(w, "Test clock: stopped, one for every account. Move it with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
+	case cfg.testClock:
+		fmt.Fprintf(w, "Test clock: stopped, one per account. Move the key's account's with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
 	}
 }
 

@@ -412,6 +412,38 @@ func TestServerWalkthrough(t *testing.T) {
 	}
 }
 
+// Under --test-clock each key's account moves its own clock; with
+// --shared-test-clock one move moves every account.
+func TestServerTestClocks(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		args := []string{"--test-clock"}
+		if shared {
+			args = append(args, "--shared-test-clock")
+		}
+		base, _ := startServer(t, args...)
+		nowOf := func(key string) string {
+			t.Helper()
+			var c struct{ Now string }
+			resp, body := call(t, "GET", base+"/_test/clock", key, "")
+			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &c) != nil {
+				t.Fatalf("clock: %d %s", resp.StatusCode, body)
+			}
+			return c.Now
+		}
+		start := nowOf("sk_test_b")
+		if resp, body := call(t, "POST", base+"/_test/clock/advance", "sk_test_a", `{"duration":"72h"}`); resp.StatusCode != http.StatusOK {
+			t.Fatalf("advance: %d %s", resp.StatusCode, body)
+		}
+		moved := nowOf("sk_test_b") != start
+		if moved != shared {
+			t.Errorf("shared %v: after another account's advance the clock reads %s (was %s)", shared, nowOf("sk_test_b"), start)
+		}
+	}
+	if _, err := parseConfig([]string{"--shared-test-clock"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Error("--shared-test-clock without --test-clock was taken")
+	}
+}
+
 func TestServerWithKeysAndNoTestClock(t *testing.T) {
 	base, _ := startServer(t, "--api-key", "acme:secret1=letters:read", "--rate-limit", "0")
 	resp, body := call(t, "GET", base+"/letters", "secret1", "")
