@@ -198,26 +198,36 @@ func (f *fakeTB) Fatalf(string, ...any) {
 	panic("fatal")
 }
 
+// The rate limit's window runs on each account's clock: one account moving
+// its clock on refills its own bucket, not another's.
 func TestWithRateLimit(t *testing.T) {
 	srv := lettershoptest.New(t, lettershoptest.WithRateLimit(2, time.Minute))
-	acct := srv.NewAccount()
-	var got []int
-	for range 3 {
+	acct, other := srv.NewAccount(), srv.NewAccount()
+	get := func(a *lettershoptest.Account) int {
+		t.Helper()
 		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
-		req.Header.Set("X-Api-Key", acct.APIKey)
+		req.Header.Set("X-Api-Key", a.APIKey)
 		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		got = append(got, resp.StatusCode)
+		return resp.StatusCode
 	}
-	if got[2] != http.StatusTooManyRequests {
-		t.Errorf("statuses %v, want the third refused", got)
+	for _, a := range []*lettershoptest.Account{acct, other} {
+		if got := []int{get(a), get(a), get(a)}; got[0] != http.StatusOK || got[2] != http.StatusTooManyRequests {
+			t.Errorf("statuses %v, want the third refused", got)
+		}
 	}
-	srv.Advance(time.Minute) // the bucket refills on the virtual clock
 	if reqs := acct.Requests(); len(reqs) != 3 || reqs[2].Status != http.StatusTooManyRequests {
 		t.Errorf("journal %+v", reqs)
+	}
+	acct.Advance(time.Minute) // the bucket refills on the account's clock
+	if got := get(acct); got != http.StatusOK {
+		t.Errorf("a minute on the account's clock later: %d, want 200", got)
+	}
+	if got := get(other); got != http.StatusTooManyRequests {
+		t.Errorf("another account, whose clock stood still: %d, want 429", got)
 	}
 }
 
