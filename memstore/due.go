@@ -154,6 +154,7 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, q storage.DueQuery
 	if err := fn(&l); err != nil {
 		return false, err
 	}
+	s.notify(&l)
 	if !slices.Equal(l.Metadata, r.l.Metadata) {
 		l.Metadata = internMetadata(l.Metadata)
 	} else {

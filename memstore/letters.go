@@ -112,6 +112,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	if _, ok := s.letters[l.ID]; ok {
 		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, storage.ErrAlreadyExists)
 	}
+	s.notify(&l)
 	r := &letterRec{l: storedLetter(l)}
 	r.l.Revision = 1
 	s.letters[l.ID] = r
@@ -201,6 +202,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
 			l.ID, l.Revision, r.l.Revision, storage.ErrConflict)
 	}
+	s.notify(&l)
 	s.replaceLetter(r, storedLetter(l))
 	s.complete(c)
 	return cloneLetter(r.l), nil

@@ -52,6 +52,9 @@ type Store struct {
 	// idemDone holds each account's completed records in the order
 	// TrimIdempotency removes them.
 	idemDone map[string]*btree.BTreeG[*idemRec]
+
+	// hooks holds the webhooks and their deliveries (webhooks.go).
+	hooks webhooks
 }
 
 // New returns an empty Store.
@@ -75,6 +78,8 @@ func New() *Store {
 		idemExpiry:        btree.NewG(degree, idemExpiryLess),
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
 		idemDone:          make(map[string]*btree.BTreeG[*idemRec]),
+
+		hooks: newWebhooks(),
 	}
 }
 

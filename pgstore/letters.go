@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lettershop/lettershop/storage"
 )
@@ -39,6 +40,7 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 // storedLetter returns a copy of l as the database keeps it, with data, the
 // document as written.
 func storedLetter(l storage.Letter, data []byte) storage.Letter {
+	l.Notices = nil
 	l.Metadata = cloneMetadata(l.Metadata)
 	l.Doc = storage.CloneDocument(docOf(data))
 	l.CreatedAt = storedTime(l.CreatedAt)
@@ -105,6 +107,26 @@ const createLetterCompletingSQL = `WITH c AS (
 	INSERT INTO letters (` + letterColumns + `)
 	SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c)`
 
+// createNotifyingSQL and createNotifyingCompletingSQL are the two above for
+// a letter with notices, which makes their deliveries in the same
+// statement (insertDeliveriesSQL, after the letter's arguments and the
+// claim's) and answers how many letters it inserted.
+var (
+	createNotifyingSQL = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account),
+	d AS (` + insertDeliveriesSQL("l", 10) + `)
+	SELECT count(*) FROM l`
+	createNotifyingCompletingSQL = `WITH c AS (
+		UPDATE idempotency SET done = true, result = $13
+		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
+		RETURNING 1
+	),
+	l AS (INSERT INTO letters (` + letterColumns + `)
+		SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c) RETURNING id, account),
+	d AS (` + insertDeliveriesSQL("l", 14) + `)
+	SELECT count(*) FROM l`
+)
+
 // CreateLetter implements storage.Storage.
 func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	op := "create letter " + l.ID
@@ -118,13 +140,27 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		query = createLetterCompletingSQL
 		args = append(args, c.Scope, c.Key, c.Token, c.Result)
 	}
-	tag, err := s.pool.Exec(ctx, query, args...)
+	var inserted int64
+	if len(l.Notices) == 0 {
+		var tag pgconn.CommandTag
+		tag, err = s.pool.Exec(ctx, query, args...)
+		inserted = tag.RowsAffected()
+	} else {
+		query = createNotifyingSQL
+		if c != nil {
+			query = createNotifyingCompletingSQL
+		}
+		var n []any
+		if n, err = noticeArgs(l.Notices); err == nil {
+			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted)
+		}
+	}
 	switch {
 	case isUniqueViolation(err):
 		return storage.Letter{}, fail(ctx, op, storage.ErrAlreadyExists)
 	case err != nil:
 		return storage.Letter{}, fail(ctx, op, err)
-	case tag.RowsAffected() == 0:
+	case inserted == 0:
 		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	out := storedLetter(l, data)
@@ -264,19 +300,30 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	out := l
+	var notify []any
+	if len(l.Notices) > 0 {
+		if notify, err = notifyArgs(&l); err != nil {
+			return storage.Letter{}, fail(ctx, op, err)
+		}
+	}
 	update := func(q querier) error {
 		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta, data)...).Scan(&out.CreatedAt, &out.Revision)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
+		if err == nil && notify != nil {
+			_, err = q.Exec(ctx, notifySQL, notify...)
+		}
 		return err
 	}
-	if c == nil {
+	if c == nil && notify == nil {
 		err = update(s.pool)
 	} else {
 		err = s.inTx(ctx, func(tx pgx.Tx) error {
-			if err := complete(ctx, tx, c); err != nil {
-				return err
+			if c != nil {
+				if err := complete(ctx, tx, c); err != nil {
+					return err
+				}
 			}
 			return update(tx)
 		})
@@ -354,7 +401,10 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 		if err != nil {
 			return err
 		}
-		var batch pgx.Batch
+		var (
+			batch   pgx.Batch
+			written int
+		)
 		for _, stored := range due {
 			l := stored
 			l.Metadata = cloneMetadata(stored.Metadata)
@@ -370,6 +420,14 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 				return fmt.Errorf("letter %s: %w", l.ID, err)
 			}
 			batch.Queue(updateLetterSQL, updateLetterArgs(&l, meta, data)...)
+			written++
+			if len(l.Notices) > 0 {
+				notify, err := notifyArgs(&l)
+				if err != nil {
+					return fmt.Errorf("letter %s: %w", l.ID, err)
+				}
+				batch.Queue(notifySQL, notify...)
+			}
 		}
 		if batch.Len() > 0 {
 			// The rows are locked: every update finds its letter at the
@@ -377,7 +435,7 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 			br := tx.SendBatch(ctx, &batch)
 			for _, q := range batch.QueuedQueries {
 				tag, err := br.Exec()
-				if err == nil && tag.RowsAffected() != 1 {
+				if err == nil && q.SQL == updateLetterSQL && tag.RowsAffected() != 1 {
 					err = fmt.Errorf("letter %s: a locked letter changed", q.Arguments[0])
 				}
 				if err != nil {
@@ -389,7 +447,7 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 				return err
 			}
 		}
-		n = batch.Len()
+		n = written
 		return nil
 	})
 	if err != nil {

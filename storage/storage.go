@@ -49,6 +49,8 @@ var (
 // Storage is what the service needs from a backend. Implementations must be
 // safe for concurrent use, also across processes where the backend is shared.
 type Storage interface {
+	WebhookStorage
+
 	// CreateLetter stores a new letter with Revision 1 and returns it.
 	// Errors: ErrAlreadyExists when the id is taken; ErrClaimLost as for
 	// every write with a Completion.
@@ -208,6 +210,10 @@ type Letter struct {
 	Revision int64
 	// Doc is the rest of the letter, typed by the service; nil when empty.
 	Doc Document
+	// Notices are changes of the letter its account's webhooks are sent,
+	// written with it as deliveries (see WebhookStorage). A store never
+	// keeps them on the letter: a letter it returns has none.
+	Notices []Notice
 }
 
 // LetterQuery selects letters of one account. Empty fields do not filter.

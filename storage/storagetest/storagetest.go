@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"ProcessDueLetters", dueTests},
 		{"Assets", assetTests},
 		{"Idempotency", idempotencyTests},
+		{"Webhooks", webhookTests},
 		{"Completion", completionTests},
 		{"CancelledContext", cancelTests},
 	}

@@ -1,0 +1,385 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+const webhookColumns = `id, account, url, events, description, metadata, status, secret, created_at, modified_at, revision`
+
+func scanWebhook(row pgx.Row) (storage.Webhook, error) {
+	var (
+		w    storage.Webhook
+		meta []byte
+	)
+	if err := row.Scan(&w.ID, &w.Account, &w.URL, &w.Events, &w.Description, &meta, &w.Status, &w.Secret,
+		&w.CreatedAt, &w.ModifiedAt, &w.Revision); err != nil {
+		return storage.Webhook{}, err
+	}
+	m, err := decodeMetadata(meta)
+	if err != nil {
+		return storage.Webhook{}, err
+	}
+	w.Metadata = m
+	if len(w.Events) == 0 {
+		w.Events = nil
+	}
+	return w, nil
+}
+
+func checkWebhook(w *storage.Webhook, c *storage.Completion) error {
+	switch {
+	case !storable(w.ID, w.Account, w.URL, w.Description, w.Status, w.Secret):
+		return errText("id, account, url, description, status or secret")
+	case !storable(w.Events...):
+		return errText("events")
+	case !metadataStorable(w.Metadata):
+		return errText("metadata")
+	case c != nil && !storable(c.Scope, c.Key, c.Token):
+		return storage.ErrClaimLost
+	}
+	return nil
+}
+
+// WriteWebhook implements storage.Storage.
+func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.Completion) (storage.Webhook, error) {
+	op := "write webhook " + w.ID
+	if err := checkWebhook(&w, c); err != nil {
+		return storage.Webhook{}, fail(ctx, op, err)
+	}
+	meta, err := encodeMetadata(w.Metadata)
+	if err != nil {
+		return storage.Webhook{}, fail(ctx, op, err)
+	}
+	events := w.Events
+	if events == nil {
+		events = []string{}
+	}
+	var out storage.Webhook
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if c != nil {
+			if err := complete(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		if w.Revision == 0 {
+			out, err = scanWebhook(tx.QueryRow(ctx, `INSERT INTO webhooks (`+webhookColumns+`)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1) RETURNING `+webhookColumns,
+				w.ID, w.Account, w.URL, events, w.Description, meta, w.Status, w.Secret, w.CreatedAt, w.ModifiedAt))
+			if isUniqueViolation(err) {
+				return storage.ErrAlreadyExists
+			}
+			return err
+		}
+		out, err = scanWebhook(tx.QueryRow(ctx, `UPDATE webhooks
+			SET url = $3, events = $4, description = $5, metadata = $6, status = $7, modified_at = $8, revision = revision + 1
+			WHERE id = $1 AND account = $2 AND revision = $9 RETURNING `+webhookColumns,
+			w.ID, w.Account, w.URL, events, w.Description, meta, w.Status, w.ModifiedAt, w.Revision))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return revisionMissing(ctx, tx, "webhooks", w.Account, w.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return storage.Webhook{}, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// GetWebhook implements storage.Storage.
+func (s *Store) GetWebhook(ctx context.Context, account, id string) (storage.Webhook, error) {
+	op := "get webhook " + id
+	if !storable(account, id) {
+		return storage.Webhook{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	w, err := scanWebhook(s.pool.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = $1 AND account = $2`, id, account))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storage.Webhook{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Webhook{}, fail(ctx, op, err)
+	}
+	return w, nil
+}
+
+// nothing is the answer of a query that matches nothing: none, unless ctx
+// has ended.
+func nothing[T any](ctx context.Context, op string) ([]T, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return nil, nil
+}
+
+// ListWebhooks implements storage.Storage.
+func (s *Store) ListWebhooks(ctx context.Context, q storage.WebhookQuery) ([]storage.Webhook, error) {
+	const op = "list webhooks"
+	if q.Limit <= 0 || !storable(q.Account, q.Before) {
+		return nothing[storage.Webhook](ctx, op)
+	}
+	query := `SELECT ` + webhookColumns + ` FROM webhooks WHERE account = $1 AND ($2 = '' OR id < $2) ORDER BY id DESC LIMIT $3`
+	rows, err := s.pool.Query(ctx, query, q.Account, q.Before, q.Limit)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Webhook, error) { return scanWebhook(r) })
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// DeleteWebhook implements storage.Storage. Its deliveries go with it
+// (ON DELETE CASCADE).
+func (s *Store) DeleteWebhook(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
+	op := "delete webhook " + id
+	if !storable(account, id) {
+		return fail(ctx, op, storage.ErrNotFound)
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		return fail(ctx, op, storage.ErrClaimLost)
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if c != nil {
+			if err := complete(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM webhooks WHERE id = $1 AND account = $2 AND revision = $3`, id, account, revision)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return revisionMissing(ctx, tx, "webhooks", account, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	return nil
+}
+
+const deliveryColumns = `webhook_id, id, account, event_id, type, letter_id, seq, event_at, status, attempts,
+	next_attempt_at, retry_until, leased_until, last_attempt_at, status_code, error, revision`
+
+func scanDelivery(row pgx.Row) (storage.Delivery, error) {
+	var (
+		d                   storage.Delivery
+		leased, lastAttempt *time.Time
+	)
+	if err := row.Scan(&d.WebhookID, &d.ID, &d.Account, &d.EventID, &d.Type, &d.LetterID, &d.Seq, &d.EventAt, &d.Status,
+		&d.Attempts, &d.NextAttemptAt, &d.RetryUntil, &leased, &lastAttempt, &d.StatusCode, &d.Error, &d.Revision); err != nil {
+		return storage.Delivery{}, err
+	}
+	d.LeasedUntil, d.LastAttemptAt = timeOrZero(leased), timeOrZero(lastAttempt)
+	return d, nil
+}
+
+// GetDelivery implements storage.Storage.
+func (s *Store) GetDelivery(ctx context.Context, account, webhookID, id string) (storage.Delivery, error) {
+	op := "get delivery " + id
+	if !storable(account, webhookID, id) {
+		return storage.Delivery{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE webhook_id = $1 AND id = $2 AND account = $3`, webhookID, id, account))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storage.Delivery{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Delivery{}, fail(ctx, op, err)
+	}
+	return d, nil
+}
+
+// ListDeliveries implements storage.Storage.
+func (s *Store) ListDeliveries(ctx context.Context, q storage.DeliveryQuery) ([]storage.Delivery, error) {
+	const op = "list deliveries"
+	if q.Limit <= 0 || !storable(q.Account, q.WebhookID, q.Before) {
+		return nothing[storage.Delivery](ctx, op)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE webhook_id = $1 AND account = $2 AND ($3 = '' OR id < $3) ORDER BY id DESC LIMIT $4`,
+		q.WebhookID, q.Account, q.Before, q.Limit)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Delivery, error) { return scanDelivery(r) })
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// updateDeliverySQL writes what may change of delivery $2 of webhook $1 in
+// account $3, if it is at revision $12.
+const updateDeliverySQL = `UPDATE deliveries
+	SET status = $4, attempts = $5, next_attempt_at = $6, retry_until = $7, leased_until = $8, last_attempt_at = $9,
+		status_code = $10, error = $11, revision = revision + 1
+	WHERE webhook_id = $1 AND id = $2 AND account = $3 AND revision = $12
+	RETURNING ` + deliveryColumns
+
+func updateDeliveryArgs(d *storage.Delivery) []any {
+	return []any{d.WebhookID, d.ID, d.Account, d.Status, d.Attempts, d.NextAttemptAt, d.RetryUntil,
+		nullTime(d.LeasedUntil), nullTime(d.LastAttemptAt), d.StatusCode, d.Error, d.Revision}
+}
+
+// UpdateDelivery implements storage.Storage.
+func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *storage.Completion) (storage.Delivery, error) {
+	op := "update delivery " + d.ID
+	if !storable(d.WebhookID, d.ID, d.Account) {
+		return storage.Delivery{}, fail(ctx, op, storage.ErrNotFound)
+	}
+	if !storable(d.Status, d.Error) {
+		return storage.Delivery{}, fail(ctx, op, errText("status or error"))
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		return storage.Delivery{}, fail(ctx, op, storage.ErrClaimLost)
+	}
+	var out storage.Delivery
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if c != nil {
+			if err := complete(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = scanDelivery(tx.QueryRow(ctx, updateDeliverySQL, updateDeliveryArgs(&d)...))
+		if errors.Is(err, pgx.ErrNoRows) {
+			var rev int64
+			err = tx.QueryRow(ctx, `SELECT revision FROM deliveries WHERE webhook_id = $1 AND id = $2 AND account = $3`,
+				d.WebhookID, d.ID, d.Account).Scan(&rev)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return storage.ErrNotFound
+			}
+			if err == nil {
+				err = fmt.Errorf("at revision %d, stored %d: %w", d.Revision, rev, storage.ErrConflict)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return storage.Delivery{}, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// dueDeliveriesSQL locks up to $2 deliveries due at $1 and not leased
+// after $3, as ProcessDueDeliveries says, passing over those another
+// transaction holds; %s adds the accounts' condition.
+const dueDeliveriesSQL = `SELECT ` + deliveryColumns + ` FROM deliveries d
+	WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $3) %s
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled')
+		AND NOT EXISTS (SELECT 1 FROM deliveries e
+			WHERE e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
+	ORDER BY %snext_attempt_at, d.webhook_id, d.id LIMIT $2
+	FOR UPDATE OF d SKIP LOCKED`
+
+// ProcessDueDeliveries implements storage.Storage, as ProcessDueLetters
+// does: one transaction locks the due deliveries, writes what fn leaves in
+// each, and commits.
+func (s *Store) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQuery, fn func(*storage.Delivery) error) ([]storage.Delivery, error) {
+	const op = "process due deliveries"
+	if q.Limit <= 0 || !storable(q.Account) || !storable(q.Except...) || q.Account != "" && slices.Contains(q.Except, q.Account) {
+		return nothing[storage.Delivery](ctx, op)
+	}
+	args := []any{q.Now, q.Limit, q.Leased}
+	cond, order := "", "d."
+	if q.Account != "" {
+		args = append(args, q.Account)
+		cond, order = "AND d.account = $4", "d.account, d."
+	} else if len(q.Except) > 0 {
+		args = append(args, q.Except)
+		cond = "AND d.account <> ALL($4)"
+	}
+	query := fmt.Sprintf(dueDeliveriesSQL, cond, order)
+	var (
+		out   []storage.Delivery
+		fnErr error
+	)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Delivery, error) { return scanDelivery(r) })
+		if err != nil {
+			return err
+		}
+		for _, stored := range due {
+			d := stored
+			if err := fn(&d); err != nil {
+				fnErr = err
+				break
+			}
+			d.WebhookID, d.ID, d.Account, d.Revision = stored.WebhookID, stored.ID, stored.Account, stored.Revision
+			if !storable(d.Status, d.Error) {
+				return fmt.Errorf("delivery %s: %w", d.ID, errText("status or error"))
+			}
+			written, err := scanDelivery(tx.QueryRow(ctx, updateDeliverySQL, updateDeliveryArgs(&d)...))
+			if err != nil {
+				return fmt.Errorf("delivery %s: %w", d.ID, err)
+			}
+			out = append(out, written)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, fnErr
+}
+
+// insertDeliveriesSQL makes, for the letter of the row in src (a relation
+// with columns account and id), a pending delivery of each notice (the
+// arrays $first.. $first+5: delivery id, event id, type, seq, time, retry
+// until) to every enabled webhook of the letter's account whose events
+// take the notice's type; one that exists stays as it is.
+func insertDeliveriesSQL(src string, first int) string {
+	return fmt.Sprintf(`INSERT INTO deliveries (webhook_id, id, account, event_id, type, letter_id, seq, event_at, status,
+			attempts, next_attempt_at, retry_until, status_code, error, revision)
+		SELECT w.id, n.id, w.account, n.event_id, n.type, %[1]s.id, n.seq, n.at, 'pending', 0, n.at, n.retry_until, 0, '', 1
+		FROM %[1]s JOIN webhooks w ON w.account = %[1]s.account AND w.status = 'enabled'
+		CROSS JOIN unnest($%[2]d::text[], $%[3]d::text[], $%[4]d::text[], $%[5]d::integer[], $%[6]d::timestamptz[], $%[7]d::timestamptz[])
+			AS n(id, event_id, type, seq, at, retry_until)
+		WHERE cardinality(w.events) = 0 OR n.type = ANY(w.events)
+		ON CONFLICT DO NOTHING`, src, first, first+1, first+2, first+3, first+4, first+5)
+}
+
+// noticeArgs are the arrays insertDeliveriesSQL takes.
+func noticeArgs(ns []storage.Notice) ([]any, error) {
+	ids := make([]string, len(ns))
+	events := make([]string, len(ns))
+	types := make([]string, len(ns))
+	seqs := make([]int32, len(ns))
+	ats := make([]time.Time, len(ns))
+	until := make([]time.Time, len(ns))
+	for i, n := range ns {
+		if !storable(n.EventID, n.Type) {
+			return nil, errText("notice")
+		}
+		ids[i], events[i], types[i] = storage.DeliveryID(n.EventID), n.EventID, n.Type
+		seqs[i], ats[i], until[i] = int32(n.Seq), n.At, n.RetryUntil
+	}
+	return []any{ids, events, types, seqs, ats, until}, nil
+}
+
+// notifySQL is insertDeliveriesSQL for the letter $1 of account $2.
+var notifySQL = `WITH l AS (SELECT $1::text AS id, $2::text AS account) ` + insertDeliveriesSQL("l", 3)
+
+// notifyArgs are notifySQL's arguments for l.
+func notifyArgs(l *storage.Letter) ([]any, error) {
+	n, err := noticeArgs(l.Notices)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{l.ID, l.Account}, n...), nil
+}
