@@ -187,6 +187,7 @@ func (s *Service) changeClock(ctx context.Context, account string, change func(c
 	if _, err := s.life.runAccount(ctx, account); err != nil {
 		return AccountClock{}, err
 	}
+	s.deliveries.wake()
 	return s.AccountClock(account), nil
 }
 

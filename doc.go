@@ -76,7 +76,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render
+//	lettershop          -> storage, usps, postal, cass, render, webhook
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -89,6 +89,7 @@
 //	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter
 //	client              -> (none)
 //	openapi             -> (none)
+//	webhook             -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter

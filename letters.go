@@ -68,6 +68,9 @@ type Letter struct {
 	dueAt time.Time
 	// revision is the stored revision this value was read at.
 	revision int64
+	// storedEvents is how many of Events the store holds: a write tells
+	// the account's webhooks of the others.
+	storedEvents int
 	// cassLeftOut leaves the CASS details out of the letter's JSON, as a
 	// list without them shows it.
 	cassLeftOut bool
@@ -356,7 +359,8 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	if err != nil {
 		return nil, storeErr("create letter", err)
 	}
-	l.revision = stored.Revision
+	l.revision, l.storedEvents = stored.Revision, len(l.Events)
+	s.deliveries.changed()
 	return l, nil
 }
 
@@ -605,7 +609,10 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		if err != nil {
 			return nil, storeErr("update letter", err)
 		}
-		l.revision = stored.Revision
+		l.revision, l.storedEvents = stored.Revision, len(l.Events)
+		if len(rec.Notices) > 0 {
+			s.deliveries.changed()
+		}
 		return l, nil
 	}
 }

@@ -242,6 +242,9 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error)
 		// Stop only when nothing moved: a short batch may have passed over
 		// letters changed while it ran, which are due still.
 		if n == 0 {
+			if total > 0 {
+				lc.s.deliveries.changed()
+			}
 			return total, nil
 		}
 	}
@@ -266,7 +269,7 @@ func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 		}
 	}
 	lc.s.logger.Error("lifecycle: letter taken off the schedule", "letter", r.ID, "err", err)
-	r.DueAt = time.Time{}
+	r.DueAt, r.Notices = time.Time{}, nil
 }
 
 // settle applies to l every step due up to now, each stamped with the time

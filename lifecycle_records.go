@@ -56,7 +56,9 @@ func (lc *lifecycle) advanceDoc(r *storage.Letter, d *letterDoc, now time.Time) 
 		d.Events = []Event{}
 	}
 	for _, pe := range c.Added {
-		d.Events = append(d.Events, eventOf(c.ID, pe))
+		ev := eventOf(c.ID, pe)
+		d.Events = append(d.Events, ev)
+		r.Notices = append(r.Notices, noticeOf(ev, pe.N))
 	}
 	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
 }
@@ -99,6 +101,7 @@ func (lc *lifecycle) advanceEncoded(r *storage.Letter, data []byte, now time.Tim
 		if err != nil {
 			return false
 		}
+		r.Notices = append(r.Notices, noticeOf(ev, pe.N))
 		b = append(b, e...)
 		sep = true
 	}

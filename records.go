@@ -63,7 +63,7 @@ func letterRecord(account string, l *Letter) (storage.Letter, error) {
 	return storage.Letter{
 		ID: l.ID, Account: account, Status: string(l.Status), ExternalID: l.ExternalID,
 		Metadata: metadataRecords(l.Metadata), CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
-		DueAt: l.dueAt, Revision: l.revision, Doc: doc,
+		DueAt: l.dueAt, Revision: l.revision, Doc: doc, Notices: noticesOf(l.ID, events, l.storedEvents),
 	}, nil
 }
 
@@ -103,6 +103,7 @@ func letterFromRecord(r storage.Letter) (*Letter, error) {
 		Sender: d.Sender, Recipient: d.Recipient, Content: d.Content, UseType: d.UseType, Events: d.Events,
 		SendDate: d.SendDate, Description: d.Description, Variables: d.Variables, Options: d.Options,
 		IssueMessage: d.IssueMessage, snapshot: d.Snapshot, dueAt: utcOrZero(r.DueAt), revision: r.Revision,
+		storedEvents: len(d.Events),
 	}, nil
 }
 

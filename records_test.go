@@ -56,10 +56,14 @@ func TestLetterRecordRoundTrip(t *testing.T) {
 		snapshot:     contentSnapshot{Hash: "h", Type: "text/html", Definitions: []VariableDefinition{{Name: "a", Type: "value", Behavior: VariablePreset, PresetValue: ptr("p"), AllowEmpty: true}}, Merge: []Variable{{Name: "a", Value: ptr("1")}}},
 		dueAt:        at.Add(48 * time.Hour),
 		revision:     7,
+		storedEvents: 1,
 	}
 	rec, err := letterRecord("acct", l)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rec.Notices != nil {
+		t.Errorf("notices of events the store holds: %+v", rec.Notices)
 	}
 	if rec.Account != "acct" || rec.Status != "mailed" || rec.ExternalID != "ext" || len(rec.Metadata) != 1 {
 		t.Errorf("indexed fields: %+v", rec)

@@ -34,11 +34,20 @@ type Service struct {
 
 	entropyMu sync.Mutex
 	entropy   io.Reader
+	// random is entropy as given, for secrets; entropy reads it
+	// monotonically, for ids.
+	random io.Reader
+	// wall is the real time, for what must follow it whatever the
+	// Service's clock says: the signatures and leases of webhook attempts.
+	wall clock.Clock
 
 	life *lifecycle
 
 	// clocks are the accounts' own clocks (clocks.go).
 	clocks clocks
+
+	// deliveries posts webhook events (deliver.go).
+	deliveries deliverer
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
@@ -69,6 +78,11 @@ func WithClock(c clock.Clock) Option { return func(s *Service) { s.clock = c } }
 // (for example a math/rand source) to make ids repeatable. The default is
 // crypto/rand.
 func WithEntropy(r io.Reader) Option { return func(s *Service) { s.entropy = r } }
+
+// WithWallClock sets the real time, which webhook signatures carry (so a
+// receiver's check of their age passes while a test clock stands still)
+// and attempts' leases are kept on. The default is the wall clock.
+func WithWallClock(c clock.Clock) Option { return func(s *Service) { s.wall = c } }
 
 // WithLogger sets the logger. The default discards.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.logger = l } }
@@ -111,6 +125,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
 		store:     store,
 		clock:     clock.New(),
+		wall:      clock.New(),
 		logger:    slog.New(slog.DiscardHandler),
 		entropy:   rand.Reader,
 		lease:     DefaultIdempotencyLease,
@@ -122,6 +137,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	}
 	// Monotonic within a millisecond, so ids made at one instant (a stopped
 	// test clock) still sort in the order they were made: lists are newest first.
+	s.random = s.entropy
 	s.entropy = ulid.Monotonic(s.entropy, 0)
 	if len(s.tokenKey) == 0 {
 		s.tokenKey = make([]byte, 32)
@@ -137,12 +153,14 @@ func New(store storage.Storage, opts ...Option) *Service {
 	}
 	s.observeStore()
 	s.life = newLifecycle(s)
+	s.deliveries.init(s)
 	return s
 }
 
 // Close stops the Service's background work. It does not close the store.
 func (s *Service) Close() error {
 	s.life.stop()
+	s.deliveries.stop()
 	return nil
 }
 

@@ -20,7 +20,10 @@ import (
 // due, and returns how many letters moved. Tests that move a clock.Mock call
 // it (or any read, which catches up first) to see the effect.
 func (s *Service) RunDue(ctx context.Context) (int, error) {
-	return s.life.run(ctx)
+	n, err := s.life.run(ctx)
+	// Webhook attempts fall due on the clock too.
+	s.deliveries.wake()
+	return n, err
 }
 
 // SimulateTarget is where Simulate moves a letter: a letter status, or a
