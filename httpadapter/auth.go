@@ -22,10 +22,14 @@ const (
 	ScopeLettersWrite = Scope("letters:write")
 	ScopeAssetsRead   = Scope("assets:read")
 	ScopeAssetsWrite  = Scope("assets:write")
+	// ScopeWebhooksRead and ScopeWebhooksWrite are for the webhooks and
+	// their deliveries.
+	ScopeWebhooksRead  = Scope("webhooks:read")
+	ScopeWebhooksWrite = Scope("webhooks:write")
 )
 
 // AllScopes are the scopes of a full key.
-var AllScopes = []Scope{ScopeLettersRead, ScopeLettersWrite, ScopeAssetsRead, ScopeAssetsWrite}
+var AllScopes = []Scope{ScopeLettersRead, ScopeLettersWrite, ScopeAssetsRead, ScopeAssetsWrite, ScopeWebhooksRead, ScopeWebhooksWrite}
 
 // ParseScope returns the scope named s, or an error naming the scopes there are.
 func ParseScope(s string) (Scope, error) {

@@ -150,6 +150,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h.assetRoutes()
 	h.versionRoutes()
 	h.uploadRoutes()
+	h.webhookRoutes()
 	h.fileRoutes()
 	h.healthRoutes()
 	h.docRoutes()

@@ -1,0 +1,203 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/webhook"
+)
+
+type webhookBody struct {
+	ID     string   `json:"id"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Status string   `json:"status"`
+	Secret string   `json:"secret"`
+}
+
+type deliveryBody struct {
+	ID            string  `json:"id"`
+	Type          string  `json:"type"`
+	Status        string  `json:"status"`
+	Attempt       int     `json:"attempt"`
+	StatusCode    *int    `json:"statusCode"`
+	Error         *string `json:"error"`
+	NextAttemptAt *string `json:"nextAttemptAt"`
+}
+
+// hookSink is a receiver that keeps every event body it is sent.
+type hookSink struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+	sigs   []string
+	fail   bool
+}
+
+func newHookSink(t *testing.T) *hookSink {
+	s := &hookSink{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.bodies = append(s.bodies, b)
+		s.sigs = append(s.sigs, r.Header.Get(webhook.SignatureHeader))
+		if s.fail {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *hookSink) wait(t *testing.T, n int) ([][]byte, []string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		if len(s.bodies) >= n {
+			defer s.mu.Unlock()
+			return s.bodies, s.sigs
+		}
+		s.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d events", n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// The webhook routes over HTTP, end to end: made, used, listed, changed,
+// their deliveries read and retried, deleted.
+func TestWebhookRoutes(t *testing.T) {
+	ts := newTestServer(t)
+	sink := newHookSink(t)
+	var w webhookBody
+	res := ts.do(t, req{Method: "POST", Path: "/v1/webhooks", Body: map[string]any{"url": sink.URL, "events": []string{"letter.created", "letter.mailed"}}})
+	res.wantStatus(t, http.StatusCreated).decode(t, &w)
+	if !strings.HasPrefix(w.ID, "wh_") || !strings.HasPrefix(w.Secret, "whsec_") || w.Status != "enabled" {
+		t.Fatalf("created %+v", w)
+	}
+	if loc := res.Header.Get("Location"); loc != "/v1/webhooks/"+w.ID {
+		t.Errorf("Location %q", loc)
+	}
+	var got webhookBody
+	ts.get(t, "/webhooks/"+w.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Secret != "" || got.URL != sink.URL {
+		t.Errorf("fetched %+v, want it without the secret", got)
+	}
+	// Another account does not see it.
+	ts.do(t, req{Method: "GET", Path: "/webhooks/" + w.ID, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
+	ts.do(t, req{Method: "DELETE", Path: "/webhooks/" + w.ID, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
+	ts.do(t, req{Method: "GET", Path: "/webhooks/" + w.ID + "/deliveries", Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
+
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	ts.do(t, req{Method: "POST", Path: "/_test/letters/" + l.ID + "/advance", Body: `{"status":"mailed"}`}).wantStatus(t, http.StatusOK)
+	bodies, sigs := sink.wait(t, 2)
+	for i, b := range bodies {
+		if err := webhook.Verify(w.Secret, sigs[i], b, time.Minute); err != nil {
+			t.Errorf("event %d: %v", i, err)
+		}
+	}
+	var ev struct {
+		Type string `json:"type"`
+		Data struct {
+			Object lettershop.Letter `json:"object"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(bodies[1], &ev); err != nil || ev.Type != "letter.mailed" || ev.Data.Object.Status != lettershop.StatusMailed {
+		t.Errorf("second event %s: %v", bodies[1], err)
+	}
+
+	var page struct {
+		Items []deliveryBody `json:"items"`
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ts.get(t, "/webhooks/"+w.ID+"/deliveries").wantStatus(t, http.StatusOK).decode(t, &page)
+		if len(page.Items) == 2 && page.Items[0].Status == "succeeded" && page.Items[1].Status == "succeeded" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("deliveries %+v", page.Items)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if d := page.Items[0]; d.Type != "letter.mailed" || d.Attempt != 1 || *d.StatusCode != 200 || d.Error != nil || d.NextAttemptAt != nil {
+		t.Errorf("newest delivery %+v", d)
+	}
+	var retried deliveryBody
+	ts.do(t, req{Method: "POST", Path: "/webhooks/" + w.ID + "/deliveries/" + page.Items[1].ID + "/retry"}).
+		wantStatus(t, http.StatusAccepted).decode(t, &retried)
+	if retried.Status != "pending" || retried.NextAttemptAt == nil {
+		t.Errorf("retried %+v", retried)
+	}
+	sink.wait(t, 3)
+	ts.do(t, req{Method: "POST", Path: "/webhooks/" + w.ID + "/deliveries/dlv_none/retry"}).problem(t, http.StatusNotFound)
+	ts.do(t, req{Method: "POST", Path: "/webhooks/" + w.ID + "/deliveries/evt_1/retry"}).problem(t, http.StatusBadRequest).wantFields(t, "deliveryId")
+
+	var updated webhookBody
+	ts.do(t, req{Method: "PUT", Path: "/webhooks/" + w.ID, Body: map[string]any{"id": w.ID, "status": "disabled", "url": sink.URL}}).
+		wantStatus(t, http.StatusOK).decode(t, &updated)
+	if updated.Status != "disabled" {
+		t.Errorf("updated %+v", updated)
+	}
+	var list struct {
+		Items []webhookBody `json:"items"`
+	}
+	ts.get(t, "/webhooks?pageSize=5").wantStatus(t, http.StatusOK).decode(t, &list)
+	if len(list.Items) != 1 || list.Items[0].ID != w.ID || list.Items[0].Secret != "" {
+		t.Errorf("list %+v", list.Items)
+	}
+	ts.do(t, req{Method: "DELETE", Path: "/webhooks/" + w.ID}).wantStatus(t, http.StatusNoContent)
+	ts.get(t, "/webhooks/"+w.ID).problem(t, http.StatusNotFound)
+}
+
+func TestWebhookRouteProblems(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tc := range []struct {
+		body  any
+		field string
+	}{
+		{map[string]any{}, "url"},
+		{map[string]any{"url": "ftp://example.com"}, "url"},
+		{map[string]any{"url": "https://example.com", "events": []string{"letter.lost"}}, "events[0]"},
+		{map[string]any{"url": "https://example.com", "secret": "whsec_mine"}, "secret"},
+		{map[string]any{"url": 7}, "url"},
+	} {
+		ts.do(t, req{Method: "POST", Path: "/webhooks", Body: tc.body}).problem(t, http.StatusBadRequest).wantFields(t, tc.field)
+	}
+	ts.get(t, "/webhooks/ast_1").problem(t, http.StatusBadRequest).wantFields(t, "id")
+	ts.get(t, "/webhooks?limit=3").problem(t, http.StatusBadRequest).wantFields(t, "limit")
+	ts.get(t, "/webhooks/wh_1/deliveries?status=failed").problem(t, http.StatusBadRequest).wantFields(t, "status")
+	var w webhookBody
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": "https://example.com/in"}}).wantStatus(t, http.StatusCreated).decode(t, &w)
+	ts.do(t, req{Method: "PUT", Path: "/webhooks/" + w.ID, Body: map[string]any{"secret": "whsec_guess"}}).
+		problem(t, http.StatusBadRequest).wantFields(t, "secret")
+	ts.do(t, req{Method: "PUT", Path: "/webhooks/" + w.ID, Body: map[string]any{"status": "paused"}}).
+		problem(t, http.StatusBadRequest).wantFields(t, "status")
+	// Sent back with its secret, as made: no change.
+	ts.do(t, req{Method: "PUT", Path: "/webhooks/" + w.ID, Body: map[string]any{"secret": w.Secret, "id": w.ID}}).wantStatus(t, http.StatusOK)
+}
+
+// The webhook routes take the webhooks scopes.
+func TestWebhookScopes(t *testing.T) {
+	ts := scopedServer(t)
+	for _, r := range []req{
+		{Method: "GET", Path: "/webhooks"},
+		{Method: "POST", Path: "/webhooks", Body: `{"url":"https://example.com"}`},
+	} {
+		r.Header = hdr("X-Api-Key", "letters")
+		ts.do(t, r).problem(t, http.StatusForbidden)
+	}
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: `{"url":"https://example.com"}`, Header: hdr("X-Api-Key", "full")}).
+		wantStatus(t, http.StatusCreated)
+}
