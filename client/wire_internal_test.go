@@ -69,6 +69,13 @@ var wireTypes = []match{
 	{reflect.TypeFor[FaultList](), "FaultList", false},
 	{reflect.TypeFor[JournalEntry](), "JournalEntry", false},
 	{reflect.TypeFor[RequestJournal](), "RequestJournal", false},
+	{reflect.TypeFor[Webhook](), "Webhook", false},
+	{reflect.TypeFor[Page[Webhook]](), "WebhookPage", false},
+	{reflect.TypeFor[CreateWebhookRequest](), "CreateWebhookRequest", true},
+	{reflect.TypeFor[UpdateWebhookRequest](), "UpdateWebhookRequest", true},
+	{reflect.TypeFor[WebhookDelivery](), "WebhookDelivery", false},
+	{reflect.TypeFor[Page[WebhookDelivery]](), "WebhookDeliveryPage", false},
+	{reflect.TypeFor[WebhookEvent](), "WebhookEvent", false},
 }
 
 func loadDoc(t *testing.T) *openapi3.T {
