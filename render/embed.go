@@ -91,11 +91,6 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 		return nil, errors.New("fpdf did not write every font the letter uses")
 	}
 	replaced := make(map[int][]byte, 3*len(fonts))
-	added := make([][]byte, next-len(entries))
-	if toUnicodeNr > 0 {
-		cmap := toUnicode(uses)
-		added[toUnicodeNr-len(entries)] = fmt.Appendf(nil, "<</Length %d>>\nstream\n%s\nendstream", len(cmap), cmap)
-	}
 	for _, f := range fonts {
 		name := "utf8" + f.u.face.key
 		replaced[f.dict] = fmt.Appendf(nil, "<</Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H\n"+
@@ -117,31 +112,37 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 			"/FontFile2 %d 0 R>>", name, (d.Flags|4)&^32,
 			d.FontBBox.Xmin, d.FontBBox.Ymin, d.FontBBox.Xmax, d.FontBBox.Ymax,
 			d.ItalicAngle, d.Ascent, d.Descent, d.CapHeight, d.StemV, d.MissingWidth, f.ttf)
-		added[f.map_-len(entries)] = streamObject(f.u.face.cidToGID, "")
-		raw, z := f.u.fontFile()
-		added[f.ttf-len(entries)] = streamObject(z, " /Length1 "+strconv.Itoa(raw))
 	}
 
-	size := len(b) + 256
-	for _, a := range added {
-		size += len(a) + 32
+	size := len(b) + 1024
+	for _, f := range fonts {
+		size += len(f.u.face.cidToGID) + len(f.u.face.file.fixedZ) + 16<<10
 	}
 	out := make([]byte, 0, size)
 	out = append(out, b[:x.starts[0]]...)
 	offsets := make([]int, next)
-	write := func(n int, obj []byte) {
+	object := func(n int, obj []byte) {
 		offsets[n] = len(out)
 		out = strconv.AppendInt(out, int64(n), 10)
 		out = append(out, " 0 obj\n"...)
 		out = append(out, obj...)
 		out = append(out, "\nendobj\n"...)
 	}
+	// scratch holds each stream as it is compressed, before its length is
+	// written.
+	var scratch []byte
+	stream := func(n int, z []byte, dict string) {
+		offsets[n] = len(out)
+		out = fmt.Appendf(out, "%d 0 obj\n<<%s/Length %d>>\nstream\n", n, dict, len(z))
+		out = append(out, z...)
+		out = append(out, "\nendstream\nendobj\n"...)
+	}
 	for n, e := range entries {
 		if n == 0 || !e.inUse {
 			continue
 		}
 		if r, ok := replaced[n]; ok {
-			write(n, r)
+			object(n, r)
 			continue
 		}
 		obj, err := body(n)
@@ -153,14 +154,21 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 			if length, err := strconv.Atoi(string(m[1])); !ok || err != nil || length != len(data) {
 				return nil, fmt.Errorf("fpdf wrote a stream whose length is not its /Length")
 			}
-			write(n, streamObject(deflate(nil, data), ""))
+			scratch = deflate(scratch[:0], data)
+			stream(n, scratch, "/Filter /FlateDecode ")
 			continue
 		}
 		offsets[n] = len(out)
 		out = append(out, b[e.offset:x.end(e.offset)]...)
 	}
-	for i, a := range added {
-		write(len(entries)+i, a)
+	if toUnicodeNr > 0 {
+		stream(toUnicodeNr, toUnicode(uses), "")
+	}
+	for _, f := range fonts {
+		stream(f.map_, f.u.face.cidToGID, "/Filter /FlateDecode ")
+		var raw int
+		scratch, raw = f.u.appendFontFile(scratch[:0])
+		stream(f.ttf, scratch, "/Filter /FlateDecode /Length1 "+strconv.Itoa(raw)+" ")
 	}
 
 	at := len(out)
@@ -182,13 +190,4 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 	out = append(out, trailer[sizeAt[1]:]...)
 	out = fmt.Appendf(out, "startxref\n%d\n%%%%EOF\n", at)
 	return out, nil
-}
-
-// streamObject is a compressed stream's object: its dictionary, with extra
-// entries, and the stream.
-func streamObject(z []byte, extra string) []byte {
-	obj := make([]byte, 0, len(z)+80)
-	obj = fmt.Appendf(obj, "<</Filter /FlateDecode /Length %d%s>>\nstream\n", len(z), extra)
-	obj = append(obj, z...)
-	return append(obj, "\nendstream"...)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/adler32"
 	"math"
 	"math/bits"
 	"strconv"
@@ -209,17 +210,34 @@ func (u *fontUse) runes(yield func(rune)) {
 	}
 }
 
-// fontFile is the font program the letter embeds: the glyphs of the
-// characters it prints, compressed.
-func (u *fontUse) fontFile() (raw int, z []byte) {
-	glyphSet := make([]bool, len(u.face.file.loca)-1)
+// glyphSet marks the glyphs of the characters used.
+func (u *fontUse) glyphSet() []bool {
+	set := make([]bool, len(u.face.file.loca)-1)
 	u.runes(func(r rune) {
-		if g := int(u.face.gids[r]); g < len(glyphSet) {
-			glyphSet[g] = true
+		if g := int(u.face.gids[r]); g < len(set) {
+			set[g] = true
 		}
 	})
-	file := u.face.file.subset(glyphSet)
-	return len(file), deflate(make([]byte, 0, len(file)/2), file)
+	return set
+}
+
+// appendFontFile appends to dst the font program the letter embeds, the
+// glyphs of the characters it prints, as a zlib stream, and returns its
+// uncompressed length. The tables that are the same for every letter were
+// compressed once: the stream is the table directory as it is, then them,
+// then the rest compressed now.
+func (u *fontUse) appendFontFile(dst []byte) ([]byte, int) {
+	f := u.face.file
+	dir, rest := f.subset(u.glyphSet())
+	dst = append(dst, zlibHeader...)
+	dst = storedBlocks(dst, dir)
+	dst = append(dst, f.fixedZ...)
+	dst = deflateRaw(dst, rest)
+	sum := adler32.New()
+	sum.Write(dir)
+	sum.Write(f.fixed)
+	sum.Write(rest)
+	return sum.Sum(dst), len(dir) + len(f.fixed) + len(rest)
 }
 
 // widthArray is the /W array of the characters used: the widths text was

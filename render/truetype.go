@@ -20,14 +20,23 @@ type ttfTable struct {
 	data []byte
 }
 
-// ttf is a TrueType font read for subsetting.
+// ttf is a TrueType font read for subsetting. A subset is laid out as the
+// table directory, the tables that are the same in every subset (fixed),
+// then head, hmtx, loca and glyf.
 type ttf struct {
-	// tables are the tables a subset carries unchanged, "glyf", "loca" and
-	// "head" aside, sorted by tag.
-	tables []ttfTable
-	head   []byte
-	glyf   []byte
-	hmtx   []byte
+	// tags are the subset's tables, sorted, as the directory lists them.
+	tags []string
+	// fixed holds the unchanged tables, each padded to four bytes, as they
+	// are laid out from fixedAt; fixedRecs are their directory records by
+	// tag, and fixedZ is fixed deflated once (see deflateFixed).
+	fixed     []byte
+	fixedAt   int
+	fixedRecs map[string][16]byte
+	fixedSum  uint32
+	fixedZ    []byte
+	head      []byte
+	glyf      []byte
+	hmtx      []byte
 	// hMetrics is the number of glyphs with an advance in hmtx; those
 	// after it have only a left side bearing.
 	hMetrics int
@@ -48,6 +57,7 @@ func parseTTF(b []byte) (*ttf, error) {
 		return nil, errors.New("truncated table directory")
 	}
 	f := &ttf{}
+	var fixed []ttfTable
 	var maxp, loca, hhea []byte
 	for i := range n {
 		rec := b[12+16*i:]
@@ -57,6 +67,7 @@ func parseTTF(b []byte) (*ttf, error) {
 			return nil, fmt.Errorf("table %q runs past the end of the font", tag)
 		}
 		data := b[off : off+size]
+		f.tags = append(f.tags, tag)
 		switch tag {
 		case "head":
 			f.head = data
@@ -73,7 +84,7 @@ func parseTTF(b []byte) (*ttf, error) {
 			}
 			post := slices.Clone(data[:32])
 			binary.BigEndian.PutUint32(post, 0x00030000)
-			f.tables = append(f.tables, ttfTable{tag, post})
+			fixed = append(fixed, ttfTable{tag, post})
 		default:
 			switch tag {
 			case "maxp":
@@ -81,12 +92,13 @@ func parseTTF(b []byte) (*ttf, error) {
 			case "hhea":
 				hhea = data
 			}
-			f.tables = append(f.tables, ttfTable{tag, data})
+			fixed = append(fixed, ttfTable{tag, data})
 		}
 	}
-	if len(f.head) < 54 || f.glyf == nil || loca == nil || len(maxp) < 6 || len(hhea) < 36 {
+	if len(f.head) < 54 || f.glyf == nil || loca == nil || f.hmtx == nil || len(maxp) < 6 || len(hhea) < 36 {
 		return nil, errors.New("not a TrueType font with outlines")
 	}
+	slices.Sort(f.tags)
 	f.longLoca = binary.BigEndian.Uint16(f.head[50:]) == 1
 	numGlyphs := int(binary.BigEndian.Uint16(maxp[4:]))
 	f.hMetrics = int(binary.BigEndian.Uint16(hhea[34:]))
@@ -110,18 +122,22 @@ func parseTTF(b []byte) (*ttf, error) {
 			return nil, errors.New("bad loca table")
 		}
 	}
-	slices.SortFunc(f.tables, func(a, b ttfTable) int { return compareTags(a.tag, b.tag) })
-	return f, nil
-}
-
-func compareTags(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	f.fixedAt = 12 + 16*len(f.tags)
+	f.fixedRecs = map[string][16]byte{}
+	for _, t := range fixed {
+		var rec [16]byte
+		copy(rec[:], t.tag)
+		sum := ttfChecksum(t.data)
+		binary.BigEndian.PutUint32(rec[4:], sum)
+		binary.BigEndian.PutUint32(rec[8:], uint32(f.fixedAt+len(f.fixed)))
+		binary.BigEndian.PutUint32(rec[12:], uint32(len(t.data)))
+		f.fixedRecs[t.tag] = rec
+		f.fixedSum += sum
+		f.fixed = append(f.fixed, t.data...)
+		f.fixed = append(f.fixed, make([]byte, pad4(len(t.data))-len(t.data))...)
 	}
-	return 0
+	f.fixedZ = deflateFixed(f.fixed)
+	return f, nil
 }
 
 // glyph is the outline of glyph g.
@@ -177,121 +193,108 @@ func (f *ttf) components(g int, used []bool) {
 }
 
 // subset returns the font with only the outlines of the glyphs marked in
-// used (which it may add to: glyph 0, and the parts of composite glyphs).
-// Every other glyph keeps its number and metrics and has no outline.
-func (f *ttf) subset(used []bool) []byte {
+// used (which it may add to: glyph 0, and the parts of composite glyphs),
+// in two parts: the table directory, and what follows the fixed tables.
+// Every other glyph keeps its number and has no outline and no metrics.
+func (f *ttf) subset(used []bool) (dir, rest []byte) {
 	used[0] = true
 	for g, u := range used {
 		if u {
 			f.components(g, used)
 		}
 	}
-	// The new glyf and loca tables.
-	var glyfLen uint32
+	glyfLen := 0
 	for g, u := range used {
 		if u {
-			glyfLen += uint32(len(f.glyph(g)))
+			glyfLen += len(f.glyph(g))
 		}
 	}
 	locaLen := 2 * len(f.loca)
 	if f.longLoca {
 		locaLen = 4 * len(f.loca)
 	}
-	tables := make([]ttfTable, 0, len(f.tables)+3)
-	tables = append(tables, f.tables...)
-	tables = append(tables, ttfTable{tag: "glyf"}, ttfTable{tag: "head"}, ttfTable{tag: "hmtx"}, ttfTable{tag: "loca"})
-	slices.SortFunc(tables, func(a, b ttfTable) int { return compareTags(a.tag, b.tag) })
-
-	// The file: the table directory, then each table on a four-byte
-	// boundary, in tag order.
-	dirLen := 12 + 16*len(tables)
-	size := dirLen
-	for _, t := range tables {
-		n := len(t.data)
-		switch t.tag {
-		case "glyf":
-			n = int(glyfLen)
-		case "head":
-			n = len(f.head)
-		case "hmtx":
-			n = len(f.hmtx)
-		case "loca":
-			n = locaLen
-		}
-		size += pad4(n)
-	}
-	out := make([]byte, size)
 	be := binary.BigEndian
-	be.PutUint32(out, 0x00010000)
-	be.PutUint16(out[4:], uint16(len(tables)))
+	restAt := f.fixedAt + len(f.fixed)
+	rest = make([]byte, pad4(len(f.head))+pad4(len(f.hmtx))+pad4(locaLen)+pad4(glyfLen))
+	var recs [4][16]byte
+	at := 0
+	table := func(i int, tag string, n int) []byte {
+		data := rest[at : at+n]
+		copy(recs[i][:], tag)
+		be.PutUint32(recs[i][8:], uint32(restAt+at))
+		be.PutUint32(recs[i][12:], uint32(n))
+		at += pad4(n)
+		return data
+	}
+
+	head := table(0, "head", len(f.head))
+	copy(head, f.head)
+	// checkSumAdjustment is set once the whole file is summed.
+	be.PutUint32(head[8:], 0)
+
+	hmtx := table(1, "hmtx", len(f.hmtx))
+	copy(hmtx, f.hmtx)
+	// The metrics of glyphs not printed are of no use, and zeros compress
+	// to almost nothing. The last advance is kept: glyphs after it share
+	// it.
+	for g := range len(f.loca) - 1 {
+		switch {
+		case g < len(used) && used[g], g == f.hMetrics-1:
+		case g < f.hMetrics:
+			clear(hmtx[4*g : 4*g+4])
+		default:
+			p := 4*f.hMetrics + 2*(g-f.hMetrics)
+			clear(hmtx[p : p+2])
+		}
+	}
+
+	loca := table(2, "loca", locaLen)
+	glyf := table(3, "glyf", glyfLen)
+	off := 0
+	for g := range f.loca {
+		if f.longLoca {
+			be.PutUint32(loca[4*g:], uint32(off))
+		} else {
+			be.PutUint16(loca[2*g:], uint16(off/2))
+		}
+		if g < len(used) && used[g] {
+			off += copy(glyf[off:], f.glyph(g))
+		}
+	}
+
+	sum := f.fixedSum
+	for i, data := range [][]byte{head, hmtx, loca, glyf} {
+		s := ttfChecksum(data)
+		be.PutUint32(recs[i][4:], s)
+		sum += s
+	}
+
+	dir = make([]byte, f.fixedAt)
+	be.PutUint32(dir, 0x00010000)
+	be.PutUint16(dir[4:], uint16(len(f.tags)))
 	sel := 0
-	for 1<<(sel+1) <= len(tables) {
+	for 1<<(sel+1) <= len(f.tags) {
 		sel++
 	}
-	be.PutUint16(out[6:], uint16(16<<sel))
-	be.PutUint16(out[8:], uint16(sel))
-	be.PutUint16(out[10:], uint16(16*len(tables)-16<<sel))
-	at := dirLen
-	headAt := 0
-	for i, t := range tables {
-		var data []byte
-		switch t.tag {
-		case "glyf":
-			data = out[at : at+int(glyfLen)]
-			var off uint32
-			for g, u := range used {
-				if u {
-					off += uint32(copy(data[off:], f.glyph(g)))
-				}
-			}
-		case "loca":
-			data = out[at : at+locaLen]
-			var off uint32
-			for g := range f.loca {
-				if f.longLoca {
-					be.PutUint32(data[4*g:], off)
-				} else {
-					be.PutUint16(data[2*g:], uint16(off/2))
-				}
-				if g < len(used) && used[g] {
-					off += uint32(len(f.glyph(g)))
-				}
-			}
-		case "head":
-			data = out[at : at+len(f.head)]
-			copy(data, f.head)
-			// checkSumAdjustment is set once the whole file is made.
-			be.PutUint32(data[8:], 0)
-			headAt = at
-		case "hmtx":
-			// The metrics of glyphs not printed are of no use, and zeros
-			// compress to almost nothing.
-			data = out[at : at+len(f.hmtx)]
-			copy(data, f.hmtx)
-			// The last advance is kept: glyphs after it share it.
-			for g := range len(f.loca) - 1 {
-				switch {
-				case g < len(used) && used[g], g == f.hMetrics-1:
-				case g < f.hMetrics:
-					clear(data[4*g : 4*g+4])
-				default:
-					p := 4*f.hMetrics + 2*(g-f.hMetrics)
-					clear(data[p : p+2])
-				}
-			}
-		default:
-			data = out[at : at+len(t.data)]
-			copy(data, t.data)
+	be.PutUint16(dir[6:], uint16(16<<sel))
+	be.PutUint16(dir[8:], uint16(sel))
+	be.PutUint16(dir[10:], uint16(16*len(f.tags)-16<<sel))
+	for i, tag := range f.tags {
+		rec, ok := f.fixedRecs[tag]
+		if !ok {
+			rec = recs[slices.Index([]string{"head", "hmtx", "loca", "glyf"}, tag)]
 		}
-		rec := out[12+16*i:]
-		copy(rec, t.tag)
-		be.PutUint32(rec[4:], ttfChecksum(data))
-		be.PutUint32(rec[8:], uint32(at))
-		be.PutUint32(rec[12:], uint32(len(data)))
-		at += pad4(len(data))
+		copy(dir[12+16*i:], rec[:])
 	}
-	be.PutUint32(out[headAt+8:], 0xB1B0AFBA-ttfChecksum(out))
-	return out
+	sum += ttfChecksum(dir)
+	be.PutUint32(head[8:], 0xB1B0AFBA-sum)
+	return dir, rest
+}
+
+// subsetFile is the whole subset font file, as embedded.
+func (f *ttf) subsetFile(used []bool) []byte {
+	dir, rest := f.subset(used)
+	return slices.Concat(dir, f.fixed, rest)
 }
 
 func pad4(n int) int { return (n + 3) &^ 3 }
