@@ -100,6 +100,7 @@ func CheckPDF(data []byte) DocumentInfo {
 	if info.Problem != "" {
 		return info
 	}
+	rememberChecked(sha256.Sum256(data), info)
 	// Printed for real in both placements, so that nothing about the
 	// document can fail when a letter is downloaded.
 	for _, p := range []Placement{InsertBlankPage, TopFirstPage} {
@@ -111,6 +112,52 @@ func CheckPDF(data []byte) DocumentInfo {
 		}
 	}
 	return info
+}
+
+// checkedDocuments is how many documents that print checkPDFOnce
+// remembers.
+const checkedDocuments = 256
+
+// checked holds what checkPDF found of the documents that print, by the
+// SHA-256 of their bytes, the oldest first out.
+var checked = struct {
+	sync.Mutex
+	info  map[[sha256.Size]byte]DocumentInfo
+	order [][sha256.Size]byte
+}{info: map[[sha256.Size]byte]DocumentInfo{}}
+
+// checkPDFOnce is checkPDF, remembered for a document that prints: the
+// check reads the document twice and decodes every stream, more than
+// printing it takes, and the document was checked when it was stored
+// (CheckPDF), so a letter made from it need not check it again.
+func checkPDFOnce(data []byte) DocumentInfo {
+	sum := sha256.Sum256(data)
+	checked.Lock()
+	info, ok := checked.info[sum]
+	checked.Unlock()
+	if ok {
+		return info
+	}
+	info = checkPDF(data)
+	if info.Problem == "" {
+		rememberChecked(sum, info)
+	}
+	return info
+}
+
+// rememberChecked remembers that the document whose SHA-256 is sum prints.
+func rememberChecked(sum [sha256.Size]byte, info DocumentInfo) {
+	checked.Lock()
+	defer checked.Unlock()
+	if _, ok := checked.info[sum]; ok {
+		return
+	}
+	if len(checked.order) == checkedDocuments {
+		delete(checked.info, checked.order[0])
+		checked.order = append(checked.order[:0], checked.order[1:]...)
+	}
+	checked.info[sum] = info
+	checked.order = append(checked.order, sum)
 }
 
 // checkPDF is CheckPDF without printing the document.
@@ -253,7 +300,7 @@ func fontEmbedded(ctx *model.Context, d types.Dict) bool {
 // renderDocument prints a PDF document with the address block: on a page of
 // its own before the document, or over its first page's window areas.
 func renderDocument(l Letter) ([]byte, error) {
-	if info := checkPDF(l.Content); info.Problem != "" {
+	if info := checkPDFOnce(l.Content); info.Problem != "" {
 		return nil, errors.New(info.Problem)
 	}
 	var out bytes.Buffer
