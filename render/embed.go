@@ -9,9 +9,8 @@ import (
 )
 
 // placeholderFont matches the font dictionary fpdf writes for a
-// placeholder font: a simple TrueType font with its widths and descriptor
-// in objects of their own.
-var placeholderFont = regexp.MustCompile(`^<</Type /Font\n/BaseFont /(\S+)\n/Subtype /TrueType\n[^>]*?/Widths (\d+) 0 R\n/FontDescriptor (\d+) 0 R\n`)
+// placeholder font, as for one of the standard 14 fonts.
+var placeholderFont = regexp.MustCompile(`^<</Type /Font\n/BaseFont /(\S+)\n/Subtype /Type1\n`)
 
 // trailerSize is the /Size entry of a trailer.
 var trailerSize = regexp.MustCompile(`/Size \d+`)
@@ -51,7 +50,8 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 		}
 	}
 
-	// The objects that change, and those added.
+	// The placeholders, each to become a font of five objects: its
+	// dictionary (the placeholder's), and four added after fpdf's last.
 	type font struct {
 		u                          *fontUse
 		dict, cid, desc, map_, ttf int
@@ -75,17 +75,12 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 		if u == nil {
 			return nil, fmt.Errorf("fpdf wrote a font %s that the letter did not use", m[1])
 		}
-		cid, _ := strconv.Atoi(string(m[2]))
-		desc, _ := strconv.Atoi(string(m[3]))
-		if cid <= 0 || cid >= len(entries) || desc <= 0 || desc >= len(entries) {
-			return nil, fmt.Errorf("fpdf wrote font %s with parts that are not in the file", m[1])
-		}
 		if toUnicodeNr == 0 {
 			toUnicodeNr = next
 			next++
 		}
-		fonts = append(fonts, font{u: u, dict: n, cid: cid, desc: desc, map_: next, ttf: next + 1})
-		next += 2
+		fonts = append(fonts, font{u: u, dict: n, cid: next, desc: next + 1, map_: next + 2, ttf: next + 3})
+		next += 4
 	}
 	if len(fonts) != len(byName) {
 		return nil, errors.New("fpdf did not write every font the letter uses")
@@ -165,6 +160,8 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 		stream(toUnicodeNr, toUnicode(uses), "")
 	}
 	for _, f := range fonts {
+		object(f.cid, replaced[f.cid])
+		object(f.desc, replaced[f.desc])
 		stream(f.map_, f.u.face.cidToGID, "/Filter /FlateDecode ")
 		var raw int
 		scratch, raw = f.u.appendFontFile(scratch[:0])

@@ -138,12 +138,10 @@ func loadFace(key string) (*face, error) {
 	}
 	f.cidToGID = deflateBest(m)
 
-	// fpdf writes a font of this kind as a simple TrueType font: its
-	// widths table must have an entry for each code from 32 to 255.
-	f.placeholder, err = json.Marshal(struct {
-		Tp, Name string
-		Cw       []int
-	}{"TrueType", "utf8" + key, make([]int, 256)})
+	// fpdf takes a font of type Core for one of the standard 14, which
+	// it needs nothing of to draw with: it writes a one-line dictionary
+	// for it and no widths, descriptor or font file.
+	f.placeholder, err = json.Marshal(struct{ Tp, Name string }{"Core", "utf8" + key})
 	return f, err
 }
 
