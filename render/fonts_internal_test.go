@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,7 +172,7 @@ func TestSubsetFont(t *testing.T) {
 			if off%4 != 0 {
 				t.Errorf("%s: table %s at offset %d, not on a four-byte boundary", key, rec[:4], off)
 			}
-			table := slicesClone(file[off : off+size])
+			table := slices.Clone(file[off : off+size])
 			if string(rec[:4]) == "head" {
 				binary.BigEndian.PutUint32(table[8:], 0)
 			}
@@ -212,5 +213,3 @@ func TestSubsetFont(t *testing.T) {
 		}
 	}
 }
-
-func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }

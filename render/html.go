@@ -327,7 +327,11 @@ func (b *builder) space(n float64) {
 	}
 }
 
-var whitespace = regexp.MustCompile(`[ \t\n\r\f]+`)
+// isHTMLSpace reports whether c is white space in HTML text: runs of it
+// print as one space.
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
 
 func (b *builder) text(s string, st inlineStyle) {
 	if b.pre > 0 {
@@ -343,18 +347,26 @@ func (b *builder) text(s string, st inlineStyle) {
 		}
 		return
 	}
-	s = whitespace.ReplaceAllString(s, " ")
-	for i, w := range strings.Split(s, " ") {
-		if i > 0 {
+	// Words, and a space for each run of white space between or around
+	// them (not after another space or a line break).
+	for i := 0; i < len(s); {
+		if isHTMLSpace(s[i]) {
+			for i < len(s) && isHTMLSpace(s[i]) {
+				i++
+			}
 			c := b.open()
 			n := len(c.tokens)
 			if n > 0 && !c.tokens[n-1].space && !c.tokens[n-1].br {
 				c.tokens = append(c.tokens, token{text: " ", space: true, st: st})
 			}
+			continue
 		}
-		if w != "" {
-			b.open().tokens = append(b.open().tokens, token{text: w, st: st})
+		j := i
+		for j < len(s) && !isHTMLSpace(s[j]) {
+			j++
 		}
+		b.open().tokens = append(b.open().tokens, token{text: s[i:j], st: st})
+		i = j
 	}
 }
 
@@ -733,15 +745,19 @@ func (d *document) width(text string, st inlineStyle) float64 {
 // and within a word only when the word alone is wider than a line.
 func (d *document) breakLines(toks []token, maxW float64) []line {
 	var lines []line
-	var cur line
+	// The lines' tokens are cut from one array, each line's as it ends.
+	cur := line{toks: make([]token, 0, len(toks)+8)}
 	var pendingSpace *token
 	end := func(st inlineStyle) {
 		if cur.size == 0 {
 			cur.size = st.size
 		}
 		cur.height = cur.size * bodyLeading
+		n := len(cur.toks)
+		spare := cur.toks[n:]
+		cur.toks = cur.toks[:n:n]
 		lines = append(lines, cur)
-		cur = line{}
+		cur = line{toks: spare}
 		pendingSpace = nil
 	}
 	add := func(t token, w float64) {
