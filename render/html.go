@@ -348,7 +348,19 @@ func (b *builder) text(s string, st inlineStyle) {
 		return
 	}
 	// Words, and a space for each run of white space between or around
-	// them (not after another space or a line break).
+	// them (not after another space or a line break), into a block made
+	// room for at once rather than grown word by word.
+	if s == "" {
+		return
+	}
+	n := 1
+	for i := 1; i < len(s); i++ {
+		if isHTMLSpace(s[i]) != isHTMLSpace(s[i-1]) {
+			n++
+		}
+	}
+	c := b.open()
+	c.tokens = slices.Grow(c.tokens, n)
 	for i := 0; i < len(s); {
 		if isHTMLSpace(s[i]) {
 			for i < len(s) && isHTMLSpace(s[i]) {
