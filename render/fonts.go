@@ -59,10 +59,14 @@ type face struct {
 	placeholder []byte
 }
 
-var faces = struct {
-	sync.Mutex
-	m map[string]*faceOnce
-}{m: map[string]*faceOnce{}}
+// faces are the letter fonts by key, each read on first use.
+var faces = func() map[string]*faceOnce {
+	m := map[string]*faceOnce{}
+	for _, key := range fontKeys {
+		m[key] = &faceOnce{}
+	}
+	return m
+}()
 
 type faceOnce struct {
 	once sync.Once
@@ -70,15 +74,12 @@ type faceOnce struct {
 	err  error
 }
 
-// faceOf returns the face for an fpdf family and style, read on first use.
+// faceOf returns the face for an fpdf family and style.
 func faceOf(key string) (*face, error) {
-	faces.Lock()
-	fo := faces.m[key]
-	if fo == nil {
-		fo = &faceOnce{}
-		faces.m[key] = fo
+	fo, ok := faces[key]
+	if !ok {
+		return nil, fmt.Errorf("no font %q", key)
 	}
-	faces.Unlock()
 	fo.once.Do(func() { fo.f, fo.err = loadFace(key) })
 	return fo.f, fo.err
 }

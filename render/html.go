@@ -366,9 +366,7 @@ func (b *builder) text(s string, st inlineStyle) {
 			for i < len(s) && isHTMLSpace(s[i]) {
 				i++
 			}
-			c := b.open()
-			n := len(c.tokens)
-			if n > 0 && !c.tokens[n-1].space && !c.tokens[n-1].br {
+			if n := len(c.tokens); n > 0 && !c.tokens[n-1].space && !c.tokens[n-1].br {
 				c.tokens = append(c.tokens, token{text: " ", space: true, st: st})
 			}
 			continue
@@ -377,7 +375,7 @@ func (b *builder) text(s string, st inlineStyle) {
 		for j < len(s) && !isHTMLSpace(s[j]) {
 			j++
 		}
-		b.open().tokens = append(b.open().tokens, token{text: s[i:j], st: st})
+		c.tokens = append(c.tokens, token{text: s[i:j], st: st})
 		i = j
 	}
 }

@@ -100,13 +100,16 @@ func CheckPDF(data []byte) DocumentInfo {
 	if info.Problem != "" {
 		return info
 	}
-	rememberChecked(sha256.Sum256(data), info)
 	// Printed for real in both placements, so that nothing about the
-	// document can fail when a letter is downloaded.
+	// document can fail when a letter is downloaded; remembered as checked
+	// meanwhile, so that printing does not check it again.
+	sum := sha256.Sum256(data)
+	rememberChecked(sum, info)
 	for _, p := range []Placement{InsertBlankPage, TopFirstPage} {
 		l := Letter{ID: "ltr_check", Type: "application/pdf", Content: data, Placement: p,
 			Sender: []string{"Sender"}, Recipient: []string{"Recipient"}}
 		if _, err := Render(l); err != nil {
+			forgetChecked(sum)
 			info.Problem = "the PDF can not be printed: it is damaged (" + shortError(err) + ")"
 			return info
 		}
@@ -158,6 +161,18 @@ func rememberChecked(sum [sha256.Size]byte, info DocumentInfo) {
 	}
 	checked.info[sum] = info
 	checked.order = append(checked.order, sum)
+}
+
+// forgetChecked forgets the document whose SHA-256 is sum: it does not
+// print after all.
+func forgetChecked(sum [sha256.Size]byte) {
+	checked.Lock()
+	defer checked.Unlock()
+	if _, ok := checked.info[sum]; !ok {
+		return
+	}
+	delete(checked.info, sum)
+	checked.order = slices.DeleteFunc(checked.order, func(s [sha256.Size]byte) bool { return s == sum })
 }
 
 // checkPDF is CheckPDF without printing the document.
