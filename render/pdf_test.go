@@ -331,6 +331,16 @@ func BenchmarkRender(b *testing.B) {
 			l.Type, l.Content = "text/html", []byte(html)
 			return l
 		}(), false},
+		// Each face a letter prints in is embedded: five here, and text in
+		// three scripts.
+		{"HTML3PagesFiveFaces", func() render.Letter {
+			l := pdfLetter(b, nil, "")
+			l.Type = "text/html"
+			l.Content = []byte(`<h1>Your order: Ελληνικά и Кириллица</h1>` +
+				`<p>Dear <b>Zażółć gęślą jaźń</b>, <i>naïve café</i> “quotes” – dash…</p>` +
+				`<p><u>Keep this letter</u>, <b><i>bold italic</i></b>, <code>A-1042</code></p>` + html[:len(html)*5/6])
+			return l
+		}(), false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
