@@ -67,25 +67,31 @@ func lineAscent(size, leading float64) float64 {
 	return size * ((leading-1.154)/2 + 0.944)
 }
 
-// fontOf is the fpdf family and style that print st; family+style names
-// its file in fontFiles.
-func fontOf(st inlineStyle) (family, style string) {
-	family = "go"
+// fontKeys name the faces by style: mono, bold and italic are the bits of
+// the index. Each key is an fpdf family and style, and names the face's
+// file in fontFiles.
+var fontKeys = [8]string{"go", "goI", "goB", "goBI", "gomono", "gomonoI", "gomonoB", "gomonoBI"}
+
+func faceIndex(st inlineStyle) int {
+	i := 0
 	if st.mono {
-		family = "gomono"
+		i |= 4
 	}
 	if st.bold {
-		style += "B"
+		i |= 2
 	}
 	if st.italic {
-		style += "I"
+		i |= 1
 	}
-	return family, style
+	return i
 }
 
+// fontKey names the face that prints st.
+func fontKey(st inlineStyle) string { return fontKeys[faceIndex(st)] }
+
 // fontSafe is s with every character past U+FFFF (emoji, most of all)
-// replaced by U+FFFD: fpdf maps a font's characters in a table of 65,536
-// entries and panics on any beyond it when it writes the PDF. A template
+// replaced by U+FFFD: a letter's fonts are drawn with one 16-bit code per
+// character (see fonts.go), which has no room for the others. A template
 // with such a character is refused (the fonts lack it); this is for text
 // from elsewhere, variable values and addresses, so that such a character
 // prints as a mark rather than fail the whole letter.
@@ -102,21 +108,74 @@ func fontSafe(s string) string {
 	}, s)
 }
 
-func (d *document) setFont(st inlineStyle) {
-	family, style := fontOf(st)
-	if !d.fonts[family+style] {
-		// Only the fonts a letter uses are embedded, and only the glyphs it
-		// uses of each (fpdf subsets UTF-8 fonts).
-		d.pdf.AddUTF8FontFromBytes(family, style, fontFiles[family+style])
-		d.fonts[family+style] = true
+// face is the face that prints st, read on first use.
+func (d *document) face(st inlineStyle) *face {
+	i := faceIndex(st)
+	if d.faces[i] == nil {
+		f, err := faceOf(fontKeys[i])
+		if err != nil {
+			// The fonts are compiled in: this can not happen to one letter
+			// and not to every other.
+			panic("render: " + err.Error())
+		}
+		d.faces[i] = f
 	}
+	return d.faces[i]
+}
+
+// setFont makes st's face and size the font fpdf draws with, and returns
+// the face as this letter uses it.
+func (d *document) setFont(st inlineStyle) *fontUse {
+	i := faceIndex(st)
+	u := d.uses[i]
+	if u == nil {
+		// Only the faces a letter prints with are embedded, and only the
+		// glyphs it prints of each.
+		u = &fontUse{face: d.face(st)}
+		d.uses[i] = u
+		family, style := splitFontKey(fontKeys[i])
+		d.pdf.AddFontFromBytes(family, style, u.face.placeholder, nil)
+	}
+	// fpdf writes the font to the page each time it is set, changed or
+	// not.
+	if i != d.curFace || st.size != d.curSize {
+		family, style := splitFontKey(fontKeys[i])
+		d.pdf.SetFont(family, style, st.size)
+		d.curFace, d.curSize = i, st.size
+	}
+	return u
+}
+
+// text prints s with its baseline at y from x, in style st's font, colour,
+// underline and strike-through, and returns its width.
+func (d *document) text(x, y float64, s string, st inlineStyle) float64 {
+	u := d.setFont(st)
+	d.setTextColor(st.color)
+	d.pdf.Text(x, y, u.encode(s))
+	w := u.face.width(s, st.size)
+	if s == "" {
+		return w
+	}
+	// The lines of underlined and struck-out text go where fpdf puts them;
+	// fpdf can not draw them itself, since it does not know the width of
+	// text in a placeholder font.
 	if st.underline {
-		style += "U"
+		d.textRule(x, y-u.face.up/1000*st.size, w, u.face.ut/1000*st.size, st.color)
 	}
 	if st.strike {
-		style += "S"
+		d.textRule(x, y+4*u.face.up/1000*st.size, w, u.face.ut/1000*st.size, st.color)
 	}
-	d.pdf.SetFont(family, style, st.size)
+	return w
+}
+
+// textRule fills a rectangle in a text colour, leaving the fill colour as
+// it was.
+func (d *document) textRule(x, y, w, h float64, c rgb) {
+	r, g, b := d.pdf.GetFillColor()
+	c = d.ink(c)
+	d.pdf.SetFillColor(int(c.r), int(c.g), int(c.b))
+	d.pdf.Rect(x, y, w, h, "F")
+	d.pdf.SetFillColor(r, g, b)
 }
 
 // ink is c as the letter prints it: itself in colour, else its grey.
@@ -268,7 +327,11 @@ func (b *builder) space(n float64) {
 	}
 }
 
-var whitespace = regexp.MustCompile(`[ \t\n\r\f]+`)
+// isHTMLSpace reports whether c is white space in HTML text: runs of it
+// print as one space.
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
 
 func (b *builder) text(s string, st inlineStyle) {
 	if b.pre > 0 {
@@ -284,18 +347,36 @@ func (b *builder) text(s string, st inlineStyle) {
 		}
 		return
 	}
-	s = whitespace.ReplaceAllString(s, " ")
-	for i, w := range strings.Split(s, " ") {
-		if i > 0 {
-			c := b.open()
-			n := len(c.tokens)
-			if n > 0 && !c.tokens[n-1].space && !c.tokens[n-1].br {
+	// Words, and a space for each run of white space between or around
+	// them (not after another space or a line break), into a block made
+	// room for at once rather than grown word by word.
+	if s == "" {
+		return
+	}
+	n := 1
+	for i := 1; i < len(s); i++ {
+		if isHTMLSpace(s[i]) != isHTMLSpace(s[i-1]) {
+			n++
+		}
+	}
+	c := b.open()
+	c.tokens = slices.Grow(c.tokens, n)
+	for i := 0; i < len(s); {
+		if isHTMLSpace(s[i]) {
+			for i < len(s) && isHTMLSpace(s[i]) {
+				i++
+			}
+			if n := len(c.tokens); n > 0 && !c.tokens[n-1].space && !c.tokens[n-1].br {
 				c.tokens = append(c.tokens, token{text: " ", space: true, st: st})
 			}
+			continue
 		}
-		if w != "" {
-			b.open().tokens = append(b.open().tokens, token{text: w, st: st})
+		j := i
+		for j < len(s) && !isHTMLSpace(s[j]) {
+			j++
 		}
+		c.tokens = append(c.tokens, token{text: s[i:j], st: st})
+		i = j
 	}
 }
 
@@ -667,23 +748,26 @@ type line struct {
 
 // width is the printed width of text in style st.
 func (d *document) width(text string, st inlineStyle) float64 {
-	d.setFont(st)
-	return d.pdf.GetStringWidth(text)
+	return d.face(st).width(text, st.size)
 }
 
 // breakLines fills lines no wider than maxW with tokens, breaking at spaces,
 // and within a word only when the word alone is wider than a line.
 func (d *document) breakLines(toks []token, maxW float64) []line {
 	var lines []line
-	var cur line
+	// The lines' tokens are cut from one array, each line's as it ends.
+	cur := line{toks: make([]token, 0, len(toks)+8)}
 	var pendingSpace *token
 	end := func(st inlineStyle) {
 		if cur.size == 0 {
 			cur.size = st.size
 		}
 		cur.height = cur.size * bodyLeading
+		n := len(cur.toks)
+		spare := cur.toks[n:]
+		cur.toks = cur.toks[:n:n]
 		lines = append(lines, cur)
-		cur = line{}
+		cur = line{toks: spare}
 		pendingSpace = nil
 	}
 	add := func(t token, w float64) {
@@ -811,10 +895,8 @@ func (d *document) flow(blocks []block) {
 			}
 			base := d.y + lineAscent(ln.size, bodyLeading)
 			if li == 0 && bk.marker != "" {
-				d.setFont(bk.mst)
-				d.setTextColor(bk.mst.color)
-				mw := d.pdf.GetStringWidth(bk.marker)
-				d.pdf.Text(x0-6-mw, base, bk.marker)
+				mw := d.width(bk.marker, bk.mst)
+				d.text(x0-6-mw, base, bk.marker, bk.mst)
 			}
 			x := x0
 			switch bk.align {
@@ -839,11 +921,7 @@ func (d *document) drawLine(ln line, x, base float64) {
 		for ; j < len(ln.toks) && ln.toks[j].st == st; j++ {
 			s.WriteString(ln.toks[j].text)
 		}
-		text := s.String()
-		d.setFont(st)
-		d.setTextColor(st.color)
-		w := d.pdf.GetStringWidth(text)
-		d.pdf.Text(x, base, text)
+		w := d.text(x, base, s.String(), st)
 		if st.link != "" {
 			d.pdf.LinkString(x, base-st.size, w, st.size*1.25, st.link)
 		}
@@ -1021,8 +1099,7 @@ func missingGlyphs(blocks []block) []rune {
 	defer glyphBuffers.Put(buf)
 	var missing []rune
 	check := func(s string, st inlineStyle) {
-		family, style := fontOf(st)
-		font := glyphs.fonts[family+style]
+		font := glyphs.fonts[fontKey(st)]
 		for _, r := range s {
 			if unicode.IsSpace(r) || slices.Contains(missing, r) || len(missing) >= 5 {
 				continue

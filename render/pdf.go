@@ -12,7 +12,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -102,16 +101,78 @@ func CheckPDF(data []byte) DocumentInfo {
 		return info
 	}
 	// Printed for real in both placements, so that nothing about the
-	// document can fail when a letter is downloaded.
+	// document can fail when a letter is downloaded; remembered as checked
+	// meanwhile, so that printing does not check it again.
+	sum := sha256.Sum256(data)
+	rememberChecked(sum, info)
 	for _, p := range []Placement{InsertBlankPage, TopFirstPage} {
 		l := Letter{ID: "ltr_check", Type: "application/pdf", Content: data, Placement: p,
 			Sender: []string{"Sender"}, Recipient: []string{"Recipient"}}
 		if _, err := Render(l); err != nil {
+			forgetChecked(sum)
 			info.Problem = "the PDF can not be printed: it is damaged (" + shortError(err) + ")"
 			return info
 		}
 	}
 	return info
+}
+
+// checkedDocuments is how many documents that print checkPDFOnce
+// remembers.
+const checkedDocuments = 256
+
+// checked holds what checkPDF found of the documents that print, by the
+// SHA-256 of their bytes, the oldest first out.
+var checked = struct {
+	sync.Mutex
+	info  map[[sha256.Size]byte]DocumentInfo
+	order [][sha256.Size]byte
+}{info: map[[sha256.Size]byte]DocumentInfo{}}
+
+// checkPDFOnce is checkPDF, remembered for a document that prints: the
+// check reads the document twice and decodes every stream, more than
+// printing it takes, and the document was checked when it was stored
+// (CheckPDF), so a letter made from it need not check it again.
+func checkPDFOnce(data []byte) DocumentInfo {
+	sum := sha256.Sum256(data)
+	checked.Lock()
+	info, ok := checked.info[sum]
+	checked.Unlock()
+	if ok {
+		return info
+	}
+	info = checkPDF(data)
+	if info.Problem == "" {
+		rememberChecked(sum, info)
+	}
+	return info
+}
+
+// rememberChecked remembers that the document whose SHA-256 is sum prints.
+func rememberChecked(sum [sha256.Size]byte, info DocumentInfo) {
+	checked.Lock()
+	defer checked.Unlock()
+	if _, ok := checked.info[sum]; ok {
+		return
+	}
+	if len(checked.order) == checkedDocuments {
+		delete(checked.info, checked.order[0])
+		checked.order = append(checked.order[:0], checked.order[1:]...)
+	}
+	checked.info[sum] = info
+	checked.order = append(checked.order, sum)
+}
+
+// forgetChecked forgets the document whose SHA-256 is sum: it does not
+// print after all.
+func forgetChecked(sum [sha256.Size]byte) {
+	checked.Lock()
+	defer checked.Unlock()
+	if _, ok := checked.info[sum]; !ok {
+		return
+	}
+	delete(checked.info, sum)
+	checked.order = slices.DeleteFunc(checked.order, func(s [sha256.Size]byte) bool { return s == sum })
 }
 
 // checkPDF is CheckPDF without printing the document.
@@ -254,7 +315,7 @@ func fontEmbedded(ctx *model.Context, d types.Dict) bool {
 // renderDocument prints a PDF document with the address block: on a page of
 // its own before the document, or over its first page's window areas.
 func renderDocument(l Letter) ([]byte, error) {
-	if info := checkPDF(l.Content); info.Problem != "" {
+	if info := checkPDFOnce(l.Content); info.Problem != "" {
 		return nil, errors.New(info.Problem)
 	}
 	var out bytes.Buffer
@@ -411,117 +472,6 @@ func renumber(ctx *model.Context) error {
 	return nil
 }
 
-// inNumberOrder returns a PDF that pdfcpu wrote (a classic cross-reference
-// table, no object streams) with its objects in the order of their numbers.
-// pdfcpu writes each object once, but in an order that follows Go's map
-// iteration, so two runs give the same objects in different places. Only
-// the offsets pdfcpu recorded are read: each object runs from its offset to
-// the next one's.
-func inNumberOrder(b []byte) ([]byte, error) {
-	sx := bytes.LastIndex(b, []byte("startxref"))
-	if sx < 0 {
-		return nil, errors.New("the written PDF has no startxref")
-	}
-	fields := bytes.Fields(b[sx+len("startxref"):])
-	if len(fields) == 0 {
-		return nil, errors.New("the written PDF's startxref has no offset")
-	}
-	xrefAt, err := strconv.Atoi(string(fields[0]))
-	if err != nil || xrefAt <= 0 || xrefAt >= sx || !bytes.HasPrefix(b[xrefAt:], []byte("xref")) {
-		return nil, errors.New("the written PDF's startxref does not point at a cross-reference table")
-	}
-	type entry struct {
-		offset, gen int
-		inUse       bool
-	}
-	type section struct {
-		start   int
-		entries []entry
-	}
-	var sections []section
-	lines := bytes.Split(b[xrefAt:sx], []byte("\n"))
-	i, trailerAt := 1, -1
-	pos := xrefAt + len(lines[0]) + 1
-	for i < len(lines) {
-		ln := bytes.TrimSpace(lines[i])
-		if bytes.HasPrefix(ln, []byte("trailer")) {
-			trailerAt = pos
-			break
-		}
-		head := bytes.Fields(ln)
-		if len(head) != 2 {
-			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
-		}
-		start, err1 := strconv.Atoi(string(head[0]))
-		count, err2 := strconv.Atoi(string(head[1]))
-		if err1 != nil || err2 != nil || count < 0 || i+count >= len(lines) {
-			return nil, fmt.Errorf("the written PDF's cross-reference table has a line %q", ln)
-		}
-		pos += len(lines[i]) + 1
-		sec := section{start: start}
-		for j := 1; j <= count; j++ {
-			f := bytes.Fields(lines[i+j])
-			if len(f) != 3 {
-				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
-			}
-			off, err1 := strconv.Atoi(string(f[0]))
-			gen, err2 := strconv.Atoi(string(f[1]))
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("the written PDF's cross-reference table has an entry %q", lines[i+j])
-			}
-			sec.entries = append(sec.entries, entry{offset: off, gen: gen, inUse: string(f[2]) == "n"})
-			pos += len(lines[i+j]) + 1
-		}
-		sections = append(sections, sec)
-		i += count + 1
-	}
-	if trailerAt < 0 {
-		return nil, errors.New("the written PDF has no trailer after its cross-reference table")
-	}
-	var starts []int
-	for _, sec := range sections {
-		for _, e := range sec.entries {
-			if e.inUse {
-				if e.offset <= 0 || e.offset >= xrefAt {
-					return nil, fmt.Errorf("the written PDF has an object at offset %d, outside its body", e.offset)
-				}
-				starts = append(starts, e.offset)
-			}
-		}
-	}
-	if len(starts) == 0 {
-		return nil, errors.New("the written PDF has no objects")
-	}
-	slices.Sort(starts)
-	end := func(off int) int {
-		k, _ := slices.BinarySearch(starts, off)
-		if k+1 < len(starts) {
-			return starts[k+1]
-		}
-		return xrefAt
-	}
-	out := make([]byte, 0, len(b))
-	out = append(out, b[:starts[0]]...)
-	var xref bytes.Buffer
-	xref.WriteString("xref\n")
-	for _, sec := range sections {
-		fmt.Fprintf(&xref, "%d %d\n", sec.start, len(sec.entries))
-		for _, e := range sec.entries {
-			if !e.inUse {
-				fmt.Fprintf(&xref, "%010d %05d f \n", e.offset, e.gen)
-				continue
-			}
-			fmt.Fprintf(&xref, "%010d %05d n \n", len(out), e.gen)
-			out = append(out, b[e.offset:end(e.offset)]...)
-		}
-	}
-	at := len(out)
-	out = append(out, xref.Bytes()...)
-	out = append(out, b[trailerAt:sx]...)
-	out = append(out, fmt.Sprintf("startxref\n%d\n%%%%EOF\n", at)...)
-	return out, nil
-}
-
 // addressOnly is a one-page PDF with the letter's address blocks in the
 // envelope windows; ground puts a white ground under each, to print over
 // a document's own page.
@@ -536,11 +486,7 @@ func addressOnly(l Letter, ground bool) ([]byte, error) {
 	}
 	d.addressBlock(returnWindow, fontSafeLines(l.Sender), 8.5)
 	d.addressBlock(recipientWindow, fontSafeLines(l.Recipient), 10.5)
-	var b bytes.Buffer
-	if err := d.pdf.Output(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return d.output()
 }
 
 // windowGround is how far the white ground under a stamped address block

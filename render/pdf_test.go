@@ -318,18 +318,36 @@ func BenchmarkRender(b *testing.B) {
 	cases := []struct {
 		name string
 		l    render.Letter
+		// unchecked renders each letter as the first from its document in
+		// a process: the document is checked again.
+		unchecked bool
 	}{
-		{"PDF3PagesInsertBlankPage", pdfLetter(b, doc, render.InsertBlankPage)},
-		{"PDF3PagesTopFirstPage", pdfLetter(b, doc, render.TopFirstPage)},
+		{"PDF3PagesInsertBlankPage", pdfLetter(b, doc, render.InsertBlankPage), false},
+		{"PDF3PagesTopFirstPage", pdfLetter(b, doc, render.TopFirstPage), false},
+		{"PDF3PagesInsertBlankPageUnchecked", pdfLetter(b, doc, render.InsertBlankPage), true},
+		{"PDF3PagesTopFirstPageUnchecked", pdfLetter(b, doc, render.TopFirstPage), true},
 		{"HTML3Pages", func() render.Letter {
 			l := pdfLetter(b, nil, "")
 			l.Type, l.Content = "text/html", []byte(html)
 			return l
-		}()},
+		}(), false},
+		// Each face a letter prints in is embedded: five here, and text in
+		// three scripts.
+		{"HTML3PagesFiveFaces", func() render.Letter {
+			l := pdfLetter(b, nil, "")
+			l.Type = "text/html"
+			l.Content = []byte(`<h1>Your order: Ελληνικά и Кириллица</h1>` +
+				`<p>Dear <b>Zażółć gęślą jaźń</b>, <i>naïve café</i> “quotes” – dash…</p>` +
+				`<p><u>Keep this letter</u>, <b><i>bold italic</i></b>, <code>A-1042</code></p>` + html[:len(html)*5/6])
+			return l
+		}(), false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
+				if c.unchecked {
+					render.ForgetCheckedDocuments()
+				}
 				if _, err := render.Render(c.l); err != nil {
 					b.Fatal(err)
 				}

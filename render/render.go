@@ -165,7 +165,14 @@ type box struct{ x, y, w, h float64 }
 type document struct {
 	pdf   *fpdf.Fpdf
 	color bool
-	fonts map[string]bool
+	// faces are the faces measured with, uses those printed with, by
+	// faceIndex.
+	faces [len(fontKeys)]*face
+	uses  [len(fontKeys)]*fontUse
+	// curFace and curSize are fpdf's current font; curFace is -1 when fpdf
+	// may be on a page whose stream has another.
+	curFace int
+	curSize float64
 	// y is where the next line goes on the current page.
 	y float64
 	// date is the letter's date as printed.
@@ -186,7 +193,10 @@ func newDocument(l Letter) *document {
 	}
 	p.SetAutoPageBreak(false, 0)
 	p.SetMargins(0, 0, 0)
-	return &document{pdf: p, color: l.Color, fonts: map[string]bool{}, date: when.Format("January 2, 2006")}
+	// Streams are compressed when the fonts are embedded (embedFonts),
+	// with a compressor kept from letter to letter.
+	p.SetCompression(false)
+	return &document{pdf: p, color: l.Color, curFace: -1, date: when.Format("January 2, 2006")}
 }
 
 // finish puts page numbers on a letter of more than one page and returns
@@ -196,17 +206,21 @@ func (d *document) finish() ([]byte, error) {
 		st := inlineStyle{size: 8.5, color: rgb{110, 110, 110}}
 		for i := 1; i <= n; i++ {
 			d.pdf.SetPage(i)
-			d.setFont(st)
-			d.setTextColor(st.color)
+			d.curFace = -1
 			label := fmt.Sprintf("Page %d of %d", i, n)
-			d.pdf.Text(pageW-marginX-d.pdf.GetStringWidth(label), pageH-marginBottom/2, label)
+			d.text(pageW-marginX-d.width(label, st), pageH-marginBottom/2, label, st)
 		}
 	}
+	return d.output()
+}
+
+// output is the PDF as drawn, with its fonts embedded.
+func (d *document) output() ([]byte, error) {
 	var b bytes.Buffer
 	if err := d.pdf.Output(&b); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return embedFonts(b.Bytes(), d.uses[:])
 }
 
 func (d *document) newPage() {
@@ -224,10 +238,8 @@ func (d *document) addressPage(l Letter, dated bool) {
 		return
 	}
 	st := inlineStyle{size: 10.5, color: rgb{}}
-	d.setFont(st)
-	d.setTextColor(st.color)
-	w := d.pdf.GetStringWidth(d.date)
-	d.pdf.Text(pageW-marginX-w, bodyTop+lineAscent(st.size, bodyLeading), d.date)
+	w := d.width(d.date, st)
+	d.text(pageW-marginX-w, bodyTop+lineAscent(st.size, bodyLeading), d.date, st)
 	d.y = bodyTop + 2*st.size*bodyLeading
 }
 
@@ -254,22 +266,19 @@ func (d *document) addressBlock(b box, lines []string, size float64) {
 	}
 	if fitted == nil {
 		st.size = minAddressSize
-		d.setFont(st)
-		fitted = d.wrapAddress(lines, b.w)
+		fitted = d.wrapAddress(lines, b.w, st)
 		// Lines that can not fit go from the top: the last line (city,
 		// state, ZIP) matters most to the postal service.
 		fitted = fitted[max(0, len(fitted)-int(b.h/(st.size*addressLeading))):]
 	}
-	d.setFont(st)
-	d.setTextColor(rgb{})
 	lead := st.size * addressLeading
 	top := b.y + b.h - float64(len(fitted))*lead
 	for i, ln := range fitted {
-		for d.pdf.GetStringWidth(ln) > b.w && ln != "" {
+		for d.width(ln, st) > b.w && ln != "" {
 			_, n := utf8.DecodeLastRuneInString(ln)
 			ln = ln[:len(ln)-n]
 		}
-		d.pdf.Text(b.x, top+float64(i)*lead+lineAscent(st.size, addressLeading), ln)
+		d.text(b.x, top+float64(i)*lead+lineAscent(st.size, addressLeading), ln, st)
 	}
 }
 
@@ -281,23 +290,22 @@ const minAddressSize = 6.5
 func (d *document) fitAddress(b box, lines []string, size float64, wrap bool) (inlineStyle, []string) {
 	st := inlineStyle{size: size}
 	for ; st.size >= minAddressSize; st.size -= 0.25 {
-		d.setFont(st)
 		fitted := lines
 		if wrap {
-			fitted = d.wrapAddress(lines, b.w)
+			fitted = d.wrapAddress(lines, b.w, st)
 		}
 		if float64(len(fitted))*st.size*addressLeading > b.h {
 			continue
 		}
-		if !slices.ContainsFunc(fitted, func(ln string) bool { return d.pdf.GetStringWidth(ln) > b.w }) {
+		if !slices.ContainsFunc(fitted, func(ln string) bool { return d.width(ln, st) > b.w }) {
 			return st, fitted
 		}
 	}
 	return st, nil
 }
 
-// wrapAddress breaks lines wider than w at spaces, in the current font.
-func (d *document) wrapAddress(lines []string, w float64) []string {
+// wrapAddress breaks lines wider than w at spaces, in style st.
+func (d *document) wrapAddress(lines []string, w float64, st inlineStyle) []string {
 	var out []string
 	for _, ln := range lines {
 		cur := ""
@@ -305,7 +313,7 @@ func (d *document) wrapAddress(lines []string, w float64) []string {
 			switch {
 			case cur == "":
 				cur = word
-			case d.pdf.GetStringWidth(cur+" "+word) <= w:
+			case d.width(cur+" "+word, st) <= w:
 				cur += " " + word
 			default:
 				out = append(out, cur)

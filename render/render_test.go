@@ -1,10 +1,13 @@
 package render_test
 
 import (
+	"bytes"
 	"encoding/base64"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,6 +219,108 @@ func TestRenderTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenderScripts reads back text in every script the fonts cover, in
+// every face, from the addresses and the content: each character is
+// extracted as itself.
+func TestRenderScripts(t *testing.T) {
+	lines := []string{
+		"Zażółć gęślą jaźń, Příliš žluťoučký kůň, Çağrı Öztürk İstanbul",
+		"Ελληνικά: Γαζέες καὶ μυρτιὲς",
+		"Кириллица: Съешь же ещё этих булок",
+		"naïve café Œuvre ß € ™ “quotes” – dash…",
+	}
+	var html strings.Builder
+	for _, ln := range lines {
+		for _, tag := range []string{"p", "b", "i", "code", "h6"} {
+			html.WriteString("<p><" + tag + ">" + ln + "</" + tag + "></p>")
+		}
+	}
+	l := letterOf("text/html", []byte(html.String()))
+	l.Recipient = []string{"Παναγιώτης Ζαχαρίου", "Дмитрий Шостакович", "Żółkiewskiego 7", "Springfield, IL 62704"}
+	b := renderOf(t, l)
+	got := pdftest.Read(t, b)
+	text := strings.Join(got.Pages, "\n")
+	// Each line of the content is printed in five faces.
+	count := func(text, s string) (n, want int) {
+		if slices.Contains(l.Recipient, s) {
+			return strings.Count(text, s), 1
+		}
+		return strings.Count(text, s), 5
+	}
+	for _, s := range append(slices.Clone(l.Recipient), lines...) {
+		if n, want := count(text, s); n != want {
+			t.Errorf("the letter has %q %d times, want %d:\n%s", s, n, want, text)
+		}
+	}
+	wantFonts := map[string]bool{"utf8go": true, "utf8goB": true, "utf8goI": true, "utf8goBI": true, "utf8gomono": true}
+	if diff := cmp.Diff(wantFonts, got.Fonts); diff != "" {
+		t.Errorf("fonts and whether embedded (-want +got):\n%s", diff)
+	}
+
+	// A reader that knows nothing of how the text was drawn extracts it
+	// through the fonts' ToUnicode maps.
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed (poppler-utils)")
+	}
+	cmd := exec.Command(pdftotext, "-enc", "UTF-8", "-", "-")
+	cmd.Stdin = bytes.NewReader(b)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	for _, s := range append(slices.Clone(l.Recipient), lines...) {
+		if n, want := count(string(out), s); n != want {
+			t.Errorf("pdftotext finds %q %d times, want %d:\n%s", s, n, want, out)
+		}
+	}
+}
+
+// TestRenderSameBytesEveryTime renders letters again and again, alone and
+// at once as a server does: each always renders to the same bytes. Accented
+// Greek letters are glyphs made of other glyphs, which fpdf's subsetting
+// used to order differently from one run to the next.
+func TestRenderSameBytesEveryTime(t *testing.T) {
+	var letters []render.Letter
+	for i, content := range []string{
+		"<p>Dear <b>customer</b>, <i>thank</i> you.</p>",
+		"<h1>Ελληνικά</h1><p>Кириллица <code>mono</code> <u>underlined</u></p>",
+		strings.Repeat("<p>Every word of this paragraph is here to fill the page.</p>", 40),
+	} {
+		l := letterOf("text/html", []byte(content))
+		l.ID = "ltr_" + strconv.Itoa(i)
+		letters = append(letters, l)
+	}
+	want := make([][]byte, len(letters))
+	for i, l := range letters {
+		want[i] = renderOf(t, l)
+		for range 3 {
+			if !bytes.Equal(renderOf(t, l), want[i]) {
+				t.Fatalf("letter %d rendered twice differs", i)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for k := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 3 * len(letters) {
+				i := (j + k) % len(letters)
+				got, err := render.Render(letters[i])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(got, want[i]) {
+					t.Errorf("letter %d rendered at once with others differs from itself rendered alone", i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // BenchmarkUnprintable is the check every address of every letter goes
