@@ -108,3 +108,23 @@ func ExampleAccount_Advance() {
 	// 2026-03-05T16:00:00Z
 	// 2026-03-02T15:00:00Z
 }
+
+// A webhook receiver of the account's events: every request's signature is
+// checked, and a test waits for the event it expects.
+func ExampleAccount_NewReceiver() {
+	t := &testing.T{}
+	svc := lettershoptest.NewService(t)
+	acct := svc.NewAccount()
+	rcv := acct.NewReceiver(lettershop.WebhookLetterCreated, lettershop.WebhookLetterMailed)
+	rcv.FailNext(1, 503) // the first attempt fails; WaitFor moves the clock to the retry
+
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	e := rcv.WaitFor(lettershop.WebhookLetterCreated, id, 5*time.Second)
+	fmt.Println(e.Type, e.Data.Object.Status)
+	acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
+	e = rcv.WaitFor(lettershop.WebhookLetterMailed, id, 5*time.Second)
+	fmt.Println(e.Type, e.Data.Object.Status)
+	// Output:
+	// letter.created queued
+	// letter.mailed mailed
+}

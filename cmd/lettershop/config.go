@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/pgstore"
 )
@@ -46,6 +47,10 @@ type config struct {
 	// metricsAddr is where /metrics is served: "" with the API, metricsOff
 	// nowhere, else a host:port of its own.
 	metricsAddr string
+	// webhookHosts limits the hosts webhooks may post to; empty is any.
+	webhookHosts []string
+	// webhookTimeout is how long a webhook attempt waits for its answer.
+	webhookTimeout time.Duration
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -160,6 +165,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&cfg.logFormat, "log-format", "write the log as `FORMAT`: text (key=value) or json, one object per line (LETTERSHOP_LOG_FORMAT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `HOST:PORT` of their own, or off; by default they are\n"+
 		"served with the API (LETTERSHOP_METRICS_ADDR)")
+	fs.Func("webhook-hosts", "the `HOSTS` webhooks may post to, comma-separated: a name, *.domain for the names under it,\n"+
+		"or an IP address; by default any host (LETTERSHOP_WEBHOOK_HOSTS)", func(v string) error {
+		cfg.webhookHosts = nil
+		for h := range strings.SplitSeq(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				cfg.webhookHosts = append(cfg.webhookHosts, h)
+			}
+		}
+		if len(cfg.webhookHosts) == 0 {
+			return errors.New("want one host at least")
+		}
+		return nil
+	})
+	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", lettershop.DefaultWebhookTimeout,
+		"the `DURATION` a webhook attempt waits for an answer before it counts as failed (LETTERSHOP_WEBHOOK_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -188,6 +208,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	})
 	if err := errors.Join(errs...); err != nil {
 		return config{}, err
+	}
+	if cfg.webhookTimeout <= 0 {
+		return config{}, errors.New("--webhook-timeout: want a positive duration, such as 10s")
 	}
 	if cfg.sharedClock && !cfg.testClock {
 		return config{}, errors.New("--shared-test-clock: needs --test-clock")

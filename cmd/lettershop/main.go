@@ -103,7 +103,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logOut, flushLog := newLogWriter(stderr)
 	defer flushLog()
 	logger := newLogger(cfg, logOut)
-	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base)}
+	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
+		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout)}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}

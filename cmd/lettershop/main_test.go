@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
@@ -32,7 +33,7 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text"}
+		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)
@@ -82,6 +83,13 @@ func TestParseConfig(t *testing.T) {
 			with(func(c *config) { c.store, c.schema, c.tokenKey = "postgresql:///mail", "ls", key32+"more" })},
 		{"token key with the memory store", nil, env("LETTERSHOP_TOKEN_KEY", key32),
 			with(func(c *config) { c.tokenKey = key32 })},
+		{"webhooks", []string{"--webhook-hosts", "hooks.example.com, *.example.org", "--webhook-timeout", "3s", "--test-clock", "--shared-test-clock"}, env(),
+			with(func(c *config) {
+				c.webhookHosts, c.webhookTimeout = []string{"hooks.example.com", "*.example.org"}, 3*time.Second
+				c.testClock, c.sharedClock = true, true
+			})},
+		{"webhook hosts from the environment", nil, env("LETTERSHOP_WEBHOOK_HOSTS", "127.0.0.1"),
+			with(func(c *config) { c.webhookHosts = []string{"127.0.0.1"} })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +134,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"token key one short", []string{"--token-key", key32[1:]}, env(), "--token-key: want at least 32 characters"},
 		{"token key one short in the environment", nil, env("LETTERSHOP_TOKEN_KEY", key32[1:]), "got 31"},
 		{"schema without postgres", []string{"--schema", "ls"}, env(), "--schema"},
+		{"no webhook hosts", []string{"--webhook-hosts", " , "}, env(), "one host"},
+		{"no webhook timeout", []string{"--webhook-timeout", "0s"}, env(), "--webhook-timeout"},
+		{"shared clock without a test clock", []string{"--shared-test-clock"}, env(), "--test-clock"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

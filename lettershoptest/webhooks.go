@@ -1,0 +1,208 @@
+package lettershoptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/webhook"
+)
+
+// Receiver is a webhook receiver for a test: a local HTTP server, and a
+// webhook of the account that posts to it. It checks every request's
+// signature with the webhook's secret, keeps the events, and answers 200,
+// or what FailNext asks for. It stops when the test ends.
+type Receiver struct {
+	// URL is where the receiver listens.
+	URL string
+	// Webhook is the account's webhook that posts to it, with its secret.
+	Webhook *lettershop.Webhook
+
+	a      *Account
+	mu     sync.Mutex
+	events []lettershop.WebhookEvent
+	bad    []string
+	fails  []int
+	notify chan struct{}
+}
+
+// NewReceiver starts a receiver and makes a webhook of the account posting
+// to it, for the event types given (every type when none).
+func (a *Account) NewReceiver(events ...lettershop.WebhookEventType) *Receiver {
+	a.c.t.Helper()
+	r := &Receiver{a: a, notify: make(chan struct{}, 1)}
+	hs := httptest.NewServer(http.HandlerFunc(r.serve))
+	a.c.t.Cleanup(hs.Close)
+	r.URL = hs.URL
+	w, err := a.c.svc.CreateWebhook(context.Background(), a.ID, lettershop.CreateWebhookInput{URL: hs.URL, Events: events})
+	if err != nil {
+		a.c.t.Fatalf("lettershoptest: make a webhook: %v", err)
+	}
+	r.Webhook = w
+	return r
+}
+
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(req.Body, 8<<20))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer func() {
+		select {
+		case r.notify <- struct{}{}:
+		default:
+		}
+	}()
+	if err == nil {
+		err = webhook.Verify(r.Webhook.Secret, req.Header.Get(webhook.SignatureHeader), body, 5*time.Minute)
+	}
+	var e lettershop.WebhookEvent
+	if err == nil {
+		err = json.Unmarshal(body, &e)
+	}
+	if err != nil {
+		r.bad = append(r.bad, err.Error())
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(r.fails) > 0 {
+		status := r.fails[0]
+		r.fails = r.fails[1:]
+		w.WriteHeader(status)
+		return
+	}
+	r.events = append(r.events, e)
+}
+
+// FailNext answers the next n requests with status (a 500, say) instead of
+// taking their events, so a test sees its code cope with retries.
+func (r *Receiver) FailNext(n, status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for range n {
+		r.fails = append(r.fails, status)
+	}
+}
+
+// Events returns the events taken so far, in the order they came.
+func (r *Receiver) Events() []lettershop.WebhookEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// WaitFor waits until an event of type typ has come for the letter
+// (any letter when letterID is ""), and returns the first such; if within
+// passes on the wall clock first, or a request came unsigned or with a
+// signature that does not check, the test fails. The events come from the
+// server's workers as they post them. When the only way forward is a
+// retry (an attempt failed, none is under way, and the webhook's next
+// attempt is later on the account's clock), WaitFor moves the account's
+// clock to it, as WaitForStatus moves it to a letter's next step; events
+// that need a letter to move need the clock moved first (WaitForStatus,
+// Advance).
+func (r *Receiver) WaitFor(typ lettershop.WebhookEventType, letterID string, within time.Duration) lettershop.WebhookEvent {
+	r.a.c.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		r.mu.Lock()
+		bad := slices.Clone(r.bad)
+		i := slices.IndexFunc(r.events, func(e lettershop.WebhookEvent) bool {
+			return e.Type == typ && (letterID == "" || e.Data.Object != nil && e.Data.Object.ID == letterID)
+		})
+		var e lettershop.WebhookEvent
+		if i >= 0 {
+			e = r.events[i]
+		}
+		r.mu.Unlock()
+		switch {
+		case len(bad) > 0:
+			r.a.c.t.Fatalf("lettershoptest: the receiver got a request it refused: %s", bad[0])
+			return lettershop.WebhookEvent{}
+		case i >= 0:
+			return e
+		case time.Now().After(deadline):
+			r.a.c.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
+			return lettershop.WebhookEvent{}
+		}
+		select {
+		case <-r.notify:
+			continue
+		case <-time.After(idleWait):
+		}
+		// Nothing came for a while: if a retry is all that is left, move
+		// the clock to it.
+		if next, ok := r.nextRetry(); ok {
+			r.a.Set(next)
+		}
+	}
+}
+
+// idleWait is how long WaitFor waits for a request before it looks for a
+// retry to move the clock to.
+const idleWait = 50 * time.Millisecond
+
+// nextRetry returns the earliest next attempt of the webhook's pending
+// deliveries, when no attempt is under way and it is later than the
+// account's time.
+func (r *Receiver) nextRetry() (time.Time, bool) {
+	now := r.a.Now()
+	var next time.Time
+	for _, d := range r.Deliveries() {
+		if d.Status != lettershop.DeliveryPending || d.NextAttemptAt == nil {
+			continue
+		}
+		if d.LastAttemptAt != nil && !d.NextAttemptAt.After(*d.LastAttemptAt) {
+			return time.Time{}, false // an attempt under way
+		}
+		if d.NextAttemptAt.After(now) && (next.IsZero() || d.NextAttemptAt.Before(next)) {
+			next = *d.NextAttemptAt
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func forLetter(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " of letter " + id
+}
+
+func (r *Receiver) describe() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.events) == 0 {
+		return "no events"
+	}
+	var types []string
+	for _, e := range r.events {
+		types = append(types, string(e.Type))
+	}
+	return fmt.Sprint(types)
+}
+
+// Deliveries returns the deliveries of the receiver's webhook, newest
+// first: what was attempted, how often, and with what outcome.
+func (r *Receiver) Deliveries() []*lettershop.WebhookDelivery {
+	r.a.c.t.Helper()
+	var out []*lettershop.WebhookDelivery
+	in := lettershop.ListDeliveriesInput{PageRequest: lettershop.PageRequest{PageSize: lettershop.MaxPageSize}}
+	for {
+		p, err := r.a.c.svc.ListDeliveries(context.Background(), r.a.ID, r.Webhook.ID, in)
+		if err != nil {
+			r.a.c.t.Fatalf("lettershoptest: list deliveries: %v", err)
+		}
+		out = append(out, p.Items...)
+		if p.NextToken == "" {
+			return out
+		}
+		in.NextToken = p.NextToken
+	}
+}

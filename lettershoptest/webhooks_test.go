@@ -1,0 +1,75 @@
+package lettershoptest_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/lettershoptest"
+)
+
+func TestReceiver(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	rcv := acct.NewReceiver()
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	created := rcv.WaitFor(lettershop.WebhookLetterCreated, id, 10*time.Second)
+	if created.Data.Object.Status != lettershop.StatusQueued {
+		t.Errorf("letter.created carries %s", created.Data.Object.Status)
+	}
+	acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
+	mailed := rcv.WaitFor(lettershop.WebhookLetterMailed, id, 10*time.Second)
+	if mailed.Data.Object.Status != lettershop.StatusMailed || !mailed.CreatedAt.After(created.CreatedAt) {
+		t.Errorf("letter.mailed %+v", mailed)
+	}
+	var types []lettershop.WebhookEventType
+	for _, e := range rcv.Events() {
+		types = append(types, e.Type)
+	}
+	want := []lettershop.WebhookEventType{lettershop.WebhookLetterCreated, lettershop.WebhookLetterReady,
+		lettershop.WebhookLetterInProduction, lettershop.WebhookLetterMailed}
+	if fmt.Sprint(types[:4]) != fmt.Sprint(want) {
+		t.Errorf("events %v, want %v first", types, want)
+	}
+}
+
+// A receiver that fails twice: WaitFor moves the account's clock through
+// the two backoffs, a minute and four, to the third attempt.
+func TestReceiverRetries(t *testing.T) {
+	svc := lettershoptest.NewService(t)
+	acct := svc.NewAccount()
+	rcv := acct.NewReceiver(lettershop.WebhookLetterCreated)
+	rcv.FailNext(2, http.StatusInternalServerError)
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	rcv.WaitFor(lettershop.WebhookLetterCreated, id, 10*time.Second)
+	if got, want := acct.Now(), lettershoptest.DefaultStart.Add(5*time.Minute); !got.Equal(want) {
+		t.Errorf("account clock %s, want %s: the two backoffs", got, want)
+	}
+	ds := rcv.Deliveries()
+	if len(ds) != 1 || ds[0].Attempt != 3 {
+		t.Fatalf("deliveries %+v", ds)
+	}
+}
+
+// Each account's webhooks get its own letters' events, on its own clock.
+func TestReceiversAreApart(t *testing.T) {
+	srv := lettershoptest.New(t)
+	for i := range 10 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			acct := srv.NewAccount()
+			rcv := acct.NewReceiver()
+			acct.Advance(time.Duration(i) * time.Hour)
+			id := sendWelcome(t, srv.Service(), acct.ID, fmt.Sprint("Person", i))
+			e := rcv.WaitFor(lettershop.WebhookLetterCreated, "", 10*time.Second)
+			if e.Data.Object.ID != id || !e.CreatedAt.Equal(lettershoptest.DefaultStart.Add(time.Duration(i)*time.Hour)) {
+				t.Errorf("event %s of %s at %s", e.Type, e.Data.Object.ID, e.CreatedAt)
+			}
+			if n := len(rcv.Events()); n != 1 {
+				t.Errorf("%d events, want this account's one", n)
+			}
+		})
+	}
+}
