@@ -306,10 +306,12 @@ func (d *deliverer) attempt(r storage.Delivery) {
 		d.free <- struct{}{}
 		d.wake()
 	}()
+	began := time.Now()
 	code, err := d.post(r)
 	if d.ctx.Err() != nil {
 		return // shut down: the lease passes, and the delivery is taken again
 	}
+	outcome := "succeeded"
 	now := d.s.now(r.Account)
 	r.LeasedUntil = time.Time{}
 	r.StatusCode = code
@@ -319,9 +321,13 @@ func (d *deliverer) attempt(r storage.Delivery) {
 	default:
 		r.Error = err.Error()
 		r.NextAttemptAt = now.Add(RetryDelay(r.Attempts))
+		outcome = "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
-			r.Status = storage.DeliveryFailed
+			r.Status, outcome = storage.DeliveryFailed, "failed"
 		}
+	}
+	if h := d.s.hooks.WebhookAttempt; h != nil {
+		h(outcome, time.Since(began))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()

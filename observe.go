@@ -29,6 +29,11 @@ type Hooks struct {
 	// sentinel errors of its contract (storage.ErrNotFound and the like) or
 	// a cancelled context; op is the method's name (GetLetter).
 	StoreError func(op string)
+	// WebhookAttempt is called when an attempt to post a webhook event has
+	// ended, with its outcome: "succeeded", "retry" (it failed and will be
+	// tried again) or "failed" (it failed, and the delivery is given up),
+	// and how long it took on the wall clock.
+	WebhookAttempt func(outcome string, d time.Duration)
 }
 
 // WithHooks sets the hooks the Service reports its work to, for example

@@ -26,16 +26,17 @@ import (
 type Metrics struct {
 	reg *prometheus.Registry
 
-	requests       *prometheus.CounterVec
-	duration       *prometheus.HistogramVec
-	lettersCreated *prometheus.CounterVec
-	letterStatus   *prometheus.CounterVec
-	replays        prometheus.Counter
-	idemConflicts  *prometheus.CounterVec
-	rateLimited    prometheus.Counter
-	renderSeconds  *prometheus.HistogramVec
-	renderCache    *prometheus.CounterVec
-	storeErrors    *prometheus.CounterVec
+	requests        *prometheus.CounterVec
+	duration        *prometheus.HistogramVec
+	lettersCreated  *prometheus.CounterVec
+	letterStatus    *prometheus.CounterVec
+	replays         prometheus.Counter
+	idemConflicts   *prometheus.CounterVec
+	rateLimited     prometheus.Counter
+	renderSeconds   *prometheus.HistogramVec
+	renderCache     *prometheus.CounterVec
+	storeErrors     *prometheus.CounterVec
+	webhookAttempts *prometheus.HistogramVec
 }
 
 // Label values bounded by the code, so a client cannot grow the series.
@@ -89,12 +90,17 @@ func NewMetrics() *Metrics {
 		Name: "lettershop_render_cache_requests_total",
 		Help: "Renders asked of the render cache, by result (hit, miss).",
 	}, []string{"result"})
+	m.webhookAttempts = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "lettershop_webhook_attempt_duration_seconds",
+		Help:    "Attempts to post a webhook event, by outcome (succeeded, retry, failed), and how long each took.",
+		Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"outcome"})
 	m.storeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "lettershop_store_errors_total",
 		Help: "Store calls that failed other than as their contract allows (not found, conflict, ...), by store method.",
 	}, []string{"op"})
 	for _, c := range []prometheus.Collector{m.requests, m.duration, m.lettersCreated, m.letterStatus, m.replays,
-		m.idemConflicts, m.rateLimited, m.renderSeconds, m.renderCache, m.storeErrors} {
+		m.idemConflicts, m.rateLimited, m.renderSeconds, m.renderCache, m.storeErrors, m.webhookAttempts} {
 		f(c)
 	}
 	// Series that exist from the start read 0 rather than missing, so a
@@ -107,6 +113,9 @@ func NewMetrics() *Metrics {
 	}
 	for _, r := range []string{"hit", "miss"} {
 		m.renderCache.WithLabelValues(r)
+	}
+	for _, o := range []string{"succeeded", "retry", "failed"} {
+		m.webhookAttempts.WithLabelValues(o)
 	}
 	return m
 }
@@ -136,6 +145,9 @@ func (m *Metrics) Hooks() lettershop.Hooks {
 			m.renderSeconds.WithLabelValues(result).Observe(d.Seconds())
 		},
 		StoreError: func(op string) { m.storeErrors.WithLabelValues(op).Inc() },
+		WebhookAttempt: func(outcome string, d time.Duration) {
+			m.webhookAttempts.WithLabelValues(outcome).Observe(d.Seconds())
+		},
 	}
 }
 

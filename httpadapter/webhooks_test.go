@@ -201,3 +201,26 @@ func TestWebhookScopes(t *testing.T) {
 	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: `{"url":"https://example.com"}`, Header: hdr("X-Api-Key", "full")}).
 		wantStatus(t, http.StatusCreated)
 }
+
+// Webhook attempts are counted by outcome.
+func TestWebhookMetrics(t *testing.T) {
+	ts, _ := newMetricsServer(t)
+	sink := newHookSink(t)
+	sink.fail = true
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": sink.URL, "events": []string{"letter.created"}}}).
+		wantStatus(t, http.StatusCreated)
+	assetID, _ := ts.createAsset(t, keyA)
+	ts.createLetter(t, keyA, assetID)
+	sink.wait(t, 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for value(ts.scrape(t), "lettershop_webhook_attempt_duration_seconds", "outcome", "retry") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the failed attempt was not counted")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	fams := ts.scrape(t)
+	if got := value(fams, "lettershop_webhook_attempt_duration_seconds", "outcome", "succeeded"); got != 0 {
+		t.Errorf("succeeded %v, want 0", got)
+	}
+}

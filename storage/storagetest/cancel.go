@@ -129,6 +129,47 @@ var cancelTests = []test{
 		wantCanceled(t, err)
 		f.wantInFlight(t, "s", "k", "tok-1", t0)
 	}},
+	{"WriteWebhook", func(t *testing.T, f *fixture) {
+		w := f.webhook(acctA)
+		_, err := f.s.WriteWebhook(cancelled(f), w, nil)
+		wantCanceled(t, err)
+		_, err = f.s.GetWebhook(f.ctx, acctA, w.ID)
+		wantErr(t, "GetWebhook", err, storage.ErrNotFound)
+	}},
+	{"GetWebhook and ListWebhooks", func(t *testing.T, f *fixture) {
+		w := f.createWebhook(t, f.webhook(acctA))
+		_, err := f.s.GetWebhook(cancelled(f), acctA, w.ID)
+		wantCanceled(t, err)
+		_, err = f.s.ListWebhooks(cancelled(f), storage.WebhookQuery{Account: acctA, Limit: 10})
+		wantCanceled(t, err)
+	}},
+	{"DeleteWebhook", func(t *testing.T, f *fixture) {
+		w := f.createWebhook(t, f.webhook(acctA))
+		wantCanceled(t, f.s.DeleteWebhook(cancelled(f), acctA, w.ID, w.Revision, nil))
+		_, err := f.s.GetWebhook(f.ctx, acctA, w.ID)
+		must(t, "GetWebhook", err)
+	}},
+	{"deliveries", func(t *testing.T, f *fixture) {
+		w := f.createWebhook(t, f.webhook(acctA))
+		f.notifiedLetter(t, acctA, "letter.created")
+		d := f.deliveries(t, w)[0]
+		_, err := f.s.GetDelivery(cancelled(f), acctA, w.ID, d.ID)
+		wantCanceled(t, err)
+		_, err = f.s.ListDeliveries(cancelled(f), storage.DeliveryQuery{Account: acctA, WebhookID: w.ID, Limit: 10})
+		wantCanceled(t, err)
+		u := d
+		u.Status = storage.DeliveryFailed
+		_, err = f.s.UpdateDelivery(cancelled(f), u, nil)
+		wantCanceled(t, err)
+		called := false
+		_, err = f.s.ProcessDueDeliveries(cancelled(f), storage.DeliveryDueQuery{DueQuery: storage.DueQuery{Now: t0, Limit: 10}, Leased: t0},
+			func(*storage.Delivery) error { called = true; return nil })
+		wantCanceled(t, err)
+		if called {
+			t.Error("fn was called")
+		}
+		diff(t, "delivery after cancelled calls", []storage.Delivery{d}, f.deliveries(t, w))
+	}},
 }
 
 func cancelled(f *fixture) context.Context {
