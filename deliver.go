@@ -32,9 +32,10 @@ import (
 // another takes it up: a receiver may see an event twice (its id tells),
 // never none.
 //
-// The loop runs when something may have fallen due: a letter change (once
-// this Service knows of webhooks), a clock moved, an outcome recorded; and,
-// on a real clock, every second, for the changes other servers make.
+// The loop runs when something may have fallen due: a letter change (on a
+// real clock once this Service knows of webhooks), a clock moved, an
+// outcome recorded; and, on a real clock, every second, for the changes
+// other servers make.
 
 // Defaults of the deliverer.
 const (
@@ -176,9 +177,11 @@ func (d *deliverer) wake() {
 	}
 }
 
-// changed is called after a write of letter changes.
+// changed is called after a write of letter changes. On a test clock it
+// always wakes the loop: a Service started over a store that holds
+// webhooks has no poll to find them by.
 func (d *deliverer) changed() {
-	if d.active.Load() {
+	if d.active.Load() || d.s.life.mock {
 		d.wake()
 	}
 }

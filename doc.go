@@ -86,7 +86,7 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, openapi
-//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter
+//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)

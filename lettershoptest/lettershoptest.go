@@ -14,6 +14,10 @@
 // New starts a server and stops it when the test ends; NewService does the
 // same without HTTP, for tests that use the library directly.
 //
+// Webhooks: Account.NewReceiver starts a local receiver with a webhook of
+// the account posting to it, which checks every signature; its WaitFor
+// waits for an event, moving the account's clock to retries.
+//
 // Time: every Server (and every Service from NewService) has a virtual
 // clock, a clock.Mock that starts at DefaultStart and moves only when the
 // test moves it, and every account has a clock of its own on top of it:
