@@ -318,10 +318,9 @@ func (d *deliverer) attempt(r storage.Delivery) {
 	now := d.s.now(r.Account)
 	r.LeasedUntil = time.Time{}
 	r.StatusCode = code
-	switch {
-	case err == nil:
+	if err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
-	default:
+	} else {
 		r.Error = err.Error()
 		r.NextAttemptAt = now.Add(RetryDelay(r.Attempts))
 		outcome = "retry"

@@ -427,9 +427,9 @@ func TestWebhookOtherAccounts(t *testing.T) {
 	wantCode(t, err, lettershop.CodeNotFound)
 	e.createLetterIn(t, other)
 	mine := e.createLetterIn(t, acct)
-	got := rcv.waitReceived(t, 1)
+	rcv.waitReceived(t, 1)
 	time.Sleep(20 * time.Millisecond)
-	if got = rcv.received(); len(got) != 1 || got[0].event.Data.Object.ID != mine.ID {
+	if got := rcv.received(); len(got) != 1 || got[0].event.Data.Object.ID != mine.ID {
 		t.Errorf("requests %d, want only this account's letter's", len(got))
 	}
 }
