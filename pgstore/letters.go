@@ -107,25 +107,29 @@ const createLetterCompletingSQL = `WITH c AS (
 	INSERT INTO letters (` + letterColumns + `)
 	SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c)`
 
-// createNotifyingSQL and createNotifyingCompletingSQL are the two above for
-// a letter with notices, which makes their deliveries in the same
-// statement (insertDeliveriesSQL, after the letter's arguments and the
-// claim's) and answers how many letters it inserted.
-var (
-	createNotifyingSQL = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
+// createNotifyingSQL is insertLetterSQL and createLetterCompletingSQL for a
+// letter with notices, which makes their deliveries in the same statement
+// (insertDeliveriesSQL, after the letter's arguments and the claim's) and
+// answers how many letters it inserted: [completing][one notice].
+var createNotifyingSQL [2][2]string
+
+func init() {
+	for _, one := range []bool{false, true} {
+		createNotifyingSQL[0][b2i(one)] = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 10) + `)
+	d AS (` + insertDeliveriesSQL("l", 10, one) + `)
 	SELECT count(*) FROM l`
-	createNotifyingCompletingSQL = `WITH c AS (
+		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
 		UPDATE idempotency SET done = true, result = $13
 		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
 		RETURNING 1
 	),
 	l AS (INSERT INTO letters (` + letterColumns + `)
 		SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 14) + `)
+	d AS (` + insertDeliveriesSQL("l", 14, one) + `)
 	SELECT count(*) FROM l`
-)
+	}
+}
 
 // CreateLetter implements storage.Storage.
 func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
@@ -146,12 +150,12 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		tag, err = s.pool.Exec(ctx, query, args...)
 		inserted = tag.RowsAffected()
 	} else {
-		query = createNotifyingSQL
-		if c != nil {
-			query = createNotifyingCompletingSQL
-		}
-		var n []any
-		if n, err = noticeArgs(l.Notices); err == nil {
+		var (
+			n   []any
+			one bool
+		)
+		if n, one, err = noticeArgs(l.Notices); err == nil {
+			query = createNotifyingSQL[b2i(c != nil)][b2i(one)]
 			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted)
 		}
 	}
@@ -300,9 +304,12 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	out := l
-	var notify []any
+	var (
+		notify     []any
+		notifyStmt string
+	)
 	if len(l.Notices) > 0 {
-		if notify, err = notifyArgs(&l); err != nil {
+		if notifyStmt, notify, err = notifyQuery(&l); err != nil {
 			return storage.Letter{}, fail(ctx, op, err)
 		}
 	}
@@ -312,7 +319,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
 		if err == nil && notify != nil {
-			_, err = q.Exec(ctx, notifySQL, notify...)
+			_, err = q.Exec(ctx, notifyStmt, notify...)
 		}
 		return err
 	}
@@ -422,11 +429,11 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 			batch.Queue(updateLetterSQL, updateLetterArgs(&l, meta, data)...)
 			written++
 			if len(l.Notices) > 0 {
-				notify, err := notifyArgs(&l)
+				sql, args, err := notifyQuery(&l)
 				if err != nil {
 					return fmt.Errorf("letter %s: %w", l.ID, err)
 				}
-				batch.Queue(notifySQL, notify...)
+				batch.Queue(sql, args...)
 			}
 		}
 		if batch.Len() > 0 {
