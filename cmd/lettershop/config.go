@@ -112,11 +112,12 @@ const usageHead = `lettershop serves the letter mailing API on a local address.
 
 Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
-             [--rate-limit N/DURATION | 0] [--test-clock] [--base-url URL]
+             [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock]] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
              [--log-level debug|info|warn|error] [--log-format text|json]
              [--metrics-addr off | HOST:PORT]
+             [--webhook-hosts HOST,HOST...] [--webhook-timeout DURATION]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -179,7 +180,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return nil
 	})
 	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", lettershop.DefaultWebhookTimeout,
-		"the `DURATION` a webhook attempt waits for an answer before it counts as failed (LETTERSHOP_WEBHOOK_TIMEOUT)")
+		"the `DURATION` a webhook attempt waits for an answer before it counts as failed\n"+
+			"(LETTERSHOP_WEBHOOK_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
