@@ -109,3 +109,43 @@ func ExampleWithIdempotencyKey() {
 	// true
 	// idempotency mismatch
 }
+
+// A function of the process takes the account's letter events, each
+// letter's in order, as a webhook would be posted them; moving the
+// account's clock moves the letter, and so makes events.
+func ExampleService_SubscribeFunc() {
+	ctx := context.Background()
+	svc := newExampleService()
+	defer svc.Close()
+
+	events := make(chan string, 16)
+	_, err := svc.SubscribeFunc(ctx, "acct_1", []lettershop.WebhookEventType{lettershop.WebhookLetterCreated, lettershop.WebhookLetterMailed},
+		func(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
+			events <- fmt.Sprintf("%s %s %s", e.Type, e.Data.Object.Status, e.CreatedAt.Format(time.RFC3339))
+			return nil
+		})
+	if err != nil {
+		panic(err)
+	}
+	asset, _ := svc.CreateAsset(ctx, "acct_1", lettershop.CreateAssetInput{Name: "Notice"})
+	_, _ = svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Your order has shipped.</p>"}, Publish: true,
+	})
+	_, err = svc.CreateLetter(ctx, "acct_1", lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+		Recipient: &lettershop.PartyInput{Organization: "Globex", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+		Content:   &lettershop.LetterContent{Type: lettershop.LetterContentAsset, AssetID: asset.ID},
+		UseType:   lettershop.UseTransactional,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+	if _, err := svc.AdvanceAccountClock(ctx, "acct_1", 7*24*time.Hour); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+	// Output:
+	// letter.created queued 2026-03-02T15:00:00Z
+	// letter.mailed mailed 2026-03-04T21:00:00Z
+}
