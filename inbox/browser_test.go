@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,12 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	ctx := newBrowser(t)
 	e := newEnv(t)
+	rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(rcv.Close)
+	if _, err := e.svc.CreateWebhook(e.ctx, e.account, lettershop.CreateWebhookInput{URL: rcv.URL + "/hooks", Description: "order desk",
+		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated, lettershop.WebhookLetterMailed}}); err != nil {
+		t.Fatal(err)
+	}
 	a := e.template()
 	// A letter from before, so the table has more than one row.
 	otto := e.letter(a, func(in *lettershop.CreateLetterInput) {
@@ -235,6 +242,17 @@ func TestBrowserJourney(t *testing.T) {
 	)
 	if source := get(t, ctx, chromedp.Text(chromedp.ID("source"))); !strings.Contains(source, `<p class="fine">A &amp; B</p>`) {
 		t.Errorf("the template's source shows as %q", source)
+	}
+
+	do(t, ctx, "webhooks",
+		chromedp.Navigate(e.srv.URL+"/inbox/webhooks"),
+		chromedp.WaitVisible(chromedp.CSS("table")),
+		chromedp.Click(chromedp.Search(`//a[starts-with(@href,"/inbox/webhooks/wh_")]`)),
+		chromedp.WaitVisible(chromedp.ID("deliveries")),
+		screenshot("10-webhook"),
+	)
+	if rows := get(t, ctx, chromedp.Text(chromedp.ID("deliveries"))); !strings.Contains(rows, "letter.mailed") || !strings.Contains(rows, "letter.created") {
+		t.Errorf("the deliveries table shows %q", rows)
 	}
 }
 

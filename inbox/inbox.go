@@ -147,6 +147,9 @@ func (h *handler) routes() {
 	h.mux.HandleFunc("GET /assets/{id}", h.authed(httpadapter.ScopeAssetsRead, h.asset))
 	h.mux.HandleFunc("GET /assets/{id}/versions/{vid}", h.authed(httpadapter.ScopeAssetsRead, h.version))
 	h.mux.HandleFunc("GET /assets/{id}/versions/{vid}/content", h.authed(httpadapter.ScopeAssetsRead, h.versionContent))
+	h.mux.HandleFunc("GET /webhooks", h.authed(httpadapter.ScopeWebhooksRead, h.webhooks))
+	h.mux.HandleFunc("GET /webhooks/{id}", h.authed(httpadapter.ScopeWebhooksRead, h.webhook))
+	h.mux.HandleFunc("POST /webhooks/{id}/deliveries/{did}/retry", h.action(httpadapter.ScopeWebhooksWrite, h.retry))
 	h.mux.HandleFunc("/", h.notFound)
 }
 

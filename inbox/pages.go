@@ -61,6 +61,7 @@ var notices = map[string]string{
 	"canceled": "The letter is canceled.",
 	"moved":    "The letter was moved on.",
 	"advanced": "The clock was advanced; every letter due has moved.",
+	"retried":  "The delivery will be attempted again now.",
 }
 
 // render writes the named page, buffered so a template error is a clean 500.
