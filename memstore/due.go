@@ -154,6 +154,11 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, q storage.DueQuery
 	if err := fn(&l); err != nil {
 		return false, err
 	}
+	// What fn left is the store's to keep as it is, but a document with a
+	// form to keep is kept in that form, as one written by UpdateLetter.
+	if k, ok := l.Doc.(storage.Keeper); ok {
+		l.Doc = k.KeepDocument()
+	}
 	if !slices.Equal(l.Metadata, r.l.Metadata) {
 		l.Metadata = internMetadata(l.Metadata)
 	} else {

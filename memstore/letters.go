@@ -18,10 +18,11 @@ type letterRec struct {
 
 func letterLess(a, b *letterRec) bool { return a.l.ID < b.l.ID }
 
-// storedLetter returns the store's own copy of l, its metadata interned.
+// storedLetter returns the store's own copy of l, its metadata interned
+// and its document in the form to keep.
 func storedLetter(l storage.Letter) storage.Letter {
 	l.Metadata = internMetadata(l.Metadata)
-	l.Doc = storage.CloneDocument(l.Doc)
+	l.Doc = storage.KeepDocument(l.Doc)
 	return l
 }
 
