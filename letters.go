@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/usps"
@@ -369,27 +371,94 @@ func (s *Service) GetLetter(ctx context.Context, account, id string) (*Letter, e
 }
 
 func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, error) {
+	rec, err := s.readLetter(ctx, account, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.shownLetter(rec, s.now(account))
+}
+
+// readLetter reads a stored letter of the account.
+func (s *Service) readLetter(ctx context.Context, account, id string) (storage.Letter, error) {
 	if !ValidID(letterPrefix, id) {
-		return nil, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
+		return storage.Letter{}, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
 	}
 	rec, err := s.store.GetLetter(ctx, account, id)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, notFound("letter", id)
+		return storage.Letter{}, notFound("letter", id)
 	}
 	if err != nil {
-		return nil, storeErr("get letter", err)
+		return storage.Letter{}, storeErr("get letter", err)
 	}
+	return rec, nil
+}
+
+// shownLetter is the stored letter as a fetch at now shows it: with the
+// steps due by now taken, though a run has not yet stored them.
+func (s *Service) shownLetter(rec storage.Letter, now time.Time) (*Letter, error) {
 	l, err := letterFromRecord(rec)
 	if err != nil {
 		return nil, internal("get letter", err)
 	}
-	s.life.settle(l, s.now(account))
+	s.life.settle(l, now)
 	s.setURL(l)
 	return l, nil
 }
 
+// AppendLetterJSON appends to dst the letter GetLetter returns, encoded as
+// its MarshalJSON encodes it, and returns the extended slice. The encoding
+// of a letter read before at the same stored revision is reused.
+func (s *Service) AppendLetterJSON(ctx context.Context, dst []byte, account, id string) ([]byte, error) {
+	if err := s.life.catchUp(ctx, account); err != nil {
+		return dst, err
+	}
+	rec, err := s.readLetter(ctx, account, id)
+	if err != nil {
+		return dst, err
+	}
+	now := s.now(account)
+	// A letter due by now is shown with steps not yet stored: it is not
+	// the stored revision, and is encoded afresh.
+	stored := rec.DueAt.IsZero() || rec.DueAt.After(now)
+	if stored {
+		if data, ok := s.letterJSON.get(&rec, false); ok {
+			return append(dst, data...), nil
+		}
+	}
+	l, err := s.shownLetter(rec, now)
+	if err != nil {
+		return dst, err
+	}
+	data, err := l.MarshalJSON()
+	if err != nil {
+		return dst, internal("encode letter", err)
+	}
+	if stored {
+		s.letterJSON.put(&rec, false, data)
+	}
+	return append(dst, data...), nil
+}
+
 // ListLetters returns a page of the account's letters, newest first.
 func (s *Service) ListLetters(ctx context.Context, account string, in ListLettersInput) (Page[*Letter], error) {
+	recs, c, err := s.listLetters(ctx, account, in)
+	if err != nil {
+		return Page[*Letter]{}, err
+	}
+	items := make([]*Letter, 0, len(recs))
+	for _, r := range recs {
+		l, err := s.listedLetter(r, in.IncludeCassDetails)
+		if err != nil {
+			return Page[*Letter]{}, err
+		}
+		items = append(items, l)
+	}
+	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
+}
+
+// listLetters reads the stored letters of the page in asks for, and one
+// more when there are more: closePage makes the page of them.
+func (s *Service) listLetters(ctx context.Context, account string, in ListLettersInput) ([]storage.Letter, cursor, error) {
 	f := fieldErrors{}
 	if in.Status != "" && !slices.Contains(letterStatuses, in.Status) {
 		f.add("status", "must be one of %s", joinEnum(letterStatuses))
@@ -400,10 +469,10 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 	}
 	c := s.openPage(in.PageRequest, pageScope(account, "letters", scope...), f)
 	if err := f.err(); err != nil {
-		return Page[*Letter]{}, err
+		return nil, c, err
 	}
 	if err := s.life.catchUp(ctx, account); err != nil {
-		return Page[*Letter]{}, err
+		return nil, c, err
 	}
 	recs, err := s.store.ListLetters(ctx, storage.LetterQuery{
 		Account:    account,
@@ -414,23 +483,70 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 		Limit:      c.limit + 1,
 	})
 	if err != nil {
-		return Page[*Letter]{}, storeErr("list letters", err)
+		return nil, c, storeErr("list letters", err)
 	}
-	items := make([]*Letter, 0, len(recs))
-	for _, r := range recs {
-		l, err := letterFromRecord(r)
+	return recs, c, nil
+}
+
+// listedLetter is a stored letter as a list shows it.
+func (s *Service) listedLetter(r storage.Letter, cassDetails bool) (*Letter, error) {
+	l, err := letterFromRecord(r)
+	if err != nil {
+		return nil, internal("list letters", err)
+	}
+	s.setURL(l)
+	if !cassDetails {
+		l.Sender.withoutCassDetails()
+		l.Recipient.withoutCassDetails()
+		l.cassLeftOut = true
+	}
+	return l, nil
+}
+
+// AppendLetterPageJSON appends to dst the page ListLetters returns, encoded
+// as encoding/json encodes the Page (each letter as its MarshalJSON
+// encodes it), and returns the extended slice. The encodings of letters
+// read before at the same stored revisions are reused: a page is then
+// mostly copied.
+func (s *Service) AppendLetterPageJSON(ctx context.Context, dst []byte, account string, in ListLettersInput) ([]byte, error) {
+	recs, c, err := s.listLetters(ctx, account, in)
+	if err != nil {
+		return dst, err
+	}
+	cassLeftOut := !in.IncludeCassDetails
+	n := min(len(recs), c.limit)
+	dst = append(dst, `{"items":[`...)
+	for i := range recs[:n] {
+		r := &recs[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if data, ok := s.letterJSON.get(r, cassLeftOut); ok {
+			dst = append(dst, data...)
+			continue
+		}
+		l, err := s.listedLetter(*r, in.IncludeCassDetails)
 		if err != nil {
-			return Page[*Letter]{}, internal("list letters", err)
+			return dst, err
 		}
-		s.setURL(l)
-		if !in.IncludeCassDetails {
-			l.Sender.withoutCassDetails()
-			l.Recipient.withoutCassDetails()
-			l.cassLeftOut = true
+		data, err := l.MarshalJSON()
+		if err != nil {
+			return dst, internal("encode letter", err)
 		}
-		items = append(items, l)
+		s.letterJSON.put(r, cassLeftOut, data)
+		dst = append(dst, data...)
 	}
-	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
+	dst = append(dst, ']')
+	// As closePage continues the page.
+	if len(recs) > c.limit {
+		tok, err := gojson.Marshal(s.signToken(c.scope, recs[c.limit-1].ID))
+		if err != nil {
+			return dst, internal("encode page", err)
+		}
+		dst = append(dst, `,"nextToken":`...)
+		dst = append(dst, tok...)
+	}
+	return append(dst, '}'), nil
 }
 
 // UpdateLetter changes a letter as in says. A change to what is mailed

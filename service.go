@@ -43,6 +43,9 @@ type Service struct {
 	// render is the rendering and download-link state (render.go).
 	render renderState
 
+	// letterJSON keeps the encodings of letters read (letters_cache.go).
+	letterJSON *letterJSONCache
+
 	purgeMu   sync.Mutex
 	lastPurge time.Time
 
@@ -109,13 +112,14 @@ func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:     store,
-		clock:     clock.New(),
-		logger:    slog.New(slog.DiscardHandler),
-		entropy:   rand.Reader,
-		lease:     DefaultIdempotencyLease,
-		idemCap:   DefaultIdempotencyCap,
-		trimCount: map[string]int{},
+		store:      store,
+		clock:      clock.New(),
+		logger:     slog.New(slog.DiscardHandler),
+		entropy:    rand.Reader,
+		lease:      DefaultIdempotencyLease,
+		idemCap:    DefaultIdempotencyCap,
+		trimCount:  map[string]int{},
+		letterJSON: newLetterJSONCache(),
 	}
 	for _, o := range opts {
 		o(s)

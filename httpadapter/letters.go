@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
@@ -38,12 +39,14 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.svc.ListLetters(r.Context(), c.account, in)
+	b := bufferPool.Get().(*bytes.Buffer)
+	data, err := h.svc.AppendLetterPageJSON(r.Context(), b.AvailableBuffer(), c.account, in)
 	if err != nil {
+		putBuffer(b)
 		h.fail(w, r, err)
 		return
 	}
-	writeLetterPage(w, page)
+	writeEncoded(w, b, data)
 }
 
 func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {
@@ -71,12 +74,14 @@ func (h *handler) getLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	l, err := h.svc.GetLetter(r.Context(), c.account, id.value)
+	b := bufferPool.Get().(*bytes.Buffer)
+	data, err := h.svc.AppendLetterJSON(r.Context(), b.AvailableBuffer(), c.account, id.value)
 	if err != nil {
+		putBuffer(b)
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, l)
+	writeEncoded(w, b, data)
 }
 
 func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) {

@@ -1,0 +1,137 @@
+package lettershop
+
+import (
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// A letter is read far more often than it changes, and encoding one is most
+// of what a read costs: a page of 100 letters is 100 encodings of about
+// 2.7 KB each. So the Service keeps the encodings it made last, each under
+// the stored revision it was made from: a stored letter does not change
+// without its revision going up, so an encoding found under the letter's id
+// and its revision is the letter as stored. The cache is bounded in bytes,
+// not by the letters stored, so it adds nothing per stored letter; it is
+// filled by reads only, so a store filled by creates does not fill it.
+
+// jsonCacheBytes bounds the encodings kept: about 12,000 letters of a
+// few events each.
+const jsonCacheBytes = 32 << 20
+
+// jsonShards spreads the cache over locks of its own, so concurrent reads
+// of a page rarely wait for each other.
+const jsonShards = 16
+
+// letterJSONCache holds letters' encodings, as letterJSON describes.
+type letterJSONCache struct {
+	seed   maphash.Seed
+	shards [jsonShards]jsonShard
+}
+
+// jsonKey names one encoding: the letter at one stored revision, as a
+// fetch shows it or as a list without CASS details does.
+type jsonKey struct {
+	id          string
+	revision    int64
+	cassLeftOut bool
+}
+
+// jsonEntry is one encoding, with the facts of the record it was made
+// from that a check against the record read costs nothing to compare: a
+// store that lost its contents under a running Service (a database made
+// anew) could give an id and revision a second meaning, and then these
+// differ.
+type jsonEntry struct {
+	key      jsonKey
+	status   string
+	modified time.Time
+	data     []byte
+	// prev and next link the shard's entries, most recently used first.
+	prev, next *jsonEntry
+}
+
+// jsonShard is a part of the cache, evicting the entry least recently
+// used.
+type jsonShard struct {
+	mu    sync.Mutex
+	byKey map[jsonKey]*jsonEntry
+	// head is the ring's sentinel: head.next is the most recently used
+	// entry, head.prev the least.
+	head  jsonEntry
+	bytes int
+}
+
+func newLetterJSONCache() *letterJSONCache {
+	c := &letterJSONCache{seed: maphash.MakeSeed()}
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.byKey = make(map[jsonKey]*jsonEntry)
+		sh.head.prev, sh.head.next = &sh.head, &sh.head
+	}
+	return c
+}
+
+func (c *letterJSONCache) shard(id string) *jsonShard {
+	return &c.shards[maphash.String(c.seed, id)%jsonShards]
+}
+
+// get returns the encoding of r kept, if any. The bytes are the cache's:
+// the caller copies them and does not change them.
+func (c *letterJSONCache) get(r *storage.Letter, cassLeftOut bool) ([]byte, bool) {
+	k := jsonKey{r.ID, r.Revision, cassLeftOut}
+	sh := c.shard(r.ID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e, ok := sh.byKey[k]
+	if !ok || e.status != r.Status || !e.modified.Equal(r.ModifiedAt) {
+		return nil, false
+	}
+	sh.unlink(e)
+	sh.pushFront(e)
+	return e.data, true
+}
+
+// put keeps data as the encoding of r. data is the cache's from then on.
+func (c *letterJSONCache) put(r *storage.Letter, cassLeftOut bool, data []byte) {
+	e := &jsonEntry{key: jsonKey{r.ID, r.Revision, cassLeftOut}, status: r.Status, modified: r.ModifiedAt, data: data}
+	if e.size() > jsonCacheBytes/jsonShards/8 {
+		return // a letter of very many events: rare, and it would crowd out others
+	}
+	sh := c.shard(r.ID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if old, ok := sh.byKey[e.key]; ok {
+		sh.remove(old)
+	}
+	for sh.bytes+e.size() > jsonCacheBytes/jsonShards {
+		sh.remove(sh.head.prev)
+	}
+	sh.byKey[e.key] = e
+	sh.pushFront(e)
+	sh.bytes += e.size()
+}
+
+// jsonEntryOverhead is what an entry costs besides its bytes and id: the
+// entry and its map slot.
+const jsonEntryOverhead = 160
+
+func (e *jsonEntry) size() int { return len(e.data) + len(e.key.id) + jsonEntryOverhead }
+
+func (sh *jsonShard) unlink(e *jsonEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+}
+
+func (sh *jsonShard) pushFront(e *jsonEntry) {
+	e.prev, e.next = &sh.head, sh.head.next
+	sh.head.next.prev = e
+	sh.head.next = e
+}
+
+func (sh *jsonShard) remove(e *jsonEntry) {
+	sh.unlink(e)
+	delete(sh.byKey, e.key)
+	sh.bytes -= e.size()
+}
