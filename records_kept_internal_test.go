@@ -59,7 +59,9 @@ func (f *filler) fill(v reflect.Value) {
 			return
 		}
 		for i := range v.NumField() {
-			f.fill(v.Field(i))
+			if v.Field(i).CanSet() {
+				f.fill(v.Field(i))
+			}
 		}
 	default:
 		panic("fill: no case for " + v.Kind().String())
