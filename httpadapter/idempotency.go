@@ -93,20 +93,35 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		return
 	}
 	ctx := r.Context()
+	key := r.Header.Get(headerIdempotencyKey)
+	// Without a key nothing is stored: the response is kept as it is
+	// rather than written out in the stored form and read back.
+	var unstored *response
 	encode := func(v any, err error) ([]byte, bool) {
-		if err != nil {
-			if isInternal(err) {
-				return nil, false
-			}
-			return problemResponse(ctx, err).marshal(), true
+		var resp response
+		switch {
+		case err != nil && isInternal(err):
+			return nil, false
+		case err != nil:
+			resp = problemResponse(ctx, err)
+		default:
+			resp = m.ok(v)
 		}
-		return m.ok(v).marshal(), true
+		if key == "" {
+			unstored = &resp
+			return nil, true
+		}
+		return resp.marshal(), true
+	}
+	var fingerprint string
+	if key != "" {
+		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body)
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
 		Scope:       "apikey:" + c.keyHash,
 		Account:     c.account,
-		Key:         r.Header.Get(headerIdempotencyKey),
-		Fingerprint: lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body),
+		Key:         key,
+		Fingerprint: fingerprint,
 		Encode:      encode,
 	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
 	h.cfg.metrics.idempotency(res.Replayed, err)
@@ -114,8 +129,10 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		h.fail(w, r, err)
 		return
 	}
-	resp, err := parseResponse(res.Data)
-	if err != nil {
+	var resp response
+	if unstored != nil && !res.Replayed {
+		resp = *unstored
+	} else if resp, err = parseResponse(res.Data); err != nil {
 		h.fail(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err})
 		return
 	}

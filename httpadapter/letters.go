@@ -61,7 +61,7 @@ func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) 
 		},
 		ok: func(v any) response {
 			l := v.(*lettershop.Letter)
-			resp := jsonResponse(http.StatusCreated, l)
+			resp := letterResponse(http.StatusCreated, l)
 			resp.location = c.base + "/letters/" + l.ID
 			return resp
 		},
@@ -98,7 +98,7 @@ func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) 
 			}
 			return h.svc.UpdateLetter(ctx, c.account, id.value, in)
 		},
-		ok: func(v any) response { return jsonResponse(http.StatusOK, v.(*lettershop.Letter)) },
+		ok: func(v any) response { return letterResponse(http.StatusOK, v.(*lettershop.Letter)) },
 	})
 }
 
