@@ -103,7 +103,7 @@ func nullable(s string) *string {
 // MarshalJSON writes the letter as the API shows it: every field, null
 // where there is no value.
 func (l Letter) MarshalJSON() ([]byte, error) {
-	b, err := l.appendJSON(make([]byte, 0, 3072))
+	b, err := l.appendJSON(make([]byte, 0, letterJSONSize))
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,9 @@ func (m metaList) pairs() []storage.Metadata {
 	if m == (metaList{}) {
 		return nil
 	}
-	var out []storage.Metadata
+	n := 0
+	m.each(func(string, string) bool { n++; return true })
+	out := make([]storage.Metadata, 0, n)
 	m.each(func(k, v string) bool {
 		out = append(out, storage.Metadata{Key: k, Value: v})
 		return true
