@@ -906,9 +906,9 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 		if !parts {
 			f.add(path+".address.lastLine", "lastLine can not be empty (or give city, state and zipCode)")
 		} else {
-			for name, v := range map[string]string{"city": a.City, "state": a.State, "zipCode": a.ZipCode} {
-				if strings.TrimSpace(v) == "" {
-					f.add(path+".address."+name, "%s can not be empty when the last line is given in parts", name)
+			for _, part := range [...]struct{ name, v string }{{"city", a.City}, {"state", a.State}, {"zipCode", a.ZipCode}} {
+				if strings.TrimSpace(part.v) == "" {
+					f.add(path+".address."+part.name, "%s can not be empty when the last line is given in parts", part.name)
 				}
 			}
 			// The parts make the lastLine the letter shows, which must
@@ -918,19 +918,19 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 			}
 		}
 	}
-	for name, v := range map[string]string{
-		"addressLine1": a.AddressLine1, "addressLine2": a.AddressLine2, "lastLine": a.LastLine,
-		"city": a.City, "urbanization": a.Urbanization,
+	for _, fv := range [...]struct{ name, v string }{
+		{".address.addressLine1", a.AddressLine1}, {".address.addressLine2", a.AddressLine2},
+		{".address.lastLine", a.LastLine}, {".address.city", a.City}, {".address.urbanization", a.Urbanization},
 	} {
-		maxLen(f, path+".address."+name, v, maxAddressLine)
+		maxLenAt(f, path, fv.name, fv.v, maxAddressLine)
 	}
-	maxLen(f, path+".address.state", a.State, 2)
-	maxLen(f, path+".address.zipCode", a.ZipCode, 5)
-	maxLen(f, path+".address.plus4Code", a.Plus4Code, 4)
+	maxLenAt(f, path, ".address.state", a.State, 2)
+	maxLenAt(f, path, ".address.zipCode", a.ZipCode, 5)
+	maxLenAt(f, path, ".address.plus4Code", a.Plus4Code, 4)
 	if p.Individual == nil && strings.TrimSpace(p.Organization) == "" {
 		f.add(path+".individual", "give individual or organization (or both)")
 	}
-	maxLen(f, path+".organization", p.Organization, maxNameField)
+	maxLenAt(f, path, ".organization", p.Organization, maxNameField)
 	if ind := p.Individual; ind != nil {
 		if strings.TrimSpace(ind.FullName) == "" {
 			if strings.TrimSpace(ind.FirstName) == "" {
@@ -940,17 +940,18 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 				f.add(path+".individual.lastName", "lastName can not be empty")
 			}
 		}
-		for name, v := range map[string]string{
-			"fullName": ind.FullName, "prefix": ind.Prefix, "firstName": ind.FirstName, "middleName": ind.MiddleName,
-			"lastName": ind.LastName, "postfix": ind.Postfix, "title": ind.Title,
+		for _, fv := range [...]struct{ name, v string }{
+			{".individual.fullName", ind.FullName}, {".individual.prefix", ind.Prefix},
+			{".individual.firstName", ind.FirstName}, {".individual.middleName", ind.MiddleName},
+			{".individual.lastName", ind.LastName}, {".individual.postfix", ind.Postfix}, {".individual.title", ind.Title},
 		} {
-			maxLen(f, path+".individual."+name, v, maxNameField)
+			maxLenAt(f, path, fv.name, fv.v, maxNameField)
 		}
 	}
 	if p.NonAddressData != "" && role == RoleSender {
 		f.add(path+".nonAddressData", "only a recipient has nonAddressData")
 	}
-	maxLen(f, path+".nonAddressData", p.NonAddressData, maxFreeText)
+	maxLenAt(f, path, ".nonAddressData", p.NonAddressData, maxFreeText)
 }
 
 // lastLineDisagrees says where the parts of an address given beside its
@@ -998,6 +999,15 @@ func maxLen(f fieldErrors, path, v string, n int) {
 	} else if c := utf8.RuneCountInString(v); c > n {
 		f.add(path, "must be at most %d characters, got %d", n, c)
 	}
+}
+
+// maxLenAt is maxLen at path+sub; the path is made only for a problem,
+// as a letter's parties have a score of fields and rarely a problem.
+func maxLenAt(f fieldErrors, path, sub, v string, n int) {
+	if len(v) <= n && badText(v) == "" {
+		return // no more bytes than n, so no more characters
+	}
+	maxLen(f, path+sub, v, n)
 }
 
 // badText says what is wrong with text no field may hold, or "".

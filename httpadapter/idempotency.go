@@ -146,7 +146,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 // WithBodyReadRate allows.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	allowed := h.bodyDeadline(w, r, limit)
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	b, err := readAll(http.MaxBytesReader(w, r.Body, limit), min(max(r.ContentLength, 0), limit))
 	var big *http.MaxBytesError
 	switch {
 	case errors.As(err, &big):
@@ -158,4 +158,27 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 		return nil, invalid("body", "the request body could not be read: %v", err)
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll into a buffer with room for size bytes: a body of
+// a known length is read without growing the buffer on the way.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	// One byte more than the body, so the end is seen without growing.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
