@@ -169,32 +169,56 @@ func (m Metadata) validate(path string, f fieldErrors) {
 	if len(m) > MaxMetadataPairs {
 		f.add(path, "at most %d pairs are allowed, got %d", MaxMetadataPairs, len(m))
 	}
-	seen := make(map[string]int, len(m))
+	// The path of a pair (metadata[3]) is made only for a problem: a
+	// letter's pairs are checked on every create, and nearly always fine.
+	at := func(i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+	// A list over the limit may still be long: its duplicates are found
+	// through a map, a short list's by a scan, cheaper than the map.
+	var seen map[string]int
+	if len(m) > 2*MaxMetadataPairs {
+		seen = make(map[string]int, len(m))
+	}
 	for i, p := range m {
-		at := fmt.Sprintf("%s[%d]", path, i)
 		if p.problem != "" {
-			f.add(at, "%s", p.problem)
+			f.add(at(i), "%s", p.problem)
 			continue
 		}
 		switch n := utf8.RuneCountInString(p.Key); {
 		case badText(p.Key) != "":
-			f.add(at+".key", "%s", badText(p.Key))
+			f.add(at(i)+".key", "%s", badText(p.Key))
 		case n == 0:
-			f.add(at+".key", "key can not be empty")
+			f.add(at(i)+".key", "key can not be empty")
 		case n > MaxMetadataKeyLen:
-			f.add(at+".key", "key must be shorter than %d characters, got %d", MaxMetadataKeyLen+1, n)
+			f.add(at(i)+".key", "key must be shorter than %d characters, got %d", MaxMetadataKeyLen+1, n)
 		}
 		if msg := badText(p.Value); msg != "" {
-			f.add(at+".value", "%s", msg)
+			f.add(at(i)+".value", "%s", msg)
 		} else if n := utf8.RuneCountInString(p.Value); n > MaxMetadataValueLen {
-			f.add(at+".value", "value must be shorter than %d characters, got %d", MaxMetadataValueLen+1, n)
+			f.add(at(i)+".value", "value must be shorter than %d characters, got %d", MaxMetadataValueLen+1, n)
 		}
-		if j, dup := seen[p.Key]; dup {
-			f.add(at+".key", "key %q is already used by %s[%d]", p.Key, path, j)
-		} else {
-			seen[p.Key] = i
+		if j, dup := firstWithKey(m, i, seen); dup {
+			f.add(at(i)+".key", "key %q is already used by %s[%d]", p.Key, path, j)
 		}
 	}
+}
+
+// firstWithKey returns the first pair before m[i] without a problem that
+// has m[i]'s key, looked up in seen when there is one, which it then
+// keeps up to date.
+func firstWithKey(m Metadata, i int, seen map[string]int) (int, bool) {
+	if seen != nil {
+		j, dup := seen[m[i].Key]
+		if !dup {
+			seen[m[i].Key] = i
+		}
+		return j, dup
+	}
+	for j, q := range m[:i] {
+		if q.Key == m[i].Key && q.problem == "" {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // clone returns a copy that shares nothing with m; never nil, so an object

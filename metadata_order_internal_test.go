@@ -2,6 +2,7 @@ package lettershop
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -69,4 +70,30 @@ func BenchmarkMetadataPair(b *testing.B) {
 			p.unmarshalAny(pair)
 		}
 	})
+}
+
+// TestFirstWithKeyMapAndScanAgree: a long list's duplicates, found through
+// a map, are those a scan finds in a short one.
+func TestFirstWithKeyMapAndScanAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100 {
+		m := make(Metadata, rng.IntN(60))
+		for i := range m {
+			m[i].Key = string(rune('a' + rng.IntN(8)))
+			if rng.IntN(5) == 0 {
+				m[i].problem = "bad"
+			}
+		}
+		seen := map[string]int{}
+		for i, p := range m {
+			if p.problem != "" {
+				continue // validate reports these and goes on
+			}
+			j1, dup1 := firstWithKey(m, i, nil)
+			j2, dup2 := firstWithKey(m, i, seen)
+			if j1 != j2 || dup1 != dup2 {
+				t.Fatalf("%v, pair %d: scan %d %v, map %d %v", m, i, j1, dup1, j2, dup2)
+			}
+		}
+	}
 }
