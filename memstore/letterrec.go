@@ -122,9 +122,10 @@ func (n *names) lookup(s string) (name, bool) {
 
 func (n *names) str(id name) string { return n.strs[id] }
 
-// metaList is a letter's metadata: its pairs packed into one string, each
-// key and value a uvarint length and the text, interned so that letters
-// with the same pairs share one copy. The zero metaList has no pairs.
+// metaList is a letter's metadata: its pairs packed into one string, the
+// number of pairs and then each key and value as a uvarint length and the
+// text, interned so that letters with the same pairs share one copy. The
+// zero metaList has no pairs.
 type metaList struct {
 	h unique.Handle[string]
 }
@@ -133,11 +134,12 @@ func packMetadata(m []storage.Metadata) metaList {
 	if len(m) == 0 {
 		return metaList{}
 	}
-	n := 0
+	n := uvarintLen(uint64(len(m)))
 	for _, p := range m {
 		n += len(p.Key) + len(p.Value) + 2*uvarintLen(uint64(max(len(p.Key), len(p.Value))))
 	}
 	b := make([]byte, 0, n)
+	b = appendUvarint(b, uint64(len(m)))
 	for _, p := range m {
 		b = appendUvarint(b, uint64(len(p.Key)))
 		b = append(b, p.Key...)
@@ -157,7 +159,7 @@ func (m metaList) packed() string {
 // each calls fn with every pair, in order, until fn returns false. The
 // strings are parts of the interned string.
 func (m metaList) each(fn func(key, value string) bool) {
-	s := m.packed()
+	_, s := m.count()
 	for len(s) > 0 {
 		var k, v string
 		k, s = nextString(s)
@@ -185,13 +187,13 @@ func (m metaList) pairs() []storage.Metadata {
 	if m == (metaList{}) {
 		return nil
 	}
-	n := 0
-	m.each(func(string, string) bool { n++; return true })
-	out := make([]storage.Metadata, 0, n)
-	m.each(func(k, v string) bool {
-		out = append(out, storage.Metadata{Key: k, Value: v})
-		return true
-	})
+	// Every listed letter's pairs are made here: one pass, no callback.
+	n, s := m.count()
+	out := make([]storage.Metadata, n)
+	for i := range out {
+		out[i].Key, s = nextString(s)
+		out[i].Value, s = nextString(s)
+	}
 	return out
 }
 
@@ -208,6 +210,16 @@ func (m metaList) has(want []storage.Metadata) bool {
 		}
 	}
 	return true
+}
+
+// count returns the number of pairs and the packed pairs after it.
+func (m metaList) count() (int, string) {
+	s := m.packed()
+	if s == "" {
+		return 0, ""
+	}
+	n, rest := nextUvarint(s)
+	return int(n), rest
 }
 
 func uvarintLen(v uint64) int {
@@ -230,6 +242,16 @@ func appendUvarint(b []byte, v uint64) []byte {
 // nextString reads a uvarint length and that many bytes from s, as
 // packMetadata writes them, and returns them and the rest of s.
 func nextString(s string) (string, string) {
+	n, s := nextUvarint(s)
+	n = min(n, uint64(len(s)))
+	return s[:n], s[n:]
+}
+
+// nextUvarint reads a uvarint from s and returns it and the rest of s.
+func nextUvarint(s string) (uint64, string) {
+	if len(s) > 0 && s[0] < 0x80 {
+		return uint64(s[0]), s[1:] // the common case: below 128
+	}
 	var n uint64
 	for shift := uint(0); len(s) > 0; shift += 7 {
 		c := s[0]
@@ -239,6 +261,5 @@ func nextString(s string) (string, string) {
 			break
 		}
 	}
-	n = min(n, uint64(len(s)))
-	return s[:n], s[n:]
+	return n, s
 }
