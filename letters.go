@@ -522,13 +522,15 @@ func (s *Service) AppendLetterPageJSON(ctx context.Context, dst []byte, account 
 	// copied a dozen times on its way to 270 KB.
 	dst = slices.Grow(dst, n*letterJSONSize)
 	dst = append(dst, `{"items":[`...)
+	kept := make([][]byte, n)
+	s.letterJSON.getPage(recs[:n], cassLeftOut, kept)
 	for i := range recs[:n] {
 		r := &recs[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if data, ok := s.letterJSON.get(r, cassLeftOut); ok {
-			dst = append(dst, data...)
+		if kept[i] != nil {
+			dst = append(dst, kept[i]...)
 			continue
 		}
 		l, err := s.listedLetter(*r, in.IncludeCassDetails)

@@ -94,6 +94,39 @@ func (c *letterJSONCache) get(r *storage.Letter, cassLeftOut bool) ([]byte, bool
 	return e.data, true
 }
 
+// getPage is get for each of recs, into found (one per record, nil where
+// none is kept): a page's records are looked up a shard at a time, a lock
+// taken per shard rather than per letter.
+func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found [][]byte) {
+	var shardOf [jsonShards][]int
+	var idx [128]int
+	all := idx[:0]
+	for i := range recs {
+		all = append(all, int(maphash.String(c.seed, recs[i].ID)%jsonShards))
+	}
+	for i, sh := range all {
+		shardOf[sh] = append(shardOf[sh], i)
+	}
+	for n, members := range shardOf {
+		if len(members) == 0 {
+			continue
+		}
+		sh := &c.shards[n]
+		sh.mu.Lock()
+		for _, i := range members {
+			r := &recs[i]
+			e, ok := sh.byKey[jsonKey{r.ID, r.Revision, cassLeftOut}]
+			if !ok || e.status != r.Status || !e.modified.Equal(r.ModifiedAt) {
+				continue
+			}
+			sh.unlink(e)
+			sh.pushFront(e)
+			found[i] = e.data
+		}
+		sh.mu.Unlock()
+	}
+}
+
 // put keeps data as the encoding of r. data is the cache's from then on.
 func (c *letterJSONCache) put(r *storage.Letter, cassLeftOut bool, data []byte) {
 	e := &jsonEntry{key: jsonKey{r.ID, r.Revision, cassLeftOut}, status: r.Status, modified: r.ModifiedAt, data: data}

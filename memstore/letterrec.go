@@ -79,9 +79,17 @@ func sameDue(a, b *letterRec) bool {
 
 // letter returns a copy of the stored letter, its own to change.
 func (s *Store) letter(r *letterRec) storage.Letter {
+	l := s.letterWithoutMetadata(r)
+	l.Metadata = r.meta.pairs()
+	return l
+}
+
+// letterWithoutMetadata is letter but for the metadata, which the caller
+// copies.
+func (s *Store) letterWithoutMetadata(r *letterRec) storage.Letter {
 	return storage.Letter{
 		ID: r.id, Account: s.names.str(r.account), Status: s.names.str(r.status), ExternalID: r.externalID,
-		Metadata: r.meta.pairs(), CreatedAt: r.time(created), ModifiedAt: r.time(modified), DueAt: r.time(due),
+		CreatedAt: r.time(created), ModifiedAt: r.time(modified), DueAt: r.time(due),
 		Revision: r.revision, Doc: storage.CloneDocument(r.doc),
 	}
 }
@@ -187,14 +195,21 @@ func (m metaList) pairs() []storage.Metadata {
 	if m == (metaList{}) {
 		return nil
 	}
-	// Every listed letter's pairs are made here: one pass, no callback.
+	n, _ := m.count()
+	return m.appendPairs(make([]storage.Metadata, 0, n))
+}
+
+// appendPairs appends the pairs to dst: one pass, no callback, as every
+// listed letter's pairs are copied here.
+func (m metaList) appendPairs(dst []storage.Metadata) []storage.Metadata {
 	n, s := m.count()
-	out := make([]storage.Metadata, n)
-	for i := range out {
-		out[i].Key, s = nextString(s)
-		out[i].Value, s = nextString(s)
+	for range n {
+		var p storage.Metadata
+		p.Key, s = nextString(s)
+		p.Value, s = nextString(s)
+		dst = append(dst, p)
 	}
-	return out
+	return dst
 }
 
 // has reports whether every pair of want is among m's.

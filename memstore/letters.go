@@ -155,17 +155,33 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if q.Before != "" {
 		before = &letterRec{id: q.Before}
 	}
-	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
+	recs := make([]*letterRec, 0, pageCap(q.Limit, p.len()))
+	pairs := 0
 	// p, the smallest posting the filters select, holds every match, all
 	// of q.Account; each letter in it is checked against the other filters.
 	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
 		if (q.Status == "" || s.names.str(r.status) == q.Status) &&
 			(q.ExternalID == "" || r.externalID == q.ExternalID) &&
 			r.meta.has(q.Metadata) {
-			out = append(out, s.letter(r))
+			recs = append(recs, r)
+			n, _ := r.meta.count()
+			pairs += n
 		}
-		return len(out) < q.Limit
+		return len(recs) < q.Limit
 	})
+	// The page's metadata is copied into one array, each letter's part
+	// capped, so that a caller appending to one letter's pairs can not
+	// reach another's: one allocation a page instead of one a letter.
+	meta := make([]storage.Metadata, 0, pairs)
+	out := make([]storage.Letter, len(recs))
+	for i, r := range recs {
+		start := len(meta)
+		meta = r.meta.appendPairs(meta)
+		out[i] = s.letterWithoutMetadata(r)
+		if len(meta) > start {
+			out[i].Metadata = meta[start:len(meta):len(meta)]
+		}
+	}
 	return out, nil
 }
 
