@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -459,6 +460,20 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 // listLetters reads the stored letters of the page in asks for, and one
 // more when there are more: closePage makes the page of them.
 func (s *Service) listLetters(ctx context.Context, account string, in ListLettersInput) ([]storage.Letter, cursor, error) {
+	q, c, err := s.letterQuery(ctx, account, in)
+	if err != nil {
+		return nil, c, err
+	}
+	recs, err := s.store.ListLetters(ctx, q)
+	if err != nil {
+		return nil, c, storeErr("list letters", err)
+	}
+	return recs, c, nil
+}
+
+// letterQuery checks in and returns the store query of the page it asks
+// for, once the account's letters due are brought up to date.
+func (s *Service) letterQuery(ctx context.Context, account string, in ListLettersInput) (storage.LetterQuery, cursor, error) {
 	f := fieldErrors{}
 	if in.Status != "" && !slices.Contains(letterStatuses, in.Status) {
 		f.add("status", "must be one of %s", joinEnum(letterStatuses))
@@ -469,23 +484,19 @@ func (s *Service) listLetters(ctx context.Context, account string, in ListLetter
 	}
 	c := s.openPage(in.PageRequest, pageScope(account, "letters", scope...), f)
 	if err := f.err(); err != nil {
-		return nil, c, err
+		return storage.LetterQuery{}, c, err
 	}
 	if err := s.life.catchUp(ctx, account); err != nil {
-		return nil, c, err
+		return storage.LetterQuery{}, c, err
 	}
-	recs, err := s.store.ListLetters(ctx, storage.LetterQuery{
+	return storage.LetterQuery{
 		Account:    account,
 		Status:     string(in.Status),
 		ExternalID: in.ExternalID,
 		Metadata:   metadataRecords(in.Metadata),
 		Before:     c.before,
 		Limit:      c.limit + 1,
-	})
-	if err != nil {
-		return nil, c, storeErr("list letters", err)
-	}
-	return recs, c, nil
+	}, c, nil
 }
 
 // listedLetter is a stored letter as a list shows it.
@@ -506,21 +517,50 @@ func (s *Service) listedLetter(r storage.Letter, cassDetails bool) (*Letter, err
 // letterJSONSize is about what a letter of a few events takes encoded.
 const letterJSONSize = 3 << 10
 
-// AppendLetterPageJSON appends to dst the page ListLetters returns, encoded
-// as encoding/json encodes the Page (each letter as its MarshalJSON
-// encodes it), and returns the extended slice. The encodings of letters
-// read before at the same stored revisions are reused: a page is then
-// mostly copied.
-func (s *Service) AppendLetterPageJSON(ctx context.Context, dst []byte, account string, in ListLettersInput) ([]byte, error) {
-	recs, c, err := s.listLetters(ctx, account, in)
+// LetterPageJSON returns the page ListLetters returns, as a json.Encoder
+// encodes the Page (each letter as its MarshalJSON encodes it). The
+// encodings of letters read before at the same stored revisions are
+// reused, and a page read again whose letters have not changed is the
+// same text: a page is mostly copied, or not even that.
+func (s *Service) LetterPageJSON(ctx context.Context, account string, in ListLettersInput) (JSONText, error) {
+	q, c, err := s.letterQuery(ctx, account, in)
 	if err != nil {
-		return dst, err
+		return JSONText{}, err
 	}
-	cassLeftOut := !in.IncludeCassDetails
+	key := pageKey{scope: c.scope, before: c.before, limit: c.limit, cassLeftOut: !in.IncludeCassDetails}
+	if s.pageJSON.has(key) {
+		// A page made before is checked against the letters' stamps, which
+		// a store reads for a fraction of what whole letters cost.
+		q.Brief = true
+		stamps, err := s.store.ListLetters(ctx, q)
+		if err != nil {
+			return JSONText{}, storeErr("list letters", err)
+		}
+		if text, ok := s.pageJSON.get(key, stamps); ok {
+			return JSONText{text}, nil
+		}
+		q.Brief = false
+	}
+	recs, err := s.store.ListLetters(ctx, q)
+	if err != nil {
+		return JSONText{}, storeErr("list letters", err)
+	}
+	text, err := s.encodePage(recs, c, in.IncludeCassDetails)
+	if err != nil {
+		return JSONText{}, err
+	}
+	s.pageJSON.put(key, recs, text)
+	return JSONText{text}, nil
+}
+
+// encodePage encodes the page of recs, from the encodings of its letters
+// kept where there are any.
+func (s *Service) encodePage(recs []storage.Letter, c cursor, cassDetails bool) ([]byte, error) {
+	cassLeftOut := !cassDetails
 	n := min(len(recs), c.limit)
 	// Room for the page at once: grown by appending, a page of 100 was
 	// copied a dozen times on its way to 270 KB.
-	dst = slices.Grow(dst, n*letterJSONSize)
+	dst := make([]byte, 0, n*letterJSONSize+64)
 	dst = append(dst, `{"items":[`...)
 	kept := make([][]byte, n)
 	s.letterJSON.getPage(recs[:n], cassLeftOut, kept)
@@ -533,13 +573,13 @@ func (s *Service) AppendLetterPageJSON(ctx context.Context, dst []byte, account 
 			dst = append(dst, kept[i]...)
 			continue
 		}
-		l, err := s.listedLetter(*r, in.IncludeCassDetails)
+		l, err := s.listedLetter(*r, cassDetails)
 		if err != nil {
-			return dst, err
+			return nil, err
 		}
 		data, err := l.MarshalJSON()
 		if err != nil {
-			return dst, internal("encode letter", err)
+			return nil, internal("encode letter", err)
 		}
 		s.letterJSON.put(r, cassLeftOut, data)
 		dst = append(dst, data...)
@@ -549,13 +589,31 @@ func (s *Service) AppendLetterPageJSON(ctx context.Context, dst []byte, account 
 	if len(recs) > c.limit {
 		tok, err := gojson.Marshal(s.signToken(c.scope, recs[c.limit-1].ID))
 		if err != nil {
-			return dst, internal("encode page", err)
+			return nil, internal("encode page", err)
 		}
 		dst = append(dst, `,"nextToken":`...)
 		dst = append(dst, tok...)
 	}
-	return append(dst, '}'), nil
+	return append(dst, '}', '\n'), nil
 }
+
+// JSONText is a JSON value as a json.Encoder writes it, followed by a
+// newline. The Service may share its bytes with other callers, so they
+// are read through WriteTo, which hands them to a writer (an io.Writer
+// never changes what it is given), and never changed.
+type JSONText struct{ b []byte }
+
+// Len returns the length of the text, its newline included.
+func (t JSONText) Len() int { return len(t.b) }
+
+// WriteTo writes the text to w.
+func (t JSONText) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(t.b)
+	return int64(n), err
+}
+
+// String returns the text.
+func (t JSONText) String() string { return string(t.b) }
 
 // UpdateLetter changes a letter as in says. A change to what is mailed
 // (parties, content, variables, options, sendDate, useType) is allowed

@@ -168,3 +168,127 @@ func (sh *jsonShard) remove(e *jsonEntry) {
 	delete(sh.byKey, e.key)
 	sh.bytes -= e.size()
 }
+
+// A page of letters polled again (the first page of a list a client
+// watches) is mostly the same letters at the same revisions: the Service
+// keeps the last pages it encoded whole, each with the stamps of the
+// letters it was made from (and of the one read past it, which decides
+// the next-page token), and gives a page read again the same text when
+// the store returns the same stamps. A page costs then what reading its
+// records costs, not copying 270 KB of encodings.
+
+// Bounds of the pages kept: a page of 100 letters is about 270 KB.
+const (
+	pageCacheBytes   = 16 << 20
+	pageCacheEntries = 64
+)
+
+// pageKey names one page: its list walk (account, list and filters),
+// where it starts, its size, and whether it shows CASS details.
+type pageKey struct {
+	scope, before string
+	limit         int
+	cassLeftOut   bool
+}
+
+// letterStamp is what tells one stored state of a letter from another,
+// as the letter cache checks it.
+type letterStamp struct {
+	id       string
+	revision int64
+	status   string
+	modified time.Time
+}
+
+type pageEntry struct {
+	key        pageKey
+	stamps     []letterStamp
+	text       []byte
+	prev, next *pageEntry
+}
+
+// pageJSONCache holds pages' encodings, least recently used out first.
+type pageJSONCache struct {
+	mu    sync.Mutex
+	byKey map[pageKey]*pageEntry
+	head  pageEntry // sentinel: head.next most recently used
+	bytes int
+}
+
+func newPageJSONCache() *pageJSONCache {
+	c := &pageJSONCache{byKey: make(map[pageKey]*pageEntry)}
+	c.head.prev, c.head.next = &c.head, &c.head
+	return c
+}
+
+func (e *pageEntry) matches(recs []storage.Letter) bool {
+	if len(e.stamps) != len(recs) {
+		return false
+	}
+	for i := range recs {
+		r, st := &recs[i], &e.stamps[i]
+		if r.ID != st.id || r.Revision != st.revision || r.Status != st.status || !r.ModifiedAt.Equal(st.modified) {
+			return false
+		}
+	}
+	return true
+}
+
+// has reports whether a page is kept under k, of whatever letters.
+func (c *pageJSONCache) has(k pageKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.byKey[k]
+	return ok
+}
+
+// get returns the text kept for the page k made of recs, if any. The
+// bytes are shared: the caller does not change them.
+func (c *pageJSONCache) get(k pageKey, recs []storage.Letter) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byKey[k]
+	if !ok || !e.matches(recs) {
+		return nil, false
+	}
+	c.unlink(e)
+	c.pushFront(e)
+	return e.text, true
+}
+
+// put keeps text as the page k made of recs. text is shared from then on.
+func (c *pageJSONCache) put(k pageKey, recs []storage.Letter, text []byte) {
+	e := &pageEntry{key: k, text: text, stamps: make([]letterStamp, len(recs))}
+	for i := range recs {
+		r := &recs[i]
+		e.stamps[i] = letterStamp{id: r.ID, revision: r.Revision, status: r.Status, modified: r.ModifiedAt}
+	}
+	if len(text) > pageCacheBytes/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.byKey[k]; ok {
+		c.remove(old)
+	}
+	for c.bytes+len(text) > pageCacheBytes || len(c.byKey) >= pageCacheEntries {
+		c.remove(c.head.prev)
+	}
+	c.byKey[k] = e
+	c.pushFront(e)
+	c.bytes += len(text)
+}
+
+func (c *pageJSONCache) unlink(e *pageEntry) { e.prev.next, e.next.prev = e.next, e.prev }
+
+func (c *pageJSONCache) pushFront(e *pageEntry) {
+	e.prev, e.next = &c.head, c.head.next
+	c.head.next.prev = e
+	c.head.next = e
+}
+
+func (c *pageJSONCache) remove(e *pageEntry) {
+	c.unlink(e)
+	delete(c.byKey, e.key)
+	c.bytes -= len(e.text)
+}

@@ -106,3 +106,36 @@ func TestLetterJSONCacheBound(t *testing.T) {
 		t.Errorf("the encoding a fetch shows is found for a list without CASS details")
 	}
 }
+
+func TestPageJSONCacheBound(t *testing.T) {
+	c := newPageJSONCache()
+	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	text := []byte(strings.Repeat("x", pageCacheBytes/10))
+	for i := range 2 * pageCacheEntries {
+		k := pageKey{scope: fmt.Sprint(i), limit: 10}
+		c.put(k, recs, text[:len(text)*(i%2)+1])
+		if got, ok := c.get(k, recs); !ok || len(got) != len(text)*(i%2)+1 {
+			t.Fatalf("page %d not kept", i)
+		}
+		if len(c.byKey) > pageCacheEntries || c.bytes > pageCacheBytes {
+			t.Fatalf("after %d pages: %d kept, %d bytes", i+1, len(c.byKey), c.bytes)
+		}
+	}
+	k := pageKey{scope: "changed", limit: 10}
+	c.put(k, recs, []byte("x"))
+	for _, changed := range []func(r *storage.Letter){
+		func(r *storage.Letter) { r.Revision++ },
+		func(r *storage.Letter) { r.ID = "ltr_2" },
+		func(r *storage.Letter) { r.Status = "ready" },
+		func(r *storage.Letter) { r.ModifiedAt = r.ModifiedAt.Add(1) },
+	} {
+		other := []storage.Letter{recs[0]}
+		changed(&other[0])
+		if _, ok := c.get(k, other); ok {
+			t.Errorf("a page of changed letters is found: %+v", other[0])
+		}
+	}
+	if _, ok := c.get(k, append(recs, storage.Letter{ID: "ltr_0"})); ok {
+		t.Errorf("a page of more letters is found")
+	}
+}

@@ -43,8 +43,10 @@ type Service struct {
 	// render is the rendering and download-link state (render.go).
 	render renderState
 
-	// letterJSON keeps the encodings of letters read (letters_cache.go).
+	// letterJSON and pageJSON keep the encodings of letters and pages of
+	// letters read (letters_cache.go).
 	letterJSON *letterJSONCache
+	pageJSON   *pageJSONCache
 
 	purgeMu   sync.Mutex
 	lastPurge time.Time
@@ -120,6 +122,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 		idemCap:    DefaultIdempotencyCap,
 		trimCount:  map[string]int{},
 		letterJSON: newLetterJSONCache(),
+		pageJSON:   newPageJSONCache(),
 	}
 	for _, o := range opts {
 		o(s)

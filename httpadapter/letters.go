@@ -39,42 +39,12 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	data, err := h.svc.AppendLetterPageJSON(r.Context(), getPageBuffer(), c.account, in)
+	page, err := h.svc.LetterPageJSON(r.Context(), c.account, in)
 	if err != nil {
-		putPageBuffer(data)
 		h.fail(w, r, err)
 		return
 	}
-	data = append(data, '\n')
-	response{status: http.StatusOK, contentType: "application/json", body: data}.write(w)
-	putPageBuffer(data)
-}
-
-// pageBuffers keeps the buffers pages of letters are written into, about
-// 270 KB for a page of 100. A sync.Pool drops its buffers at every
-// collection, which under load comes every few pages, and each new buffer
-// of that size was zeroed and later handed back to the system. Those kept
-// for good serve as many pages in flight as a benchmark's 32 connections
-// ask for, about 10 MB at most.
-var pageBuffers = make(chan []byte, 32)
-
-func getPageBuffer() []byte {
-	select {
-	case b := <-pageBuffers:
-		return b
-	default:
-		return nil
-	}
-}
-
-func putPageBuffer(b []byte) {
-	if cap(b) > maxPooledBuffer {
-		return
-	}
-	select {
-	case pageBuffers <- b[:0]:
-	default:
-	}
+	writeText(w, http.StatusOK, page)
 }
 
 func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {

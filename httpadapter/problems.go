@@ -242,6 +242,16 @@ func letterResponse(status int, l *lettershop.Letter) response {
 	return response{status: status, contentType: "application/json", body: append(body, '\n')}
 }
 
+// writeText answers with text as writeJSON answers with the value it
+// encodes.
+func writeText(w http.ResponseWriter, status int, text lettershop.JSONText) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(text.Len()))
+	w.WriteHeader(status)
+	_, _ = text.WriteTo(w)
+}
+
 // writeEncoded answers 200 with data, JSON the Service encoded into b's
 // available buffer, as writeJSON writes the value it encodes: followed by a
 // newline. b goes back to the pool.

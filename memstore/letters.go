@@ -155,14 +155,15 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if q.Before != "" {
 		before = &letterRec{id: q.Before}
 	}
+	if q.Brief {
+		return s.briefLetters(p, before, q), nil
+	}
 	recs := make([]*letterRec, 0, pageCap(q.Limit, p.len()))
 	pairs := 0
 	// p, the smallest posting the filters select, holds every match, all
 	// of q.Account; each letter in it is checked against the other filters.
 	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
-		if (q.Status == "" || s.names.str(r.status) == q.Status) &&
-			(q.ExternalID == "" || r.externalID == q.ExternalID) &&
-			r.meta.has(q.Metadata) {
+		if s.matches(r, q) {
 			recs = append(recs, r)
 			n, _ := r.meta.count()
 			pairs += n
@@ -183,6 +184,30 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 		}
 	}
 	return out, nil
+}
+
+// briefLetters is ListLetters for a Brief query: the matches of q in p,
+// each with only what Brief asks for.
+func (s *Store) briefLetters(p posting[*letterRec], before *letterRec, q storage.LetterQuery) []storage.Letter {
+	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
+	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
+		if s.matches(r, q) {
+			out = append(out, storage.Letter{
+				ID: r.id, Account: s.names.str(r.account), Status: s.names.str(r.status),
+				ModifiedAt: r.time(modified), Revision: r.revision,
+			})
+		}
+		return len(out) < q.Limit
+	})
+	return out
+}
+
+// matches reports whether r passes q's filters but the account, which
+// the posting walked holds r to.
+func (s *Store) matches(r *letterRec, q storage.LetterQuery) bool {
+	return (q.Status == "" || s.names.str(r.status) == q.Status) &&
+		(q.ExternalID == "" || r.externalID == q.ExternalID) &&
+		r.meta.has(q.Metadata)
 }
 
 // letterCandidates returns the smallest of the postings q's filters select:

@@ -251,6 +251,12 @@ type LetterQuery struct {
 	// Before, when set, returns only letters whose id sorts before it.
 	Before string
 	Limit  int
+	// Brief asks only for each letter's ID, Account, Status, ModifiedAt
+	// and Revision: what a caller that keeps what it made of the letters
+	// it read (their encodings) needs to tell whether one changed since.
+	// A store may leave the other fields empty, and the cheaper it makes
+	// such a list the better.
+	Brief bool
 }
 
 // DueQuery selects the letters ProcessDueLetters takes: those due at Now,
