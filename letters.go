@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -373,27 +376,108 @@ func (s *Service) GetLetter(ctx context.Context, account, id string) (*Letter, e
 }
 
 func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, error) {
+	rec, err := s.readLetter(ctx, account, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.shownLetter(rec, s.now(account))
+}
+
+// readLetter reads a stored letter of the account.
+func (s *Service) readLetter(ctx context.Context, account, id string) (storage.Letter, error) {
 	if !ValidID(letterPrefix, id) {
-		return nil, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
+		return storage.Letter{}, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
 	}
 	rec, err := s.store.GetLetter(ctx, account, id)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, notFound("letter", id)
+		return storage.Letter{}, notFound("letter", id)
 	}
 	if err != nil {
-		return nil, storeErr("get letter", err)
+		return storage.Letter{}, storeErr("get letter", err)
 	}
+	return rec, nil
+}
+
+// shownLetter is the stored letter as a fetch at now shows it: with the
+// steps due by now taken, though a run has not yet stored them.
+func (s *Service) shownLetter(rec storage.Letter, now time.Time) (*Letter, error) {
 	l, err := letterFromRecord(rec)
 	if err != nil {
 		return nil, internal("get letter", err)
 	}
-	s.life.settle(l, s.now(account))
+	s.life.settle(l, now)
 	s.setURL(l)
 	return l, nil
 }
 
+// AppendLetterJSON appends to dst the letter GetLetter returns, encoded as
+// its MarshalJSON encodes it, and returns the extended slice. The encoding
+// of a letter read before at the same stored revision is reused.
+func (s *Service) AppendLetterJSON(ctx context.Context, dst []byte, account, id string) ([]byte, error) {
+	if err := s.life.catchUp(ctx, account); err != nil {
+		return dst, err
+	}
+	rec, err := s.readLetter(ctx, account, id)
+	if err != nil {
+		return dst, err
+	}
+	now := s.now(account)
+	// A letter due by now is shown with steps not yet stored: it is not
+	// the stored revision, and is encoded afresh.
+	stored := rec.DueAt.IsZero() || rec.DueAt.After(now)
+	if stored {
+		if data, ok := s.letterJSON.get(&rec, false); ok {
+			return append(dst, data...), nil
+		}
+	}
+	l, err := s.shownLetter(rec, now)
+	if err != nil {
+		return dst, err
+	}
+	data, err := l.MarshalJSON()
+	if err != nil {
+		return dst, internal("encode letter", err)
+	}
+	if stored {
+		s.letterJSON.put(&rec, false, data)
+	}
+	return append(dst, data...), nil
+}
+
 // ListLetters returns a page of the account's letters, newest first.
 func (s *Service) ListLetters(ctx context.Context, account string, in ListLettersInput) (Page[*Letter], error) {
+	recs, c, err := s.listLetters(ctx, account, in)
+	if err != nil {
+		return Page[*Letter]{}, err
+	}
+	items := make([]*Letter, 0, len(recs))
+	for _, r := range recs {
+		l, err := s.listedLetter(r, in.IncludeCassDetails)
+		if err != nil {
+			return Page[*Letter]{}, err
+		}
+		items = append(items, l)
+	}
+	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
+}
+
+// listLetters reads the stored letters of the page in asks for, and one
+// more when there are more: closePage makes the page of them.
+func (s *Service) listLetters(ctx context.Context, account string, in ListLettersInput) ([]storage.Letter, cursor, error) {
+	q, c, err := s.letterQuery(ctx, account, in)
+	if err != nil {
+		return nil, c, err
+	}
+	recs, err := s.store.ListLetters(ctx, q)
+	if err != nil {
+		return nil, c, storeErr("list letters", err)
+	}
+	return recs, c, nil
+}
+
+// letterQuery checks in and returns the store query of the page it asks
+// for, once the account's letters due are brought up to date.
+func (s *Service) letterQuery(ctx context.Context, account string, in ListLettersInput) (storage.LetterQuery, cursor, error) {
 	f := fieldErrors{}
 	if in.Status != "" && !slices.Contains(letterStatuses, in.Status) {
 		f.add("status", "must be one of %s", joinEnum(letterStatuses))
@@ -404,38 +488,136 @@ func (s *Service) ListLetters(ctx context.Context, account string, in ListLetter
 	}
 	c := s.openPage(in.PageRequest, pageScope(account, "letters", scope...), f)
 	if err := f.err(); err != nil {
-		return Page[*Letter]{}, err
+		return storage.LetterQuery{}, c, err
 	}
 	if err := s.life.catchUp(ctx, account); err != nil {
-		return Page[*Letter]{}, err
+		return storage.LetterQuery{}, c, err
 	}
-	recs, err := s.store.ListLetters(ctx, storage.LetterQuery{
+	return storage.LetterQuery{
 		Account:    account,
 		Status:     string(in.Status),
 		ExternalID: in.ExternalID,
 		Metadata:   metadataRecords(in.Metadata),
 		Before:     c.before,
 		Limit:      c.limit + 1,
-	})
-	if err != nil {
-		return Page[*Letter]{}, storeErr("list letters", err)
-	}
-	items := make([]*Letter, 0, len(recs))
-	for _, r := range recs {
-		l, err := letterFromRecord(r)
-		if err != nil {
-			return Page[*Letter]{}, internal("list letters", err)
-		}
-		s.setURL(l)
-		if !in.IncludeCassDetails {
-			l.Sender.withoutCassDetails()
-			l.Recipient.withoutCassDetails()
-			l.cassLeftOut = true
-		}
-		items = append(items, l)
-	}
-	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
+	}, c, nil
 }
+
+// listedLetter is a stored letter as a list shows it.
+func (s *Service) listedLetter(r storage.Letter, cassDetails bool) (*Letter, error) {
+	l, err := letterFromRecord(r)
+	if err != nil {
+		return nil, internal("list letters", err)
+	}
+	s.setURL(l)
+	if !cassDetails {
+		l.Sender.withoutCassDetails()
+		l.Recipient.withoutCassDetails()
+		l.cassLeftOut = true
+	}
+	return l, nil
+}
+
+// letterJSONSize is about what a letter of a few events takes encoded.
+const letterJSONSize = 3 << 10
+
+// LetterPageJSON returns the page ListLetters returns, as a json.Encoder
+// encodes the Page (each letter as its MarshalJSON encodes it). The
+// encodings of letters read before at the same stored revisions are
+// reused, and a page read again whose letters have not changed is the
+// same text: a page is mostly copied, or not even that.
+func (s *Service) LetterPageJSON(ctx context.Context, account string, in ListLettersInput) (JSONText, error) {
+	q, c, err := s.letterQuery(ctx, account, in)
+	if err != nil {
+		return JSONText{}, err
+	}
+	key := pageKey{scope: c.scope, before: c.before, limit: c.limit, cassLeftOut: !in.IncludeCassDetails}
+	if s.pageJSON.has(key) {
+		// A page made before is checked against the letters' stamps, which
+		// a store reads for a fraction of what whole letters cost.
+		q.Brief = true
+		stamps, err := s.store.ListLetters(ctx, q)
+		if err != nil {
+			return JSONText{}, storeErr("list letters", err)
+		}
+		if text, ok := s.pageJSON.get(key, stamps); ok {
+			return JSONText{text}, nil
+		}
+		q.Brief = false
+	}
+	recs, err := s.store.ListLetters(ctx, q)
+	if err != nil {
+		return JSONText{}, storeErr("list letters", err)
+	}
+	text, err := s.encodePage(recs, c, in.IncludeCassDetails)
+	if err != nil {
+		return JSONText{}, err
+	}
+	s.pageJSON.put(key, recs, text)
+	return JSONText{text}, nil
+}
+
+// encodePage encodes the page of recs, from the encodings of its letters
+// kept where there are any.
+func (s *Service) encodePage(recs []storage.Letter, c cursor, cassDetails bool) ([]byte, error) {
+	cassLeftOut := !cassDetails
+	n := min(len(recs), c.limit)
+	// Room for the page at once: grown by appending, a page of 100 was
+	// copied a dozen times on its way to 270 KB.
+	dst := make([]byte, 0, n*letterJSONSize+64)
+	dst = append(dst, `{"items":[`...)
+	kept := make([][]byte, n)
+	s.letterJSON.getPage(recs[:n], cassLeftOut, kept)
+	for i := range recs[:n] {
+		r := &recs[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if kept[i] != nil {
+			dst = append(dst, kept[i]...)
+			continue
+		}
+		l, err := s.listedLetter(*r, cassDetails)
+		if err != nil {
+			return nil, err
+		}
+		data, err := l.MarshalJSON()
+		if err != nil {
+			return nil, internal("encode letter", err)
+		}
+		s.letterJSON.put(r, cassLeftOut, data)
+		dst = append(dst, data...)
+	}
+	dst = append(dst, ']')
+	// As closePage continues the page.
+	if len(recs) > c.limit {
+		tok, err := gojson.Marshal(s.signToken(c.scope, recs[c.limit-1].ID))
+		if err != nil {
+			return nil, internal("encode page", err)
+		}
+		dst = append(dst, `,"nextToken":`...)
+		dst = append(dst, tok...)
+	}
+	return append(dst, '}', '\n'), nil
+}
+
+// JSONText is a JSON value as a json.Encoder writes it, followed by a
+// newline. The Service may share its bytes with other callers, so they
+// are read through WriteTo, which hands them to a writer (an io.Writer
+// never changes what it is given), and never changed.
+type JSONText struct{ b []byte }
+
+// Len returns the length of the text, its newline included.
+func (t JSONText) Len() int { return len(t.b) }
+
+// WriteTo writes the text to w.
+func (t JSONText) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(t.b)
+	return int64(n), err
+}
+
+// String returns the text.
+func (t JSONText) String() string { return string(t.b) }
 
 // UpdateLetter changes a letter as in says. A change to what is mailed
 // (parties, content, variables, options, sendDate, useType) is allowed
@@ -791,9 +973,9 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 		if !parts {
 			f.add(path+".address.lastLine", "lastLine can not be empty (or give city, state and zipCode)")
 		} else {
-			for name, v := range map[string]string{"city": a.City, "state": a.State, "zipCode": a.ZipCode} {
-				if strings.TrimSpace(v) == "" {
-					f.add(path+".address."+name, "%s can not be empty when the last line is given in parts", name)
+			for _, part := range [...]struct{ name, v string }{{"city", a.City}, {"state", a.State}, {"zipCode", a.ZipCode}} {
+				if strings.TrimSpace(part.v) == "" {
+					f.add(path+".address."+part.name, "%s can not be empty when the last line is given in parts", part.name)
 				}
 			}
 			// The parts make the lastLine the letter shows, which must
@@ -803,19 +985,19 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 			}
 		}
 	}
-	for name, v := range map[string]string{
-		"addressLine1": a.AddressLine1, "addressLine2": a.AddressLine2, "lastLine": a.LastLine,
-		"city": a.City, "urbanization": a.Urbanization,
+	for _, fv := range [...]struct{ name, v string }{
+		{".address.addressLine1", a.AddressLine1}, {".address.addressLine2", a.AddressLine2},
+		{".address.lastLine", a.LastLine}, {".address.city", a.City}, {".address.urbanization", a.Urbanization},
 	} {
-		maxLen(f, path+".address."+name, v, maxAddressLine)
+		maxLenAt(f, path, fv.name, fv.v, maxAddressLine)
 	}
-	maxLen(f, path+".address.state", a.State, 2)
-	maxLen(f, path+".address.zipCode", a.ZipCode, 5)
-	maxLen(f, path+".address.plus4Code", a.Plus4Code, 4)
+	maxLenAt(f, path, ".address.state", a.State, 2)
+	maxLenAt(f, path, ".address.zipCode", a.ZipCode, 5)
+	maxLenAt(f, path, ".address.plus4Code", a.Plus4Code, 4)
 	if p.Individual == nil && strings.TrimSpace(p.Organization) == "" {
 		f.add(path+".individual", "give individual or organization (or both)")
 	}
-	maxLen(f, path+".organization", p.Organization, maxNameField)
+	maxLenAt(f, path, ".organization", p.Organization, maxNameField)
 	if ind := p.Individual; ind != nil {
 		if strings.TrimSpace(ind.FullName) == "" {
 			if strings.TrimSpace(ind.FirstName) == "" {
@@ -825,17 +1007,18 @@ func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
 				f.add(path+".individual.lastName", "lastName can not be empty")
 			}
 		}
-		for name, v := range map[string]string{
-			"fullName": ind.FullName, "prefix": ind.Prefix, "firstName": ind.FirstName, "middleName": ind.MiddleName,
-			"lastName": ind.LastName, "postfix": ind.Postfix, "title": ind.Title,
+		for _, fv := range [...]struct{ name, v string }{
+			{".individual.fullName", ind.FullName}, {".individual.prefix", ind.Prefix},
+			{".individual.firstName", ind.FirstName}, {".individual.middleName", ind.MiddleName},
+			{".individual.lastName", ind.LastName}, {".individual.postfix", ind.Postfix}, {".individual.title", ind.Title},
 		} {
-			maxLen(f, path+".individual."+name, v, maxNameField)
+			maxLenAt(f, path, fv.name, fv.v, maxNameField)
 		}
 	}
 	if p.NonAddressData != "" && role == RoleSender {
 		f.add(path+".nonAddressData", "only a recipient has nonAddressData")
 	}
-	maxLen(f, path+".nonAddressData", p.NonAddressData, maxFreeText)
+	maxLenAt(f, path, ".nonAddressData", p.NonAddressData, maxFreeText)
 }
 
 // lastLineDisagrees says where the parts of an address given beside its
@@ -883,6 +1066,15 @@ func maxLen(f fieldErrors, path, v string, n int) {
 	} else if c := utf8.RuneCountInString(v); c > n {
 		f.add(path, "must be at most %d characters, got %d", n, c)
 	}
+}
+
+// maxLenAt is maxLen at path+sub; the path is made only for a problem,
+// as a letter's parties have a score of fields and rarely a problem.
+func maxLenAt(f fieldErrors, path, sub, v string, n int) {
+	if len(v) <= n && badText(v) == "" {
+		return // no more bytes than n, so no more characters
+	}
+	maxLen(f, path+sub, v, n)
 }
 
 // badText says what is wrong with text no field may hold, or "".

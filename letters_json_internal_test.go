@@ -3,6 +3,8 @@ package lettershop
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -74,7 +76,7 @@ func BenchmarkLetterJSON(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		enc  func(any) ([]byte, error)
-	}{{"served", gojson.Marshal}, {"encodingJSON", json.Marshal}} {
+	}{{"goJSON", gojson.Marshal}, {"encodingJSON", json.Marshal}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -84,4 +86,67 @@ func BenchmarkLetterJSON(b *testing.B) {
 			}
 		})
 	}
+	b.Run("served", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := l.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestLetterJSONEveryField holds the letter's encoding to encoding/json's
+// on a letter with every field set, and on one with every pointer nil and
+// every slice empty, with and without CASS details, so a field the
+// encoding forgets shows.
+func TestLetterJSONEveryField(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		var l Letter
+		(&filler{empty: empty}).fill(reflect.ValueOf(&l).Elem())
+		for _, left := range []bool{false, true} {
+			l.cassLeftOut = left
+			got, err := l.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := l.encodeJSON(json.Marshal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("empty %v, cassLeftOut %v:\n got %s\nwant %s", empty, left, got, want)
+			}
+		}
+	}
+}
+
+// FuzzLetterJSON holds the letter's encoding to encoding/json's on any
+// text and any coordinates.
+func FuzzLetterJSON(f *testing.F) {
+	f.Add("<b>&\u2028\xff\x00\x7f\"\\/", 1.5e-7, 1e21)
+	f.Add("café \U0001F600\t\r\n\b\f", 0.0, -123456789.125)
+	f.Fuzz(func(t *testing.T, s string, lat, long float64) {
+		if math.IsNaN(lat) || math.IsInf(lat, 0) || math.IsNaN(long) || math.IsInf(long, 0) {
+			return
+		}
+		p := Party{
+			Address: Address{AddressLine1: s, AddressLine2: s, LastLine: s}, Organization: s,
+			AddressMetadata: &AddressMetadata{County: s, Latitude: lat, Longitude: long},
+			AddressAnalysis: &AddressAnalysis{DpvFootnotes: []string{s}},
+		}
+		l := Letter{ID: s, Description: s, Sender: p, Recipient: p, Metadata: Metadata{{Key: s, Value: s}},
+			Variables: []Variable{{Name: s, Value: &s}}, Options: LetterOptions{Print: &PrintOptions{AddressPlacement: s}}}
+		got, err := l.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := l.encodeJSON(json.Marshal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q %v %v:\n got %s\nwant %s", s, lat, long, got, want)
+		}
+	})
 }

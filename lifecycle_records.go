@@ -40,6 +40,16 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 	case *letterDoc:
 		lc.advanceDoc(r, d, now)
 		return true
+	case *keptLetter:
+		// The kept form never changes: the run advances a document of
+		// its own, which the store keeps in that form again.
+		var doc letterDoc
+		if d.unpack(&doc) != nil {
+			return false
+		}
+		lc.advanceDoc(r, &doc, now)
+		r.Doc = &doc
+		return true
 	case storage.Encoded:
 		return lc.advanceEncoded(r, d, now)
 	}

@@ -44,18 +44,27 @@ func checkPrintableParty(f fieldErrors, path string, p *PartyInput) {
 			{"fullName", ind.FullName}, {"prefix", ind.Prefix}, {"firstName", ind.FirstName},
 			{"middleName", ind.MiddleName}, {"lastName", ind.LastName}, {"postfix", ind.Postfix},
 		} {
-			checkPrintable(f, path+".individual."+fld[0], fld[1])
+			checkPrintableAt(f, path, ".individual.", fld[0], fld[1])
 		}
 	}
-	checkPrintable(f, path+".organization", p.Organization)
-	checkPrintable(f, path+".nonAddressData", p.NonAddressData)
+	checkPrintableAt(f, path, ".", "organization", p.Organization)
+	checkPrintableAt(f, path, ".", "nonAddressData", p.NonAddressData)
 	a := p.Address
 	for _, fld := range [][2]string{
 		{"addressLine1", a.AddressLine1}, {"addressLine2", a.AddressLine2}, {"lastLine", a.LastLine},
 		{"city", a.City}, {"state", a.State}, {"zipCode", a.ZipCode}, {"urbanization", a.Urbanization},
 	} {
-		checkPrintable(f, path+".address."+fld[0], fld[1])
+		checkPrintableAt(f, path, ".address.", fld[0], fld[1])
 	}
+}
+
+// checkPrintableAt is checkPrintable at path+sub+name, the path made only
+// for a problem: a party has a dozen fields, rarely one that can not print.
+func checkPrintableAt(f fieldErrors, path, sub, name, v string) {
+	if len(render.Unprintable(v)) == 0 {
+		return
+	}
+	checkPrintable(f, path+sub+name, v)
 }
 
 // checkPrintable adds an error at path when v has letters of a script the

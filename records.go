@@ -88,11 +88,18 @@ func docOf[T any, P interface {
 }
 
 func letterFromRecord(r storage.Letter) (*Letter, error) {
-	pd, err := docOf[letterDoc]("letter", r.ID, r.Doc)
-	if err != nil {
-		return nil, err
+	var d letterDoc
+	if k, ok := r.Doc.(*keptLetter); ok {
+		if err := k.unpack(&d); err != nil {
+			return nil, fmt.Errorf("letter %s: %w", r.ID, err)
+		}
+	} else {
+		pd, err := docOf[letterDoc]("letter", r.ID, r.Doc)
+		if err != nil {
+			return nil, err
+		}
+		d = *pd
 	}
-	d := *pd
 	if d.Events == nil {
 		d.Events = []Event{}
 	}

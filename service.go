@@ -52,6 +52,11 @@ type Service struct {
 	// render is the rendering and download-link state (render.go).
 	render renderState
 
+	// letterJSON and pageJSON keep the encodings of letters and pages of
+	// letters read (letters_cache.go).
+	letterJSON *letterJSONCache
+	pageJSON   *pageJSONCache
+
 	purgeMu   sync.Mutex
 	lastPurge time.Time
 
@@ -123,14 +128,16 @@ func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:     store,
-		clock:     clock.New(),
-		wall:      clock.New(),
-		logger:    slog.New(slog.DiscardHandler),
-		entropy:   rand.Reader,
-		lease:     DefaultIdempotencyLease,
-		idemCap:   DefaultIdempotencyCap,
-		trimCount: map[string]int{},
+		store:      store,
+		clock:      clock.New(),
+		wall:       clock.New(),
+		logger:     slog.New(slog.DiscardHandler),
+		entropy:    rand.Reader,
+		lease:      DefaultIdempotencyLease,
+		idemCap:    DefaultIdempotencyCap,
+		trimCount:  map[string]int{},
+		letterJSON: newLetterJSONCache(),
+		pageJSON:   newPageJSONCache(),
 	}
 	for _, o := range opts {
 		o(s)

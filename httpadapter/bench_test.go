@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/memstore"
 )
 
 // BenchmarkLoad drives the handler over loopback HTTP with concurrent
@@ -223,3 +225,60 @@ func runLoad(b *testing.B, t loadTarget, op string) {
 }
 
 var loadParallelism = 4
+
+// BenchmarkServe runs the side-by-side benchmark's three requests through
+// the handler alone, on a Service with the wall clock as a server has it:
+// what one request costs the server's CPU, without a network or a client.
+//
+//	go test ./httpadapter -run '^$' -bench Serve -benchmem
+func BenchmarkServe(b *testing.B) {
+	svc := lettershop.New(memstore.New())
+	b.Cleanup(func() { svc.Close() })
+	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0))
+	serve := func(method, path string, body []byte) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, path, bytes.NewReader(body))
+		r.Header.Set("X-Api-Key", keyA)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code >= 300 {
+			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+		}
+		return w
+	}
+	var asset struct{ ID string }
+	_ = json.Unmarshal(serve("POST", "/v1/assets", []byte(`{"name":"Bench","type":"template"}`)).Body.Bytes(), &asset)
+	serve("POST", "/v1/assets/"+asset.ID+"/versions", []byte(`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p><p>Your renewal is due.</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`))
+	raw, err := os.ReadFile("../testdata/letter-create.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in map[string]any
+	_ = json.Unmarshal(raw, &in)
+	in["content"] = map[string]any{"type": "asset", "assetId": asset.ID}
+	in["useType"] = "marketing"
+	in["variables"] = []map[string]any{{"name": "name", "value": "Marge"}}
+	body, _ := json.Marshal(in)
+	var first struct{ ID string }
+	for i := range 1000 {
+		w := serve("POST", "/v1/letters", body)
+		if i == 0 {
+			_ = json.Unmarshal(w.Body.Bytes(), &first)
+		}
+	}
+	for _, c := range []struct{ name, method, path string }{
+		{"get", "GET", "/v1/letters/" + first.ID},
+		{"post", "POST", "/v1/letters"},
+		{"list", "GET", "/v1/letters?pageSize=100"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var send []byte
+			if c.method == "POST" {
+				send = body
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(c.method, c.path, send)
+			}
+		})
+	}
+}

@@ -3,12 +3,15 @@ package httpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
 )
 
 // TestMarshalJSONMatchesEncodingJSON holds the response encoder to the
@@ -45,50 +48,72 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestLetterPageMatchesEncoder holds writeLetterPage to the bytes the
-// response encoder writes for the same page.
-func TestLetterPageMatchesEncoder(t *testing.T) {
-	tricky := "<b>&\u2028\xff"
-	l := &lettershop.Letter{ID: "ltr_1", Status: "queued", Description: tricky, Metadata: lettershop.Metadata{{Key: tricky, Value: "v"}}}
-	for i, page := range []lettershop.Page[*lettershop.Letter]{
-		{},
-		{Items: []*lettershop.Letter{}},
-		{Items: []*lettershop.Letter{l}},
-		{Items: []*lettershop.Letter{l, nil, l}, NextToken: "tok_" + tricky},
-		{NextToken: "abc"},
-	} {
-		rec := httptest.NewRecorder()
-		writeLetterPage(rec, page)
-		if want := marshalJSON(page); !bytes.Equal(rec.Body.Bytes(), want) {
-			t.Errorf("page %d:\n got %s\nwant %s", i, rec.Body.Bytes(), want)
+// TestLetterRoutesWriteTheEncoderBytes holds the letter routes, which
+// write the Service's own encodings, to the bytes the response encoder
+// writes for what GetLetter and ListLetters return.
+func TestLetterRoutesWriteTheEncoderBytes(t *testing.T) {
+	svc := lettershop.New(memstore.New(), lettershop.WithBaseURL("https://lettershop.test"))
+	defer svc.Close()
+	srv := httptest.NewServer(New(svc, WithRateLimit(0, 0)))
+	defer srv.Close()
+	const key = "sk_test_encode"
+	do := func(method, path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("X-Api-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
+		}
+		return b
 	}
-}
-
-// BenchmarkLetterPage writes a page of 100 letters as served, and through
-// the general response encoder, in the same run.
-func BenchmarkLetterPage(b *testing.B) {
-	name := "Marge"
-	page := lettershop.Page[*lettershop.Letter]{NextToken: "next"}
-	for range 100 {
-		l := &lettershop.Letter{ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: "queued", URL: "https://lettershop.test/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download",
-			Variables: []lettershop.Variable{{Name: "name", Value: &name}}, Metadata: lettershop.Metadata{{Key: "campaign", Value: "spring"}}}
-		l.Recipient.Address = lettershop.Address{AddressLine1: "742 Evergreen Terrace", LastLine: "Springfield, OR 97403"}
-		l.Sender.Address = lettershop.Address{AddressLine1: "1600 Pennsylvania Avenue NW", LastLine: "Washington, DC 20500"}
-		page.Items = append(page.Items, l)
+	var asset struct{ ID string }
+	_ = json.Unmarshal(do("POST", "/v1/assets", `{"name":"A <&>","type":"template"}`), &asset)
+	do("POST", "/v1/assets/"+asset.ID+"/versions", `{"content":{"type":"text/html","data":"<p>Hi {{name}}</p>"},"publish":true}`)
+	account := SandboxAccount(key)
+	var ids []string
+	for i := range 3 {
+		cass := ""
+		if i != 1 {
+			cass = `,"options":{"addressProcessing":{"cassRecipient":{"type":"basic"}}}`
+		}
+		var l struct{ ID string }
+		_ = json.Unmarshal(do("POST", "/v1/letters", `{"sender":{"organization":"Acme <&>","address":{"addressLine1":"100 Main St","lastLine":"Springfield, IL 62701"}},`+
+			`"recipient":{"individual":{"firstName":"Jane","lastName":"Doe"},"address":{"addressLine1":"200 Oak Ave","lastLine":"Chicago, IL 60601"}},`+
+			`"content":{"type":"asset","assetId":"`+asset.ID+`"},"useType":"marketing","metadata":[{"key":"k","value":"\u2028<>"}]`+cass+`}`), &l)
+		ids = append(ids, l.ID)
 	}
-	for _, c := range []struct {
-		name  string
-		write func(http.ResponseWriter)
-	}{
-		{"served", func(w http.ResponseWriter) { writeLetterPage(w, page) }},
-		{"encoder", func(w http.ResponseWriter) { writeJSON(w, http.StatusOK, page) }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				c.write(httptest.NewRecorder())
+	for range 2 { // the second time from the encodings kept
+		for _, id := range ids {
+			l, err := svc.GetLetter(t.Context(), account, id)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			if got, want := do("GET", "/v1/letters/"+id, ""), marshalJSON(l); !bytes.Equal(got, want) {
+				t.Errorf("GET %s:\n got %s\nwant %s", id, got, want)
+			}
+		}
+		for _, q := range []struct {
+			query string
+			in    lettershop.ListLettersInput
+		}{
+			{"", lettershop.ListLettersInput{}},
+			{"?pageSize=2", lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 2}}},
+			{"?includeCassDetails=true&pageSize=1", lettershop.ListLettersInput{IncludeCassDetails: true, PageRequest: lettershop.PageRequest{PageSize: 1}}},
+			{"?status=mailed", lettershop.ListLettersInput{Status: lettershop.StatusMailed}},
+		} {
+			p, err := svc.ListLetters(t.Context(), account, q.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := do("GET", "/v1/letters"+q.query, ""), marshalJSON(p); !bytes.Equal(got, want) {
+				t.Errorf("GET /v1/letters%s:\n got %s\nwant %s", q.query, got, want)
+			}
+		}
 	}
 }

@@ -93,20 +93,35 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		return
 	}
 	ctx := r.Context()
+	key := r.Header.Get(headerIdempotencyKey)
+	// Without a key nothing is stored: the response is kept as it is
+	// rather than written out in the stored form and read back.
+	var unstored *response
 	encode := func(v any, err error) ([]byte, bool) {
-		if err != nil {
-			if isInternal(err) {
-				return nil, false
-			}
-			return problemResponse(ctx, err).marshal(), true
+		var resp response
+		switch {
+		case err != nil && isInternal(err):
+			return nil, false
+		case err != nil:
+			resp = problemResponse(ctx, err)
+		default:
+			resp = m.ok(v)
 		}
-		return m.ok(v).marshal(), true
+		if key == "" {
+			unstored = &resp
+			return nil, true
+		}
+		return resp.marshal(), true
+	}
+	var fingerprint string
+	if key != "" {
+		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body)
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
 		Scope:       "apikey:" + c.keyHash,
 		Account:     c.account,
-		Key:         r.Header.Get(headerIdempotencyKey),
-		Fingerprint: lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body),
+		Key:         key,
+		Fingerprint: fingerprint,
 		Encode:      encode,
 	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
 	h.cfg.metrics.idempotency(res.Replayed, err)
@@ -114,8 +129,10 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		h.fail(w, r, err)
 		return
 	}
-	resp, err := parseResponse(res.Data)
-	if err != nil {
+	var resp response
+	if unstored != nil && !res.Replayed {
+		resp = *unstored
+	} else if resp, err = parseResponse(res.Data); err != nil {
 		h.fail(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err})
 		return
 	}
@@ -139,7 +156,7 @@ func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) erro
 // WithBodyReadRate allows.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	allowed := h.bodyDeadline(w, r, limit)
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	b, err := readAll(http.MaxBytesReader(w, r.Body, limit), min(max(r.ContentLength, 0), limit))
 	var big *http.MaxBytesError
 	switch {
 	case errors.As(err, &big):
@@ -151,4 +168,27 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 		return nil, invalid("body", "the request body could not be read: %v", err)
 	}
 	return b, nil
+}
+
+// readAll is io.ReadAll into a buffer with room for size bytes: a body of
+// a known length is read without growing the buffer on the way.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	// One byte more than the body, so the end is seen without growing.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 
@@ -38,12 +39,12 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.svc.ListLetters(r.Context(), c.account, in)
+	page, err := h.svc.LetterPageJSON(r.Context(), c.account, in)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	writeLetterPage(w, page)
+	writeText(w, http.StatusOK, page)
 }
 
 func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) {
@@ -58,7 +59,7 @@ func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) 
 		},
 		ok: func(v any) response {
 			l := v.(*lettershop.Letter)
-			resp := jsonResponse(http.StatusCreated, l)
+			resp := letterResponse(http.StatusCreated, l)
 			resp.location = c.base + "/letters/" + l.ID
 			return resp
 		},
@@ -71,12 +72,14 @@ func (h *handler) getLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	l, err := h.svc.GetLetter(r.Context(), c.account, id.value)
+	b := bufferPool.Get().(*bytes.Buffer)
+	data, err := h.svc.AppendLetterJSON(r.Context(), b.AvailableBuffer(), c.account, id.value)
 	if err != nil {
+		putBuffer(b)
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, l)
+	writeEncoded(w, b, data)
 }
 
 func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) {
@@ -93,7 +96,7 @@ func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) 
 			}
 			return h.svc.UpdateLetter(ctx, c.account, id.value, in)
 		},
-		ok: func(v any) response { return jsonResponse(http.StatusOK, v.(*lettershop.Letter)) },
+		ok: func(v any) response { return letterResponse(http.StatusOK, v.(*lettershop.Letter)) },
 	})
 }
 

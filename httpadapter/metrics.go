@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,24 @@ type Metrics struct {
 	renderCache     *prometheus.CounterVec
 	storeErrors     *prometheus.CounterVec
 	webhookAttempts *prometheus.HistogramVec
+
+	// series holds the request counter and duration histogram of each
+	// route, method and status class seen (a seriesKey): looking them up
+	// by their label values cost every request a hash of three strings and
+	// a path built for the label.
+	series sync.Map
+}
+
+// seriesKey names a request series: the mux pattern that answered, the
+// method as labelled, and the status class. Patterns come from the routes
+// and methods and classes are bounded, so the keys are few.
+type seriesKey struct {
+	pattern, method, class string
+}
+
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // Label values bounded by the code, so a client cannot grow the series.
@@ -162,9 +181,18 @@ func WithMetrics(m *Metrics, path string) Option {
 
 // observe records one answered request.
 func (m *Metrics) observe(pattern, method string, status int, d time.Duration) {
-	route, method := routeLabel(pattern, method)
-	m.requests.WithLabelValues(route, method, statusClass(status)).Inc()
-	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
+	k := seriesKey{pattern, labelMethod(method), statusClass(status)}
+	v, ok := m.series.Load(k)
+	if !ok {
+		route, method := routeLabel(k.pattern, k.method)
+		v, _ = m.series.LoadOrStore(k, requestSeries{
+			requests: m.requests.WithLabelValues(route, method, k.class),
+			duration: m.duration.WithLabelValues(route, method),
+		})
+	}
+	rs := v.(requestSeries)
+	rs.requests.Inc()
+	rs.duration.Observe(d.Seconds())
 	if status == http.StatusTooManyRequests {
 		m.rateLimited.Inc()
 	}
@@ -190,12 +218,7 @@ func (m *Metrics) idempotency(replayed bool, err error) {
 // same route under /v1 and bare is one series, no raw path or id ever
 // becomes a label, and a method no route serves is "other".
 func routeLabel(pattern, method string) (string, string) {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
-		http.MethodPatch, http.MethodOptions:
-	default:
-		method = methodOther
-	}
+	method = labelMethod(method)
 	if pattern == "" {
 		return routeUnmatched, method
 	}
@@ -207,6 +230,17 @@ func routeLabel(pattern, method string) (string, string) {
 		path = "/" + p
 	}
 	return path, method
+}
+
+// labelMethod is method as a label: itself, or "other" for a method no
+// route serves.
+func labelMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions:
+		return method
+	}
+	return methodOther
 }
 
 var statusClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}

@@ -231,42 +231,36 @@ func jsonResponse(status int, v any) response {
 	return response{status: status, contentType: "application/json", body: marshalJSON(v)}
 }
 
-// writeLetterPage answers with a page of letters. It writes what
-// writeJSON(w, http.StatusOK, page) writes (a test holds it to that), but
-// puts each letter's own encoding in place instead of having the encoder
-// check and compact it again: on a page of 100 that was a tenth of the
-// work.
-func writeLetterPage(w http.ResponseWriter, page lettershop.Page[*lettershop.Letter]) {
-	b := bufferPool.Get().(*bytes.Buffer)
-	b.WriteString(`{"items":`)
-	if page.Items == nil {
-		b.WriteString("null")
-	} else {
-		b.WriteByte('[')
-		for i, l := range page.Items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if l == nil {
-				b.WriteString("null")
-				continue
-			}
-			data, err := l.MarshalJSON()
-			if err != nil {
-				// Only the service's own types get here, and they all encode.
-				panic("httpadapter: encode response: " + err.Error())
-			}
-			b.Write(data)
-		}
-		b.WriteByte(']')
+// letterResponse is jsonResponse for a letter: the letter's own encoding,
+// which the response encoder would only check and copy again.
+func letterResponse(status int, l *lettershop.Letter) response {
+	body, err := l.MarshalJSON()
+	if err != nil {
+		// Only the service's own letters get here, and they all encode.
+		panic("httpadapter: encode response: " + err.Error())
 	}
-	if page.NextToken != "" {
-		b.WriteString(`,"nextToken":`)
-		tok := encodeJSON(page.NextToken)
-		b.Write(bytes.TrimSuffix(tok.Bytes(), []byte("\n")))
-		putBuffer(tok)
+	return response{status: status, contentType: "application/json", body: append(body, '\n')}
+}
+
+// writeText answers with text as writeJSON answers with the value it
+// encodes.
+func writeText(w http.ResponseWriter, status int, text lettershop.JSONText) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(text.Len()))
+	w.WriteHeader(status)
+	_, _ = text.WriteTo(w)
+}
+
+// writeEncoded answers 200 with data, JSON the Service encoded into b's
+// available buffer, as writeJSON writes the value it encodes: followed by a
+// newline. b goes back to the pool.
+func writeEncoded(w http.ResponseWriter, b *bytes.Buffer, data []byte) {
+	data = append(data, '\n')
+	response{status: http.StatusOK, contentType: "application/json", body: data}.write(w)
+	// The buffer keeps what data grew to, for the next answer.
+	if cap(data) > b.Cap() {
+		*b = *bytes.NewBuffer(data[:0])
 	}
-	b.WriteString("}\n")
-	response{status: http.StatusOK, contentType: "application/json", body: b.Bytes()}.write(w)
 	putBuffer(b)
 }

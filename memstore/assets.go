@@ -29,7 +29,7 @@ func versionLess(a, b *versionRec) bool { return a.v.ID < b.v.ID }
 // storedAsset returns the store's own copy of a, its metadata interned.
 func storedAsset(a storage.Asset) storage.Asset {
 	a.Metadata = internMetadata(a.Metadata)
-	a.Doc = storage.CloneDocument(a.Doc)
+	a.Doc = storage.KeepDocument(a.Doc)
 	return a
 }
 
@@ -124,7 +124,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		// time it was created with.
 		r.a.Metadata = internMetadata(a.Metadata)
 		r.a.ModifiedAt = a.ModifiedAt
-		r.a.Doc = storage.CloneDocument(a.Doc)
+		r.a.Doc = storage.KeepDocument(a.Doc)
 		r.a.Revision++
 	}
 	s.indexAssetMetadata(r)

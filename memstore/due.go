@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/google/btree"
@@ -23,15 +24,15 @@ func newDueIndex() dueIndex {
 }
 
 func dueLess(a, b *letterRec) bool {
-	if !a.l.DueAt.Equal(b.l.DueAt) {
-		return a.l.DueAt.Before(b.l.DueAt)
+	if !sameDue(a, b) {
+		return dueBefore(a, b)
 	}
-	return a.l.ID < b.l.ID
+	return a.id < b.id
 }
 
 func accountDueLess(a, b *letterRec) bool {
-	if a.l.Account != b.l.Account {
-		return a.l.Account < b.l.Account
+	if a.account != b.account {
+		return a.account < b.account
 	}
 	return dueLess(a, b)
 }
@@ -50,14 +51,15 @@ func (d dueIndex) Len() int { return d.byTime.Len() }
 
 // ascend calls fn with the letters q selects whose DueAt is not after q.Now,
 // earliest first, until fn returns false.
-func (d dueIndex) ascend(q storage.DueQuery, fn func(*letterRec) bool) {
+func (d dueIndex) ascend(q storage.DueQuery, account name, except []name, fn func(*letterRec) bool) {
 	if q.Account != "" {
-		pivot := &letterRec{l: storage.Letter{Account: q.Account}}
+		// The pivot sorts before every letter of the account.
+		pivot := &letterRec{account: account, secs: [3]int64{due: math.MinInt64}, nsecs: [3]int32{due: math.MinInt32}}
 		d.byAccount.AscendGreaterOrEqual(pivot, func(r *letterRec) bool {
-			if r.l.Account != q.Account || r.l.DueAt.After(q.Now) {
+			if r.account != account || r.dueAfter(q.Now) {
 				return false
 			}
-			if slices.Contains(q.Except, r.l.Account) {
+			if slices.Contains(except, r.account) {
 				return false
 			}
 			return fn(r)
@@ -65,12 +67,12 @@ func (d dueIndex) ascend(q storage.DueQuery, fn func(*letterRec) bool) {
 		return
 	}
 	d.byTime.Ascend(func(r *letterRec) bool {
-		if r.l.DueAt.After(q.Now) {
+		if r.dueAfter(q.Now) {
 			return false
 		}
 		// Except names the few accounts on clocks of their own that are
 		// behind the server's; their letters are passed over, not taken.
-		if len(q.Except) > 0 && slices.Contains(q.Except, r.l.Account) {
+		if len(except) > 0 && slices.Contains(except, r.account) {
 			return true
 		}
 		return fn(r)
@@ -125,8 +127,22 @@ func (s *Store) pickDue(ctx context.Context, q storage.DueQuery) ([]*letterRec, 
 	if q.Limit <= 0 {
 		return nil, nil
 	}
+	var account name
+	if q.Account != "" {
+		var ok bool
+		if account, ok = s.names.lookup(q.Account); !ok {
+			return nil, nil
+		}
+	}
+	// An account no letter has had has no letters to pass over.
+	var except []name
+	for _, a := range q.Except {
+		if id, ok := s.names.lookup(a); ok {
+			except = append(except, id)
+		}
+	}
 	var picked []*letterRec
-	s.lettersDue.ascend(q, func(r *letterRec) bool {
+	s.lettersDue.ascend(q, account, except, func(r *letterRec) bool {
 		if !r.busy {
 			r.busy = true
 			picked = append(picked, r)
@@ -145,21 +161,16 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, q storage.DueQuery
 	if err := checkContext(ctx, "process due letters"); err != nil {
 		return false, err
 	}
-	if r.l.DueAt.IsZero() || r.l.DueAt.After(q.Now) {
+	if !r.isDue() || r.dueAfter(q.Now) {
 		return false, nil
 	}
-	// fn gets a copy of its own, which the store then keeps as it is: the
-	// contract forbids fn to hold on to it.
-	l := cloneLetter(r.l)
+	// fn gets a copy of its own, which the store then keeps as it is (in
+	// the form to keep): the contract forbids fn to hold on to it.
+	l := s.letter(r)
 	if err := fn(&l); err != nil {
 		return false, err
 	}
 	s.notify(&l)
-	if !slices.Equal(l.Metadata, r.l.Metadata) {
-		l.Metadata = internMetadata(l.Metadata)
-	} else {
-		l.Metadata = r.l.Metadata
-	}
 	s.replaceLetter(r, l)
 	return true, nil
 }

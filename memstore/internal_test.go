@@ -59,29 +59,33 @@ func checkInvariants(t *testing.T, s *Store) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 
-	letters := slices.SortedFunc(maps.Values(s.letters), func(a, b *letterRec) int { return strings.Compare(a.l.ID, b.l.ID) })
-	byAccount := map[string][]*letterRec{}
+	letters := slices.SortedFunc(maps.Values(s.letters), func(a, b *letterRec) int { return strings.Compare(a.id, b.id) })
+	byAccount := map[name][]*letterRec{}
 	byStatus := map[statusKey][]*letterRec{}
 	byExternal := map[externalKey][]*letterRec{}
-	byMeta := map[metaKey][]*letterRec{}
+	byMeta := map[letterMetaKey][]*letterRec{}
 	var due []*letterRec
 	for _, r := range letters {
-		l := r.l
+		l := s.letter(r)
 		if s.letters[l.ID] != r {
 			t.Errorf("letter %s filed under another id", l.ID)
 		}
 		if r.busy {
 			t.Errorf("letter %s still marked busy", l.ID)
 		}
-		byAccount[l.Account] = append(byAccount[l.Account], r)
+		account, status := s.names.ids[l.Account], s.names.ids[l.Status]
+		if s.names.str(account) != l.Account || s.names.str(status) != l.Status {
+			t.Errorf("letter %s: names %d and %d are not its account and status", l.ID, account, status)
+		}
+		byAccount[account] = append(byAccount[account], r)
 		if l.Status != "" {
-			byStatus[statusKey{l.Account, l.Status}] = append(byStatus[statusKey{l.Account, l.Status}], r)
+			byStatus[statusKey{account, status}] = append(byStatus[statusKey{account, status}], r)
 		}
 		if l.ExternalID != "" {
-			byExternal[externalKey{l.Account, l.ExternalID}] = append(byExternal[externalKey{l.Account, l.ExternalID}], r)
+			byExternal[externalKey{account, l.ExternalID}] = append(byExternal[externalKey{account, l.ExternalID}], r)
 		}
 		for _, m := range l.Metadata {
-			k := metaKey{l.Account, m.Key, m.Value}
+			k := letterMetaKey{account, m.Key, m.Value}
 			if n := len(byMeta[k]); n == 0 || byMeta[k][n-1] != r { // a pair given twice has one entry
 				byMeta[k] = append(byMeta[k], r)
 			}
@@ -95,15 +99,15 @@ func checkInvariants(t *testing.T, s *Store) {
 	checkIndex(t, "letters by external id", s.lettersByExternal, byExternal)
 	checkIndex(t, "letters by metadata", s.lettersByMeta, byMeta)
 	slices.SortFunc(due, func(a, b *letterRec) int {
-		if c := a.l.DueAt.Compare(b.l.DueAt); c != 0 {
+		if c := s.letter(a).DueAt.Compare(s.letter(b).DueAt); c != 0 {
 			return c
 		}
-		return strings.Compare(a.l.ID, b.l.ID)
+		return strings.Compare(a.id, b.id)
 	})
 	if got := items(s.lettersDue.byTime); !slices.Equal(got, due) {
 		t.Errorf("due index holds %d letters, want the %d due", len(got), len(due))
 	}
-	slices.SortStableFunc(due, func(a, b *letterRec) int { return strings.Compare(a.l.Account, b.l.Account) })
+	slices.SortStableFunc(due, func(a, b *letterRec) int { return int(a.account) - int(b.account) })
 	if got := items(s.lettersDue.byAccount); !slices.Equal(got, due) {
 		t.Errorf("due index by account holds %d letters, want the %d due", len(got), len(due))
 	}
@@ -193,7 +197,7 @@ func TestIndexesFollowRecords(t *testing.T) {
 				letterIDs = append(letterIDs, l.ID)
 			case op < 5:
 				lid := letterIDs[rng.IntN(len(letterIDs))]
-				l := s.letters[lid].l
+				l := s.letter(s.letters[lid])
 				l.Status, l.ExternalID, l.Metadata = pick("", "queued", "mailed"), pick("", "e1", "e3"), meta()
 				l.DueAt = time.Time{}
 				if rng.IntN(2) == 0 {
@@ -259,7 +263,7 @@ func TestIndexesFollowRecords(t *testing.T) {
 
 	// Emptied of everything indexed, the indexes are empty too.
 	for _, lid := range letterIDs {
-		l := s.letters[lid].l
+		l := s.letter(s.letters[lid])
 		l.Status, l.ExternalID, l.Metadata, l.DueAt = "", "", nil, time.Time{}
 		if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
 			t.Fatal(err)
@@ -299,7 +303,7 @@ func TestProcessDueRechecks(t *testing.T) {
 		if again, _ := s.pickDue(ctx, q); len(again) != 0 {
 			t.Errorf("letters picked twice: %v", again)
 		}
-		l := r.l
+		l := s.letter(r)
 		l.DueAt = now.Add(time.Hour)
 		if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
 			t.Fatal(err)
@@ -421,8 +425,8 @@ func TestListWalksSmallestIndex(t *testing.T) {
 		{storage.LetterQuery{Status: "mailed", Metadata: rare}, 0},
 	} {
 		tc.q.Account = "acct"
-		if got := s.letterCandidates(tc.q).len(); got != tc.want {
-			t.Errorf("letterCandidates(%+v) holds %d letters, want %d", tc.q, got, tc.want)
+		if p, _ := s.letterCandidates(tc.q); p.len() != tc.want {
+			t.Errorf("letterCandidates(%+v) holds %d letters, want %d", tc.q, p.len(), tc.want)
 		}
 	}
 }
@@ -456,6 +460,26 @@ func TestKeysHoldAnyByte(t *testing.T) {
 			if len(got) != 1 || got[0].ID != l.ID {
 				t.Errorf("ListLetters(%#v) = %d letters, want %s alone", q, len(got), l.ID)
 			}
+		}
+	}
+}
+
+// TestLetterRecTimes: a record keeps its times as seconds and nanoseconds,
+// and gives back the same instants, the zero time as the zero time.
+func TestLetterRecTimes(t *testing.T) {
+	for _, tm := range []time.Time{
+		{}, t0, t0.Add(123456789 * time.Nanosecond), time.Unix(0, 0), time.Unix(-1, 999999999),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
+		t0.In(time.FixedZone("x", -7*3600)),
+	} {
+		var r letterRec
+		r.setTime(due, tm)
+		got := r.time(due)
+		if !got.Equal(tm) || got.Location() != time.UTC || got.IsZero() != tm.IsZero() || r.isDue() == tm.IsZero() {
+			t.Errorf("%v kept and read back as %v (due %v)", tm, got, r.isDue())
+		}
+		if tm.IsZero() && got != (time.Time{}) {
+			t.Errorf("the zero time read back as %#v", got)
 		}
 	}
 }

@@ -3,98 +3,98 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/lettershop/lettershop/storage"
 )
 
-type letterRec struct {
-	l storage.Letter
-	// busy marks a letter that a ProcessDueLetters call has picked and not
-	// yet reached, so concurrent calls share the due letters out instead of
-	// all queueing for the same ones.
-	busy bool
+// newLetterRec returns the store's own record of l, its document in the
+// form to keep.
+func (s *Store) newLetterRec(l storage.Letter) *letterRec {
+	r := &letterRec{
+		id: strings.Clone(l.ID), account: s.names.id(l.Account), revision: l.Revision,
+	}
+	r.setTime(created, l.CreatedAt)
+	s.setLetter(r, l)
+	return r
 }
 
-func letterLess(a, b *letterRec) bool { return a.l.ID < b.l.ID }
-
-// storedLetter returns the store's own copy of l, its metadata interned.
-func storedLetter(l storage.Letter) storage.Letter {
-	l.Metadata = internMetadata(l.Metadata)
-	l.Doc = storage.CloneDocument(l.Doc)
-	return l
-}
-
-func cloneLetter(l storage.Letter) storage.Letter {
-	l.Metadata = cloneMetadata(l.Metadata)
-	l.Doc = storage.CloneDocument(l.Doc)
-	return l
+// setLetter writes what an update may change from l into r: the status,
+// external id, metadata, modification and due times and the document.
+func (s *Store) setLetter(r *letterRec, l storage.Letter) {
+	r.status = s.names.id(l.Status)
+	if r.externalID != l.ExternalID {
+		r.externalID = strings.Clone(l.ExternalID)
+	}
+	if !r.meta.equal(l.Metadata) {
+		r.meta = packMetadata(l.Metadata)
+	}
+	r.setTime(modified, l.ModifiedAt)
+	r.setTime(due, l.DueAt)
+	r.doc = storage.KeepDocument(l.Doc)
 }
 
 // indexLetter adds r to the indexes of the fields an update may change; the
 // account index is kept by create alone, as the account never changes.
 func (s *Store) indexLetter(r *letterRec) {
-	l := &r.l
 	// An empty Status or ExternalID in a query does not filter, so a letter
 	// with an empty one needs no entry.
-	if l.Status != "" {
-		s.lettersByStatus.add(statusKey{l.Account, l.Status}, r)
+	if r.status != 0 {
+		s.lettersByStatus.add(statusKey{r.account, r.status}, r)
 	}
-	if l.ExternalID != "" {
-		s.lettersByExternal.add(externalKey{l.Account, l.ExternalID}, r)
+	if r.externalID != "" {
+		s.lettersByExternal.add(externalKey{r.account, r.externalID}, r)
 	}
-	for _, m := range l.Metadata {
-		s.lettersByMeta.add(metaKey{l.Account, m.Key, m.Value}, r)
-	}
-	if !l.DueAt.IsZero() {
+	r.meta.each(func(k, v string) bool {
+		s.lettersByMeta.add(letterMetaKey{r.account, k, v}, r)
+		return true
+	})
+	if r.isDue() {
 		s.lettersDue.add(r)
 	}
 }
 
 // replaceLetter writes l over r as an update: ID, Account and CreatedAt
-// stay, the revision goes up by one. The store keeps l's slices, so l must
-// be the store's own (a clone of what a caller passed in). Only the indexes
-// of fields that changed are touched: a lifecycle step changes the status
-// and due time, not the metadata.
+// stay, the revision goes up by one. Only the indexes of fields that
+// changed are touched: a lifecycle step changes the status and due time,
+// not the metadata.
 func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
-	old := &r.l
-	if old.Status != l.Status {
-		if old.Status != "" {
-			s.lettersByStatus.remove(statusKey{old.Account, old.Status}, r)
+	status := s.names.id(l.Status)
+	if r.status != status {
+		if r.status != 0 {
+			s.lettersByStatus.remove(statusKey{r.account, r.status}, r)
 		}
-		if l.Status != "" {
-			s.lettersByStatus.add(statusKey{old.Account, l.Status}, r)
+		if status != 0 {
+			s.lettersByStatus.add(statusKey{r.account, status}, r)
 		}
 	}
-	if old.ExternalID != l.ExternalID {
-		if old.ExternalID != "" {
-			s.lettersByExternal.remove(externalKey{old.Account, old.ExternalID}, r)
+	if r.externalID != l.ExternalID {
+		if r.externalID != "" {
+			s.lettersByExternal.remove(externalKey{r.account, r.externalID}, r)
 		}
 		if l.ExternalID != "" {
-			s.lettersByExternal.add(externalKey{old.Account, l.ExternalID}, r)
+			s.lettersByExternal.add(externalKey{r.account, l.ExternalID}, r)
 		}
 	}
-	if !slices.Equal(old.Metadata, l.Metadata) {
-		for _, m := range old.Metadata {
-			s.lettersByMeta.remove(metaKey{old.Account, m.Key, m.Value}, r)
-		}
-		for _, m := range l.Metadata {
-			s.lettersByMeta.add(metaKey{old.Account, m.Key, m.Value}, r)
-		}
-	}
-	// The due index orders by DueAt: take r out before its DueAt changes.
-	dueMoved := !old.DueAt.Equal(l.DueAt)
-	if dueMoved && !old.DueAt.IsZero() {
+	oldMeta := r.meta
+	// The due index orders by the due time: take r out before it changes.
+	wasDue := r.isDue()
+	if wasDue {
 		s.lettersDue.remove(r)
 	}
-	r.l.Status = l.Status
-	r.l.ExternalID = l.ExternalID
-	r.l.Metadata = l.Metadata
-	r.l.ModifiedAt = l.ModifiedAt
-	r.l.DueAt = l.DueAt
-	r.l.Doc = l.Doc
-	r.l.Revision++
-	if dueMoved && !l.DueAt.IsZero() {
+	s.setLetter(r, l)
+	r.revision++
+	if r.meta != oldMeta {
+		oldMeta.each(func(k, v string) bool {
+			s.lettersByMeta.remove(letterMetaKey{r.account, k, v}, r)
+			return true
+		})
+		r.meta.each(func(k, v string) bool {
+			s.lettersByMeta.add(letterMetaKey{r.account, k, v}, r)
+			return true
+		})
+	}
+	if r.isDue() {
 		s.lettersDue.add(r)
 	}
 }
@@ -113,13 +113,13 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, storage.ErrAlreadyExists)
 	}
 	s.notify(&l)
-	r := &letterRec{l: storedLetter(l)}
-	r.l.Revision = 1
-	s.letters[l.ID] = r
-	s.lettersByAccount.add(l.Account, r)
+	l.Revision = 1
+	r := s.newLetterRec(l)
+	s.letters[r.id] = r
+	s.lettersByAccount.add(r.account, r)
 	s.indexLetter(r)
 	s.complete(c)
-	return cloneLetter(r.l), nil
+	return s.letter(r), nil
 }
 
 // GetLetter implements storage.Storage.
@@ -130,10 +130,10 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 		return storage.Letter{}, err
 	}
 	r := s.letters[id]
-	if r == nil || r.l.Account != account {
+	if r == nil || s.names.str(r.account) != account {
 		return storage.Letter{}, fmt.Errorf("memstore: get letter %q: %w", id, storage.ErrNotFound)
 	}
-	return cloneLetter(r.l), nil
+	return s.letter(r), nil
 }
 
 // ListLetters implements storage.Storage. Of the indexes the query's filters
@@ -148,40 +148,92 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if q.Limit <= 0 {
 		return nil, nil
 	}
-	p := s.letterCandidates(q)
+	p, ok := s.letterCandidates(q)
+	if !ok {
+		return nil, nil
+	}
 	var before *letterRec
 	if q.Before != "" {
-		before = &letterRec{l: storage.Letter{ID: q.Before}}
+		before = &letterRec{id: q.Before}
 	}
-	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
+	if q.Brief {
+		return s.briefLetters(p, before, q), nil
+	}
+	recs := make([]*letterRec, 0, pageCap(q.Limit, p.len()))
+	pairs := 0
 	// p, the smallest posting the filters select, holds every match, all
 	// of q.Account; each letter in it is checked against the other filters.
 	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
-		l := &r.l
-		if (q.Status == "" || l.Status == q.Status) &&
-			(q.ExternalID == "" || l.ExternalID == q.ExternalID) &&
-			hasMetadata(l.Metadata, q.Metadata) {
-			out = append(out, cloneLetter(*l))
+		if s.matches(r, q) {
+			recs = append(recs, r)
+			n, _ := r.meta.count()
+			pairs += n
 		}
-		return len(out) < q.Limit
+		return len(recs) < q.Limit
 	})
+	// The page's metadata is copied into one array, each letter's part
+	// capped, so that a caller appending to one letter's pairs can not
+	// reach another's: one allocation a page instead of one a letter.
+	meta := make([]storage.Metadata, 0, pairs)
+	out := make([]storage.Letter, len(recs))
+	for i, r := range recs {
+		start := len(meta)
+		meta = r.meta.appendPairs(meta)
+		out[i] = s.letterWithoutMetadata(r)
+		if len(meta) > start {
+			out[i].Metadata = meta[start:len(meta):len(meta)]
+		}
+	}
 	return out, nil
 }
 
+// briefLetters is ListLetters for a Brief query: the matches of q in p,
+// each with only what Brief asks for.
+func (s *Store) briefLetters(p posting[*letterRec], before *letterRec, q storage.LetterQuery) []storage.Letter {
+	out := make([]storage.Letter, 0, pageCap(q.Limit, p.len()))
+	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
+		if s.matches(r, q) {
+			out = append(out, storage.Letter{
+				ID: r.id, Account: s.names.str(r.account), Status: s.names.str(r.status),
+				ModifiedAt: r.time(modified), Revision: r.revision,
+			})
+		}
+		return len(out) < q.Limit
+	})
+	return out
+}
+
+// matches reports whether r passes q's filters but the account, which
+// the posting walked holds r to.
+func (s *Store) matches(r *letterRec, q storage.LetterQuery) bool {
+	return (q.Status == "" || s.names.str(r.status) == q.Status) &&
+		(q.ExternalID == "" || r.externalID == q.ExternalID) &&
+		r.meta.has(q.Metadata)
+}
+
 // letterCandidates returns the smallest of the postings q's filters select:
-// every letter q matches is in it.
-func (s *Store) letterCandidates(q storage.LetterQuery) posting[*letterRec] {
-	p := s.lettersByAccount.get(q.Account)
+// every letter q matches is in it. It reports false when q names an account
+// or status no letter has had.
+func (s *Store) letterCandidates(q storage.LetterQuery) (posting[*letterRec], bool) {
+	account, ok := s.names.lookup(q.Account)
+	if !ok {
+		return posting[*letterRec]{}, false
+	}
+	p := s.lettersByAccount.get(account)
 	if q.Status != "" {
-		p = smaller(p, s.lettersByStatus.get(statusKey{q.Account, q.Status}))
+		status, ok := s.names.lookup(q.Status)
+		if !ok {
+			return posting[*letterRec]{}, false
+		}
+		p = smaller(p, s.lettersByStatus.get(statusKey{account, status}))
 	}
 	if q.ExternalID != "" {
-		p = smaller(p, s.lettersByExternal.get(externalKey{q.Account, q.ExternalID}))
+		p = smaller(p, s.lettersByExternal.get(externalKey{account, q.ExternalID}))
 	}
 	for _, m := range q.Metadata {
-		p = smaller(p, s.lettersByMeta.get(metaKey{q.Account, m.Key, m.Value}))
+		p = smaller(p, s.lettersByMeta.get(letterMetaKey{account, m.Key, m.Value}))
 	}
-	return p
+	return p, true
 }
 
 // UpdateLetter implements storage.Storage.
@@ -195,15 +247,15 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q: %w", l.ID, err)
 	}
 	r := s.letters[l.ID]
-	if r == nil || r.l.Account != l.Account {
+	if r == nil || s.names.str(r.account) != l.Account {
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q: %w", l.ID, storage.ErrNotFound)
 	}
-	if r.l.Revision != l.Revision {
+	if r.revision != l.Revision {
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
-			l.ID, l.Revision, r.l.Revision, storage.ErrConflict)
+			l.ID, l.Revision, r.revision, storage.ErrConflict)
 	}
 	s.notify(&l)
-	s.replaceLetter(r, storedLetter(l))
+	s.replaceLetter(r, l)
 	s.complete(c)
-	return cloneLetter(r.l), nil
+	return s.letter(r), nil
 }

@@ -29,10 +29,11 @@ type Store struct {
 	// Ids are unique across accounts, as ULIDs are: a record is found by id
 	// and then checked for its account.
 	letters           map[string]*letterRec
-	lettersByAccount  index[string, *letterRec]
+	names             names
+	lettersByAccount  index[name, *letterRec]
 	lettersByStatus   index[statusKey, *letterRec]
 	lettersByExternal index[externalKey, *letterRec]
-	lettersByMeta     index[metaKey, *letterRec]
+	lettersByMeta     index[letterMetaKey, *letterRec]
 	lettersDue        dueIndex
 
 	assets          map[string]*assetRec
@@ -61,10 +62,11 @@ type Store struct {
 func New() *Store {
 	return &Store{
 		letters:           make(map[string]*letterRec),
-		lettersByAccount:  newIndex[string](letterLess),
+		names:             newNames(),
+		lettersByAccount:  newIndex[name](letterLess),
 		lettersByStatus:   newIndex[statusKey](letterLess),
 		lettersByExternal: newIndex[externalKey](letterLess),
-		lettersByMeta:     newIndex[metaKey](letterLess),
+		lettersByMeta:     newIndex[letterMetaKey](letterLess),
 		lettersDue:        newDueIndex(),
 
 		assets:          make(map[string]*assetRec),
@@ -90,11 +92,18 @@ const degree = 32
 // Composite index keys are structs, compared field by field, so no byte a
 // value may hold (a separator, a NUL) can make two different keys collide.
 type (
-	statusKey   struct{ account, status string }
-	externalKey struct{ account, externalID string }
-	metaKey     struct{ account, key, value string }
-	contentKey  struct{ account, hash string }
-	idemKey     struct{ scope, key string }
+	statusKey   struct{ account, status name }
+	externalKey struct {
+		account    name
+		externalID string
+	}
+	letterMetaKey struct {
+		account    name
+		key, value string
+	}
+	metaKey    struct{ account, key, value string }
+	contentKey struct{ account, hash string }
+	idemKey    struct{ scope, key string }
 )
 
 // index holds, per key, the records carrying that key in id order. A

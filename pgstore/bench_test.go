@@ -336,6 +336,8 @@ func benchListLetters(b *testing.B, rows int) {
 		{"metadata-common", storage.LetterQuery{Account: benchAccount, Metadata: []storage.Metadata{{Key: "batch", Value: fmt.Sprintf("b%d", half/1000)}}}, page},
 		{"metadata-rare", storage.LetterQuery{Account: benchAccount, Metadata: []storage.Metadata{{Key: "customer", Value: fmt.Sprintf("c%d", half)}}}, 1},
 		{"metadata-absent", storage.LetterQuery{Account: benchAccount, Metadata: []storage.Metadata{{Key: "customer", Value: "nobody"}}}, 0},
+		// What the Service reads to check a page it keeps encoded.
+		{"first-page-brief", storage.LetterQuery{Account: benchAccount, Brief: true}, page},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {

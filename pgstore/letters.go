@@ -16,6 +16,18 @@ import (
 
 const letterColumns = `id, account, status, external_id, metadata, created_at, modified_at, due_at, revision, data`
 
+// briefColumns are the columns of a Brief list (storage.LetterQuery):
+// without the document, the metadata and the times a brief letter leaves
+// out, a page is a fraction of the bytes.
+const briefColumns = `id, account, status, modified_at, revision`
+
+// scanBrief reads a row of briefColumns.
+func scanBrief(row pgx.Row) (storage.Letter, error) {
+	var l storage.Letter
+	err := row.Scan(&l.ID, &l.Account, &l.Status, &l.ModifiedAt, &l.Revision)
+	return l, err
+}
+
 // scanLetter reads a row of letterColumns.
 func scanLetter(row pgx.Row) (storage.Letter, error) {
 	var (
@@ -210,7 +222,11 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scanLetter(r) })
+	scan := scanLetter
+	if q.Brief {
+		scan = scanBrief
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Letter, error) { return scan(r) })
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
@@ -240,18 +256,24 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
+	columns := letterColumns
+	if q.Brief {
+		columns = briefColumns
+	}
 	walkPair := q.ExternalID == "" && len(q.Metadata) > 0
 	if walkPair {
 		first := q.Metadata[0]
+		// The filters read status, external_id and metadata of the letter
+		// fetched, whatever a brief list shows of it.
 		fmt.Fprintf(&b, `SELECT %s FROM letter_metadata m, LATERAL (
 			SELECT %s FROM letters WHERE account = m.account AND id = m.letter_id OFFSET 0) l
 			WHERE m.account = $1 AND m.pair = metadata_pair(%s, %s)`,
-			prefixed("l", letterColumns), letterColumns, arg(first.Key), arg(first.Value))
+			prefixed("l", columns), letterColumns, arg(first.Key), arg(first.Value))
 		if q.Before != "" {
 			where = append(where, "m.letter_id < "+arg(q.Before))
 		}
 	} else {
-		b.WriteString(`SELECT ` + prefixed("l", letterColumns) + ` FROM letters l WHERE l.account = $1`)
+		b.WriteString(`SELECT ` + prefixed("l", columns) + ` FROM letters l WHERE l.account = $1`)
 		if q.Before != "" {
 			where = append(where, "l.id < "+arg(q.Before))
 		}

@@ -5,9 +5,10 @@
 // need nothing from the domain: a record carries the fields a backend must
 // index or check (ids, account, status, timestamps, metadata, revision) and
 // a Document, the rest of the record, typed by the service. A store that
-// keeps records in memory keeps the Document as it is, copying it in and out
-// with CloneDocument; only a store that must serialize encodes it, and it
-// hands documents back as Encoded, which the service decodes.
+// keeps records in memory keeps the Document as it is, or in the form a
+// Keeper gives, copying it in and out; only a store that must serialize
+// encodes it, and it hands documents back as Encoded, which the service
+// decodes.
 //
 // Every method takes a context first; a cancelled context makes the method
 // return the context's error and leaves nothing half written. Backends copy
@@ -145,16 +146,46 @@ type Storage interface {
 
 // Document is the part of a record a store keeps without looking into it.
 // The service supplies its own typed documents; a store that keeps records
-// in memory holds them as they are and copies them in and out with
-// CloneDocument, so no caller shares state with the store through one. A
+// in memory holds them as they are (or in their Keeper form) and copies
+// them in and out, so no caller shares state with the store through one. A
 // store that must serialize writes EncodeDocument's bytes and returns the
 // document as Encoded.
 type Document interface {
 	// CloneDocument returns a deep copy: nothing the copy holds may be
-	// changed through the original, or the other way round.
+	// changed through the original, or the other way round. A document
+	// that nothing can change (an immutable kept form) may return itself.
 	CloneDocument() Document
 	// EncodeDocument returns the document's serialized form.
 	EncodeDocument() ([]byte, error)
+}
+
+// Keeper is a Document with a form of its own for a store that keeps
+// documents in memory: a store holds a document for as long as its record
+// lives and reads it far less often, so a form that is smaller, or holds
+// fewer pointers for the garbage collector to trace, is worth a slower
+// read. A store that keeps documents takes each one in through
+// KeepDocument (the function); a serializing store ignores the interface.
+type Keeper interface {
+	Document
+	// KeepDocument returns a deep copy of the document in the form to keep,
+	// which may be of another type. The kept form is itself a Document,
+	// which encodes as the document does: a store returns it (its
+	// CloneDocument) from every read, so the caller reads both forms.
+	KeepDocument() Document
+}
+
+// KeepDocument returns the form of d a store that keeps documents in memory
+// keeps: d's own kept form when d is a Keeper, else a deep copy; nil for
+// nil.
+func KeepDocument(d Document) Document {
+	switch d := d.(type) {
+	case nil:
+		return nil
+	case Keeper:
+		return d.KeepDocument()
+	default:
+		return d.CloneDocument()
+	}
 }
 
 // Encoded is a serialized document, as a serializing store returns what it
@@ -226,6 +257,12 @@ type LetterQuery struct {
 	// Before, when set, returns only letters whose id sorts before it.
 	Before string
 	Limit  int
+	// Brief asks only for each letter's ID, Account, Status, ModifiedAt
+	// and Revision: what a caller that keeps what it made of the letters
+	// it read (their encodings) needs to tell whether one changed since.
+	// A store may leave the other fields empty, and the cheaper it makes
+	// such a list the better.
+	Brief bool
 }
 
 // DueQuery selects the letters ProcessDueLetters takes: those due at Now,

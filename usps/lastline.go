@@ -32,6 +32,16 @@ var (
 // countryWords are trailing country names a last line may carry.
 var countryWords = []string{"USA", "US", "U S A", "U S", "UNITED STATES", "UNITED STATES OF AMERICA"}
 
+// countryTokens are countryWords split into words once: every address
+// processed parses a last line or two.
+var countryTokens = func() [][]string {
+	out := make([][]string, len(countryWords))
+	for i, c := range countryWords {
+		out[i] = strings.Fields(c)
+	}
+	return out
+}()
+
 // ParseLastLine reads "CITY, ST 12345-6789" in its common forms: with or
 // without the comma, in any case, the state as a code, a name or an older
 // abbreviation (Ill., Calif.), the ZIP Code as 5 digits, ZIP+4 with or
@@ -43,8 +53,7 @@ func ParseLastLine(s string) (LastLine, error) {
 		return LastLine{}, ErrEmptyLastLine
 	}
 	if len(t) > 2 {
-		for _, c := range countryWords {
-			cw := strings.Fields(c)
+		for _, cw := range countryTokens {
 			if len(cw) < len(t)-1 && equalWords(t[len(t)-len(cw):], cw) {
 				t = t[:len(t)-len(cw)]
 				break

@@ -73,6 +73,7 @@ func tokens(s string) []string {
 		s = reSpacedDirectional.ReplaceAllString(s, "$1$2")
 	}
 	var b strings.Builder
+	b.Grow(len(s) + 8)
 	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z':

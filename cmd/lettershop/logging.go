@@ -69,7 +69,13 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 	if cfg.logFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	th := slog.NewTextHandler(w, opts)
+	if bw, ok := w.(*bufferedLog); ok {
+		// A buffered log takes whole lines from any goroutine, so the
+		// request lines may be written beside slog's (requestline.go).
+		return slog.New(textLog{th, bw})
+	}
+	return slog.New(th)
 }
 
 // quietPaths are requests logged only at debug: health checks and scrapes

@@ -293,6 +293,14 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
+		if h, ok := logger.Handler().(textLog); ok {
+			end := time.Now()
+			h.write(end, &requestLine{
+				level: level, method: r.Method, path: r.URL.Path, status: sw.status, bytes: sw.bytes,
+				duration: end.Sub(start), id: w.Header().Get("X-Request-Id"), remote: r.RemoteAddr,
+			})
+			return
+		}
 		logger.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),

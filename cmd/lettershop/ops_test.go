@@ -243,6 +243,8 @@ func BenchmarkRequestLog(b *testing.B) {
 		{"text-unbuffered", logged(slog.LevelInfo, "text", unbuffered{devnull})},
 		{"json-unbuffered", logged(slog.LevelInfo, "json", unbuffered{devnull})},
 		{"text", logged(slog.LevelInfo, "text", buffered)},
+		// The same line through slog's TextHandler, as before requestline.go.
+		{"text-slog", logRequests(slog.New(slog.NewTextHandler(buffered, nil)), ok)},
 		{"json", logged(slog.LevelInfo, "json", buffered)},
 		{"level-warn", logged(slog.LevelWarn, "text", buffered)},
 	}

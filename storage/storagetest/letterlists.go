@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lettershop/lettershop/storage"
 )
@@ -25,6 +26,64 @@ var letterListTests = []test{
 	{"ListLetters filters combine, with Before and Limit", testListCombined},
 	{"ListLetters filters follow updates", testListFollowsUpdates},
 	{"ListLetters returns only the query's account", testListAccount},
+	{"ListLetters Brief returns the same letters, with their id, account, status, modification and revision", testListBrief},
+}
+
+func testListBrief(t *testing.T, f *fixture) {
+	ids := f.createLetters(t, 12, acctA, func(i int, l *storage.Letter) {
+		l.Status = []string{"queued", "ready", "mailed"}[i%3]
+		if i%4 == 0 {
+			l.ExternalID = "ext"
+		}
+		l.Metadata = md("n", fmt.Sprint(i%2), "all", "")
+		l.ModifiedAt = at(time.Duration(i) * time.Minute)
+	})
+	f.createLetters(t, 3, acctB, nil)
+	// Updated letters have revisions past 1 and times of their own.
+	for _, id := range ids[:4] {
+		u := f.getLetter(t, acctA, id)
+		u.Status = "canceled"
+		u.ModifiedAt = at(time.Hour + 7*us)
+		if _, err := f.s.UpdateLetter(f.ctx, u, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []storage.LetterQuery{
+		{Account: acctA, Limit: 100},
+		{Account: acctA, Limit: 5, Before: ids[9]},
+		{Account: acctA, Limit: 100, Status: "canceled"},
+		{Account: acctA, Limit: 100, ExternalID: "ext"},
+		{Account: acctA, Limit: 3, Metadata: md("n", "1")},
+		{Account: acctA, Limit: 100, Metadata: md("all", "", "n", "0"), Status: "ready"},
+		{Account: acctB, Limit: 100},
+		{Account: acctA, Limit: 0},
+	} {
+		full, err := f.s.ListLetters(f.ctx, q)
+		must(t, "ListLetters", err)
+		q.Brief = true
+		brief, err := f.s.ListLetters(f.ctx, q)
+		must(t, "ListLetters Brief", err)
+		if len(brief) != len(full) {
+			t.Errorf("%+v: %d letters, %d in full", q, len(brief), len(full))
+			continue
+		}
+		for i, b := range brief {
+			l := full[i]
+			if b.ID != l.ID || b.Account != l.Account || b.Status != l.Status || !b.ModifiedAt.Equal(l.ModifiedAt) || b.Revision != l.Revision {
+				t.Errorf("%+v: letter %d briefly %+v, in full %+v", q, i, b, l)
+			}
+			// What Brief leaves out may be there, as it is in full.
+			if b.ExternalID != "" && b.ExternalID != l.ExternalID ||
+				len(b.Metadata) > 0 && !slices.Equal(b.Metadata, l.Metadata) ||
+				!b.CreatedAt.IsZero() && !b.CreatedAt.Equal(l.CreatedAt) ||
+				!b.DueAt.IsZero() && !b.DueAt.Equal(l.DueAt) {
+				t.Errorf("%+v: letter %d briefly %+v, in full %+v", q, i, b, l)
+			}
+			if b.Doc != nil {
+				diff(t, "brief document", []storage.Document{l.Doc}, []storage.Document{b.Doc})
+			}
+		}
+	}
 }
 
 // createLetters stores letters made by f.letter(account), changed by mod,

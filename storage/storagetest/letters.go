@@ -19,6 +19,7 @@ var letterTests = []test{
 	{"UpdateLetter of an unknown id or another account's letter is ErrNotFound", testUpdateLetterNotFound},
 	{"a letter passed in is copied", testLetterCopiedIn},
 	{"a letter returned is a copy", testLetterCopiedOut},
+	{"a document with a form to keep reads back as written, and is copied", testLetterKeeperDoc},
 }
 
 func testCreateLetter(t *testing.T, f *fixture) {
@@ -216,5 +217,49 @@ func testLetterCopiedOut(t *testing.T, f *fixture) {
 	got, err = f.s.UpdateLetter(f.ctx, u, nil)
 	must(t, "UpdateLetter", err)
 	scribble(&got)
+	f.wantStored(t, want)
+}
+
+func testLetterKeeperDoc(t *testing.T, f *fixture) {
+	l := f.letter(acctA)
+	l.DueAt = at(time.Hour)
+	d := newKeeperDoc("kept", "a", "b")
+	l.Doc = d
+	want := cloneLetter(l)
+	want.Revision = 1
+	got := f.createLetter(t, l)
+	diff(t, "CreateLetter", want, got)
+	scribbleDoc(&d.doc)
+	scribbleDoc(got.Doc)
+	f.wantStored(t, want)
+
+	list, err := f.s.ListLetters(f.ctx, storage.LetterQuery{Account: acctA, Limit: 10})
+	must(t, "ListLetters", err)
+	diff(t, "ListLetters", []storage.Letter{want}, list)
+
+	u := f.getLetter(t, acctA, l.ID)
+	d2 := newKeeperDoc("kept again", "c")
+	u.Doc = d2
+	u.Status = "ready"
+	want = cloneLetter(u)
+	want.Revision = 2
+	_, err = f.s.UpdateLetter(f.ctx, u, nil)
+	must(t, "UpdateLetter", err)
+	scribbleDoc(&d2.doc)
+	f.wantStored(t, want)
+
+	// fn gets the letter with the document in whatever form the store
+	// keeps it, and may put a document of either form in its place.
+	d3 := newKeeperDoc("processed")
+	_, err = f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: at(time.Hour), Limit: 1}, func(l *storage.Letter) error {
+		diff(t, "the document fn gets", []storage.Document{want.Doc}, []storage.Document{l.Doc})
+		l.Doc = d3
+		l.DueAt = time.Time{}
+		return nil
+	})
+	must(t, "ProcessDueLetters", err)
+	want.Doc = d3.CloneDocument()
+	want.DueAt = time.Time{}
+	want.Revision = 3
 	f.wantStored(t, want)
 }

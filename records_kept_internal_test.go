@@ -1,0 +1,161 @@
+package lettershop
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// fill sets every field v reaches, recursively, so a field the kept form
+// forgets shows as a difference. With empty, pointers stay nil and slices
+// are empty but not nil, the other edge of what the form must tell apart.
+type filler struct {
+	n     int
+	empty bool
+}
+
+func (f *filler) fill(v reflect.Value) {
+	f.n++
+	switch v.Kind() {
+	case reflect.String:
+		if f.n%3 == 0 {
+			v.SetString("queued") // a common word, packed as a number
+		} else {
+			v.SetString(fmt.Sprintf("text %d: ÿ\x01\"", f.n))
+		}
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(f.n) * -3)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Float64:
+		v.SetFloat(float64(f.n) + 0.1)
+	case reflect.Pointer:
+		if f.empty {
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		f.fill(p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		n := 2
+		if f.empty {
+			n = 0
+		}
+		s := reflect.MakeSlice(v.Type(), n, n)
+		for i := range n {
+			f.fill(s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Map:
+		// additionalData: decoded JSON, which the kept form leaves typed.
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 3, 2, 15, 0, f.n, f.n*1001, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Field(i).CanSet() {
+				f.fill(v.Field(i))
+			}
+		}
+	default:
+		panic("fill: no case for " + v.Kind().String())
+	}
+}
+
+func filledDoc(empty bool) *letterDoc {
+	var d letterDoc
+	(&filler{empty: empty}).fill(reflect.ValueOf(&d).Elem())
+	return &d
+}
+
+func TestKeptLetterReadsBackAsMade(t *testing.T) {
+	// A letter as the Service makes it, mailed, with tracking events.
+	_, l := benchRecord(t)
+	rec, err := letterRecord("acct", &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := rec.Doc.(*letterDoc)
+	msTimes := created.CloneDocument().(*letterDoc)
+	for i := range msTimes.Events {
+		msTimes.Events[i].ModifiedAt = msTimes.Events[i].CreatedAt.Add(3 * time.Millisecond)
+		msTimes.Events[i].Timestamp = time.Time{}
+	}
+	for name, d := range map[string]*letterDoc{
+		"created":        created,
+		"event times":    msTimes,
+		"every field":    filledDoc(false),
+		"empty not nil":  filledDoc(true),
+		"zero":           {},
+		"before 1970":    {Events: []Event{{CreatedAt: time.Date(1901, 1, 1, 0, 0, 0, 5, time.UTC)}}},
+		"empty snapshot": {Snapshot: contentSnapshot{Definitions: []VariableDefinition{}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			kept, ok := d.KeepDocument().(*keptLetter)
+			if !ok {
+				t.Fatalf("KeepDocument returned %T, want *keptLetter", d.KeepDocument())
+			}
+			var got letterDoc
+			if err := kept.unpack(&got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(d, &got); diff != "" {
+				t.Errorf("unpacked document differs (-made +unpacked):\n%s", diff)
+			}
+			want, _ := d.EncodeDocument()
+			enc, err := kept.EncodeDocument()
+			if err != nil || string(enc) != string(want) {
+				t.Errorf("EncodeDocument = %s, %v; want %s", enc, err, want)
+			}
+			if kept.CloneDocument() != storage.Document(kept) {
+				t.Errorf("CloneDocument of a kept letter is not itself")
+			}
+		})
+	}
+}
+
+func TestKeptLetterOnlyWhatItHolds(t *testing.T) {
+	for name, change := range map[string]func(d *letterDoc){
+		"additional data": func(d *letterDoc) {
+			d.Events[0].TrackingEventDetails.AdditionalData = map[string]any{"n": 1}
+		},
+		"time outside UTC": func(d *letterDoc) {
+			d.Events[1].Timestamp = d.Events[1].Timestamp.In(time.FixedZone("X", 3600))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := filledDoc(false)
+			change(d)
+			got, ok := d.KeepDocument().(*letterDoc)
+			if !ok {
+				t.Fatalf("KeepDocument returned %T, want a copy of the *letterDoc", d.KeepDocument())
+			}
+			if got == d {
+				t.Fatalf("KeepDocument returned the document itself, not a copy")
+			}
+			if diff := cmp.Diff(d, got); diff != "" {
+				t.Errorf("copy differs:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeptLetterTruncatedIsAnError(t *testing.T) {
+	k, ok := keepLetter(filledDoc(false))
+	if !ok {
+		t.Fatal("not kept")
+	}
+	for n := range len(k.data) {
+		cut := &keptLetter{data: k.data[:n], shared: k.shared}
+		var d letterDoc
+		if err := cut.unpack(&d); err == nil {
+			t.Fatalf("unpacking the first %d of %d bytes: no error", n, len(k.data))
+		}
+	}
+}
