@@ -89,31 +89,39 @@ func (s *Store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 	if err != nil {
 		return 0, err
 	}
+	n := 0
+	err = processPicked(s, picked, func(r *letterRec) { r.busy = false }, func(r *letterRec) error {
+		written, err := s.processDue(ctx, r, q, fn)
+		if written {
+			n++
+		}
+		return err
+	})
+	return n, err
+}
+
+// processPicked runs process on each record a due run picked, one at a
+// time, until one fails; the records not reached (process failed or
+// panicked, or ctx ended) are freed for other callers.
+func processPicked[R any](s *Store, picked []R, free func(R), process func(R) error) error {
 	rest := picked
 	defer func() {
-		// Letters not reached (fn failed or panicked, or ctx ended) go back
-		// to the other callers.
 		if len(rest) > 0 {
 			s.mu.Lock()
 			for _, r := range rest {
-				r.busy = false
+				free(r)
 			}
 			s.mu.Unlock()
 		}
 	}()
-	n := 0
 	for len(rest) > 0 {
 		r := rest[0]
 		rest = rest[1:]
-		written, err := s.processDue(ctx, r, q, fn)
-		if err != nil {
-			return n, err
-		}
-		if written {
-			n++
+		if err := process(r); err != nil {
+			return err
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // pickDue marks and returns up to q.Limit due letters, earliest DueAt first,

@@ -415,29 +415,15 @@ func (s *Store) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQ
 	if err != nil {
 		return nil, err
 	}
-	rest := picked
-	defer func() {
-		if len(rest) > 0 {
-			s.mu.Lock()
-			for _, r := range rest {
-				r.busy = false
-			}
-			s.mu.Unlock()
-		}
-	}()
 	var out []storage.Delivery
-	for len(rest) > 0 {
-		r := rest[0]
-		rest = rest[1:]
-		d, ok, err := s.processDueDelivery(ctx, r, q, fn)
-		if err != nil {
-			return out, err
-		}
-		if ok {
+	err = processPicked(s, picked, func(r *deliveryRec) { r.busy = false }, func(r *deliveryRec) error {
+		d, written, err := s.processDueDelivery(ctx, r, q, fn)
+		if written {
 			out = append(out, d)
 		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 func (s *Store) pickDueDeliveries(ctx context.Context, q storage.DeliveryDueQuery) ([]*deliveryRec, error) {
