@@ -110,12 +110,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		}
 	}
 	out := a
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if w.Completion != nil {
-			if err := complete(ctx, tx, w.Completion); err != nil {
-				return err
-			}
-		}
+	err = s.inClaimTx(ctx, w.Completion, func(tx pgx.Tx) error {
 		if a.Revision == 0 {
 			_, err := tx.Exec(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES ($1, $2, $3, $4, $5, 1, $6)`,
 				a.ID, a.Account, meta, a.CreatedAt, a.ModifiedAt, data)
@@ -260,32 +255,7 @@ func listAssetsQuery(q storage.AssetQuery) (string, []any, error) {
 // DeleteAsset implements storage.Storage. The versions go with the asset
 // (ON DELETE CASCADE); content stays.
 func (s *Store) DeleteAsset(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
-	op := "delete asset " + id
-	if !storable(account, id) {
-		return fail(ctx, op, storage.ErrNotFound)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return fail(ctx, op, storage.ErrClaimLost)
-	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if c != nil {
-			if err := complete(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM assets WHERE id = $1 AND account = $2 AND revision = $3`, id, account, revision)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return revisionMissing(ctx, tx, "assets", account, id)
-		}
-		return nil
-	})
-	if err != nil {
-		return fail(ctx, op, err)
-	}
-	return nil
+	return s.deleteAtRevision(ctx, "delete asset "+id, "assets", account, id, revision, c)
 }
 
 // GetAssetVersion implements storage.Storage.

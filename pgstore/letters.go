@@ -348,14 +348,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	if c == nil && notify == nil {
 		err = update(s.pool)
 	} else {
-		err = s.inTx(ctx, func(tx pgx.Tx) error {
-			if c != nil {
-				if err := complete(ctx, tx, c); err != nil {
-					return err
-				}
-			}
-			return update(tx)
-		})
+		err = s.inClaimTx(ctx, c, func(tx pgx.Tx) error { return update(tx) })
 	}
 	if err != nil {
 		return storage.Letter{}, fail(ctx, op, err)

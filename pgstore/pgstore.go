@@ -139,6 +139,46 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return tx.Commit(ctx)
 }
 
+// inClaimTx runs fn in a transaction that first completes the idempotency
+// claim c, when there is one, so that both commit or neither does.
+func (s *Store) inClaimTx(ctx context.Context, c *storage.Completion, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if c != nil {
+			if err := complete(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	})
+}
+
+// deleteAtRevision deletes the row id of account from table (a table of
+// records with a revision: assets, webhooks) if it is at revision, with the
+// claim c's completion; what goes with the row goes by ON DELETE CASCADE.
+// op names the call in its error.
+func (s *Store) deleteAtRevision(ctx context.Context, op, table, account, id string, revision int64, c *storage.Completion) error {
+	if !storable(account, id) {
+		return fail(ctx, op, storage.ErrNotFound)
+	}
+	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+		return fail(ctx, op, storage.ErrClaimLost)
+	}
+	err := s.inClaimTx(ctx, c, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE id = $1 AND account = $2 AND revision = $3`, id, account, revision)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return revisionMissing(ctx, tx, table, account, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	return nil
+}
+
 // fail wraps err for op. When ctx has ended, the context's error is the one
 // that counts (errors.Is finds it), whatever the driver made of the
 // interrupted exchange.

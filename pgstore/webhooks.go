@@ -63,12 +63,7 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.
 		events = []string{}
 	}
 	var out storage.Webhook
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if c != nil {
-			if err := complete(ctx, tx, c); err != nil {
-				return err
-			}
-		}
+	err = s.inClaimTx(ctx, c, func(tx pgx.Tx) error {
 		if w.Revision == 0 {
 			out, err = scanWebhook(tx.QueryRow(ctx, `INSERT INTO webhooks (`+webhookColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1) RETURNING `+webhookColumns,
@@ -139,32 +134,7 @@ func (s *Store) ListWebhooks(ctx context.Context, q storage.WebhookQuery) ([]sto
 // DeleteWebhook implements storage.Storage. Its deliveries go with it
 // (ON DELETE CASCADE).
 func (s *Store) DeleteWebhook(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
-	op := "delete webhook " + id
-	if !storable(account, id) {
-		return fail(ctx, op, storage.ErrNotFound)
-	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
-		return fail(ctx, op, storage.ErrClaimLost)
-	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if c != nil {
-			if err := complete(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM webhooks WHERE id = $1 AND account = $2 AND revision = $3`, id, account, revision)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return revisionMissing(ctx, tx, "webhooks", account, id)
-		}
-		return nil
-	})
-	if err != nil {
-		return fail(ctx, op, err)
-	}
-	return nil
+	return s.deleteAtRevision(ctx, "delete webhook "+id, "webhooks", account, id, revision, c)
 }
 
 const deliveryColumns = `webhook_id, id, account, event_id, type, letter_id, seq, event_at, status, attempts,
@@ -245,12 +215,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 		return storage.Delivery{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	var out storage.Delivery
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if c != nil {
-			if err := complete(ctx, tx, c); err != nil {
-				return err
-			}
-		}
+	err := s.inClaimTx(ctx, c, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanDelivery(tx.QueryRow(ctx, updateDeliverySQL, updateDeliveryArgs(&d)...))
 		if errors.Is(err, pgx.ErrNoRows) {
