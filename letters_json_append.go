@@ -467,7 +467,7 @@ func appendOptions(b []byte, o *LetterOptions) []byte {
 		b, sep = appendField(b, sep, `"deliverabilityThreshold":`)
 		b = appendStr(b, string(o.DeliverabilityThreshold))
 	}
-	b, sep = appendField(b, sep, `"deliverabilityValues":`)
+	b, _ = appendField(b, sep, `"deliverabilityValues":`)
 	if o.DeliverabilityValues == nil {
 		b = append(b, "null"...)
 	} else {
