@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // A body that stops arriving is answered 408 once its time is up, well
@@ -60,4 +64,36 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	if len(page.Items) != 1 {
 		t.Errorf("%d assets, want the one sent whole", len(page.Items))
 	}
+}
+
+// slowAssetStore takes its time writing an asset, and fails the write if
+// the request's context ended meanwhile, as a store over a network does.
+type slowAssetStore struct {
+	storage.Storage
+	delay time.Duration
+}
+
+func (s slowAssetStore) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.Asset, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return storage.Asset{}, ctx.Err()
+	}
+	return s.Storage.WriteAsset(ctx, w)
+}
+
+// The time a body has to arrive bounds the reading of the body, not the
+// work done with it: a request whose body came in time keeps its context
+// however long the handler then takes. (net/http clears the connection's
+// read deadline when it starts watching for the client going away, once
+// the body is read; were the body's deadline left standing, that watch
+// would end the request's context when it passed.)
+func TestBodyDeadlineEndsWithTheBody(t *testing.T) {
+	svc := lettershop.New(slowAssetStore{Storage: memstore.New(), delay: 400 * time.Millisecond})
+	t.Cleanup(func() { _ = svc.Close() })
+	ts := newTestServerFor(t, svc, httpadapter.WithBodyReadRate(1<<20, 100*time.Millisecond))
+	// httptest's server sets no read timeout of its own, so only the body's
+	// deadline could end the request's context.
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: map[string]any{"name": "slow", "type": "template"}}).
+		wantStatus(t, http.StatusCreated)
 }
