@@ -154,27 +154,16 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 // advance moves the server's clock on by d and runs what fell due.
 func (c *core) advance(d time.Duration) {
 	c.t.Helper()
-	if d < 0 {
-		c.t.Fatalf("lettershoptest: the clock only moves forward, got %s", d)
+	if _, err := c.svc.AdvanceClock(context.Background(), d); err != nil {
+		c.t.Fatalf("lettershoptest: advance the clock: %v", err)
 	}
-	c.clock.Add(d)
-	c.runDue()
 }
 
-// set moves the server's clock to at, which must not be before now.
+// set moves the server's clock forward to at and runs what fell due.
 func (c *core) set(at time.Time) {
 	c.t.Helper()
-	if now := c.clock.Now(); at.Before(now) {
-		c.t.Fatalf("lettershoptest: the clock only moves forward: it is at %s, asked for %s", now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
-	}
-	c.clock.Set(at)
-	c.runDue()
-}
-
-func (c *core) runDue() {
-	c.t.Helper()
-	if _, err := c.svc.RunDue(context.Background()); err != nil {
-		c.t.Fatalf("lettershoptest: run what fell due: %v", err)
+	if _, err := c.svc.SetClock(context.Background(), at); err != nil {
+		c.t.Fatalf("lettershoptest: set the clock: %v", err)
 	}
 }
 
@@ -228,7 +217,9 @@ func New(t testing.TB, opts ...Option) *Server {
 func (s *Server) Service() *lettershop.Service { return s.c.svc }
 
 // Clock returns the server's virtual clock. Prefer Advance, which also
-// runs what fell due.
+// runs what fell due and takes turns with every other move of the clock
+// (the clock.Mock's own Add, called from parallel tests, can undo another
+// test's move).
 func (s *Server) Clock() *clock.Mock { return s.c.clock }
 
 // Client returns an HTTP client for the server.
@@ -262,7 +253,7 @@ func NewService(t testing.TB, opts ...Option) *Service {
 }
 
 // Clock returns the Service's virtual clock. Prefer Advance, which also
-// runs what fell due.
+// runs what fell due and takes turns with every other move of the clock.
 func (s *Service) Clock() *clock.Mock { return s.c.clock }
 
 // Advance moves the Service's clock on by d, and with it every account's

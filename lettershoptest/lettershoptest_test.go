@@ -1,9 +1,11 @@
 package lettershoptest_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,5 +247,42 @@ func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
 	}()
 	if !ft.failed || !acct.Now().Equal(lettershoptest.DefaultStart) {
 		t.Errorf("failed %v, clock %s: want an immediate failure", ft.failed, acct.Now())
+	}
+}
+
+// Moves of the shared clock from many goroutines all count, and the clock
+// never goes back: each one's Advance sees it further on than the last.
+func TestSharedClockMovesFromManyGoroutines(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithSharedClock())
+	// A ticker on the clock makes each move stop at its ticks on the way:
+	// moves that did not take turns would start from a time another move
+	// had since passed, and undo it.
+	tick := srv.Clock().Ticker(10 * time.Minute)
+	defer tick.Stop()
+	const workers, moves = 4, 10
+	var wg sync.WaitGroup
+	backwards := make(chan string, workers)
+	for range workers {
+		acct := srv.NewAccount()
+		wg.Go(func() {
+			last := acct.Now()
+			for range moves {
+				acct.Advance(time.Hour)
+				now := acct.Now()
+				if now.Before(last) {
+					backwards <- fmt.Sprintf("the clock went back from %s to %s", last, now)
+					return
+				}
+				last = now
+			}
+		})
+	}
+	wg.Wait()
+	close(backwards)
+	for msg := range backwards {
+		t.Error(msg)
+	}
+	if got, want := srv.Now(), lettershoptest.DefaultStart.Add(workers*moves*time.Hour); !got.Equal(want) {
+		t.Errorf("clock at %s after %d moves of an hour, want %s", got, workers*moves, want)
 	}
 }
