@@ -75,6 +75,8 @@ type config struct {
 	// handler serves them, "" for nowhere (metrics.go).
 	metrics     *Metrics
 	metricsPath string
+	// noAddressLimits turns off the limits per client address.
+	noAddressLimits bool
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -95,6 +97,16 @@ func WithRateLimit(n int, per time.Duration) Option {
 // its clients passes the wall clock here, so that buckets refill, and the
 // reset times it announces come, while the test clock stands still.
 func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
+
+// WithAddressLimits turns the limits per client address on (the default,
+// with the rate limit) or off: in the sandbox, on requests and on new keys
+// across all keys, and on signed download links. Each API key's own limit
+// stays. They hold across accounts, on the Service's clock; a server for
+// one test suite, whose clients all share one address and whose accounts
+// keep clocks of their own, turns them off, as lettershoptest does, so
+// that one test's requests never use up another's and every limit a test
+// meets follows its own account's clock.
+func WithAddressLimits(on bool) Option { return func(c *config) { c.noAddressLimits = !on } }
 
 // WithLogger sets where internal errors are logged, each with the request
 // id its response shows. The default is slog.Default().
@@ -141,9 +153,11 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
-		h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
-		if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
-			h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+		if !cfg.noAddressLimits {
+			h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
+			if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
+				h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+			}
 		}
 	}
 	h.letterRoutes()

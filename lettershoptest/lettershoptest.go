@@ -86,8 +86,10 @@ func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
 func WithPostgres(dsn string) Option { return func(c *config) { c.dsn = dsn } }
 
 // WithRateLimit limits each API key to n requests per duration, as
-// httpadapter.WithRateLimit does, measured on the virtual clock. Without it
-// a test server has no rate limit.
+// httpadapter.WithRateLimit does, measured on its account's clock. Without
+// it a test server has no rate limit. There are no limits per client
+// address (httpadapter.WithAddressLimits): every test's requests come from
+// one, and one test's requests never use up another's.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
@@ -202,6 +204,10 @@ func New(t testing.TB, opts ...Option) *Server {
 		httpadapter.WithTestClock(c.clock),
 		httpadapter.WithTestControls(c.controls),
 		httpadapter.WithRateLimit(cfg.rateN, cfg.ratePer),
+		// Every test's requests come from one address: limits per address
+		// would let one test use up the others', on a clock none of them
+		// moves.
+		httpadapter.WithAddressLimits(false),
 		httpadapter.WithLogger(cfg.logger),
 	}
 	if cfg.shared {

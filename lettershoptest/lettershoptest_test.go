@@ -233,6 +233,43 @@ func TestWithRateLimit(t *testing.T) {
 	}
 }
 
+// With a rate limit, accounts never use up each other's: every test's
+// requests come from one address, and only each key's limit holds, on its
+// account's clock.
+func TestRateLimitPerAccountOnly(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithRateLimit(2, time.Minute))
+	get := func(key, path string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if key != "" {
+			req.Header.Set("X-Api-Key", key)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 30 {
+		acct := srv.NewAccount()
+		if got := []int{get(acct.APIKey, "/letters"), get(acct.APIKey, "/letters")}; got[0] != http.StatusOK || got[1] != http.StatusOK {
+			t.Fatalf("account %d: statuses %v, want its two requests served", i, got)
+		}
+	}
+	acct := srv.NewAccount()
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	link, err := srv.Service().DownloadURL(t.Context(), acct.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if got := get("", link); got != http.StatusOK {
+			t.Fatalf("download %d: %d, want 200", i+1, got)
+		}
+	}
+}
+
 func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
 	ft := &fakeTB{TB: t}
 	svc := lettershoptest.NewService(ft)
