@@ -186,6 +186,28 @@ func TestPostgres(t *testing.T) {
 	if got := acct.Letters(); len(got) != 1 || got[0].ID != id {
 		t.Errorf("letters in PostgreSQL: %v", got)
 	}
+
+	// Account clocks hold in PostgreSQL too: one account's move takes its
+	// letters only, and a move of the server's clock passes over a frozen
+	// account's.
+	ahead, frozen := srv.NewAccount(), srv.NewAccount()
+	aheadID := sendWelcome(t, srv.Service(), ahead.ID, "Ann")
+	frozenID := sendWelcome(t, srv.Service(), frozen.ID, "Bob")
+	frozen.Freeze()
+	ahead.Advance(10 * 24 * time.Hour)
+	if got := ahead.Letter(aheadID).Status; got != lettershop.StatusMailed {
+		t.Errorf("ten days on its account's clock, the letter is %s, want mailed", got)
+	}
+	if got := acct.Letter(id).Status; got != lettershop.StatusQueued {
+		t.Errorf("another account's letter moved to %s", got)
+	}
+	srv.Advance(10 * 24 * time.Hour)
+	if got := acct.Letter(id).Status; got != lettershop.StatusMailed {
+		t.Errorf("ten days on the server's clock, the letter is %s, want mailed", got)
+	}
+	if got := frozen.Letter(frozenID).Status; got != lettershop.StatusQueued {
+		t.Errorf("the frozen account's letter moved to %s", got)
+	}
 }
 
 // fakeTB records a failure instead of ending the test.
