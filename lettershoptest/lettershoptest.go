@@ -55,6 +55,11 @@ import (
 // printed and mailed on schedule.
 var DefaultStart = time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 
+// discard is where the Service and the handler log: a test server's logs
+// are no test's business (WithServiceOptions and WithAdapterOptions can
+// pass a logger on).
+var discard = slog.New(slog.DiscardHandler)
+
 // Option configures New and NewService.
 type Option func(*config)
 
@@ -67,7 +72,6 @@ type config struct {
 	adapter   []httpadapter.Option
 	faultSeed int64
 	sleep     func(context.Context, time.Duration) error
-	logger    *slog.Logger
 	shared    bool
 }
 
@@ -136,9 +140,6 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
-	}
 	var store storage.Storage = memstore.New()
 	if cfg.dsn != "" {
 		store = openPostgres(t, cfg.dsn)
@@ -147,7 +148,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	mc.Set(cfg.start)
 	svc := lettershop.New(store, append([]lettershop.Option{
 		lettershop.WithClock(mc),
-		lettershop.WithLogger(cfg.logger),
+		lettershop.WithLogger(discard),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
 	return &core{t: t, svc: svc, clock: mc, shared: cfg.shared}, cfg
@@ -208,7 +209,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		// would let one test use up the others', on a clock none of them
 		// moves.
 		httpadapter.WithAddressLimits(false),
-		httpadapter.WithLogger(cfg.logger),
+		httpadapter.WithLogger(discard),
 	}
 	if cfg.shared {
 		aopts = append(aopts, httpadapter.WithSharedTestClock())
