@@ -37,6 +37,11 @@ type clocks struct {
 	own atomic.Int64
 	mu  sync.RWMutex
 	m   map[string]accountClock
+	// serverMu makes the moves of the Service's test clock (AdvanceClock,
+	// SetClock) take turns: clock.Mock's Add and Set, run side by side,
+	// each move from the time they first read, and the later to finish
+	// undoes the other's move.
+	serverMu sync.Mutex
 }
 
 // accountClock is one account's own clock: it read at when the Service's
@@ -107,33 +112,44 @@ var LastClockTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // LastClockTime, is CodeInvalid naming duration; a Service whose clock is
 // not a test clock (*clock.Mock) answers CodeConflict.
 func (s *Service) AdvanceAccountClock(ctx context.Context, account string, d time.Duration) (AccountClock, error) {
-	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) error {
-		if d < 0 {
-			return invalidField("duration", "the clock only moves forward, got %s", d)
-		}
-		if now.Add(d).After(LastClockTime) {
-			return invalidField("duration", "the clock goes no further than %s; it is at %s, and %s would pass that",
-				LastClockTime.Format(time.RFC3339), now.Format(time.RFC3339), d)
-		}
-		c.at = c.at.Add(d)
-		return nil
+	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) (err error) {
+		c.at, err = advancedBy(now, d)
+		return err
 	})
+}
+
+// advancedBy is the time d after now, for a clock at now: CodeInvalid
+// naming duration for a d below zero or a time past LastClockTime.
+func advancedBy(now time.Time, d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return now, invalidField("duration", "the clock only moves forward, got %s", d)
+	}
+	if now.Add(d).After(LastClockTime) {
+		return now, invalidField("duration", "the clock goes no further than %s; it is at %s, and %s would pass that",
+			LastClockTime.Format(time.RFC3339), now.UTC().Format(time.RFC3339), d)
+	}
+	return now.Add(d), nil
+}
+
+// setForwardTo is t, for a clock at now: CodeInvalid naming now for a t
+// before now (a clock never goes back) or past LastClockTime.
+func setForwardTo(now, t time.Time) (time.Time, error) {
+	switch {
+	case t.Before(now):
+		return now, invalidField("now", "the clock only moves forward: it is at %s, got %s", now.UTC().Format(time.RFC3339Nano), t.UTC().Format(time.RFC3339Nano))
+	case t.After(LastClockTime):
+		return now, invalidField("now", "the clock goes no further than %s, got %s", LastClockTime.Format(time.RFC3339), t.UTC().Format(time.RFC3339))
+	}
+	return t, nil
 }
 
 // SetAccountClock moves the account's clock forward to t, as
 // AdvanceAccountClock does. A t before the clock's time is CodeInvalid
 // naming now: a clock never goes back.
 func (s *Service) SetAccountClock(ctx context.Context, account string, t time.Time) (AccountClock, error) {
-	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) error {
-		t = t.UTC().Truncate(time.Millisecond)
-		switch {
-		case t.Before(now):
-			return invalidField("now", "the clock only moves forward: it is at %s, got %s", now.Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
-		case t.After(LastClockTime):
-			return invalidField("now", "the clock goes no further than %s, got %s", LastClockTime.Format(time.RFC3339), t.Format(time.RFC3339))
-		}
-		c.at = t
-		return nil
+	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) (err error) {
+		c.at, err = setForwardTo(now, t.UTC().Truncate(time.Millisecond))
+		return err
 	})
 }
 
@@ -189,6 +205,47 @@ func (s *Service) changeClock(ctx context.Context, account string, change func(c
 	}
 	s.deliveries.wake()
 	return s.AccountClock(account), nil
+}
+
+// AdvanceClock moves the Service's test clock on by d, and with it every
+// account's clock but those frozen, runs what fell due, and returns the
+// clock's new time. Moves made through AdvanceClock and SetClock take
+// turns, so the clock never goes back however many goroutines move it
+// (clock.Mock's own Add and Set, called side by side, may). A d below
+// zero, or one that takes the clock past LastClockTime, is CodeInvalid
+// naming duration; a Service whose clock is not a test clock
+// (*clock.Mock) answers CodeConflict.
+func (s *Service) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
+	return s.moveClock(ctx, func(now time.Time) (time.Time, error) { return advancedBy(now, d) })
+}
+
+// SetClock moves the Service's test clock forward to t, as AdvanceClock
+// does. A t before the clock's time is CodeInvalid naming now: a clock
+// never goes back.
+func (s *Service) SetClock(ctx context.Context, t time.Time) (time.Time, error) {
+	return s.moveClock(ctx, func(now time.Time) (time.Time, error) { return setForwardTo(now, t) })
+}
+
+// moveClock moves the Service's test clock to the time to gives for its
+// current one, then runs what fell due.
+func (s *Service) moveClock(ctx context.Context, to func(now time.Time) (time.Time, error)) (time.Time, error) {
+	m, ok := s.clock.(*clock.Mock)
+	if !ok {
+		return time.Time{}, errorf(CodeConflict, "only a test clock can be moved; this service runs on the real time")
+	}
+	s.clocks.serverMu.Lock()
+	t, err := to(m.Now())
+	if err == nil {
+		m.Set(t)
+	}
+	s.clocks.serverMu.Unlock()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if _, err := s.RunDue(ctx); err != nil {
+		return time.Time{}, err
+	}
+	return s.Now(), nil
 }
 
 // behind returns the accounts whose clocks stand behind the Service's

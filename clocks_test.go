@@ -320,3 +320,59 @@ func TestAccountClockDefaultsToService(t *testing.T) {
 		t.Errorf("it reads %v after the Service's clock moved, want %v", got, testStart.Add(time.Minute))
 	}
 }
+
+// The Service's clock moves forward only, through AdvanceClock and
+// SetClock, and every account with it: one ahead keeps its lead, a frozen
+// one stays; letters that fell due have run when the move returns.
+func TestServiceClockMoves(t *testing.T) {
+	e := newEnv(t)
+	l := e.createLetterIn(t, acctStill)
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acctAhead, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.FreezeAccountClock(e.ctx, "acct_frozen", true); err != nil {
+		t.Fatal(err)
+	}
+	now, err := e.svc.AdvanceClock(e.ctx, 72*time.Hour)
+	if want := testStart.Add(72 * time.Hour); err != nil || !now.Equal(want) || !e.clock.Now().Equal(want) {
+		t.Fatalf("AdvanceClock: %v, %v; the clock reads %v; want %v", now, err, e.clock.Now(), want)
+	}
+	if got, err := e.store.GetLetter(e.ctx, acctStill, l.ID); err != nil || got.Status == string(lettershop.StatusQueued) {
+		t.Errorf("stored letter %s, %v: what fell due has not run", got.Status, err)
+	}
+	for account, want := range map[string]time.Time{
+		acctAhead:     testStart.Add(73 * time.Hour),
+		"acct_frozen": testStart,
+		"acct_other":  testStart.Add(72 * time.Hour),
+	} {
+		if got := e.svc.AccountNow(account); !got.Equal(want) {
+			t.Errorf("%s reads %v, want %v", account, got, want)
+		}
+	}
+	at := testStart.Add(96 * time.Hour)
+	if now, err := e.svc.SetClock(e.ctx, at); err != nil || !now.Equal(at) {
+		t.Errorf("SetClock: %v, %v; want %v", now, err, at)
+	}
+	if now, err := e.svc.SetClock(e.ctx, at); err != nil || !now.Equal(at) {
+		t.Errorf("SetClock to the time it is: %v, %v", now, err)
+	}
+
+	_, err = e.svc.AdvanceClock(e.ctx, -time.Second)
+	wantFields(t, err, "duration")
+	_, err = e.svc.AdvanceClock(e.ctx, lettershop.LastClockTime.Sub(at)+time.Millisecond)
+	wantFields(t, err, "duration")
+	_, err = e.svc.SetClock(e.ctx, at.Add(-time.Millisecond))
+	wantFields(t, err, "now")
+	_, err = e.svc.SetClock(e.ctx, lettershop.LastClockTime.Add(time.Millisecond))
+	wantFields(t, err, "now")
+	if !e.clock.Now().Equal(at) {
+		t.Errorf("refused moves moved the clock to %v", e.clock.Now())
+	}
+
+	real := lettershop.New(memstore.New())
+	t.Cleanup(func() { real.Close() })
+	_, err = real.AdvanceClock(e.ctx, time.Hour)
+	wantCode(t, err, lettershop.CodeConflict)
+	_, err = real.SetClock(e.ctx, time.Now().Add(time.Hour))
+	wantCode(t, err, lettershop.CodeConflict)
+}

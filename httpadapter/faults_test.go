@@ -71,6 +71,12 @@ func TestFaultRateLimited(t *testing.T) {
 	if r.Header.Get("P-RateLimit-Remaining") != "0" || r.Header.Get("Retry-After") != "5" {
 		t.Errorf("remaining %q, retry after %q", r.Header.Get("P-RateLimit-Remaining"), r.Header.Get("Retry-After"))
 	}
+	// The reset is a window on from the time on the account's clock.
+	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"24h"}`}).wantStatus(t, http.StatusOK)
+	r = ts.get(t, "/letters")
+	if got := r.Header.Get("P-RateLimit-Reset"); got != "2026-03-03T15:00:05Z" {
+		t.Errorf("reset %q a day on the account's clock, want 2026-03-03T15:00:05Z", got)
+	}
 }
 
 // TestFaultAfterWrite: the write happens, the answer is lost, and a retry

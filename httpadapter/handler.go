@@ -75,6 +75,8 @@ type config struct {
 	// handler serves them, "" for nowhere (metrics.go).
 	metrics     *Metrics
 	metricsPath string
+	// noAddressLimits turns off the limits per client address.
+	noAddressLimits bool
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -83,18 +85,30 @@ type config struct {
 func WithAuthenticator(a Authenticator) Option { return func(c *config) { c.auth = a } }
 
 // WithRateLimit allows n requests per duration per API key, in bursts of up
-// to n, measured on the Service's clock. n = 0 turns rate limiting off. The
-// default is the real service's: 150 requests per 5 seconds.
+// to n, measured on the clock of the key's account (the Service's clock
+// unless a test moved the account's apart). n = 0 turns rate limiting off.
+// The default is the real service's: 150 requests per 5 seconds.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
 
 // WithRateLimitClock sets the clock rate limits are measured on. The
-// default is the Service's clock, so a test that moves a clock.Mock moves
-// the buckets too. A server whose Service runs on a stopped test clock for
+// default is each key's account's clock, and the Service's for the limits
+// per client address, so a test that moves a clock.Mock, or its account's
+// clock, moves its buckets too. A server whose Service runs on a stopped test clock for
 // its clients passes the wall clock here, so that buckets refill, and the
 // reset times it announces come, while the test clock stands still.
 func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.rateClock = c } }
+
+// WithAddressLimits turns the limits per client address on (the default,
+// with the rate limit) or off: in the sandbox, on requests and on new keys
+// across all keys, and on signed download links. Each API key's own limit
+// stays. They hold across accounts, on the Service's clock; a server for
+// one test suite, whose clients all share one address and whose accounts
+// keep clocks of their own, turns them off, as lettershoptest does, so
+// that one test's requests never use up another's and every limit a test
+// meets follows its own account's clock.
+func WithAddressLimits(on bool) Option { return func(c *config) { c.noAddressLimits = !on } }
 
 // WithLogger sets where internal errors are logged, each with the request
 // id its response shows. The default is slog.Default().
@@ -120,9 +134,9 @@ type handler struct {
 // Rate limit: by default every API key may make 150 requests per 5 seconds,
 // as on the real service, in the sandbox and with WithTestClock too; the
 // 151st request within 5 seconds is a 429. A test suite that sends more
-// passes WithRateLimit(0, 0) to turn limiting off. With WithTestClock the
-// buckets refill on the Service's clock, which stands still until the test
-// moves it: add WithRateLimitClock(clock.New()) to refill them on the wall
+// passes WithRateLimit(0, 0) to turn limiting off. With WithTestClock a
+// key's bucket refills on its account's clock, which stands still until the
+// test moves it: add WithRateLimitClock(clock.New()) to refill them on the wall
 // clock instead, as cmd/lettershop --test-clock does.
 //
 // The handler also serves GET /healthz and GET /readyz (health.go), and with
@@ -141,9 +155,11 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
-		h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
-		if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
-			h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+		if !cfg.noAddressLimits {
+			h.links = newLinkLimits(cfg.rateN, cfg.ratePer)
+			if _, sandbox := cfg.auth.(SandboxAuthenticator); sandbox {
+				h.byAddress = newAddressLimits(cfg.rateN, cfg.ratePer)
+			}
 		}
 	}
 	h.letterRoutes()

@@ -14,7 +14,7 @@ const JournalSize = 200
 // answered: enough for a test to assert that its client retried with the
 // same Idempotency-Key, or sent what it meant to.
 type JournalEntry struct {
-	// Time is when the request arrived, on the test clock.
+	// Time is when the request arrived, on its account's clock.
 	Time time.Time `json:"time"`
 	// Method and Path are the request's, Path as sent (with /v1 if it was).
 	Method string `json:"method"`

@@ -64,3 +64,17 @@ func TestSandboxAddressLimitsOff(t *testing.T) {
 		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", fmt.Sprintf("sk_test_n%d", i))}).wantStatus(t, http.StatusOK)
 	}
 }
+
+// WithAddressLimits(false) leaves each key's limit alone: fresh keys and
+// download links from one address are not counted together.
+func TestAddressLimitsTurnedOff(t *testing.T) {
+	ts := newTestServer(t, withAdapter(httpadapter.WithRateLimit(2, time.Minute), httpadapter.WithAddressLimits(false)))
+	for i := range 60 {
+		k := fmt.Sprintf("sk_test_k%d", i/2) // 30 keys, 2 requests each
+		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", k)}).wantStatus(t, http.StatusOK)
+	}
+	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_test_k0")}).problem(t, http.StatusTooManyRequests)
+	for range 5 {
+		ts.do(t, req{Method: "GET", Path: "/files/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz.pdf", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusForbidden)
+	}
+}

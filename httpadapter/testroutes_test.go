@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -189,6 +190,30 @@ func TestSharedClock(t *testing.T) {
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/set", Body: `{"now":"2026-03-05T00:00:00Z"}`}).
 		problem(t, http.StatusBadRequest).wantFields(t, "now")
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/freeze"}).problem(t, http.StatusConflict)
+}
+
+// Moves of the shared clock made side by side all count: the clock ends as
+// far on as all of them together, never where one left it.
+func TestSharedClockMovesTakeTurns(t *testing.T) {
+	ts := newTestServer(t, withAdapter(httpadapter.WithSharedTestClock()))
+	// A ticker on the clock makes each move stop at its ticks on the way,
+	// where moves that did not take turns would undo each other.
+	tick := ts.Clock.Ticker(10 * time.Minute)
+	defer tick.Stop()
+	const movers, moves = 4, 5
+	t.Run("movers", func(t *testing.T) {
+		for i := range movers {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				for range moves {
+					ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"1h"}`}).wantStatus(t, http.StatusOK)
+				}
+			})
+		}
+	})
+	if got, want := ts.Clock.Now(), testStart.Add(movers*moves*time.Hour); !got.Equal(want) {
+		t.Errorf("clock at %s after %d moves of an hour, want %s", got, movers*moves, want)
+	}
 }
 
 // Moving the clock moves letters: what fell due has run by the time the

@@ -55,6 +55,11 @@ import (
 // printed and mailed on schedule.
 var DefaultStart = time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 
+// discard is where the Service and the handler log: a test server's logs
+// are no test's business (WithServiceOptions and WithAdapterOptions can
+// pass a logger on).
+var discard = slog.New(slog.DiscardHandler)
+
 // Option configures New and NewService.
 type Option func(*config)
 
@@ -67,7 +72,6 @@ type config struct {
 	adapter   []httpadapter.Option
 	faultSeed int64
 	sleep     func(context.Context, time.Duration) error
-	logger    *slog.Logger
 	shared    bool
 }
 
@@ -86,8 +90,10 @@ func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
 func WithPostgres(dsn string) Option { return func(c *config) { c.dsn = dsn } }
 
 // WithRateLimit limits each API key to n requests per duration, as
-// httpadapter.WithRateLimit does, measured on the virtual clock. Without it
-// a test server has no rate limit.
+// httpadapter.WithRateLimit does, measured on its account's clock. Without
+// it a test server has no rate limit. There are no limits per client
+// address (httpadapter.WithAddressLimits): every test's requests come from
+// one, and one test's requests never use up another's.
 func WithRateLimit(n int, per time.Duration) Option {
 	return func(c *config) { c.rateN, c.ratePer = n, per }
 }
@@ -134,9 +140,6 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
-	}
 	var store storage.Storage = memstore.New()
 	if cfg.dsn != "" {
 		store = openPostgres(t, cfg.dsn)
@@ -145,7 +148,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	mc.Set(cfg.start)
 	svc := lettershop.New(store, append([]lettershop.Option{
 		lettershop.WithClock(mc),
-		lettershop.WithLogger(cfg.logger),
+		lettershop.WithLogger(discard),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
 	return &core{t: t, svc: svc, clock: mc, shared: cfg.shared}, cfg
@@ -154,27 +157,16 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 // advance moves the server's clock on by d and runs what fell due.
 func (c *core) advance(d time.Duration) {
 	c.t.Helper()
-	if d < 0 {
-		c.t.Fatalf("lettershoptest: the clock only moves forward, got %s", d)
+	if _, err := c.svc.AdvanceClock(context.Background(), d); err != nil {
+		c.t.Fatalf("lettershoptest: advance the clock: %v", err)
 	}
-	c.clock.Add(d)
-	c.runDue()
 }
 
-// set moves the server's clock to at, which must not be before now.
+// set moves the server's clock forward to at and runs what fell due.
 func (c *core) set(at time.Time) {
 	c.t.Helper()
-	if now := c.clock.Now(); at.Before(now) {
-		c.t.Fatalf("lettershoptest: the clock only moves forward: it is at %s, asked for %s", now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
-	}
-	c.clock.Set(at)
-	c.runDue()
-}
-
-func (c *core) runDue() {
-	c.t.Helper()
-	if _, err := c.svc.RunDue(context.Background()); err != nil {
-		c.t.Fatalf("lettershoptest: run what fell due: %v", err)
+	if _, err := c.svc.SetClock(context.Background(), at); err != nil {
+		c.t.Fatalf("lettershoptest: set the clock: %v", err)
 	}
 }
 
@@ -213,7 +205,11 @@ func New(t testing.TB, opts ...Option) *Server {
 		httpadapter.WithTestClock(c.clock),
 		httpadapter.WithTestControls(c.controls),
 		httpadapter.WithRateLimit(cfg.rateN, cfg.ratePer),
-		httpadapter.WithLogger(cfg.logger),
+		// Every test's requests come from one address: limits per address
+		// would let one test use up the others', on a clock none of them
+		// moves.
+		httpadapter.WithAddressLimits(false),
+		httpadapter.WithLogger(discard),
 	}
 	if cfg.shared {
 		aopts = append(aopts, httpadapter.WithSharedTestClock())
@@ -228,7 +224,9 @@ func New(t testing.TB, opts ...Option) *Server {
 func (s *Server) Service() *lettershop.Service { return s.c.svc }
 
 // Clock returns the server's virtual clock. Prefer Advance, which also
-// runs what fell due.
+// runs what fell due and takes turns with every other move of the clock
+// (the clock.Mock's own Add, called from parallel tests, can undo another
+// test's move).
 func (s *Server) Clock() *clock.Mock { return s.c.clock }
 
 // Client returns an HTTP client for the server.
@@ -262,7 +260,7 @@ func NewService(t testing.TB, opts ...Option) *Service {
 }
 
 // Clock returns the Service's virtual clock. Prefer Advance, which also
-// runs what fell due.
+// runs what fell due and takes turns with every other move of the clock.
 func (s *Service) Clock() *clock.Mock { return s.c.clock }
 
 // Advance moves the Service's clock on by d, and with it every account's

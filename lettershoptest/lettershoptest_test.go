@@ -1,9 +1,11 @@
 package lettershoptest_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,6 +186,28 @@ func TestPostgres(t *testing.T) {
 	if got := acct.Letters(); len(got) != 1 || got[0].ID != id {
 		t.Errorf("letters in PostgreSQL: %v", got)
 	}
+
+	// Account clocks hold in PostgreSQL too: one account's move takes its
+	// letters only, and a move of the server's clock passes over a frozen
+	// account's.
+	ahead, frozen := srv.NewAccount(), srv.NewAccount()
+	aheadID := sendWelcome(t, srv.Service(), ahead.ID, "Ann")
+	frozenID := sendWelcome(t, srv.Service(), frozen.ID, "Bob")
+	frozen.Freeze()
+	ahead.Advance(10 * 24 * time.Hour)
+	if got := ahead.Letter(aheadID).Status; got != lettershop.StatusMailed {
+		t.Errorf("ten days on its account's clock, the letter is %s, want mailed", got)
+	}
+	if got := acct.Letter(id).Status; got != lettershop.StatusQueued {
+		t.Errorf("another account's letter moved to %s", got)
+	}
+	srv.Advance(10 * 24 * time.Hour)
+	if got := acct.Letter(id).Status; got != lettershop.StatusMailed {
+		t.Errorf("ten days on the server's clock, the letter is %s, want mailed", got)
+	}
+	if got := frozen.Letter(frozenID).Status; got != lettershop.StatusQueued {
+		t.Errorf("the frozen account's letter moved to %s", got)
+	}
 }
 
 // fakeTB records a failure instead of ending the test.
@@ -231,6 +255,43 @@ func TestWithRateLimit(t *testing.T) {
 	}
 }
 
+// With a rate limit, accounts never use up each other's: every test's
+// requests come from one address, and only each key's limit holds, on its
+// account's clock.
+func TestRateLimitPerAccountOnly(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithRateLimit(2, time.Minute))
+	get := func(key, path string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if key != "" {
+			req.Header.Set("X-Api-Key", key)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 30 {
+		acct := srv.NewAccount()
+		if got := []int{get(acct.APIKey, "/letters"), get(acct.APIKey, "/letters")}; got[0] != http.StatusOK || got[1] != http.StatusOK {
+			t.Fatalf("account %d: statuses %v, want its two requests served", i, got)
+		}
+	}
+	acct := srv.NewAccount()
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	link, err := srv.Service().DownloadURL(t.Context(), acct.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if got := get("", link); got != http.StatusOK {
+			t.Fatalf("download %d: %d, want 200", i+1, got)
+		}
+	}
+}
+
 func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
 	ft := &fakeTB{TB: t}
 	svc := lettershoptest.NewService(ft)
@@ -245,5 +306,42 @@ func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
 	}()
 	if !ft.failed || !acct.Now().Equal(lettershoptest.DefaultStart) {
 		t.Errorf("failed %v, clock %s: want an immediate failure", ft.failed, acct.Now())
+	}
+}
+
+// Moves of the shared clock from many goroutines all count, and the clock
+// never goes back: each one's Advance sees it further on than the last.
+func TestSharedClockMovesFromManyGoroutines(t *testing.T) {
+	srv := lettershoptest.New(t, lettershoptest.WithSharedClock())
+	// A ticker on the clock makes each move stop at its ticks on the way:
+	// moves that did not take turns would start from a time another move
+	// had since passed, and undo it.
+	tick := srv.Clock().Ticker(10 * time.Minute)
+	defer tick.Stop()
+	const workers, moves = 4, 10
+	var wg sync.WaitGroup
+	backwards := make(chan string, workers)
+	for range workers {
+		acct := srv.NewAccount()
+		wg.Go(func() {
+			last := acct.Now()
+			for range moves {
+				acct.Advance(time.Hour)
+				now := acct.Now()
+				if now.Before(last) {
+					backwards <- fmt.Sprintf("the clock went back from %s to %s", last, now)
+					return
+				}
+				last = now
+			}
+		})
+	}
+	wg.Wait()
+	close(backwards)
+	for msg := range backwards {
+		t.Error(msg)
+	}
+	if got, want := srv.Now(), lettershoptest.DefaultStart.Add(workers*moves*time.Hour); !got.Equal(want) {
+		t.Errorf("clock at %s after %d moves of an hour, want %s", got, workers*moves, want)
 	}
 }
