@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -57,6 +58,9 @@ const (
 	pollEvery = time.Second
 	// maxAnswer is how much of an answer is read before it is dropped.
 	maxAnswer = 64 << 10
+	// maxErrorText is how much of an attempt's error a delivery keeps, in
+	// bytes.
+	maxErrorText = 1000
 )
 
 // RetryDelay is how long after its n-th failed attempt a delivery is tried
@@ -321,7 +325,7 @@ func (d *deliverer) attempt(r storage.Delivery) {
 	if err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error = err.Error()
+		r.Error = errorText(err)
 		r.NextAttemptAt = now.Add(RetryDelay(r.Attempts))
 		outcome = "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
@@ -386,6 +390,22 @@ func (d *deliverer) post(r storage.Delivery) (int, error) {
 		return resp.StatusCode, fmt.Errorf("the receiver answered %s", resp.Status)
 	}
 	return resp.StatusCode, nil
+}
+
+// errorText is what a delivery keeps of an attempt's error: text every
+// store can hold, as the receiver's status line or a function's error need
+// not be (invalid UTF-8 and NUL bytes are replaced), and at most
+// maxErrorText bytes of it.
+func errorText(err error) string {
+	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "\uFFFD"), "\x00", "\uFFFD")
+	if len(s) <= maxErrorText {
+		return s
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // describeNetError is a network error without the request it was for,

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/webhook"
@@ -609,5 +610,23 @@ func TestWebhookOrderPerLetter(t *testing.T) {
 			t.Fatalf("letter %s: event with %d events after %d", id, n, seen[id])
 		}
 		seen[id]++
+	}
+}
+
+// What a delivery keeps of a failed attempt's error is text, and short: a
+// function's error may be neither.
+func TestWebhookErrorKept(t *testing.T) {
+	e := newEnv(t)
+	long := "no\x00t \xffnow: " + strings.Repeat("é", 3000)
+	w, err := e.svc.SubscribeFunc(e.ctx, acct, []lettershop.WebhookEventType{lettershop.WebhookLetterCreated},
+		func(context.Context, *lettershop.WebhookEvent, []byte) error { return errors.New(long) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.createLetterIn(t, acct)
+	d := e.settled(t, acct, w.ID, 1)[0]
+	if d.Error == nil || !strings.HasPrefix(*d.Error, "the function failed: no\uFFFDt \uFFFDnow: éé") || len(*d.Error) > 1100 ||
+		!utf8.ValidString(*d.Error) {
+		t.Errorf("error kept: %.80q (%d bytes)", *d.Error, len(*d.Error))
 	}
 }
