@@ -28,7 +28,8 @@ import (
 // 2xx answer is success; anything else, or none within the timeout, is
 // retried after a backoff on the account's clock (1 minute, then four
 // times longer each time, at most 12 hours) until WebhookRetryPeriod has
-// passed since the event, and then the delivery has failed. A server that
+// passed since the event, or since the first attempt when that came later,
+// and then the delivery has failed. A server that
 // dies mid-attempt leaves the delivery leased; once the lease passes,
 // another takes it up: a receiver may see an event twice (its id tells),
 // never none.
@@ -273,6 +274,12 @@ func (d *deliverer) take(q storage.DueQuery) (int, error) {
 			}
 			r.Attempts++
 			r.LastAttemptAt = d.s.now(r.Account)
+			if until := r.LastAttemptAt.Add(WebhookRetryPeriod); r.Attempts == 1 && until.After(r.RetryUntil) {
+				// First attempted long after its event (the clock was
+				// moved past it, or it waited behind an earlier event of
+				// its letter): it is still retried for the whole period.
+				r.RetryUntil = until
+			}
 			r.LeasedUntil = wall.Add(d.timeout + leaseMargin)
 			return nil
 		})

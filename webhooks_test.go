@@ -250,6 +250,36 @@ func TestWebhookRetriesOnTheVirtualClock(t *testing.T) {
 	}
 }
 
+// An event first attempted long after it happened, the clock having been
+// moved past it, is retried all the same: the period runs from that first
+// attempt.
+func TestWebhookRetriesAnEventFirstAttemptedLate(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	rcv.status = func(n int) int {
+		if n == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusOK
+	}
+	w := e.createWebhook(t, acct, rcv.URL, lettershop.WebhookLetterReady)
+	e.createLetterIn(t, acct)
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, 30*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	now := testStart.Add(30 * 24 * time.Hour)
+	d := e.settled(t, acct, w.ID, 1)[0]
+	if d.Status != lettershop.DeliveryPending || !d.NextAttemptAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("after a failed first attempt, days after the event: %+v, want pending, retried in a minute", d)
+	}
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.settled(t, acct, w.ID, 2)[0]; d.Status != lettershop.DeliverySucceeded {
+		t.Errorf("after the retry: %+v", d)
+	}
+}
+
 func TestRetryDelay(t *testing.T) {
 	want := []time.Duration{time.Minute, 4 * time.Minute, 16 * time.Minute, 64 * time.Minute, 256 * time.Minute, 12 * time.Hour, 12 * time.Hour}
 	for i, w := range want {
