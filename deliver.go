@@ -34,10 +34,10 @@ import (
 // another takes it up: a receiver may see an event twice (its id tells),
 // never none.
 //
-// The loop runs when something may have fallen due: a letter change (on a
-// real clock once this Service knows of webhooks), a clock moved, an
-// outcome recorded; and, on a real clock, every second, for the changes
-// other servers make.
+// The loop runs when something may have fallen due: a letter write that
+// made deliveries, letters moved by the lifecycle (on a real clock once
+// this Service knows of webhooks), a clock moved, an outcome recorded; and,
+// on a real clock, every second, for the changes other servers make.
 
 // Defaults of the deliverer.
 const (
@@ -182,8 +182,17 @@ func (d *deliverer) wake() {
 	}
 }
 
-// changed is called after a write of letter changes. On a test clock it
-// always wakes the loop: a Service started over a store that holds
+// made is called after a letter write that made n deliveries: when it made
+// any, they are due now. A write in an account without webhooks costs
+// nothing more.
+func (d *deliverer) made(n int) {
+	if n > 0 {
+		d.wake()
+	}
+}
+
+// changed is called after a run of due letters moved some. On a test clock
+// it always wakes the loop: a Service started over a store that holds
 // webhooks has no poll to find them by.
 func (d *deliverer) changed() {
 	if d.active.Load() || d.s.life.mock {

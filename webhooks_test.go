@@ -6,17 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/webhook"
 )
 
@@ -658,5 +664,36 @@ func TestWebhookErrorKept(t *testing.T) {
 	if d.Error == nil || !strings.HasPrefix(*d.Error, "the function failed: no\uFFFDt \uFFFDnow: éé") || len(*d.Error) > 1100 ||
 		!utf8.ValidString(*d.Error) {
 		t.Errorf("error kept: %.80q (%d bytes)", *d.Error, len(*d.Error))
+	}
+}
+
+// dueCounter counts the calls for due deliveries.
+type dueCounter struct {
+	storage.Storage
+	calls atomic.Int32
+}
+
+func (c *dueCounter) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQuery, fn func(*storage.Delivery) error) ([]storage.Delivery, error) {
+	c.calls.Add(1)
+	return c.Storage.ProcessDueDeliveries(ctx, q, fn)
+}
+
+// Letter writes in an account without webhooks, on a test clock, cost the
+// deliveries nothing: their loop is not woken, and the store is not asked
+// for due deliveries.
+func TestLetterWritesWithoutWebhooksWakeNothing(t *testing.T) {
+	st := &dueCounter{Storage: memstore.New()}
+	mc := clock.NewMock()
+	mc.Set(testStart)
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	e := &env{svc: svc, clock: mc, ctx: context.Background()}
+	l := e.createLetterIn(t, acct)
+	if _, err := svc.CancelLetter(e.ctx, acct, l.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
+		t.Errorf("a create and a cancel without webhooks: %d looks for due deliveries, woken %v; want none",
+			n, lettershop.DeliveriesWoken(svc))
 	}
 }

@@ -52,7 +52,7 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 // storedLetter returns a copy of l as the database keeps it, with data, the
 // document as written.
 func storedLetter(l storage.Letter, data []byte) storage.Letter {
-	l.Notices = nil
+	l.Notices, l.Deliveries = nil, 0
 	l.Metadata = cloneMetadata(l.Metadata)
 	l.Doc = storage.CloneDocument(docOf(data))
 	l.CreatedAt = storedTime(l.CreatedAt)
@@ -122,15 +122,16 @@ const createLetterCompletingSQL = `WITH c AS (
 // createNotifyingSQL is insertLetterSQL and createLetterCompletingSQL for a
 // letter with notices, which makes their deliveries in the same statement
 // (insertDeliveriesSQL, after the letter's arguments and the claim's) and
-// answers how many letters it inserted: [completing][one notice].
+// answers how many letters and deliveries it inserted: [completing][one
+// notice].
 var createNotifyingSQL [2][2]string
 
 func init() {
 	for _, one := range []bool{false, true} {
 		createNotifyingSQL[0][b2i(one)] = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 10, one) + `)
-	SELECT count(*) FROM l`
+	d AS (` + insertDeliveriesSQL("l", 10, one) + ` RETURNING 1)
+	SELECT count(*), (SELECT count(*) FROM d) FROM l`
 		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
 		UPDATE idempotency SET done = true, result = $13
 		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
@@ -138,8 +139,8 @@ func init() {
 	),
 	l AS (INSERT INTO letters (` + letterColumns + `)
 		SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 14, one) + `)
-	SELECT count(*) FROM l`
+	d AS (` + insertDeliveriesSQL("l", 14, one) + ` RETURNING 1)
+	SELECT count(*), (SELECT count(*) FROM d) FROM l`
 	}
 }
 
@@ -156,7 +157,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		query = createLetterCompletingSQL
 		args = append(args, c.Scope, c.Key, c.Token, c.Result)
 	}
-	var inserted int64
+	var inserted, made int64
 	if len(l.Notices) == 0 {
 		var tag pgconn.CommandTag
 		tag, err = s.pool.Exec(ctx, query, args...)
@@ -168,7 +169,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		)
 		if n, one, err = noticeArgs(l.Notices); err == nil {
 			query = createNotifyingSQL[b2i(c != nil)][b2i(one)]
-			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted)
+			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted, &made)
 		}
 	}
 	switch {
@@ -180,7 +181,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	out := storedLetter(l, data)
-	out.Revision = 1
+	out.Revision, out.Deliveries = 1, int(made)
 	return out, nil
 }
 
@@ -329,6 +330,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	var (
 		notify     []any
 		notifyStmt string
+		made       int64
 	)
 	if len(l.Notices) > 0 {
 		if notifyStmt, notify, err = notifyQuery(&l); err != nil {
@@ -341,7 +343,9 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
 		if err == nil && notify != nil {
-			_, err = q.Exec(ctx, notifyStmt, notify...)
+			var tag pgconn.CommandTag
+			tag, err = q.Exec(ctx, notifyStmt, notify...)
+			made = tag.RowsAffected()
 		}
 		return err
 	}
@@ -355,7 +359,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	}
 	created, rev := out.CreatedAt, out.Revision
 	out = storedLetter(l, data)
-	out.CreatedAt, out.Revision = created, rev
+	out.CreatedAt, out.Revision, out.Deliveries = created, rev, int(made)
 	return out, nil
 }
 
