@@ -306,13 +306,27 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 }
 
 // updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.
-const updateLetterSQL = `UPDATE letters
+const (
+	updateLetterSQL  = replaceLetterSQL + ` RETURNING created_at, revision`
+	replaceLetterSQL = `UPDATE letters
 	SET status = $3, external_id = $4, metadata = $5, modified_at = $6, due_at = $7, data = $8, revision = revision + 1
-	WHERE id = $1 AND account = $2 AND revision = $9
-	RETURNING created_at, revision`
+	WHERE id = $1 AND account = $2 AND revision = $9`
+)
 
 func updateLetterArgs(l *storage.Letter, meta string, data []byte) []any {
 	return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.ModifiedAt, nullTime(l.DueAt), data, l.Revision}
+}
+
+// updateNotifyingSQL is updateLetterSQL for a letter with notices, which
+// makes their deliveries in the same statement (insertDeliveriesSQL, after
+// the letter's arguments) and answers how many it made as well: [one
+// notice].
+var updateNotifyingSQL = [2]string{updateNotifying(false), updateNotifying(true)}
+
+func updateNotifying(one bool) string {
+	return `WITH u AS (` + replaceLetterSQL + ` RETURNING id, account, created_at, revision),
+	d AS (` + insertDeliveriesSQL("u", 10, one) + ` RETURNING 1)
+	SELECT created_at, revision, (SELECT count(*) FROM d) FROM u`
 }
 
 // UpdateLetter implements storage.Storage.
@@ -327,29 +341,23 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	out := l
-	var (
-		notify     []any
-		notifyStmt string
-		made       int64
-	)
+	var made int64
+	query, args, dest := updateLetterSQL, updateLetterArgs(&l, meta, data), []any{&out.CreatedAt, &out.Revision}
 	if len(l.Notices) > 0 {
-		if notifyStmt, notify, err = notifyQuery(&l); err != nil {
+		n, one, err := noticeArgs(l.Notices)
+		if err != nil {
 			return storage.Letter{}, fail(ctx, op, err)
 		}
+		query, args, dest = updateNotifyingSQL[b2i(one)], append(args, n...), append(dest, &made)
 	}
 	update := func(q querier) error {
-		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta, data)...).Scan(&out.CreatedAt, &out.Revision)
+		err := q.QueryRow(ctx, query, args...).Scan(dest...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
-		if err == nil && notify != nil {
-			var tag pgconn.CommandTag
-			tag, err = q.Exec(ctx, notifyStmt, notify...)
-			made = tag.RowsAffected()
-		}
 		return err
 	}
-	if c == nil && notify == nil {
+	if c == nil {
 		err = update(s.pool)
 	} else {
 		err = s.inClaimTx(ctx, c, func(tx pgx.Tx) error { return update(tx) })
