@@ -96,9 +96,10 @@ func WithWebhookHosts(hosts ...string) Option {
 	return func(s *Service) { s.deliveries.hosts = append([]string(nil), hosts...) }
 }
 
-// WithWebhookClient sets the HTTP client events are posted with; its
-// Timeout, when set, wins over WithWebhookTimeout. The default follows no
-// redirects (a 3xx is an answer, and not a success).
+// WithWebhookClient sets the HTTP client events are posted with. An attempt
+// still ends at WithWebhookTimeout, which its delivery's lease is measured
+// by: a Timeout of the client's cuts attempts shorter, never longer. The
+// default follows no redirects (a 3xx is an answer, and not a success).
 func WithWebhookClient(c *http.Client) Option { return func(s *Service) { s.deliveries.client = c } }
 
 // WebhookFunc receives the events of a webhook made by SubscribeFunc: the
