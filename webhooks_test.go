@@ -469,6 +469,11 @@ func TestWebhookOtherAccounts(t *testing.T) {
 	if got := rcv.received(); len(got) != 1 || got[0].event.Data.Object.ID != mine.ID {
 		t.Errorf("requests %d, want only this account's letter's", len(got))
 	}
+	d := e.settled(t, acct, w.ID, 1)[0]
+	_, err = e.svc.GetDelivery(e.ctx, other, w.ID, d.ID)
+	wantCode(t, err, lettershop.CodeNotFound)
+	_, err = e.svc.RetryDelivery(e.ctx, other, w.ID, d.ID)
+	wantCode(t, err, lettershop.CodeNotFound)
 }
 
 func TestWebhookCRUD(t *testing.T) {
