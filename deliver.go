@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -27,15 +28,16 @@ import (
 // 2xx answer is success; anything else, or none within the timeout, is
 // retried after a backoff on the account's clock (1 minute, then four
 // times longer each time, at most 12 hours) until WebhookRetryPeriod has
-// passed since the event, and then the delivery has failed. A server that
+// passed since the event, or since the first attempt when that came later,
+// and then the delivery has failed. A server that
 // dies mid-attempt leaves the delivery leased; once the lease passes,
 // another takes it up: a receiver may see an event twice (its id tells),
 // never none.
 //
-// The loop runs when something may have fallen due: a letter change (on a
-// real clock once this Service knows of webhooks), a clock moved, an
-// outcome recorded; and, on a real clock, every second, for the changes
-// other servers make.
+// The loop runs when something may have fallen due: a letter write that
+// made deliveries, letters moved by the lifecycle (on a real clock once
+// this Service knows of webhooks), a clock moved, an outcome recorded; and,
+// on a real clock, every second, for the changes other servers make.
 
 // Defaults of the deliverer.
 const (
@@ -57,6 +59,9 @@ const (
 	pollEvery = time.Second
 	// maxAnswer is how much of an answer is read before it is dropped.
 	maxAnswer = 64 << 10
+	// maxErrorText is how much of an attempt's error a delivery keeps, in
+	// bytes.
+	maxErrorText = 1000
 )
 
 // RetryDelay is how long after its n-th failed attempt a delivery is tried
@@ -91,9 +96,10 @@ func WithWebhookHosts(hosts ...string) Option {
 	return func(s *Service) { s.deliveries.hosts = append([]string(nil), hosts...) }
 }
 
-// WithWebhookClient sets the HTTP client events are posted with; its
-// Timeout, when set, wins over WithWebhookTimeout. The default follows no
-// redirects (a 3xx is an answer, and not a success).
+// WithWebhookClient sets the HTTP client events are posted with. An attempt
+// still ends at WithWebhookTimeout, which its delivery's lease is measured
+// by: a Timeout of the client's cuts attempts shorter, never longer. The
+// default follows no redirects (a 3xx is an answer, and not a success).
 func WithWebhookClient(c *http.Client) Option { return func(s *Service) { s.deliveries.client = c } }
 
 // WebhookFunc receives the events of a webhook made by SubscribeFunc: the
@@ -177,8 +183,17 @@ func (d *deliverer) wake() {
 	}
 }
 
-// changed is called after a write of letter changes. On a test clock it
-// always wakes the loop: a Service started over a store that holds
+// made is called after a letter write that made n deliveries: when it made
+// any, they are due now. A write in an account without webhooks costs
+// nothing more.
+func (d *deliverer) made(n int) {
+	if n > 0 {
+		d.wake()
+	}
+}
+
+// changed is called after a run of due letters moved some. On a test clock
+// it always wakes the loop: a Service started over a store that holds
 // webhooks has no poll to find them by.
 func (d *deliverer) changed() {
 	if d.active.Load() || d.s.life.mock {
@@ -269,6 +284,12 @@ func (d *deliverer) take(q storage.DueQuery) (int, error) {
 			}
 			r.Attempts++
 			r.LastAttemptAt = d.s.now(r.Account)
+			if until := r.LastAttemptAt.Add(WebhookRetryPeriod); r.Attempts == 1 && until.After(r.RetryUntil) {
+				// First attempted long after its event (the clock was
+				// moved past it, or it waited behind an earlier event of
+				// its letter): it is still retried for the whole period.
+				r.RetryUntil = until
+			}
 			r.LeasedUntil = wall.Add(d.timeout + leaseMargin)
 			return nil
 		})
@@ -321,7 +342,7 @@ func (d *deliverer) attempt(r storage.Delivery) {
 	if err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error = err.Error()
+		r.Error = errorText(err)
 		r.NextAttemptAt = now.Add(RetryDelay(r.Attempts))
 		outcome = "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
@@ -386,6 +407,22 @@ func (d *deliverer) post(r storage.Delivery) (int, error) {
 		return resp.StatusCode, fmt.Errorf("the receiver answered %s", resp.Status)
 	}
 	return resp.StatusCode, nil
+}
+
+// errorText is what a delivery keeps of an attempt's error: text every
+// store can hold, as the receiver's status line or a function's error need
+// not be (invalid UTF-8 and NUL bytes are replaced), and at most
+// maxErrorText bytes of it.
+func errorText(err error) string {
+	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "\uFFFD"), "\x00", "\uFFFD")
+	if len(s) <= maxErrorText {
+		return s
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // describeNetError is a network error without the request it was for,

@@ -363,7 +363,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 		return nil, storeErr("create letter", err)
 	}
 	l.revision, l.storedEvents = stored.Revision, len(l.Events)
-	s.deliveries.changed()
+	s.deliveries.made(stored.Deliveries)
 	return l, nil
 }
 
@@ -792,9 +792,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 			return nil, storeErr("update letter", err)
 		}
 		l.revision, l.storedEvents = stored.Revision, len(l.Events)
-		if len(rec.Notices) > 0 {
-			s.deliveries.changed()
-		}
+		s.deliveries.made(stored.Deliveries)
 		return l, nil
 	}
 }

@@ -6,16 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/webhook"
 )
 
@@ -249,6 +256,36 @@ func TestWebhookRetriesOnTheVirtualClock(t *testing.T) {
 	}
 }
 
+// An event first attempted long after it happened, the clock having been
+// moved past it, is retried all the same: the period runs from that first
+// attempt.
+func TestWebhookRetriesAnEventFirstAttemptedLate(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	rcv.status = func(n int) int {
+		if n == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusOK
+	}
+	w := e.createWebhook(t, acct, rcv.URL, lettershop.WebhookLetterReady)
+	e.createLetterIn(t, acct)
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, 30*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	now := testStart.Add(30 * 24 * time.Hour)
+	d := e.settled(t, acct, w.ID, 1)[0]
+	if d.Status != lettershop.DeliveryPending || !d.NextAttemptAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("after a failed first attempt, days after the event: %+v, want pending, retried in a minute", d)
+	}
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.settled(t, acct, w.ID, 2)[0]; d.Status != lettershop.DeliverySucceeded {
+		t.Errorf("after the retry: %+v", d)
+	}
+}
+
 func TestRetryDelay(t *testing.T) {
 	want := []time.Duration{time.Minute, 4 * time.Minute, 16 * time.Minute, 64 * time.Minute, 256 * time.Minute, 12 * time.Hour, 12 * time.Hour}
 	for i, w := range want {
@@ -432,6 +469,11 @@ func TestWebhookOtherAccounts(t *testing.T) {
 	if got := rcv.received(); len(got) != 1 || got[0].event.Data.Object.ID != mine.ID {
 		t.Errorf("requests %d, want only this account's letter's", len(got))
 	}
+	d := e.settled(t, acct, w.ID, 1)[0]
+	_, err = e.svc.GetDelivery(e.ctx, other, w.ID, d.ID)
+	wantCode(t, err, lettershop.CodeNotFound)
+	_, err = e.svc.RetryDelivery(e.ctx, other, w.ID, d.ID)
+	wantCode(t, err, lettershop.CodeNotFound)
 }
 
 func TestWebhookCRUD(t *testing.T) {
@@ -609,5 +651,54 @@ func TestWebhookOrderPerLetter(t *testing.T) {
 			t.Fatalf("letter %s: event with %d events after %d", id, n, seen[id])
 		}
 		seen[id]++
+	}
+}
+
+// What a delivery keeps of a failed attempt's error is text, and short: a
+// function's error may be neither.
+func TestWebhookErrorKept(t *testing.T) {
+	e := newEnv(t)
+	long := "no\x00t \xffnow: " + strings.Repeat("é", 3000)
+	w, err := e.svc.SubscribeFunc(e.ctx, acct, []lettershop.WebhookEventType{lettershop.WebhookLetterCreated},
+		func(context.Context, *lettershop.WebhookEvent, []byte) error { return errors.New(long) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.createLetterIn(t, acct)
+	d := e.settled(t, acct, w.ID, 1)[0]
+	if d.Error == nil || !strings.HasPrefix(*d.Error, "the function failed: no\uFFFDt \uFFFDnow: éé") || len(*d.Error) > 1100 ||
+		!utf8.ValidString(*d.Error) {
+		t.Errorf("error kept: %.80q (%d bytes)", *d.Error, len(*d.Error))
+	}
+}
+
+// dueCounter counts the calls for due deliveries.
+type dueCounter struct {
+	storage.Storage
+	calls atomic.Int32
+}
+
+func (c *dueCounter) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQuery, fn func(*storage.Delivery) error) ([]storage.Delivery, error) {
+	c.calls.Add(1)
+	return c.Storage.ProcessDueDeliveries(ctx, q, fn)
+}
+
+// Letter writes in an account without webhooks, on a test clock, cost the
+// deliveries nothing: their loop is not woken, and the store is not asked
+// for due deliveries.
+func TestLetterWritesWithoutWebhooksWakeNothing(t *testing.T) {
+	st := &dueCounter{Storage: memstore.New()}
+	mc := clock.NewMock()
+	mc.Set(testStart)
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	e := &env{svc: svc, clock: mc, ctx: context.Background()}
+	l := e.createLetterIn(t, acct)
+	if _, err := svc.CancelLetter(e.ctx, acct, l.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
+		t.Errorf("a create and a cancel without webhooks: %d looks for due deliveries, woken %v; want none",
+			n, lettershop.DeliveriesWoken(svc))
 	}
 }

@@ -112,14 +112,16 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	if _, ok := s.letters[l.ID]; ok {
 		return storage.Letter{}, fmt.Errorf("memstore: create letter %q: %w", l.ID, storage.ErrAlreadyExists)
 	}
-	s.notify(&l)
+	made := s.notify(&l)
 	l.Revision = 1
 	r := s.newLetterRec(l)
 	s.letters[r.id] = r
 	s.lettersByAccount.add(r.account, r)
 	s.indexLetter(r)
 	s.complete(c)
-	return s.letter(r), nil
+	out := s.letter(r)
+	out.Deliveries = made
+	return out, nil
 }
 
 // GetLetter implements storage.Storage.
@@ -254,8 +256,10 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fmt.Errorf("memstore: update letter %q at revision %d, stored %d: %w",
 			l.ID, l.Revision, r.revision, storage.ErrConflict)
 	}
-	s.notify(&l)
+	made := s.notify(&l)
 	s.replaceLetter(r, l)
 	s.complete(c)
-	return s.letter(r), nil
+	out := s.letter(r)
+	out.Deliveries = made
+	return out, nil
 }

@@ -232,17 +232,19 @@ func (s *Store) DeleteWebhook(ctx context.Context, account, id string, revision 
 
 // notify makes the deliveries of the notices of letter l (already checked
 // and about to be written) to every enabled webhook of its account whose
-// events take them; a delivery that exists stays as it is.
-func (s *Store) notify(l *storage.Letter) {
+// events take them; a delivery that exists stays as it is. It returns how
+// many it made.
+func (s *Store) notify(l *storage.Letter) int {
 	if len(l.Notices) == 0 {
-		return
+		return 0
 	}
 	notices := l.Notices
 	l.Notices = nil
 	t := s.hooks.byAccount[l.Account]
 	if t == nil {
-		return
+		return 0
 	}
+	made := 0
 	t.Ascend(func(r *webhookRec) bool {
 		w := &r.w
 		if w.Status != storage.WebhookEnabled {
@@ -252,18 +254,22 @@ func (s *Store) notify(l *storage.Letter) {
 			if len(w.Events) > 0 && !slices.Contains(w.Events, n.Type) {
 				continue
 			}
-			s.addDelivery(storage.Delivery{
+			if s.addDelivery(storage.Delivery{
 				ID: storage.DeliveryID(n.EventID), Account: l.Account, WebhookID: w.ID, EventID: n.EventID, Type: n.Type,
 				LetterID: l.ID, Seq: n.Seq, EventAt: n.At, Status: storage.DeliveryPending,
 				NextAttemptAt: n.At, RetryUntil: n.RetryUntil, Revision: 1,
-			})
+			}) {
+				made++
+			}
 		}
 		return true
 	})
+	return made
 }
 
-// addDelivery stores d unless its webhook has a delivery of that id.
-func (s *Store) addDelivery(d storage.Delivery) {
+// addDelivery stores d unless its webhook has a delivery of that id, and
+// reports whether it did.
+func (s *Store) addDelivery(d storage.Delivery) bool {
 	wh := &s.hooks
 	t := wh.deliveries[d.WebhookID]
 	if t == nil {
@@ -272,10 +278,11 @@ func (s *Store) addDelivery(d storage.Delivery) {
 	}
 	r := &deliveryRec{d: d}
 	if t.Has(r) {
-		return
+		return false
 	}
 	t.ReplaceOrInsert(r)
 	s.pend(r)
+	return true
 }
 
 // pend files a pending delivery in the due indexes and its letter's queue.

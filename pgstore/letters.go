@@ -52,7 +52,7 @@ func scanLetter(row pgx.Row) (storage.Letter, error) {
 // storedLetter returns a copy of l as the database keeps it, with data, the
 // document as written.
 func storedLetter(l storage.Letter, data []byte) storage.Letter {
-	l.Notices = nil
+	l.Notices, l.Deliveries = nil, 0
 	l.Metadata = cloneMetadata(l.Metadata)
 	l.Doc = storage.CloneDocument(docOf(data))
 	l.CreatedAt = storedTime(l.CreatedAt)
@@ -122,15 +122,16 @@ const createLetterCompletingSQL = `WITH c AS (
 // createNotifyingSQL is insertLetterSQL and createLetterCompletingSQL for a
 // letter with notices, which makes their deliveries in the same statement
 // (insertDeliveriesSQL, after the letter's arguments and the claim's) and
-// answers how many letters it inserted: [completing][one notice].
+// answers how many letters and deliveries it inserted: [completing][one
+// notice].
 var createNotifyingSQL [2][2]string
 
 func init() {
 	for _, one := range []bool{false, true} {
 		createNotifyingSQL[0][b2i(one)] = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 10, one) + `)
-	SELECT count(*) FROM l`
+	d AS (` + insertDeliveriesSQL("l", 10, one) + ` RETURNING 1)
+	SELECT count(*), (SELECT count(*) FROM d) FROM l`
 		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
 		UPDATE idempotency SET done = true, result = $13
 		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
@@ -138,8 +139,8 @@ func init() {
 	),
 	l AS (INSERT INTO letters (` + letterColumns + `)
 		SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 14, one) + `)
-	SELECT count(*) FROM l`
+	d AS (` + insertDeliveriesSQL("l", 14, one) + ` RETURNING 1)
+	SELECT count(*), (SELECT count(*) FROM d) FROM l`
 	}
 }
 
@@ -156,7 +157,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		query = createLetterCompletingSQL
 		args = append(args, c.Scope, c.Key, c.Token, c.Result)
 	}
-	var inserted int64
+	var inserted, made int64
 	if len(l.Notices) == 0 {
 		var tag pgconn.CommandTag
 		tag, err = s.pool.Exec(ctx, query, args...)
@@ -168,7 +169,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		)
 		if n, one, err = noticeArgs(l.Notices); err == nil {
 			query = createNotifyingSQL[b2i(c != nil)][b2i(one)]
-			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted)
+			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted, &made)
 		}
 	}
 	switch {
@@ -180,7 +181,7 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	out := storedLetter(l, data)
-	out.Revision = 1
+	out.Revision, out.Deliveries = 1, int(made)
 	return out, nil
 }
 
@@ -305,13 +306,27 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 }
 
 // updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.
-const updateLetterSQL = `UPDATE letters
+const (
+	updateLetterSQL  = replaceLetterSQL + ` RETURNING created_at, revision`
+	replaceLetterSQL = `UPDATE letters
 	SET status = $3, external_id = $4, metadata = $5, modified_at = $6, due_at = $7, data = $8, revision = revision + 1
-	WHERE id = $1 AND account = $2 AND revision = $9
-	RETURNING created_at, revision`
+	WHERE id = $1 AND account = $2 AND revision = $9`
+)
 
 func updateLetterArgs(l *storage.Letter, meta string, data []byte) []any {
 	return []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.ModifiedAt, nullTime(l.DueAt), data, l.Revision}
+}
+
+// updateNotifyingSQL is updateLetterSQL for a letter with notices, which
+// makes their deliveries in the same statement (insertDeliveriesSQL, after
+// the letter's arguments) and answers how many it made as well: [one
+// notice].
+var updateNotifyingSQL = [2]string{updateNotifying(false), updateNotifying(true)}
+
+func updateNotifying(one bool) string {
+	return `WITH u AS (` + replaceLetterSQL + ` RETURNING id, account, created_at, revision),
+	d AS (` + insertDeliveriesSQL("u", 10, one) + ` RETURNING 1)
+	SELECT created_at, revision, (SELECT count(*) FROM d) FROM u`
 }
 
 // UpdateLetter implements storage.Storage.
@@ -326,26 +341,23 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		return storage.Letter{}, fail(ctx, op, err)
 	}
 	out := l
-	var (
-		notify     []any
-		notifyStmt string
-	)
+	var made int64
+	query, args, dest := updateLetterSQL, updateLetterArgs(&l, meta, data), []any{&out.CreatedAt, &out.Revision}
 	if len(l.Notices) > 0 {
-		if notifyStmt, notify, err = notifyQuery(&l); err != nil {
+		n, one, err := noticeArgs(l.Notices)
+		if err != nil {
 			return storage.Letter{}, fail(ctx, op, err)
 		}
+		query, args, dest = updateNotifyingSQL[b2i(one)], append(args, n...), append(dest, &made)
 	}
 	update := func(q querier) error {
-		err := q.QueryRow(ctx, updateLetterSQL, updateLetterArgs(&l, meta, data)...).Scan(&out.CreatedAt, &out.Revision)
+		err := q.QueryRow(ctx, query, args...).Scan(dest...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return revisionMissing(ctx, q, "letters", l.Account, l.ID)
 		}
-		if err == nil && notify != nil {
-			_, err = q.Exec(ctx, notifyStmt, notify...)
-		}
 		return err
 	}
-	if c == nil && notify == nil {
+	if c == nil {
 		err = update(s.pool)
 	} else {
 		err = s.inClaimTx(ctx, c, func(tx pgx.Tx) error { return update(tx) })
@@ -355,7 +367,7 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	}
 	created, rev := out.CreatedAt, out.Revision
 	out = storedLetter(l, data)
-	out.CreatedAt, out.Revision = created, rev
+	out.CreatedAt, out.Revision, out.Deliveries = created, rev, int(made)
 	return out, nil
 }
 

@@ -1,10 +1,13 @@
 package pgstore_test
 
 import (
+	"bufio"
 	"io"
 	"math/rand"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,5 +185,46 @@ func TestWebhookDeliverySurvivesARestart(t *testing.T) {
 	}
 	if n := rcv.count(); n != 4 {
 		t.Errorf("%d requests, want 4", n)
+	}
+}
+
+// A receiver whose status line is not text PostgreSQL can hold (a byte
+// that is not UTF-8, a NUL) still has its attempt recorded: failed, to be
+// retried after the backoff, with what it answered.
+func TestWebhookAttemptWithAnAnswerThatIsNotText(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, newSchema(t), 1, sharedTokenKey)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					_, _ = c.Write([]byte("HTTP/1.1 500 Bad\xff\x00 day\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+				}
+			}()
+		}
+	}()
+	w, err := srv.svc.CreateWebhook(t.Context(), acct, lettershop.CreateWebhookInput{URL: "http://" + ln.Addr().String() + "/",
+		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.svc.CreateLetter(t.Context(), acct, letterInput(publishedAsset(t, srv).ID)); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the attempt's outcome", func() bool { return oneDelivery(t, srv, w.ID).StatusCode != nil })
+	d := oneDelivery(t, srv, w.ID)
+	if d.Status != lettershop.DeliveryPending || *d.StatusCode != 500 || d.Error == nil || !strings.Contains(*d.Error, "500 Bad") ||
+		!d.NextAttemptAt.Equal(epoch.Add(time.Minute)) {
+		t.Errorf("delivery %+v, want pending after a 500, retried in a minute", d)
 	}
 }

@@ -245,6 +245,10 @@ type Letter struct {
 	// written with it as deliveries (see WebhookStorage). A store never
 	// keeps them on the letter: a letter it returns has none.
 	Notices []Notice
+	// Deliveries is set on the letter CreateLetter and UpdateLetter return:
+	// how many deliveries the write's Notices made; none when the account
+	// has no enabled webhook that takes them, or each was made before.
+	Deliveries int
 }
 
 // LetterQuery selects letters of one account. Empty fields do not filter.

@@ -19,6 +19,7 @@ var webhookTests = []test{
 	{"a notice makes one delivery per webhook, however often it is written", testNoticeOnce},
 	{"notices come with UpdateLetter and ProcessDueLetters, and never with a failed write", testNoticeWrites},
 	{"notices are not kept on the letter", testNoticeNotKept},
+	{"CreateLetter and UpdateLetter tell how many deliveries their notices made", testNoticeDeliveriesCounted},
 	{"ListDeliveries and GetDelivery read a webhook's deliveries, newest first, in its account only", testDeliveryList},
 	{"UpdateDelivery writes at the expected revision", testDeliveryUpdate},
 	{"ProcessDueDeliveries takes due, unleased deliveries of enabled webhooks, earliest first", testDueDeliveries},
@@ -279,6 +280,55 @@ func testNoticeNotKept(t *testing.T, f *fixture) {
 	}
 	if read := f.getLetter(t, acctA, l.ID); read.Notices != nil {
 		t.Errorf("GetLetter returned notices %v", read.Notices)
+	}
+}
+
+func testNoticeDeliveriesCounted(t *testing.T, f *fixture) {
+	write := func(what string, l storage.Letter, c *storage.Completion, want int) storage.Letter {
+		t.Helper()
+		var (
+			got storage.Letter
+			err error
+		)
+		if l.Revision == 0 {
+			got, err = f.s.CreateLetter(f.ctx, l, c)
+		} else {
+			got, err = f.s.UpdateLetter(f.ctx, l, c)
+		}
+		must(t, what, err)
+		if got.Deliveries != want {
+			t.Errorf("%s: Deliveries %d, want %d", what, got.Deliveries, want)
+		}
+		return got
+	}
+	l := f.letter(acctA)
+	l.Notices = []storage.Notice{notice(l.ID, 0, "letter.created")}
+	l = write("a create in an account without webhooks", l, nil, 0)
+	f.createWebhook(t, f.webhook(acctA))
+	f.createWebhook(t, f.webhook(acctA, "letter.mailed"))
+	off := f.webhook(acctA)
+	off.Status = storage.WebhookDisabled
+	f.createWebhook(t, off)
+	f.createWebhook(t, f.webhook(acctB))
+	l.Notices = []storage.Notice{notice(l.ID, 1, "letter.ready"), notice(l.ID, 2, "letter.mailed")}
+	l = write("an update with two notices", l, nil, 3)
+	l.Notices = []storage.Notice{notice(l.ID, 2, "letter.mailed")}
+	l = write("an update with a notice written before", l, nil, 0)
+	l.Notices = nil
+	write("an update without notices", l, nil, 0)
+
+	c := f.letter(acctA)
+	c.Notices = []storage.Notice{notice(c.ID, 0, "letter.created")}
+	c = write("a create with one notice", c, nil, 1)
+	f.mustClaim(t, claimRecord("s", "k", "tok", t0), t0)
+	c.Notices = []storage.Notice{notice(c.ID, 1, "letter.mailed")}
+	write("a claimed update", c, &storage.Completion{Scope: "s", Key: "k", Token: "tok", Result: []byte("ok")}, 2)
+	f.mustClaim(t, claimRecord("s", "k2", "tok2", t0), t0)
+	m := f.letter(acctA)
+	m.Notices = []storage.Notice{notice(m.ID, 0, "letter.created"), notice(m.ID, 1, "letter.mailed")}
+	write("a claimed create with two notices", m, &storage.Completion{Scope: "s", Key: "k2", Token: "tok2", Result: []byte("ok")}, 3)
+	if got := f.getLetter(t, acctA, m.ID); got.Deliveries != 0 {
+		t.Errorf("GetLetter: Deliveries %d, want 0", got.Deliveries)
 	}
 }
 
