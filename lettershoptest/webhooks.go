@@ -25,7 +25,10 @@ type Receiver struct {
 	// Webhook is the account's webhook that posts to it, with its secret.
 	Webhook *lettershop.Webhook
 
-	a      *Account
+	a *Account
+	// made is closed once Webhook is set (or could not be): a letter of
+	// the account written meanwhile may post before NewReceiver returns.
+	made   chan struct{}
 	mu     sync.Mutex
 	events []lettershop.WebhookEvent
 	bad    []string
@@ -37,7 +40,8 @@ type Receiver struct {
 // to it, for the event types given (every type when none).
 func (a *Account) NewReceiver(events ...lettershop.WebhookEventType) *Receiver {
 	a.c.t.Helper()
-	r := &Receiver{a: a, notify: make(chan struct{}, 1)}
+	r := &Receiver{a: a, made: make(chan struct{}), notify: make(chan struct{}, 1)}
+	defer close(r.made)
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
 	a.c.t.Cleanup(hs.Close)
 	r.URL = hs.URL
@@ -50,6 +54,11 @@ func (a *Account) NewReceiver(events ...lettershop.WebhookEventType) *Receiver {
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	<-r.made
+	if r.Webhook == nil {
+		http.Error(w, "no webhook", http.StatusServiceUnavailable)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, 8<<20))
 	r.mu.Lock()
 	defer r.mu.Unlock()
