@@ -17,7 +17,7 @@ import (
 // not by the letters stored, so it adds nothing per stored letter; it is
 // filled by reads only, so a store filled by creates does not fill it.
 
-// jsonCacheBytes bounds the encodings kept: about 12,000 letters of a
+// jsonCacheBytes bounds the encodings kept: about 10,000 letters of a
 // few events each.
 const jsonCacheBytes = 32 << 20
 
@@ -151,7 +151,10 @@ func (c *letterJSONCache) put(r *storage.Letter, cassLeftOut bool, data []byte) 
 // entry and its map slot.
 const jsonEntryOverhead = 160
 
-func (e *jsonEntry) size() int { return len(e.data) + len(e.key.id) + jsonEntryOverhead }
+// size is what e holds: its bytes counted by their capacity, as an
+// encoding is made in room for a letter of a few events (letterJSONSize)
+// and may take a fraction of it.
+func (e *jsonEntry) size() int { return cap(e.data) + len(e.key.id) + jsonEntryOverhead }
 
 func (sh *jsonShard) unlink(e *jsonEntry) {
 	e.prev.next, e.next.prev = e.next, e.prev
@@ -263,7 +266,10 @@ func (c *pageJSONCache) put(k pageKey, recs []storage.Letter, text []byte) {
 		r := &recs[i]
 		e.stamps[i] = letterStamp{id: r.ID, revision: r.Revision, status: r.Status, modified: r.ModifiedAt}
 	}
-	if len(text) > pageCacheBytes/8 {
+	// A page is made in room for letters of a few events: what it holds
+	// is its capacity.
+	size := cap(text)
+	if size > pageCacheBytes/8 {
 		return
 	}
 	c.mu.Lock()
@@ -271,12 +277,12 @@ func (c *pageJSONCache) put(k pageKey, recs []storage.Letter, text []byte) {
 	if old, ok := c.byKey[k]; ok {
 		c.remove(old)
 	}
-	for c.bytes+len(text) > pageCacheBytes || len(c.byKey) >= pageCacheEntries {
+	for c.bytes+size > pageCacheBytes || len(c.byKey) >= pageCacheEntries {
 		c.remove(c.head.prev)
 	}
 	c.byKey[k] = e
 	c.pushFront(e)
-	c.bytes += len(text)
+	c.bytes += size
 }
 
 func (c *pageJSONCache) unlink(e *pageEntry) { e.prev.next, e.next.prev = e.next, e.prev }
@@ -290,5 +296,5 @@ func (c *pageJSONCache) pushFront(e *pageEntry) {
 func (c *pageJSONCache) remove(e *pageEntry) {
 	c.unlink(e)
 	delete(c.byKey, e.key)
-	c.bytes -= len(e.text)
+	c.bytes -= cap(e.text)
 }

@@ -139,3 +139,38 @@ func TestPageJSONCacheBound(t *testing.T) {
 		t.Errorf("a page of more letters is found")
 	}
 }
+
+// TestJSONCachesCountWhatTheyHold: an encoding is made in room for a
+// letter of a few events, and a page in room for as many; what the caches
+// hold is that room, and their bounds count it.
+func TestJSONCachesCountWhatTheyHold(t *testing.T) {
+	room := make([]byte, 3000)
+	c := newLetterJSONCache()
+	for i := range 2 * jsonCacheBytes / 1000 {
+		r := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		c.put(&r, false, room[:1000])
+	}
+	held := 0
+	for i := range c.shards {
+		for _, e := range c.shards[i].byKey {
+			held += cap(e.data)
+		}
+	}
+	if held > jsonCacheBytes {
+		t.Errorf("the letter cache holds %d bytes, over its bound of %d", held, jsonCacheBytes)
+	}
+
+	p := newPageJSONCache()
+	pageRoom := make([]byte, pageCacheBytes/10)
+	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	for i := range pageCacheEntries {
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, pageRoom[:1000])
+	}
+	held = 0
+	for _, e := range p.byKey {
+		held += cap(e.text)
+	}
+	if held > pageCacheBytes {
+		t.Errorf("the page cache holds %d bytes, over its bound of %d", held, pageCacheBytes)
+	}
+}
