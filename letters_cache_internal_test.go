@@ -153,7 +153,7 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	held := 0
 	for i := range c.shards {
 		for _, e := range c.shards[i].byKey {
-			held += cap(e.data)
+			held += cap(e.val.data)
 		}
 	}
 	if held > jsonCacheBytes {
@@ -168,7 +168,7 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	}
 	held = 0
 	for _, e := range p.byKey {
-		held += cap(e.text)
+		held += cap(e.val.text)
 	}
 	if held > pageCacheBytes {
 		t.Errorf("the page cache holds %d bytes, over its bound of %d", held, pageCacheBytes)
@@ -187,8 +187,8 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	}
 	for i := range c.shards {
 		sh := &c.shards[i]
-		if e := sh.head.next; sh.bytes+e.size() <= jsonCacheBytes/jsonShards {
-			t.Errorf("shard %d holds %d bytes: room for another entry of %d is left", i, sh.bytes, e.size())
+		if e := sh.head.next; sh.bytes+e.size <= jsonCacheBytes/jsonShards {
+			t.Errorf("shard %d holds %d bytes: room for another entry of %d is left", i, sh.bytes, e.size)
 		}
 	}
 	const id = "ltr_large"
