@@ -118,8 +118,8 @@ func appendNullable(b []byte, s string) []byte {
 	return appendStr(b, s)
 }
 
-// str writes s as encoding/json writes a string, HTML characters escaped:
-// invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+// appendStr writes s as encoding/json writes a string, HTML characters
+// escaped: invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
 func appendStr(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -199,7 +199,7 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// time writes t as time.Time's MarshalJSON does.
+// appendTime writes t as time.Time's MarshalJSON does.
 func appendTime(b []byte, t time.Time, err *error) []byte {
 	b = append(b, '"')
 	b, e := t.AppendText(b)
@@ -215,7 +215,7 @@ func fail(err *error, e error) {
 	}
 }
 
-// float writes f as encoding/json writes a float64.
+// appendFloat writes f as encoding/json writes a float64.
 func appendFloat(b []byte, f float64, err *error) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		fail(err, errors.New("json: unsupported value: "+strconv.FormatFloat(f, 'g', -1, 64)))
