@@ -17,7 +17,7 @@ import (
 // not by the letters stored, so it adds nothing per stored letter; it is
 // filled by reads only, so a store filled by creates does not fill it.
 
-// jsonCacheBytes bounds the encodings kept: about 12,000 letters of a
+// jsonCacheBytes bounds the encodings kept: about 10,000 letters of a
 // few events each.
 const jsonCacheBytes = 32 << 20
 
@@ -25,7 +25,8 @@ const jsonCacheBytes = 32 << 20
 // of a page rarely wait for each other.
 const jsonShards = 16
 
-// letterJSONCache holds letters' encodings, as letterJSON describes.
+// letterJSONCache holds letters' encodings, as the comment above
+// describes.
 type letterJSONCache struct {
 	seed   maphash.Seed
 	shards [jsonShards]jsonShard
@@ -45,31 +46,27 @@ type jsonKey struct {
 // anew) could give an id and revision a second meaning, and then these
 // differ.
 type jsonEntry struct {
-	key      jsonKey
 	status   string
 	modified time.Time
 	data     []byte
-	// prev and next link the shard's entries, most recently used first.
-	prev, next *jsonEntry
+}
+
+// of reports whether e was made from r.
+func (e *jsonEntry) of(r *storage.Letter) bool {
+	return e.status == r.Status && e.modified.Equal(r.ModifiedAt)
 }
 
 // jsonShard is a part of the cache, evicting the entry least recently
 // used.
 type jsonShard struct {
-	mu    sync.Mutex
-	byKey map[jsonKey]*jsonEntry
-	// head is the ring's sentinel: head.next is the most recently used
-	// entry, head.prev the least.
-	head  jsonEntry
-	bytes int
+	mu sync.Mutex
+	lruMap[jsonKey, jsonEntry]
 }
 
 func newLetterJSONCache() *letterJSONCache {
 	c := &letterJSONCache{seed: maphash.MakeSeed()}
 	for i := range c.shards {
-		sh := &c.shards[i]
-		sh.byKey = make(map[jsonKey]*jsonEntry)
-		sh.head.prev, sh.head.next = &sh.head, &sh.head
+		c.shards[i].init()
 	}
 	return c
 }
@@ -81,17 +78,15 @@ func (c *letterJSONCache) shard(id string) *jsonShard {
 // get returns the encoding of r kept, if any. The bytes are the cache's:
 // the caller copies them and does not change them.
 func (c *letterJSONCache) get(r *storage.Letter, cassLeftOut bool) ([]byte, bool) {
-	k := jsonKey{r.ID, r.Revision, cassLeftOut}
 	sh := c.shard(r.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e, ok := sh.byKey[k]
-	if !ok || e.status != r.Status || !e.modified.Equal(r.ModifiedAt) {
+	e := sh.find(jsonKey{r.ID, r.Revision, cassLeftOut})
+	if e == nil || !e.val.of(r) {
 		return nil, false
 	}
-	sh.unlink(e)
-	sh.pushFront(e)
-	return e.data, true
+	sh.use(e)
+	return e.val.data, true
 }
 
 // getPage is get for each of recs, into found (one per record, nil where
@@ -115,13 +110,12 @@ func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found
 		sh.mu.Lock()
 		for _, i := range members {
 			r := &recs[i]
-			e, ok := sh.byKey[jsonKey{r.ID, r.Revision, cassLeftOut}]
-			if !ok || e.status != r.Status || !e.modified.Equal(r.ModifiedAt) {
+			e := sh.find(jsonKey{r.ID, r.Revision, cassLeftOut})
+			if e == nil || !e.val.of(r) {
 				continue
 			}
-			sh.unlink(e)
-			sh.pushFront(e)
-			found[i] = e.data
+			sh.use(e)
+			found[i] = e.val.data
 		}
 		sh.mu.Unlock()
 	}
@@ -129,45 +123,25 @@ func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found
 
 // put keeps data as the encoding of r. data is the cache's from then on.
 func (c *letterJSONCache) put(r *storage.Letter, cassLeftOut bool, data []byte) {
-	e := &jsonEntry{key: jsonKey{r.ID, r.Revision, cassLeftOut}, status: r.Status, modified: r.ModifiedAt, data: data}
-	if e.size() > jsonCacheBytes/jsonShards/8 {
+	k := jsonKey{r.ID, r.Revision, cassLeftOut}
+	size := jsonEntrySize(k, data)
+	if size > jsonCacheBytes/jsonShards/8 {
 		return // a letter of very many events: rare, and it would crowd out others
 	}
 	sh := c.shard(r.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if old, ok := sh.byKey[e.key]; ok {
-		sh.remove(old)
-	}
-	for sh.bytes+e.size() > jsonCacheBytes/jsonShards {
-		sh.remove(sh.head.prev)
-	}
-	sh.byKey[e.key] = e
-	sh.pushFront(e)
-	sh.bytes += e.size()
+	sh.add(k, jsonEntry{status: r.Status, modified: r.ModifiedAt, data: data}, size, jsonCacheBytes/jsonShards, 0)
 }
 
 // jsonEntryOverhead is what an entry costs besides its bytes and id: the
 // entry and its map slot.
 const jsonEntryOverhead = 160
 
-func (e *jsonEntry) size() int { return len(e.data) + len(e.key.id) + jsonEntryOverhead }
-
-func (sh *jsonShard) unlink(e *jsonEntry) {
-	e.prev.next, e.next.prev = e.next, e.prev
-}
-
-func (sh *jsonShard) pushFront(e *jsonEntry) {
-	e.prev, e.next = &sh.head, sh.head.next
-	sh.head.next.prev = e
-	sh.head.next = e
-}
-
-func (sh *jsonShard) remove(e *jsonEntry) {
-	sh.unlink(e)
-	delete(sh.byKey, e.key)
-	sh.bytes -= e.size()
-}
+// jsonEntrySize is what the entry of data under k holds: data counted by
+// its capacity, as an encoding is made in room for a letter of a few
+// events (letterJSONSize) and may take a fraction of it.
+func jsonEntrySize(k jsonKey, data []byte) int { return cap(data) + len(k.id) + jsonEntryOverhead }
 
 // A page of letters polled again (the first page of a list a client
 // watches) is mostly the same letters at the same revisions: the Service
@@ -201,23 +175,19 @@ type letterStamp struct {
 }
 
 type pageEntry struct {
-	key        pageKey
-	stamps     []letterStamp
-	text       []byte
-	prev, next *pageEntry
+	stamps []letterStamp
+	text   []byte
 }
 
 // pageJSONCache holds pages' encodings, least recently used out first.
 type pageJSONCache struct {
-	mu    sync.Mutex
-	byKey map[pageKey]*pageEntry
-	head  pageEntry // sentinel: head.next most recently used
-	bytes int
+	mu sync.Mutex
+	lruMap[pageKey, pageEntry]
 }
 
 func newPageJSONCache() *pageJSONCache {
-	c := &pageJSONCache{byKey: make(map[pageKey]*pageEntry)}
-	c.head.prev, c.head.next = &c.head, &c.head
+	c := &pageJSONCache{}
+	c.init()
 	return c
 }
 
@@ -238,8 +208,7 @@ func (e *pageEntry) matches(recs []storage.Letter) bool {
 func (c *pageJSONCache) has(k pageKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.byKey[k]
-	return ok
+	return c.find(k) != nil
 }
 
 // get returns the text kept for the page k made of recs, if any. The
@@ -247,48 +216,91 @@ func (c *pageJSONCache) has(k pageKey) bool {
 func (c *pageJSONCache) get(k pageKey, recs []storage.Letter) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.byKey[k]
-	if !ok || !e.matches(recs) {
+	e := c.find(k)
+	if e == nil || !e.val.matches(recs) {
 		return nil, false
 	}
-	c.unlink(e)
-	c.pushFront(e)
-	return e.text, true
+	c.use(e)
+	return e.val.text, true
 }
 
 // put keeps text as the page k made of recs. text is shared from then on.
 func (c *pageJSONCache) put(k pageKey, recs []storage.Letter, text []byte) {
-	e := &pageEntry{key: k, text: text, stamps: make([]letterStamp, len(recs))}
+	// A page is made in room for letters of a few events: what it holds
+	// is its capacity.
+	size := cap(text)
+	if size > pageCacheBytes/8 {
+		return
+	}
+	e := pageEntry{text: text, stamps: make([]letterStamp, len(recs))}
 	for i := range recs {
 		r := &recs[i]
 		e.stamps[i] = letterStamp{id: r.ID, revision: r.Revision, status: r.Status, modified: r.ModifiedAt}
 	}
-	if len(text) > pageCacheBytes/8 {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.byKey[k]; ok {
-		c.remove(old)
-	}
-	for c.bytes+len(text) > pageCacheBytes || len(c.byKey) >= pageCacheEntries {
-		c.remove(c.head.prev)
-	}
-	c.byKey[k] = e
-	c.pushFront(e)
-	c.bytes += len(text)
+	c.add(k, e, size, pageCacheBytes, pageCacheEntries)
 }
 
-func (c *pageJSONCache) unlink(e *pageEntry) { e.prev.next, e.next.prev = e.next, e.prev }
-
-func (c *pageJSONCache) pushFront(e *pageEntry) {
-	e.prev, e.next = &c.head, c.head.next
-	c.head.next.prev = e
-	c.head.next = e
+// lruMap is a map whose entries are linked in the order they were last used,
+// for a cache that lets the least recently used go first. It counts the
+// bytes its entries hold as add is told; its user locks it.
+type lruMap[K comparable, V any] struct {
+	byKey map[K]*lruEntry[K, V]
+	// head is the ring's sentinel: head.next is the most recently used
+	// entry, head.prev the least.
+	head  lruEntry[K, V]
+	bytes int
 }
 
-func (c *pageJSONCache) remove(e *pageEntry) {
-	c.unlink(e)
-	delete(c.byKey, e.key)
-	c.bytes -= len(e.text)
+type lruEntry[K comparable, V any] struct {
+	key        K
+	val        V
+	size       int
+	prev, next *lruEntry[K, V]
+}
+
+func (l *lruMap[K, V]) init() {
+	l.byKey = make(map[K]*lruEntry[K, V])
+	l.head.prev, l.head.next = &l.head, &l.head
+}
+
+// find returns the entry under k, or nil.
+func (l *lruMap[K, V]) find(k K) *lruEntry[K, V] { return l.byKey[k] }
+
+// use makes e the most recently used entry.
+func (l *lruMap[K, V]) use(e *lruEntry[K, V]) {
+	l.unlink(e)
+	l.pushFront(e)
+}
+
+// add keeps v under k, as the most recently used entry, holding size
+// bytes, in place of any entry under k. The least recently used go first
+// until it fits within maxBytes and, when maxEntries is above 0, the
+// entries number at most maxEntries. size must not be above maxBytes.
+func (l *lruMap[K, V]) add(k K, v V, size, maxBytes, maxEntries int) {
+	if old, ok := l.byKey[k]; ok {
+		l.remove(old)
+	}
+	for l.bytes+size > maxBytes || maxEntries > 0 && len(l.byKey) >= maxEntries {
+		l.remove(l.head.prev)
+	}
+	e := &lruEntry[K, V]{key: k, val: v, size: size}
+	l.byKey[k] = e
+	l.pushFront(e)
+	l.bytes += size
+}
+
+func (l *lruMap[K, V]) unlink(e *lruEntry[K, V]) { e.prev.next, e.next.prev = e.next, e.prev }
+
+func (l *lruMap[K, V]) pushFront(e *lruEntry[K, V]) {
+	e.prev, e.next = &l.head, l.head.next
+	l.head.next.prev = e
+	l.head.next = e
+}
+
+func (l *lruMap[K, V]) remove(e *lruEntry[K, V]) {
+	l.unlink(e)
+	delete(l.byKey, e.key)
+	l.bytes -= e.size
 }

@@ -139,3 +139,91 @@ func TestPageJSONCacheBound(t *testing.T) {
 		t.Errorf("a page of more letters is found")
 	}
 }
+
+// TestJSONCachesCountWhatTheyHold: an encoding is made in room for a
+// letter of a few events, and a page in room for as many; what the caches
+// hold is that room, and their bounds count it.
+func TestJSONCachesCountWhatTheyHold(t *testing.T) {
+	room := make([]byte, 3000)
+	c := newLetterJSONCache()
+	for i := range 2 * jsonCacheBytes / 1000 {
+		r := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		c.put(&r, false, room[:1000])
+	}
+	held := 0
+	for i := range c.shards {
+		for _, e := range c.shards[i].byKey {
+			held += cap(e.val.data)
+		}
+	}
+	if held > jsonCacheBytes {
+		t.Errorf("the letter cache holds %d bytes, over its bound of %d", held, jsonCacheBytes)
+	}
+
+	p := newPageJSONCache()
+	pageRoom := make([]byte, pageCacheBytes/10)
+	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	for i := range pageCacheEntries {
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, pageRoom[:1000])
+	}
+	held = 0
+	for _, e := range p.byKey {
+		held += cap(e.val.text)
+	}
+	if held > pageCacheBytes {
+		t.Errorf("the page cache holds %d bytes, over its bound of %d", held, pageCacheBytes)
+	}
+}
+
+// TestJSONCachesFillToTheirBounds: the other side of the bounds. A cache
+// full of entries holds as many as fit, and an entry of the largest size
+// kept is kept, one byte larger is not.
+func TestJSONCachesFillToTheirBounds(t *testing.T) {
+	c := newLetterJSONCache()
+	room := make([]byte, 3000)
+	for i := range 2 * jsonCacheBytes / len(room) {
+		r := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		c.put(&r, false, room[:100])
+	}
+	for i := range c.shards {
+		sh := &c.shards[i]
+		if e := sh.head.next; sh.bytes+e.size <= jsonCacheBytes/jsonShards {
+			t.Errorf("shard %d holds %d bytes: room for another entry of %d is left", i, sh.bytes, e.size)
+		}
+	}
+	const id = "ltr_large"
+	largest := jsonCacheBytes/jsonShards/8 - len(id) - jsonEntryOverhead
+	for _, n := range []int{largest, largest + 1} {
+		c := newLetterJSONCache()
+		r := storage.Letter{ID: id, Revision: 1, Status: "queued"}
+		c.put(&r, false, make([]byte, n))
+		if _, ok := c.get(&r, false); ok != (n == largest) {
+			t.Errorf("an encoding of %d bytes (largest kept %d): kept %v", n, largest, ok)
+		}
+	}
+
+	p := newPageJSONCache()
+	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	for i := range 2 * pageCacheEntries {
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, []byte("{}\n"))
+	}
+	if len(p.byKey) != pageCacheEntries {
+		t.Errorf("%d small pages kept, want %d", len(p.byKey), pageCacheEntries)
+	}
+	p = newPageJSONCache()
+	text := make([]byte, pageCacheBytes/10)
+	for i := range 2 * pageCacheEntries {
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, text)
+	}
+	if want := pageCacheBytes / len(text); len(p.byKey) != want {
+		t.Errorf("%d pages of %d bytes kept, want %d", len(p.byKey), len(text), want)
+	}
+	for _, n := range []int{pageCacheBytes / 8, pageCacheBytes/8 + 1} {
+		p := newPageJSONCache()
+		k := pageKey{scope: "large", limit: 10}
+		p.put(k, recs, make([]byte, n))
+		if _, ok := p.get(k, recs); ok != (n == pageCacheBytes/8) {
+			t.Errorf("a page of %d bytes (largest kept %d): kept %v", n, pageCacheBytes/8, ok)
+		}
+	}
+}

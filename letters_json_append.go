@@ -118,8 +118,8 @@ func appendNullable(b []byte, s string) []byte {
 	return appendStr(b, s)
 }
 
-// str writes s as encoding/json writes a string, HTML characters escaped:
-// invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+// appendStr writes s as encoding/json writes a string, HTML characters
+// escaped: invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
 func appendStr(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -174,6 +174,22 @@ func appendStr(b []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// appendStrs writes ss, of any string type, as encoding/json writes a
+// slice of strings: null for nil.
+func appendStrs[S ~string](b []byte, ss []S) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendStr(b, string(s))
+	}
+	return append(b, ']')
+}
+
 // jsonSafe holds the ASCII characters a JSON string takes as they are with
 // HTML escaping on: not a control character, ", \, <, > or &.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {
@@ -183,7 +199,7 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// time writes t as time.Time's MarshalJSON does.
+// appendTime writes t as time.Time's MarshalJSON does.
 func appendTime(b []byte, t time.Time, err *error) []byte {
 	b = append(b, '"')
 	b, e := t.AppendText(b)
@@ -199,7 +215,7 @@ func fail(err *error, e error) {
 	}
 }
 
-// float writes f as encoding/json writes a float64.
+// appendFloat writes f as encoding/json writes a float64.
 func appendFloat(b []byte, f float64, err *error) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		fail(err, errors.New("json: unsupported value: "+strconv.FormatFloat(f, 'g', -1, 64)))
@@ -306,18 +322,7 @@ func appendAnalysis(b []byte, a *AddressAnalysis) []byte {
 	b = append(b, `{"dpvMatchCode":`...)
 	b = appendStr(b, a.DpvMatchCode)
 	b = append(b, `,"dpvFootnotes":`...)
-	if a.DpvFootnotes == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, s := range a.DpvFootnotes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendStr(b, s)
-		}
-		b = append(b, ']')
-	}
+	b = appendStrs(b, a.DpvFootnotes)
 	for _, f := range [...]struct{ name, v string }{
 		{`,"dpvCmra":`, a.DpvCmra}, {`,"dpvVacant":`, a.DpvVacant}, {`,"dpvNoStat":`, a.DpvNoStat},
 		{`,"dpvActive":`, a.DpvActive}, {`,"dpvInactiveReason":`, a.DpvInactiveReason},
@@ -433,18 +438,7 @@ func appendOptions(b []byte, o *LetterOptions) []byte {
 		b, sep = appendField(b, sep, `"mail":{"service":`)
 		b = appendStr(b, string(o.Mail.Service))
 		b = append(b, `,"extraServices":`...)
-		if o.Mail.ExtraServices == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, x := range o.Mail.ExtraServices {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendStr(b, string(x))
-			}
-			b = append(b, ']')
-		}
+		b = appendStrs(b, o.Mail.ExtraServices)
 		b = append(b, '}')
 	}
 	if o.VariableHandling != nil {
@@ -468,18 +462,7 @@ func appendOptions(b []byte, o *LetterOptions) []byte {
 		b = appendStr(b, string(o.DeliverabilityThreshold))
 	}
 	b, _ = appendField(b, sep, `"deliverabilityValues":`)
-	if o.DeliverabilityValues == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, v := range o.DeliverabilityValues {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendStr(b, string(v))
-		}
-		b = append(b, ']')
-	}
+	b = appendStrs(b, o.DeliverabilityValues)
 	b = append(b, '}')
 	return b
 }

@@ -11,8 +11,10 @@ import (
 // TestAppendLetterJSONMatchesGetLetter holds AppendLetterJSON and
 // LetterPageJSON to the encoding of what GetLetter and ListLetters
 // return, read once and again (the second from kept encodings), through
-// what changes a letter: updates, cancellation, lifecycle steps stored
-// and not yet stored, and pages with and without CASS details.
+// what changes a letter: updates, cancellation, lifecycle steps, and
+// pages with and without CASS details. On the mock clock every read
+// stores the steps due first; a letter shown with steps not yet stored is
+// TestAppendLetterJSONOfLetterDueShowsSteps's.
 func TestAppendLetterJSONMatchesGetLetter(t *testing.T) {
 	e := newEnv(t, lettershop.WithBaseURL("https://lettershop.test"))
 	a, _ := e.publishedTemplate(t, acct)
@@ -81,8 +83,8 @@ func TestAppendLetterJSONMatchesGetLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, "updated and canceled")
-	// The clock passes the letters' due times; a fetch shows steps no run
-	// has stored yet, then the run stores them.
+	// The clock passes the letters' due times: the first read stores the
+	// steps, and the letters change under the encodings kept.
 	e.clock.Add(26 * time.Hour)
 	check(t, "due")
 	if _, err := e.svc.RunDue(e.ctx); err != nil {

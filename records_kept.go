@@ -126,12 +126,11 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	d.IssueMessage = u.str()
 	d.Snapshot.Merge = u.variables()
 	d.Events = u.events()
-	if u.i != len(u.s) && u.err == nil {
-		u.err = fmt.Errorf("%d bytes left over", len(u.s)-u.i)
-	}
 	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
 	du := unpacker{s: c.definitions}
 	d.Snapshot.Definitions = du.definitions()
+	u.end()
+	du.end()
 	if err := errors.Join(u.err, du.err); err != nil {
 		return fmt.Errorf("kept letter document: %w", err)
 	}
@@ -453,6 +452,14 @@ type unpacker struct {
 	s   string
 	i   int
 	err error
+}
+
+// end sets err if bytes are left over: what was packed was not all read
+// back.
+func (u *unpacker) end() {
+	if u.i != len(u.s) && u.err == nil {
+		u.err = fmt.Errorf("%d bytes left over", len(u.s)-u.i)
+	}
 }
 
 func (u *unpacker) fail(what string) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unique"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -156,6 +157,29 @@ func TestKeptLetterTruncatedIsAnError(t *testing.T) {
 		var d letterDoc
 		if err := cut.unpack(&d); err == nil {
 			t.Fatalf("unpacking the first %d of %d bytes: no error", n, len(k.data))
+		}
+	}
+}
+
+// TestKeptLetterSharedPartChecked: the part letters of one asset version
+// share is checked as the letter's own part is: cut short or with bytes
+// left over, it is an error.
+func TestKeptLetterSharedPartChecked(t *testing.T) {
+	k, ok := keepLetter(filledDoc(false))
+	if !ok {
+		t.Fatal("not kept")
+	}
+	c := k.shared.Value()
+	defs := c.definitions
+	for n := range len(defs) + 1 {
+		c.definitions = defs[:n]
+		if n == len(defs) {
+			c.definitions = defs + "x"
+		}
+		cut := &keptLetter{data: k.data, shared: unique.Make(c)}
+		var d letterDoc
+		if err := cut.unpack(&d); err == nil {
+			t.Errorf("unpacking definitions %q (packed %q): no error", c.definitions, defs)
 		}
 	}
 }

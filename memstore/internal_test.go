@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/btree"
 	"github.com/google/go-cmp/cmp"
@@ -480,6 +481,40 @@ func TestLetterRecTimes(t *testing.T) {
 		}
 		if tm.IsZero() && got != (time.Time{}) {
 			t.Errorf("the zero time read back as %#v", got)
+		}
+	}
+}
+
+// TestRecordsKeepNoCallerStrings: a record, and the index keys that name
+// it, hold the store's own copies of the caller's strings, which may be
+// parts of larger ones (a request's body) that would otherwise stay
+// alive with the letter.
+func TestRecordsKeepNoCallerStrings(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	body := strings.Repeat("x", 1<<16)
+	inBody := func(v string) bool {
+		p, start := uintptr(unsafe.Pointer(unsafe.StringData(v))), uintptr(unsafe.Pointer(unsafe.StringData(body)))
+		return len(v) > 0 && p >= start && p < start+uintptr(len(body))
+	}
+	l, err := s.CreateLetter(ctx, storage.Letter{ID: body[:8], Account: "a", Status: body[:3], ExternalID: body[:5]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.ExternalID = body[:6]
+	if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for id, r := range s.letters {
+		if inBody(id) || inBody(r.id) || inBody(r.externalID) {
+			t.Errorf("the record of %q keeps a part of the caller's string", id)
+		}
+	}
+	for k := range s.lettersByExternal.postings {
+		if inBody(k.externalID) {
+			t.Errorf("the external id index keys on a part of the caller's string: %q", k.externalID)
 		}
 	}
 }

@@ -68,13 +68,9 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 			s.lettersByStatus.add(statusKey{r.account, status}, r)
 		}
 	}
-	if r.externalID != l.ExternalID {
-		if r.externalID != "" {
-			s.lettersByExternal.remove(externalKey{r.account, r.externalID}, r)
-		}
-		if l.ExternalID != "" {
-			s.lettersByExternal.add(externalKey{r.account, l.ExternalID}, r)
-		}
+	external := r.externalID != l.ExternalID
+	if external && r.externalID != "" {
+		s.lettersByExternal.remove(externalKey{r.account, r.externalID}, r)
 	}
 	oldMeta := r.meta
 	// The due index orders by the due time: take r out before it changes.
@@ -84,6 +80,11 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 	}
 	s.setLetter(r, l)
 	r.revision++
+	// The index keys on the record's own copy of the new external id, as
+	// create does: the caller's string may be part of a larger one.
+	if external && r.externalID != "" {
+		s.lettersByExternal.add(externalKey{r.account, r.externalID}, r)
+	}
 	if r.meta != oldMeta {
 		oldMeta.each(func(k, v string) bool {
 			s.lettersByMeta.remove(letterMetaKey{r.account, k, v}, r)

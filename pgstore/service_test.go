@@ -349,3 +349,77 @@ func TestTwoServersFixAnIssueLetter(t *testing.T) {
 		t.Errorf("letter canceled on b, on a: %v, %v", c, err)
 	}
 }
+
+// TestTwoServersKeptEncodingsFollowTheOther: a server keeps the encodings
+// of the letters and pages it served; another server's changes to those
+// letters (an update, a cancellation, lifecycle steps, a new letter) are
+// seen in its next answers, byte for byte what GetLetter and ListLetters
+// give.
+func TestTwoServersKeptEncodingsFollowTheOther(t *testing.T) {
+	t.Parallel()
+	_, a, b := twoServers(t)
+	asset := publishedAsset(t, a)
+	ctx := t.Context()
+	var ids []string
+	for range 3 {
+		l, err := a.svc.CreateLetter(ctx, acct, letterInput(asset.ID))
+		if err != nil {
+			t.Fatalf("CreateLetter on a: %v", err)
+		}
+		ids = append(ids, l.ID)
+	}
+	pages := []lettershop.ListLettersInput{
+		{},
+		{PageRequest: lettershop.PageRequest{PageSize: 2}},
+		{IncludeCassDetails: true},
+	}
+	check := func(when string) {
+		t.Helper()
+		for range 2 { // the second time from what a keeps
+			for _, id := range ids {
+				l, err := a.svc.GetLetter(ctx, acct, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := json.Marshal(l)
+				got, err := a.svc.AppendLetterJSON(ctx, nil, acct, id)
+				if err != nil || string(got) != string(want) {
+					t.Errorf("%s: AppendLetterJSON(%s) on a = %s, %v\nwant %s", when, id, got, err, want)
+				}
+			}
+			for _, in := range pages {
+				p, err := a.svc.ListLetters(ctx, acct, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := json.Marshal(p)
+				got, err := a.svc.LetterPageJSON(ctx, acct, in)
+				if err != nil || got.String() != string(want)+"\n" {
+					t.Errorf("%s: LetterPageJSON(%+v) on a = %s, %v\nwant %s", when, in, got, err, want)
+				}
+			}
+		}
+	}
+	check("created on a")
+	b.clock.Add(time.Minute)
+	if _, err := b.svc.UpdateLetter(ctx, acct, ids[0], lettershop.UpdateLetterInput{
+		Metadata: &lettershop.Metadata{{Key: "batch", Value: "b2"}},
+	}); err != nil {
+		t.Fatalf("UpdateLetter on b: %v", err)
+	}
+	if _, err := b.svc.CancelLetter(ctx, acct, ids[1]); err != nil {
+		t.Fatalf("CancelLetter on b: %v", err)
+	}
+	check("changed on b")
+	b.clock.Add(26 * time.Hour)
+	if n, err := b.svc.RunDue(ctx); err != nil || n == 0 {
+		t.Fatalf("RunDue on b = %d, %v; want steps taken", n, err)
+	}
+	check("stepped on b")
+	l, err := b.svc.CreateLetter(ctx, acct, letterInput(asset.ID))
+	if err != nil {
+		t.Fatalf("CreateLetter on b: %v", err)
+	}
+	ids = append(ids, l.ID)
+	check("one more on b")
+}
