@@ -121,17 +121,18 @@ const createLetterCompletingSQL = `WITH c AS (
 
 // createNotifyingSQL is insertLetterSQL and createLetterCompletingSQL for a
 // letter with notices, which makes their deliveries in the same statement
-// (insertDeliveriesSQL, after the letter's arguments and the claim's) and
-// answers how many letters and deliveries it inserted: [completing][one
-// notice].
+// (insertDeliveriesSQL, after the letter's arguments and the claim's):
+// [completing][one notice]. Without a claim the letter is inserted or the
+// statement fails, and the deliveries are the rows it reports; with one it
+// answers how many letters and deliveries it inserted, as a lost claim
+// inserts no letter.
 var createNotifyingSQL [2][2]string
 
 func init() {
 	for _, one := range []bool{false, true} {
 		createNotifyingSQL[0][b2i(one)] = `WITH l AS (INSERT INTO letters (` + letterColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 10, one) + ` RETURNING 1)
-	SELECT count(*), (SELECT count(*) FROM d) FROM l`
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account)
+	` + insertDeliveriesSQL("l", 10, one)
 		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
 		UPDATE idempotency SET done = true, result = $13
 		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
@@ -158,19 +159,27 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 		args = append(args, c.Scope, c.Key, c.Token, c.Result)
 	}
 	var inserted, made int64
-	if len(l.Notices) == 0 {
+	switch {
+	case len(l.Notices) == 0:
 		var tag pgconn.CommandTag
 		tag, err = s.pool.Exec(ctx, query, args...)
 		inserted = tag.RowsAffected()
-	} else {
+	default:
 		var (
 			n   []any
 			one bool
 		)
-		if n, one, err = noticeArgs(l.Notices); err == nil {
-			query = createNotifyingSQL[b2i(c != nil)][b2i(one)]
-			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted, &made)
+		if n, one, err = noticeArgs(l.Notices); err != nil {
+			break
 		}
+		query = createNotifyingSQL[b2i(c != nil)][b2i(one)]
+		if c != nil {
+			err = s.pool.QueryRow(ctx, query, append(args, n...)...).Scan(&inserted, &made)
+			break
+		}
+		var tag pgconn.CommandTag
+		tag, err = s.pool.Exec(ctx, query, append(args, n...)...)
+		inserted, made = 1, tag.RowsAffected()
 	}
 	switch {
 	case isUniqueViolation(err):

@@ -320,6 +320,9 @@ func testNoticeDeliveriesCounted(t *testing.T, f *fixture) {
 	c := f.letter(acctA)
 	c.Notices = []storage.Notice{notice(c.ID, 0, "letter.created")}
 	c = write("a create with one notice", c, nil, 1)
+	two := f.letter(acctA)
+	two.Notices = []storage.Notice{notice(two.ID, 0, "letter.created"), notice(two.ID, 1, "letter.mailed")}
+	write("a create with two notices", two, nil, 3)
 	f.mustClaim(t, claimRecord("s", "k", "tok", t0), t0)
 	c.Notices = []storage.Notice{notice(c.ID, 1, "letter.mailed")}
 	write("a claimed update", c, &storage.Completion{Scope: "s", Key: "k", Token: "tok", Result: []byte("ok")}, 2)
