@@ -295,6 +295,16 @@ func mediaType(header string, body []byte) string {
 func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
+		if e.URL == "" {
+			// Refused at the dial, which knows no URL: the request's says
+			// whether it followed a redirect.
+			e.URL = u.Redacted()
+			var ue *url.Error
+			if errors.As(err, &ue) && ue.URL != e.URL {
+				e.URL = ue.URL
+				e.msg = fmt.Sprintf("the server redirected to %s, which is refused: %s", ue.URL, e.msg)
+			}
+		}
 		return e
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
