@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -48,6 +50,11 @@ type Service struct {
 
 	// deliveries posts webhook events (deliver.go).
 	deliveries deliverer
+
+	// egress is the policy of every request the Service makes itself, and
+	// egressOpts the options of its clients (WithEgress).
+	egress     egress.Policy
+	egressOpts []egress.Option
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
@@ -124,6 +131,21 @@ func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.
 // keeps at most; over it the oldest failures go first, then the oldest
 // successes. The default is DefaultIdempotencyCap; n <= 0 sets no cap.
 func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n } }
+
+// WithEgress sets the policy every request the Service makes itself
+// follows (webhook deliveries, content fetched from a URL), and options of
+// the clients that make them, such as egress.WithResolver in tests. The
+// default, egress.Default(), reaches any host but link-local and cloud
+// metadata addresses; see docs/egress.md.
+func WithEgress(p egress.Policy, opts ...egress.Option) Option {
+	return func(s *Service) { s.egress, s.egressOpts = p, slices.Clone(opts) }
+}
+
+// egressClient returns a client of the Service's egress policy, with
+// extra after the options WithEgress gave.
+func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
+	return egress.New(s.egress, append(slices.Clone(s.egressOpts), extra...)...)
+}
 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {

@@ -100,7 +100,6 @@ func New(p Policy, opts ...Option) *Client {
 			DialContext:            c.DialContext,
 			ForceAttemptHTTP2:      true,
 			TLSHandshakeTimeout:    c.dialTimeout,
-			ResponseHeaderTimeout:  c.timeout,
 			MaxResponseHeaderBytes: maxHeaderBytes,
 			IdleConnTimeout:        90 * time.Second,
 			MaxIdleConns:           32,

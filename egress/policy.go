@@ -255,10 +255,10 @@ func (p Policy) checkAddr(a netip.Addr, name string, listed bool) *Error {
 	if !a.IsValid() {
 		return &Error{Kind: KindRefused, msg: "no address is given"}
 	}
-	if r, refused := refusal(a); refused {
-		msg := r
+	if clause, refused := refusedClause(a); refused {
+		msg := fmt.Sprintf("%s %s%s", a, clause, never)
 		if name != "" {
-			msg = fmt.Sprintf("%s resolves to %s", name, r)
+			msg = fmt.Sprintf("%s resolves to %s, which %s%s", name, a, clause, never)
 		}
 		return &Error{Kind: KindRefused, Addr: a, msg: msg}
 	}
@@ -338,21 +338,31 @@ var metadataNames = []string{"metadata.google.internal", "metadata.goog"}
 
 const never = ": lettershop never connects to link-local, cloud metadata, unspecified, multicast or broadcast addresses"
 
-// refusal says why a is always refused, if it is.
+// refusal says why a is always refused, if it is: a sentence that begins
+// with a.
 func refusal(a netip.Addr) (string, bool) {
+	clause, ok := refusedClause(a)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s %s%s", a, clause, never), true
+}
+
+// refusedClause says what a is, after a itself, if it is always refused.
+func refusedClause(a netip.Addr) (string, bool) {
 	a = a.WithZone("")
 	if a.Is4In6() {
 		if r, ok := refusedAs(a.Unmap()); ok {
-			return fmt.Sprintf("%s is %s written as an IPv6 address, and %s is %s%s", a, a.Unmap(), a.Unmap(), r, never), true
+			return fmt.Sprintf("is %s written as an IPv6 address, and %s is %s", a.Unmap(), a.Unmap(), r), true
 		}
 		return "", false
 	}
 	if r, ok := refusedAs(a); ok {
-		return fmt.Sprintf("%s is %s%s", a, r, never), true
+		return "is " + r, true
 	}
 	if v4, ok := embeddedIPv4(a); ok {
 		if r, ok := refusedAs(v4); ok {
-			return fmt.Sprintf("%s carries the IPv4 address %s, which is %s%s", a, v4, r, never), true
+			return fmt.Sprintf("carries the IPv4 address %s, which is %s", v4, r), true
 		}
 	}
 	return "", false
