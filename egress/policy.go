@@ -4,17 +4,17 @@
 //
 // A Policy decides on a host name and on an IP address. It always refuses
 // link-local addresses (169.254.0.0/16, fe80::/10), the cloud metadata
-// addresses (fd00:ec2::254, fd20:ce::254, 100.100.100.200, 192.0.0.192,
-// 168.63.129.16; 169.254.169.254 is link-local already), unspecified,
-// multicast, reserved and broadcast addresses, and every IPv6 form that
-// carries one of those IPv4 addresses (IPv4-mapped, IPv4-compatible,
-// IPv4-translated, NAT64, 6to4). Anything else is allowed by default,
-// loopback and private ranges included, since test suites run their
-// receivers and file servers there; Allow restricts a policy to a list of
-// hosts and networks.
+// addresses (fd00:ec2::254, fd00:ec2::23, fd20:ce::254, fd00:42::42,
+// 100.100.100.200, 192.0.0.192, 168.63.129.16; 169.254.169.254 is
+// link-local already), unspecified, multicast, reserved and broadcast
+// addresses, and every IPv6 form that carries one of those IPv4 addresses
+// (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64, 6to4). Anything
+// else is allowed by default, loopback and private ranges included, since
+// test suites run their receivers and file servers there; Allow restricts
+// a policy to a list of hosts and networks.
 //
 // The guarantee is the check of the address actually dialled: a Client
-// resolves a name itself and dials each address with a net.Dialer whose
+// looks a name up itself and dials each address with a net.Dialer whose
 // Control hook asks the policy again, just before the connection is made.
 // A name that resolves to a refused address (DNS rebinding included), or
 // a host written as a number (0xA9FEA9FE, 2852039166), never reaches a
@@ -57,15 +57,15 @@ func Default() Policy { return Policy{} }
 // as is an entry of no known form. No entries is the default policy.
 func Allow(entries ...string) (Policy, error) {
 	var p Policy
-	var errs []error
+	var errs []string
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
 		if err := p.add(e); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, err.Error())
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return Policy{}, err
+	if len(errs) > 0 {
+		return Policy{}, errors.New(strings.Join(errs, "; "))
 	}
 	return p, nil
 }
@@ -97,7 +97,7 @@ func (p *Policy) add(e string) error {
 			n = netip.PrefixFrom(n.Addr().Unmap(), n.Bits()-96)
 		}
 		if what, ok := refusedNet(n); ok {
-			return fmt.Errorf("%q: %s addresses are always refused; no policy allows them", e, what)
+			return fmt.Errorf("%q: every address in it is %s, which no policy allows", e, what)
 		}
 		p.nets = append(p.nets, n)
 	default:
@@ -319,6 +319,8 @@ var refused = []refusedRange{
 	// link-local.
 	{netip.MustParsePrefix("169.254.169.254/32"), metadata},
 	{netip.MustParsePrefix("fd00:ec2::254/128"), metadata},  // AWS, over IPv6
+	{netip.MustParsePrefix("fd00:ec2::23/128"), metadata},   // AWS EKS Pod Identity, over IPv6
+	{netip.MustParsePrefix("fd00:42::42/128"), metadata},    // Scaleway, over IPv6
 	{netip.MustParsePrefix("fd20:ce::254/128"), metadata},   // Google Cloud, over IPv6
 	{netip.MustParsePrefix("100.100.100.200/32"), metadata}, // Alibaba Cloud
 	{netip.MustParsePrefix("192.0.0.192/32"), metadata},     // Oracle Cloud's older address
@@ -377,12 +379,12 @@ func refusedAs(a netip.Addr) (string, bool) {
 	return "", false
 }
 
-// refusedNet says what the network n is, if all its addresses are always
-// refused.
+// refusedNet says what the addresses of the network n are, if all of them
+// are always refused.
 func refusedNet(n netip.Prefix) (string, bool) {
 	for _, r := range refused {
 		if r.net.Bits() <= n.Bits() && r.net.Contains(n.Addr()) {
-			return strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(r.what, "a "), "an "), "the "), true
+			return r.what, true
 		}
 	}
 	return "", false
