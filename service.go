@@ -52,9 +52,12 @@ type Service struct {
 	deliveries deliverer
 
 	// egress is the policy of every request the Service makes itself, and
-	// egressOpts the options of its clients (WithEgress).
+	// egressOpts the options of its clients (WithEgress). fetch is the
+	// client that fetches content and images given by URL: check a url with
+	// egress.CheckURL when it is given, fetch it with fetch.Fetch.
 	egress     egress.Policy
 	egressOpts []egress.Option
+	fetch      *egress.Client
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
@@ -180,6 +183,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	if s.postal == nil {
 		s.postal = postal.Timeline{}
 	}
+	s.fetch = s.egressClient()
 	s.observeStore()
 	s.life = newLifecycle(s)
 	s.deliveries.init(s)
