@@ -58,6 +58,9 @@ type Service struct {
 	egress     egress.Policy
 	egressOpts []egress.Option
 	fetch      *egress.Client
+	// egressMade are the clients egressClient made, whose idle connections
+	// Close closes.
+	egressMade []*egress.Client
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
@@ -145,9 +148,12 @@ func WithEgress(p egress.Policy, opts ...egress.Option) Option {
 }
 
 // egressClient returns a client of the Service's egress policy, with
-// extra after the options WithEgress gave.
+// extra after the options WithEgress gave. It is called while New runs,
+// and Close closes the client's idle connections.
 func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
-	return egress.New(s.egress, append(slices.Clone(s.egressOpts), extra...)...)
+	c := egress.New(s.egress, append(slices.Clone(s.egressOpts), extra...)...)
+	s.egressMade = append(s.egressMade, c)
+	return c
 }
 
 // New returns a Service over store. Call Close when done with it.
@@ -194,6 +200,9 @@ func New(store storage.Storage, opts ...Option) *Service {
 func (s *Service) Close() error {
 	s.life.stop()
 	s.deliveries.stop()
+	for _, c := range s.egressMade {
+		c.HTTP().CloseIdleConnections()
+	}
 	return nil
 }
 

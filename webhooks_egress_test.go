@@ -3,6 +3,8 @@ package lettershop_test
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -134,4 +136,41 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// Close closes the connections the Service's egress clients keep for
+// reuse: a receiver sees the connection of a delivery closed.
+func TestCloseEndsWebhookConnections(t *testing.T) {
+	var mu sync.Mutex
+	states := map[net.Conn]http.ConnState{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		states[c] = s
+	}
+	srv.Start()
+	defer srv.Close()
+	e := newEnv(t)
+	w := e.createWebhook(t, acct, srv.URL+"/in", lettershop.WebhookLetterCreated)
+	e.createLetterIn(t, acct)
+	if d := e.settled(t, acct, w.ID, 1)[0]; d.Status != lettershop.DeliverySucceeded {
+		t.Fatalf("delivery %+v", d)
+	}
+	open := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, s := range states {
+			if s != http.StateClosed && s != http.StateHijacked {
+				n++
+			}
+		}
+		return n
+	}
+	if open() == 0 {
+		t.Fatal("no connection is kept after the delivery; the test shows nothing")
+	}
+	e.svc.Close()
+	waitFor(t, "the receiver's connections closed", func() bool { return open() == 0 })
 }
