@@ -16,35 +16,43 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/webhook"
 )
 
-// The deliverer posts webhook events. A loop takes the deliveries that are
-// due (storage.ProcessDueDeliveries: pending, due on their account's clock,
-// a letter's in order) as workers come free, leasing each for the length
-// of an attempt on the wall clock, and hands them to a bounded pool of
-// workers. A worker posts the event, signed, and records the outcome: a
-// 2xx answer is success; anything else, or none within the timeout, is
-// retried after a backoff on the account's clock (1 minute, then four
-// times longer each time, at most 12 hours) until WebhookRetryPeriod has
-// passed since the event, or since the first attempt when that came later,
-// and then the delivery has failed. A server that
-// dies mid-attempt leaves the delivery leased; once the lease passes,
-// another takes it up: a receiver may see an event twice (its id tells),
-// never none.
+// The deliverer posts webhook events. The engine of package delivery runs
+// the attempts: on each pass it asks which accounts have deliveries due
+// (storage.DeliveryAccounts, each account's earliest judged on its own
+// clock) and takes each such account's due deliveries
+// (storage.ProcessDueDeliveries: pending, due on the account's clock, a
+// letter's in order), as many as the account has attempts free, leasing
+// each for the length of an attempt on the wall clock. An account has at
+// most WithWebhookWorkers attempts under way: a receiver that hangs holds
+// back its own account's events, and no other's. An attempt posts the
+// event, signed, and records the outcome: a 2xx answer is success;
+// anything else, or none within the timeout, is retried after a backoff on
+// the account's clock (1 minute, then four times longer each time, at most
+// 12 hours) until WebhookRetryPeriod has passed since the event, or since
+// the first attempt when that came later, and then the delivery has
+// failed. A server that dies mid-attempt leaves the delivery leased; once
+// the lease passes, another takes it up: a receiver may see an event twice
+// (its id tells), never none.
 //
-// The loop runs when something may have fallen due: a letter write that
-// made deliveries, letters moved by the lifecycle (on a real clock once
-// this Service knows of webhooks), a clock moved, an outcome recorded; and,
-// on a real clock, every second, for the changes other servers make.
+// A pass is made once this Service knows of webhooks (it made one, took a
+// delivery, or the store held some when it started), when something may
+// have fallen due: a letter write that made deliveries, letters moved by
+// the lifecycle, a clock moved, an attempt ended; and, on a real clock,
+// every second, for the deliveries other servers make. On a test clock a
+// Service that knows of no webhooks does no webhook work at all.
 
 // Defaults of the deliverer.
 const (
 	// DefaultWebhookTimeout is how long an attempt waits for an answer.
 	DefaultWebhookTimeout = 10 * time.Second
-	// DefaultWebhookWorkers is how many attempts run at once.
+	// DefaultWebhookWorkers is how many attempts of one account run at
+	// once.
 	DefaultWebhookWorkers = 4
 )
 
@@ -85,8 +93,10 @@ func RetryDelay(n int) time.Duration {
 // the answer. The default is DefaultWebhookTimeout.
 func WithWebhookTimeout(d time.Duration) Option { return func(s *Service) { s.deliveries.timeout = d } }
 
-// WithWebhookWorkers sets how many events are posted at once. The default
-// is DefaultWebhookWorkers.
+// WithWebhookWorkers sets how many events of one account are posted at
+// once: an account whose receiver is slow or hangs has at most that many
+// attempts under way, and other accounts' events go out meanwhile. The
+// default is DefaultWebhookWorkers.
 func WithWebhookWorkers(n int) Option { return func(s *Service) { s.deliveries.workers = n } }
 
 // WithWebhookHosts limits the hosts webhooks may post to: a name (
@@ -117,23 +127,32 @@ type deliverer struct {
 	hosts   []string
 	client  *http.Client
 
-	// active is set once this Service knows of webhooks: a letter change
-	// then wakes the loop.
+	// engine runs the attempts, at most workers of an account at once.
+	engine deliveryEngine
+	// active is set once this Service knows of webhooks: only then do
+	// letter changes and clock moves wake the engine.
 	active atomic.Bool
-	wakeCh chan struct{}
-	// free counts the workers not busy.
-	free  chan struct{}
-	start sync.Once
 	// inflight holds the deliveries being attempted, so that a clock moved
 	// past a lease does not start a second attempt alongside.
 	mu       sync.Mutex
 	inflight map[string]bool
 	funcs    map[string]WebhookFunc
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
+
+// deliveryEngine runs the attempts of due deliveries: a delivery.Engine
+// over the deliverer, which is its delivery.Source. Another engine (a
+// queue shared by several services, say) may take its place: it finds the
+// work through the Source, and is woken when some may have fallen due.
+type deliveryEngine interface {
+	// Wake asks for the due deliveries to be looked for.
+	Wake()
+	// Close stops the engine: the attempts under way are cut short and
+	// waited for; their deliveries stay leased, and are attempted again
+	// when the lease passes.
+	Close()
+}
+
+var _ delivery.Source = (*deliverer)(nil)
 
 func (d *deliverer) init(s *Service) {
 	d.s = s
@@ -146,40 +165,47 @@ func (d *deliverer) init(s *Service) {
 	if d.client == nil {
 		d.client = s.egressClient(egress.WithTimeout(d.timeout), egress.WithMaxRedirects(0)).HTTP()
 	}
-	d.wakeCh = make(chan struct{}, 1)
-	d.free = make(chan struct{}, d.workers)
-	for range d.workers {
-		d.free <- struct{}{}
-	}
 	d.inflight = map[string]bool{}
 	d.funcs = map[string]WebhookFunc{}
-	d.ctx, d.cancel = context.WithCancel(context.Background())
+	o := delivery.Options{PerAccount: d.workers, OnError: func(account string, err error) {
+		s.logger.Error("webhooks: take due deliveries", "account", account, "err", err)
+	}}
 	if !s.life.mock {
 		// On a real clock other servers' changes fall due too: poll.
-		d.run()
+		o.Poll = pollEvery
+	}
+	e := delivery.New(d, o)
+	d.engine = e
+	if !s.life.mock {
+		e.Start()
+		return
+	}
+	if s.rawStore == nil {
+		return // built without a store, for its pure parts
+	}
+	// A test clock has no poll: webhooks the store holds already (a
+	// Service started again over a database) are found now, once.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	has, err := s.store.HasWebhooks(ctx)
+	if err != nil {
+		s.logger.Error("webhooks: look for stored webhooks", "err", err)
+	}
+	if has || err != nil {
+		d.active.Store(true)
+		e.Wake()
 	}
 }
 
-// run starts the loop, once.
-func (d *deliverer) run() {
-	d.start.Do(func() {
-		d.wg.Add(1)
-		go d.loop()
-	})
-}
+// activate notes that webhooks exist, so letter changes and clock moves
+// wake the engine.
+func (d *deliverer) activate() { d.active.Store(true) }
 
-// activate notes that webhooks exist, so letter changes wake the loop.
-func (d *deliverer) activate() {
-	d.active.Store(true)
-	d.run()
-}
-
-// wake asks the loop to look for due deliveries.
+// wake asks the engine to look for due deliveries, if this Service knows
+// of webhooks.
 func (d *deliverer) wake() {
-	d.run()
-	select {
-	case d.wakeCh <- struct{}{}:
-	default:
+	if d.active.Load() {
+		d.engine.Wake()
 	}
 }
 
@@ -188,96 +214,61 @@ func (d *deliverer) wake() {
 // nothing more.
 func (d *deliverer) made(n int) {
 	if n > 0 {
+		d.activate()
 		d.wake()
 	}
 }
 
-// changed is called after a run of due letters moved some. On a test clock
-// it always wakes the loop: a Service started over a store that holds
-// webhooks has no poll to find them by.
-func (d *deliverer) changed() {
-	if d.active.Load() || d.s.life.mock {
-		d.wake()
-	}
-}
+// changed is called after a run of due letters moved some: their changes
+// may have made deliveries.
+func (d *deliverer) changed() { d.wake() }
 
-// stop ends the loop and waits for the attempts under way, which are cut
+// stop ends the engine and waits for the attempts under way, which are cut
 // short: their deliveries stay leased, and are attempted again when the
 // lease passes.
-func (d *deliverer) stop() {
-	d.cancel()
-	d.wg.Wait()
-}
+func (d *deliverer) stop() { d.engine.Close() }
 
-func (d *deliverer) loop() {
-	defer d.wg.Done()
-	var tick <-chan time.Time
-	if !d.s.life.mock {
-		t := time.NewTicker(pollEvery)
-		defer t.Stop()
-		tick = t.C
+// duePage is how many accounts one call for the accounts with due
+// deliveries returns.
+const duePage = 500
+
+// Due implements delivery.Source: the accounts whose earliest delivery to
+// take is due on their own clock. The store names only accounts with
+// pending deliveries; while no account has a clock of its own, only those
+// with one due at the Service's time.
+func (d *deliverer) Due(ctx context.Context) ([]string, error) {
+	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
+	if d.s.clocks.own.Load() == 0 {
+		q.Until = d.s.serverNow()
 	}
+	var out []string
 	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-d.wakeCh:
-		case <-tick:
+		page, err := d.s.store.DeliveryAccounts(ctx, q)
+		if err != nil {
+			return out, err
 		}
-		if err := d.dispatch(); err != nil && d.ctx.Err() == nil {
-			d.s.logger.Error("webhooks: take due deliveries", "err", err)
-		}
-	}
-}
-
-// dispatch hands due deliveries to free workers: those of accounts on the
-// Service's clock at its time, then each account on a clock of its own at
-// its time, until no worker is free or nothing is due.
-func (d *deliverer) dispatch() error {
-	server := d.s.serverNow()
-	except, _ := d.s.clocks.behind(server)
-	queries := []storage.DueQuery{{Now: server, Except: except}}
-	for _, a := range d.s.clocks.accounts() {
-		queries = append(queries, storage.DueQuery{Now: d.s.now(a), Account: a})
-	}
-	for _, q := range queries {
-		for {
-			n, err := d.take(q)
-			if err != nil || n == 0 {
-				if err != nil {
-					return err
-				}
-				break
+		for _, a := range page {
+			if !a.Next.After(d.s.now(a.Account)) {
+				out = append(out, a.Account)
 			}
 		}
+		if len(page) < q.Limit {
+			return out, nil
+		}
+		q.After = page[len(page)-1].Account
 	}
-	return nil
 }
 
-// take claims as many due deliveries of q as there are free workers, and
-// starts them. It reports how many it started.
-func (d *deliverer) take(q storage.DueQuery) (int, error) {
-	var slots int
-	for slots < d.workers {
-		select {
-		case <-d.free:
-			slots++
-			continue
-		default:
-		}
-		break
-	}
-	if slots == 0 {
-		return 0, nil
-	}
-	release := func(n int) {
-		for range n {
-			d.free <- struct{}{}
-		}
-	}
-	q.Limit = slots
+// Take implements delivery.Source: it claims up to n of the account's due
+// deliveries, leasing each for an attempt, and returns their attempts.
+func (d *deliverer) Take(ctx context.Context, account string, n int) ([]delivery.Task, error) {
+	return d.take(ctx, storage.DueQuery{Now: d.s.now(account), Account: account, Limit: n})
+}
+
+// take claims the due deliveries q selects, and returns their attempts.
+func (d *deliverer) take(ctx context.Context, q storage.DueQuery) ([]delivery.Task, error) {
 	wall := d.s.wall.Now()
-	claimed, err := d.s.store.ProcessDueDeliveries(d.ctx, storage.DeliveryDueQuery{DueQuery: q, Leased: wall},
+	claimed, err := d.s.store.ProcessDueDeliveries(ctx, storage.DeliveryDueQuery{DueQuery: q, Leased: wall},
 		func(r *storage.Delivery) error {
 			if d.busy(r) {
 				return errBusy
@@ -296,19 +287,17 @@ func (d *deliverer) take(q storage.DueQuery) (int, error) {
 	if errors.Is(err, errBusy) {
 		err = nil
 	}
-	release(slots - len(claimed))
-	if err != nil {
-		return 0, err
+	if len(claimed) > 0 {
+		d.activate() // found by the poll: made by another server
 	}
+	tasks := make([]delivery.Task, 0, len(claimed))
 	for _, r := range claimed {
-		d.active.Store(true)
 		d.mu.Lock()
 		d.inflight[r.WebhookID+"/"+r.ID] = true
 		d.mu.Unlock()
-		d.wg.Add(1)
-		go d.attempt(r)
+		tasks = append(tasks, func(ctx context.Context) { d.attempt(ctx, r) })
 	}
-	return len(claimed), nil
+	return tasks, err
 }
 
 // errBusy stops a take at a delivery this process is attempting already.
@@ -320,20 +309,19 @@ func (d *deliverer) busy(r *storage.Delivery) bool {
 	return d.inflight[r.WebhookID+"/"+r.ID]
 }
 
-// attempt posts one delivery's event and records the outcome.
-func (d *deliverer) attempt(r storage.Delivery) {
-	defer d.wg.Done()
+// attempt posts one delivery's event and records the outcome. A ctx ended
+// (the Service closed) cuts it short, with nothing recorded: the lease
+// passes, and the delivery is taken again.
+func (d *deliverer) attempt(ctx context.Context, r storage.Delivery) {
 	defer func() {
 		d.mu.Lock()
 		delete(d.inflight, r.WebhookID+"/"+r.ID)
 		d.mu.Unlock()
-		d.free <- struct{}{}
-		d.wake()
 	}()
 	began := time.Now()
-	code, err := d.post(r)
-	if d.ctx.Err() != nil {
-		return // shut down: the lease passes, and the delivery is taken again
+	code, err := d.post(ctx, r)
+	if ctx.Err() != nil {
+		return
 	}
 	outcome := "succeeded"
 	now := d.s.now(r.Account)
@@ -352,7 +340,7 @@ func (d *deliverer) attempt(r storage.Delivery) {
 	if h := d.s.hooks.WebhookAttempt; h != nil {
 		h(outcome, time.Since(began))
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := d.s.store.UpdateDelivery(ctx, r, nil); err != nil {
 		// A retry asked for meanwhile wins; anything else is logged, and the
@@ -365,8 +353,7 @@ func (d *deliverer) attempt(r storage.Delivery) {
 
 // post sends the event of r to its webhook and returns the answer's status
 // (0 when there was none) and what was wrong, nil for a 2xx answer.
-func (d *deliverer) post(r storage.Delivery) (int, error) {
-	ctx := d.ctx
+func (d *deliverer) post(ctx context.Context, r storage.Delivery) (int, error) {
 	w, err := d.s.store.GetWebhook(ctx, r.Account, r.WebhookID)
 	if err != nil {
 		return 0, fmt.Errorf("the webhook could not be read: %w", err)

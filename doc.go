@@ -65,6 +65,9 @@
 //   - lettershoptest: the test helper. client: the typed Go client.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
 //     traffic against it in tests; internal/pdftest reads PDFs back in tests.
+//   - delivery: the engine that runs webhook attempts, fairly across
+//     accounts, behind the root's deliveryEngine; it knows nothing of
+//     webhooks.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -80,7 +83,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -95,6 +98,7 @@
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	egress              -> (std only)
+//	delivery            -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter

@@ -1,5 +1,10 @@
 package lettershop
 
-// DeliveriesWoken reports whether the loop that posts webhook events was
-// woken and has not yet looked for due deliveries.
-func DeliveriesWoken(s *Service) bool { return len(s.deliveries.wakeCh) > 0 }
+import "github.com/lettershop/lettershop/delivery"
+
+// DeliveriesWoken reports whether the engine that posts webhook events was
+// woken or started at all.
+func DeliveriesWoken(s *Service) bool {
+	e, ok := s.deliveries.engine.(*delivery.Engine)
+	return !ok || e.Woken() || e.Started()
+}

@@ -208,13 +208,6 @@ func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWe
 }
 
 func (s *Service) createWebhook(ctx context.Context, account, target string, in CreateWebhookInput) (*Webhook, error) {
-	have, err := s.store.ListWebhooks(ctx, storage.WebhookQuery{Account: account, Limit: MaxWebhooks})
-	if err != nil {
-		return nil, storeErr("create webhook", err)
-	}
-	if len(have) >= MaxWebhooks {
-		return nil, errorf(CodeConflict, "an account has at most %d webhooks; delete one first", MaxWebhooks)
-	}
 	secret, err := s.newSecret()
 	if err != nil {
 		return nil, internal("create webhook", err)
@@ -230,8 +223,13 @@ func (s *Service) createWebhook(ctx context.Context, account, target string, in 
 	out := *w
 	out.Secret = secret
 	stored, err := withCompletion(ctx, &out, func(c *storage.Completion) (storage.Webhook, error) {
-		return s.store.WriteWebhook(ctx, webhookRecord(account, w), c)
+		// The store counts the account's webhooks in the create's own step,
+		// so creates at once never take it past MaxWebhooks.
+		return s.store.WriteWebhook(ctx, webhookRecord(account, w), MaxWebhooks, c)
 	})
+	if errors.Is(err, storage.ErrLimit) {
+		return nil, errorf(CodeConflict, "an account has at most %d webhooks; delete one first", MaxWebhooks)
+	}
 	if err != nil {
 		return nil, storeErr("create webhook", err)
 	}
@@ -327,7 +325,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 			}
 			w.ModifiedAt = s.now(account)
 			stored, err := withCompletion(ctx, w, func(c *storage.Completion) (storage.Webhook, error) {
-				return s.store.WriteWebhook(ctx, webhookRecord(account, w), c)
+				return s.store.WriteWebhook(ctx, webhookRecord(account, w), 0, c)
 			})
 			switch {
 			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:

@@ -672,7 +672,8 @@ func TestWebhookErrorKept(t *testing.T) {
 	}
 }
 
-// dueCounter counts the calls for due deliveries.
+// dueCounter counts the calls for due deliveries: for the accounts with
+// some, and for an account's.
 type dueCounter struct {
 	storage.Storage
 	calls atomic.Int32
@@ -681,6 +682,11 @@ type dueCounter struct {
 func (c *dueCounter) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQuery, fn func(*storage.Delivery) error) ([]storage.Delivery, error) {
 	c.calls.Add(1)
 	return c.Storage.ProcessDueDeliveries(ctx, q, fn)
+}
+
+func (c *dueCounter) DeliveryAccounts(ctx context.Context, q storage.DeliveryAccountQuery) ([]storage.DeliveryAccount, error) {
+	c.calls.Add(1)
+	return c.Storage.DeliveryAccounts(ctx, q)
 }
 
 // Letter writes in an account without webhooks, on a test clock, cost the
@@ -700,5 +706,176 @@ func TestLetterWritesWithoutWebhooksWakeNothing(t *testing.T) {
 	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
 		t.Errorf("a create and a cancel without webhooks: %d looks for due deliveries, woken %v; want none",
 			n, lettershop.DeliveriesWoken(svc))
+	}
+}
+
+// A Service with no webhooks does no webhook work when clocks move: the
+// Service's clock and accounts' own clocks moved, set and frozen, letters
+// moving with them along their lives, ask the store nothing of deliveries
+// and start no engine. Once a webhook is made, a clock moved does.
+func TestClockMovesWithoutWebhooksDoNoWebhookWork(t *testing.T) {
+	st := &dueCounter{Storage: memstore.New()}
+	mc := clock.NewMock()
+	mc.Set(testStart)
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	t.Cleanup(func() { svc.Close() })
+	e := &env{svc: svc, clock: mc, ctx: context.Background()}
+	var moved *lettershop.Letter
+	for i := range 20 {
+		a := fmt.Sprintf("acct_%02d", i)
+		if l := e.createLetterIn(t, a); i == 1 {
+			moved = l
+		}
+		if _, err := svc.AdvanceAccountClock(e.ctx, a, time.Duration(i)*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := svc.FreezeAccountClock(e.ctx, a, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc.SetAccountClock(e.ctx, a, testStart.Add(24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		if _, err := svc.AdvanceClock(e.ctx, 24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := e.letterIn(t, "acct_01", moved.ID); l.Status != lettershop.StatusMailed {
+		t.Fatalf("the letters did not move: %s", l.Status)
+	}
+	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
+		t.Fatalf("clock moves without webhooks: %d looks for due deliveries, engine started %v; want none",
+			n, lettershop.DeliveriesWoken(svc))
+	}
+	e.createWebhook(t, "acct_01", "https://example.com/hooks")
+	if _, err := svc.AdvanceClock(e.ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a look for due deliveries once a webhook exists", func() bool { return st.calls.Load() > 0 })
+}
+
+// One account's receiver hangs: every attempt it gets waits until the test
+// lets it go. Another account's events go out meanwhile, however many of the
+// first account's events wait behind its hanging attempts: a hanging
+// receiver holds back its own account only, and that account has at most
+// WithWebhookWorkers attempts under way at once.
+func TestWebhookHangingReceiverCostsItsAccountOnly(t *testing.T) {
+	for _, waiting := range []int{12, 40} {
+		t.Run(fmt.Sprintf("%d letters waiting", waiting), func(t *testing.T) {
+			const workers = 4
+			// Attempts end when the test lets them, never by the timeout.
+			e := newEnv(t, lettershop.WithWebhookWorkers(workers), lettershop.WithWebhookTimeout(time.Hour))
+			const other = "acct_other"
+			arrived := make(chan string, 2*waiting)
+			release := make(chan struct{})
+			hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- acct
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			t.Cleanup(hanging.Close)
+			var released sync.Once
+			letGo := func() { released.Do(func() { close(release) }) }
+			t.Cleanup(letGo) // before the server closes: Cleanup runs last in first out
+			prompt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { arrived <- other }))
+			t.Cleanup(prompt.Close)
+			next := func(what string) string {
+				t.Helper()
+				select {
+				case a := <-arrived:
+					return a
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no request came: %s", what)
+					return ""
+				}
+			}
+
+			slow := e.createWebhook(t, acct, hanging.URL, lettershop.WebhookLetterCreated)
+			fast := e.createWebhook(t, other, prompt.URL, lettershop.WebhookLetterCreated)
+			for range waiting {
+				e.createLetterIn(t, acct)
+			}
+			for i := range workers {
+				if a := next(fmt.Sprintf("attempt %d of the hanging account", i+1)); a != acct {
+					t.Fatalf("request %d came for %s, want %s", i+1, a, acct)
+				}
+			}
+			e.createLetterIn(t, other)
+			if a := next("the other account's event, while the first account's receiver hangs"); a != other {
+				t.Fatalf("the next request came for %s while %d attempts hang: want the other account's, and no more than %d attempts of a hanging account at once",
+					a, workers, workers)
+			}
+			d := e.settled(t, other, fast.ID, 1)
+			if len(d) != 1 || d[0].Status != lettershop.DeliverySucceeded {
+				t.Errorf("the other account's delivery: %+v, want succeeded", d)
+			}
+			attempted, untried := 0, 0
+			for _, d := range e.deliveriesOf(t, acct, slow.ID) {
+				switch {
+				case d.Status != lettershop.DeliveryPending:
+					t.Errorf("delivery %s is %s while its receiver hangs", d.ID, d.Status)
+				case d.Attempt == 1:
+					attempted++
+				case d.Attempt == 0:
+					untried++
+				}
+			}
+			if attempted != workers || untried != waiting-workers {
+				t.Errorf("the hanging account's deliveries: %d under way, %d not yet tried; want %d and %d", attempted, untried, workers, waiting-workers)
+			}
+
+			// Let go, the hanging account's events all go out.
+			letGo()
+			for i := workers; i < waiting; i++ {
+				if a := next("the hanging account's events, let go"); a != acct {
+					t.Fatalf("request for %s, want %s", a, acct)
+				}
+			}
+			e.settled(t, acct, slow.ID, waiting)
+		})
+	}
+}
+
+// Creates arriving at once never take an account past MaxWebhooks: as many
+// succeed as fit, the rest are a conflict, and another account is not
+// counted against it.
+func TestWebhookLimitUnderConcurrentCreates(t *testing.T) {
+	e := newEnv(t)
+	e.createWebhook(t, "acct_other", "https://example.com/other")
+	const tries = 2 * lettershop.MaxWebhooks
+	errs := make(chan error, tries)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range tries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: fmt.Sprintf("https://example.com/%d", i)})
+			errs <- err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	made := 0
+	for err := range errs {
+		if err == nil {
+			made++
+			continue
+		}
+		wantCode(t, err, lettershop.CodeConflict)
+	}
+	page, err := e.svc.ListWebhooks(e.ctx, acct, lettershop.ListWebhooksInput{PageRequest: lettershop.PageRequest{PageSize: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made != lettershop.MaxWebhooks || len(page.Items) != lettershop.MaxWebhooks {
+		t.Errorf("%d creates at once: %d made, %d stored; want %d", tries, made, len(page.Items), lettershop.MaxWebhooks)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/google/btree"
 
@@ -114,8 +115,9 @@ func cloneWebhook(w storage.Webhook) storage.Webhook {
 	return w
 }
 
-// WriteWebhook implements storage.Storage.
-func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.Completion) (storage.Webhook, error) {
+// WriteWebhook implements storage.Storage. Its count and its create are
+// one step: both under the store's lock.
+func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, limit int, c *storage.Completion) (storage.Webhook, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "write webhook"); err != nil {
@@ -132,10 +134,13 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.
 		if r != nil {
 			return storage.Webhook{}, fmt.Errorf("memstore: create webhook %q: %w", w.ID, storage.ErrAlreadyExists)
 		}
+		t := wh.byAccount[w.Account]
+		if limit > 0 && t != nil && t.Len() >= limit {
+			return storage.Webhook{}, fmt.Errorf("memstore: create webhook %q: the account has %d: %w", w.ID, t.Len(), storage.ErrLimit)
+		}
 		w.Revision = 1
 		r = &webhookRec{w: w}
 		wh.byID[w.ID] = r
-		t := wh.byAccount[w.Account]
 		if t == nil {
 			t = btree.NewG(degree, webhookLess)
 			wh.byAccount[w.Account] = t
@@ -156,6 +161,16 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.
 	r.w = w
 	s.complete(c)
 	return cloneWebhook(r.w), nil
+}
+
+// HasWebhooks implements storage.Storage.
+func (s *Store) HasWebhooks(ctx context.Context) (bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := checkContext(ctx, "has webhooks"); err != nil {
+		return false, err
+	}
+	return len(s.hooks.byID) > 0, nil
 }
 
 // GetWebhook implements storage.Storage.
@@ -456,14 +471,7 @@ func (s *Store) pickDueDeliveries(ctx context.Context, q storage.DeliveryDueQuer
 // dueDelivery reports whether r may be taken now: pending, due, not
 // leased, of an enabled webhook, and first of its letter's.
 func (s *Store) dueDelivery(r *deliveryRec, q storage.DeliveryDueQuery) bool {
-	d := &r.d
-	if d.Status != storage.DeliveryPending || d.NextAttemptAt.After(q.Now) || d.LeasedUntil.After(q.Leased) {
-		return false
-	}
-	if w := s.hooks.byID[d.WebhookID]; w == nil || w.w.Status != storage.WebhookEnabled {
-		return false
-	}
-	return s.first(r)
+	return !r.d.NextAttemptAt.After(q.Now) && s.takeable(r, q.Leased)
 }
 
 func (s *Store) processDueDelivery(ctx context.Context, r *deliveryRec, q storage.DeliveryDueQuery, fn func(*storage.Delivery) error) (storage.Delivery, bool, error) {
@@ -483,4 +491,63 @@ func (s *Store) processDueDelivery(ctx context.Context, r *deliveryRec, q storag
 	}
 	s.replaceDelivery(r, d)
 	return r.d, true, nil
+}
+
+// DeliveryAccounts implements storage.Storage. It walks the pending
+// deliveries by account and due time, from each account's earliest to its
+// first that may be taken, then seeks past the account: the walk follows
+// the accounts with pending deliveries.
+func (s *Store) DeliveryAccounts(ctx context.Context, q storage.DeliveryAccountQuery) ([]storage.DeliveryAccount, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := checkContext(ctx, "delivery accounts"); err != nil {
+		return nil, err
+	}
+	var out []storage.DeliveryAccount
+	// from is where the walk resumes: at q.After's successor, then past
+	// each account it has seen.
+	from, past := q.After, q.After != ""
+	for len(out) < q.Limit {
+		key := &deliveryRec{d: storage.Delivery{Account: from}}
+		if past {
+			// A NUL byte after the name: no account sorts between them.
+			key.d.Account = from + "\x00"
+		}
+		seen, account := false, ""
+		s.hooks.due.byAccount.AscendGreaterOrEqual(key, func(r *deliveryRec) bool {
+			d := &r.d
+			switch {
+			case seen && d.Account != account:
+				return false // the account had none to take
+			case !q.Until.IsZero() && d.NextAttemptAt.After(q.Until):
+				// Later ones of the account are later still.
+				seen, account = true, d.Account
+				return false
+			}
+			seen, account = true, d.Account
+			if s.takeable(r, q.Leased) {
+				out = append(out, storage.DeliveryAccount{Account: d.Account, Next: d.NextAttemptAt})
+				return false
+			}
+			return true
+		})
+		if !seen {
+			break
+		}
+		from, past = account, true
+	}
+	return out, nil
+}
+
+// takeable reports whether r is a delivery ProcessDueDeliveries would take
+// once due, with leases judged at leased.
+func (s *Store) takeable(r *deliveryRec, leased time.Time) bool {
+	d := &r.d
+	if d.Status != storage.DeliveryPending || d.LeasedUntil.After(leased) {
+		return false
+	}
+	if w := s.hooks.byID[d.WebhookID]; w == nil || w.w.Status != storage.WebhookEnabled {
+		return false
+	}
+	return s.first(r)
 }

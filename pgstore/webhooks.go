@@ -48,8 +48,22 @@ func checkWebhook(w *storage.Webhook, c *storage.Completion) error {
 	return nil
 }
 
+// webhookLockClass is the first key of the advisory lock a webhook create
+// holds on its account, so that the count of the account's webhooks and
+// the insert are one step: creates in one account take turns, and each
+// counts what those before it inserted. The second key hashes the schema
+// and the account; a collision only makes two accounts take turns.
+const webhookLockClass = 0x776862 // "whb"
+
+// createWebhookSQL inserts webhook $1 of account $2 unless the account has
+// $11 webhooks already ($11 below 1: no limit).
+const createWebhookSQL = `INSERT INTO webhooks (` + webhookColumns + `)
+	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1
+	WHERE $11 < 1 OR (SELECT count(*) FROM webhooks WHERE account = $2) < $11
+	RETURNING ` + webhookColumns
+
 // WriteWebhook implements storage.Storage.
-func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.Completion) (storage.Webhook, error) {
+func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, limit int, c *storage.Completion) (storage.Webhook, error) {
 	op := "write webhook " + w.ID
 	if err := checkWebhook(&w, c); err != nil {
 		return storage.Webhook{}, fail(ctx, op, err)
@@ -65,11 +79,21 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.
 	var out storage.Webhook
 	err = s.inClaimTx(ctx, c, func(tx pgx.Tx) error {
 		if w.Revision == 0 {
-			out, err = scanWebhook(tx.QueryRow(ctx, `INSERT INTO webhooks (`+webhookColumns+`)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1) RETURNING `+webhookColumns,
-				w.ID, w.Account, w.URL, events, w.Description, meta, w.Status, w.Secret, w.CreatedAt, w.ModifiedAt))
-			if isUniqueViolation(err) {
+			if limit > 0 {
+				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2))`,
+					webhookLockClass, w.Account); err != nil {
+					return err
+				}
+			}
+			// A statement after the lock: its snapshot holds every create
+			// that held the lock before.
+			out, err = scanWebhook(tx.QueryRow(ctx, createWebhookSQL,
+				w.ID, w.Account, w.URL, events, w.Description, meta, w.Status, w.Secret, w.CreatedAt, w.ModifiedAt, limit))
+			switch {
+			case isUniqueViolation(err):
 				return storage.ErrAlreadyExists
+			case errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("the account has %d webhooks: %w", limit, storage.ErrLimit)
 			}
 			return err
 		}
@@ -86,6 +110,15 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, c *storage.
 		return storage.Webhook{}, fail(ctx, op, err)
 	}
 	return out, nil
+}
+
+// HasWebhooks implements storage.Storage.
+func (s *Store) HasWebhooks(ctx context.Context) (bool, error) {
+	var has bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks)`).Scan(&has); err != nil {
+		return false, fail(ctx, "has webhooks", err)
+	}
+	return has, nil
 }
 
 // GetWebhook implements storage.Storage.
@@ -301,6 +334,41 @@ func (s *Store) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQ
 		return nil, fail(ctx, op, err)
 	}
 	return out, fnErr
+}
+
+// deliveryAccountsSQL is DeliveryAccounts' query: the accounts after $1
+// with deliveries to take at leases judged at $2, due by $3 when it is
+// set, each with its earliest, up to $4 accounts. It reads the pending
+// deliveries by account and due time.
+const deliveryAccountsSQL = `SELECT DISTINCT ON (d.account) d.account, d.next_attempt_at FROM deliveries d
+	WHERE d.status = 'pending' AND ($1 = '' OR d.account > $1)
+		AND (d.leased_until IS NULL OR d.leased_until <= $2)
+		AND ($3::timestamptz IS NULL OR d.next_attempt_at <= $3)
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled')
+		AND NOT EXISTS (SELECT 1 FROM deliveries e
+			WHERE e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
+	ORDER BY d.account, d.next_attempt_at
+	LIMIT $4`
+
+// DeliveryAccounts implements storage.Storage.
+func (s *Store) DeliveryAccounts(ctx context.Context, q storage.DeliveryAccountQuery) ([]storage.DeliveryAccount, error) {
+	const op = "delivery accounts"
+	if q.Limit <= 0 || !storable(q.After) {
+		return nothing[storage.DeliveryAccount](ctx, op)
+	}
+	rows, err := s.pool.Query(ctx, deliveryAccountsSQL, q.After, q.Leased, nullTime(q.Until), q.Limit)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.DeliveryAccount, error) {
+		var a storage.DeliveryAccount
+		err := r.Scan(&a.Account, &a.Next)
+		return a, err
+	})
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
 }
 
 // insertDeliveriesSQL makes, for the letter of the row in src (a relation

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -20,11 +21,18 @@ type WebhookStorage interface {
 	// WriteWebhook stores w: Revision 0 creates it (Revision 1), any other
 	// replaces the webhook whose Account and ID match if its stored Revision
 	// equals w.Revision, and increments it. ID, Account, Secret and
-	// CreatedAt of a stored webhook never change. It returns the stored
-	// webhook.
-	// Errors: ErrAlreadyExists when creating an id that exists; ErrNotFound
-	// when replacing one that does not; ErrConflict; ErrClaimLost.
-	WriteWebhook(ctx context.Context, w Webhook, c *Completion) (Webhook, error)
+	// CreatedAt of a stored webhook never change. A create is refused when
+	// w's account holds limit webhooks already (limit below 1: no limit),
+	// counted in the same atomic step as the create: however many creates
+	// run at once, an account never holds more than limit. It returns the
+	// stored webhook.
+	// Errors: ErrAlreadyExists when creating an id that exists; ErrLimit;
+	// ErrNotFound when replacing one that does not; ErrConflict;
+	// ErrClaimLost.
+	WriteWebhook(ctx context.Context, w Webhook, limit int, c *Completion) (Webhook, error)
+	// HasWebhooks reports whether any account has a webhook: a service
+	// that finds none does no webhook work until one is made.
+	HasWebhooks(ctx context.Context) (bool, error)
 	// GetWebhook returns the webhook with that id in that account.
 	// Errors: ErrNotFound.
 	GetWebhook(ctx context.Context, account, id string) (Webhook, error)
@@ -61,7 +69,21 @@ type WebhookStorage interface {
 	// never handed to two concurrent callers at the same revision. fn must
 	// not call the store.
 	ProcessDueDeliveries(ctx context.Context, q DeliveryDueQuery, fn func(*Delivery) error) ([]Delivery, error)
+	// DeliveryAccounts returns the accounts that have deliveries
+	// ProcessDueDeliveries would take once they are due (pending, LeasedUntil
+	// not after q.Leased, of an enabled webhook, and first of their
+	// letter's to their webhook), each with the earliest NextAttemptAt of
+	// those: when, on the account's clock, its next delivery falls due. Up
+	// to q.Limit accounts, in account order, after q.After; with q.Until
+	// set, only deliveries whose NextAttemptAt is not after it count. Its
+	// cost follows the accounts with pending deliveries, not every
+	// account.
+	DeliveryAccounts(ctx context.Context, q DeliveryAccountQuery) ([]DeliveryAccount, error)
 }
+
+// ErrLimit: a create would take its account past the limit the caller
+// set. Nothing was written.
+var ErrLimit = errors.New("storage: limit reached")
 
 // Webhook is a stored webhook: where an account's letter changes are sent.
 type Webhook struct {
@@ -176,4 +198,24 @@ type DeliveryDueQuery struct {
 	// Leased is the time leases are judged at: a delivery whose LeasedUntil
 	// is after it is under way and passed over.
 	Leased time.Time
+}
+
+// DeliveryAccountQuery selects the accounts DeliveryAccounts returns.
+type DeliveryAccountQuery struct {
+	// Leased is the time leases are judged at, as in DeliveryDueQuery: a
+	// delivery under way does not count.
+	Leased time.Time
+	// Until, when set, leaves out deliveries due after it.
+	Until time.Time
+	// After is the account the page starts after; "" starts at the first.
+	After string
+	// Limit is how many accounts one call returns at most; below 1, none.
+	Limit int
+}
+
+// DeliveryAccount is an account with deliveries to take, and when the
+// earliest of them is due on its clock.
+type DeliveryAccount struct {
+	Account string
+	Next    time.Time
 }

@@ -51,6 +51,8 @@ var cancelTests = []test{
 		if called {
 			t.Error("fn was called")
 		}
+		_, err = f.s.DeliveryAccounts(cancelled(f), storage.DeliveryAccountQuery{Leased: t0, Limit: 10})
+		wantCanceled(t, err)
 		f.wantStored(t, l)
 	}},
 	{"WriteAsset", func(t *testing.T, f *fixture) {
@@ -131,7 +133,7 @@ var cancelTests = []test{
 	}},
 	{"WriteWebhook", func(t *testing.T, f *fixture) {
 		w := f.webhook(acctA)
-		_, err := f.s.WriteWebhook(cancelled(f), w, nil)
+		_, err := f.s.WriteWebhook(cancelled(f), w, 0, nil)
 		wantCanceled(t, err)
 		_, err = f.s.GetWebhook(f.ctx, acctA, w.ID)
 		wantErr(t, "GetWebhook", err, storage.ErrNotFound)
@@ -141,6 +143,8 @@ var cancelTests = []test{
 		_, err := f.s.GetWebhook(cancelled(f), acctA, w.ID)
 		wantCanceled(t, err)
 		_, err = f.s.ListWebhooks(cancelled(f), storage.WebhookQuery{Account: acctA, Limit: 10})
+		wantCanceled(t, err)
+		_, err = f.s.HasWebhooks(cancelled(f))
 		wantCanceled(t, err)
 	}},
 	{"DeleteWebhook", func(t *testing.T, f *fixture) {
@@ -168,6 +172,8 @@ var cancelTests = []test{
 		if called {
 			t.Error("fn was called")
 		}
+		_, err = f.s.DeliveryAccounts(cancelled(f), storage.DeliveryAccountQuery{Leased: t0, Limit: 10})
+		wantCanceled(t, err)
 		diff(t, "delivery after cancelled calls", []storage.Delivery{d}, f.deliveries(t, w))
 	}},
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,10 @@ var webhookTests = []test{
 	{"ProcessDueDeliveries takes a letter's deliveries to one webhook in order", testDueDeliveriesInOrder},
 	{"ProcessDueDeliveries selects accounts as ProcessDueLetters does", testDueDeliveriesAccounts},
 	{"ProcessDueDeliveries stops at fn's error and writes nothing more", testDueDeliveriesError},
+	{"WriteWebhook refuses a create that would take its account past the limit, and only that", testWebhookLimit},
+	{"32 concurrent WriteWebhook creates for one account never take it past a limit of 16", testWebhookLimitConcurrent},
+	{"HasWebhooks reports whether any account has a webhook", testHasWebhooks},
+	{"DeliveryAccounts names each account with deliveries to take, with its earliest, in account order", testDeliveryAccounts},
 }
 
 // webhook returns a new enabled webhook of account taking events, not yet
@@ -40,7 +45,7 @@ func (f *fixture) webhook(account string, events ...string) storage.Webhook {
 
 func (f *fixture) createWebhook(t testing.TB, w storage.Webhook) storage.Webhook {
 	t.Helper()
-	got, err := f.s.WriteWebhook(f.ctx, w, nil)
+	got, err := f.s.WriteWebhook(f.ctx, w, 0, nil)
 	must(t, "WriteWebhook "+w.ID, err)
 	return got
 }
@@ -99,11 +104,11 @@ func testWebhookCreate(t *testing.T, f *fixture) {
 	diff(t, "webhook read back", a2, got)
 	_, err = f.s.GetWebhook(f.ctx, acctA, b.ID)
 	wantErr(t, "GetWebhook of another account", err, storage.ErrNotFound)
-	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctB), nil)
+	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctB), 0, nil)
 	must(t, "WriteWebhook", err)
 	dup := f.webhook(acctA)
 	dup.ID = a1.ID
-	_, err = f.s.WriteWebhook(f.ctx, dup, nil)
+	_, err = f.s.WriteWebhook(f.ctx, dup, 0, nil)
 	wantErr(t, "WriteWebhook of a taken id", err, storage.ErrAlreadyExists)
 
 	list := func(before string, limit int) []string {
@@ -127,7 +132,7 @@ func testWebhookUpdate(t *testing.T, f *fixture) {
 	u.URL, u.Events, u.Description, u.Status = "https://example.org/new", []string{"letter.mailed"}, "new", storage.WebhookDisabled
 	u.Metadata, u.ModifiedAt = md("team", "ops"), at(time.Hour)
 	u.Secret, u.CreatedAt = "whsec_other", at(time.Hour) // never change
-	got, err := f.s.WriteWebhook(f.ctx, u, nil)
+	got, err := f.s.WriteWebhook(f.ctx, u, 0, nil)
 	must(t, "WriteWebhook", err)
 	want := u
 	want.Secret, want.CreatedAt, want.Revision = w.Secret, w.CreatedAt, 2
@@ -136,15 +141,15 @@ func testWebhookUpdate(t *testing.T, f *fixture) {
 	must(t, "GetWebhook", err)
 	diff(t, "replaced webhook read back", want, read)
 
-	_, err = f.s.WriteWebhook(f.ctx, u, nil) // at revision 1 still
+	_, err = f.s.WriteWebhook(f.ctx, u, 0, nil) // at revision 1 still
 	wantErr(t, "WriteWebhook at a stale revision", err, storage.ErrConflict)
 	missing := f.webhook(acctA)
 	missing.Revision = 1
-	_, err = f.s.WriteWebhook(f.ctx, missing, nil)
+	_, err = f.s.WriteWebhook(f.ctx, missing, 0, nil)
 	wantErr(t, "WriteWebhook of a webhook never made", err, storage.ErrNotFound)
 	other := want
 	other.Account = acctB
-	_, err = f.s.WriteWebhook(f.ctx, other, nil)
+	_, err = f.s.WriteWebhook(f.ctx, other, 0, nil)
 	wantErr(t, "WriteWebhook in another account", err, storage.ErrNotFound)
 }
 
@@ -409,7 +414,7 @@ func testDueDeliveries(t *testing.T, f *fixture) {
 	off = f.createWebhook(t, off)
 	l3 := f.notifiedLetter(t, acctA, "letter.created") // to w and off
 	off.Status = storage.WebhookDisabled
-	_, err := f.s.WriteWebhook(f.ctx, off, nil)
+	_, err := f.s.WriteWebhook(f.ctx, off, 0, nil)
 	must(t, "WriteWebhook", err)
 	// All three notices are at t0 (their first); a later one of l2 waits.
 	d1 := delivery(w, l1, notice(l1.ID, 0, "letter.created"))
@@ -435,7 +440,7 @@ func testDueDeliveries(t *testing.T, f *fixture) {
 	diff(t, "after every one succeeded", []storage.Delivery(nil), f.processDeliveries(t, storage.DueQuery{Now: at(time.Hour), Limit: 10}, at(5*time.Hour)))
 	// Enabled again, the disabled webhook's pending delivery comes.
 	off.Status, off.Revision = storage.WebhookEnabled, 2
-	_, err = f.s.WriteWebhook(f.ctx, off, nil)
+	_, err = f.s.WriteWebhook(f.ctx, off, 0, nil)
 	must(t, "WriteWebhook", err)
 	if got := f.processDeliveries(t, storage.DueQuery{Now: at(time.Hour), Limit: 10}, at(5*time.Hour)); len(got) != 1 || got[0].WebhookID != off.ID {
 		t.Errorf("after enabling: %+v", got)
@@ -522,4 +527,179 @@ func testDueDeliveriesError(t *testing.T, f *fixture) {
 	if attempts != 9 {
 		t.Errorf("attempts written %d, want only the first delivery's 9", attempts)
 	}
+}
+
+func (f *fixture) webhookCount(t testing.TB, account string) int {
+	t.Helper()
+	ws, err := f.s.ListWebhooks(f.ctx, storage.WebhookQuery{Account: account, Limit: 1000})
+	must(t, "ListWebhooks", err)
+	return len(ws)
+}
+
+func testWebhookLimit(t *testing.T, f *fixture) {
+	const limit = 3
+	var made []storage.Webhook
+	for i := range limit {
+		w, err := f.s.WriteWebhook(f.ctx, f.webhook(acctA), limit, nil)
+		must(t, fmt.Sprintf("create %d of %d", i+1, limit), err)
+		made = append(made, w)
+	}
+	over := f.webhook(acctA)
+	_, err := f.s.WriteWebhook(f.ctx, over, limit, nil)
+	wantErr(t, "a create past the limit", err, storage.ErrLimit)
+	_, err = f.s.GetWebhook(f.ctx, acctA, over.ID)
+	wantErr(t, "GetWebhook of the refused create", err, storage.ErrNotFound)
+	if n := f.webhookCount(t, acctA); n != limit {
+		t.Errorf("the account holds %d webhooks, want %d", n, limit)
+	}
+	// The limit is the account's: another account, an update and a create
+	// without a limit are not refused.
+	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctB), limit, nil)
+	must(t, "a create in another account", err)
+	u := made[0]
+	u.Description = "changed"
+	_, err = f.s.WriteWebhook(f.ctx, u, limit, nil)
+	must(t, "an update at the limit", err)
+	unlimited, err := f.s.WriteWebhook(f.ctx, f.webhook(acctA), 0, nil)
+	must(t, "a create without a limit", err)
+	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctA), limit+1, nil)
+	wantErr(t, "a create at a limit the account has reached", err, storage.ErrLimit)
+	// One deleted, one fits again, and one more does not.
+	must(t, "DeleteWebhook", f.s.DeleteWebhook(f.ctx, acctA, unlimited.ID, unlimited.Revision, nil))
+	must(t, "DeleteWebhook", f.s.DeleteWebhook(f.ctx, acctA, made[1].ID, made[1].Revision, nil))
+	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctA), limit, nil)
+	must(t, "a create after a delete", err)
+	_, err = f.s.WriteWebhook(f.ctx, f.webhook(acctA), limit, nil)
+	wantErr(t, "a create past the limit again", err, storage.ErrLimit)
+}
+
+func testWebhookLimitConcurrent(t *testing.T, f *fixture) {
+	const limit, tries = 16, 32
+	ws := make([]storage.Webhook, tries)
+	for i := range ws {
+		ws[i] = f.webhook(acctA)
+	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		made    int
+		refused int
+		others  []error
+	)
+	start := make(chan struct{})
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := f.s.WriteWebhook(f.ctx, w, limit, nil)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				made++
+			case errors.Is(err, storage.ErrLimit):
+				refused++
+			default:
+				others = append(others, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(others) > 0 {
+		t.Fatalf("concurrent creates failed: %v", others)
+	}
+	if made != limit || refused != tries-limit {
+		t.Errorf("%d concurrent creates: %d made, %d refused; want %d and %d", tries, made, refused, limit, tries-limit)
+	}
+	if n := f.webhookCount(t, acctA); n != limit {
+		t.Errorf("the account holds %d webhooks, want %d", n, limit)
+	}
+}
+
+func testHasWebhooks(t *testing.T, f *fixture) {
+	has := func() bool {
+		t.Helper()
+		ok, err := f.s.HasWebhooks(f.ctx)
+		must(t, "HasWebhooks", err)
+		return ok
+	}
+	if has() {
+		t.Error("an empty store has webhooks")
+	}
+	f.notifiedLetter(t, acctA, "letter.created") // letters are not webhooks
+	if has() {
+		t.Error("a store with a letter and no webhook has webhooks")
+	}
+	w := f.webhook(acctB)
+	w.Status = storage.WebhookDisabled
+	w = f.createWebhook(t, w)
+	if !has() {
+		t.Error("a store with a disabled webhook has none")
+	}
+	must(t, "DeleteWebhook", f.s.DeleteWebhook(f.ctx, acctB, w.ID, w.Revision, nil))
+	if has() {
+		t.Error("a store whose only webhook was deleted has webhooks")
+	}
+}
+
+func testDeliveryAccounts(t *testing.T, f *fixture) {
+	const acctC, acctD, acctE = "acct_c", "acct_d", "acct_e"
+	accounts := func(q storage.DeliveryAccountQuery) []storage.DeliveryAccount {
+		t.Helper()
+		got, err := f.s.DeliveryAccounts(f.ctx, q)
+		must(t, "DeliveryAccounts", err)
+		return got
+	}
+	diff(t, "an empty store", []storage.DeliveryAccount(nil), accounts(storage.DeliveryAccountQuery{Leased: t0, Limit: 10}))
+
+	// acctA: a letter with two changes; only the first is to take.
+	f.createWebhook(t, f.webhook(acctA))
+	la := f.notifiedLetter(t, acctA, "letter.created", "letter.ready")
+	// acctB: its one delivery failed an attempt and is retried at t0+2h.
+	f.createWebhook(t, f.webhook(acctB))
+	f.notifiedLetter(t, acctB, "letter.created")
+	retry := f.processDeliveries(t, storage.DueQuery{Now: t0, Limit: 10, Account: acctB}, t0)[0]
+	retry.LeasedUntil, retry.NextAttemptAt = time.Time{}, at(2*time.Hour)
+	_, err := f.s.UpdateDelivery(f.ctx, retry, nil)
+	must(t, "UpdateDelivery", err)
+	// acctC: a disabled webhook's pending delivery.
+	wc := f.createWebhook(t, f.webhook(acctC))
+	f.notifiedLetter(t, acctC, "letter.created")
+	wc.Status = storage.WebhookDisabled
+	_, err = f.s.WriteWebhook(f.ctx, wc, 0, nil)
+	must(t, "WriteWebhook", err)
+	// acctD: its delivery succeeded.
+	f.createWebhook(t, f.webhook(acctD))
+	f.notifiedLetter(t, acctD, "letter.created")
+	f.finish(t, f.processDeliveries(t, storage.DueQuery{Now: t0, Limit: 10, Account: acctD}, t0)[0])
+	// acctE: its delivery is under way, leased until t0+1h.
+	f.createWebhook(t, f.webhook(acctE))
+	f.notifiedLetter(t, acctE, "letter.created")
+	f.processDeliveries(t, storage.DueQuery{Now: t0, Limit: 10, Account: acctE}, t0)
+
+	a := storage.DeliveryAccount{Account: acctA, Next: t0}
+	b := storage.DeliveryAccount{Account: acctB, Next: at(2 * time.Hour)}
+	e := storage.DeliveryAccount{Account: acctE, Next: t0}
+	diff(t, "accounts with deliveries to take", []storage.DeliveryAccount{a, b}, accounts(storage.DeliveryAccountQuery{Leased: t0, Limit: 10}))
+	diff(t, "a lease passed", []storage.DeliveryAccount{a, b, e}, accounts(storage.DeliveryAccountQuery{Leased: at(time.Hour), Limit: 10}))
+	diff(t, "a lease not yet passed", []storage.DeliveryAccount{a, b}, accounts(storage.DeliveryAccountQuery{Leased: at(time.Hour - us), Limit: 10}))
+	diff(t, "due by t0+2h", []storage.DeliveryAccount{a, b}, accounts(storage.DeliveryAccountQuery{Leased: t0, Until: at(2 * time.Hour), Limit: 10}))
+	diff(t, "due by just before", []storage.DeliveryAccount{a}, accounts(storage.DeliveryAccountQuery{Leased: t0, Until: at(2*time.Hour - us), Limit: 10}))
+	diff(t, "a page of one", []storage.DeliveryAccount{a}, accounts(storage.DeliveryAccountQuery{Leased: t0, Limit: 1}))
+	diff(t, "the next page", []storage.DeliveryAccount{b}, accounts(storage.DeliveryAccountQuery{Leased: t0, After: acctA, Limit: 1}))
+	diff(t, "after the last", []storage.DeliveryAccount(nil), accounts(storage.DeliveryAccountQuery{Leased: t0, After: acctB, Limit: 10}))
+	diff(t, "limit 0", []storage.DeliveryAccount(nil), accounts(storage.DeliveryAccountQuery{Leased: at(time.Hour), Limit: 0}))
+
+	// acctA's first change under way, its second waits: acctA has none to
+	// take until the first is done, and then the second.
+	first := f.processDeliveries(t, storage.DueQuery{Now: t0, Limit: 10, Account: acctA}, t0)
+	if len(first) != 1 || first[0].LetterID != la.ID || first[0].Seq != 0 {
+		t.Fatalf("acctA's due deliveries: %+v, want its letter's first", first)
+	}
+	diff(t, "acctA's first under way", []storage.DeliveryAccount{b}, accounts(storage.DeliveryAccountQuery{Leased: t0, Limit: 10}))
+	f.finish(t, first[0])
+	diff(t, "acctA's first done", []storage.DeliveryAccount{{Account: acctA, Next: at(time.Minute)}, b},
+		accounts(storage.DeliveryAccountQuery{Leased: t0, Limit: 10}))
 }

@@ -1,0 +1,215 @@
+// Package delivery runs work that falls due account by account, fairly: it
+// asks a Source which accounts have work due, takes each one's, and runs
+// it, at most PerAccount tasks of one account at a time. An account whose
+// tasks hang (a webhook receiver that never answers) fills its own slots
+// and no other's: every other account's work goes on as if it were not
+// there.
+//
+// The engine knows nothing of what the work is. lettershop's webhook
+// deliveries are its first Source: an account's tasks are the attempts of
+// its due deliveries, claimed in the store (leased) by Take.
+package delivery
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// DefaultPerAccount is how many tasks of one account run at once unless
+// Options say otherwise.
+const DefaultPerAccount = 4
+
+// Source is where the engine finds work.
+type Source interface {
+	// Due returns the accounts that have work due now. It is asked on
+	// every pass, so its cost should follow the accounts with work, not
+	// every account there is. An account it returns may have nothing left
+	// to take by the time Take is called.
+	Due(ctx context.Context) ([]string, error)
+	// Take claims up to n of the account's due tasks, which the engine
+	// then runs, each once. The tasks it returns are run even when it
+	// returns an error too.
+	Take(ctx context.Context, account string, n int) ([]Task, error)
+}
+
+// Task is one piece of claimed work. Its ctx ends when the engine is
+// closed; the task should return soon after.
+type Task func(ctx context.Context)
+
+// Options configure an Engine.
+type Options struct {
+	// PerAccount is how many tasks of one account run at once; below 1,
+	// DefaultPerAccount.
+	PerAccount int
+	// Poll, when above zero, makes the engine look for due work that
+	// often as well as when woken: for work made where it cannot be woken
+	// (another process sharing the store).
+	Poll time.Duration
+	// OnError is told what Due and Take fail with (account is "" for Due).
+	// The engine goes on: the work is looked for again on the next pass.
+	OnError func(account string, err error)
+}
+
+// Engine runs the tasks of a Source. It makes a pass (Due, then Take for
+// each account with a free slot) when woken, when a task ends (a slot came
+// free, and what the task did may have made more work due) and every Poll.
+// It is safe for concurrent use.
+type Engine struct {
+	src        Source
+	perAccount int
+	poll       time.Duration
+	onError    func(string, error)
+
+	wakeCh chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	// running counts the tasks under way, by account; an account with none
+	// has no entry, so the map follows the accounts at work.
+	running map[string]int
+}
+
+// New returns an Engine over src. Its loop starts on the first Wake, or
+// Start.
+func New(src Source, o Options) *Engine {
+	if o.PerAccount < 1 {
+		o.PerAccount = DefaultPerAccount
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{
+		src: src, perAccount: o.PerAccount, poll: o.Poll, onError: o.OnError,
+		wakeCh: make(chan struct{}, 1), ctx: ctx, cancel: cancel, running: map[string]int{},
+	}
+}
+
+// Start starts the engine's loop, if it is not running: with Poll set, it
+// then looks for work every Poll without being woken.
+func (e *Engine) Start() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.started || e.closed {
+		return
+	}
+	e.started = true
+	e.wg.Add(1)
+	go e.loop()
+}
+
+// Wake asks for a pass, starting the loop if need be. Wakes that come
+// while a pass is waiting to start make one pass.
+func (e *Engine) Wake() {
+	e.Start()
+	select {
+	case e.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// Woken reports whether a pass was asked for and has not yet begun.
+func (e *Engine) Woken() bool { return len(e.wakeCh) > 0 }
+
+// Started reports whether the loop was started.
+func (e *Engine) Started() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.started
+}
+
+// Running returns how many of the account's tasks are under way.
+func (e *Engine) Running(account string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running[account]
+}
+
+// Close stops the loop, ends the ctx of the tasks under way and waits for
+// them to return. The engine does nothing more.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+}
+
+func (e *Engine) loop() {
+	defer e.wg.Done()
+	var tick <-chan time.Time
+	if e.poll > 0 {
+		t := time.NewTicker(e.poll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-e.wakeCh:
+		case <-tick:
+		}
+		e.pass()
+	}
+}
+
+// pass takes the due tasks of every account Due names, as many of each as
+// it has slots free, and starts them.
+func (e *Engine) pass() {
+	accounts, err := e.src.Due(e.ctx)
+	if err != nil {
+		e.fail("", err)
+	}
+	for _, a := range accounts {
+		if e.ctx.Err() != nil {
+			return
+		}
+		free := e.perAccount - e.Running(a)
+		if free <= 0 {
+			continue // its tasks hang, or are slow: only its own wait
+		}
+		tasks, err := e.src.Take(e.ctx, a, free)
+		if err != nil {
+			e.fail(a, err)
+		}
+		for _, t := range tasks {
+			e.run(a, t)
+		}
+	}
+}
+
+func (e *Engine) fail(account string, err error) {
+	if e.onError != nil && e.ctx.Err() == nil {
+		e.onError(account, err)
+	}
+}
+
+// run starts a task of the account.
+func (e *Engine) run(account string, t Task) {
+	e.mu.Lock()
+	e.running[account]++
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer e.done(account)
+		t(e.ctx)
+	}()
+}
+
+// done notes a task of the account ended, and asks for a pass: its slot is
+// free, and what it did may have made more work due.
+func (e *Engine) done(account string) {
+	e.mu.Lock()
+	if e.running[account]--; e.running[account] <= 0 {
+		delete(e.running, account)
+	}
+	e.mu.Unlock()
+	select {
+	case e.wakeCh <- struct{}{}:
+	default:
+	}
+}
