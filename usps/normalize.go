@@ -191,10 +191,25 @@ func isOrdinal(w string) bool {
 }
 
 // isNumberish reports whether w can be a house, box or unit number: it has
-// a digit, or it is a single letter (APT B).
+// a digit, it is a single letter (APT B), or letters joined by hyphens
+// (UNIT C-D).
 func isNumberish(w string) bool {
 	if hasDigit(w) {
 		return true
 	}
-	return len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z'
+	if len(w) == 1 {
+		return w[0] >= 'A' && w[0] <= 'Z'
+	}
+	// A range of units named by letters keeps its hyphen (UNIT C-D),
+	// as Publication 28 232 keeps the hyphens of numbers.
+	parts := strings.Split(w, "-")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) != 1 || p[0] < 'A' || p[0] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

@@ -203,20 +203,35 @@ func isDelivery(t []string) bool {
 	if _, ok := secondaryOnly(t); ok {
 		return false
 	}
-	d := parseLine(t)
+	d := parseLine(t, "")
 	return d.Kind != LineStreet || d.PrimaryNumber != ""
 }
 
-// cityWords are abbreviations USPS spells out at the start of a city name.
+// cityWords are abbreviations USPS spells out in a city name wherever
+// they stand (PORT ST LUCIE -> PORT SAINT LUCIE).
 var cityWords = map[string]string{
 	"ST": "SAINT", "STE": "SAINTE", "FT": "FORT", "MT": "MOUNT", "PT": "POINT",
-	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
 }
 
+// standardCity spells out the city: Publication 28 223 has city names
+// spelled in their entirety, and the abbreviations of the City State
+// file's 13-character names are those of the suffix and directional
+// tables, so those are what is spelled out: COLORADO SPGS -> COLORADO
+// SPRINGS, N LAS VEGAS -> NORTH LAS VEGAS, ST LOUIS -> SAINT LOUIS. A
+// directional is spelled out only first, where it is part of the name;
+// a table word that is a word in its own right (CENTRE) stays.
 func standardCity(t []string, c Casing) string {
 	if len(t) > 1 {
-		if full, ok := cityWords[t[0]]; ok {
-			t = append([]string{full}, t[1:]...)
+		t = append([]string(nil), t...)
+		for i, w := range t {
+			switch full, ok := cityWords[w]; {
+			case ok:
+				t[i] = full
+			case i == 0 && directionals[w] == w:
+				t[i] = directionalWords[w]
+			case suffixes[w] != "" && !suffixWords[w]:
+				t[i] = suffixPrimary[w]
+			}
 		}
 	}
 	return caseWords(t, c)
