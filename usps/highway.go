@@ -116,7 +116,15 @@ func highwayStyle(t []string) bool {
 	if len(t) == 2 && suffixes[t[0]] == "AVE" {
 		return true
 	}
-	return len(t) >= 2 && letterRoutes[t[0]] && isLetterDesignation(t[len(t)-1])
+	return lettered(t)
+}
+
+// lettered reports whether the name ends in the letters of a lettered
+// route: its first word, or the word before the letters, is a route's
+// designation (SR MM, OLD SR MM, COUNTY ROAD AA).
+func lettered(t []string) bool {
+	n := len(t)
+	return n >= 2 && (letterRoutes[t[0]] || letterRoutes[t[n-2]]) && isLetterDesignation(t[n-1])
 }
 
 // dropNumberWords leaves out a NO or NUMBER written between a highway
@@ -173,7 +181,7 @@ func streetName(t []string, state string) []nameWord {
 		return out
 	}
 	t = dropNumberWords(t)
-	letters := len(t) > 0 && letterRoutes[t[0]]
+	letters := lettered(t)
 	numberAt := func(i int) bool {
 		return i < len(t) && (hasDigit(t[i]) || letters && i == len(t)-1 && isLetterDesignation(t[i]))
 	}

@@ -196,7 +196,7 @@ func TestJoinLimit(t *testing.T) {
 func TestNumberedRoadLimit(t *testing.T) {
 	for _, c := range []struct{ written, full, short string }{
 		{"HWY 66", "HIGHWAY 66", "HWY 66"}, {"CR 12", "COUNTY ROAD 12", "CNTY RD 12"},
-		{"SR 9", "STATE ROUTE 9", "STATE RTE 9"}, {"I-95", "INTERSTATE 95", "I 95"},
+		{"SR 9", "STATE ROAD 9", "STATE RD 9"}, {"SR MM", "STATE ROUTE MM", "STATE RTE MM"}, {"I-95", "INTERSTATE 95", "I 95"},
 		{"CO RD 12", "COUNTY ROAD 12", "CNTY RD 12"}, {"US 41", "US HIGHWAY 41", "US HWY 41"},
 	} {
 		// "1 " + name + " " + road: the name takes the rest of the length.
@@ -304,7 +304,7 @@ func TestParseDeliveryLine(t *testing.T) {
 // the highway words, which go first.
 func TestTwoSuffixLimit(t *testing.T) {
 	for _, c := range []struct{ written, full, short string }{
-		{"St Ext", "STREET EXT", "ST EXT"}, {"Crk Rd", "CREEK RD", "CRK RD"},
+		{"Str Ext", "STREET EXT", "ST EXT"}, {"Crk Rd", "CREEK RD", "CRK RD"},
 		{"Hwy 3 Byp Rd", "HIGHWAY 3 BYPASS RD", "HWY 3 BYPASS RD"},
 	} {
 		fits := usps.MaxLineLength - len("1  "+c.full)
