@@ -14,7 +14,7 @@ var (
 	// numberWords may stand between a highway's name and its number;
 	// Appendix F writes the number alone (US HIGHWAY NO 130 -> US
 	// HIGHWAY 130, SR NUMBER 9 -> STATE ROAD 9).
-	numberWords = map[string]bool{"NO": true, "NUMBER": true, "NUM": true}
+	numberWords = map[string]bool{"NO": true, "NUMBER": true, "NUM": true, "#": true}
 	// highwayCodes are the short names of Appendix F that stand for a
 	// whole highway designation (CR 12 is COUNTY ROAD 12).
 	highwayCodes = map[string]bool{
@@ -31,7 +31,46 @@ var (
 	// reInterstate is an interstate written as one word: I-95, I95,
 	// IH280, IH-35 (Appendix F: I10, IH280 -> INTERSTATE 10, 280).
 	reInterstate = regexp.MustCompile(`^I(H?)-?([0-9]+)$`)
+	// rePackedHighway is another highway short name written with its
+	// number as one word (US41, SR-9, KY-55, FM1960), which Appendix F
+	// writes apart as it does IH280.
+	rePackedHighway = regexp.MustCompile(`^(US|SR|CR|SH|FM|RM|TSR|HWY|RT|RTE|[A-Z]{2})-?([0-9]+[A-Z]?)$`)
 )
+
+// splitPackedHighway splits the first word of a name that is a highway's
+// short name and number written as one word (US41 -> US 41, KY-55 -> KY
+// 55); a state's code counts as a short name only with a hyphen.
+func splitPackedHighway(t []string) []string {
+	if len(t) == 0 || !hasDigit(t[0]) {
+		return t
+	}
+	m := rePackedHighway.FindStringSubmatch(t[0])
+	if m == nil {
+		return t
+	}
+	if !highwayCodes[m[1]] && !highwayWord(m[1]) {
+		if _, ok := stateByCode[m[1]]; !ok || strings.IndexByte(t[0], '-') < 0 {
+			return t
+		}
+	}
+	return append([]string{m[1], m[2]}, t[1:]...)
+}
+
+// isPackedHighway reports whether w is a highway's short name and number
+// written as one word; no house number is written so.
+func isPackedHighway(w string) bool { return len(splitPackedHighway([]string{w})) == 2 }
+
+// designationWords reports whether every word of t is a word of a
+// highway's designation (US HWY, COUNTY RD, STATE ROUTE), so that a # or
+// NO after them is the highway's number sign and not a unit's.
+func designationWords(t []string) bool {
+	for _, w := range t {
+		if !highwayWord(w) && !countyWords[w] && !stateWords[w] && !townshipWords[w] {
+			return false
+		}
+	}
+	return len(t) > 0
+}
 
 // Appendix F writes SR as STATE ROAD (SR 220) or as STATE ROUTE (SR MM):
 // which one is the name the state gives its roads. stateRoadStates call
@@ -108,6 +147,9 @@ func isInterstateWord(w string) bool {
 // RANCH TO MARKET, an avenue named by a letter, an interstate, or a
 // lettered route.
 func highwayStyle(t []string) bool {
+	if len(t) > 0 && isPackedHighway(t[0]) {
+		return true
+	}
 	for i, w := range t {
 		if i > 0 && hasDigit(w) || w == "FARM" || w == "RANCH" || len(w) > 1 && w[0] == 'I' && hasDigit(w) {
 			return true
@@ -180,7 +222,7 @@ func streetName(t []string, state string) []nameWord {
 		}
 		return out
 	}
-	t = dropNumberWords(t)
+	t = dropNumberWords(splitPackedHighway(t))
 	letters := lettered(t)
 	numberAt := func(i int) bool {
 		return i < len(t) && (hasDigit(t[i]) || letters && i == len(t)-1 && isLetterDesignation(t[i]))
@@ -211,6 +253,10 @@ func streetName(t []string, state string) []nameWord {
 			road("INTERSTATE", "I")
 		case w == "I" && i == 0 && i+2 < len(t) && t[i+1] == "H" && numberAt(i+2):
 			road("INTERSTATE", "I")
+			i++
+		case (w == "FM" || w == "RM") && isRoad(i+1) && numberAt(i+2):
+			// FM RD 1960 -> FM 1960: the road word repeats what FM says.
+			word(w)
 			i++
 		case w == "INTERSTATE" && isHighway(i+1) && numberAt(i+2):
 			// INTERSTATE HWY 680 -> INTERSTATE 680: the highway word

@@ -344,16 +344,34 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		leading = append(leading, Secondary{designator, t[1]})
 		t = t[2:]
 	}
+	t = splitPackedUnit(t)
+	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && hasDigit(t[n-1]) && designationWords(t[1:n-2]) {
+		// US HWY # 41: the pound sign is the highway's number sign
+		// (Appendix F writes the number alone), not a unit's.
+		t = append(t[:n-2:n-2], t[n-1])
+	}
 	t = d.stripTrailing(t, true)
+	t = d.bareUnit(t)
 	d.Secondaries = append(d.Secondaries, leading...)
 	d.poundAsPMB()
-	if len(t) > 0 && hasDigit(t[0]) && !isInterstateWord(t[0]) {
+	if len(t) > 2 && reGridHouse.MatchString(t[0]) && reGridHouse.MatchString(t[1]) {
+		// Publication 28 Appendix D3: a Wisconsin grid house number is
+		// one range (N6W23001), also when written in two words.
+		t = append([]string{t[0] + t[1]}, t[2:]...)
+	}
+	if len(t) > 0 && hasDigit(t[0]) && !isInterstateWord(t[0]) && !isPackedHighway(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
 		if len(t) > 0 && strings.IndexByte(t[0], '/') > 0 && reFraction.MatchString(t[0]) {
 			d.PrimaryNumber += " " + t[0]
 			t = t[1:]
 		}
+	}
+	t = d.splitGrid(t)
+	if len(t) >= 3 && (t[0] == "C" || t[0] == "S") && t[1] == "R" && hasDigit(t[2]) {
+		// C R 42 and S R 42 are CR 42 and SR 42 written apart
+		// (Appendix F), not a directional and a street named R.
+		t = append([]string{t[0] + "R"}, t[2:]...)
 	}
 	t = splitNameHyphens(t)
 	if state == "PR" && len(t) > 0 && spanishPrefixes[t[0]] {
@@ -396,7 +414,9 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 			t = t[2:]
 		}
 	}
-	if len(t) >= 2 && d.Predirectional == "" {
+	if len(t) >= 2 && d.Predirectional == "" && t[1] != "AND" && t[1] != "&" {
+		// A directional joined to the next word by AND is a word of the
+		// name (EAST AND WEST RD), not the predirectional.
 		if dir, ok := directionals[t[0]]; ok {
 			d.Predirectional = dir
 			t = t[1:]
@@ -649,4 +669,77 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	// Any unit word alone is a line of units too (SUITE, REAR); a number
 	// it needs and lacks is for Check to report.
 	return d, true
+}
+
+// rePackedUnit is a unit designator written with its number as one word
+// (APT7890, STE100).
+var rePackedUnit = regexp.MustCompile(`^([A-Z]{2,5})([0-9][0-9A-Z]*)$`)
+
+// splitPackedUnit splits a unit designator and its number written as one
+// word at the end of a street line (APT7890 -> APT 7890), so that the
+// line takes the space Publication 28 213 puts between them.
+func splitPackedUnit(t []string) []string {
+	n := len(t)
+	if n < 3 || !hasDigit(t[0]) {
+		return t
+	}
+	m := rePackedUnit.FindStringSubmatch(t[n-1])
+	if m == nil || !unitNeedsNum[units[m[1]]] {
+		return t
+	}
+	return append(append(t[:n-1:n-1], m[1]), m[2])
+}
+
+// roadSuffixes are the suffixes that a number after names a road by
+// (FARM ROAD 567, OLD HIGHWAY 5, LOOP 410), not a unit.
+var roadSuffixes = map[string]bool{
+	"RD": true, "HWY": true, "RTE": true, "FWY": true, "EXPY": true, "PIKE": true, "TPKE": true,
+	"LOOP": true, "SPUR": true, "BYP": true, "PKWY": true, "TRL": true, "RUN": true, "ROW": true,
+}
+
+// bareUnit reads a number written after the suffix with no designator
+// (1234 MAIN PL 4) as a secondary unit: Publication 28 213 prints a unit
+// whose designator is not known with the pound sign (1234 MAIN PL # 4).
+// Only after a house number and a street name ending in a suffix that
+// no road is numbered by.
+func (d *DeliveryLine) bareUnit(t []string) []string {
+	n := len(t)
+	if n < 4 || !hasDigit(t[0]) || !hasDigit(t[n-1]) || reFraction.MatchString(t[n-1]) || len(d.Secondaries) > 0 {
+		return t
+	}
+	if suf, ok := suffixes[t[n-2]]; !ok || roadSuffixes[suf] {
+		return t
+	}
+	d.Secondaries = append(d.Secondaries, Secondary{"#", t[n-1]})
+	return t[:n-1]
+}
+
+// reGridHouse is half of a Wisconsin grid house number (N165, W2123).
+var reGridHouse = regexp.MustCompile(`^[NSEW][0-9]+$`)
+
+// reGridNumber is a grid street number with its directional packed onto
+// it (400E), as Salt Lake City's grid addresses are written.
+var reGridNumber = regexp.MustCompile(`^[0-9]+[NSEW]$`)
+
+// splitGrid splits the directionals packed onto the numbers of a grid
+// address (48S 400E -> 48 S 400 E): Publication 28 Appendix D2 has the
+// directionals of 842 E 1700 S as words of their own. It acts only when
+// the street is a grid number alone, after the house number and an
+// optional predirectional.
+func (d *DeliveryLine) splitGrid(t []string) []string {
+	n := len(t)
+	if d.PrimaryNumber == "" || n == 0 || n > 2 || !reGridNumber.MatchString(t[n-1]) {
+		return t
+	}
+	if n == 2 && directionals[t[0]] == "" {
+		return t
+	}
+	last := t[n-1]
+	out := append(append(t[:n-1:n-1], last[:len(last)-1]), last[len(last)-1:])
+	if n == 1 && reGridNumber.MatchString(d.PrimaryNumber) {
+		p := d.PrimaryNumber
+		d.PrimaryNumber = p[:len(p)-1]
+		out = append([]string{p[len(p)-1:]}, out...)
+	}
+	return out
 }

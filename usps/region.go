@@ -74,14 +74,8 @@ func puertoRico(t []string) []string {
 	t = out
 	if house, rest, ok := blockHouse(t); ok {
 		t = append([]string{house}, rest...)
-	} else if n := len(t); n >= 3 && spanishStreetTypes[t[0]] && hasDigit(t[n-1]) {
-		rest := t[:n-1]
-		if houseWords[rest[len(rest)-1]] {
-			rest = rest[:len(rest)-1]
-		}
-		if len(rest) >= 2 && units[rest[len(rest)-1]] == "" {
-			t = append([]string{t[n-1]}, rest...)
-		}
+	} else {
+		t = moveHouseNumber(t)
 	}
 	if len(t) > 1 && hasDigit(t[0]) {
 		if m := reLetterHyphen.FindStringSubmatch(t[0]); m != nil {
@@ -91,19 +85,53 @@ func puertoRico(t []string) []string {
 	return t
 }
 
+// moveHouseNumber puts a house number written after a Spanish street name
+// (CALLE A # 150, CALLE 1 A17 APT 2) before it.
+func moveHouseNumber(t []string) []string {
+	// The units at the end stay there; the house number is looked for
+	// before them. A # after the street is the house number's sign.
+	var unitWords []string
+	if n := len(t); n < 2 || !houseWords[t[n-2]] {
+		var d DeliveryLine
+		core := d.stripTrailing(t, true)
+		unitWords = t[len(core):len(t):len(t)]
+		t = core[:len(core):len(core)]
+	}
+	if n := len(t); n >= 3 && spanishStreetTypes[t[0]] && hasDigit(t[n-1]) {
+		rest := t[:n-1]
+		if houseWords[rest[len(rest)-1]] {
+			rest = rest[:len(rest)-1]
+		}
+		// A kilometre or hectometre is a place on a road, not a house
+		// number (CARR 2 KM 14.5).
+		if last := rest[len(rest)-1]; len(rest) >= 2 && units[last] == "" && last != "KM" && last != "HM" {
+			t = append([]string{t[n-1]}, rest...)
+		}
+	}
+	return append(t, unitWords...)
+}
+
 // blockHouse finds a block and house number written with their words
 // (BLQ 199 CASA 31, BLOQUE 23 # 18) in a street line and returns the
 // house number as Appendix I writes it (199-31) and the rest of the line.
 func blockHouse(t []string) (string, []string, bool) {
-	for i := 0; i+3 < len(t); i++ {
-		if !blockWords[t[i]] || !isNumberish(t[i+1]) || !houseWords[t[i+2]] || !isNumberish(t[i+3]) {
+	for i := 0; i+2 < len(t); i++ {
+		if !blockWords[t[i]] || !isNumberish(t[i+1]) {
 			continue
 		}
-		rest := append(append([]string(nil), t[:i]...), t[i+4:]...)
+		// The house word may be left out: BLQ 5 12.
+		j := i + 2
+		if houseWords[t[j]] {
+			j++
+		}
+		if j >= len(t) || !hasDigit(t[j]) {
+			continue
+		}
+		rest := append(append([]string(nil), t[:i]...), t[j+1:]...)
 		if len(rest) == 0 || hasDigit(rest[0]) {
 			return "", nil, false
 		}
-		return t[i+1] + "-" + t[i+3], rest, true
+		return t[i+1] + "-" + t[j], rest, true
 	}
 	return "", nil, false
 }
