@@ -123,6 +123,13 @@ func standardizeOnce(a Address, c Casing) Address {
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
+		if len(t2) == 0 && utf8.RuneCountInString(out.Line1) > MaxLineLength && (len(line.Secondaries) > 0 || line.PMB != "") {
+			// Publication 28 213: a unit that does not fit on the
+			// delivery line goes on a line of its own.
+			units := DeliveryLine{Secondaries: line.Secondaries, PMB: line.PMB}
+			line.Secondaries, line.PMB = nil, ""
+			out.Line1, out.Line2 = line.Format(c), units.Format(c)
+		}
 	}
 	if out.State == "PR" && len(urb) == 0 {
 		for _, t := range [][]string{t1, t2} {
@@ -135,7 +142,36 @@ func standardizeOnce(a Address, c Casing) Address {
 	out.Urbanization = caseWords(urb, c)
 	out.City = standardCity(tokens(a.City), c)
 	out.ZIP, out.Plus4 = standardZIP(a.ZIP, a.Plus4, state)
+	fitLines(&out)
 	return out
+}
+
+// fitLines keeps every line of the address within MaxLineLength, the
+// length of the ZIP+4 file's delivery line (Publication 28 212): a line
+// still too long once abbreviated and its units moved loses the words
+// past the limit (a word longer than the limit is cut), and so does a
+// city too long for its last line.
+func fitLines(a *Address) {
+	a.Line1, a.Line2, a.Urbanization = cutLine(a.Line1, MaxLineLength), cutLine(a.Line2, MaxLineLength), cutLine(a.Urbanization, MaxLineLength)
+	for _, f := range []*string{&a.City, &a.State, &a.ZIP} {
+		over := utf8.RuneCountInString(a.LastLine()) - MaxLineLength
+		if over <= 0 {
+			return
+		}
+		*f = cutLine(*f, max(utf8.RuneCountInString(*f)-over, 0))
+	}
+}
+
+// cutLine returns s cut to at most n characters, at a word's end where
+// one is within them. Standardized lines are ASCII.
+func cutLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n+1], ' '); i > 0 {
+		return strings.TrimRight(s[:i], " ")
+	}
+	return s[:n]
 }
 
 // join appends the units of sec to line, when the result fits.
