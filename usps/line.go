@@ -264,6 +264,13 @@ func parseLine(t []string, state string) DeliveryLine {
 			}
 		}
 	}
+	if len(t) >= 3 && t[0] == "RD" && routeNoise[t[1]] && !routeAbbrs[t[1]] && hasDigit(t[2]) {
+		// Publication 28 241 and 244: RD # 25 is rural delivery route 25,
+		// RR 25; without the number sign RD 25 is a road (Appendix F).
+		if d, ok := parseRoute(LineRuralRoute, "RR", t[2:]); ok {
+			return d
+		}
+	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
 		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
 			return d

@@ -247,6 +247,9 @@ func isDelivery(t []string) bool {
 // they stand (PORT ST LUCIE -> PORT SAINT LUCIE).
 var cityWords = map[string]string{
 	"ST": "SAINT", "STE": "SAINTE", "FT": "FORT", "MT": "MOUNT", "PT": "POINT",
+	// TWP is Appendix F's abbreviation of TOWNSHIP; PK the City State
+	// file's of PARK (FRUITLAND PK).
+	"TWP": "TOWNSHIP", "PK": "PARK",
 }
 
 // standardCity spells out the city: Publication 28 223 has city names
