@@ -161,9 +161,20 @@ func caseWords(words []string, c Casing) string {
 	out := make([]string, len(words))
 	for i, w := range words {
 		out[i] = caseWord(w, c)
+		if c == Proper && len(w) == 2 && i+1 < len(words) && stateHighwayWords[words[i+1]] {
+			// A state's code names its highway (KY Highway 440, CA County
+			// Road 555) and stays in capitals, as a state code does.
+			if _, ok := stateByCode[w]; ok {
+				out[i] = w
+			}
+		}
 	}
 	return strings.Join(out, " ")
 }
+
+// stateHighwayWords are the words after which a state's code names a
+// highway (Appendix F).
+var stateHighwayWords = map[string]bool{"HIGHWAY": true, "HWY": true, "COUNTY": true, "STATE": true, "ROUTE": true}
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {

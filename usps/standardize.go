@@ -41,14 +41,17 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
-//   - the city with SAINT, FORT, MOUNT and directions written out (ST LOUIS
-//     -> SAINT LOUIS), the state as its code, the ZIP Code with leading
+//   - the city spelled out: SAINT, FORT, MOUNT, a leading direction and
+//     the suffix table's words (ST LOUIS -> SAINT LOUIS, COLORADO SPGS ->
+//     COLORADO SPRINGS), the state as its code (Appendix B's long armed
+//     forces names too), the ZIP Code with leading
 //     zeros restored when the state shows they were lost (2134 in MA ->
 //     02134), a nine-digit ZIP split into ZIP and add-on, and an add-on that
 //     is not four digits dropped.
 //
-// It never fails: what it cannot read it leaves as written, cleaned and
-// cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
+// No line of the result is longer than MaxLineLength: a line that does not
+// fit once abbreviated loses its last words. It never fails: what it cannot
+// read it leaves as written, cleaned and cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
 // are applied until they change nothing more, which real addresses reach
 // in one round; only odd inputs (units written where units do not go) take
 // a second.

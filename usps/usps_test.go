@@ -330,3 +330,68 @@ func TestTwoSuffixLimit(t *testing.T) {
 		t.Errorf("%q: %q, want it to end in HWY 3 BYP RD within %d characters", long, got, usps.MaxLineLength)
 	}
 }
+
+// Appendix F's state codes stay in capitals before the highway words in
+// proper casing; the same two letters elsewhere are a word of the name.
+func TestProperStateHighway(t *testing.T) {
+	for in, want := range map[string]string{
+		"1 Kentucky 440":           "1 KY Highway 440",
+		"1 California County Rd 5": "1 CA County Road 5",
+		"1 La Salle St":            "1 La Salle St",
+		"1 Ga Hwy 5":               "1 GA Highway 5",
+	} {
+		if got := usps.Standardize(usps.Address{Line1: in}, usps.Proper).Line1; got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// No line of a standardized address is longer than MaxLineLength: a line
+// of exactly the limit stays whole, one character more loses its last
+// word; a unit that does not fit goes on the second line; a city that
+// makes the last line too long loses its last words.
+func TestLineLimit(t *testing.T) {
+	name := func(n int) string { // "1 " + n-2 characters of words, no suffix
+		s := "1 " + strings.Repeat("ABCDEFGHI ", n/10)
+		return strings.TrimSpace((s + strings.Repeat("Z", n))[:n])
+	}
+	for _, n := range []int{usps.MaxLineLength, usps.MaxLineLength + 1} {
+		in := name(n)
+		got := usps.Standardize(usps.Address{Line1: in}, usps.Upper)
+		want := in
+		if n > usps.MaxLineLength {
+			want = in[:strings.LastIndexByte(in[:usps.MaxLineLength+1], ' ')]
+		}
+		if got.Line1 != want {
+			t.Errorf("%d characters: %q, want %q", n, got.Line1, want)
+		}
+		if again := usps.Standardize(got, usps.Upper); again != got {
+			t.Errorf("standardizing again changed %+v to %+v", got, again)
+		}
+	}
+	// One word longer than the limit is cut at it.
+	long := "1 " + strings.Repeat("X", usps.MaxLineLength)
+	if got := usps.Standardize(usps.Address{Line1: long}, usps.Upper).Line1; got != "1" {
+		t.Errorf("%q: %q, want the house number alone", long, got)
+	}
+	// A unit on a delivery line too long for it goes on the second line.
+	street := name(usps.MaxLineLength - 4)
+	got := usps.Standardize(usps.Address{Line1: street + " Apt 5"}, usps.Upper)
+	if got.Line1 != street || got.Line2 != "APT 5" {
+		t.Errorf("%q: %q / %q, want %q / %q", street+" Apt 5", got.Line1, got.Line2, street, "APT 5")
+	}
+	// The last line: CITY ST 12345-6789 is 1+3+11 characters past the city.
+	for _, n := range []int{usps.MaxLineLength - 14, usps.MaxLineLength - 13} {
+		city := strings.TrimSpace((strings.Repeat("SPRING ", 10) + strings.Repeat("Q", n))[:n])
+		got := usps.Standardize(usps.Address{Line1: "1 Main St", City: city, State: "IL", ZIP: "62701", Plus4: "1234"}, usps.Upper)
+		if n <= usps.MaxLineLength-14 && got.City != city {
+			t.Errorf("city of %d characters: %q, want it whole", n, got.City)
+		}
+		if l := got.LastLine(); len(l) > usps.MaxLineLength {
+			t.Errorf("city of %d characters: last line %q is longer than %d", n, l, usps.MaxLineLength)
+		}
+		if n > usps.MaxLineLength-14 && got.City == city {
+			t.Errorf("city of %d characters was kept whole in a last line of %d", n, len(got.LastLine()))
+		}
+	}
+}
