@@ -41,7 +41,7 @@ var (
 // short name and number written as one word (US41 -> US 41, KY-55 -> KY
 // 55); a state's code counts as a short name only with a hyphen.
 func splitPackedHighway(t []string) []string {
-	if len(t) == 0 || !hasDigit(t[0]) {
+	if len(t) == 0 || len(t[0]) < 3 || t[0][0] < 'A' || t[0][0] > 'Z' || !hasDigit(t[0]) {
 		return t
 	}
 	m := rePackedHighway.FindStringSubmatch(t[0])

@@ -361,7 +361,7 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 	t = d.bareUnit(t)
 	d.Secondaries = append(d.Secondaries, leading...)
 	d.poundAsPMB()
-	if len(t) > 2 && reGridHouse.MatchString(t[0]) && reGridHouse.MatchString(t[1]) {
+	if len(t) > 2 && gridHouse(t[0]) && gridHouse(t[1]) {
 		// Publication 28 Appendix D3: a Wisconsin grid house number is
 		// one range (N6W23001), also when written in two words.
 		t = append([]string{t[0] + t[1]}, t[2:]...)
@@ -690,6 +690,9 @@ func splitPackedUnit(t []string) []string {
 	if n < 3 || !hasDigit(t[0]) {
 		return t
 	}
+	if w := t[n-1]; w[0] < 'A' || w[0] > 'Z' || !hasDigit(w) {
+		return t
+	}
 	m := rePackedUnit.FindStringSubmatch(t[n-1])
 	if m == nil || !unitNeedsNum[units[m[1]]] {
 		return t
@@ -721,12 +724,19 @@ func (d *DeliveryLine) bareUnit(t []string) []string {
 	return t[:n-1]
 }
 
-// reGridHouse is half of a Wisconsin grid house number (N165, W2123).
-var reGridHouse = regexp.MustCompile(`^[NSEW][0-9]+$`)
+// gridHouse reports whether w is half of a Wisconsin grid house number
+// (N165, W2123): a directional letter and digits.
+func gridHouse(w string) bool {
+	return len(w) > 1 && strings.IndexByte("NSEW", w[0]) >= 0 && allDigits(w[1:])
+}
 
-// reGridNumber is a grid street number with its directional packed onto
-// it (400E), as Salt Lake City's grid addresses are written.
-var reGridNumber = regexp.MustCompile(`^[0-9]+[NSEW]$`)
+// gridNumber reports whether w is a grid street number with its
+// directional packed onto it (400E), as Salt Lake City's grid addresses
+// are written.
+func gridNumber(w string) bool {
+	n := len(w)
+	return n > 1 && strings.IndexByte("NSEW", w[n-1]) >= 0 && allDigits(w[:n-1])
+}
 
 // splitGrid splits the directionals packed onto the numbers of a grid
 // address (48S 400E -> 48 S 400 E): Publication 28 Appendix D2 has the
@@ -735,7 +745,7 @@ var reGridNumber = regexp.MustCompile(`^[0-9]+[NSEW]$`)
 // optional predirectional.
 func (d *DeliveryLine) splitGrid(t []string) []string {
 	n := len(t)
-	if d.PrimaryNumber == "" || n == 0 || n > 2 || !reGridNumber.MatchString(t[n-1]) {
+	if d.PrimaryNumber == "" || n == 0 || n > 2 || !gridNumber(t[n-1]) {
 		return t
 	}
 	if n == 2 && directionals[t[0]] == "" {
@@ -743,7 +753,7 @@ func (d *DeliveryLine) splitGrid(t []string) []string {
 	}
 	last := t[n-1]
 	out := append(append(t[:n-1:n-1], last[:len(last)-1]), last[len(last)-1:])
-	if n == 1 && reGridNumber.MatchString(d.PrimaryNumber) {
+	if n == 1 && gridNumber(d.PrimaryNumber) {
 		p := d.PrimaryNumber
 		d.PrimaryNumber = p[:len(p)-1]
 		out = append([]string{p[len(p)-1:]}, out...)

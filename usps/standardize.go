@@ -255,13 +255,26 @@ var cityWords = map[string]string{
 	"TWP": "TOWNSHIP", "PK": "PARK",
 }
 
+// streetTypes are the suffixes that name a kind of street, not a place:
+// a city's word that reads as one of them is a word of its own (DR
+// PHILLIPS is a city, not DRIVE PHILLIPS).
+var streetTypes = map[string]bool{
+	"ALY": true, "AVE": true, "BLVD": true, "CIR": true, "CIRS": true, "CT": true, "CTS": true,
+	"DR": true, "DRS": true, "EXPY": true, "EXT": true, "EXTS": true, "FWY": true, "HWY": true,
+	"LN": true, "LOOP": true, "PATH": true, "PIKE": true, "PKWY": true, "PL": true, "RD": true,
+	"RDS": true, "RTE": true, "ROW": true, "RUE": true, "RUN": true, "SQ": true, "SQS": true,
+	"ST": true, "STS": true, "TER": true, "TPKE": true, "TRL": true, "WALK": true, "WAY": true,
+	"WAYS": true, "ALLEY": true, "RAMP": true, "SKWY": true, "TRWY": true, "TRFY": true,
+}
+
 // standardCity spells out the city: Publication 28 223 has city names
 // spelled in their entirety, and the abbreviations of the City State
 // file's 13-character names are those of the suffix and directional
 // tables, so those are what is spelled out: COLORADO SPGS -> COLORADO
 // SPRINGS, N LAS VEGAS -> NORTH LAS VEGAS, ST LOUIS -> SAINT LOUIS. A
 // directional is spelled out only first, where it is part of the name;
-// a table word that is a word in its own right (CENTRE) stays.
+// a table word that is a word in its own right (CENTRE) stays, and so does
+// one that names a kind of street (DR PHILLIPS).
 func standardCity(t []string, c Casing) string {
 	if len(t) > 1 {
 		t = append([]string(nil), t...)
@@ -271,7 +284,7 @@ func standardCity(t []string, c Casing) string {
 				t[i] = full
 			case i == 0 && directionals[w] == w:
 				t[i] = directionalWords[w]
-			case suffixes[w] != "" && !suffixWords[w]:
+			case suffixes[w] != "" && !suffixWords[w] && !streetTypes[suffixes[w]]:
 				t[i] = suffixPrimary[w]
 			}
 		}
