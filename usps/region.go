@@ -2,6 +2,7 @@ package usps
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -83,6 +84,34 @@ func puertoRico(t []string) []string {
 		}
 	}
 	return t
+}
+
+// splitUrbanization splits a Puerto Rico line that holds both an
+// urbanization and a street address (URB LAS GLADIOLAS 150 CALLE A, 150
+// CALLE A URB LAS GLADIOLAS) into the urbanization's line and the
+// street's.
+func splitUrbanization(t []string) (urb, street []string, ok bool) {
+	at := -1
+	for i, w := range t {
+		if w == "URB" {
+			at = i
+			break
+		}
+	}
+	switch {
+	case at == 0:
+		// The street begins at its house number, or at its Spanish
+		// prefix when the number is written after the street (URB ROYAL
+		// OAK CALLE 1 A17); an urbanization's own name has no number.
+		for i := 2; i+1 < len(t); i++ {
+			if hasDigit(t[i]) && spanishStreetTypes[t[i+1]] || spanishStreetTypes[t[i]] && slices.ContainsFunc(t[i:], hasDigit) {
+				return t[:i:i], t[i:], true
+			}
+		}
+	case at > 1 && hasDigit(t[0]) && at+1 < len(t):
+		return t[at:], t[:at:at], true
+	}
+	return nil, nil, false
 }
 
 // moveHouseNumber puts a house number written after a Spanish street name

@@ -84,6 +84,13 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	if state == "PR" {
 		t1, t2 = puertoRico(t1), puertoRico(t2)
+		if len(t2) == 0 {
+			// An urbanization written on the street line goes on the
+			// line above it, as Publication 28 291 prints it.
+			if urbLine, street, ok := splitUrbanization(t1); ok {
+				t1, t2 = urbLine, puertoRico(street)
+			}
+		}
 	}
 	if len(t2) == 0 {
 		// Publication 28 245 and 254: a rural route or highway contract
