@@ -172,12 +172,22 @@ func lettered(t []string) bool {
 // dropNumberWords leaves out a NO or NUMBER written between a highway
 // word and its number.
 func dropNumberWords(t []string) []string {
-	for i := 1; i+1 < len(t); i++ {
-		if numberWords[t[i]] && highwayWord(t[i-1]) && hasDigit(t[i+1]) {
-			return append(append([]string(nil), t[:i]...), dropNumberWords(t[i+1:])...)
+	var out []string
+	for i, w := range t {
+		if i > 0 && i+1 < len(t) && numberWords[w] && highwayWord(t[i-1]) && hasDigit(t[i+1]) {
+			if out == nil {
+				out = append(make([]string, 0, len(t)), t[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, w)
 		}
 	}
-	return t
+	if out == nil {
+		return t
+	}
+	return out
 }
 
 // statePrefix reads a state's name or code at the start of a highway
