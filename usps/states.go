@@ -171,13 +171,15 @@ func armedForces(t []string) (string, bool) {
 		return "", false
 	}
 	code := ""
+	named, except := map[string]bool{}, ""
 	for i := 2; i < len(t); i++ {
 		w := t[i]
 		switch {
 		case w == "THE" || w == "AND" || w == "&" || w == "OF":
 			continue
-		case w == "EXCEPT" && i+1 < len(t):
+		case w == "EXCEPT" && i+1 < len(t) && except == "":
 			i++
+			except = t[i]
 			continue
 		case w == "MIDDLE" && i+1 < len(t) && t[i+1] == "EAST":
 			w = "MIDDLE EAST"
@@ -188,8 +190,9 @@ func armedForces(t []string) (string, bool) {
 			return "", false
 		}
 		code = c
+		named[w] = true
 	}
-	return code, code != ""
+	return code, code != "" && !named[except]
 }
 
 // tzByPrefix refines a state's time zone for ZIP Code prefixes in another zone.

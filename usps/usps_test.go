@@ -395,3 +395,26 @@ func TestLineLimit(t *testing.T) {
 		}
 	}
 }
+
+// Appendix B's armed forces "states" are found by their long names, in
+// LookupState and in a last line; names that mix two codes are none.
+func TestArmedForcesNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"Armed Forces Europe, the Middle East, and Canada": "AE",
+		"Armed Forces Americas (except Canada)":            "AA",
+		"armed forces pacific":                             "AP",
+		"Armed Forces Africa":                              "AE",
+		"Armed Forces Europe and Pacific":                  "",
+		"Armed Forces":                                     "",
+		"Armed Forces Canada except Canada":                "",
+	} {
+		st, ok := usps.LookupState(name)
+		if ok != (want != "") || ok && st.Code != want {
+			t.Errorf("LookupState(%q) = %q, %v; want %q", name, st.Code, ok, want)
+		}
+	}
+	l, err := usps.ParseLastLine("APO, Armed Forces Europe, the Middle East, and Canada 09001-1234")
+	if err != nil || l.City != "APO" || l.State != "AE" || l.ZIP != "09001" || l.Plus4 != "1234" {
+		t.Errorf("ParseLastLine = %+v, %v", l, err)
+	}
+}
