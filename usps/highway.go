@@ -103,6 +103,19 @@ var fullStateNames = func() map[string]string {
 	return m
 }()
 
+// stateNameFirst holds the first words of fullStateNames and the codes of
+// stateHighwayStyle, to rule most names out at once.
+var stateNameFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range fullStateNames {
+		m[strings.Fields(name)[0]] = true
+	}
+	for code := range stateHighwayStyle {
+		m[code] = true
+	}
+	return m
+}()
+
 // srRoad returns the road word of SR before designation in state.
 func srRoad(state, designation string) (long, short string) {
 	switch {
@@ -195,6 +208,9 @@ func dropNumberWords(t []string) []string {
 // returns the state's code, the words it takes, and whether the bare
 // number after it is the state's own highway (KY 1207).
 func statePrefix(t []string) (code string, n int, ownHighway bool) {
+	if len(t) < 2 || !stateNameFirst[t[0]] {
+		return "", 0, false
+	}
 	for k := min(4, len(t)-1); k >= 1; k-- {
 		c, ok := fullStateNames[strings.Join(t[:k], " ")]
 		if !ok && k == 1 && stateHighwayStyle[t[0]] != "" {

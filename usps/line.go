@@ -414,14 +414,20 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 	}
 	// Publication 28 233.21 and 233.23: a directional before the street
 	// name is the predirectional, two directional words make one, except
-	// NORTH SOUTH and EAST WEST, whose second word is the street name.
-	if len(t) >= 3 {
+	// NORTH SOUTH and EAST WEST, whose second word is the street name. The
+	// first word of a state's name before a highway (NORTH CAROLINA
+	// HIGHWAY 54, Appendix F) is no directional.
+	stateHighway := false
+	if _, n, _ := statePrefix(t); n > 1 {
+		stateHighway = true
+	}
+	if len(t) >= 3 && !stateHighway {
 		if dir, ok := compoundDirectional(t[0], t[1]); ok {
 			d.Predirectional = dir
 			t = t[2:]
 		}
 	}
-	if len(t) >= 2 && d.Predirectional == "" && t[1] != "AND" && t[1] != "&" {
+	if len(t) >= 2 && d.Predirectional == "" && t[1] != "AND" && t[1] != "&" && !stateHighway {
 		// A directional joined to the next word by AND is a word of the
 		// name (EAST AND WEST RD), not the predirectional.
 		if dir, ok := directionals[t[0]]; ok {
