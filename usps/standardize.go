@@ -163,7 +163,9 @@ func standardizeOnce(a Address, c Casing) Address {
 // city too long for its last line.
 func fitLines(a *Address) {
 	a.Line1, a.Line2, a.Urbanization = cutLine(a.Line1, MaxLineLength), cutLine(a.Line2, MaxLineLength), cutLine(a.Urbanization, MaxLineLength)
-	for _, f := range []*string{&a.City, &a.State, &a.ZIP} {
+	// A sound ZIP Code and state code take 13 characters: only what is not
+	// one is cut after the city.
+	for _, f := range []*string{&a.City, &a.ZIP, &a.State} {
 		over := utf8.RuneCountInString(a.LastLine()) - MaxLineLength
 		if over <= 0 {
 			return
