@@ -62,7 +62,7 @@ func FuzzStandardize(f *testing.F) {
 	f.Add("PO Box -0145", "Lockbox 12", "Springfield", "IL", "62701", "", "", false)
 	f.Add("Calle 1 A-17", "Condominio Ashford Palace", "San Juan", "PR", "00907", "", "Urbanization Las Gladiolas", true)
 	f.Add("52 Estate Cane Garden", "Apt 2", "Christiansted", "VI", "00820", "", "", false)
-	// This round's rule groups: Appendix F's state-named and packed
+	// More rule groups: Appendix F's state-named and packed
 	// highways, SR by state, Appendix I's house numbers, split
 	// directionals, armed forces names, city abbreviations, unit ranges.
 	f.Add("Kentucky 440", "", "Colorado Spgs", "KY", "40601", "", "", false)
