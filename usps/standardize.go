@@ -166,12 +166,28 @@ func fitLines(a *Address) {
 	// A sound ZIP Code and state code take 13 characters: only what is not
 	// one is cut after the city.
 	for _, f := range []*string{&a.City, &a.ZIP, &a.State} {
-		over := utf8.RuneCountInString(a.LastLine()) - MaxLineLength
+		over := lastLineLength(*a) - MaxLineLength
 		if over <= 0 {
 			return
 		}
-		*f = cutLine(*f, max(utf8.RuneCountInString(*f)-over, 0))
+		*f = cutLine(*f, max(len(*f)-over, 0))
 	}
+}
+
+// lastLineLength is the length of a standardized address's last line as
+// FormatLastLine writes it, counted without writing it.
+func lastLineLength(a Address) int {
+	n, parts := 0, 0
+	for _, p := range []string{a.City, a.State, a.ZIP} {
+		if p != "" {
+			n += len(p)
+			parts++
+		}
+	}
+	if a.ZIP != "" && a.Plus4 != "" {
+		n += 1 + len(a.Plus4)
+	}
+	return n + max(parts-1, 0)
 }
 
 // cutLine returns s cut to at most n characters, at a word's end where
