@@ -89,7 +89,7 @@ func (d DeliveryLine) MissingUnitNumber() bool {
 
 // ParseDeliveryLine takes a delivery line apart by the rules of Publication 28.
 func ParseDeliveryLine(s string) DeliveryLine {
-	return parseLine(tokens(boxHyphen(s)))
+	return parseLine(tokens(boxHyphen(s)), "")
 }
 
 // Format writes the line in standard form and casing c.
@@ -130,7 +130,6 @@ func (d DeliveryLine) words() []string {
 var (
 	reRouteJoined = regexp.MustCompile(`^(RR|HC|PSC|CMR)([0-9]+)$`)
 	reFraction    = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
-	reInterstate  = regexp.MustCompile(`^I-?([0-9]+)$`)
 )
 
 // matchPrefix reports how many leading words of t match one of the
@@ -221,8 +220,9 @@ func trimZeros(n string) string {
 	return n[i:]
 }
 
-// parseLine classifies and takes apart the words of a delivery line.
-func parseLine(t []string) DeliveryLine {
+// parseLine classifies and takes apart the words of a delivery line of an
+// address in state (a code, or empty when unknown).
+func parseLine(t []string, state string) DeliveryLine {
 	t = append([]string(nil), t...)
 	if len(t) > 1 {
 		if n, ok := spelledNumber[t[0]]; ok {
@@ -240,7 +240,7 @@ func parseLine(t []string) DeliveryLine {
 		if extra := d.stripTrailing(t[2:], false); len(extra) == 0 {
 			return d
 		}
-		return parseStreet(t)
+		return parseStreet(t, state)
 	}
 	if n := matchPrefix(t, poBoxWords); n > 0 {
 		rest := skipNoise(t[n:])
@@ -248,7 +248,7 @@ func parseLine(t []string) DeliveryLine {
 		if len(rest) > 0 && isNumberish(rest[0]) {
 			d.Kind, d.BoxNumber = LinePOBox, rest[0]
 			if extra := d.stripTrailing(rest[1:], false); len(extra) > 0 {
-				return parseStreet(t)
+				return parseStreet(t, state)
 			}
 			return d
 		}
@@ -262,6 +262,13 @@ func parseLine(t []string) DeliveryLine {
 			if d, ok := parseRoute(LineRuralRoute, "RR", rest); ok {
 				return d
 			}
+		}
+	}
+	if len(t) >= 3 && t[0] == "RD" && routeNoise[t[1]] && !routeAbbrs[t[1]] && hasDigit(t[2]) {
+		// Publication 28 241 and 244: RD # 25 is rural delivery route 25,
+		// RR 25; without the number sign RD 25 is a road (Appendix F).
+		if d, ok := parseRoute(LineRuralRoute, "RR", t[2:]); ok {
+			return d
 		}
 	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
@@ -291,7 +298,7 @@ func parseLine(t []string) DeliveryLine {
 		d.StreetName = strings.Join(d.stripTrailing(t[1:], true), " ")
 		return d
 	}
-	return parseStreet(t)
+	return parseStreet(t, state)
 }
 
 // parseRoute reads "NUMBER [BOX NUMBER] [unit...]" after a route word.
@@ -315,13 +322,13 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 }
 
 // parseStreet takes apart a street address line.
-func parseStreet(t []string) DeliveryLine {
-	d, moved := parseStreetUnits(t, true)
+func parseStreet(t []string, state string) DeliveryLine {
+	d, moved := parseStreetUnits(t, true, state)
 	if moved {
 		// Moved to the end, a unit can join what is there (APT and # 5
 		// read as APT 5); then it stays where it was written.
-		if s := d.Format(Upper); parseLine(tokens(s)).Format(Upper) != s {
-			d, _ = parseStreetUnits(t, false)
+		if s := d.Format(Upper); parseLine(tokens(s), state).Format(Upper) != s {
+			d, _ = parseStreetUnits(t, false, state)
 		}
 	}
 	return d
@@ -329,7 +336,7 @@ func parseStreet(t []string) DeliveryLine {
 
 // parseStreetUnits takes apart a street line, moving units written before
 // the house number to the end when moveLeading; it reports whether it did.
-func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
+func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine, bool) {
 	d := DeliveryLine{Kind: LineStreet}
 	// A unit written before the house number (SUITE 200 123 MAIN ST) goes
 	// to the end of the line, where Publication 28 puts it.
@@ -344,10 +351,22 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 		leading = append(leading, Secondary{designator, t[1]})
 		t = t[2:]
 	}
+	t = splitPackedUnit(t)
+	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && hasDigit(t[n-1]) && designationWords(t[1:n-2]) {
+		// US HWY # 41: the pound sign is the highway's number sign
+		// (Appendix F writes the number alone), not a unit's.
+		t = append(t[:n-2:n-2], t[n-1])
+	}
 	t = d.stripTrailing(t, true)
+	t = d.bareUnit(t)
 	d.Secondaries = append(d.Secondaries, leading...)
 	d.poundAsPMB()
-	if len(t) > 0 && hasDigit(t[0]) {
+	if len(t) > 2 && gridHouse(t[0]) && gridHouse(t[1]) {
+		// Publication 28 Appendix D3: a Wisconsin grid house number is
+		// one range (N6W23001), also when written in two words.
+		t = append([]string{t[0] + t[1]}, t[2:]...)
+	}
+	if len(t) > 0 && hasDigit(t[0]) && !isInterstateWord(t[0]) && !isPackedHighway(t[0]) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
 		if len(t) > 0 && strings.IndexByte(t[0], '/') > 0 && reFraction.MatchString(t[0]) {
@@ -355,7 +374,21 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 			t = t[1:]
 		}
 	}
+	t = d.splitGrid(t)
+	if len(t) >= 3 && (t[0] == "C" || t[0] == "S") && t[1] == "R" && hasDigit(t[2]) {
+		// C R 42 and S R 42 are CR 42 and SR 42 written apart
+		// (Appendix F), not a directional and a street named R.
+		t = append([]string{t[0] + "R"}, t[2:]...)
+	}
 	t = splitNameHyphens(t)
+	if state == "PR" && len(t) > 0 && spanishPrefixes[t[0]] {
+		// Publication 28 291 and Appendix H: a Spanish street name begins
+		// with its type (CALLE, AVE, PASEO, COND), and the words after it
+		// are the name: none is a suffix or a directional to abbreviate
+		// (COND ASHFORD PLAZA, CALLE LUNA VISTA).
+		d.StreetName = strings.Join(t, " ")
+		return d, len(leading) > 0
+	}
 	// Publication 28 233.22 and 233.23: a directional after the street
 	// name and suffix is the postdirectional; two directional words
 	// (NORTH EAST) make one (NE).
@@ -381,20 +414,28 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 	}
 	// Publication 28 233.21 and 233.23: a directional before the street
 	// name is the predirectional, two directional words make one, except
-	// NORTH SOUTH and EAST WEST, whose second word is the street name.
-	if len(t) >= 3 {
+	// NORTH SOUTH and EAST WEST, whose second word is the street name. The
+	// first word of a state's name before a highway (NORTH CAROLINA
+	// HIGHWAY 54, Appendix F) is no directional.
+	stateHighway := false
+	if _, n, _ := statePrefix(t); n > 1 {
+		stateHighway = true
+	}
+	if len(t) >= 3 && !stateHighway {
 		if dir, ok := compoundDirectional(t[0], t[1]); ok {
 			d.Predirectional = dir
 			t = t[2:]
 		}
 	}
-	if len(t) >= 2 && d.Predirectional == "" {
+	if len(t) >= 2 && d.Predirectional == "" && t[1] != "AND" && t[1] != "&" && !stateHighway {
+		// A directional joined to the next word by AND is a word of the
+		// name (EAST AND WEST RD), not the predirectional.
 		if dir, ok := directionals[t[0]]; ok {
 			d.Predirectional = dir
 			t = t[1:]
 		}
 	}
-	name := streetName(t)
+	name := streetName(t, state)
 	if d.Suffix != "" && len(name) > 0 {
 		last := &name[len(name)-1]
 		if full, ok := directionalWords[last.long]; ok && len(name) >= 2 {
@@ -402,12 +443,19 @@ func parseStreetUnits(t []string, moveLeading bool) (DeliveryLine, bool) {
 			// and the suffix is part of the name, spelled out (BAY W DR ->
 			// BAY WEST DR).
 			last.long, last.short = full, full
-		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 && !suffixWords[last.long] {
+		} else if primary, ok := suffixPrimary[last.long]; ok && last.level == 0 && !suffixWords[last.long] && last.long != "ST" {
 			// Publication 28 234.2: of two suffix words, the second is
 			// the suffix and the first is part of the name, spelled out
-			// (HIGHWAY 3 BYP RD -> HIGHWAY 3 BYPASS RD).
+			// (HIGHWAY 3 BYP RD -> HIGHWAY 3 BYPASS RD). ST is left as
+			// written: it abbreviates SAINT as well as STREET, so its
+			// full form is not the table's to say (6TH ST CT).
 			last.long, last.short, last.level = primary, suffixes[last.long], levelSuffixWord
 		}
+	}
+	if d.Suffix == "HWY" && namesHighway(name) {
+		// Appendix F: US 70 HWY is US HIGHWAY 70; the suffix repeats the
+		// highway word the name already has.
+		d.Suffix = ""
 	}
 	// Publication 28 abbreviates to meet a line length: when the standard
 	// line is longer than MaxLineLength, the numbered-road words are
@@ -495,10 +543,12 @@ func joinName(name []nameWord, level int) string {
 }
 
 // compoundDirectional reads two directional words that make one
-// directional (NORTH EAST -> NE); NORTH SOUTH and EAST WEST do not.
+// directional, spelled out or split (NORTH EAST, N E -> NE; Publication
+// 28 233.23); NORTH SOUTH and EAST WEST do not.
 func compoundDirectional(a, b string) (string, bool) {
-	if (a == "NORTH" || a == "SOUTH") && (b == "EAST" || b == "WEST") {
-		return a[:1] + b[:1], true
+	da, db := directionals[a], directionals[b]
+	if (da == "N" || da == "S") && (db == "E" || db == "W") && (len(a) == 1) == (len(b) == 1) {
+		return da + db, true
 	}
 	return "", false
 }
@@ -528,104 +578,6 @@ func splitNameHyphens(t []string) []string {
 	}
 	if out == nil {
 		return t
-	}
-	return out
-}
-
-// highwayStyle reports whether a street name can hold a highway-style
-// name that streetName rewrites: a number after its first word, FARM or
-// RANCH TO MARKET, an avenue named by a letter, or an interstate.
-func highwayStyle(t []string) bool {
-	for i, w := range t {
-		if i > 0 && hasDigit(w) || w == "FARM" || w == "RANCH" || len(w) > 1 && w[0] == 'I' && hasDigit(w) {
-			return true
-		}
-	}
-	return len(t) == 2 && suffixes[t[0]] == "AVE"
-}
-
-// Words of Publication 28 Appendix F (Highway-Style Addresses).
-var (
-	countyWords   = map[string]bool{"CO": true, "CNTY": true, "CTY": true, "COUNTY": true}
-	stateWords    = map[string]bool{"ST": true, "STATE": true}
-	townshipWords = map[string]bool{"TWP": true, "TOWNSHIP": true}
-	routeAbbrs    = map[string]bool{"RT": true, "RTE": true, "ROUTE": true}
-	// numberWords may stand between a highway's name and its number;
-	// Appendix F writes the number alone (US HIGHWAY NO 130 -> US HIGHWAY
-	// 130).
-	numberWords = map[string]bool{"NO": true, "NUMBER": true}
-)
-
-// streetName writes the highway-style names of Publication 28 Appendix F
-// in full, each with the abbreviation it takes in a line too long:
-// HWY 66 -> HIGHWAY 66, CR 12 and CNTY RD 12 -> COUNTY ROAD 12, SR 9 ->
-// STATE ROUTE 9, SH 9 -> STATE HIGHWAY 9, US 41 -> US HIGHWAY 41, I-95
-// and I95 -> INTERSTATE 95, FARM TO MARKET 1960 -> FM 1960.
-func streetName(t []string) []nameWord {
-	out := make([]nameWord, 0, len(t)+2)
-	if !highwayStyle(t) {
-		for _, w := range t {
-			out = append(out, nameWord{long: w, short: w})
-		}
-		return out
-	}
-	numberAt := func(i int) bool { return i < len(t) && hasDigit(t[i]) }
-	word := func(w string) { out = append(out, nameWord{long: w, short: w}) }
-	road := func(long, short string) { out = append(out, nameWord{long, short, levelRoad}) }
-	isRoad := func(i int) bool { return i < len(t) && suffixes[t[i]] == "RD" }
-	isHighway := func(i int) bool { return i < len(t) && suffixes[t[i]] == "HWY" }
-	for i := 0; i < len(t); i++ {
-		w := t[i]
-		if numberWords[w] && i > 0 && numberAt(i+1) && (isRoad(i-1) || isHighway(i-1) || routeAbbrs[t[i-1]]) {
-			continue
-		}
-		if w[0] == 'I' {
-			if m := reInterstate.FindStringSubmatch(w); m != nil && (i == 0 || len(w) > 1 && w[1] == '-') {
-				road("INTERSTATE", "I")
-				word(m[1])
-				continue
-			}
-		}
-		switch {
-		case w == "I" && numberAt(i+1) && i == 0:
-			road("INTERSTATE", "I")
-		case w == "US" && numberAt(i+1):
-			word("US")
-			road("HIGHWAY", "HWY")
-		case isHighway(i) && numberAt(i+1):
-			road("HIGHWAY", "HWY")
-		case isRoad(i) && numberAt(i+1) && i > 0:
-			road("ROAD", "RD")
-		case suffixes[w] == "AVE" && i == 0 && len(t) == 2 && isNumberish(t[1]):
-			// Avenues named by a letter or number: AVE J -> AVENUE J.
-			word("AVENUE")
-		case (w == "RT" || w == "RTE") && numberAt(i+1):
-			road("ROUTE", "RTE")
-		case w == "CR" && numberAt(i+1):
-			road("COUNTY", "CNTY")
-			road("ROAD", "RD")
-		case w == "SR" && numberAt(i+1):
-			word("STATE")
-			road("ROUTE", "RTE")
-		case w == "SH" && numberAt(i+1):
-			word("STATE")
-			road("HIGHWAY", "HWY")
-		case countyWords[w] && (isRoad(i+1) || isHighway(i+1)) && numberAt(i+2):
-			road("COUNTY", "CNTY")
-		case stateWords[w] && (isRoad(i+1) || isHighway(i+1) || i+1 < len(t) && routeAbbrs[t[i+1]]) && numberAt(i+2):
-			word("STATE")
-		case townshipWords[w] && isRoad(i+1) && numberAt(i+2):
-			road("TOWNSHIP", "TWP")
-		case (w == "FARM" || w == "RANCH") && i+3 < len(t) && t[i+1] == "TO" && t[i+2] == "MARKET":
-			// Farm and ranch to market roads: FM 1960, RM 12.
-			word(w[:1] + "M")
-			i += 2
-			if isRoad(i+1) && numberAt(i+2) {
-				i++
-			}
-		default:
-			word(w)
-		}
 	}
 	return out
 }
@@ -730,4 +682,87 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	// Any unit word alone is a line of units too (SUITE, REAR); a number
 	// it needs and lacks is for Check to report.
 	return d, true
+}
+
+// rePackedUnit is a unit designator written with its number as one word
+// (APT7890, STE100).
+var rePackedUnit = regexp.MustCompile(`^([A-Z]{2,5})([0-9][0-9A-Z]*)$`)
+
+// splitPackedUnit splits a unit designator and its number written as one
+// word at the end of a street line (APT7890 -> APT 7890), so that the
+// line takes the space Publication 28 213 puts between them.
+func splitPackedUnit(t []string) []string {
+	n := len(t)
+	if n < 3 || !hasDigit(t[0]) {
+		return t
+	}
+	if w := t[n-1]; w[0] < 'A' || w[0] > 'Z' || !hasDigit(w) {
+		return t
+	}
+	m := rePackedUnit.FindStringSubmatch(t[n-1])
+	if m == nil || !unitNeedsNum[units[m[1]]] {
+		return t
+	}
+	return append(append(t[:n-1:n-1], m[1]), m[2])
+}
+
+// roadSuffixes are the suffixes that a number after names a road by
+// (FARM ROAD 567, OLD HIGHWAY 5, LOOP 410), not a unit.
+var roadSuffixes = map[string]bool{
+	"RD": true, "HWY": true, "RTE": true, "FWY": true, "EXPY": true, "PIKE": true, "TPKE": true,
+	"LOOP": true, "SPUR": true, "BYP": true, "PKWY": true, "TRL": true, "RUN": true, "ROW": true,
+}
+
+// bareUnit reads a number written after the suffix with no designator
+// (1234 MAIN PL 4) as a secondary unit: Publication 28 213 prints a unit
+// whose designator is not known with the pound sign (1234 MAIN PL # 4).
+// Only after a house number and a street name ending in a suffix that
+// no road is numbered by.
+func (d *DeliveryLine) bareUnit(t []string) []string {
+	n := len(t)
+	if n < 4 || !hasDigit(t[0]) || !hasDigit(t[n-1]) || reFraction.MatchString(t[n-1]) || len(d.Secondaries) > 0 {
+		return t
+	}
+	if suf, ok := suffixes[t[n-2]]; !ok || roadSuffixes[suf] {
+		return t
+	}
+	d.Secondaries = append(d.Secondaries, Secondary{"#", t[n-1]})
+	return t[:n-1]
+}
+
+// gridHouse reports whether w is half of a Wisconsin grid house number
+// (N165, W2123): a directional letter and digits.
+func gridHouse(w string) bool {
+	return len(w) > 1 && strings.IndexByte("NSEW", w[0]) >= 0 && allDigits(w[1:])
+}
+
+// gridNumber reports whether w is a grid street number with its
+// directional packed onto it (400E), as Salt Lake City's grid addresses
+// are written.
+func gridNumber(w string) bool {
+	n := len(w)
+	return n > 1 && strings.IndexByte("NSEW", w[n-1]) >= 0 && allDigits(w[:n-1])
+}
+
+// splitGrid splits the directionals packed onto the numbers of a grid
+// address (48S 400E -> 48 S 400 E): Publication 28 Appendix D2 has the
+// directionals of 842 E 1700 S as words of their own. It acts only when
+// the street is a grid number alone, after the house number and an
+// optional predirectional.
+func (d *DeliveryLine) splitGrid(t []string) []string {
+	n := len(t)
+	if d.PrimaryNumber == "" || n == 0 || n > 2 || !gridNumber(t[n-1]) {
+		return t
+	}
+	if n == 2 && directionals[t[0]] == "" {
+		return t
+	}
+	last := t[n-1]
+	out := append(append(t[:n-1:n-1], last[:len(last)-1]), last[len(last)-1:])
+	if n == 1 && gridNumber(d.PrimaryNumber) {
+		p := d.PrimaryNumber
+		d.PrimaryNumber = p[:len(p)-1]
+		out = append([]string{p[len(p)-1:]}, out...)
+	}
+	return out
 }

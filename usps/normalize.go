@@ -161,9 +161,20 @@ func caseWords(words []string, c Casing) string {
 	out := make([]string, len(words))
 	for i, w := range words {
 		out[i] = caseWord(w, c)
+		if c == Proper && len(w) == 2 && i+1 < len(words) && stateHighwayWords[words[i+1]] {
+			// A state's code names its highway (KY Highway 440, CA County
+			// Road 555) and stays in capitals, as a state code does.
+			if _, ok := stateByCode[w]; ok {
+				out[i] = w
+			}
+		}
 	}
 	return strings.Join(out, " ")
 }
+
+// stateHighwayWords are the words after which a state's code names a
+// highway (Appendix F).
+var stateHighwayWords = map[string]bool{"HIGHWAY": true, "HWY": true, "COUNTY": true, "STATE": true, "ROUTE": true}
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -191,10 +202,25 @@ func isOrdinal(w string) bool {
 }
 
 // isNumberish reports whether w can be a house, box or unit number: it has
-// a digit, or it is a single letter (APT B).
+// a digit, it is a single letter (APT B), or letters joined by hyphens
+// (UNIT C-D).
 func isNumberish(w string) bool {
 	if hasDigit(w) {
 		return true
 	}
-	return len(w) == 1 && w[0] >= 'A' && w[0] <= 'Z'
+	if len(w) == 1 {
+		return w[0] >= 'A' && w[0] <= 'Z'
+	}
+	// A range of units named by letters keeps its hyphen (UNIT C-D),
+	// as Publication 28 232 keeps the hyphens of numbers.
+	parts := strings.Split(w, "-")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) != 1 || p[0] < 'A' || p[0] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package usps
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -18,42 +19,150 @@ var spanishWords = map[string]string{
 	"EDIFICIO": "EDIF",
 }
 
-// spanishStreetTypes begin a Puerto Rico street name (CALLE A, AVE
-// ASHFORD).
-var spanishStreetTypes = map[string]bool{"CALLE": true, "AVE": true, "CARR": true, "CAMINO": true, "PASEO": true}
+// spanishPrefixes begin a Spanish street name in Puerto Rico, before the
+// name itself (Publication 28 291 and Appendix I: the ZIP+4 file has no
+// prefix field and keeps them in the street name): CALLE A, AVE ASHFORD,
+// PASEO DEL PARQUE; COND, RES, EDIF and URB begin a building's or an
+// urbanization's name in the same way.
+var spanishPrefixes = map[string]bool{
+	"CALLE": true, "AVE": true, "PASEO": true, "PLAZA": true, "PASAJE": true, "CARR": true,
+	"PARQUE": true, "VEREDA": true, "VISTA": true, "VIA": true, "CALLEJON": true, "PATIO": true,
+	"BLVD": true, "CAMINO": true, "CALETA": true, "MARGINAL": true,
+	"COND": true, "RES": true, "EDIF": true, "URB": true,
+}
+
+// spanishStreetTypes begin a Puerto Rico street name after which a house
+// number may be written (CALLE A 150): the prefixes of streets.
+var spanishStreetTypes = map[string]bool{
+	"CALLE": true, "AVE": true, "PASEO": true, "PLAZA": true, "PASAJE": true, "CARR": true,
+	"PARQUE": true, "VEREDA": true, "VISTA": true, "VIA": true, "CALLEJON": true, "PATIO": true,
+	"BLVD": true, "CAMINO": true, "CALETA": true, "MARGINAL": true,
+}
+
+// Publication 28 Appendix I (Puerto Rico house numbers): the words that
+// introduce a block (BLOQUE 23) and a house number within it or alone
+// (CASA 31, NUM 18, # 18) are left out; a block and its house are written
+// with a hyphen between them (23-18).
+var (
+	blockWords = map[string]bool{"BLOQUE": true, "BLQ": true, "BLOQ": true, "BQ": true}
+	houseWords = map[string]bool{
+		"CASA": true, "NUM": true, "NUMERO": true, "NO": true, "#": true, "LOTE": true,
+	}
+	// reLetterHyphen is an alphanumeric house number written with a
+	// hyphen between its letters and its number (A-17, B-17A, 17-A),
+	// which the appendix writes without one (A17, B17A, 17A).
+	reLetterHyphen = regexp.MustCompile(`^([A-Z]+)-([0-9][0-9A-Z]*)$|^([0-9]+)-([A-Z]+)$`)
+)
 
 // puertoRico rewrites the words of a Puerto Rico address line: the Spanish
-// words take their USPS abbreviations, and a house number written after
-// the street (CALLE A # 150, CALLE 1 A-17) goes before it, where
-// Publication 28 29 puts it (150 CALLE A, A-17 CALLE 1).
+// words take their USPS abbreviations; a house number written after the
+// street (CALLE A # 150, CALLE 1 A17) goes before it, where Publication
+// 28 Appendix I puts it (150 CALLE A, A17 CALLE 1); a block and house
+// number lose their words and are joined by a hyphen (CALLE 117 BLOQUE 23
+// NUM 18 -> 23-18 CALLE 117); and an alphanumeric house number loses its
+// hyphen (A-17 CALLE AMAPOLA -> A17 CALLE AMAPOLA).
 func puertoRico(t []string) []string {
 	if len(t) == 0 {
 		return t
 	}
-	var out []string
+	out := make([]string, len(t))
 	for i, w := range t {
 		if abbr, ok := spanishWords[w]; ok {
-			if out == nil {
-				out = append([]string(nil), t...)
-			}
-			out[i] = abbr
+			w = abbr
+		}
+		out[i] = w
+	}
+	t = out
+	if house, rest, ok := blockHouse(t); ok {
+		t = append([]string{house}, rest...)
+	} else {
+		t = moveHouseNumber(t)
+	}
+	if len(t) > 1 && hasDigit(t[0]) {
+		if m := reLetterHyphen.FindStringSubmatch(t[0]); m != nil {
+			t[0] = m[1] + m[2] + m[3] + m[4]
 		}
 	}
-	if out != nil {
-		t = out
+	return t
+}
+
+// splitUrbanization splits a Puerto Rico line that holds both an
+// urbanization and a street address (URB LAS GLADIOLAS 150 CALLE A, 150
+// CALLE A URB LAS GLADIOLAS) into the urbanization's line and the
+// street's.
+func splitUrbanization(t []string) (urb, street []string, ok bool) {
+	at := -1
+	for i, w := range t {
+		if w == "URB" {
+			at = i
+			break
+		}
 	}
-	n := len(t)
-	if n < 3 || !spanishStreetTypes[t[0]] || !hasDigit(t[n-1]) {
-		return t
+	switch {
+	case at == 0:
+		// The street begins at its house number, or at its Spanish
+		// prefix when the number is written after the street (URB ROYAL
+		// OAK CALLE 1 A17); an urbanization's own name has no number.
+		for i := 2; i+1 < len(t); i++ {
+			if hasDigit(t[i]) && spanishStreetTypes[t[i+1]] || spanishStreetTypes[t[i]] && slices.ContainsFunc(t[i:], hasDigit) {
+				return t[:i:i], t[i:], true
+			}
+		}
+	case at > 1 && hasDigit(t[0]) && at+1 < len(t):
+		return t[at:], t[:at:at], true
 	}
-	rest := t[:n-1]
-	if w := rest[len(rest)-1]; w == "#" || w == "NUM" || w == "NO" || w == "NUMERO" {
-		rest = rest[:len(rest)-1]
+	return nil, nil, false
+}
+
+// moveHouseNumber puts a house number written after a Spanish street name
+// (CALLE A # 150, CALLE 1 A17 APT 2) before it.
+func moveHouseNumber(t []string) []string {
+	// The units at the end stay there; the house number is looked for
+	// before them. A # after the street is the house number's sign.
+	var unitWords []string
+	if n := len(t); n < 2 || !houseWords[t[n-2]] {
+		var d DeliveryLine
+		core := d.stripTrailing(t, true)
+		unitWords = t[len(core):len(t):len(t)]
+		t = core[:len(core):len(core)]
 	}
-	if len(rest) < 2 || units[rest[len(rest)-1]] != "" {
-		return t
+	if n := len(t); n >= 3 && spanishStreetTypes[t[0]] && hasDigit(t[n-1]) {
+		rest := t[:n-1]
+		if houseWords[rest[len(rest)-1]] {
+			rest = rest[:len(rest)-1]
+		}
+		// A kilometre or hectometre is a place on a road, not a house
+		// number (CARR 2 KM 14.5).
+		if last := rest[len(rest)-1]; len(rest) >= 2 && units[last] == "" && last != "KM" && last != "HM" {
+			t = append([]string{t[n-1]}, rest...)
+		}
 	}
-	return append([]string{t[n-1]}, rest...)
+	return append(t, unitWords...)
+}
+
+// blockHouse finds a block and house number written with their words
+// (BLQ 199 CASA 31, BLOQUE 23 # 18) in a street line and returns the
+// house number as Appendix I writes it (199-31) and the rest of the line.
+func blockHouse(t []string) (string, []string, bool) {
+	for i := 0; i+2 < len(t); i++ {
+		if !blockWords[t[i]] || !isNumberish(t[i+1]) {
+			continue
+		}
+		// The house word may be left out: BLQ 5 12.
+		j := i + 2
+		if houseWords[t[j]] {
+			j++
+		}
+		if j >= len(t) || !hasDigit(t[j]) {
+			continue
+		}
+		rest := append(append([]string(nil), t[:i]...), t[j+1:]...)
+		if len(rest) == 0 || hasDigit(rest[0]) {
+			return "", nil, false
+		}
+		return t[i+1] + "-" + t[j], rest, true
+	}
+	return "", nil, false
 }
 
 // parseIn takes apart a delivery line of an address in the given state.
@@ -62,7 +171,7 @@ func puertoRico(t []string) []string {
 // 232 takes the street name as the ZIP+4 file has it, and the file has
 // the estates' names whole.
 func parseIn(t []string, state string) DeliveryLine {
-	d := parseLine(t)
+	d := parseLine(t, state)
 	if state == "VI" && d.Kind == LineStreet && d.Suffix != "" && d.Predirectional == "" &&
 		(d.StreetName == "ESTATE" || strings.HasPrefix(d.StreetName, "ESTATE ")) {
 		if primary, ok := suffixPrimary[d.Suffix]; ok {
@@ -106,10 +215,10 @@ func splitRouteExtra(t []string) (route, extra []string, ok bool) {
 	if k < 0 || k >= len(t) || hasDigit(t[k]) {
 		return nil, nil, false
 	}
-	if d := parseLine(t); d.Kind != LineStreet {
+	if d := parseLine(t, ""); d.Kind != LineStreet {
 		return nil, nil, false
 	}
-	if d := parseLine(t[:k]); (d.Kind == LineRuralRoute || d.Kind == LineHighwayContract) && d.BoxNumber != "" {
+	if d := parseLine(t[:k], ""); (d.Kind == LineRuralRoute || d.Kind == LineHighwayContract) && d.BoxNumber != "" {
 		return t[:k], t[k:], true
 	}
 	return nil, nil, false

@@ -41,14 +41,17 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
-//   - the city with SAINT, FORT, MOUNT and directions written out (ST LOUIS
-//     -> SAINT LOUIS), the state as its code, the ZIP Code with leading
+//   - the city spelled out: SAINT, FORT, MOUNT, a leading direction and
+//     the suffix table's words (ST LOUIS -> SAINT LOUIS, COLORADO SPGS ->
+//     COLORADO SPRINGS), the state as its code (Appendix B's long armed
+//     forces names too), the ZIP Code with leading
 //     zeros restored when the state shows they were lost (2134 in MA ->
 //     02134), a nine-digit ZIP split into ZIP and add-on, and an add-on that
 //     is not four digits dropped.
 //
-// It never fails: what it cannot read it leaves as written, cleaned and
-// cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
+// No line of the result is longer than MaxLineLength: a line that does not
+// fit once abbreviated loses its last words. It never fails: what it cannot
+// read it leaves as written, cleaned and cased. Standardize(Standardize(a, c), c) == Standardize(a, c): the rules
 // are applied until they change nothing more, which real addresses reach
 // in one round; only odd inputs (units written where units do not go) take
 // a second.
@@ -81,6 +84,13 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	if state == "PR" {
 		t1, t2 = puertoRico(t1), puertoRico(t2)
+		if len(t2) == 0 {
+			// An urbanization written on the street line goes on the
+			// line above it, as Publication 28 291 prints it.
+			if urbLine, street, ok := splitUrbanization(t1); ok {
+				t1, t2 = urbLine, puertoRico(street)
+			}
+		}
 	}
 	if len(t2) == 0 {
 		// Publication 28 245 and 254: a rural route or highway contract
@@ -123,6 +133,13 @@ func standardizeOnce(a Address, c Casing) Address {
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
+		if len(t2) == 0 && utf8.RuneCountInString(out.Line1) > MaxLineLength && (len(line.Secondaries) > 0 || line.PMB != "") {
+			// Publication 28 213: a unit that does not fit on the
+			// delivery line goes on a line of its own.
+			units := DeliveryLine{Secondaries: line.Secondaries, PMB: line.PMB}
+			line.Secondaries, line.PMB = nil, ""
+			out.Line1, out.Line2 = line.Format(c), units.Format(c)
+		}
 	}
 	if out.State == "PR" && len(urb) == 0 {
 		for _, t := range [][]string{t1, t2} {
@@ -135,7 +152,54 @@ func standardizeOnce(a Address, c Casing) Address {
 	out.Urbanization = caseWords(urb, c)
 	out.City = standardCity(tokens(a.City), c)
 	out.ZIP, out.Plus4 = standardZIP(a.ZIP, a.Plus4, state)
+	fitLines(&out)
 	return out
+}
+
+// fitLines keeps every line of the address within MaxLineLength, the
+// length of the ZIP+4 file's delivery line (Publication 28 212): a line
+// still too long once abbreviated and its units moved loses the words
+// past the limit (a word longer than the limit is cut), and so does a
+// city too long for its last line.
+func fitLines(a *Address) {
+	a.Line1, a.Line2, a.Urbanization = cutLine(a.Line1, MaxLineLength), cutLine(a.Line2, MaxLineLength), cutLine(a.Urbanization, MaxLineLength)
+	// A sound ZIP Code and state code take 13 characters: only what is not
+	// one is cut after the city.
+	for _, f := range []*string{&a.City, &a.ZIP, &a.State} {
+		over := lastLineLength(*a) - MaxLineLength
+		if over <= 0 {
+			return
+		}
+		*f = cutLine(*f, max(len(*f)-over, 0))
+	}
+}
+
+// lastLineLength is the length of a standardized address's last line as
+// FormatLastLine writes it, counted without writing it.
+func lastLineLength(a Address) int {
+	n, parts := 0, 0
+	for _, p := range []string{a.City, a.State, a.ZIP} {
+		if p != "" {
+			n += len(p)
+			parts++
+		}
+	}
+	if a.ZIP != "" && a.Plus4 != "" {
+		n += 1 + len(a.Plus4)
+	}
+	return n + max(parts-1, 0)
+}
+
+// cutLine returns s cut to at most n characters, at a word's end where
+// one is within them. Standardized lines are ASCII.
+func cutLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n+1], ' '); i > 0 {
+		return strings.TrimRight(s[:i], " ")
+	}
+	return s[:n]
 }
 
 // join appends the units of sec to line, when the result fits.
@@ -203,20 +267,51 @@ func isDelivery(t []string) bool {
 	if _, ok := secondaryOnly(t); ok {
 		return false
 	}
-	d := parseLine(t)
+	d := parseLine(t, "")
 	return d.Kind != LineStreet || d.PrimaryNumber != ""
 }
 
-// cityWords are abbreviations USPS spells out at the start of a city name.
+// cityWords are abbreviations USPS spells out in a city name wherever
+// they stand (PORT ST LUCIE -> PORT SAINT LUCIE).
 var cityWords = map[string]string{
 	"ST": "SAINT", "STE": "SAINTE", "FT": "FORT", "MT": "MOUNT", "PT": "POINT",
-	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
+	// TWP is Appendix F's abbreviation of TOWNSHIP; PK the City State
+	// file's of PARK (FRUITLAND PK).
+	"TWP": "TOWNSHIP", "PK": "PARK",
 }
 
+// streetTypes are the suffixes that name a kind of street, not a place:
+// a city's word that reads as one of them is a word of its own (DR
+// PHILLIPS is a city, not DRIVE PHILLIPS).
+var streetTypes = map[string]bool{
+	"ALY": true, "AVE": true, "BLVD": true, "CIR": true, "CIRS": true, "CT": true, "CTS": true,
+	"DR": true, "DRS": true, "EXPY": true, "EXT": true, "EXTS": true, "FWY": true, "HWY": true,
+	"LN": true, "LOOP": true, "PATH": true, "PIKE": true, "PKWY": true, "PL": true, "RD": true,
+	"RDS": true, "RTE": true, "ROW": true, "RUE": true, "RUN": true, "SQ": true, "SQS": true,
+	"ST": true, "STS": true, "TER": true, "TPKE": true, "TRL": true, "WALK": true, "WAY": true,
+	"WAYS": true, "ALLEY": true, "RAMP": true, "SKWY": true, "TRWY": true, "TRFY": true,
+}
+
+// standardCity spells out the city: Publication 28 223 has city names
+// spelled in their entirety, and the abbreviations of the City State
+// file's 13-character names are those of the suffix and directional
+// tables, so those are what is spelled out: COLORADO SPGS -> COLORADO
+// SPRINGS, N LAS VEGAS -> NORTH LAS VEGAS, ST LOUIS -> SAINT LOUIS. A
+// directional is spelled out only first, where it is part of the name;
+// a table word that is a word in its own right (CENTRE) stays, and so does
+// one that names a kind of street (DR PHILLIPS).
 func standardCity(t []string, c Casing) string {
 	if len(t) > 1 {
-		if full, ok := cityWords[t[0]]; ok {
-			t = append([]string{full}, t[1:]...)
+		t = append([]string(nil), t...)
+		for i, w := range t {
+			switch full, ok := cityWords[w]; {
+			case ok:
+				t[i] = full
+			case i == 0 && directionals[w] == w:
+				t[i] = directionalWords[w]
+			case suffixes[w] != "" && !suffixWords[w] && !streetTypes[suffixes[w]]:
+				t[i] = suffixPrimary[w]
+			}
 		}
 	}
 	return caseWords(t, c)

@@ -127,6 +127,9 @@ func init() {
 			maxStateNameWords = n
 		}
 	}
+	// The longest armed forces name of Appendix B's forms: ARMED FORCES
+	// EUROPE THE MIDDLE EAST AFRICA AND CANADA.
+	maxStateNameWords = max(maxStateNameWords, 10)
 }
 
 // States returns every state code USPS accepts: the 50 states, DC, the
@@ -143,7 +146,53 @@ func LookupState(s string) (State, bool) {
 	if code, ok := stateByName[key]; ok {
 		return states[stateByCode[code]], true
 	}
+	if code, ok := armedForces(strings.Fields(key)); ok {
+		return states[stateByCode[code]], true
+	}
 	return State{}, false
+}
+
+// armedForcesRegions are the regions Publication 28 Appendix B names after
+// ARMED FORCES, with the code of each: Armed Forces Americas (except
+// Canada) is AA; Europe, the Middle East, Africa and Canada are AE; the
+// Pacific is AP.
+var armedForcesRegions = map[string]string{
+	"AMERICAS": "AA", "AMERICA": "AA", "EUROPE": "AE", "AFRICA": "AE", "CANADA": "AE",
+	"MIDDLE EAST": "AE", "PACIFIC": "AP",
+}
+
+// armedForces reads the name of an armed forces "state" as Appendix B and
+// the military mail rules write it, in its long forms too ("Armed Forces
+// Europe, the Middle East, and Canada", "Armed Forces Americas (except
+// Canada)"): the regions it names must all be of one code. A region after
+// EXCEPT is the one left out.
+func armedForces(t []string) (string, bool) {
+	if len(t) < 3 || t[0] != "ARMED" || t[1] != "FORCES" {
+		return "", false
+	}
+	code := ""
+	named, except := map[string]bool{}, ""
+	for i := 2; i < len(t); i++ {
+		w := t[i]
+		switch {
+		case w == "THE" || w == "AND" || w == "&" || w == "OF":
+			continue
+		case w == "EXCEPT" && i+1 < len(t) && except == "":
+			i++
+			except = t[i]
+			continue
+		case w == "MIDDLE" && i+1 < len(t) && t[i+1] == "EAST":
+			w = "MIDDLE EAST"
+			i++
+		}
+		c, ok := armedForcesRegions[w]
+		if !ok || code != "" && c != code {
+			return "", false
+		}
+		code = c
+		named[w] = true
+	}
+	return code, code != "" && !named[except]
 }
 
 // tzByPrefix refines a state's time zone for ZIP Code prefixes in another zone.

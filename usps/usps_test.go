@@ -196,7 +196,7 @@ func TestJoinLimit(t *testing.T) {
 func TestNumberedRoadLimit(t *testing.T) {
 	for _, c := range []struct{ written, full, short string }{
 		{"HWY 66", "HIGHWAY 66", "HWY 66"}, {"CR 12", "COUNTY ROAD 12", "CNTY RD 12"},
-		{"SR 9", "STATE ROUTE 9", "STATE RTE 9"}, {"I-95", "INTERSTATE 95", "I 95"},
+		{"SR 9", "STATE ROAD 9", "STATE RD 9"}, {"SR MM", "STATE ROUTE MM", "STATE RTE MM"}, {"I-95", "INTERSTATE 95", "I 95"},
 		{"CO RD 12", "COUNTY ROAD 12", "CNTY RD 12"}, {"US 41", "US HIGHWAY 41", "US HWY 41"},
 	} {
 		// "1 " + name + " " + road: the name takes the rest of the length.
@@ -304,7 +304,7 @@ func TestParseDeliveryLine(t *testing.T) {
 // the highway words, which go first.
 func TestTwoSuffixLimit(t *testing.T) {
 	for _, c := range []struct{ written, full, short string }{
-		{"St Ext", "STREET EXT", "ST EXT"}, {"Crk Rd", "CREEK RD", "CRK RD"},
+		{"Str Ext", "STREET EXT", "ST EXT"}, {"Crk Rd", "CREEK RD", "CRK RD"},
 		{"Hwy 3 Byp Rd", "HIGHWAY 3 BYPASS RD", "HWY 3 BYPASS RD"},
 	} {
 		fits := usps.MaxLineLength - len("1  "+c.full)
@@ -328,5 +328,93 @@ func TestTwoSuffixLimit(t *testing.T) {
 	long := "1 " + strings.Repeat("A", usps.MaxLineLength-len("1  HWY 3 BYPASS RD")+1) + " Hwy 3 Byp Rd"
 	if got := usps.Standardize(usps.Address{Line1: long}, usps.Upper).Line1; !strings.HasSuffix(got, " HWY 3 BYP RD") || len(got) > usps.MaxLineLength {
 		t.Errorf("%q: %q, want it to end in HWY 3 BYP RD within %d characters", long, got, usps.MaxLineLength)
+	}
+}
+
+// Appendix F's state codes stay in capitals before the highway words in
+// proper casing; the same two letters elsewhere are a word of the name.
+func TestProperStateHighway(t *testing.T) {
+	for in, want := range map[string]string{
+		"1 Kentucky 440":           "1 KY Highway 440",
+		"1 California County Rd 5": "1 CA County Road 5",
+		"1 La Salle St":            "1 La Salle St",
+		"1 Ga Hwy 5":               "1 GA Highway 5",
+	} {
+		if got := usps.Standardize(usps.Address{Line1: in}, usps.Proper).Line1; got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// No line of a standardized address is longer than MaxLineLength: a line
+// of exactly the limit stays whole, one character more loses its last
+// word; a unit that does not fit goes on the second line; a city that
+// makes the last line too long loses its last words.
+func TestLineLimit(t *testing.T) {
+	name := func(n int) string { // "1 " + n-2 characters of words, no suffix
+		s := "1 " + strings.Repeat("ABCDEFGHI ", n/10)
+		return strings.TrimSpace((s + strings.Repeat("Z", n))[:n])
+	}
+	for _, n := range []int{usps.MaxLineLength, usps.MaxLineLength + 1} {
+		in := name(n)
+		got := usps.Standardize(usps.Address{Line1: in}, usps.Upper)
+		want := in
+		if n > usps.MaxLineLength {
+			want = in[:strings.LastIndexByte(in[:usps.MaxLineLength+1], ' ')]
+		}
+		if got.Line1 != want {
+			t.Errorf("%d characters: %q, want %q", n, got.Line1, want)
+		}
+		if again := usps.Standardize(got, usps.Upper); again != got {
+			t.Errorf("standardizing again changed %+v to %+v", got, again)
+		}
+	}
+	// One word longer than the limit is cut at it.
+	long := "1 " + strings.Repeat("X", usps.MaxLineLength)
+	if got := usps.Standardize(usps.Address{Line1: long}, usps.Upper).Line1; got != "1" {
+		t.Errorf("%q: %q, want the house number alone", long, got)
+	}
+	// A unit on a delivery line too long for it goes on the second line.
+	street := name(usps.MaxLineLength - 4)
+	got := usps.Standardize(usps.Address{Line1: street + " Apt 5"}, usps.Upper)
+	if got.Line1 != street || got.Line2 != "APT 5" {
+		t.Errorf("%q: %q / %q, want %q / %q", street+" Apt 5", got.Line1, got.Line2, street, "APT 5")
+	}
+	// The last line: CITY ST 12345-6789 is 1+3+11 characters past the city.
+	for _, n := range []int{usps.MaxLineLength - 14, usps.MaxLineLength - 13} {
+		city := strings.TrimSpace((strings.Repeat("SPRING ", 10) + strings.Repeat("Q", n))[:n])
+		got := usps.Standardize(usps.Address{Line1: "1 Main St", City: city, State: "IL", ZIP: "62701", Plus4: "1234"}, usps.Upper)
+		if n <= usps.MaxLineLength-14 && got.City != city {
+			t.Errorf("city of %d characters: %q, want it whole", n, got.City)
+		}
+		if l := got.LastLine(); len(l) > usps.MaxLineLength {
+			t.Errorf("city of %d characters: last line %q is longer than %d", n, l, usps.MaxLineLength)
+		}
+		if n > usps.MaxLineLength-14 && got.City == city {
+			t.Errorf("city of %d characters was kept whole in a last line of %d", n, len(got.LastLine()))
+		}
+	}
+}
+
+// Appendix B's armed forces "states" are found by their long names, in
+// LookupState and in a last line; names that mix two codes are none.
+func TestArmedForcesNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"Armed Forces Europe, the Middle East, and Canada": "AE",
+		"Armed Forces Americas (except Canada)":            "AA",
+		"armed forces pacific":                             "AP",
+		"Armed Forces Africa":                              "AE",
+		"Armed Forces Europe and Pacific":                  "",
+		"Armed Forces":                                     "",
+		"Armed Forces Canada except Canada":                "",
+	} {
+		st, ok := usps.LookupState(name)
+		if ok != (want != "") || ok && st.Code != want {
+			t.Errorf("LookupState(%q) = %q, %v; want %q", name, st.Code, ok, want)
+		}
+	}
+	l, err := usps.ParseLastLine("APO, Armed Forces Europe, the Middle East, and Canada 09001-1234")
+	if err != nil || l.City != "APO" || l.State != "AE" || l.ZIP != "09001" || l.Plus4 != "1234" {
+		t.Errorf("ParseLastLine = %+v, %v", l, err)
 	}
 }
