@@ -35,6 +35,8 @@ type styleSheet struct {
 
 var (
 	cssComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
+	// asideVariable is a {{variable}} set aside while a style sheet is read.
+	asideVariable = regexp.MustCompile("\x00([A-Za-z0-9_]+)\x01")
 	// cssURL is a url(...) with or without quotes.
 	cssURL = regexp.MustCompile(`url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"]*?))\s*\)`)
 )
@@ -65,6 +67,9 @@ func parseStyleSheets(doc *xhtml.Node) *styleSheet {
 // parse adds the rules of one style sheet.
 func (ss *styleSheet) parse(css string) {
 	css = cssComment.ReplaceAllString(css, " ")
+	// The braces of a template's {{variables}} are not the style sheet's:
+	// they stand aside while it is read.
+	css = placeholder.ReplaceAllString(css, "\x00$1\x01")
 	for {
 		open := strings.IndexByte(css, '{')
 		if open < 0 {
@@ -134,6 +139,7 @@ func (ss *styleSheet) fontFace(decls map[string]string) {
 	// A style element's text is not unescaped by the HTML parser: a merged
 	// value's &amp; is undone here.
 	src := html.UnescapeString(strings.TrimSpace(m[1] + m[2] + m[3]))
+	src = asideVariable.ReplaceAllString(src, "{{$1}}")
 	r := fontFaceRule{family: strings.ToLower(family), src: src}
 	switch strings.ToLower(decls["font-weight"]) {
 	case "bold", "bolder", "600", "700", "800", "900":
