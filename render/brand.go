@@ -81,14 +81,14 @@ func loadBrandFace(key string, data []byte) (f *face, err error) {
 	}()
 	sf, err := sfnt.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("the font can not be read: %v", err)
+		return nil, fmt.Errorf("the font can not be read: %w", err)
 	}
 	file, err := parseTTF(data)
 	if err != nil {
 		if len(data) >= 4 && string(data[:4]) == "OTTO" {
 			return nil, errors.New("the font has PostScript (CFF) outlines, which a letter can not embed: use a TrueType font (.ttf)")
 		}
-		return nil, fmt.Errorf("the font can not be embedded: %v", err)
+		return nil, fmt.Errorf("the font can not be embedded: %w", err)
 	}
 	f = &face{key: key, widths: make([]uint16, bmp), gids: make([]uint16, bmp), file: file}
 	var sb sfnt.Buffer
@@ -120,11 +120,11 @@ func loadBrandFace(key string, data []byte) (f *face, err error) {
 	}
 	m, err := sf.Metrics(&sb, ppem, font.HintingNone)
 	if err != nil {
-		return nil, fmt.Errorf("the font can not be read: %v", err)
+		return nil, fmt.Errorf("the font can not be read: %w", err)
 	}
 	bounds, err := sf.Bounds(&sb, ppem, font.HintingNone)
 	if err != nil {
-		return nil, fmt.Errorf("the font can not be read: %v", err)
+		return nil, fmt.Errorf("the font can not be read: %w", err)
 	}
 	units := func(v fixed.Int26_6) int { return fpdfRound(float64(v) / 64 * scale) }
 	post := sf.PostTable()

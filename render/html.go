@@ -144,9 +144,6 @@ func (d *document) faceAt(i int) *face {
 	return d.faces[i]
 }
 
-// face is the face that prints st.
-func (d *document) face(st inlineStyle) *face { return d.faceAt(d.slot(st)) }
-
 // setFont makes the face in slot i at size the font fpdf draws with, and
 // returns the face as this letter uses it.
 func (d *document) setFont(i int, size float64) *fontUse {
