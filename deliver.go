@@ -16,6 +16,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/webhook"
 )
@@ -99,7 +100,9 @@ func WithWebhookHosts(hosts ...string) Option {
 // WithWebhookClient sets the HTTP client events are posted with. An attempt
 // still ends at WithWebhookTimeout, which its delivery's lease is measured
 // by: a Timeout of the client's cuts attempts shorter, never longer. The
-// default follows no redirects (a 3xx is an answer, and not a success).
+// default is a client of the Service's egress policy (WithEgress), which
+// follows no redirects (a 3xx is an answer, and not a success); a client
+// given here is trusted to keep whatever policy it needs.
 func WithWebhookClient(c *http.Client) Option { return func(s *Service) { s.deliveries.client = c } }
 
 // WebhookFunc receives the events of a webhook made by SubscribeFunc: the
@@ -141,10 +144,7 @@ func (d *deliverer) init(s *Service) {
 		d.workers = DefaultWebhookWorkers
 	}
 	if d.client == nil {
-		d.client = &http.Client{
-			Timeout:       d.timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		d.client = s.egressClient(egress.WithTimeout(d.timeout), egress.WithMaxRedirects(0)).HTTP()
 	}
 	d.wakeCh = make(chan struct{}, 1)
 	d.free = make(chan struct{}, d.workers)
@@ -396,6 +396,10 @@ func (d *deliverer) post(r storage.Delivery) (int, error) {
 	req.Header.Set(webhook.SignatureHeader, webhook.Sign(w.Secret, d.s.wall.Now(), body))
 	resp, err := d.client.Do(req)
 	if err != nil {
+		var refused *egress.Error
+		if errors.As(err, &refused) && refused.Kind == egress.KindRefused {
+			return 0, fmt.Errorf("not sent: %w", refused)
+		}
 		if errors.Is(actx.Err(), context.DeadlineExceeded) {
 			return 0, fmt.Errorf("no answer within %s", d.timeout)
 		}

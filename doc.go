@@ -66,6 +66,10 @@
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
 //     traffic against it in tests; internal/pdftest reads PDFs back in tests.
 //   - inbox: the web UI, an http.Handler beside the API's.
+//   - egress: the one policy for every request lettershop makes itself
+//     (webhook deliveries, content fetched from a URL), and the client that
+//     keeps it; no other package dials or makes an HTTP client, which
+//     TestOwnRequestsGoThroughEgress checks (docs/egress.md).
 //   - cmd/lettershop: the server.
 //
 // Each package may import, of this module, only the packages listed
@@ -76,7 +80,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -90,6 +94,7 @@
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
+//	egress              -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter

@@ -215,3 +215,89 @@ func TestPurePackagesReadNoClock(t *testing.T) {
 		}
 	}
 }
+
+// ownRequestsExempt are the packages that may make HTTP requests and dial
+// without package egress: egress itself, the client of lettershop's API
+// (its requests are its user's, to lettershop), the commands, the test
+// helpers.
+var ownRequestsExempt = []string{"egress", "client", "lettershoptest", "cmd/...", "internal/..."}
+
+// TestOwnRequestsGoThroughEgress checks that no other package makes an
+// HTTP client, a transport or a dialer of its own, or uses net/http's
+// defaults: every request lettershop makes itself goes through package
+// egress, so its policy holds for all of them (docs/egress.md).
+func TestOwnRequestsGoThroughEgress(t *testing.T) {
+	made := map[string][]string{
+		"net/http": {"Client", "Transport"},
+		"net":      {"Dialer"},
+	}
+	used := map[string][]string{
+		"net/http": {"DefaultClient", "DefaultTransport", "Get", "Head", "Post", "PostForm"},
+		"net":      {"Dial", "DialTimeout", "DialTCP", "DialUDP", "DialIP", "DialUnix"},
+	}
+	for _, p := range listPackages(t) {
+		rel := relative(p.ImportPath)
+		exempt := false
+		for _, e := range ownRequestsExempt {
+			if prefix, ok := strings.CutSuffix(e, "/..."); ok && (rel == prefix || strings.HasPrefix(rel, prefix+"/")) || rel == e {
+				exempt = true
+			}
+		}
+		if exempt {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]string{} // local name -> import path
+			for _, imp := range f.Imports {
+				ip := strings.Trim(imp.Path.Value, `"`)
+				if _, ok := made[ip]; !ok {
+					continue
+				}
+				local := filepath.Base(ip)
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				names[local] = ip
+			}
+			if len(names) == 0 {
+				continue
+			}
+			is := func(e ast.Expr, in map[string][]string) (string, bool) {
+				sel, ok := e.(*ast.SelectorExpr)
+				if !ok {
+					return "", false
+				}
+				id, ok := sel.X.(*ast.Ident)
+				if !ok || names[id.Name] == "" {
+					return "", false
+				}
+				return names[id.Name] + "." + sel.Sel.Name, slices.Contains(in[names[id.Name]], sel.Sel.Name)
+			}
+			where := filepath.Join(rel, name)
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CompositeLit:
+					if what, ok := is(n.Type, made); ok {
+						t.Errorf("%s makes a %s: lettershop's own requests go through package egress", where, what)
+					}
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "new" && len(n.Args) == 1 {
+						if what, ok := is(n.Args[0], made); ok {
+							t.Errorf("%s makes a %s: lettershop's own requests go through package egress", where, what)
+						}
+					}
+				case *ast.SelectorExpr:
+					if what, ok := is(n, used); ok {
+						t.Errorf("%s uses %s: lettershop's own requests go through package egress", where, what)
+					}
+				}
+				return true
+			})
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -48,6 +50,17 @@ type Service struct {
 
 	// deliveries posts webhook events (deliver.go).
 	deliveries deliverer
+
+	// egress is the policy of every request the Service makes itself, and
+	// egressOpts the options of its clients (WithEgress). fetch is the
+	// client that fetches content and images given by URL: check a url with
+	// egress.CheckURL when it is given, fetch it with fetch.Fetch.
+	egress     egress.Policy
+	egressOpts []egress.Option
+	fetch      *egress.Client
+	// egressMade are the clients egressClient made, whose idle connections
+	// Close closes.
+	egressMade []*egress.Client
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
@@ -125,6 +138,24 @@ func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.
 // successes. The default is DefaultIdempotencyCap; n <= 0 sets no cap.
 func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n } }
 
+// WithEgress sets the policy every request the Service makes itself
+// follows (webhook deliveries, content fetched from a URL), and options of
+// the clients that make them, such as egress.WithResolver in tests. The
+// default, egress.Default(), reaches any host but link-local and cloud
+// metadata addresses; see docs/egress.md.
+func WithEgress(p egress.Policy, opts ...egress.Option) Option {
+	return func(s *Service) { s.egress, s.egressOpts = p, slices.Clone(opts) }
+}
+
+// egressClient returns a client of the Service's egress policy, with
+// extra after the options WithEgress gave. It is called while New runs,
+// and Close closes the client's idle connections.
+func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
+	c := egress.New(s.egress, append(slices.Clone(s.egressOpts), extra...)...)
+	s.egressMade = append(s.egressMade, c)
+	return c
+}
+
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
@@ -158,6 +189,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	if s.postal == nil {
 		s.postal = postal.Timeline{}
 	}
+	s.fetch = s.egressClient()
 	s.observeStore()
 	s.life = newLifecycle(s)
 	s.deliveries.init(s)
@@ -168,6 +200,9 @@ func New(store storage.Storage, opts ...Option) *Service {
 func (s *Service) Close() error {
 	s.life.stop()
 	s.deliveries.stop()
+	for _, c := range s.egressMade {
+		c.HTTP().CloseIdleConnections()
+	}
 	return nil
 }
 

@@ -499,7 +499,8 @@ func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id stri
 }
 
 // validateWebhookURL checks a url given for a webhook: absolute http or
-// https, with a host WithWebhookHosts allows.
+// https, with a host WithWebhookHosts and the egress policy allow (an
+// address is decided now; a name, when it is dialled).
 func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 	if msg := badText(raw); msg != "" {
 		f.add("url", "%s", msg)
@@ -525,6 +526,10 @@ func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 		f.add("url", "must not have a fragment (#...), got %q", raw)
 	case !s.deliveries.hostAllowed(u.Hostname()):
 		f.add("url", "the host %q is not one webhooks may reach on this server (%s)", u.Hostname(), strings.Join(s.deliveries.hosts, ", "))
+	default:
+		if err := s.egress.CheckHost(u.Hostname()); err != nil {
+			f.add("url", "%v", err)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/pgstore"
 )
@@ -51,6 +52,8 @@ type config struct {
 	webhookHosts []string
 	// webhookTimeout is how long a webhook attempt waits for its answer.
 	webhookTimeout time.Duration
+	// egress is the policy of the requests the server makes itself.
+	egress egress.Policy
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -118,6 +121,7 @@ Usage:
              [--log-level debug|info|warn|error] [--log-format text|json]
              [--metrics-addr off | HOST:PORT]
              [--webhook-hosts HOST,HOST...] [--webhook-timeout DURATION]
+             [--egress-allow HOST,NETWORK...]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -182,6 +186,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", lettershop.DefaultWebhookTimeout,
 		"the `DURATION` a webhook attempt waits for an answer before it counts as failed\n"+
 			"(LETTERSHOP_WEBHOOK_TIMEOUT)")
+	fs.Func("egress-allow", "restrict the requests the server makes itself (webhooks, content fetched from a URL) to\n"+
+		"these `HOSTS`, comma-separated: a name, *.domain for the names under it, an IP address or a\n"+
+		"network such as 10.0.0.0/8; by default any host. Link-local and cloud metadata addresses are\n"+
+		"refused always; see docs/egress.md (LETTERSHOP_EGRESS_ALLOW)", func(v string) error {
+		p, err := egress.ParseAllow(v)
+		if err != nil {
+			return err
+		}
+		if !p.Restricted() {
+			return errors.New("want one host or network at least")
+		}
+		cfg.egress = p
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}

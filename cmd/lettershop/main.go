@@ -104,7 +104,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer flushLog()
 	logger := newLogger(cfg, logOut)
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
-		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout)}
+		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout),
+		lettershop.WithEgress(cfg.egress)}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}
