@@ -18,6 +18,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/image/font/sfnt"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -70,9 +71,8 @@ func WithRenderer(r Renderer) Option {
 // variable of type externalUrl names, when the letter is printed. Fetch
 // returns the body of a public URL and its media type, or an error for a
 // URL that can not be fetched or a body longer than maxBytes; it must
-// honour ctx's deadline and be safe for concurrent use. With no Fetcher
-// (the default), a letter with an externalUrl variable goes to issue when
-// it is printed, saying so.
+// honour ctx's deadline and be safe for concurrent use. The default
+// fetches through the Service's egress policy (WithEgress).
 type Fetcher interface {
 	Fetch(ctx context.Context, url string, maxBytes int64) (body []byte, mediaType string, err error)
 }
@@ -340,6 +340,9 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 // in words a person can act on.
 func (s *Service) fetchResource(ctx context.Context, template []byte, name, url string) (render.Resource, string) {
 	f := s.render.fetcher
+	if f == nil && s.fetch != nil {
+		f = egressFetcher{s.fetch}
+	}
 	if f == nil {
 		return render.Resource{}, "this server does not fetch external content"
 	}
@@ -394,4 +397,16 @@ func (s *Service) contentIssue(ctx context.Context, account string, l *Letter, w
 		s.logger.Error("put letter at issue", "letter", l.ID, "err", err)
 	}
 	return errorf(CodeConflict, "letter %s can not be printed: %s", l.ID, why)
+}
+
+// egressFetcher fetches through the Service's egress client, which keeps
+// its policy.
+type egressFetcher struct{ c *egress.Client }
+
+func (f egressFetcher) Fetch(ctx context.Context, url string, maxBytes int64) ([]byte, string, error) {
+	c, err := f.c.Fetch(ctx, url, maxBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	return c.Body, c.MediaType, nil
 }

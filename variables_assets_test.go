@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/internal/pdftest"
 )
 
@@ -371,14 +372,21 @@ func TestExternalURLVariables(t *testing.T) {
 	}
 }
 
-func TestExternalURLWithoutFetcher(t *testing.T) {
-	e := newRenderEnv(t)
+// Without a Fetcher, content is fetched through the egress policy: a host
+// it does not allow is refused without a request, and the letter goes to
+// issue saying so.
+func TestExternalURLThroughEgress(t *testing.T) {
+	p, err := egress.Allow("files.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newRenderEnv(t, lettershop.WithEgress(p))
 	tpl, _ := e.version(t, lettershop.AssetTemplate, "text/html", `<img src="{{logo}}"><p>Hello</p>`,
 		lettershop.VariableDefinition{Name: "logo", Type: lettershop.VariableTypeExternalURL})
 	l := e.letter(t, renderLetterInput(tpl.ID, "logo", "https://cdn.example.com/logo.png"))
-	_, err := e.svc.RenderLetter(e.ctx, renderAccount, l.ID)
-	if lettershop.ErrorCode(err) != lettershop.CodeConflict || !strings.Contains(err.Error(), "does not fetch external content") {
-		t.Fatalf("render = %v, want a conflict", err)
+	_, err = e.svc.RenderLetter(e.ctx, renderAccount, l.ID)
+	if lettershop.ErrorCode(err) != lettershop.CodeConflict || !strings.Contains(err.Error(), "cdn.example.com") {
+		t.Fatalf("render = %v, want a conflict naming the host", err)
 	}
 	if got, _ := e.svc.GetLetter(e.ctx, renderAccount, l.ID); got.Status != lettershop.StatusIssue {
 		t.Fatalf("status = %s, want issue", got.Status)
