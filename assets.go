@@ -381,8 +381,8 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		f := fieldErrors{}
 		maxLen(f, "notes", in.Notes, MaxVersionNotes)
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
-		data := checkVersionContent(f, a.Type, in.Content, v)
 		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
+		data := checkVersionContent(f, a.Type, in.Content, v)
 		if err := f.err(); err != nil {
 			return nil, err
 		}
@@ -501,16 +501,18 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			}
 			// Content and definitions given as they are change nothing.
 			content := in.Content != nil && !sameContent(in.Content, a.Type, v)
-			var data []byte
-			if content {
-				data = checkVersionContent(f, a.Type, in.Content, v)
-			}
 			defs := false
 			if in.VariableDefinitions != nil {
 				checked := validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
 				if defs = !sameDefinitions(checked, v.VariableDefinitions); defs {
 					v.VariableDefinitions = checked
 				}
+			}
+			var data []byte
+			if content {
+				data = checkVersionContent(f, a.Type, in.Content, v)
+			} else if defs {
+				s.recheckContent(ctx, account, v, f)
 			}
 			if err := f.err(); err != nil {
 				return err
@@ -795,7 +797,7 @@ func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *Asset
 		f.add("content.data", "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
 		return nil
 	}
-	if msg := checkContent(string(c.Type), data); msg != "" {
+	if msg := checkContent(string(c.Type), data, v.VariableDefinitions); msg != "" {
 		f.add("content.data", "%s", msg)
 		return nil
 	}

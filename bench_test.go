@@ -199,3 +199,34 @@ func BenchmarkLetterPageJSON(b *testing.B) {
 		})
 	}
 }
+
+// benchTemplate is a template of a typical letter's size: headings,
+// paragraphs, a list and a table.
+const benchTemplate = `<h1>Hello {{name}}</h1>
+<p>Thank you for your order {{order}}. It left our warehouse this morning and
+should reach you within three working days.</p>
+<ul><li>Track it online at any time.</li><li>Keep this letter for your records.</li></ul>
+<table><thead><tr><th>Item</th><th>Qty</th><th>Price</th></tr></thead>
+<tbody><tr><td>Notebook, lined</td><td>2</td><td>$7.00</td></tr>
+<tr><td>Fountain pen</td><td>1</td><td>$24.50</td></tr></tbody></table>
+<p>Questions? Write to <a href="mailto:help@example.com">help@example.com</a>.</p>
+<p><b>The Example Shop</b></p>`
+
+func BenchmarkCreateVersion(b *testing.B) {
+	e := newEnv(b)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "Order", Type: lettershop.AssetTemplate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Type: "text/html", Data: benchTemplate},
+		VariableDefinitions: testDefinitions,
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -64,9 +64,21 @@ const LetterContentAsset = LetterContentType("asset")
 // VariableType is the type of a template variable.
 type VariableType string
 
-// VariableTypeValue is a plain text value, the only type there is and the
-// default.
-const VariableTypeValue = VariableType("value")
+// The variable types.
+const (
+	// VariableTypeValue is a plain text value, the default.
+	VariableTypeValue = VariableType("value")
+	// VariableTypeAsset is the id of an image or font asset of the same
+	// account with a published version: a template shows it as <img
+	// src="{{logo}}"> or uses it in @font-face { src: url({{font}}) }.
+	VariableTypeAsset = VariableType("asset")
+	// VariableTypeExternalURL is a public http or https URL of an image or
+	// a font, used as an asset variable is, fetched when the letter is
+	// printed.
+	VariableTypeExternalURL = VariableType("externalUrl")
+)
+
+var variableTypes = []VariableType{VariableTypeValue, VariableTypeAsset, VariableTypeExternalURL}
 
 // MailService is the postal service a letter goes by.
 type MailService string

@@ -340,7 +340,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	} else {
 		l.Content = *in.Content
 		if s.resolveContent(ctx, account, l, f) {
-			l.snapshot.Merge = checkLetterVariables(l, f)
+			s.checkLetterContent(ctx, account, l, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -673,7 +673,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 			resolved = s.resolveContent(ctx, account, l, f)
 		}
 		if resolved {
-			l.snapshot.Merge = checkLetterVariables(l, f)
+			s.checkLetterContent(ctx, account, l, f)
 		}
 	}
 	if err := f.err(); err != nil {
@@ -695,6 +695,10 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		// processing, which starts again from its stored form. A letter at
 		// issue whose recipient and options stay as they are stays at
 		// issue: its recipient would be judged as before.
+		if (ch.content || ch.variables) && strings.HasPrefix(l.IssueMessage, contentIssuePrefix) {
+			// Its content is judged again when it is next printed.
+			l.IssueMessage = ""
+		}
 		var sender, recipient *PartyInput
 		if ch.sender {
 			sender = in.Sender

@@ -1,7 +1,12 @@
 package lettershop
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"image"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/lettershop/lettershop/render"
@@ -13,6 +18,17 @@ import (
 
 // addressPlacements are the values of options.print.addressPlacement.
 var addressPlacements = []string{string(render.InsertBlankPage), string(render.TopFirstPage)}
+
+// checkLetterContent checks a letter's variables against its content:
+// sets the values to merge, and resolves the images and fonts its
+// variables of type asset name.
+func (s *Service) checkLetterContent(ctx context.Context, account string, l *Letter, f fieldErrors) {
+	l.snapshot.Merge = checkLetterVariables(l, f)
+	l.snapshot.Assets = nil
+	if len(resourceVariables(l.snapshot.Definitions)) > 0 {
+		s.checkVariableAssets(ctx, account, l, f)
+	}
+}
 
 // checkLetterVariables checks a letter's variables against its content and
 // returns the values to merge. A PDF document takes no variables: any is an
@@ -79,4 +95,138 @@ func checkPrintable(f fieldErrors, path, v string) {
 		list = append(list, fmt.Sprintf("%q (U+%04X)", r, r))
 	}
 	f.add(path, "can not be printed: the letter fonts cover Latin, Greek and Cyrillic, and have no %s", strings.Join(list, ", "))
+}
+
+// assetRef is an image or font a letter's variable of type asset names, as
+// the letter prints it: the content its asset had published when the
+// letter was made or its content or variables last changed. A later
+// version published of the asset does not change a letter made before,
+// as a new version of its template does not.
+type assetRef struct {
+	Name      string `json:"name"`
+	AssetID   string `json:"assetId"`
+	VersionID string `json:"versionId"`
+	Hash      string `json:"hash"`
+	Type      string `json:"type"`
+}
+
+// checkVariableAssets checks the values of a letter's variables of type
+// asset and externalUrl, and keeps in the letter's snapshot the content of
+// each asset named. An asset must be an image or font of the account with
+// a published version, of the kind the template uses it as (an image for
+// <img>, a font for @font-face); an image must print at render.MinImageDPI
+// or more at the size the template prints it. An externalUrl must be an
+// http or https URL; it is fetched when the letter is printed. Errors name
+// variables[i].value, i the variable's place in the request (a preset
+// value, which the request does not hold, is named by content.assetId).
+func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) {
+	var template []byte
+	var images, fonts []string
+	for _, d := range l.snapshot.Definitions {
+		if d.Type != VariableTypeAsset && d.Type != VariableTypeExternalURL {
+			continue
+		}
+		value, at := mergedValue(l, d.Name)
+		if value == "" {
+			continue
+		}
+		if at == "" {
+			at = "content.assetId"
+		}
+		if d.Type == VariableTypeExternalURL {
+			if msg := externalURLProblem(value); msg != "" {
+				f.add(at, "%s", msg)
+			}
+			continue
+		}
+		if template == nil {
+			var err error
+			if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
+				f.add("content.assetId", "the template could not be read")
+				s.logger.Error("read template", "hash", l.snapshot.Hash, "err", err)
+				return
+			}
+			images, fonts = render.TemplateResources(template)
+		}
+		ref, msg := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
+		if msg != "" {
+			f.add(at, "%s", msg)
+			continue
+		}
+		l.snapshot.Assets = append(l.snapshot.Assets, ref)
+	}
+}
+
+// mergedValue is the value a variable merges with, and the path of the
+// request's variable that gave it ("" for a preset).
+func mergedValue(l *Letter, name string) (value, at string) {
+	for _, v := range l.snapshot.Merge {
+		if v.Name == name && v.Value != nil {
+			value = *v.Value
+		}
+	}
+	for i, v := range l.Variables {
+		if v.Name == name && v.Value != nil && *v.Value == value {
+			at = fmt.Sprintf("variables[%d].value", i)
+		}
+	}
+	return value, at
+}
+
+// resolveVariableAsset resolves the asset id a variable holds to the
+// content it prints, or says what is wrong with it.
+func (s *Service) resolveVariableAsset(ctx context.Context, account string, template []byte, name, id string, asImage, asFont bool) (assetRef, string) {
+	if !ValidID(assetPrefix, id) {
+		return assetRef{}, fmt.Sprintf("a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix)
+	}
+	a, err := s.getAsset(ctx, account, id)
+	if err != nil {
+		if ErrorCode(err) != CodeNotFound {
+			s.logger.Error("resolve variable asset", "asset", id, "err", err)
+			return assetRef{}, fmt.Sprintf("asset %s could not be read", id)
+		}
+		return assetRef{}, fmt.Sprintf("asset %s not found", id)
+	}
+	switch {
+	case a.Type != AssetImage && a.Type != AssetFont:
+		return assetRef{}, fmt.Sprintf("asset %s is a %s asset: a variable of type asset names an image or a font asset", id, a.Type)
+	case asImage && a.Type != AssetImage:
+		return assetRef{}, fmt.Sprintf("asset %s is a %s asset, and the template shows {{%s}} as an image: name an image asset", id, a.Type, name)
+	case asFont && a.Type != AssetFont:
+		return assetRef{}, fmt.Sprintf("asset %s is an %s asset, and the template uses {{%s}} as a font: name a font asset", id, a.Type, name)
+	case a.PublishedVersionID == "":
+		return assetRef{}, fmt.Sprintf("asset %s has no published version: publish one first", id)
+	}
+	v, err := s.getVersion(ctx, account, id, a.PublishedVersionID)
+	if err != nil {
+		return assetRef{}, fmt.Sprintf("the published version of asset %s could not be read", id)
+	}
+	data, err := s.store.GetContent(ctx, account, v.contentHash)
+	if err != nil {
+		s.logger.Error("resolve variable asset", "asset", id, "err", err)
+		return assetRef{}, fmt.Sprintf("the content of asset %s could not be read", id)
+	}
+	if msg := checkResource(template, name, string(v.Content.Type), data); msg != "" {
+		return assetRef{}, fmt.Sprintf("asset %s: %s", id, msg)
+	}
+	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, ""
+}
+
+// checkResource says what keeps an image or a font from printing where a
+// template uses it as {{name}}, or "" when it prints: an image must print
+// at render.MinImageDPI or more, a font must be one a letter can embed.
+func checkResource(template []byte, name, mime string, data []byte) string {
+	if strings.HasPrefix(mime, "font/") {
+		return render.CheckFont(data)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return "the image can not be read: " + err.Error()
+	}
+	dpi, shown := render.ImageDPI(template, name, cfg.Width, cfg.Height)
+	if shown && dpi < render.MinImageDPI-1e-9 {
+		return fmt.Sprintf("the image is %d x %d pixels and the template prints it at %d DPI; an image must print at %d DPI or more: use a larger image, or print it smaller",
+			cfg.Width, cfg.Height, int(math.Floor(dpi+1e-9)), render.MinImageDPI)
+	}
+	return ""
 }

@@ -28,6 +28,8 @@ type contentSnapshot struct {
 	Type        string               `json:"type,omitempty"`
 	Definitions []VariableDefinition `json:"definitions,omitempty"`
 	Merge       []Variable           `json:"merge,omitempty"`
+	// Assets are the images and fonts its variables of type asset name.
+	Assets []assetRef `json:"assets,omitempty"`
 }
 
 // letterDoc begins with Life and ends with Events: a lifecycle run reads
@@ -318,6 +320,7 @@ func cloneOptions(o LetterOptions) LetterOptions {
 func cloneSnapshot(s contentSnapshot) contentSnapshot {
 	s.Definitions = cloneDefinitions(s.Definitions)
 	s.Merge = cloneVariables(s.Merge)
+	s.Assets = slices.Clone(s.Assets)
 	return s
 }
 

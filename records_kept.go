@@ -93,6 +93,7 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 	p.options(&d.Options)
 	p.str(d.IssueMessage)
 	p.variables(d.Snapshot.Merge)
+	p.assetRefs(d.Snapshot.Assets)
 	p.events(d.Events)
 	if p.err != nil {
 		return nil, false
@@ -125,6 +126,7 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	u.options(&d.Options)
 	d.IssueMessage = u.str()
 	d.Snapshot.Merge = u.variables()
+	d.Snapshot.Assets = u.assetRefs()
 	d.Events = u.events()
 	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
 	du := unpacker{s: c.definitions}
@@ -342,6 +344,21 @@ func (p *packer) variables(vs []Variable) {
 		if v.Value != nil {
 			p.str(*v.Value)
 		}
+	}
+}
+
+func (p *packer) assetRefs(rs []assetRef) {
+	if rs == nil {
+		p.uvarint(0)
+		return
+	}
+	p.uvarint(uint64(len(rs)) + 1)
+	for _, r := range rs {
+		p.str(r.Name)
+		p.str(r.AssetID)
+		p.str(r.VersionID)
+		p.str(r.Hash)
+		p.str(r.Type)
 	}
 }
 
@@ -638,6 +655,18 @@ func (u *unpacker) variables() []Variable {
 		}
 	}
 	return vs
+}
+
+func (u *unpacker) assetRefs() []assetRef {
+	n, ok := u.count()
+	if !ok {
+		return nil
+	}
+	rs := make([]assetRef, n)
+	for i := range rs {
+		rs[i] = assetRef{Name: u.str(), AssetID: u.str(), VersionID: u.str(), Hash: u.str(), Type: u.str()}
+	}
+	return rs
 }
 
 func (u *unpacker) definitions() []VariableDefinition {

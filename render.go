@@ -18,6 +18,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/image/font/sfnt"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -66,10 +67,35 @@ func WithRenderer(r Renderer) Option {
 	return func(s *Service) { s.render.renderer = r }
 }
 
+// Fetcher fetches what a letter prints from elsewhere: the image or font a
+// variable of type externalUrl names, when the letter is printed. Fetch
+// returns the body of a public URL and its media type, or an error for a
+// URL that can not be fetched or a body longer than maxBytes; it must
+// honour ctx's deadline and be safe for concurrent use. The default
+// fetches through the Service's egress policy (WithEgress).
+type Fetcher interface {
+	Fetch(ctx context.Context, url string, maxBytes int64) (body []byte, mediaType string, err error)
+}
+
+// WithFetcher sets how the content of externalUrl variables is fetched.
+func WithFetcher(f Fetcher) Option {
+	return func(s *Service) { s.render.fetcher = f }
+}
+
+// Limits of the content of an externalUrl variable, fetched when a letter
+// is printed.
+const (
+	// MaxExternalContent is the largest image or font fetched, in bytes.
+	MaxExternalContent = 10 << 20
+	// ExternalFetchTimeout bounds one fetch.
+	ExternalFetchTimeout = 10 * time.Second
+)
+
 // renderState is the Service's rendering and download-link state, set up on
 // first use so that New need not know about it.
 type renderState struct {
 	renderer  Renderer
+	fetcher   Fetcher
 	ttl       time.Duration
 	cacheSize int
 	cacheSet  bool
@@ -119,10 +145,10 @@ func (s *Service) renders() *renderState {
 // it can be stored: for a template, an image or a document, when it can be
 // printed. It runs when a version is created or changed, so that a letter
 // never fails at download time.
-func checkContent(mime string, data []byte) string {
+func checkContent(mime string, data []byte, defs []VariableDefinition) string {
 	switch mime {
 	case "text/html":
-		return render.CheckTemplate(data)
+		return render.CheckTemplate(data, resourceVariables(defs))
 	case "image/png", "image/jpeg":
 		return render.CheckImage(mime, data)
 	case "application/pdf":
@@ -181,8 +207,12 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 	if err != nil {
 		return nil, storeErr("render letter", err)
 	}
+	d := drawing(l, content)
+	if d.Resources, err = s.letterResources(ctx, account, l, content); err != nil {
+		return nil, err
+	}
 	r.rendered.Add(1)
-	b, err := r.renderer.Render(drawing(l, content))
+	b, err := r.renderer.Render(d)
 	if err != nil {
 		return nil, internal("render letter "+l.ID, err)
 	}
@@ -246,4 +276,137 @@ func partyLines(p Party, above string) []string {
 	add(p.Address.AddressLine2)
 	add(p.Address.LastLine)
 	return lines
+}
+
+// recheckContent checks a version's stored template against its new
+// variable definitions, which say which variables may be images or fonts.
+func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVersion, f fieldErrors) {
+	if v.Content.Type != ContentHTML {
+		return
+	}
+	data, err := s.store.GetContent(ctx, account, v.contentHash)
+	if err != nil {
+		// A letter checks its variables against the template again.
+		s.logger.Error("recheck version content", "version", v.ID, "err", err)
+		return
+	}
+	if msg := checkContent(string(v.Content.Type), data, v.VariableDefinitions); msg != "" {
+		f.add("variableDefinitions", "the template does not print with these definitions: %s", msg)
+	}
+}
+
+// letterResources gathers the images and fonts a letter's template shows
+// from its variables, by the value merged in each one's place: the asset
+// content kept when the letter was made, and the content of externalUrl
+// variables, fetched now. A fetch that fails puts the letter at issue (see
+// contentIssue) and is a CodeConflict saying why.
+func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte) (map[string]render.Resource, error) {
+	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
+		return nil, nil
+	}
+	res := map[string]render.Resource{}
+	for _, ref := range l.snapshot.Assets {
+		data, err := s.store.GetContent(ctx, account, ref.Hash)
+		if err != nil {
+			return nil, internal("render letter "+l.ID, fmt.Errorf("content %s of asset %s: %w", ref.Hash, ref.AssetID, err))
+		}
+		res[ref.AssetID] = render.Resource{Type: ref.Type, Data: data}
+	}
+	for _, d := range l.snapshot.Definitions {
+		if d.Type != VariableTypeExternalURL {
+			continue
+		}
+		url := ""
+		for _, v := range l.snapshot.Merge {
+			if v.Name == d.Name && v.Value != nil {
+				url = *v.Value
+			}
+		}
+		if url == "" {
+			continue
+		}
+		r, problem := s.fetchResource(ctx, template, d.Name, url)
+		if problem != "" {
+			return nil, s.contentIssue(ctx, account, l, fmt.Sprintf("the image or font of variable %s could not be used from %s: %s. Make sure the URL is public and serves a PNG or JPEG image, or a TrueType font, of at most %d MiB, or use a variable of type asset; then update the letter's variables",
+				d.Name, url, problem, MaxExternalContent>>20))
+		}
+		res[url] = r
+	}
+	return res, nil
+}
+
+// fetchResource fetches the content of an externalUrl variable, checked
+// as an asset's would be when a letter is made; it says what went wrong
+// in words a person can act on.
+func (s *Service) fetchResource(ctx context.Context, template []byte, name, url string) (render.Resource, string) {
+	f := s.render.fetcher
+	if f == nil && s.fetch != nil {
+		f = egressFetcher{s.fetch}
+	}
+	if f == nil {
+		return render.Resource{}, "this server does not fetch external content"
+	}
+	ctx, cancel := context.WithTimeout(ctx, ExternalFetchTimeout)
+	defer cancel()
+	body, _, err := f.Fetch(ctx, url, MaxExternalContent)
+	if err != nil {
+		return render.Resource{}, "the fetch failed (" + err.Error() + ")"
+	}
+	// The bytes say what they are; a server's media type is often wrong.
+	mime := ""
+	switch {
+	case bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")):
+		mime = "image/png"
+	case bytes.HasPrefix(body, []byte{0xFF, 0xD8, 0xFF}):
+		mime = "image/jpeg"
+	case bytes.HasPrefix(body, []byte{0, 1, 0, 0}), bytes.HasPrefix(body, []byte("true")), bytes.HasPrefix(body, []byte("OTTO")):
+		mime = "font/ttf"
+	default:
+		return render.Resource{}, "it is neither a PNG or JPEG image nor a TrueType font"
+	}
+	if strings.HasPrefix(mime, "image/") {
+		if msg := render.CheckImage(mime, body); msg != "" {
+			return render.Resource{}, msg
+		}
+	}
+	if msg := checkResource(template, name, mime, body); msg != "" {
+		return render.Resource{}, msg
+	}
+	return render.Resource{Type: mime, Data: body}, ""
+}
+
+// contentIssuePrefix begins the issueMessage of a letter whose content
+// could not be printed; an update of its content or variables clears it.
+const contentIssuePrefix = "The letter can not be printed: "
+
+// contentIssue puts a queued or ready letter at issue, because its
+// content can not be printed for the reason why, and returns the error
+// for the request that found it. A letter at issue already keeps its
+// message; one further on keeps its status.
+func (s *Service) contentIssue(ctx context.Context, account string, l *Letter, why string) error {
+	msg := contentIssuePrefix + why
+	_, err := s.modifyLetter(ctx, account, l.ID, func(l *Letter) error {
+		if l.Status != StatusQueued && l.Status != StatusReady {
+			return errUnchanged
+		}
+		l.IssueMessage = msg
+		s.life.transition(l, StatusIssue, s.now(account), msg)
+		return nil
+	})
+	if err != nil {
+		s.logger.Error("put letter at issue", "letter", l.ID, "err", err)
+	}
+	return errorf(CodeConflict, "letter %s can not be printed: %s", l.ID, why)
+}
+
+// egressFetcher fetches through the Service's egress client, which keeps
+// its policy.
+type egressFetcher struct{ c *egress.Client }
+
+func (f egressFetcher) Fetch(ctx context.Context, url string, maxBytes int64) ([]byte, string, error) {
+	c, err := f.c.Fetch(ctx, url, maxBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	return c.Body, c.MediaType, nil
 }

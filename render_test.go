@@ -306,7 +306,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 		{"variable as element", lettershop.AssetTemplate, "text/html", "<{{tag}}>x</{{tag}}>", "a variable can not name an element"},
 		{"variable as attribute", lettershop.AssetTemplate, "text/html", "<p {{attr}}>x</p>", "a variable can not name an attribute"},
 		{"script", lettershop.AssetTemplate, "text/html", "<p>x</p><script>alert(1)</script>", "<script> can not be printed"},
-		{"image in template", lettershop.AssetTemplate, "text/html", `<p>x<img src="logo.png"></p>`, "<img> can not be printed"},
+		{"image not from a variable", lettershop.AssetTemplate, "text/html", `<p>x<img src="logo.png"></p>`, "an <img>'s src must be a variable of type asset or externalUrl"},
 		{"table", lettershop.AssetTemplate, "text/html", "<table><tr><td>x</td></tr></table>", ""},
 		{"deeply nested lists", lettershop.AssetTemplate, "text/html", strings.Repeat("<ul><li>deeper", 60), ""},
 		{"form", lettershop.AssetTemplate, "text/html", "<form><input name=x></form><p>x</p>", "<form> can not be printed"},

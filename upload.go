@@ -41,7 +41,7 @@ func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, ve
 			case len(data) > MaxUploadContent:
 				f.add("content.data", "uploaded content is at most %d bytes, got %d", MaxUploadContent, len(data))
 			default:
-				if msg := checkContent(string(mime), data); msg != "" {
+				if msg := checkContent(string(mime), data, v.VariableDefinitions); msg != "" {
 					f.add("content.data", "%s", msg)
 				}
 			}

@@ -3,6 +3,7 @@ package lettershop
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,7 +80,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 			f.add(at+".name", "variable %q is defined more than once", d.Name)
 		}
 		seen[d.Name] = true
-		enum(f, at+".type", d.Type, []VariableType{VariableTypeValue})
+		enum(f, at+".type", d.Type, variableTypes)
 		enum(f, at+".behavior", string(d.Behavior), variableBehaviors)
 		preset := d.Behavior == VariablePreset || d.Behavior == VariableOverridablePreset
 		switch {
@@ -91,6 +92,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 			f.add(at+".presetValue", "presetValue can not be empty unless allowEmpty is set")
 		case preset:
 			maxLen(f, at+".presetValue", *d.PresetValue, maxVariableValue)
+			checkResourceValue(f, at+".presetValue", d.Type, *d.PresetValue)
 		}
 		if d.PresetValue != nil {
 			v := *d.PresetValue
@@ -213,4 +215,52 @@ func cloneVariables(vs []Variable) []Variable {
 		}
 	}
 	return out
+}
+
+// resourceVariables are the names of the definitions whose values name
+// images or fonts: those of type asset or externalUrl.
+func resourceVariables(defs []VariableDefinition) []string {
+	var names []string
+	for _, d := range defs {
+		if d.Type == VariableTypeAsset || d.Type == VariableTypeExternalURL {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// checkResourceValue checks the form of a value of a variable of type
+// asset (an asset id) or externalUrl (an http or https URL); "" is no
+// image or font, allowed where an empty value is.
+func checkResourceValue(f fieldErrors, path string, t VariableType, v string) {
+	if v == "" {
+		return
+	}
+	switch t {
+	case VariableTypeAsset:
+		if !ValidID(assetPrefix, v) {
+			f.add(path, "a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix)
+		}
+	case VariableTypeExternalURL:
+		if msg := externalURLProblem(v); msg != "" {
+			f.add(path, "%s", msg)
+		}
+	}
+}
+
+// externalURLProblem says what keeps v from being the public URL an
+// externalUrl variable holds, or "" when it is one.
+func externalURLProblem(v string) string {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || !u.IsAbs() || u.Opaque != "":
+		return "a variable of type externalUrl holds an absolute http or https URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("a variable of type externalUrl holds an http or https URL, not %s", u.Scheme)
+	case u.Hostname() == "":
+		return "a variable of type externalUrl holds a URL with a host"
+	case u.User != nil:
+		return "a variable of type externalUrl holds a public URL, without a user name or password"
+	}
+	return ""
 }

@@ -87,7 +87,7 @@ func embedFonts(b []byte, uses []*fontUse) ([]byte, error) {
 	}
 	replaced := make(map[int][]byte, 3*len(fonts))
 	for _, f := range fonts {
-		name := "utf8" + f.u.face.key
+		name := f.u.face.baseFont
 		replaced[f.dict] = fmt.Appendf(nil, "<</Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H\n"+
 			"/DescendantFonts [%d 0 R] /ToUnicode %d 0 R>>", name, f.cid, toUnicodeNr)
 		c := fmt.Appendf(nil, "<</Type /Font /Subtype /CIDFontType2 /BaseFont /%s\n"+

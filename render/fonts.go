@@ -38,9 +38,13 @@ const bmp = 1 << 16
 
 // face is one of the letter fonts, ready to measure and embed.
 type face struct {
-	// key is the fpdf family and style, which names the font's file in
-	// fontFiles; the PDF names the font "utf8" + key, as fpdf does.
+	// key is the fpdf family and style, which names a letter font's file
+	// in fontFiles; the placeholder is named "utf8" + key, as fpdf names
+	// its fonts.
 	key string
+	// baseFont is the font's name in the PDF: "utf8" + key for a letter
+	// font, its PostScript name for a brand font.
+	baseFont string
 	// widths is each character's advance in thousandths of an em, as fpdf
 	// measures it: a character the font lacks has the font's missing
 	// width.
@@ -93,7 +97,7 @@ func loadFace(key string) (*face, error) {
 		return nil, fmt.Errorf("no font %q", key)
 	}
 	family, style := splitFontKey(key)
-	f := &face{key: key, widths: make([]uint16, bmp), gids: make([]uint16, bmp)}
+	f := &face{key: key, baseFont: "utf8" + key, widths: make([]uint16, bmp), gids: make([]uint16, bmp)}
 
 	p := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
 	p.AddUTF8FontFromBytes(family, style, data)

@@ -43,9 +43,12 @@ type rgb struct{ r, g, b uint8 }
 // inlineStyle is how a piece of text is printed.
 type inlineStyle struct {
 	bold, italic, underline, strike, mono bool
-	size                                  float64
-	color                                 rgb
-	link                                  string
+	// family is a brand font family of the template's style sheet
+	// (styleSheet.families, from 1); 0 is the letter fonts.
+	family uint8
+	size   float64
+	color  rgb
+	link   string
 }
 
 // Body text and link colours.
@@ -108,9 +111,27 @@ func fontSafe(s string) string {
 	}, s)
 }
 
-// face is the face that prints st, read on first use.
-func (d *document) face(st inlineStyle) *face {
-	i := faceIndex(st)
+// slot is the index, in the document's faces, of the face that prints
+// st: a letter font (faceIndex), or a brand font of the template's.
+func (d *document) slot(st inlineStyle) int {
+	if st.family == 0 || st.mono || int(st.family) > len(d.brand) {
+		return faceIndex(st)
+	}
+	k := 0
+	if st.bold {
+		k |= 2
+	}
+	if st.italic {
+		k |= 1
+	}
+	if i := d.brand[st.family-1][k]; i >= 0 {
+		return i
+	}
+	return faceIndex(st)
+}
+
+// faceAt is the face in slot i, a letter font read on first use.
+func (d *document) faceAt(i int) *face {
 	if d.faces[i] == nil {
 		f, err := faceOf(fontKeys[i])
 		if err != nil {
@@ -123,37 +144,70 @@ func (d *document) face(st inlineStyle) *face {
 	return d.faces[i]
 }
 
-// setFont makes st's face and size the font fpdf draws with, and returns
-// the face as this letter uses it.
-func (d *document) setFont(st inlineStyle) *fontUse {
-	i := faceIndex(st)
+// setFont makes the face in slot i at size the font fpdf draws with, and
+// returns the face as this letter uses it.
+func (d *document) setFont(i int, size float64) *fontUse {
 	u := d.uses[i]
 	if u == nil {
 		// Only the faces a letter prints with are embedded, and only the
 		// glyphs it prints of each.
-		u = &fontUse{face: d.face(st)}
+		u = &fontUse{face: d.faceAt(i)}
 		d.uses[i] = u
-		family, style := splitFontKey(fontKeys[i])
+		family, style := splitFontKey(u.face.key)
 		d.pdf.AddFontFromBytes(family, style, u.face.placeholder, nil)
 	}
 	// fpdf writes the font to the page each time it is set, changed or
 	// not.
-	if i != d.curFace || st.size != d.curSize {
-		family, style := splitFontKey(fontKeys[i])
-		d.pdf.SetFont(family, style, st.size)
-		d.curFace, d.curSize = i, st.size
+	if i != d.curFace || size != d.curSize {
+		family, style := splitFontKey(u.face.key)
+		d.pdf.SetFont(family, style, size)
+		d.curFace, d.curSize = i, size
 	}
 	return u
+}
+
+// runs calls yield for each run of s that one face prints, with that
+// face's slot: s whole in the face of slot i, or, in a brand face, the
+// characters it lacks in the letter font of the same style.
+func (d *document) runs(s string, st inlineStyle, i int, yield func(part string, slot int)) {
+	f := d.faceAt(i)
+	if i < len(fontKeys) || f.covers(s) {
+		yield(s, i)
+		return
+	}
+	fallback := faceIndex(st)
+	start, cur := 0, -1
+	for at, r := range s {
+		slot := i
+		if r >= bmp || f.gids[r] == 0 {
+			slot = fallback
+		}
+		if slot != cur && at > start {
+			yield(s[start:at], cur)
+			start = at
+		}
+		cur = slot
+	}
+	if start < len(s) {
+		yield(s[start:], cur)
+	}
 }
 
 // text prints s with its baseline at y from x, in style st's font, colour,
 // underline and strike-through, and returns its width.
 func (d *document) text(x, y float64, s string, st inlineStyle) float64 {
-	u := d.setFont(st)
-	d.setTextColor(st.color)
-	d.pdf.Text(x, y, u.encode(s))
-	w := u.face.width(s, st.size)
-	if s == "" {
+	w := 0.0
+	var u *fontUse
+	d.runs(s, st, d.slot(st), func(part string, slot int) {
+		first := u == nil
+		u = d.setFont(slot, st.size)
+		if first {
+			d.setTextColor(st.color)
+		}
+		d.pdf.Text(x+w, y, u.encode(part))
+		w += u.face.width(part, st.size)
+	})
+	if s == "" || u == nil {
 		return w
 	}
 	// The lines of underlined and struck-out text go where fpdf puts them;
@@ -221,7 +275,9 @@ type block struct {
 	// rule is a horizontal line instead of text.
 	rule bool
 	// table is a table instead of text.
-	table         *table
+	table *table
+	// image is an image instead of text.
+	image         *imageSpec
 	before, after float64
 	keepWithNext  bool
 }
@@ -236,10 +292,9 @@ var skippedElements = map[atom.Atom]bool{
 // the reason.
 var refusedElements = map[atom.Atom]string{
 	atom.Script:   "scripts do not run in a printed letter",
-	atom.Img:      "images can not be embedded in a template: use an image asset",
-	atom.Picture:  "images can not be embedded in a template: use an image asset",
-	atom.Svg:      "images can not be embedded in a template: use an image asset",
-	atom.Canvas:   "images can not be embedded in a template: use an image asset",
+	atom.Picture:  "images can not be embedded in a template: use <img src=\"{{name}}\"> with a variable of type asset",
+	atom.Svg:      "images can not be embedded in a template: use <img src=\"{{name}}\"> with a variable of type asset",
+	atom.Canvas:   "images can not be embedded in a template: use <img src=\"{{name}}\"> with a variable of type asset",
 	atom.Video:    "video can not be printed",
 	atom.Audio:    "audio can not be printed",
 	atom.Iframe:   "embedded pages can not be printed",
@@ -269,6 +324,8 @@ type builder struct {
 	lists  []*listState
 	// pendingAfter is the space owed after the last block closed.
 	pendingAfter float64
+	// css is what the template's style sheets say that prints.
+	css *styleSheet
 }
 
 type listState struct {
@@ -278,19 +335,20 @@ type listState struct {
 	depth   int
 }
 
-// parseTemplate parses merged HTML into blocks. It accepts any input: what
-// would be refused was refused when the version was created.
-func parseTemplate(src string) []block {
+// parseTemplate parses merged HTML into blocks, and returns them with what
+// its style sheets say. It accepts any input: what would be refused was
+// refused when the version was created.
+func parseTemplate(src string) ([]block, *styleSheet) {
 	doc, err := xhtml.Parse(strings.NewReader(src))
 	if err != nil {
 		// x/net/html reports errors only from the reader, which here is a
 		// string; keep the text rather than print nothing.
-		return []block{{tokens: []token{{text: src, st: inlineStyle{size: bodySize, color: textColor}}}}}
+		return []block{{tokens: []token{{text: src, st: inlineStyle{size: bodySize, color: textColor}}}}}, &styleSheet{}
 	}
-	b := &builder{}
+	b := &builder{css: parseStyleSheets(doc)}
 	b.walk(doc, inlineStyle{size: bodySize, color: textColor})
 	b.flush()
-	return b.blocks
+	return b.blocks, b.css
 }
 
 func (b *builder) open() *block {
@@ -310,7 +368,7 @@ func (b *builder) flush() {
 	for len(c.tokens) > 0 && c.tokens[len(c.tokens)-1].space {
 		c.tokens = c.tokens[:len(c.tokens)-1]
 	}
-	if !slices.ContainsFunc(c.tokens, func(t token) bool { return !t.space }) && c.marker == "" {
+	if !slices.ContainsFunc(c.tokens, func(t token) bool { return !t.space }) && c.marker == "" && c.image == nil {
 		return
 	}
 	c.before = max(c.before, b.pendingAfter)
@@ -398,9 +456,18 @@ func (b *builder) walk(n *xhtml.Node, st inlineStyle) {
 	if _, ok := refusedElements[n.DataAtom]; ok {
 		return
 	}
-	st = styleAttributes(n, st)
+	st = b.fontFamily(n, styleAttributes(n, st))
 	align := alignOf(n)
 	switch n.DataAtom {
+	case atom.Img:
+		spec := imageSpecOf(n)
+		b.flush()
+		if align == "" {
+			align = b.align
+		}
+		b.blocks = append(b.blocks, block{image: &spec, indent: b.indent, align: align, before: max(4, b.pendingAfter), after: 4})
+		b.pendingAfter = 0
+		return
 	case atom.Br:
 		c := b.open()
 		for len(c.tokens) > 0 && c.tokens[len(c.tokens)-1].space {
@@ -542,6 +609,26 @@ func (b *builder) walk(n *xhtml.Node, st inlineStyle) {
 		return
 	}
 	b.children(n, st)
+}
+
+// fontFamily applies the font family an element is given: by a style
+// sheet rule for its tag, its style attribute, or a <font face>.
+func (b *builder) fontFamily(n *xhtml.Node, st inlineStyle) inlineStyle {
+	if b.css == nil {
+		return st
+	}
+	if list, ok := b.css.tagFamily[n.DataAtom]; ok {
+		st = b.css.applyFamily(list, st)
+	}
+	if n.DataAtom == atom.Font {
+		if face := attr(n, "face"); face != "" {
+			st = b.css.applyFamily(face, st)
+		}
+	}
+	if list, ok := styleProps(n)["font-family"]; ok {
+		st = b.css.applyFamily(list, st)
+	}
+	return st
 }
 
 func (b *builder) children(n *xhtml.Node, st inlineStyle) {
@@ -748,7 +835,13 @@ type line struct {
 
 // width is the printed width of text in style st.
 func (d *document) width(text string, st inlineStyle) float64 {
-	return d.face(st).width(text, st.size)
+	i := d.slot(st)
+	if i < len(fontKeys) {
+		return d.faceAt(i).width(text, st.size)
+	}
+	w := 0.0
+	d.runs(text, st, i, func(part string, slot int) { w += d.faceAt(slot).width(part, st.size) })
+	return w
 }
 
 // breakLines fills lines no wider than maxW with tokens, breaking at spaces,
@@ -860,6 +953,12 @@ func (d *document) flow(blocks []block) {
 			d.drawTable(bk.table, x0, maxW)
 			continue
 		}
+		if bk.image != nil {
+			if err := d.drawImage(*bk.image, bk.align, x0, maxW); err != nil && d.err == nil {
+				d.err = err
+			}
+			continue
+		}
 		if bk.rule {
 			if d.y+8 > pageH-marginBottom {
 				d.newPage()
@@ -945,10 +1044,17 @@ var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
 // CheckTemplate returns what makes an HTML template unprintable, or "" when
 // it prints: variables written other than as {{name}} or where markup would
-// go, elements that can not be printed, characters the fonts lack, and
-// anything the layout can not lay out. Placeholders are checked as text of a
-// typical length.
-func CheckTemplate(data []byte) string {
+// go, elements that can not be printed, images and fonts not drawn from a
+// variable of assets, a variable of assets used as text, and characters the
+// fonts lack. assets are the variables whose values name images or fonts
+// (of type asset or externalUrl): only they may be an <img>'s src or an
+// @font-face's source, and they may be nothing else.
+//
+// The check reads the template's structure and does not lay it out: the
+// layout is the same code whatever the text, and what only the images and
+// fonts given with a letter decide (their sizes, their glyphs) is checked
+// when the letter is made.
+func CheckTemplate(data []byte, assets []string) string {
 	if !utf8.Valid(data) {
 		return "a template must be UTF-8 text"
 	}
@@ -976,28 +1082,81 @@ func CheckTemplate(data []byte) string {
 				excerpt(src[loc[0]:]), lineOf(src, loc[0]))
 		}
 	}
+	// asResource counts, by variable, the places it stands as an image or
+	// a font.
+	asResource := map[string]int{}
+	resource := func(what, written string) {
+		m := placeholderAt.FindStringSubmatch(strings.TrimSpace(written))
+		switch {
+		case m == nil || len(m[0]) != len(strings.TrimSpace(written)):
+			add("%s must be a variable of type asset or externalUrl, written {{name}}, not %q", what, excerpt(written))
+		case !slices.Contains(assets, m[1]):
+			add("%s is {{%s}}: define %s as a variable of type asset (or externalUrl)", what, m[1], m[1])
+		default:
+			asResource[m[1]]++
+		}
+	}
 	z := xhtml.NewTokenizer(strings.NewReader(src))
 	refused := map[string]bool{}
+	tables, inStyle := 0, false
 tokens:
 	for {
 		switch z.Next() {
 		case xhtml.ErrorToken:
 			break tokens
-		case xhtml.StartTagToken, xhtml.SelfClosingTagToken, xhtml.EndTagToken:
-			tok := z.Token()
-			if strings.Contains(tok.Data, "{{") {
-				add("a variable can not name an element (<%s>): variables go in text or attribute values", tok.Data)
-				continue
-			}
-			for _, a := range tok.Attr {
-				if strings.Contains(a.Key, "{{") {
-					add("a variable can not name an attribute (%s in <%s>): variables go in text or attribute values", a.Key, tok.Data)
+		case xhtml.TextToken:
+			if inStyle {
+				for _, fs := range fontSources(string(z.Text())) {
+					resource("an @font-face's src", fs)
 				}
 			}
-			if why, ok := refusedElements[tok.DataAtom]; ok && !refused[tok.Data] {
-				refused[tok.Data] = true
-				add("<%s> can not be printed: %s", tok.Data, why)
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken, xhtml.EndTagToken:
+			tt := z.Token()
+			inStyle = tt.DataAtom == atom.Style && tt.Type == xhtml.StartTagToken
+			if tt.DataAtom == atom.Table {
+				if tt.Type == xhtml.StartTagToken {
+					tables++
+				} else if tt.Type == xhtml.EndTagToken && tables > 0 {
+					tables--
+				}
 			}
+			if strings.Contains(tt.Data, "{{") {
+				add("a variable can not name an element (<%s>): variables go in text or attribute values", tt.Data)
+				continue
+			}
+			for _, a := range tt.Attr {
+				if strings.Contains(a.Key, "{{") {
+					add("a variable can not name an attribute (%s in <%s>): variables go in text or attribute values", a.Key, tt.Data)
+				}
+			}
+			if why, ok := refusedElements[tt.DataAtom]; ok && !refused[tt.Data] {
+				refused[tt.Data] = true
+				add("<%s> can not be printed: %s", tt.Data, why)
+			}
+			if tt.DataAtom == atom.Img && tt.Type != xhtml.EndTagToken {
+				if tables > 0 {
+					add("an image can not be placed in a table: put it before or after the table")
+				}
+				imgSrc := ""
+				for _, a := range tt.Attr {
+					if a.Key == "src" {
+						imgSrc = a.Val
+					}
+				}
+				resource("an <img>'s src", imgSrc)
+			}
+		}
+	}
+	// A variable that names an image or a font prints nothing as text.
+	for _, name := range assets {
+		n := 0
+		for _, m := range placeholder.FindAllStringSubmatch(src, -1) {
+			if m[1] == name {
+				n++
+			}
+		}
+		if n > asResource[name] {
+			add("{{%s}} names an image or a font: use it only as <img src=\"{{%s}}\"> or as an @font-face's src: url({{%s}})", name, name, name)
 		}
 	}
 	if len(problems) > 0 {
@@ -1005,7 +1164,7 @@ tokens:
 	}
 	// Placeholders are checked as text of a typical length.
 	sample := placeholder.ReplaceAllString(src, "Sample")
-	blocks := parseTemplate(sample)
+	blocks, _ := parseTemplate(sample)
 	if !slices.ContainsFunc(blocks, func(b block) bool { return !b.rule }) {
 		return "the template has no text to print"
 	}
@@ -1015,11 +1174,6 @@ tokens:
 			list = append(list, fmt.Sprintf("%q (U+%04X)", r, r))
 		}
 		return "the letter font has no glyph for " + strings.Join(list, ", ")
-	}
-	// Lay it out for real, so nothing about it can fail at download time.
-	l := Letter{ID: "ltr_check", Type: "text/html", Content: []byte(sample)}
-	if _, err := Render(l); err != nil {
-		return "the template can not be laid out: " + err.Error()
 	}
 	return ""
 }
@@ -1194,7 +1348,7 @@ func (b *builder) table(n *xhtml.Node, st inlineStyle) *table {
 					if err != nil || span < 1 {
 						span = 1
 					}
-					row = append(row, cell{tokens: cellTokens(td, cst), align: align, span: min(span, 50)})
+					row = append(row, cell{tokens: cellTokens(td, cst, b.css), align: align, span: min(span, 50)})
 				}
 				if len(row) == 0 {
 					continue
@@ -1211,8 +1365,8 @@ func (b *builder) table(n *xhtml.Node, st inlineStyle) *table {
 }
 
 // cellTokens lays a cell's content out as text, a line per block in it.
-func cellTokens(n *xhtml.Node, st inlineStyle) []token {
-	sb := &builder{}
+func cellTokens(n *xhtml.Node, st inlineStyle, css *styleSheet) []token {
+	sb := &builder{css: css}
 	sb.children(n, st)
 	sb.flush()
 	var toks []token

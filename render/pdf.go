@@ -72,6 +72,9 @@ type DocumentInfo struct {
 	// Problem says why the document can not be printed, in words a person
 	// can act on; "" when it can.
 	Problem string
+	// StandardFonts reports that the document uses standard fonts without
+	// embedding them, which are embedded when it is printed.
+	StandardFonts bool
 }
 
 // configOnce turns off pdfcpu's configuration directory, once.
@@ -233,7 +236,9 @@ func checkPDF(data []byte) (info DocumentInfo) {
 			return info
 		}
 	}
-	if missing := unembeddedFonts(ctx); len(missing) > 0 {
+	missing, standard := unembeddedFonts(ctx)
+	info.StandardFonts = standard
+	if len(missing) > 0 {
 		info.Problem = fmt.Sprintf("the PDF uses fonts that are not embedded (%s): export it with all fonts embedded", strings.Join(missing, ", "))
 		return info
 	}
@@ -254,9 +259,9 @@ func shortError(err error) string {
 }
 
 // unembeddedFonts returns the base names of the fonts the document holds
-// without their glyphs, at most five, sorted.
-func unembeddedFonts(ctx *model.Context) []string {
-	var missing []string
+// without their glyphs, at most five, sorted, but the standard fonts, and
+// whether it holds standard fonts that are embedded when it is printed.
+func unembeddedFonts(ctx *model.Context) (missing []string, standard bool) {
 	for nr := range ctx.Table {
 		obj, err := ctx.Dereference(types.IndirectRef{ObjectNumber: types.Integer(nr)})
 		if err != nil {
@@ -269,6 +274,10 @@ func unembeddedFonts(ctx *model.Context) []string {
 		if fontEmbedded(ctx, d) {
 			continue
 		}
+		if standardFont(d) {
+			standard = standard || standardFonts[*d.NameEntry("BaseFont")] != ""
+			continue
+		}
 		name := "unnamed"
 		if n := d.NameEntry("BaseFont"); n != nil {
 			name = *n
@@ -278,7 +287,7 @@ func unembeddedFonts(ctx *model.Context) []string {
 		}
 	}
 	slices.Sort(missing)
-	return missing[:min(len(missing), 5)]
+	return missing[:min(len(missing), 5)], standard
 }
 
 // fontEmbedded reports whether a font dictionary carries its glyphs: a
@@ -315,8 +324,16 @@ func fontEmbedded(ctx *model.Context, d types.Dict) bool {
 // renderDocument prints a PDF document with the address block: on a page of
 // its own before the document, or over its first page's window areas.
 func renderDocument(l Letter) ([]byte, error) {
-	if info := checkPDFOnce(l.Content); info.Problem != "" {
+	info := checkPDFOnce(l.Content)
+	if info.Problem != "" {
 		return nil, errors.New(info.Problem)
+	}
+	doc := l.Content
+	if info.StandardFonts {
+		var err error
+		if doc, err = embedStandardFonts(doc); err != nil {
+			return nil, fmt.Errorf("embed the standard fonts: %w", err)
+		}
 	}
 	var out bytes.Buffer
 	switch l.Placement {
@@ -325,7 +342,7 @@ func renderDocument(l Letter) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		rs := []io.ReadSeeker{bytes.NewReader(page), bytes.NewReader(l.Content)}
+		rs := []io.ReadSeeker{bytes.NewReader(page), bytes.NewReader(doc)}
 		if err := api.MergeRaw(rs, &out, false, config()); err != nil {
 			return nil, fmt.Errorf("add the address page: %w", err)
 		}
@@ -338,7 +355,7 @@ func renderDocument(l Letter) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("address block: %w", err)
 		}
-		if err := api.AddWatermarks(bytes.NewReader(l.Content), &out, []string{"1"}, wm, config()); err != nil {
+		if err := api.AddWatermarks(bytes.NewReader(doc), &out, []string{"1"}, wm, config()); err != nil {
 			return nil, fmt.Errorf("print the address block on page 1: %w", err)
 		}
 	default:

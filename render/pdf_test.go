@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
 
 	"github.com/go-pdf/fpdf"
+	"github.com/google/go-cmp/cmp"
 	"github.com/ledongthuc/pdf"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/lettershop/lettershop/render"
@@ -24,8 +27,10 @@ import (
 type docSpec struct {
 	pages int
 	w, h  float64 // page size in points; 0 means US Letter
-	// coreFont prints in Helvetica, which fpdf does not embed.
-	coreFont bool
+	// coreFont prints in Helvetica, which fpdf does not embed; coreStyle
+	// is its style ("B", "I", "BI"); coreFamily another standard font.
+	coreFont              bool
+	coreStyle, coreFamily string
 }
 
 // makeDoc makes a PDF document with fpdf: each page says which it is.
@@ -40,7 +45,11 @@ func makeDoc(t testing.TB, s docSpec) []byte {
 	p.SetModificationDate(when)
 	p.SetCatalogSort(true)
 	if s.coreFont {
-		p.SetFont("Helvetica", "", 14)
+		family := "Helvetica"
+		if s.coreFamily != "" {
+			family = s.coreFamily
+		}
+		p.SetFont(family, s.coreStyle, 14)
 	} else {
 		p.AddUTF8FontFromBytes("go", "", goregular.TTF)
 		p.SetFont("go", "", 14)
@@ -87,7 +96,13 @@ func TestCheckPDF(t *testing.T) {
 		{"shorter beyond the tolerance", makeDoc(t, docSpec{pages: 1, w: 612, h: 789.5}), 1, "page 1 is 612 x 789.5 pt"},
 		{"A4", makeDoc(t, docSpec{pages: 1, w: 595.28, h: 841.89}), 1, "every page must be US Letter, 612 x 792 pt"},
 		{"landscape", makeDoc(t, docSpec{pages: 1, w: 792, h: 612}), 1, "every page must be US Letter"},
-		{"font not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true}), 1, "fonts that are not embedded (Helvetica)"},
+		{"standard font not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true}), 1, ""},
+		{"standard bold oblique not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true, coreStyle: "BI"}), 1, ""},
+		{"Times not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true, coreFamily: "Times", coreStyle: "B"}), 1, ""},
+		{"Courier not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true, coreFamily: "Courier"}), 1, ""},
+		{"ZapfDingbats not embedded", makeDoc(t, docSpec{pages: 1, coreFont: true, coreFamily: "ZapfDingbats"}), 1, ""},
+		{"other font not embedded", renameFont(t, makeDoc(t, docSpec{pages: 1, coreFont: true}), "Helvetica", "Garamond "), 1, "fonts that are not embedded (Garamond)"},
+		{"standard name as TrueType, not embedded", renameFont(t, makeDoc(t, docSpec{pages: 1, coreFont: true}), "\n/BaseFont /Helvetica\n/Subtype /Type1\n", " /BaseFont/Helvetica/Subtype/TrueType\n"), 1, "fonts that are not embedded (Helvetica)"},
 		{"encrypted with a user password", encryptDoc(t, good, "user secret"), 0, "the PDF is encrypted or password-protected"},
 		{"encrypted with an owner password only", encryptDoc(t, good, ""), 0, "the PDF is encrypted or password-protected"},
 		{"corrupt", good[:len(good)/2], 0, "the PDF can not be read: it is damaged"},
@@ -176,6 +191,86 @@ func formText(v pdf.Value, sb *strings.Builder) {
 			sb.WriteString(s + "\n")
 		}
 	})
+}
+
+// renameFont replaces a font's name in a document by another of the same
+// length, so that the cross-reference table still holds.
+func renameFont(t testing.TB, doc []byte, from, to string) []byte {
+	t.Helper()
+	if len(from) != len(to) || !bytes.Contains(doc, []byte(from)) {
+		t.Fatalf("can not replace %q by %q", from, to)
+	}
+	return bytes.ReplaceAll(doc, []byte(from), []byte(to))
+}
+
+// pdfFonts returns, for each font dictionary of a PDF, its BaseFont,
+// Subtype and whether its glyphs are embedded (in it or its descendant).
+func pdfFonts(t testing.TB, b []byte) []string {
+	t.Helper()
+	ctx, err := api.ReadContext(bytes.NewReader(b), model.NewDefaultConfiguration())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for nr := range ctx.Table {
+		d, err := ctx.DereferenceDict(*types.NewIndirectRef(nr, 0))
+		if err != nil || d == nil || d.NameEntry("Type") == nil || *d.NameEntry("Type") != "Font" || d.NameEntry("FontDescriptor") != nil {
+			continue
+		}
+		fd := d
+		if arr, err := ctx.DereferenceArray(d["DescendantFonts"]); err == nil && len(arr) > 0 {
+			fd, _ = ctx.DereferenceDict(arr[0])
+		}
+		desc, _ := ctx.DereferenceDict(fd["FontDescriptor"])
+		_, embedded := desc["FontFile2"]
+		if d.NameEntry("Subtype") != nil && *d.NameEntry("Subtype") == "CIDFontType2" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s %v", *d.NameEntry("BaseFont"), *d.NameEntry("Subtype"), embedded))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestStandardFontsAreEmbedded(t *testing.T) {
+	tests := []struct {
+		spec docSpec
+		want []string
+	}{
+		{docSpec{pages: 2, coreFont: true}, []string{"LettershopSans-Regular TrueType true", "utf8go Type0 true"}},
+		{docSpec{pages: 1, coreFont: true, coreStyle: "BI"}, []string{"LettershopSans-BoldItalic TrueType true", "utf8go Type0 true"}},
+		{docSpec{pages: 1, coreFont: true, coreFamily: "Times", coreStyle: "B"}, []string{"LettershopSerif-Bold TrueType true", "utf8go Type0 true"}},
+		{docSpec{pages: 1, coreFont: true, coreFamily: "Courier", coreStyle: "I"}, []string{"LettershopMono-Italic TrueType true", "utf8go Type0 true"}},
+		// ZapfDingbats is left to the reader's own copy.
+		{docSpec{pages: 1, coreFont: true, coreFamily: "ZapfDingbats"}, []string{"ZapfDingbats Type1 false", "utf8go Type0 true"}},
+	}
+	for _, tt := range tests {
+		name := tt.spec.coreFamily + tt.spec.coreStyle
+		t.Run(name, func(t *testing.T) {
+			for _, placement := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+				b, err := render.Render(pdfLetter(t, makeDoc(t, tt.spec), placement))
+				if err != nil {
+					t.Fatalf("Render: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, pdfFonts(t, b)); diff != "" {
+					t.Errorf("%s: fonts (-want +got):\n%s", placement, diff)
+				}
+				if name == "" {
+					if dir := os.Getenv("RENDER_PDF_OUT"); dir != "" {
+						_ = os.WriteFile(dir+"/helvetica-"+string(placement)+".pdf", b, 0o644)
+					}
+					pages := pdfPages(t, b)
+					if want := "Statement page 1 line 520"; !strings.Contains(strings.Join(pages, "\n"), want) {
+						t.Errorf("%s: the text %q is not read back:\n%s", placement, want, strings.Join(pages, "\n"))
+					}
+				}
+				again, err := render.Render(pdfLetter(t, makeDoc(t, tt.spec), placement))
+				if err != nil || !bytes.Equal(b, again) {
+					t.Errorf("%s: the same letter rendered to different bytes (%v)", placement, err)
+				}
+			}
+		})
+	}
 }
 
 func TestRenderPDFDocument(t *testing.T) {

@@ -66,6 +66,10 @@ type Letter struct {
 	// Placement is where a PDF document's address block goes; empty means
 	// InsertBlankPage. Other content always starts with the address page.
 	Placement Placement
+	// Resources are the images and fonts a template shows from its
+	// variables (<img src="{{logo}}">, @font-face src: url({{font}})), by
+	// the value merged in the variable's place.
+	Resources map[string]Resource
 }
 
 // Printable reports whether content of a MIME type can be printed as a
@@ -119,7 +123,14 @@ func Render(l Letter) (out []byte, err error) {
 		if !utf8.Valid(l.Content) {
 			return nil, errors.New("template is not UTF-8")
 		}
-		d.flow(parseTemplate(fontSafe(string(l.Content))))
+		blocks, css := parseTemplate(fontSafe(string(l.Content)))
+		if err := d.brandSlots(css, l.Resources); err != nil {
+			return nil, err
+		}
+		d.flow(blocks)
+		if d.err != nil {
+			return nil, d.err
+		}
 	case "image/png", "image/jpeg":
 		if err := d.imagePage(l.Content); err != nil {
 			return nil, err
@@ -166,9 +177,19 @@ type document struct {
 	pdf   *fpdf.Fpdf
 	color bool
 	// faces are the faces measured with, uses those printed with, by
-	// faceIndex.
-	faces [len(fontKeys)]*face
-	uses  [len(fontKeys)]*fontUse
+	// slot: the letter fonts by faceIndex, then the template's brand
+	// fonts.
+	faces []*face
+	uses  []*fontUse
+	// brand is the slot of each brand family's face by style (see
+	// brandSlots).
+	brand [][4]int
+	// resources are the letter's images and fonts by source; images
+	// those registered with fpdf.
+	resources map[string]Resource
+	images    map[string]placedImage
+	// err is the first error met while laying out.
+	err error
 	// curFace and curSize are fpdf's current font; curFace is -1 when fpdf
 	// may be on a page whose stream has another.
 	curFace int
@@ -196,7 +217,11 @@ func newDocument(l Letter) *document {
 	// Streams are compressed when the fonts are embedded (embedFonts),
 	// with a compressor kept from letter to letter.
 	p.SetCompression(false)
-	return &document{pdf: p, color: l.Color, curFace: -1, date: when.Format("January 2, 2006")}
+	return &document{
+		pdf: p, color: l.Color, curFace: -1, date: when.Format("January 2, 2006"),
+		faces: make([]*face, len(fontKeys)), uses: make([]*fontUse, len(fontKeys)),
+		resources: l.Resources, images: map[string]placedImage{},
+	}
 }
 
 // finish puts page numbers on a letter of more than one page and returns
@@ -220,7 +245,7 @@ func (d *document) output() ([]byte, error) {
 	if err := d.pdf.Output(&b); err != nil {
 		return nil, err
 	}
-	return embedFonts(b.Bytes(), d.uses[:])
+	return embedFonts(b.Bytes(), d.uses)
 }
 
 func (d *document) newPage() {
@@ -328,35 +353,17 @@ func (d *document) wrapAddress(lines []string, w float64, st inlineStyle) []stri
 // imagePage puts an image on a page of its own: at 150 dpi, or smaller to
 // fit within the margins, centred.
 func (d *document) imagePage(data []byte) error {
-	img, format, err := image.Decode(bytes.NewReader(data))
+	p, err := d.registerImage("content", data)
 	if err != nil {
-		return fmt.Errorf("decode image: %w", err)
+		return err
 	}
-	var reg []byte
-	typ := "png"
-	switch {
-	case d.color && format == "jpeg" && isYCbCrOrGray(img):
-		reg, typ = data, "jpg"
-	default:
-		// Re-encoded as 8-bit PNG on a white ground: fpdf reads neither
-		// interlaced nor 16-bit PNGs, and greyscale is done here.
-		reg, err = flatPNG(img, d.color)
-		if err != nil {
-			return err
-		}
-	}
-	d.pdf.RegisterImageOptionsReader("content", fpdf.ImageOptions{ImageType: typ}, bytes.NewReader(reg))
-	if d.pdf.Err() {
-		return d.pdf.Error()
-	}
-	bounds := img.Bounds()
-	w, h := float64(bounds.Dx())*72/150, float64(bounds.Dy())*72/150
+	w, h := float64(p.px)*72/150, float64(p.py)*72/150
 	maxW, maxH := pageW-2*marginX, pageH-marginTop-marginBottom
 	if scale := min(maxW/w, maxH/h); scale < 1 {
 		w, h = w*scale, h*scale
 	}
 	d.newPage()
-	d.pdf.ImageOptions("content", (pageW-w)/2, marginTop, w, h, false, fpdf.ImageOptions{ImageType: typ}, 0, "")
+	d.pdf.ImageOptions("content", (pageW-w)/2, marginTop, w, h, false, fpdf.ImageOptions{ImageType: p.typ}, 0, "")
 	return nil
 }
 

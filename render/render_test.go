@@ -339,3 +339,41 @@ func BenchmarkUnprintable(b *testing.B) {
 		})
 	}
 }
+
+// checkedTemplate is a template of a typical letter's size, as a version
+// holds it.
+const checkedTemplate = `<h1>Hello {{name}}</h1>
+<p>Thank you for your order {{order}}. It left our warehouse this morning and
+should reach you within three working days.</p>
+<ul><li>Track it online at any time.</li><li>Keep this letter for your records.</li></ul>
+<table><thead><tr><th>Item</th><th>Qty</th><th>Price</th></tr></thead>
+<tbody><tr><td>Notebook, lined</td><td>2</td><td>$7.00</td></tr>
+<tr><td>Fountain pen</td><td>1</td><td>$24.50</td></tr></tbody></table>
+<p>Questions? Write to <a href="mailto:help@example.com">help@example.com</a>.</p>`
+
+// BenchmarkCheckTemplate is the check a version's template goes through
+// when the version is created: structural, as it is, and with the whole
+// letter drawn besides, as the check was before.
+func BenchmarkCheckTemplate(b *testing.B) {
+	data := []byte(checkedTemplate)
+	b.Run("structural", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if msg := render.CheckTemplate(data, nil); msg != "" {
+				b.Fatal(msg)
+			}
+		}
+	})
+	b.Run("drawn", func(b *testing.B) {
+		b.ReportAllocs()
+		sample := []byte(strings.ReplaceAll(strings.ReplaceAll(checkedTemplate, "{{name}}", "Sample"), "{{order}}", "Sample"))
+		for b.Loop() {
+			if msg := render.CheckTemplate(data, nil); msg != "" {
+				b.Fatal(msg)
+			}
+			if _, err := render.Render(render.Letter{ID: "ltr_check", Type: "text/html", Content: sample}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
