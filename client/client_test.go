@@ -51,7 +51,7 @@ func TestAssetsAndVersions(t *testing.T) {
 
 	v1, err := c.CreateVersion(ctx, a.ID, &client.CreateVersionRequest{
 		Notes:               "draft",
-		Content:             &client.VersionContent{Type: "text/html", Data: template},
+		Content:             &client.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 	})
 	if err != nil {

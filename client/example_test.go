@@ -29,7 +29,7 @@ func Example() {
 		return
 	}
 	_, err = c.CreateVersion(ctx, asset.ID, &client.CreateVersionRequest{
-		Content:             &client.VersionContent{Type: "text/html", Data: "<p>Dear {{name}},</p>"},
+		Content:             &client.VersionContent{Type: "text/html", Content: "<p>Dear {{name}},</p>"},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 		Publish:             true,
 	})

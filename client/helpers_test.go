@@ -259,7 +259,7 @@ func publishedAsset(t testing.TB, c *client.Client) (*client.Asset, *client.Asse
 	}
 	v, err := c.CreateVersion(context.Background(), a.ID, &client.CreateVersionRequest{
 		Notes:               "first cut",
-		Content:             &client.VersionContent{Type: "text/html", Data: template},
+		Content:             &client.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 		Publish:             true,
 	})

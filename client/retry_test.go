@@ -89,7 +89,7 @@ func TestRetryAfterDroppedConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Svc.CreateVersion(svcCtx, s.Account, asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: template},
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	})

@@ -478,7 +478,7 @@ func TestAssets(t *testing.T) {
 		t.Fatal(err)
 	}
 	iv, err := e.svc.CreateVersion(e.ctx, e.account, img.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: lettershop.ContentPNG, Data: png}})
+		Content: &lettershop.VersionContent{Type: lettershop.ContentPNG, Content: png}})
 	if err != nil {
 		t.Fatal(err)
 	}
