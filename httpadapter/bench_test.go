@@ -247,7 +247,7 @@ func BenchmarkServe(b *testing.B) {
 	}
 	var asset struct{ ID string }
 	_ = json.Unmarshal(serve("POST", "/v1/assets", []byte(`{"name":"Bench","type":"template"}`)).Body.Bytes(), &asset)
-	serve("POST", "/v1/assets/"+asset.ID+"/versions", []byte(`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p><p>Your renewal is due.</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`))
+	serve("POST", "/v1/assets/"+asset.ID+"/versions", []byte(`{"content":{"type":"text/html","content":"<p>Dear {{name}},</p><p>Your renewal is due.</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`))
 	raw, err := os.ReadFile("../testdata/letter-create.json")
 	if err != nil {
 		b.Fatal(err)
