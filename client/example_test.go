@@ -64,7 +64,7 @@ func Example() {
 	_, err = c.GetLetter(ctx, "ltr_01kjqh0cc0abyzr1s1gch2evrn")
 	var e *client.Error
 	if errors.As(err, &e) {
-		fmt.Println(errors.Is(err, client.ErrNotFound), e.StatusCode, e.Type)
+		fmt.Println(errors.Is(err, client.ErrNotFound), e.StatusCode, e.Code)
 	}
 	// Output:
 	// queued Chicago, IL 60601
