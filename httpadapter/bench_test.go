@@ -281,4 +281,16 @@ func BenchmarkServe(b *testing.B) {
 			}
 		})
 	}
+	// The same fetch through a handler that counts it against the key's
+	// limit (one too high to meet) and writes the rate-limit headers under
+	// both their names: what a counted request costs beyond "get".
+	h = httpadapter.New(svc, httpadapter.WithRateLimit(1<<30, time.Second), httpadapter.WithAddressLimits(false))
+	b.Run("get-rate-limited", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if w := serve("GET", "/v1/letters/"+first.ID, nil); w.Header().Get("X-Rate-Limit-Limit") == "" {
+				b.Fatal("no rate-limit headers")
+			}
+		}
+	})
 }

@@ -63,15 +63,14 @@ func (l *limiter) allow(w http.ResponseWriter, key string, now time.Time) bool {
 // answer) and P-RateLimit-* (its operations' schemas). The reset time is
 // ISO 8601 in UTC, to the second.
 func setRateHeaders(h http.Header, limit, remaining int, reset time.Time) {
-	l, r, t := strconv.Itoa(limit), strconv.Itoa(remaining), reset.UTC().Format(time.RFC3339)
-	h.Set(headerXLimit, l)
-	h.Set(headerXRemaining, r)
-	h.Set(headerXReset, t)
+	// One array holds the three values for both names: each header's slice
+	// is capped at its one value, so an Add to it copies rather than
+	// writing into the next.
+	v := &[3]string{strconv.Itoa(limit), strconv.Itoa(remaining), reset.UTC().Format(time.RFC3339)}
+	h[headerXLimit], h[headerXRemaining], h[headerXReset] = v[0:1:1], v[1:2:2], v[2:3:3]
 	// Set as the real service spells them: some clients match header names
 	// by case, and net/http would write P-Ratelimit-Limit.
-	h[headerLimit] = []string{l}
-	h[headerRemaining] = []string{r}
-	h[headerReset] = []string{t}
+	h[headerLimit], h[headerRemaining], h[headerReset] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 // wait is how long the bucket takes to gain tokens.

@@ -133,7 +133,8 @@ func TestRateLimitDefault(t *testing.T) {
 }
 
 // The headers are written as the real service spells them, not in Go's
-// canonical form (P-Ratelimit-Limit), for clients that match by case.
+// canonical form (P-Ratelimit-Limit), for clients that match by case; and
+// a handler adding to one of them leaves the others as they are.
 func TestRateLimitHeaderSpelling(t *testing.T) {
 	ts := newTestServer(t)
 	h := httpadapter.New(ts.Svc)
@@ -141,10 +142,16 @@ func TestRateLimitHeaderSpelling(t *testing.T) {
 	r := httptest.NewRequest("GET", "/letters", nil)
 	r.Header.Set("X-Api-Key", keyA)
 	h.ServeHTTP(rec, r)
-	for _, name := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset"} {
+	for _, name := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset", "X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset"} {
 		if _, ok := rec.Header()[name]; !ok {
 			t.Errorf("no %s header among %v", name, rec.Header())
 		}
+	}
+	hd := rec.Header()
+	limit := hd.Get("X-Rate-Limit-Limit")
+	hd.Add("X-Rate-Limit-Limit", "more")
+	if hd.Get("X-Rate-Limit-Remaining") == "more" || hd["P-RateLimit-Limit"][0] != limit || len(hd["P-RateLimit-Limit"]) != 1 {
+		t.Errorf("an Add to one header changed another: %v", hd)
 	}
 }
 
