@@ -474,3 +474,58 @@ func TestAssetWriteRetriesALostRace(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionContentShown checks where a version shows its content: every
+// operation for content up to MaxInlineContent bytes; a fetch alone (and
+// GetVersionContent) for larger content, which only an upload stores.
+func TestVersionContentShown(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	pad := func(n int) string { return "<p>" + strings.Repeat("x", n-7) + "</p>" }
+	for _, tt := range []struct {
+		size  int
+		shown bool
+	}{{lettershop.MaxInlineContent, true}, {lettershop.MaxInlineContent + 1, false}} {
+		d, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Content: "<p>small</p>"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := pad(tt.size)
+		up, err := e.svc.UploadVersionContent(e.ctx, acct, a.ID, d.ID, lettershop.ContentHTML, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := e.svc.ListVersions(e.ctx, acct, a.ID, lettershop.ListVersionsInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := page.Items[0]
+		pub, err := e.svc.PublishVersion(e.ctx, acct, a.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range map[string]*lettershop.AssetVersion{"uploaded": up, "listed": listed, "published": pub} {
+			if got := v.Content.Content == text; got != tt.shown || (!tt.shown && v.Content.Content != "") {
+				t.Errorf("%d bytes, %s: content of %d bytes shown, want shown %v", tt.size, name, len(v.Content.Content), tt.shown)
+			}
+			if v.ContentLength != tt.size || v.ContentURL != "/assets/"+d.ID+"/content" {
+				t.Errorf("%d bytes, %s: length %d, contentUrl %q", tt.size, name, v.ContentLength, v.ContentURL)
+			}
+		}
+		got, err := e.svc.GetVersion(e.ctx, acct, a.ID, d.ID)
+		if err != nil || got.Content.Content != text {
+			t.Errorf("%d bytes fetched: %d bytes, %v", tt.size, len(got.Content.Content), err)
+		}
+		typ, data, err := e.svc.GetVersionContent(e.ctx, acct, d.ID)
+		if err != nil || typ != lettershop.ContentHTML || string(data) != text {
+			t.Errorf("%d bytes, GetVersionContent: %q, %d bytes, %v", tt.size, typ, len(data), err)
+		}
+	}
+	// Another account's version is not found; an id of another kind is invalid.
+	page, _ := e.svc.ListVersions(e.ctx, acct, a.ID, lettershop.ListVersionsInput{})
+	if _, _, err := e.svc.GetVersionContent(e.ctx, "acct_other", page.Items[0].ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("another account's version: %v", err)
+	}
+	_, _, err := e.svc.GetVersionContent(e.ctx, acct, a.ID)
+	wantFields(t, err, "versionId")
+}
