@@ -665,7 +665,7 @@ func newAPEnv(t testing.TB, opts ...lettershop.Option) *apEnv {
 		t.Fatalf("CreateAsset: %v", err)
 	}
 	if _, err := svc.CreateVersion(e.ctx, "acct", a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello</p>"}, Publish: true,
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
 	}); err != nil {
 		t.Fatalf("CreateVersion: %v", err)
 	}

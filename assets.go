@@ -2,9 +2,7 @@ package lettershop
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -116,28 +114,53 @@ func (a *Asset) derive() {
 	}
 }
 
-// AssetVersion is one version of an asset's content.
+// AssetVersion is one version of an asset's content, in the one shape
+// every operation shows it in. ContentType repeats Content.Type; ContentURL
+// is where the content itself is fetched ({base}/assets/{versionId}/content,
+// a path when the Service has no base URL); Publish says whether the version
+// is its asset's published one.
 type AssetVersion struct {
 	ID                  string               `json:"id"`
 	AssetID             string               `json:"assetId"`
 	Status              VersionStatus        `json:"status"`
-	Notes               string               `json:"notes,omitempty"`
+	Notes               string               `json:"notes"`
 	Content             VersionContent       `json:"content"`
-	ContentLength       int                  `json:"contentLength"`
 	VariableDefinitions []VariableDefinition `json:"variableDefinitions"`
+	ContentType         ContentType          `json:"contentType"`
+	ContentLength       int                  `json:"contentLength"`
+	ContentURL          string               `json:"contentUrl"`
+	Publish             bool                 `json:"publish"`
 	CreatedAt           time.Time            `json:"createdAt"`
 	ModifiedAt          time.Time            `json:"modifiedAt"`
 
+	// contentHash names the stored bytes of inline (and imported) content.
 	contentHash string
+	// externalURL is where the content of an externalUrl version stays.
+	externalURL string
 }
 
-// VersionContent is a version's content. Source is "inline"; Type a MIME
-// type; Data the content itself, base64-encoded for binary types. Data is
-// returned when one version is fetched, not in lists.
+// VersionContent is a version's content: where it comes from (Source,
+// inline when left out), its MIME type (Type, by default the first its
+// asset's type holds) and Content, the content itself: an HTML template's
+// text, or the base64 encoding of binary content (PNG, JPEG, TTF, OTF,
+// PDF).
 type VersionContent struct {
-	Source ContentSource `json:"source"`
-	Type   ContentType   `json:"type"`
-	Data   string        `json:"data,omitempty"`
+	Source  ContentSource `json:"source"`
+	Type    ContentType   `json:"type"`
+	Content string        `json:"content"`
+	// Deprecated: Data is the former name of Content, still read from
+	// requests (an error then names content.data); a request gives one or
+	// the other. The Service never sets it.
+	Data string `json:"data,omitempty"`
+}
+
+// given is the content c carries, under either name, and the path of the
+// member it came in.
+func (c *VersionContent) given() (text, path string) {
+	if c.Content == "" && c.Data != "" {
+		return c.Data, "content.data"
+	}
+	return c.Content, "content.content"
 }
 
 // CreateAssetInput is a request to create an asset. Name is required; Type
@@ -175,30 +198,45 @@ type ListAssetsInput struct {
 }
 
 // CreateVersionInput is a request to create a version: a draft, or
-// published at once with Publish.
+// published at once with Publish. It takes a whole version as a fetch
+// shows it: the fields the Service sets (ReadOnlyVersionFields) are
+// ignored, whatever they hold.
 type CreateVersionInput struct {
 	Notes               string               `json:"notes,omitempty"`
 	Content             *VersionContent      `json:"content"`
 	VariableDefinitions []VariableDefinition `json:"variableDefinitions,omitempty"`
 	Publish             bool                 `json:"publish,omitempty"`
+
+	ReadOnlyVersionFields
 }
 
-// UpdateVersionInput changes a version: a draft entirely, a published or
-// archived version only its notes. Content and VariableDefinitions given
-// with the version's current value are no change, whatever its status.
-// ID, AssetID, Status, ContentLength, CreatedAt and ModifiedAt are
-// read-only: given with the version's current value (a version fetched and
-// sent back) they are ignored; with another, the update is refused naming
-// the field.
+// UpdateVersionInput changes a version: a draft entirely, a published
+// version only its notes; an archived version not at all. Content and
+// VariableDefinitions given with the version's current value are no
+// change. It takes a whole version as a fetch shows it: the fields the
+// Service sets (ReadOnlyVersionFields, and Publish) are ignored, whatever
+// they hold.
 type UpdateVersionInput struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`
 	VariableDefinitions *[]VariableDefinition `json:"variableDefinitions,omitempty"`
+	Publish             *bool                 `json:"publish,omitempty"`
 
+	ReadOnlyVersionFields
+}
+
+// ReadOnlyVersionFields are the fields of a version the Service sets,
+// which a request to create or update one may carry (a version as fetched,
+// or as the real service's examples show one) and which are ignored: an
+// example's createdAt from another year, contentLength that does not match
+// or contentUrl on another host is no reason to refuse it.
+type ReadOnlyVersionFields struct {
 	ID            *string        `json:"id,omitempty"`
 	AssetID       *string        `json:"assetId,omitempty"`
 	Status        *VersionStatus `json:"status,omitempty"`
+	ContentType   *ContentType   `json:"contentType,omitempty"`
 	ContentLength *int           `json:"contentLength,omitempty"`
+	ContentURL    *string        `json:"contentUrl,omitempty"`
 	CreatedAt     *time.Time     `json:"createdAt,omitempty"`
 	ModifiedAt    *time.Time     `json:"modifiedAt,omitempty"`
 }
@@ -381,8 +419,9 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		f := fieldErrors{}
 		maxLen(f, "notes", in.Notes, MaxVersionNotes)
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
+		// Definitions first: the content is checked against them.
 		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
-		data := checkVersionContent(f, a.Type, in.Content, v)
+		data := s.takeContent(f, a.Type, in.Content, v)
 		if err := f.err(); err != nil {
 			return nil, err
 		}
@@ -410,7 +449,7 @@ func (s *Service) putVersion(ctx context.Context, account, assetID string, v *As
 			}
 		}
 		out = &nv
-		return nil
+		return s.showVersion(ctx, account, out, false)
 	}, func(a *Asset) any { return out })
 	if err != nil {
 		return nil, err
@@ -424,11 +463,9 @@ func (s *Service) GetVersion(ctx context.Context, account, assetID, versionID st
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.store.GetContent(ctx, account, v.contentHash)
-	if err != nil {
-		return nil, storeErr("get version content", err)
+	if err := s.showVersion(ctx, account, v, true); err != nil {
+		return nil, err
 	}
-	v.Content.Data = encodeContent(string(v.Content.Type), data)
 	return v, nil
 }
 
@@ -453,7 +490,8 @@ func (s *Service) getVersion(ctx context.Context, account, assetID, versionID st
 	return v, nil
 }
 
-// ListVersions returns a page of an asset's versions, newest first.
+// ListVersions returns a page of an asset's versions, newest first, each
+// with its content unless it is larger than inline content can be.
 func (s *Service) ListVersions(ctx context.Context, account, assetID string, in ListVersionsInput) (Page[*AssetVersion], error) {
 	f := fieldErrors{}
 	c := s.openPage(in.PageRequest, pageScope(account, "versions", assetID, boolScope(in.IncludeArchived)), f)
@@ -479,6 +517,9 @@ func (s *Service) ListVersions(ctx context.Context, account, assetID string, in 
 		}
 		items = append(items, v)
 	}
+	if err := s.showVersions(ctx, account, items[:min(len(items), c.limit)], false); err != nil {
+		return Page[*AssetVersion]{}, err
+	}
 	return closePage(s, c, items, func(v *AssetVersion) string { return v.ID }), nil
 }
 
@@ -489,36 +530,46 @@ func boolScope(b bool) string {
 	return "0"
 }
 
-// UpdateVersion changes a version: anything of a draft; only the notes of a
-// published or archived version (more is a conflict).
+// UpdateVersion changes a version: anything of a draft; only the notes of
+// a published version (another change is refused, naming the field); an
+// archived version not at all (a conflict).
 func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
 		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
+			if v.Status != VersionDraft && v.Status != VersionPublished {
+				return errorf(CodeConflict, "version %s is %s: only draft and published versions can be updated; clone it to make a new draft", v.ID, v.Status)
+			}
 			f := fieldErrors{}
-			checkVersionReadOnly(f, in, v)
 			if in.Notes != nil {
 				maxLen(f, "notes", *in.Notes, MaxVersionNotes)
 			}
 			// Content and definitions given as they are change nothing.
-			content := in.Content != nil && !sameContent(in.Content, a.Type, v)
+			contentPath := ""
+			if in.Content != nil {
+				contentPath = contentChange(in.Content, a.Type, v)
+			}
+			content := contentPath != ""
 			defs := false
 			if in.VariableDefinitions != nil {
 				checked := validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
 				if defs = !sameDefinitions(checked, v.VariableDefinitions); defs {
+					if v.Status == VersionPublished {
+						f.add("variableDefinitions", "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
+					}
 					v.VariableDefinitions = checked
 				}
 			}
 			var data []byte
-			if content {
-				data = checkVersionContent(f, a.Type, in.Content, v)
-			} else if defs {
+			switch {
+			case content && v.Status == VersionPublished:
+				f.add(contentPath, "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
+			case content:
+				data = s.takeContent(f, a.Type, in.Content, v)
+			case defs:
 				s.recheckContent(ctx, account, v, f)
 			}
 			if err := f.err(); err != nil {
 				return err
-			}
-			if v.Status != VersionDraft && (content || defs) {
-				return errorf(CodeConflict, "version %s is %s: only its notes can change; clone it to make a new draft", v.ID, v.Status)
 			}
 			notes := in.Notes != nil && *in.Notes != v.Notes
 			if notes {
@@ -688,7 +739,8 @@ func (s *Service) changeAsset(ctx context.Context, account, id string, change fu
 }
 
 // changeVersion applies change to one version of an asset; the version is
-// written back unless change deleted it.
+// written back unless change deleted it, and returned as showVersion shows
+// it.
 func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID string, change func(*Asset, *assetChange, *AssetVersion) error) (*AssetVersion, error) {
 	var out *AssetVersion
 	deleted := false
@@ -698,14 +750,20 @@ func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID
 			return err
 		}
 		out = v
-		if err := change(a, w, v); err != nil {
+		changeErr := change(a, w, v)
+		if changeErr != nil && !errors.Is(changeErr, errUnchanged) {
+			return changeErr
+		}
+		if deleted = slices.Contains(w.deletes, v.ID); deleted {
+			return changeErr
+		}
+		if err := s.showVersion(ctx, account, v, false); err != nil {
 			return err
 		}
-		deleted = slices.Contains(w.deletes, v.ID)
-		if !deleted {
+		if changeErr == nil {
 			w.put(a, v)
 		}
-		return nil
+		return changeErr
 	}, func(*Asset) any {
 		if deleted {
 			return nil
@@ -761,51 +819,6 @@ func validateAssetName(f fieldErrors, name string) {
 	case n > MaxAssetName:
 		f.add("name", "must be at most %d characters, got %d", MaxAssetName, n)
 	}
-}
-
-// checkVersionContent validates content for an asset of type t, sets v's
-// content fields, and returns the decoded bytes.
-func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion) []byte {
-	if c == nil {
-		f.add("content", "content is required")
-		return nil
-	}
-	if c.Source == "" {
-		c.Source = ContentInline
-	}
-	enum(f, "content.source", c.Source, []ContentSource{ContentInline})
-	if c.Type == "" {
-		c.Type = contentTypes[t][0]
-	}
-	if !slices.Contains(contentTypes[t], c.Type) {
-		f.add("content.type", "a %s asset holds %s, got %q", t, joinEnumWith(contentTypes[t], " or "), c.Type)
-		return nil
-	}
-	if c.Data == "" {
-		f.add("content.data", "data can not be empty")
-		return nil
-	}
-	data := []byte(c.Data)
-	if binaryContent(string(c.Type)) {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(c.Data); err != nil {
-			f.add("content.data", "%s content must be base64-encoded: %v", c.Type, err)
-			return nil
-		}
-	}
-	if len(data) > MaxInlineContent {
-		f.add("content.data", "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
-		return nil
-	}
-	if msg := checkContent(string(c.Type), data, v.VariableDefinitions); msg != "" {
-		f.add("content.data", "%s", msg)
-		return nil
-	}
-	sum := sha256.Sum256(data)
-	v.Content = VersionContent{Source: c.Source, Type: c.Type}
-	v.ContentLength = len(data)
-	v.contentHash = hex.EncodeToString(sum[:])
-	return data
 }
 
 func binaryContent(mime string) bool { return !strings.HasPrefix(mime, "text/") }

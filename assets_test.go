@@ -126,17 +126,23 @@ func TestVersionContent(t *testing.T) {
 		content *lettershop.VersionContent
 		fields  []string
 	}{
-		{"html", tpl.ID, &lettershop.VersionContent{Source: "inline", Type: "text/html", Data: "<p>hi</p>"}, nil},
-		{"type defaults from the asset", tpl.ID, &lettershop.VersionContent{Data: "<p>hi</p>"}, nil},
-		{"102400 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102400)}, nil},
-		{"102401 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102401)}, []string{"content.data"}},
+		{"html", tpl.ID, &lettershop.VersionContent{Source: "inline", Type: "text/html", Content: "<p>hi</p>"}, nil},
+		{"type defaults from the asset", tpl.ID, &lettershop.VersionContent{Content: "<p>hi</p>"}, nil},
+		{"102400 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Content: pad(102400)}, nil},
+		{"102401 bytes", tpl.ID, &lettershop.VersionContent{Type: "text/html", Content: pad(102401)}, []string{"content.content"}},
+		{"102400 bytes under the former name", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102400)}, nil},
+		{"102401 bytes under the former name", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102401)}, []string{"content.data"}},
+		{"both names", tpl.ID, &lettershop.VersionContent{Content: "<p>a</p>", Data: "<p>a</p>"}, []string{"content.data"}},
 		{"no content", tpl.ID, nil, []string{"content"}},
-		{"no data", tpl.ID, &lettershop.VersionContent{Type: "text/html"}, []string{"content.data"}},
-		{"bad source", tpl.ID, &lettershop.VersionContent{Source: "url", Type: "text/html", Data: "<p>x</p>"}, []string{"content.source"}},
-		{"image in a template asset", tpl.ID, &lettershop.VersionContent{Type: "image/png", Data: pngData}, []string{"content.type"}},
-		{"png", img.ID, &lettershop.VersionContent{Type: "image/png", Data: pngData}, nil},
-		{"png not base64", img.ID, &lettershop.VersionContent{Type: "image/png", Data: "%%%"}, []string{"content.data"}},
-		{"png that is not an image", img.ID, &lettershop.VersionContent{Type: "image/png", Data: base64.StdEncoding.EncodeToString([]byte("hello"))}, []string{"content.data"}},
+		{"no content member", tpl.ID, &lettershop.VersionContent{Type: "text/html"}, []string{"content.content"}},
+		{"bad source", tpl.ID, &lettershop.VersionContent{Source: "url", Type: "text/html", Content: "<p>x</p>"}, []string{"content.source"}},
+		{"import, not yet", tpl.ID, &lettershop.VersionContent{Source: "import", Content: "https://example.com/t.html"}, []string{"content.source"}},
+		{"externalUrl, not yet", tpl.ID, &lettershop.VersionContent{Source: "externalUrl", Content: "https://example.com/t.html"}, []string{"content.source"}},
+		{"image in a template asset", tpl.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, []string{"content.type"}},
+		{"png", img.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, nil},
+		{"png not base64", img.ID, &lettershop.VersionContent{Type: "image/png", Content: "%%%"}, []string{"content.content"}},
+		{"png not base64, under the former name", img.ID, &lettershop.VersionContent{Type: "image/png", Data: "%%%"}, []string{"content.data"}},
+		{"png that is not an image", img.ID, &lettershop.VersionContent{Type: "image/png", Content: base64.StdEncoding.EncodeToString([]byte("hello"))}, []string{"content.content"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,16 +158,26 @@ func TestVersionContent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Content.Data != tc.content.Data {
-				t.Errorf("content does not round-trip: %d bytes in, %d out", len(tc.content.Data), len(got.Content.Data))
+			sent := tc.content.Content + tc.content.Data
+			for name, shown := range map[string]*lettershop.AssetVersion{"created": v, "fetched": got} {
+				if shown.Content.Content != sent || shown.Content.Data != "" {
+					t.Errorf("%s: content does not round-trip: %d bytes in, %d out (%d under data)", name, len(sent), len(shown.Content.Content), len(shown.Content.Data))
+				}
+				if shown.Content.Source != "inline" || shown.Content.Type == "" || shown.ContentType != shown.Content.Type || shown.ContentLength == 0 {
+					t.Errorf("%s: content fields: %+v, type %q, length %d", name, shown.Content, shown.ContentType, shown.ContentLength)
+				}
+				if want := "/assets/" + v.ID + "/content"; shown.ContentURL != want {
+					t.Errorf("%s: contentUrl %q, want %q", name, shown.ContentURL, want)
+				}
 			}
-			if got.Content.Source != "inline" || got.Content.Type == "" || got.ContentLength == 0 {
-				t.Errorf("content fields: %+v, length %d", got.Content, got.ContentLength)
+			typ, data, err := e.svc.GetVersionContent(e.ctx, acct, v.ID)
+			if err != nil || typ != got.Content.Type || len(data) != got.ContentLength {
+				t.Errorf("GetVersionContent: %q, %d bytes, %v; want %q, %d bytes", typ, len(data), err, got.Content.Type, got.ContentLength)
 			}
 		})
 	}
 	if _, err := e.svc.CreateVersion(e.ctx, acct, "ast_01aaaaaaaaaaaaaaaaaaaaaaaa", lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Data: "<p>x</p>"},
+		Content: &lettershop.VersionContent{Content: "<p>x</p>"},
 	}); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
 		t.Errorf("version of an unknown asset: %v", err)
 	}
@@ -179,7 +195,7 @@ func TestVersionLifecycle(t *testing.T) {
 		t.Helper()
 		e.clock.Add(time.Second)
 		v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-			Notes: "n", Content: &lettershop.VersionContent{Data: "<p>{{x}}</p>"}, Publish: publish,
+			Notes: "n", Content: &lettershop.VersionContent{Content: "<p>{{x}}</p>"}, Publish: publish,
 			VariableDefinitions: []lettershop.VariableDefinition{{Name: "x"}},
 		})
 		if err != nil {
@@ -214,7 +230,7 @@ func TestVersionLifecycle(t *testing.T) {
 
 	// draft: anything can change.
 	u, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
-		Notes: str("edited"), Content: &lettershop.VersionContent{Data: "<p>new</p>"},
+		Notes: str("edited"), Content: &lettershop.VersionContent{Content: "<p>new</p>"},
 		VariableDefinitions: &[]lettershop.VariableDefinition{},
 	})
 	if err != nil {
@@ -234,13 +250,19 @@ func TestVersionLifecycle(t *testing.T) {
 	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Notes: str("still fine")}); err != nil {
 		t.Errorf("notes of a published version: %v", err)
 	}
+	// Anything else is refused, naming the field.
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Content: "<p>no</p>"}})
+	wantFields(t, err, "content.content")
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Data: "<p>no</p>"}})
-	wantCode(t, err, lettershop.CodeConflict)
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{VariableDefinitions: &[]lettershop.VariableDefinition{{Name: "x"}}})
-	wantCode(t, err, lettershop.CodeConflict)
+	wantFields(t, err, "content.data")
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{Notes: str("fine"), VariableDefinitions: &[]lettershop.VariableDefinition{{Name: "x"}}})
+	wantFields(t, err, "variableDefinitions")
+	if got, _ := e.svc.GetVersion(e.ctx, acct, a.ID, v1.ID); got.Notes != "still fine" {
+		t.Errorf("a refused update changed the notes to %q", got.Notes)
+	}
 	// Content and definitions sent back as they are change nothing: no conflict.
 	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
-		Content: &lettershop.VersionContent{Data: "<p>new</p>"}, VariableDefinitions: &[]lettershop.VariableDefinition{},
+		Content: &lettershop.VersionContent{Content: "<p>new</p>"}, VariableDefinitions: &[]lettershop.VariableDefinition{},
 	}); err != nil {
 		t.Errorf("content and definitions of a published version as they are: %v", err)
 	}
@@ -263,8 +285,10 @@ func TestVersionLifecycle(t *testing.T) {
 	if status(v1.ID) != lettershop.VersionPublished || status(v2.ID) != lettershop.VersionArchived {
 		t.Errorf("republish v1: v1 %s v2 %s", status(v1.ID), status(v2.ID))
 	}
-	// archived: notes only.
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v2.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Data: "<p>no</p>"}})
+	// archived: nothing, not even its notes.
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v2.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Content: "<p>no</p>"}})
+	wantCode(t, err, lettershop.CodeConflict)
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v2.ID, lettershop.UpdateVersionInput{Notes: str("no")})
 	wantCode(t, err, lettershop.CodeConflict)
 
 	// published -> archived leaves the asset without a published version.
@@ -335,7 +359,7 @@ func TestListVersions(t *testing.T) {
 	var ids []string
 	for i := 0; i < 3; i++ {
 		e.clock.Add(time.Second)
-		v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Data: "<p>x</p>"}, Publish: true})
+		v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Content: "<p>x</p>"}, Publish: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,8 +374,8 @@ func TestListVersions(t *testing.T) {
 		var out []string
 		for _, v := range p.Items {
 			out = append(out, v.ID)
-			if v.Content.Data != "" {
-				t.Errorf("list items carry content data")
+			if v.Content.Content != "<p>x</p>" || v.ContentType != "text/html" || v.ContentURL == "" || v.Publish != (v.Status == lettershop.VersionPublished) {
+				t.Errorf("list item %+v, want the version with its content", v)
 			}
 		}
 		return out
@@ -435,7 +459,7 @@ func TestAssetWriteRetriesALostRace(t *testing.T) {
 		}
 		st.races = tc.races
 		v, err := svc.CreateVersion(ctx, acct, a.ID, lettershop.CreateVersionInput{
-			Content: &lettershop.VersionContent{Data: "<p>x</p>"}, Publish: true,
+			Content: &lettershop.VersionContent{Content: "<p>x</p>"}, Publish: true,
 		})
 		got, _ := svc.GetAsset(ctx, acct, a.ID)
 		if tc.ok {
@@ -449,4 +473,59 @@ func TestAssetWriteRetriesALostRace(t *testing.T) {
 			t.Errorf("a failed write left %+v", got)
 		}
 	}
+}
+
+// TestVersionContentShown checks where a version shows its content: every
+// operation for content up to MaxInlineContent bytes; a fetch alone (and
+// GetVersionContent) for larger content, which only an upload stores.
+func TestVersionContentShown(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	pad := func(n int) string { return "<p>" + strings.Repeat("x", n-7) + "</p>" }
+	for _, tt := range []struct {
+		size  int
+		shown bool
+	}{{lettershop.MaxInlineContent, true}, {lettershop.MaxInlineContent + 1, false}} {
+		d, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Content: "<p>small</p>"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := pad(tt.size)
+		up, err := e.svc.UploadVersionContent(e.ctx, acct, a.ID, d.ID, lettershop.ContentHTML, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := e.svc.ListVersions(e.ctx, acct, a.ID, lettershop.ListVersionsInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := page.Items[0]
+		pub, err := e.svc.PublishVersion(e.ctx, acct, a.ID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range map[string]*lettershop.AssetVersion{"uploaded": up, "listed": listed, "published": pub} {
+			if got := v.Content.Content == text; got != tt.shown || (!tt.shown && v.Content.Content != "") {
+				t.Errorf("%d bytes, %s: content of %d bytes shown, want shown %v", tt.size, name, len(v.Content.Content), tt.shown)
+			}
+			if v.ContentLength != tt.size || v.ContentURL != "/assets/"+d.ID+"/content" {
+				t.Errorf("%d bytes, %s: length %d, contentUrl %q", tt.size, name, v.ContentLength, v.ContentURL)
+			}
+		}
+		got, err := e.svc.GetVersion(e.ctx, acct, a.ID, d.ID)
+		if err != nil || got.Content.Content != text {
+			t.Errorf("%d bytes fetched: %d bytes, %v", tt.size, len(got.Content.Content), err)
+		}
+		typ, data, err := e.svc.GetVersionContent(e.ctx, acct, d.ID)
+		if err != nil || typ != lettershop.ContentHTML || string(data) != text {
+			t.Errorf("%d bytes, GetVersionContent: %q, %d bytes, %v", tt.size, typ, len(data), err)
+		}
+	}
+	// Another account's version is not found; an id of another kind is invalid.
+	page, _ := e.svc.ListVersions(e.ctx, acct, a.ID, lettershop.ListVersionsInput{})
+	if _, _, err := e.svc.GetVersionContent(e.ctx, "acct_other", page.Items[0].ID); lettershop.ErrorCode(err) != lettershop.CodeNotFound {
+		t.Errorf("another account's version: %v", err)
+	}
+	_, _, err := e.svc.GetVersionContent(e.ctx, acct, a.ID)
+	wantFields(t, err, "versionId")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -219,7 +220,7 @@ func BenchmarkCreateVersion(b *testing.B) {
 		b.Fatal(err)
 	}
 	in := lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: benchTemplate},
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: benchTemplate},
 		VariableDefinitions: testDefinitions,
 	}
 	b.ReportAllocs()
@@ -228,5 +229,82 @@ func BenchmarkCreateVersion(b *testing.B) {
 		if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkListVersions100 measures a page of 100 versions, which carries
+// each version's content, against what a client had to do for the same
+// contents before lists carried them: fetch the 100 versions one by one.
+// Versions cloned from one share their content, which a page reads once.
+//
+//	go test -run '^$' -bench ListVersions100 -benchmem .
+func BenchmarkListVersions100(b *testing.B) {
+	e := newEnv(b)
+	// A 4 KB template, about what a one-page letter's HTML takes.
+	tpl := "<p>Dear {{name}},</p>" + strings.Repeat("<p>Thank you for your order; it ships this week.</p>", 80)
+	distinct, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "distinct"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	shared, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "shared"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	var first *lettershop.AssetVersion
+	for i := range 100 {
+		v, err := e.svc.CreateVersion(e.ctx, acct, distinct.ID, lettershop.CreateVersionInput{
+			Content: &lettershop.VersionContent{Content: fmt.Sprintf("<h1>%d</h1>%s", i, tpl)},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, v.ID)
+		if i == 0 {
+			if first, err = e.svc.CreateVersion(e.ctx, acct, shared.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Content: tpl},
+			}); err != nil {
+				b.Fatal(err)
+			}
+		} else if _, err := e.svc.CloneVersion(e.ctx, acct, shared.ID, first.ID, lettershop.CloneVersionInput{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	page := lettershop.ListVersionsInput{PageRequest: lettershop.PageRequest{PageSize: 100}}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"page", func() error {
+			p, err := e.svc.ListVersions(e.ctx, acct, distinct.ID, page)
+			if err == nil && (len(p.Items) != 100 || p.Items[0].Content.Content == "") {
+				err = fmt.Errorf("%d items", len(p.Items))
+			}
+			return err
+		}},
+		{"page-of-clones", func() error {
+			p, err := e.svc.ListVersions(e.ctx, acct, shared.ID, page)
+			if err == nil && len(p.Items) != 100 {
+				err = fmt.Errorf("%d items", len(p.Items))
+			}
+			return err
+		}},
+		{"get-each", func() error {
+			for _, id := range ids {
+				if _, err := e.svc.GetVersion(e.ctx, acct, distinct.ID, id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -264,7 +264,7 @@ func parallelAccount(ctx context.Context, svc *lettershop.Service, account strin
 		return err
 	}
 	if _, err := svc.CreateVersion(ctx, account, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
+		Content: &lettershop.VersionContent{Type: "text/html", Content: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
 	}); err != nil {
 		return err
 	}

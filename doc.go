@@ -15,7 +15,7 @@
 //	defer svc.Close()
 //	asset, _ := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Welcome"})
 //	version, _ := svc.CreateVersion(ctx, "acct", asset.ID, lettershop.CreateVersionInput{
-//		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Hello {{name}}</p>"},
+//		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Hello {{name}}</p>"},
 //		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 //		Publish: true,
 //	})

@@ -49,11 +49,20 @@ const (
 	ContentOTF  = ContentType("font/otf")
 )
 
-// ContentSource says where a version's content is kept.
+// ContentSource says where a version's content comes from and is kept.
 type ContentSource string
 
-// ContentInline is content carried in the version itself, the only source.
-const ContentInline = ContentSource("inline")
+// The content sources. Inline content is sent in the request and stored.
+// Imported content is downloaded once, from the public URL given in
+// content.content, and stored; the URL is not kept. External content stays
+// at its URL (kept in content.content) and is fetched each time it is
+// needed. Only inline content is taken yet: the others are refused, naming
+// content.source.
+const (
+	ContentInline      = ContentSource("inline")
+	ContentImport      = ContentSource("import")
+	ContentExternalURL = ContentSource("externalUrl")
+)
 
 // LetterContentType is what a letter's content names.
 type LetterContentType string

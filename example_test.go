@@ -34,7 +34,7 @@ func ExampleService_CreateVersion() {
 	}
 	version, err := svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
 		Notes:   "first draft",
-		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
+		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{
 			{Name: "name", Type: "value", Behavior: lettershop.VariableRequired},
 		},
@@ -55,7 +55,7 @@ func ExampleService_CreateLetter() {
 
 	asset, _ := svc.CreateAsset(ctx, "acct_1", lettershop.CreateAssetInput{Name: "Welcome letter"})
 	_, _ = svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p>"},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Dear {{name}},</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	})
@@ -129,7 +129,7 @@ func ExampleService_SubscribeFunc() {
 	}
 	asset, _ := svc.CreateAsset(ctx, "acct_1", lettershop.CreateAssetInput{Name: "Notice"})
 	_, _ = svc.CreateVersion(ctx, "acct_1", asset.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Your order has shipped.</p>"}, Publish: true,
+		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Your order has shipped.</p>"}, Publish: true,
 	})
 	_, err = svc.CreateLetter(ctx, "acct_1", lettershop.CreateLetterInput{
 		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},

@@ -68,7 +68,7 @@ func (e *env) publishedTemplate(t testing.TB, account string, defs ...lettershop
 		defs = testDefinitions
 	}
 	v, err := e.svc.CreateVersion(e.ctx, account, a.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: testTemplate},
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: testTemplate},
 		VariableDefinitions: defs,
 		Publish:             true,
 	})

@@ -58,7 +58,7 @@ func TestIdempotentErrorReplay(t *testing.T) {
 	wantFields(t, err, "content.assetId")
 	// Now the request would succeed, but the stored outcome is replayed.
 	if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Data: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
+		Content: &lettershop.VersionContent{Content: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -88,13 +88,13 @@ func TestCreateLetterValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	draft, err := e.svc.CreateVersion(e.ctx, acct, draftAsset.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>draft</p>"},
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>draft</p>"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	archived, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>old</p>"}, Publish: true,
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>old</p>"}, Publish: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestCreateLetterValidation(t *testing.T) {
 	// a fresh one so the base input is valid again.
 	e.clock.Add(time.Second)
 	if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: testTemplate},
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: testTemplate},
 		VariableDefinitions: testDefinitions, Publish: true,
 	}); err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func TestPDFDocumentVersions(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: "application/pdf", Data: base64.StdEncoding.EncodeToString(documentPDF(t, tt.pages))},
+				Content: &lettershop.VersionContent{Type: "application/pdf", Content: base64.StdEncoding.EncodeToString(documentPDF(t, tt.pages))},
 			})
 			if tt.want == "" {
 				if err != nil {
@@ -196,7 +196,7 @@ func TestUploadVersionContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "application/pdf", Data: base64.StdEncoding.EncodeToString(documentPDF(t, 1))},
+		Content: &lettershop.VersionContent{Type: "application/pdf", Content: base64.StdEncoding.EncodeToString(documentPDF(t, 1))},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,8 +208,8 @@ func TestUploadVersionContent(t *testing.T) {
 		data  []byte
 		field string // "" when stored
 	}{
-		{"over the limit", "application/pdf", bytes.Repeat([]byte{' '}, lettershop.MaxUploadContent+1), "content.data"},
-		{"empty", "application/pdf", nil, "content.data"},
+		{"over the limit", "application/pdf", bytes.Repeat([]byte{' '}, lettershop.MaxUploadContent+1), "content.content"},
+		{"empty", "application/pdf", nil, "content.content"},
 		{"a type the asset does not hold", "text/html", []byte("<p>Hi</p>"), "content.type"},
 		{"a PDF of two pages", "application/pdf", doc, ""},
 	}

@@ -1,9 +1,6 @@
 package lettershop
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,11 +8,13 @@ import (
 )
 
 // A client may send back an object as it fetched it, with one field
-// changed. The fields the service sets (read-only) are then accepted when
-// they hold the object's current value and ignored; a different value is
-// refused as read-only. A writable field given with its current value is no
-// change, so never a conflict, whatever the object's status. This file holds
-// those comparisons.
+// changed. The fields the service sets (read-only) of a letter or an asset
+// are then accepted when they hold the object's current value and ignored;
+// a different value is refused as read-only. A version's are ignored
+// whatever they hold (ReadOnlyVersionFields), as the real service's own
+// examples send them with values of another version. A writable field
+// given with its current value is no change, so never a conflict, whatever
+// the object's status. This file holds those comparisons.
 
 // readOnly refuses path unless same: the field is read-only and the value
 // given is not the object's.
@@ -226,48 +225,6 @@ func checkAssetReadOnly(f fieldErrors, in UpdateAssetInput, a *Asset) {
 	sameString(f, "publishedVersionId", in.PublishedVersionID, a.PublishedVersionID)
 	sameTime(f, "createdAt", in.CreatedAt, a.CreatedAt)
 	sameTime(f, "modifiedAt", in.ModifiedAt, a.ModifiedAt)
-}
-
-// checkVersionReadOnly adds an error for each read-only field of in that
-// differs from v's.
-func checkVersionReadOnly(f fieldErrors, in UpdateVersionInput, v *AssetVersion) {
-	sameString(f, "id", in.ID, v.ID)
-	sameString(f, "assetId", in.AssetID, v.AssetID)
-	if in.Status != nil {
-		readOnly(f, "status", *in.Status == v.Status, string(v.Status))
-	}
-	sameInt(f, "contentLength", in.ContentLength, v.ContentLength)
-	sameTime(f, "createdAt", in.CreatedAt, v.CreatedAt)
-	sameTime(f, "modifiedAt", in.ModifiedAt, v.ModifiedAt)
-}
-
-// sameContent reports whether content given for a version of an asset of
-// type t is the version's: the same source and type (defaults filled) and
-// the same bytes. Content without data (as a list shows it) is the
-// version's when its source and type are.
-func sameContent(c *VersionContent, t AssetType, v *AssetVersion) bool {
-	source, typ := c.Source, c.Type
-	if source == "" {
-		source = "inline"
-	}
-	if typ == "" && len(contentTypes[t]) > 0 {
-		typ = contentTypes[t][0]
-	}
-	if source != v.Content.Source || typ != v.Content.Type {
-		return false
-	}
-	if c.Data == "" {
-		return true
-	}
-	data := []byte(c.Data)
-	if binaryContent(string(typ)) {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(c.Data); err != nil {
-			return false
-		}
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]) == v.contentHash
 }
 
 // sameDefinitions compares variable definitions as checked (defaults

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/lettershop/lettershop"
 )
@@ -246,36 +247,61 @@ func TestUpdateVersionTakesBackWhatWasFetched(t *testing.T) {
 	if err != nil || u.Notes != "new notes" {
 		t.Fatalf("published version sent back with new notes: %v", err)
 	}
-	// As a list shows it, without data.
+	// Without the content itself, as a list shows content too big to carry.
 	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		delete(m["content"].(map[string]any), "data")
+		delete(m["content"].(map[string]any), "content")
 		m["notes"] = "from the list"
 	})
 	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in); err != nil {
-		t.Errorf("version sent back without content data: %v", err)
+		t.Errorf("version sent back without its content: %v", err)
 	}
-	// New content or definitions are still a conflict.
+	// New content or definitions are refused, naming the field.
+	for _, tt := range []struct {
+		field  string
+		change func(m map[string]any)
+	}{
+		{"content.content", func(m map[string]any) { m["content"].(map[string]any)["content"] = "<p>other</p>" }},
+		{"content.data", func(m map[string]any) {
+			c := m["content"].(map[string]any)
+			delete(c, "content")
+			c["data"] = "<p>other</p>"
+		}},
+		{"content.source", func(m map[string]any) { m["content"].(map[string]any)["source"] = "externalUrl" }},
+		{"variableDefinitions", func(m map[string]any) {
+			m["variableDefinitions"].([]any)[0].(map[string]any)["allowEmpty"] = true
+		}},
+	} {
+		in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) { tt.change(m); m["notes"] = "not kept" })
+		_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+		wantFields(t, err, tt.field)
+	}
+	// Read-only fields are ignored, whatever they hold: those of the real
+	// service's own example are of another version.
 	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		m["content"].(map[string]any)["data"] = "<p>other</p>"
-	})
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
-	wantCode(t, err, lettershop.CodeConflict)
-	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		m["variableDefinitions"].([]any)[0].(map[string]any)["allowEmpty"] = true
-	})
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
-	wantCode(t, err, lettershop.CodeConflict)
-	// Read-only fields with other values are refused, naming each.
-	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		m["id"] = "astv_01jzzzzzzzzzzzzzzzzzzzzzzz"
+		m["id"] = "astv_2jyk1xYhW4n0vVfHirU5eJeXsbw"
 		m["assetId"] = "ast_01jzzzzzzzzzzzzzzzzzzzzzzz"
 		m["status"] = "draft"
-		m["contentLength"] = 1
-		m["createdAt"] = "2026-03-02T15:00:00.000001Z"
-		m["modifiedAt"] = "2026-03-03T15:00:00Z"
+		m["contentType"] = "image/png"
+		m["contentLength"] = 100
+		m["contentUrl"] = "https://api.posta.co/assets/astv_2jyk1xYhW4n0vVfHirU5eJeXsbw/content"
+		m["publish"] = false
+		m["createdAt"] = "2023-06-07T12:34:56Z"
+		m["modifiedAt"] = "2023-06-07T12:34:56Z"
+		m["notes"] = "read-only fields ignored"
 	})
-	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
-	wantFields(t, err, "id", "assetId", "status", "contentLength", "createdAt", "modifiedAt")
+	u, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
+	if err != nil {
+		t.Fatalf("read-only fields of another version: %v", err)
+	}
+	got, err := e.svc.GetVersion(e.ctx, acct, a.ID, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Notes != "read-only fields ignored" || got.ID != v.ID || got.Status != lettershop.VersionPublished ||
+		got.ContentType != "text/html" || got.ContentLength != v.ContentLength || !got.CreatedAt.Equal(v.CreatedAt) ||
+		got.ContentURL != "/assets/"+v.ID+"/content" || !got.Publish || cmp.Diff(u, got, cmpopts.IgnoreUnexported(lettershop.AssetVersion{})) != "" {
+		t.Errorf("after an update with read-only fields: %+v\nanswered %+v", got, u)
+	}
 }
 
 // TestUpdateBinaryVersionTakesBackWhatWasFetched checks base64 content
@@ -292,7 +318,7 @@ func TestUpdateBinaryVersionTakesBackWhatWasFetched(t *testing.T) {
 	}
 	data := base64.StdEncoding.EncodeToString(buf.Bytes())
 	v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "image/png", Data: data}, Publish: true,
+		Content: &lettershop.VersionContent{Type: "image/png", Content: data}, Publish: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -305,21 +331,28 @@ func TestUpdateBinaryVersionTakesBackWhatWasFetched(t *testing.T) {
 	if u, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in); err != nil || u.Notes != "logo" {
 		t.Fatalf("image version sent back with new notes: %v", err)
 	}
-	// Other bytes are a change: a conflict on a published version.
+	// Other bytes are a change, refused on a published version.
 	other := image.NewGray(image.Rect(0, 0, 40, 21))
 	buf.Reset()
 	if err := png.Encode(&buf, other); err != nil {
 		t.Fatal(err)
 	}
 	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		m["content"] = map[string]any{"source": "inline", "type": "image/png", "data": base64.StdEncoding.EncodeToString(buf.Bytes())}
+		m["content"] = map[string]any{"source": "inline", "type": "image/png", "content": base64.StdEncoding.EncodeToString(buf.Bytes())}
 	})
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
-	wantCode(t, err, lettershop.CodeConflict)
-	// The same bytes under another type are other content, checked as such.
+	wantFields(t, err, "content.content")
+	// The same bytes under another type are other content: refused on the
+	// published version, checked as such on a draft.
 	in = sentBack[lettershop.UpdateVersionInput](t, fetched, func(m map[string]any) {
-		m["content"] = map[string]any{"source": "inline", "type": "image/jpeg", "data": data}
+		m["content"] = map[string]any{"source": "inline", "type": "image/jpeg", "content": data}
 	})
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, in)
-	wantFields(t, err, "content.data")
+	wantFields(t, err, "content.type")
+	draft, err := e.svc.CloneVersion(e.ctx, acct, a.ID, v.ID, lettershop.CloneVersionInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, draft.ID, in)
+	wantFields(t, err, "content.content")
 }

@@ -148,19 +148,23 @@ func assetFromRecord(r storage.Asset) (*Asset, error) {
 	return a, nil
 }
 
+// versionDoc keeps a version's content by its source: the hash and length
+// of the bytes stored (inline, import), or the URL the content stays at
+// (externalUrl).
 type versionDoc struct {
 	Notes       string               `json:"notes,omitempty"`
 	Source      string               `json:"source"`
 	Type        string               `json:"type"`
 	Hash        string               `json:"hash"`
 	Length      int                  `json:"length"`
+	URL         string               `json:"url,omitempty"`
 	Definitions []VariableDefinition `json:"definitions,omitempty"`
 }
 
 func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error) {
 	doc := &versionDoc{
 		Notes: v.Notes, Source: string(v.Content.Source), Type: string(v.Content.Type), Hash: v.contentHash,
-		Length: v.ContentLength, Definitions: v.VariableDefinitions,
+		Length: v.ContentLength, URL: v.externalURL, Definitions: v.VariableDefinitions,
 	}
 	return storage.AssetVersion{
 		ID: v.ID, Account: account, AssetID: v.AssetID, Status: string(v.Status),
@@ -181,7 +185,7 @@ func versionFromRecord(r storage.AssetVersion) (*AssetVersion, error) {
 		ID: r.ID, AssetID: r.AssetID, Status: VersionStatus(r.Status), Notes: d.Notes,
 		Content:       VersionContent{Source: ContentSource(d.Source), Type: ContentType(d.Type)},
 		ContentLength: d.Length, VariableDefinitions: defs,
-		CreatedAt: r.CreatedAt.UTC(), ModifiedAt: r.ModifiedAt.UTC(), contentHash: d.Hash,
+		CreatedAt: r.CreatedAt.UTC(), ModifiedAt: r.ModifiedAt.UTC(), contentHash: d.Hash, externalURL: d.URL,
 	}, nil
 }
 

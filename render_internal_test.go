@@ -22,7 +22,7 @@ func TestDownloadsRenderOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateVersion(ctx, "acct", a.ID, CreateVersionInput{Content: &VersionContent{Type: "text/html", Data: "<p>Hi</p>"}, Publish: true}); err != nil {
+	if _, err := s.CreateVersion(ctx, "acct", a.ID, CreateVersionInput{Content: &VersionContent{Type: "text/html", Content: "<p>Hi</p>"}, Publish: true}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := s.CreateLetter(ctx, "acct", CreateLetterInput{

@@ -65,7 +65,7 @@ func (e *env) version(t testing.TB, typ lettershop.AssetType, mime, data string,
 		t.Fatalf("CreateAsset: %v", err)
 	}
 	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: lettershop.ContentType(mime), Data: data},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentType(mime), Content: data},
 		VariableDefinitions: defs,
 		Publish:             true,
 	})
@@ -291,7 +291,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 		typ  lettershop.AssetType
 		mime string
 		data string
-		// wantErr is part of the content.data message, "" for accepted.
+		// wantErr is part of the content.content message, "" for accepted.
 		wantErr string
 	}{
 		{"plain template", lettershop.AssetTemplate, "text/html", "<p>Hello {{name}}</p>", ""},
@@ -329,7 +329,7 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Data: tt.data},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Content: tt.data},
 			})
 			checkContentErr(t, err, tt.wantErr)
 
@@ -345,13 +345,13 @@ func TestVersionContentIsCheckedForPrinting(t *testing.T) {
 				return
 			}
 			v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: lettershop.ContentType(ok[0]), Data: ok[1]},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(ok[0]), Content: ok[1]},
 			})
 			if err != nil {
 				t.Fatalf("CreateVersion with good content: %v", err)
 			}
 			_, err = e.svc.UpdateVersion(e.ctx, renderAccount, a.ID, v.ID, lettershop.UpdateVersionInput{
-				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Data: tt.data},
+				Content: &lettershop.VersionContent{Type: lettershop.ContentType(tt.mime), Content: tt.data},
 			})
 			checkContentErr(t, err, tt.wantErr)
 		})
@@ -370,8 +370,8 @@ func checkContentErr(t *testing.T, err error, want string) {
 	if !errors.As(err, &e) || e.Code != lettershop.CodeInvalid {
 		t.Fatalf("error = %v, want an invalid-input error", err)
 	}
-	if msg, ok := e.Fields["content.data"]; !ok || !strings.Contains(msg, want) {
-		t.Fatalf("fields = %v, want content.data containing %q", e.Fields, want)
+	if msg, ok := e.Fields["content.content"]; !ok || !strings.Contains(msg, want) {
+		t.Fatalf("fields = %v, want content.content containing %q", e.Fields, want)
 	}
 }
 
@@ -524,7 +524,7 @@ func TestDownloadLinkSignatureBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := e.svc.CreateVersion(e.ctx, account, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hi</p>"},
+				Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hi</p>"},
 				Publish: true,
 			}); err != nil {
 				t.Fatal(err)
@@ -583,7 +583,7 @@ func BenchmarkOpenDownloadCached(b *testing.B) {
 
 // FuzzTemplate holds the promise that a template accepted when its version
 // is created always renders, and that a refused one is refused as invalid
-// input naming content.data.
+// input naming content.content.
 func FuzzTemplate(f *testing.F) {
 	for _, seed := range []string{
 		letterTemplate,
@@ -602,7 +602,7 @@ func FuzzTemplate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, tpl string) {
 		v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-			Content: &lettershop.VersionContent{Type: "text/html", Data: tpl},
+			Content: &lettershop.VersionContent{Type: "text/html", Content: tpl},
 			Publish: true,
 		})
 		if err != nil {
@@ -610,8 +610,8 @@ func FuzzTemplate(f *testing.F) {
 			if !errors.As(err, &le) || le.Code != lettershop.CodeInvalid {
 				t.Fatalf("CreateVersion(%q): %v, want success or invalid input", tpl, err)
 			}
-			if _, named := le.Fields["content.data"]; !named {
-				t.Fatalf("CreateVersion(%q): %v, want the error on content.data", tpl, err)
+			if _, named := le.Fields["content.content"]; !named {
+				t.Fatalf("CreateVersion(%q): %v, want the error on content.content", tpl, err)
 			}
 			return
 		}

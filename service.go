@@ -113,10 +113,16 @@ func WithTokenKey(key []byte) Option {
 }
 
 // WithBaseURL sets the address the service is reached at, used in each
-// letter's url. The default is empty: urls are paths (/letters/{id}/download).
+// letter's url and each asset version's contentUrl. The default is empty:
+// urls are paths (/letters/{id}/download), which the HTTP handler makes
+// absolute on the address each request came to.
 func WithBaseURL(u string) Option {
 	return func(s *Service) { s.baseURL = strings.TrimRight(u, "/") }
 }
+
+// BaseURL returns the address WithBaseURL set, without a final slash; ""
+// when none was.
+func (s *Service) BaseURL() string { return s.baseURL }
 
 // WithAddressProcessor replaces the built-in address processor (CASS, NCOA,
 // deliverability), for example with a real postal provider.

@@ -25,7 +25,7 @@ type uploadInput struct {
 // a MIME type the asset holds, up to MaxUploadContent bytes: the way to
 // store content larger than inline content (MaxInlineContent). The content
 // is checked as inline content is (a PDF document when it is stored, not
-// when a letter is mailed); an error names content.data or content.type.
+// when a letter is mailed); an error names content.content or content.type.
 // A version that is not a draft is a conflict.
 func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, versionID string, mime ContentType, data []byte) (*AssetVersion, error) {
 	sum := sha256.Sum256(data)
@@ -37,12 +37,12 @@ func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, ve
 			case !slices.Contains(contentTypes[a.Type], mime):
 				f.add("content.type", "a %s asset holds %s, got %q", a.Type, joinEnumWith(contentTypes[a.Type], " or "), mime)
 			case len(data) == 0:
-				f.add("content.data", "data can not be empty")
+				f.add("content.content", "the content can not be empty")
 			case len(data) > MaxUploadContent:
-				f.add("content.data", "uploaded content is at most %d bytes, got %d", MaxUploadContent, len(data))
+				f.add("content.content", "uploaded content is at most %d bytes, got %d", MaxUploadContent, len(data))
 			default:
 				if msg := checkContent(string(mime), data, v.VariableDefinitions); msg != "" {
-					f.add("content.data", "%s", msg)
+					f.add("content.content", "%s", msg)
 				}
 			}
 			if err := f.err(); err != nil {
@@ -51,9 +51,7 @@ func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, ve
 			if v.Status != VersionDraft {
 				return errorf(CodeConflict, "version %s is %s: only a draft's content can change; clone it to make a new draft", v.ID, v.Status)
 			}
-			v.Content = VersionContent{Source: "inline", Type: mime}
-			v.ContentLength = len(data)
-			v.contentHash = in.SHA256
+			setContent(v, ContentInline, mime, data)
 			w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
 			return nil
 		})

@@ -50,7 +50,7 @@ func (e *env) assetIn(t testing.TB, account string, typ lettershop.AssetType, mi
 		t.Fatalf("CreateAsset: %v", err)
 	}
 	if _, err := e.svc.CreateVersion(e.ctx, account, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: lettershop.ContentType(mime), Data: data}, Publish: publish,
+		Content: &lettershop.VersionContent{Type: lettershop.ContentType(mime), Content: data}, Publish: publish,
 	}); err != nil {
 		t.Fatalf("CreateVersion: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestVariableDefinitionTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content:             &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello</p>"},
+				Content:             &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"},
 				VariableDefinitions: []lettershop.VariableDefinition{tt.def},
 			})
 			if tt.field == "" {
@@ -133,7 +133,7 @@ func TestTemplateImagesAndFontsComeFromAssetVariables(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-				Content: &lettershop.VersionContent{Type: "text/html", Data: tt.tpl}, VariableDefinitions: tt.defs,
+				Content: &lettershop.VersionContent{Type: "text/html", Content: tt.tpl}, VariableDefinitions: tt.defs,
 			})
 			checkContentErr(t, err, tt.want)
 		})
@@ -145,7 +145,7 @@ func TestTemplateImagesAndFontsComeFromAssetVariables(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: `<img src="{{logo}}"><p>Hi</p>`}, VariableDefinitions: asset("logo"),
+		Content: &lettershop.VersionContent{Type: "text/html", Content: `<img src="{{logo}}"><p>Hi</p>`}, VariableDefinitions: asset("logo"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestLetterPrintsItsLogoAndBrandFont(t *testing.T) {
 	// The letter prints the logo published when it was made: a JPEG
 	// published since changes letters made after, not it.
 	if _, err := e.svc.CreateVersion(e.ctx, renderAccount, e.logo.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "image/jpeg", Data: pdftest.JPEG(t, 600, 150)}, Publish: true,
+		Content: &lettershop.VersionContent{Type: "image/jpeg", Content: pdftest.JPEG(t, 600, 150)}, Publish: true,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestVariableDefinitions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
-				Content:             &lettershop.VersionContent{Type: "text/html", Data: "<p>x</p>"},
+				Content:             &lettershop.VersionContent{Type: "text/html", Content: "<p>x</p>"},
 				VariableDefinitions: tc.defs,
 			})
 			if tc.fields == nil {

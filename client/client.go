@@ -294,14 +294,13 @@ func (c *Client) retryWait(mode retryMode, attempt int, resp *response, err erro
 	case mode != retryAll:
 		return 0, false
 	case resp.status == http.StatusConflict:
-		var p struct {
-			Type string `json:"type"`
-		}
+		var p problemBody
 		_ = json.Unmarshal(resp.body, &p)
+		inFlight := p.code() == "request-in-flight"
 		if s, err := strconv.Atoi(resp.header.Get("Retry-After")); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second, p.Type == "request-in-flight"
+			return time.Duration(s) * time.Second, inFlight
 		}
-		return c.backoff(attempt), p.Type == "request-in-flight"
+		return c.backoff(attempt), inFlight
 	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
 		return c.backoff(attempt), true
 	}
@@ -318,11 +317,14 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return c.jitter(min(d, c.maxBackoff))
 }
 
-// rateLimitWait waits until P-RateLimit-Reset, when the key's bucket is
-// full again; without it, Retry-After; without either, the backoff.
+// rateLimitWait waits until X-Rate-Limit-Reset (or P-RateLimit-Reset, its
+// other name), when the key's bucket is full again; without it,
+// Retry-After; without either, the backoff.
 func (c *Client) rateLimitWait(attempt int, h http.Header) time.Duration {
-	if t, err := time.Parse(time.RFC3339, h.Get("P-RateLimit-Reset")); err == nil {
-		return max(t.Sub(c.now()), 0)
+	for _, name := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
+		if t, err := time.Parse(time.RFC3339, h.Get(name)); err == nil {
+			return max(t.Sub(c.now()), 0)
+		}
 	}
 	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
 		return time.Duration(s) * time.Second
@@ -336,7 +338,17 @@ type problemBody struct {
 	Title  string            `json:"title"`
 	Status int               `json:"status"`
 	Detail string            `json:"detail"`
+	Code   string            `json:"code"`
 	Errors map[string]string `json:"errors,omitempty"`
+}
+
+// code is the problem's short name. A server before problems were typed
+// by their RFC section sent it as the type.
+func (p *problemBody) code() string {
+	if p.Code == "" && !strings.Contains(p.Type, ":") {
+		return p.Type
+	}
+	return p.Code
 }
 
 // problem is the *Error an answer that is not a success stands for.
@@ -344,7 +356,7 @@ func (r *response) problem() error {
 	e := &Error{StatusCode: r.status, RequestID: r.header.Get("X-Request-Id")}
 	var p problemBody
 	if err := json.Unmarshal(r.body, &p); err == nil {
-		e.Type, e.Title, e.Detail, e.Fields = p.Type, p.Title, p.Detail, p.Errors
+		e.Code, e.Type, e.Title, e.Detail, e.Fields = p.code(), p.Type, p.Title, p.Detail, p.Errors
 	} else {
 		e.Title = http.StatusText(r.status)
 		e.Detail = strings.TrimSpace(string(r.body[:min(len(r.body), 200)]))

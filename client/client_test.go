@@ -3,11 +3,13 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +53,7 @@ func TestAssetsAndVersions(t *testing.T) {
 
 	v1, err := c.CreateVersion(ctx, a.ID, &client.CreateVersionRequest{
 		Notes:               "draft",
-		Content:             &client.VersionContent{Type: "text/html", Data: template},
+		Content:             &client.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 	})
 	if err != nil {
@@ -60,9 +62,21 @@ func TestAssetsAndVersions(t *testing.T) {
 	if v1.Status != client.VersionDraft || v1.ContentLength != len(template) {
 		t.Fatalf("created version %+v", v1)
 	}
-	v1, err = c.UpdateVersion(ctx, a.ID, v1.ID, &client.UpdateVersionRequest{Notes: str("first cut")})
-	if err != nil || v1.Notes != "first cut" {
-		t.Fatalf("UpdateVersion: %+v, %v", v1, err)
+	if v1.Content.Content != template || v1.ContentType != "text/html" || v1.Publish || !strings.HasSuffix(v1.ContentURL, "/assets/"+v1.ID+"/content") {
+		t.Errorf("created version %+v, want its content and contentUrl", v1)
+	}
+	if err := c.UpdateVersion(ctx, a.ID, v1.ID, &client.UpdateVersionRequest{Notes: str("first cut")}); err != nil {
+		t.Fatalf("UpdateVersion: %v", err)
+	}
+	if v1, err = c.GetVersion(ctx, a.ID, v1.ID); err != nil || v1.Notes != "first cut" {
+		t.Fatalf("after UpdateVersion: %+v, %v", v1, err)
+	}
+	raw, mime, err := c.GetVersionContent(ctx, v1.ID)
+	if err != nil || string(raw) != template || mime != "text/html" {
+		t.Errorf("GetVersionContent: %q %q %v", raw, mime, err)
+	}
+	if _, _, err := c.GetVersionContent(ctx, "astv_01kjqh0cc0abyzr1s1gbemmsvc"); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("GetVersionContent of an unknown version: %v", err)
 	}
 	if v1, err = c.PublishVersion(ctx, a.ID, v1.ID); err != nil || v1.Status != client.VersionPublished {
 		t.Fatalf("PublishVersion: %+v, %v", v1, err)
@@ -75,7 +89,7 @@ func TestAssetsAndVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fetched.Status != client.VersionArchived || fetched.Content.Data != template {
+	if fetched.Status != client.VersionArchived || fetched.Content.Content != template {
 		t.Errorf("the first version after the clone was published: %+v", fetched)
 	}
 	var listed []string
@@ -83,8 +97,8 @@ func TestAssetsAndVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Content.Data != "" {
-			t.Errorf("a listed version carries its data")
+		if v.Content.Content != template {
+			t.Errorf("listed version %+v, want its content", v)
 		}
 		listed = append(listed, v.ID)
 	}
@@ -274,7 +288,8 @@ func TestErrors(t *testing.T) {
 	if !errors.As(err, &e) || !errors.Is(err, client.ErrInvalid) {
 		t.Fatalf("invalid letter: %v, want an *Error matching ErrInvalid", err)
 	}
-	if e.StatusCode != 400 || e.Type != "invalid-request" || e.Title == "" || e.Detail == "" || e.RequestID == "" {
+	if e.StatusCode != 400 || e.Code != "invalid-request" || e.Type != "https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1" ||
+		e.Title == "" || e.Detail == "" || e.RequestID == "" {
 		t.Errorf("error %+v", e)
 	}
 	want := []string{"useType", "variables[name]"}
@@ -309,6 +324,24 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestVersionContentFormerName reads the answers of a server from before
+// content.content, which sent the content as data.
+func TestVersionContentFormerName(t *testing.T) {
+	var v client.AssetVersion
+	old := `{"id":"astv_1","assetId":"ast_1","status":"draft","content":{"source":"inline","type":"text/html","data":"<p>Hi</p>"},"contentLength":9}`
+	if err := json.Unmarshal([]byte(old), &v); err != nil || v.Content.Content != "<p>Hi</p>" || v.Content.Type != "text/html" {
+		t.Errorf("older answer read as %+v, %v", v.Content, err)
+	}
+	both := `{"source":"inline","type":"text/html","content":"<p>new</p>","data":"<p>old</p>"}`
+	var c client.VersionContent
+	if err := json.Unmarshal([]byte(both), &c); err != nil || c.Content != "<p>new</p>" {
+		t.Errorf("content and data read as %+v, %v; want content", c, err)
+	}
+	if b, _ := json.Marshal(client.VersionContent{Type: "text/html", Content: "x"}); string(b) != `{"type":"text/html","content":"x"}` {
+		t.Errorf("sent as %s", b)
+	}
+}
+
 func TestErrorIsStatusClass(t *testing.T) {
 	classes := []error{client.ErrInvalid, client.ErrUnauthorized, client.ErrForbidden, client.ErrNotFound,
 		client.ErrConflict, client.ErrTooLarge, client.ErrIdempotencyKeyReused, client.ErrRateLimited, client.ErrServer}
@@ -317,14 +350,14 @@ func TestErrorIsStatusClass(t *testing.T) {
 		409: client.ErrConflict, 413: client.ErrTooLarge, 422: client.ErrIdempotencyKeyReused,
 		429: client.ErrRateLimited, 500: client.ErrServer, 503: client.ErrServer, 405: nil,
 	} {
-		err := error(&client.Error{StatusCode: status, Type: "x", Detail: "d"})
+		err := error(&client.Error{StatusCode: status, Code: "x", Detail: "d"})
 		for _, class := range classes {
 			if got := errors.Is(err, class); got != errors.Is(class, want) {
 				t.Errorf("%d: errors.Is(%v) = %v", status, class, got)
 			}
 		}
 	}
-	e := &client.Error{StatusCode: 400, Type: "invalid-request", Detail: "the request is invalid", Fields: map[string]string{"b": "bad", "a": "worse"}}
+	e := &client.Error{StatusCode: 400, Code: "invalid-request", Detail: "the request is invalid", Fields: map[string]string{"b": "bad", "a": "worse"}}
 	if got, want := e.Error(), "lettershop: 400 invalid-request: the request is invalid; a: worse; b: bad"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -24,9 +24,9 @@
 // GetLetter, UpdateLetter, CancelLetter, ListLetters, ListLettersPage,
 // DownloadURL, Download), assets (CreateAsset, GetAsset, UpdateAsset,
 // DeleteAsset, ListAssets, ListAssetsPage) and asset versions
-// (CreateVersion, GetVersion, UpdateVersion, UploadVersionContent,
-// DeleteVersion, PublishVersion, ArchiveVersion, CloneVersion,
-// ListVersions, ListVersionsPage). The routes of a lettershop server run with a test
+// (CreateVersion, GetVersion, GetVersionContent, UpdateVersion,
+// UploadVersionContent, DeleteVersion, PublishVersion, ArchiveVersion,
+// CloneVersion, ListVersions, ListVersionsPage). The routes of a lettershop server run with a test
 // clock are on Client.Test.
 //
 // # Lists
@@ -42,7 +42,7 @@
 // IdempotencyKey, or a random one, the same on every attempt. A request is
 // attempted again after a network error, a 408, a 409 request-in-flight
 // (after its Retry-After, if any), a 429 (after waiting until
-// P-RateLimit-Reset) and a 5xx, with exponential
+// X-Rate-Limit-Reset, or P-RateLimit-Reset) and a 5xx, with exponential
 // backoff and jitter, up to WithMaxRetries times and never past the
 // context's deadline: a wait that would end after the deadline is not
 // begun, and the last error is returned. Any other 4xx is returned at once.

@@ -20,7 +20,7 @@ var (
 	// ErrNotFound matches a 404: no such object in the key's account.
 	ErrNotFound = errors.New("not found")
 	// ErrConflict matches a 409: the object's state does not allow the
-	// operation, or (Type "request-in-flight") a request with the same
+	// operation, or (Code "request-in-flight") a request with the same
 	// idempotency key was still running through every retry.
 	ErrConflict = errors.New("conflict")
 	// ErrTooLarge matches a 413: the request body is over its limit.
@@ -39,8 +39,13 @@ var (
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
-	// Type names the kind of problem: "invalid-request", "not-found",
+	// Code names the kind of problem: "invalid-request", "not-found",
 	// "conflict", "request-in-flight", "rate-limited", ...
+	Code string
+	// Type is the problem's type: the URI of the section of the RFC that
+	// defines the status
+	// (https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1 for
+	// 400).
 	Type string
 	// Title is a short summary of the kind.
 	Title string
@@ -58,8 +63,8 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "lettershop: %d", e.StatusCode)
-	if e.Type != "" {
-		fmt.Fprintf(&b, " %s", e.Type)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
 	}
 	switch {
 	case e.Detail != "":

@@ -29,7 +29,7 @@ func Example() {
 		return
 	}
 	_, err = c.CreateVersion(ctx, asset.ID, &client.CreateVersionRequest{
-		Content:             &client.VersionContent{Type: "text/html", Data: "<p>Dear {{name}},</p>"},
+		Content:             &client.VersionContent{Type: "text/html", Content: "<p>Dear {{name}},</p>"},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 		Publish:             true,
 	})
@@ -64,7 +64,7 @@ func Example() {
 	_, err = c.GetLetter(ctx, "ltr_01kjqh0cc0abyzr1s1gch2evrn")
 	var e *client.Error
 	if errors.As(err, &e) {
-		fmt.Println(errors.Is(err, client.ErrNotFound), e.StatusCode, e.Type)
+		fmt.Println(errors.Is(err, client.ErrNotFound), e.StatusCode, e.Code)
 	}
 	// Output:
 	// queued Chicago, IL 60601

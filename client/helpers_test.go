@@ -221,12 +221,24 @@ func failing(rec *recorder, n int, fail func(w http.ResponseWriter, r *http.Requ
 	}
 }
 
-// problem answers a problem body of the status and type.
-func problem(status int, typ string) func(http.ResponseWriter, *http.Request, http.Handler) {
+// problem answers a problem body of the status and code, as the server
+// writes it.
+func problem(status int, code string) func(http.ResponseWriter, *http.Request, http.Handler) {
 	return func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"type":"` + typ + `","title":"injected","status":` + strconv.Itoa(status) + `,"detail":"injected failure"}`))
+		_, _ = w.Write([]byte(`{"type":"` + httpadapter.ProblemType(status) + `","title":"injected","status":` + strconv.Itoa(status) +
+			`,"detail":"injected failure","code":"` + code + `"}`))
+	}
+}
+
+// olderProblem answers a problem as servers did before problems were typed
+// by their status's RFC section: the code as its type.
+func olderProblem(status int, code string) func(http.ResponseWriter, *http.Request, http.Handler) {
+	return func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"type":"` + code + `","title":"injected","status":` + strconv.Itoa(status) + `,"detail":"injected failure"}`))
 	}
 }
 
@@ -259,7 +271,7 @@ func publishedAsset(t testing.TB, c *client.Client) (*client.Asset, *client.Asse
 	}
 	v, err := c.CreateVersion(context.Background(), a.ID, &client.CreateVersionRequest{
 		Notes:               "first cut",
-		Content:             &client.VersionContent{Type: "text/html", Data: template},
+		Content:             &client.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
 		Publish:             true,
 	})

@@ -22,7 +22,7 @@ func seedLetters(t *testing.T, s *server, n int) []string {
 		t.Fatal(err)
 	}
 	_, err = s.Svc.CreateVersion(c, s.Account, asset.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Data: "<p>Hello</p>"}, Publish: true,
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func TestRetryAfterDroppedConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Svc.CreateVersion(svcCtx, s.Account, asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: "text/html", Data: template},
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: template},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	})
@@ -122,14 +122,51 @@ func TestRetryAfterDroppedConnection(t *testing.T) {
 }
 
 func TestRetryInFlight(t *testing.T) {
-	rec := &recorder{}
-	s := newServer(t, wrapped(failing(rec, 1, problem(http.StatusConflict, "request-in-flight"))))
-	c := newClient(s, newWaits())
-	if _, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
-		t.Fatalf("CreateAsset after a 409 in flight: %v", err)
+	for name, answer := range map[string]func(int, string) func(http.ResponseWriter, *http.Request, http.Handler){
+		"code": problem, "type of an older server": olderProblem,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := &recorder{}
+			s := newServer(t, wrapped(failing(rec, 1, answer(http.StatusConflict, "request-in-flight"))))
+			c := newClient(s, newWaits())
+			if _, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+				t.Fatalf("CreateAsset after a 409 in flight: %v", err)
+			}
+			if diff := cmp.Diff([]int{409, 201}, statusesOf(rec.all())); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+		})
 	}
-	if diff := cmp.Diff([]int{409, 201}, statusesOf(rec.all())); diff != "" {
-		t.Errorf("attempts (-want +got):\n%s", diff)
+	// A conflict of state is not retried, whichever way it is written.
+	for _, answer := range []func(int, string) func(http.ResponseWriter, *http.Request, http.Handler){problem, olderProblem} {
+		rec := &recorder{}
+		s := newServer(t, wrapped(failing(rec, 1, answer(http.StatusConflict, "conflict"))))
+		_, err := newClient(s, newWaits()).CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"})
+		var e *client.Error
+		if !errors.As(err, &e) || e.Code != "conflict" || len(rec.all()) != 1 {
+			t.Errorf("a 409 conflict: %v after %d attempts, want one attempt and the error", err, len(rec.all()))
+		}
+	}
+}
+
+// TestRetryRateLimitedOnEitherHeader waits until X-Rate-Limit-Reset, or
+// P-RateLimit-Reset when that is all a server sends.
+func TestRetryRateLimitedOnEitherHeader(t *testing.T) {
+	for _, header := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
+		t.Run(header, func(t *testing.T) {
+			w := newWaits()
+			rec := &recorder{}
+			s := newServer(t, wrapped(failing(rec, 1, func(rw http.ResponseWriter, r *http.Request, next http.Handler) {
+				rw.Header()[header] = []string{w.clock().Add(7 * time.Second).UTC().Format(time.RFC3339)}
+				problem(http.StatusTooManyRequests, "rate-limited")(rw, r, next)
+			})))
+			if _, err := newClient(s, w).GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz"); !errors.Is(err, client.ErrNotFound) {
+				t.Fatalf("after the wait: %v, want the server's own answer", err)
+			}
+			if diff := cmp.Diff([]time.Duration{7 * time.Second}, w.all()); diff != "" {
+				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,9 @@
 package client
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // LetterStatus is where a letter is in its life.
 type LetterStatus string
@@ -366,12 +369,35 @@ type ListAssetsParams struct {
 	Metadata  map[string]string
 }
 
-// VersionContent is a version's content: a MIME type and, inline, the data
-// (binary types base64-encoded). Lists leave Data out.
+// VersionContent is a version's content: where it comes from (Source,
+// "inline" when left out), its MIME type, and Content, the content itself:
+// an HTML template's text, or base64 for binary types. A list, an upload's
+// answer and other answers than a fetch leave Content empty for content
+// over 102,400 bytes (which only an upload stores): read it with
+// GetVersionContent.
 type VersionContent struct {
-	Source string `json:"source,omitempty"`
-	Type   string `json:"type"`
-	Data   string `json:"data,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Type    string `json:"type"`
+	Content string `json:"content,omitempty"`
+}
+
+// UnmarshalJSON reads content under its former name, data, too, as
+// servers before content.content answered it.
+func (c *VersionContent) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Source  string `json:"source"`
+		Type    string `json:"type"`
+		Content string `json:"content"`
+		Data    string `json:"data"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = VersionContent{Source: w.Source, Type: w.Type, Content: w.Content}
+	if c.Content == "" {
+		c.Content = w.Data
+	}
+	return nil
 }
 
 // VariableDefinition declares a template variable of a version: Behavior
@@ -384,15 +410,21 @@ type VariableDefinition struct {
 	AllowEmpty  bool    `json:"allowEmpty,omitempty"`
 }
 
-// AssetVersion is one version of an asset's content.
+// AssetVersion is one version of an asset's content, the same from every
+// method that returns one. ContentType repeats Content.Type; ContentURL is
+// where GetVersionContent reads the content as itself; Publish says
+// whether the version is its asset's published one.
 type AssetVersion struct {
 	ID                  string               `json:"id"`
 	AssetID             string               `json:"assetId"`
 	Status              VersionStatus        `json:"status"`
-	Notes               string               `json:"notes,omitempty"`
+	Notes               string               `json:"notes"`
 	Content             VersionContent       `json:"content"`
-	ContentLength       int                  `json:"contentLength"`
 	VariableDefinitions []VariableDefinition `json:"variableDefinitions"`
+	ContentType         string               `json:"contentType"`
+	ContentLength       int                  `json:"contentLength"`
+	ContentURL          string               `json:"contentUrl"`
+	Publish             bool                 `json:"publish"`
 	CreatedAt           time.Time            `json:"createdAt"`
 	ModifiedAt          time.Time            `json:"modifiedAt"`
 }
@@ -407,8 +439,7 @@ type CreateVersionRequest struct {
 }
 
 // UpdateVersionRequest is the body of UpdateVersion: what is nil stays as
-// it is. A draft takes every field; a published or archived version only
-// Notes.
+// it is. A draft takes every field; a published version only Notes.
 type UpdateVersionRequest struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`

@@ -25,18 +25,33 @@ func (c *Client) GetVersion(ctx context.Context, assetID, versionID string) (*As
 }
 
 // UpdateVersion changes a version (PUT /assets/{id}/versions/{versionId}):
-// a draft anything, another version only its notes.
-func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, in *UpdateVersionRequest, opts ...RequestOption) (*AssetVersion, error) {
+// a draft anything, a published version only its notes, an archived one
+// nothing. The server answers 202 without a body: GetVersion reads the
+// version updated.
+func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, in *UpdateVersionRequest, opts ...RequestOption) error {
 	if in == nil {
 		in = &UpdateVersionRequest{}
 	}
-	return c.versionCall(ctx, request{method: "PUT", path: versionPath(assetID, versionID), body: in, write: true, opts: opts})
+	_, err := c.call(ctx, request{method: "PUT", path: versionPath(assetID, versionID), body: in, write: true, opts: opts}, nil)
+	return err
+}
+
+// GetVersionContent reads a version's content as itself, not base64, and
+// its MIME type (GET {base}/assets/{versionId}/content, a version's
+// ContentURL).
+func (c *Client) GetVersionContent(ctx context.Context, versionID string) (content []byte, contentType string, err error) {
+	resp, err := c.call(ctx, request{method: "GET", path: "/assets/" + url.PathEscape(versionID) + "/content"}, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return resp.body, resp.header.Get("Content-Type"), nil
 }
 
 // UploadVersionContent replaces a draft version's content with content as
 // it is, up to 10 MiB, of the MIME type contentType (text/html, image/png,
 // application/pdf, ...), without the JSON and base64 of UpdateVersion
-// (PUT /assets/{id}/versions/{versionId}/content).
+// (PUT /assets/{id}/versions/{versionId}/content). The version returned
+// leaves Content.Content empty for content over 102,400 bytes.
 func (c *Client) UploadVersionContent(ctx context.Context, assetID, versionID, contentType string, content []byte, opts ...RequestOption) (*AssetVersion, error) {
 	if content == nil {
 		content = []byte{}
@@ -78,7 +93,8 @@ func (c *Client) CloneVersion(ctx context.Context, assetID, versionID string, in
 }
 
 // ListVersions returns an iterator over an asset's versions, newest first,
-// without their content data. params may be nil.
+// each with its content (but content over 102,400 bytes, which
+// GetVersionContent reads). params may be nil.
 func (c *Client) ListVersions(ctx context.Context, assetID string, params *ListVersionsParams) iter.Seq2[AssetVersion, error] {
 	p := ListVersionsParams{}
 	if params != nil {

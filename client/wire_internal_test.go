@@ -20,7 +20,8 @@ import (
 
 // match pairs a Go type with the schema it is the wire form of. A type has
 // exactly its schema's properties, except that a request type may leave out
-// those marked x-read-only, which an update accepts only as fetched.
+// those marked x-read-only, which the server ignores or accepts only as
+// fetched, and those deprecated, which it reads for older clients.
 type match struct {
 	typ     reflect.Type
 	schema  string
@@ -56,6 +57,7 @@ var wireTypes = []match{
 	{reflect.TypeFor[AssetVersion](), "AssetVersion", false},
 	{reflect.TypeFor[Page[AssetVersion]](), "VersionPage", false},
 	{reflect.TypeFor[VersionContent](), "VersionContent", false},
+	{reflect.TypeFor[VersionContent](), "VersionContentInput", true},
 	{reflect.TypeFor[VariableDefinition](), "VariableDefinition", false},
 	{reflect.TypeFor[CreateVersionRequest](), "CreateVersionRequest", true},
 	{reflect.TypeFor[UpdateVersionRequest](), "UpdateVersionRequest", true},
@@ -195,12 +197,12 @@ func compare(t *testing.T, path string, typ reflect.Type, s *openapi3.Schema, re
 	}
 }
 
-// readOnly reports whether the document marks a request property as one an
-// update accepts only as fetched (x-read-only): a request type may leave it
-// out.
+// readOnly reports whether the document marks a request property as one
+// the server ignores or accepts only as fetched (x-read-only), or as
+// deprecated: a request type may leave it out.
 func readOnly(p *openapi3.SchemaRef) bool {
 	v, _ := p.Value.Extensions["x-read-only"].(bool)
-	return v
+	return v || p.Value.Deprecated
 }
 
 // jsonFields maps JSON names to the fields of a struct type.

@@ -47,7 +47,7 @@ func (h *handler) createAsset(w http.ResponseWriter, r *http.Request, c *call) {
 		ok: func(v any) response {
 			a := v.(*lettershop.Asset)
 			resp := jsonResponse(http.StatusCreated, a)
-			resp.location = c.base + "/assets/" + a.ID
+			resp.location = c.url("/assets/" + a.ID)
 			return resp
 		},
 	})

@@ -19,7 +19,7 @@ func TestAssetLifecycle(t *testing.T) {
 	}}).wantStatus(t, http.StatusCreated)
 	var a lettershop.Asset
 	res.decode(t, &a)
-	if want := "/assets/" + a.ID; res.Header.Get("Location") != want {
+	if want := testBaseURL + "/assets/" + a.ID; res.Header.Get("Location") != want {
 		t.Errorf("Location %q, want %q", res.Header.Get("Location"), want)
 	}
 	golden(t, "asset_created", res.Body)

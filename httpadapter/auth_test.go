@@ -30,8 +30,8 @@ func TestSandboxKeys(t *testing.T) {
 				res.wantStatus(t, http.StatusOK)
 				return
 			}
-			if p := res.problem(t, tt.status); p.Type != "unauthorized" {
-				t.Errorf("type %q", p.Type)
+			if p := res.problem(t, tt.status); p.Code != "unauthorized" {
+				t.Errorf("code %q", p.Code)
 			}
 		})
 	}
@@ -116,8 +116,8 @@ func TestScopes(t *testing.T) {
 			rt.r.Header = hdr("X-Api-Key", key)
 			t.Run(key+" "+rt.r.Method+" "+rt.r.Path, func(t *testing.T) {
 				p := ts.do(t, rt.r).problem(t, http.StatusForbidden)
-				if p.Type != "forbidden" {
-					t.Errorf("type %q", p.Type)
+				if p.Code != "forbidden" {
+					t.Errorf("code %q", p.Code)
 				}
 			})
 		}

@@ -49,11 +49,11 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	}
 	resp, b = send(head(len(body)+10), body)
 	var p struct {
-		Type   string
+		Code   string
 		Status int
 	}
 	if resp.StatusCode != http.StatusRequestTimeout || resp.Header.Get("Content-Type") != "application/problem+json" ||
-		json.Unmarshal(b, &p) != nil || p.Type != "request-timeout" {
+		json.Unmarshal(b, &p) != nil || p.Code != "request-timeout" {
 		t.Fatalf("stalled body: %d %s %s, want a 408 problem", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
 	if !resp.Close {

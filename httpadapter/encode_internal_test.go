@@ -74,7 +74,7 @@ func TestLetterRoutesWriteTheEncoderBytes(t *testing.T) {
 	}
 	var asset struct{ ID string }
 	_ = json.Unmarshal(do("POST", "/v1/assets", `{"name":"A <&>","type":"template"}`), &asset)
-	do("POST", "/v1/assets/"+asset.ID+"/versions", `{"content":{"type":"text/html","data":"<p>Hi {{name}}</p>"},"publish":true}`)
+	do("POST", "/v1/assets/"+asset.ID+"/versions", `{"content":{"type":"text/html","content":"<p>Hi {{name}}</p>"},"publish":true}`)
 	account := SandboxAccount(key)
 	var ids []string
 	for i := range 3 {

@@ -385,7 +385,7 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 			text = "Error"
 		}
 		writeProblem(w, problem{
-			Type: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status,
+			Code: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status,
 			Detail: fmt.Sprintf("%s (a fault set by the test)", strings.ToLower(text)),
 		})
 		return
@@ -395,10 +395,9 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 		if n <= 0 || per <= 0 {
 			n, per = 150, 5*time.Second
 		}
-		reset := ceilSecond(c.h.rateNow(account).Add(per)).UTC().Format(time.RFC3339)
-		h[headerLimit] = []string{strconv.Itoa(n)}
-		h[headerRemaining] = []string{"0"}
-		h[headerReset] = []string{reset}
+		resetAt := ceilSecond(c.h.rateNow(account).Add(per))
+		reset := resetAt.UTC().Format(time.RFC3339)
+		setRateHeaders(h, n, 0, resetAt)
 		retryAfter(w, per)
 		writeProblem(w, problemFor(ctx, errorf(code, "the rate limit of %d requests per %s for this API key is used up; retry after %s", n, per, reset)))
 		return

@@ -39,7 +39,7 @@ func TestFaultStatus(t *testing.T) {
 	}
 	body := `{"name":"Invoice"}`
 	p := ts.do(t, req{Method: "POST", Path: "/v1/assets", Body: body}).problem(t, http.StatusInternalServerError)
-	if p.Type != "internal" || !strings.Contains(p.Detail, "quote request id req_") {
+	if p.Code != "internal" || !strings.Contains(p.Detail, "quote request id req_") {
 		t.Errorf("injected 500: %+v", p)
 	}
 	// Only once, and only for the account that asked.
@@ -50,8 +50,8 @@ func TestFaultStatus(t *testing.T) {
 	ts.get(t, "/v1/assets").wantStatus(t, http.StatusOK)
 	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK)
 	p = ts.do(t, req{Method: "POST", Path: "/assets", Body: body}).problem(t, http.StatusConflict)
-	if p.Type != "conflict" {
-		t.Errorf("injected 409 type %q", p.Type)
+	if p.Code != "conflict" {
+		t.Errorf("injected 409 code %q", p.Code)
 	}
 }
 
@@ -60,13 +60,16 @@ func TestFaultRateLimited(t *testing.T) {
 	ts.addFault(t, keyA, `{"path":"/letters","status":429}`)
 	r := ts.get(t, "/letters")
 	p := r.problem(t, http.StatusTooManyRequests)
-	if p.Type != "rate-limited" {
-		t.Errorf("type %q", p.Type)
+	if p.Code != "rate-limited" {
+		t.Errorf("code %q", p.Code)
 	}
 	for _, h := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset", "Retry-After", "X-Request-Id"} {
 		if r.Header.Get(h) == "" {
 			t.Errorf("injected 429 lacks %s: %v", h, r.Header)
 		}
+	}
+	if h := rateOf(r); h.mismatch != "" {
+		t.Errorf("injected 429: %s", h.mismatch)
 	}
 	if r.Header.Get("P-RateLimit-Remaining") != "0" || r.Header.Get("Retry-After") != "5" {
 		t.Errorf("remaining %q, retry after %q", r.Header.Get("P-RateLimit-Remaining"), r.Header.Get("Retry-After"))

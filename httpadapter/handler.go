@@ -53,6 +53,9 @@ const (
 	headerLimit          = "P-RateLimit-Limit"
 	headerRemaining      = "P-RateLimit-Remaining"
 	headerReset          = "P-RateLimit-Reset"
+	headerXLimit         = "X-Rate-Limit-Limit"
+	headerXRemaining     = "X-Rate-Limit-Remaining"
+	headerXReset         = "X-Rate-Limit-Reset"
 )
 
 // Option configures the handler New returns.
@@ -222,13 +225,13 @@ func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Ha
 	if rec.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", rec.header.Get("Allow"))
 		writeProblem(w, problem{
-			Type: "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
+			Code: "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
 			Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")),
 		})
 		return
 	}
 	writeProblem(w, problem{
-		Type: "not-found", Title: "Not found", Status: http.StatusNotFound,
+		Code: "not-found", Title: "Not found", Status: http.StatusNotFound,
 		Detail: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path),
 	})
 }
@@ -274,9 +277,23 @@ type call struct {
 	keyHash string
 	// path is the request path without /v1, the same for both forms of a route.
 	path string
-	// base is what precedes path in the URL the client used: a mount prefix
-	// and /v1, to build Location headers the client can follow.
-	base string
+	// origin is the absolute URL the handler is reached at: the Service's
+	// base URL, or else the scheme and host the request came to with the
+	// mount prefix. prefix is /v1 or "", as the request used.
+	origin, prefix string
+}
+
+// url is the absolute URL of path (/letters/ltr_...) under the prefix the
+// request used: what a Location header names.
+func (c *call) url(path string) string { return c.origin + c.prefix + path }
+
+// absolute makes a URL the Service made without a base URL (a path)
+// absolute, on the request's origin.
+func (c *call) absolute(u string) string {
+	if strings.HasPrefix(u, "/") {
+		return c.origin + u
+	}
+	return u
 }
 
 // handle registers a route bare and under /v1.
@@ -310,8 +327,8 @@ func (h *handler) authenticate(r *http.Request, key string) (Principal, error) {
 // serveRoute runs the checks every route shares, in order: the API key, the
 // rate limit, the API version, the scope.
 func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, prefix string) {
-	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix)}
-	c.base = mountPrefix(r) + prefix
+	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix), prefix: prefix}
+	c.origin = h.origin(r)
 	if rt.access != public {
 		key := r.Header.Get(headerAPIKey)
 		if key == "" {
@@ -366,6 +383,23 @@ func (h *handler) rateNow(account string) time.Time {
 		return h.svc.Now()
 	}
 	return h.svc.AccountNow(account)
+}
+
+// origin is the absolute URL the handler is reached at for r: the
+// Service's base URL when it has one (set it behind a proxy), or else the
+// scheme and Host of r followed by the prefix the handler is mounted under.
+func (h *handler) origin(r *http.Request) string {
+	if b := h.svc.BaseURL(); b != "" {
+		return b
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if r.Host == "" {
+		return mountPrefix(r)
+	}
+	return scheme + "://" + r.Host + mountPrefix(r)
 }
 
 // mountPrefix is the part of the path the client sent that a mounting

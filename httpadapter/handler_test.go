@@ -29,10 +29,10 @@ func TestV1Prefix(t *testing.T) {
 	}
 
 	res := ts.do(t, req{Method: "POST", Path: "/v1/letters", Body: letterBody(assetID)}).wantStatus(t, http.StatusCreated)
-	if loc := res.Header.Get("Location"); !strings.HasPrefix(loc, "/v1/letters/ltr_") {
-		t.Errorf("Location %q of a /v1 create, want /v1/letters/...", loc)
+	if loc := res.Header.Get("Location"); !strings.HasPrefix(loc, testBaseURL+"/v1/letters/ltr_") {
+		t.Errorf("Location %q of a /v1 create, want %s/v1/letters/...", loc, testBaseURL)
 	}
-	ts.get(t, res.Header.Get("Location")).wantStatus(t, http.StatusOK)
+	ts.get(t, ts.located(t, res.Header.Get("Location"))).wantStatus(t, http.StatusOK)
 	ts.do(t, req{Method: "POST", Path: "/v1/letters/" + l.ID + "/cancel"}).wantStatus(t, http.StatusAccepted)
 	ts.do(t, req{Method: "DELETE", Path: "/v1/assets/" + assetID + "/versions/" + versionID}).wantStatus(t, http.StatusNoContent)
 	ts.get(t, "/v2/letters").problem(t, http.StatusNotFound)
@@ -73,8 +73,8 @@ func TestAPIVersionHeader(t *testing.T) {
 func TestUnknownRoutes(t *testing.T) {
 	ts := newTestServer(t)
 	p := ts.get(t, "/letter").problem(t, http.StatusNotFound)
-	if p.Type != "not-found" {
-		t.Errorf("type %q", p.Type)
+	if p.Code != "not-found" {
+		t.Errorf("code %q", p.Code)
 	}
 	ts.get(t, "/letters/").problem(t, http.StatusNotFound)
 	ts.do(t, req{Method: "GET", Path: "/", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusNotFound)
@@ -87,21 +87,51 @@ func TestUnknownRoutes(t *testing.T) {
 	ts.do(t, req{Method: "PATCH", Path: "/v1/letters/ltr_1"}).problem(t, http.StatusMethodNotAllowed)
 }
 
+// mustRequest is a request of an absolute URL with an API key.
+func mustRequest(t testing.TB, method, u, key string) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("X-Api-Key", key)
+	return r
+}
+
 // Mounted under a prefix with http.StripPrefix, the handler serves the same
-// routes there, and Location headers keep the prefix.
+// routes there, and Location headers keep the prefix: without a base URL,
+// on the address the request came to.
 func TestMountedUnderPrefix(t *testing.T) {
 	mount := func(h http.Handler) http.Handler {
 		mux := http.NewServeMux()
 		mux.Handle("/api/", http.StripPrefix("/api", h))
 		return mux
 	}
-	ts := newTestServer(t, mounted(mount))
+	ts := newTestServer(t, mounted(mount), withService(lettershop.WithBaseURL("")))
 	res := ts.do(t, req{Method: "POST", Path: "/api/v1/assets", Body: map[string]any{"name": "Mounted"}}).wantStatus(t, http.StatusCreated)
 	loc := res.Header.Get("Location")
-	if !strings.HasPrefix(loc, "/api/v1/assets/ast_") {
-		t.Fatalf("Location %q, want /api/v1/assets/...", loc)
+	if !strings.HasPrefix(loc, ts.URL+"/api/v1/assets/ast_") {
+		t.Fatalf("Location %q, want %s/api/v1/assets/...", loc, ts.URL)
 	}
-	ts.get(t, loc).wantStatus(t, http.StatusOK)
+	resp, err := ts.Client().Do(mustRequest(t, "GET", loc, keyA))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %v %v", loc, err, resp)
+	}
+	resp.Body.Close()
+	// A version's contentUrl too, bare as the real service shapes it.
+	var a lettershop.Asset
+	res.decode(t, &a)
+	var v lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: "/api/assets/" + a.ID + "/versions", Body: templateBody()}).
+		wantStatus(t, http.StatusCreated).decode(t, &v)
+	if want := ts.URL + "/api/assets/" + v.ID + "/content"; v.ContentURL != want {
+		t.Errorf("contentUrl %q, want %q", v.ContentURL, want)
+	}
+	resp, err = ts.Client().Do(mustRequest(t, "GET", v.ContentURL, keyA))
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/html" {
+		t.Fatalf("GET %s: %v %v", v.ContentURL, err, resp)
+	}
+	resp.Body.Close()
 	ts.get(t, "/api/_test/clock").wantStatus(t, http.StatusOK)
 
 	// Test routes stay off without WithTestClock, wherever the handler is.

@@ -211,6 +211,20 @@ func (ts *testServer) do(t testing.TB, r req) result {
 	return result{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
+// located returns the path of an absolute URL the server gave
+// (a Location, a contentUrl), which must start with the Service's base URL
+// (testBaseURL) or, for a Service without one, the server's own URL.
+func (ts *testServer) located(t testing.TB, u string) string {
+	t.Helper()
+	for _, origin := range []string{testBaseURL, ts.URL} {
+		if p, ok := strings.CutPrefix(u, origin); ok && strings.HasPrefix(p, "/") {
+			return p
+		}
+	}
+	t.Fatalf("URL %q is not absolute on %s or %s", u, testBaseURL, ts.URL)
+	return ""
+}
+
 func (ts *testServer) get(t testing.TB, path string) result {
 	t.Helper()
 	return ts.do(t, req{Method: "GET", Path: path})
@@ -239,6 +253,7 @@ type problemBody struct {
 	Title  string            `json:"title"`
 	Status int               `json:"status"`
 	Detail string            `json:"detail"`
+	Code   string            `json:"code"`
 	Errors map[string]string `json:"errors"`
 }
 
@@ -255,8 +270,8 @@ func (r result) problem(t testing.TB, status int) problemBody {
 	if err := dec.Decode(&p); err != nil {
 		t.Fatalf("decode problem %s: %v", r.Body, err)
 	}
-	if p.Status != status || p.Type == "" || p.Title == "" || p.Detail == "" {
-		t.Fatalf("problem %s: want status %d and type, title and detail set", r.Body, status)
+	if p.Status != status || p.Type != httpadapter.ProblemType(status) || p.Code == "" || p.Title == "" || p.Detail == "" {
+		t.Fatalf("problem %s: want status %d, type %s, and code, title and detail set", r.Body, status, httpadapter.ProblemType(status))
 	}
 	return p
 }
@@ -310,7 +325,7 @@ const testTemplate = `<h1>Hello {{name}}</h1><p>Your order {{order}} has shipped
 func templateBody() map[string]any {
 	return map[string]any{
 		"notes":   "first cut",
-		"content": map[string]any{"type": "text/html", "data": testTemplate},
+		"content": map[string]any{"type": "text/html", "content": testTemplate},
 		"variableDefinitions": []map[string]any{
 			{"name": "name", "type": "value", "behavior": "required"},
 			{"name": "order", "type": "value", "behavior": "optional"},

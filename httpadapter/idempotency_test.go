@@ -64,8 +64,9 @@ func TestIdempotentReplay(t *testing.T) {
 		{Method: "POST", Path: "/letters/" + l.ID + "/cancel"},
 		{Method: "POST", Path: "/assets", Body: `{"name":"again"}`},
 		{Method: "PUT", Path: "/assets/" + assetID, Body: `{"name":"renamed"}`},
-		{Method: "POST", Path: "/assets/" + assetID + "/versions", Body: templateBody()},
+		// Before the new version archives v, which then takes no update.
 		{Method: "PUT", Path: v, Body: `{"notes":"n"}`},
+		{Method: "POST", Path: "/assets/" + assetID + "/versions", Body: templateBody()},
 		{Method: "POST", Path: v + "/clone"},
 		{Method: "POST", Path: v + "/archive"},
 		{Method: "POST", Path: v + "/publish"},
@@ -155,8 +156,8 @@ func TestIdempotencyMismatch(t *testing.T) {
 				res.problem(t, http.StatusMethodNotAllowed)
 				return
 			}
-			if p := res.problem(t, http.StatusUnprocessableEntity); p.Type != "idempotency-key-reused" {
-				t.Errorf("type %q", p.Type)
+			if p := res.problem(t, http.StatusUnprocessableEntity); p.Code != "idempotency-key-reused" {
+				t.Errorf("code %q", p.Code)
 			}
 			if res.Header.Get("Idempotent-Replayed") != "" {
 				t.Errorf("a mismatch is marked replayed")
@@ -233,8 +234,8 @@ func TestIdempotencyInFlight(t *testing.T) {
 
 	r := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: ik})
 	p := r.problem(t, http.StatusConflict)
-	if p.Type != "request-in-flight" {
-		t.Errorf("type %q", p.Type)
+	if p.Code != "request-in-flight" {
+		t.Errorf("code %q", p.Code)
 	}
 	// The lease (10 s by default) is what a client waits at most.
 	if got := r.Header.Get("Retry-After"); got != "10" {

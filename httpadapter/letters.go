@@ -60,7 +60,7 @@ func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) 
 		ok: func(v any) response {
 			l := v.(*lettershop.Letter)
 			resp := letterResponse(http.StatusCreated, l)
-			resp.location = c.base + "/letters/" + l.ID
+			resp.location = c.url("/letters/" + l.ID)
 			return resp
 		},
 	})

@@ -25,7 +25,7 @@ func TestCreateAndGetLetter(t *testing.T) {
 	}
 	var created lettershop.Letter
 	res.decode(t, &created)
-	if want := "/letters/" + created.ID; res.Header.Get("Location") != want {
+	if want := testBaseURL + "/letters/" + created.ID; res.Header.Get("Location") != want {
 		t.Errorf("Location %q, want %q", res.Header.Get("Location"), want)
 	}
 	if created.Content.AssetVersionID != versionID || created.Status != lettershop.StatusQueued {
@@ -36,7 +36,7 @@ func TestCreateAndGetLetter(t *testing.T) {
 	}
 	golden(t, "letter_created", res.Body)
 
-	got := ts.get(t, res.Header.Get("Location")).wantStatus(t, http.StatusOK)
+	got := ts.get(t, ts.located(t, res.Header.Get("Location"))).wantStatus(t, http.StatusOK)
 	golden(t, "letter_fetched", got.Body)
 	var fetched lettershop.Letter
 	got.decode(t, &fetched)
@@ -147,8 +147,8 @@ func TestUpdateLetter(t *testing.T) {
 
 	ts.do(t, req{Method: "POST", Path: "/letters/" + l.ID + "/cancel"}).wantStatus(t, http.StatusAccepted)
 	p := ts.do(t, req{Method: "PUT", Path: "/letters/" + l.ID, Body: map[string]any{"useType": "marketing"}}).problem(t, http.StatusConflict)
-	if p.Type != "conflict" {
-		t.Errorf("conflict problem type %q", p.Type)
+	if p.Code != "conflict" {
+		t.Errorf("conflict problem code %q", p.Code)
 	}
 	// Metadata can change at any time.
 	ts.do(t, req{Method: "PUT", Path: "/letters/" + l.ID, Body: map[string]any{"description": "canceled"}}).wantStatus(t, http.StatusOK)
@@ -616,7 +616,7 @@ func TestLetterInputRules(t *testing.T) {
 	assetID, _ := ts.createAsset(t, keyA)
 	var preset lettershop.AssetVersion
 	ts.do(t, req{Method: "POST", Path: "/assets/" + assetID + "/versions", Body: map[string]any{
-		"content": map[string]any{"type": "text/html", "data": "<p>{{name}} {{sig}}</p>"},
+		"content": map[string]any{"type": "text/html", "content": "<p>{{name}} {{sig}}</p>"},
 		"variableDefinitions": []map[string]any{
 			{"name": "name", "behavior": "required"},
 			{"name": "sig", "behavior": "preset", "presetValue": "Acme"},

@@ -45,7 +45,6 @@ func TestOpenAPIExamplesAreRealAnswers(t *testing.T) {
 		"Letter":            "letter_created",
 		"Asset":             "asset_created",
 		"Version":           "version_created",
-		"VersionFetched":    "version_fetched",
 		"ValidationProblem": "problem_validation",
 	} {
 		ex := doc.Components.Examples[example]

@@ -24,7 +24,7 @@ func uncleanPath(p string) bool {
 // notCleanPath answers a request whose path uncleanPath refuses.
 func notCleanPath(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, problem{
-		Type: "not-found", Title: "Not found", Status: http.StatusNotFound,
+		Code: "not-found", Title: "Not found", Status: http.StatusNotFound,
 		Detail: "no route for " + r.Method + " " + r.URL.Path + ": paths hold no empty, . or .. segments, and are not redirected",
 	})
 }

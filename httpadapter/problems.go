@@ -19,11 +19,11 @@ import (
 // formerly RFC 7807).
 const problemContentType = "application/problem+json"
 
-// problemKind is how one Code is answered: its status, and the problem's
-// type and title.
+// problemKind is how one Code is answered: its status, the problem's code
+// (a short name for machines) and title.
 type problemKind struct {
 	status int
-	typ    string
+	code   string
 	title  string
 }
 
@@ -52,12 +52,55 @@ func StatusOf(code lettershop.Code) int {
 	return http.StatusInternalServerError
 }
 
-// problem is an application/problem+json body.
+// statusSections are the sections of the RFCs that define each status a
+// problem is answered with: RFC 9110 (HTTP Semantics), and RFC 6585 for
+// 429 and 431, which RFC 9110 does not define.
+var statusSections = map[int]string{
+	http.StatusBadRequest:                  "rfc9110#section-15.5.1",
+	http.StatusUnauthorized:                "rfc9110#section-15.5.2",
+	http.StatusForbidden:                   "rfc9110#section-15.5.4",
+	http.StatusNotFound:                    "rfc9110#section-15.5.5",
+	http.StatusMethodNotAllowed:            "rfc9110#section-15.5.6",
+	http.StatusRequestTimeout:              "rfc9110#section-15.5.9",
+	http.StatusConflict:                    "rfc9110#section-15.5.10",
+	http.StatusRequestEntityTooLarge:       "rfc9110#section-15.5.14",
+	http.StatusUnprocessableEntity:         "rfc9110#section-15.5.21",
+	http.StatusTooManyRequests:             "rfc6585#section-4",
+	http.StatusRequestHeaderFieldsTooLarge: "rfc6585#section-5",
+	http.StatusInternalServerError:         "rfc9110#section-15.6.1",
+	http.StatusNotImplemented:              "rfc9110#section-15.6.2",
+	http.StatusBadGateway:                  "rfc9110#section-15.6.3",
+	http.StatusServiceUnavailable:          "rfc9110#section-15.6.4",
+	http.StatusGatewayTimeout:              "rfc9110#section-15.6.5",
+	http.StatusHTTPVersionNotSupported:     "rfc9110#section-15.6.6",
+}
+
+// ProblemType returns the type of a problem answered with status, as the
+// real service writes it: the URI of the section of the RFC that defines
+// the status (https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1
+// for 400). A status without a section of its own gets its class's (RFC
+// 9110 section 15.5 for 4xx, 15.6 for 5xx). Problems carry their short
+// name for machines (invalid-request, not-found, ...) in the code member.
+func ProblemType(status int) string {
+	const base = "https://datatracker.ietf.org/doc/html/"
+	if s, ok := statusSections[status]; ok {
+		return base + s
+	}
+	if status >= 500 {
+		return base + "rfc9110#section-15.6"
+	}
+	return base + "rfc9110#section-15.5"
+}
+
+// problem is an application/problem+json body (RFC 9457): Type is set from
+// Status when it is written; Code is the problem's short name, an extension
+// member.
 type problem struct {
 	Type   string            `json:"type"`
 	Title  string            `json:"title"`
 	Status int               `json:"status"`
 	Detail string            `json:"detail"`
+	Code   string            `json:"code"`
 	Errors map[string]string `json:"errors,omitempty"`
 }
 
@@ -73,11 +116,11 @@ func (e *bodyTooLargeError) Error() string {
 func problemFor(ctx context.Context, err error) problem {
 	var big *bodyTooLargeError
 	if errors.As(err, &big) {
-		return problem{Type: tooLarge.typ, Title: tooLarge.title, Status: tooLarge.status, Detail: big.Error()}
+		return problem{Code: tooLarge.code, Title: tooLarge.title, Status: tooLarge.status, Detail: big.Error()}
 	}
 	var slow *bodyTimeoutError
 	if errors.As(err, &slow) {
-		return problem{Type: "request-timeout", Title: "Request timeout", Status: http.StatusRequestTimeout, Detail: slow.Error()}
+		return problem{Code: "request-timeout", Title: "Request timeout", Status: http.StatusRequestTimeout, Detail: slow.Error()}
 	}
 	var e *lettershop.Error
 	if !errors.As(err, &e) {
@@ -86,12 +129,12 @@ func problemFor(ctx context.Context, err error) problem {
 	k, ok := codeKinds[e.Code]
 	if !ok || e.Code == lettershop.CodeInternal {
 		k = codeKinds[lettershop.CodeInternal]
-		return problem{Type: k.typ, Title: k.title, Status: k.status,
+		return problem{Code: k.code, Title: k.title, Status: k.status,
 			Detail: "an internal error occurred; quote request id " + requestID(ctx) + " when reporting it"}
 	}
 	// The detail repeats the field errors so a person reading a terminal
 	// sees everything; programs read errors.
-	p := problem{Type: k.typ, Title: k.title, Status: k.status, Detail: e.Error(), Errors: e.Fields}
+	p := problem{Code: k.code, Title: k.title, Status: k.status, Detail: e.Error(), Errors: e.Fields}
 	if p.Detail == "" {
 		p.Detail = k.title
 	}
@@ -110,12 +153,15 @@ func isInternal(err error) bool {
 
 // problemResponse is the full response for err.
 func problemResponse(ctx context.Context, err error) response {
-	p := problemFor(ctx, err)
-	return response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}
+	return problemFor(ctx, err).response()
 }
 
-func writeProblem(w http.ResponseWriter, p problem) {
-	response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}.write(w)
+func writeProblem(w http.ResponseWriter, p problem) { p.response().write(w) }
+
+// response is the full response for p, its type set from its status.
+func (p problem) response() response {
+	p.Type = ProblemType(p.Status)
+	return response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}
 }
 
 // fail answers err as a problem, logging internal errors in full.

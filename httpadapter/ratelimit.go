@@ -50,16 +50,27 @@ func (l *limiter) allow(w http.ResponseWriter, key string, now time.Time) bool {
 	allowed := b.AllowN(now, 1)
 	tokens := max(b.TokensAt(now), 0)
 	full := now.Add(l.wait(float64(l.n) - tokens))
-	// Set as the real service spells them: some clients match header names
-	// by case, and net/http would write P-Ratelimit-Limit.
 	h := w.Header()
-	h[headerLimit] = []string{strconv.Itoa(l.n)}
-	h[headerRemaining] = []string{strconv.Itoa(int(math.Floor(tokens)))}
-	h[headerReset] = []string{ceilSecond(full).UTC().Format(time.RFC3339)}
+	setRateHeaders(h, l.n, int(math.Floor(tokens)), ceilSecond(full))
 	if !allowed {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(l.wait(1-tokens).Seconds()))))
 	}
 	return allowed
+}
+
+// setRateHeaders sets a key's rate-limit headers under both names the real
+// service documents: X-Rate-Limit-* (its rate-limiting guide, on every
+// answer) and P-RateLimit-* (its operations' schemas). The reset time is
+// ISO 8601 in UTC, to the second.
+func setRateHeaders(h http.Header, limit, remaining int, reset time.Time) {
+	// One array holds the three values for both names: each header's slice
+	// is capped at its one value, so an Add to it copies rather than
+	// writing into the next.
+	v := &[3]string{strconv.Itoa(limit), strconv.Itoa(remaining), reset.UTC().Format(time.RFC3339)}
+	h[headerXLimit], h[headerXRemaining], h[headerXReset] = v[0:1:1], v[1:2:2], v[2:3:3]
+	// Set as the real service spells them: some clients match header names
+	// by case, and net/http would write P-Ratelimit-Limit.
+	h[headerLimit], h[headerRemaining], h[headerReset] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 // wait is how long the bucket takes to gain tokens.

@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,13 +13,21 @@ import (
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
-type rateHeaders struct{ limit, remaining, reset, retryAfter string }
+// rateHeaders are a response's rate-limit headers; mismatch says how the
+// X-Rate-Limit-* headers differ from the P-RateLimit-* ones, which must
+// come together with the same values.
+type rateHeaders struct{ limit, remaining, reset, retryAfter, mismatch string }
 
 func rateOf(r result) rateHeaders {
-	return rateHeaders{
-		r.Header.Get("P-RateLimit-Limit"), r.Header.Get("P-RateLimit-Remaining"),
-		r.Header.Get("P-RateLimit-Reset"), r.Header.Get("Retry-After"),
+	h := rateHeaders{
+		limit: r.Header.Get("P-RateLimit-Limit"), remaining: r.Header.Get("P-RateLimit-Remaining"),
+		reset: r.Header.Get("P-RateLimit-Reset"), retryAfter: r.Header.Get("Retry-After"),
 	}
+	x := [3]string{r.Header.Get("X-Rate-Limit-Limit"), r.Header.Get("X-Rate-Limit-Remaining"), r.Header.Get("X-Rate-Limit-Reset")}
+	if p := [3]string{h.limit, h.remaining, h.reset}; x != p {
+		h.mismatch = fmt.Sprintf("X-Rate-Limit-* %q, P-RateLimit-* %q", x, p)
+	}
+	return h
 }
 
 func TestRateLimit(t *testing.T) {
@@ -32,10 +41,10 @@ func TestRateLimit(t *testing.T) {
 		status int
 		want   rateHeaders
 	}{
-		{"/letters", http.StatusOK, rateHeaders{"3", "2", at(1 * time.Second), ""}},
-		{"/letters/ltr_no-pe", http.StatusBadRequest, rateHeaders{"3", "1", at(2 * time.Second), ""}},
-		{"/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz", http.StatusNotFound, rateHeaders{"3", "0", at(3 * time.Second), ""}},
-		{"/letters", http.StatusTooManyRequests, rateHeaders{"3", "0", at(3 * time.Second), "1"}},
+		{"/letters", http.StatusOK, rateHeaders{"3", "2", at(1 * time.Second), "", ""}},
+		{"/letters/ltr_no-pe", http.StatusBadRequest, rateHeaders{"3", "1", at(2 * time.Second), "", ""}},
+		{"/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz", http.StatusNotFound, rateHeaders{"3", "0", at(3 * time.Second), "", ""}},
+		{"/letters", http.StatusTooManyRequests, rateHeaders{"3", "0", at(3 * time.Second), "1", ""}},
 	}
 	for i, s := range steps {
 		res := ts.get(t, s.path)
@@ -47,8 +56,8 @@ func TestRateLimit(t *testing.T) {
 		}
 	}
 	p := ts.get(t, "/letters").problem(t, http.StatusTooManyRequests)
-	if p.Type != "rate-limited" {
-		t.Errorf("type %q", p.Type)
+	if p.Code != "rate-limited" {
+		t.Errorf("code %q", p.Code)
 	}
 
 	// Another key has its own bucket.
@@ -109,8 +118,11 @@ func TestRateLimitDefault(t *testing.T) {
 	ts := newTestServer(t)
 	for i := range 150 {
 		res := ts.get(t, "/assets").wantStatus(t, http.StatusOK)
-		if got, want := res.Header.Get("P-RateLimit-Remaining"), strconv.Itoa(149-i); got != want {
+		if got, want := res.Header.Get("X-Rate-Limit-Remaining"), strconv.Itoa(149-i); got != want {
 			t.Fatalf("request %d: remaining %s, want %s", i+1, got, want)
+		}
+		if h := rateOf(res); h.mismatch != "" {
+			t.Fatalf("request %d: %s", i+1, h.mismatch)
 		}
 	}
 	res := ts.get(t, "/assets")
@@ -121,7 +133,8 @@ func TestRateLimitDefault(t *testing.T) {
 }
 
 // The headers are written as the real service spells them, not in Go's
-// canonical form (P-Ratelimit-Limit), for clients that match by case.
+// canonical form (P-Ratelimit-Limit), for clients that match by case; and
+// a handler adding to one of them leaves the others as they are.
 func TestRateLimitHeaderSpelling(t *testing.T) {
 	ts := newTestServer(t)
 	h := httpadapter.New(ts.Svc)
@@ -129,10 +142,18 @@ func TestRateLimitHeaderSpelling(t *testing.T) {
 	r := httptest.NewRequest("GET", "/letters", nil)
 	r.Header.Set("X-Api-Key", keyA)
 	h.ServeHTTP(rec, r)
-	for _, name := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset"} {
+	for _, name := range []string{"P-RateLimit-Limit", "P-RateLimit-Remaining", "P-RateLimit-Reset", "X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset"} {
 		if _, ok := rec.Header()[name]; !ok {
 			t.Errorf("no %s header among %v", name, rec.Header())
 		}
+	}
+	hd := rec.Header()
+	limit := hd.Get("X-Rate-Limit-Limit")
+	hd.Add("X-Rate-Limit-Limit", "more")
+	//lint:ignore SA1008 the header is kept under the real service's spelling, not the canonical key
+	p := hd["P-RateLimit-Limit"]
+	if hd.Get("X-Rate-Limit-Remaining") == "more" || len(p) != 1 || p[0] != limit {
+		t.Errorf("an Add to one header changed another: %v", hd)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/lettershop/lettershop"
 )
 
@@ -84,19 +87,36 @@ func TestPutBackFetchedAssetAndVersion(t *testing.T) {
 	m["versionCount"], m["type"] = 5, "font"
 	ts.do(t, req{Method: "PUT", Path: path, Body: m}).problem(t, http.StatusBadRequest).wantFields(t, "versionCount", "type")
 
-	// A published version sent back whole with new notes.
+	// A published version sent back whole with new notes: 202, no body.
 	path = "/assets/" + assetID + "/versions/" + versionID
 	m = ts.fetchedJSON(t, path)
 	m["notes"] = "second thoughts"
+	upd := ts.do(t, req{Method: "PUT", Path: path, Body: m}).wantStatus(t, http.StatusAccepted)
+	if len(upd.Body) != 0 || upd.Header.Get("Content-Type") != "" {
+		t.Errorf("update answered %q (%s), want no body", upd.Body, upd.Header.Get("Content-Type"))
+	}
 	var v lettershop.AssetVersion
-	ts.do(t, req{Method: "PUT", Path: path, Body: m}).wantStatus(t, http.StatusOK).decode(t, &v)
+	ts.get(t, path).wantStatus(t, http.StatusOK).decode(t, &v)
 	if v.Notes != "second thoughts" || v.Status != lettershop.VersionPublished {
 		t.Errorf("version after PUT: %s %q", v.Status, v.Notes)
 	}
+	// Its content is not the notes: a 400 naming the field, nothing changed.
 	m = ts.fetchedJSON(t, path)
-	m["content"].(map[string]any)["data"] = "<p>other</p>"
-	ts.do(t, req{Method: "PUT", Path: path, Body: m}).problem(t, http.StatusConflict)
+	m["content"].(map[string]any)["content"] = "<p>other</p>"
+	m["notes"] = "not kept"
+	ts.do(t, req{Method: "PUT", Path: path, Body: m}).problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	m = ts.fetchedJSON(t, path)
-	m["contentLength"], m["status"] = 3, "archived"
-	ts.do(t, req{Method: "PUT", Path: path, Body: m}).problem(t, http.StatusBadRequest).wantFields(t, "contentLength", "status")
+	m["variableDefinitions"] = []any{}
+	m["notes"] = "not kept"
+	ts.do(t, req{Method: "PUT", Path: path, Body: m}).problem(t, http.StatusBadRequest).wantFields(t, "variableDefinitions")
+	// Read-only fields are ignored, whatever they hold.
+	m = ts.fetchedJSON(t, path)
+	m["contentLength"], m["status"], m["contentUrl"], m["publish"] = 3, "archived", "https://elsewhere.example/x", false
+	m["createdAt"], m["id"], m["contentType"] = "2023-06-07T12:34:56Z", "astv_2jyk1xYhW4n0vVfHirU5eJeXsbw", "image/png"
+	ts.do(t, req{Method: "PUT", Path: path, Body: m}).wantStatus(t, http.StatusAccepted)
+	var after lettershop.AssetVersion
+	ts.get(t, path).wantStatus(t, http.StatusOK).decode(t, &after)
+	if diff := cmp.Diff(v, after, cmpopts.IgnoreUnexported(lettershop.AssetVersion{})); diff != "" {
+		t.Errorf("read-only fields changed the version (-before +after):\n%s", diff)
+	}
 }

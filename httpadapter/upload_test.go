@@ -67,7 +67,7 @@ func (ts *testServer) documentAsset(t testing.TB, doc []byte) (assetID, versionI
 		wantStatus(t, http.StatusCreated).decode(t, &a)
 	var v lettershop.AssetVersion
 	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: map[string]any{
-		"content": map[string]any{"source": "inline", "type": "application/pdf", "data": base64.StdEncoding.EncodeToString(doc)},
+		"content": map[string]any{"source": "inline", "type": "application/pdf", "content": base64.StdEncoding.EncodeToString(doc)},
 	}}).wantStatus(t, http.StatusCreated).decode(t, &v)
 	return a.ID, v.ID
 }
@@ -82,13 +82,13 @@ func TestInlinePDFLimit(t *testing.T) {
 		status int
 	}{{lettershop.MaxInlineContent, http.StatusCreated}, {lettershop.MaxInlineContent + 1, http.StatusBadRequest}} {
 		res := ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: map[string]any{
-			"content": map[string]any{"type": "application/pdf", "data": base64.StdEncoding.EncodeToString(pdfDoc(t, 1, tc.size))},
+			"content": map[string]any{"type": "application/pdf", "content": base64.StdEncoding.EncodeToString(pdfDoc(t, 1, tc.size))},
 		}})
 		if tc.status == http.StatusCreated {
 			res.wantStatus(t, http.StatusCreated)
 			continue
 		}
-		res.problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+		res.problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	}
 }
 
@@ -104,17 +104,31 @@ func TestUploadPDF(t *testing.T) {
 	if v.ContentLength != len(big) || v.Content.Type != "application/pdf" || v.Status != lettershop.VersionDraft {
 		t.Fatalf("uploaded version %+v, want a draft of %d bytes of PDF", v, len(big))
 	}
+	// Content larger than inline content is shown by a fetch only; the
+	// upload's answer and lists leave it to contentUrl.
+	if v.Content.Content != "" {
+		t.Errorf("the upload answered its %d bytes of content", v.ContentLength)
+	}
 	var fetched lettershop.AssetVersion
 	ts.get(t, "/v1"+path[:len(path)-len("/content")]).wantStatus(t, http.StatusOK).decode(t, &fetched)
-	if got, _ := base64.StdEncoding.DecodeString(fetched.Content.Data); !bytes.Equal(got, big) {
+	if got, _ := base64.StdEncoding.DecodeString(fetched.Content.Content); !bytes.Equal(got, big) {
 		t.Errorf("fetched content is not what was uploaded")
+	}
+	var page lettershop.Page[lettershop.AssetVersion]
+	ts.get(t, "/assets/"+aid+"/versions").wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].Content.Content != "" || page.Items[0].ContentURL != fetched.ContentURL {
+		t.Errorf("listed %+v, want the version without its big content", page.Items)
+	}
+	raw := ts.get(t, ts.located(t, fetched.ContentURL)).wantStatus(t, http.StatusOK)
+	if !bytes.Equal(raw.Body, big) || raw.Header.Get("Content-Type") != "application/pdf" {
+		t.Errorf("contentUrl answered %d bytes of %s, want the %d uploaded", len(raw.Body), raw.Header.Get("Content-Type"), len(big))
 	}
 
 	// Checked as inline content is.
 	ts.do(t, req{Method: "PUT", Path: path, Body: big[:len(big)/2], Header: hdr("Content-Type", "application/pdf")}).
-		problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	ts.do(t, req{Method: "PUT", Path: path, Body: pdfDoc(t, 7, 0), Header: hdr("Content-Type", "application/pdf")}).
-		problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	ts.do(t, req{Method: "PUT", Path: path, Body: big, Header: hdr("Content-Type", "image/png")}).
 		problem(t, http.StatusBadRequest).wantFields(t, "content.type")
 	ts.do(t, req{Method: "PUT", Path: path, Body: big, Header: hdr("Content-Type", "")}).

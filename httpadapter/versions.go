@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/lettershop/lettershop"
 )
@@ -18,9 +19,19 @@ func (h *handler) versionRoutes() {
 	h.handle(route{method: "POST", path: one + "/publish", access: scoped, scope: ScopeAssetsWrite, serve: h.publishVersion})
 	h.handle(route{method: "POST", path: one + "/archive", access: scoped, scope: ScopeAssetsWrite, serve: h.archiveVersion})
 	h.handle(route{method: "POST", path: one + "/clone", access: scoped, scope: ScopeAssetsWrite, serve: h.cloneVersion})
+	// A version's contentUrl: the version id right under /assets, as the
+	// real service shapes it. An asset id there matches no route of its own
+	// and is refused as a bad versionId.
+	h.handle(route{method: "GET", path: "/assets/{versionId}/content", access: scoped, scope: ScopeAssetsRead, serve: h.getVersionContent})
 }
 
 func versionID(r *http.Request) pathID { return pathID{"versionId", "astv_", r.PathValue("versionId")} }
+
+// shown is v as an answer shows it: its contentUrl absolute.
+func (c *call) shown(v *lettershop.AssetVersion) *lettershop.AssetVersion {
+	v.ContentURL = c.absolute(v.ContentURL)
+	return v
+}
 
 func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) {
 	aid := assetID(r)
@@ -41,6 +52,9 @@ func (h *handler) listVersions(w http.ResponseWriter, r *http.Request, c *call) 
 		h.fail(w, r, err)
 		return
 	}
+	for _, v := range page.Items {
+		c.shown(v)
+	}
 	writeJSON(w, http.StatusOK, page)
 }
 
@@ -59,9 +73,9 @@ func (h *handler) createVersion(w http.ResponseWriter, r *http.Request, c *call)
 			return h.svc.CreateVersion(ctx, c.account, aid.value, in)
 		},
 		ok: func(v any) response {
-			ver := v.(*lettershop.AssetVersion)
+			ver := c.shown(v.(*lettershop.AssetVersion))
 			resp := jsonResponse(http.StatusCreated, ver)
-			resp.location = c.base + "/assets/" + ver.AssetID + "/versions/" + ver.ID
+			resp.location = c.url("/assets/" + ver.AssetID + "/versions/" + ver.ID)
 			return resp
 		},
 	})
@@ -78,10 +92,36 @@ func (h *handler) getVersion(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, c.shown(v))
 }
 
-// versionChange is a mutation of one version that answers with the version.
+// getVersionContent answers a version's content as itself, typed with its
+// MIME type. Served from the API's own origin, it must never run there as
+// a page: the browser is told not to sniff it and to sandbox it.
+func (h *handler) getVersionContent(w http.ResponseWriter, r *http.Request, c *call) {
+	vid := versionID(r)
+	if err := checkIDs(vid); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	typ, data, err := h.svc.GetVersionContent(r.Context(), c.account, vid.value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", string(typ))
+	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(data)
+	}
+}
+
+// versionChange is a mutation of one version that answers with the
+// version, or with status alone when that is 202 or 204.
 func (h *handler) versionChange(w http.ResponseWriter, r *http.Request, c *call, limit int64, status int,
 	run func(ctx context.Context, aid, vid string, body []byte) (any, error)) {
 	aid, vid := assetID(r), versionID(r)
@@ -97,13 +137,14 @@ func (h *handler) versionChange(w http.ResponseWriter, r *http.Request, c *call,
 			if status == http.StatusAccepted || status == http.StatusNoContent {
 				return response{status: status}
 			}
-			return jsonResponse(status, v.(*lettershop.AssetVersion))
+			return jsonResponse(status, c.shown(v.(*lettershop.AssetVersion)))
 		},
 	})
 }
 
+// updateVersion answers 202 with no body, as the real service does.
 func (h *handler) updateVersion(w http.ResponseWriter, r *http.Request, c *call) {
-	h.versionChange(w, r, c, MaxVersionBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+	h.versionChange(w, r, c, MaxVersionBody, http.StatusAccepted, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
 		var in lettershop.UpdateVersionInput
 		if err := decodeJSON(body, &in); err != nil {
 			return nil, err

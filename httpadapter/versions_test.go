@@ -25,7 +25,7 @@ func TestVersionLifecycle(t *testing.T) {
 	res := ts.do(t, req{Method: "POST", Path: base, Body: templateBody()}).wantStatus(t, http.StatusCreated)
 	var v1 lettershop.AssetVersion
 	res.decode(t, &v1)
-	if want := base + "/" + v1.ID; res.Header.Get("Location") != want {
+	if want := testBaseURL + base + "/" + v1.ID; res.Header.Get("Location") != want {
 		t.Errorf("Location %q, want %q", res.Header.Get("Location"), want)
 	}
 	golden(t, "version_created", res.Body)
@@ -33,24 +33,27 @@ func TestVersionLifecycle(t *testing.T) {
 	delete(draft, "publish")
 	var v2 lettershop.AssetVersion
 	ts.do(t, req{Method: "POST", Path: base, Body: draft}).wantStatus(t, http.StatusCreated).decode(t, &v2)
-	if v1.Status != lettershop.VersionPublished || v2.Status != lettershop.VersionDraft {
-		t.Fatalf("statuses %q %q, want published draft", v1.Status, v2.Status)
+	if v1.Status != lettershop.VersionPublished || v2.Status != lettershop.VersionDraft || !v1.Publish || v2.Publish {
+		t.Fatalf("statuses %q %q (publish %v %v), want published draft", v1.Status, v2.Status, v1.Publish, v2.Publish)
 	}
 
-	// One version comes with its content; a list without.
+	// The version fetched is the version created: one shape everywhere.
 	got := ts.get(t, base+"/"+v1.ID).wantStatus(t, http.StatusOK)
-	golden(t, "version_fetched", got.Body)
+	if string(got.Body) != string(res.Body) {
+		t.Errorf("fetched\n%s\nwant what create answered\n%s", got.Body, res.Body)
+	}
 	var fetched lettershop.AssetVersion
 	got.decode(t, &fetched)
-	if fetched.Content.Data != testTemplate {
-		t.Errorf("fetched content %q, want the template", fetched.Content.Data)
+	if fetched.Content.Content != testTemplate || fetched.ContentType != "text/html" ||
+		fetched.ContentURL != testBaseURL+"/assets/"+v1.ID+"/content" {
+		t.Errorf("fetched %+v, want the template and its contentUrl", fetched)
 	}
 
 	// Publishing the draft archives the published one.
 	var pub lettershop.AssetVersion
 	ts.do(t, req{Method: "POST", Path: base + "/" + v2.ID + "/publish"}).wantStatus(t, http.StatusOK).decode(t, &pub)
-	if pub.Status != lettershop.VersionPublished {
-		t.Errorf("published version status %q", pub.Status)
+	if pub.Status != lettershop.VersionPublished || pub.Content.Content != testTemplate {
+		t.Errorf("published version %+v", pub)
 	}
 	ids := func(query string) []string {
 		t.Helper()
@@ -58,8 +61,8 @@ func TestVersionLifecycle(t *testing.T) {
 		ts.get(t, base+query).wantStatus(t, http.StatusOK).decode(t, &page)
 		var out []string
 		for _, v := range page.Items {
-			if v.Content.Data != "" {
-				t.Errorf("a listed version carries its content")
+			if v.Content.Content != testTemplate || v.ContentURL != testBaseURL+"/assets/"+v.ID+"/content" {
+				t.Errorf("listed %+v, want the version with its content", v)
 			}
 			out = append(out, v.ID)
 		}
@@ -78,21 +81,28 @@ func TestVersionLifecycle(t *testing.T) {
 	ts.get(t, base+"?includeArchive=true").problem(t, http.StatusBadRequest).wantFields(t, "includeArchive")
 	ts.get(t, base+"?metadata[a]=b").problem(t, http.StatusBadRequest).wantFields(t, "metadata[a]")
 
-	// Notes of a published version can change; its content can not.
-	var upd lettershop.AssetVersion
-	ts.do(t, req{Method: "PUT", Path: base + "/" + v2.ID, Body: map[string]any{"notes": "final"}}).
-		wantStatus(t, http.StatusOK).decode(t, &upd)
-	if upd.Notes != "final" {
-		t.Errorf("notes %q after update", upd.Notes)
+	// Notes of a published version can change (202, no body); its content
+	// can not (400 naming the field); an archived version takes nothing.
+	upd := ts.do(t, req{Method: "PUT", Path: base + "/" + v2.ID, Body: map[string]any{"notes": "final"}}).wantStatus(t, http.StatusAccepted)
+	if len(upd.Body) != 0 {
+		t.Errorf("update answered a body: %q", upd.Body)
 	}
+	var after lettershop.AssetVersion
+	ts.get(t, base+"/"+v2.ID).wantStatus(t, http.StatusOK).decode(t, &after)
+	if after.Notes != "final" {
+		t.Errorf("notes %q after update", after.Notes)
+	}
+	ts.do(t, req{Method: "PUT", Path: base + "/" + v2.ID, Body: map[string]any{"content": map[string]any{"content": "<p>new</p>"}}}).
+		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	ts.do(t, req{Method: "PUT", Path: base + "/" + v2.ID, Body: map[string]any{"content": map[string]any{"data": "<p>new</p>"}}}).
-		problem(t, http.StatusConflict)
+		problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+	ts.do(t, req{Method: "PUT", Path: base + "/" + v1.ID, Body: map[string]any{"notes": "archived"}}).problem(t, http.StatusConflict)
 
 	// Clone makes a new draft; archive answers 202 without a body.
 	var clone lettershop.AssetVersion
 	ts.do(t, req{Method: "POST", Path: base + "/" + v2.ID + "/clone", Body: map[string]any{"notes": "copy"}}).
 		wantStatus(t, http.StatusOK).decode(t, &clone)
-	if clone.Status != lettershop.VersionDraft || clone.Notes != "copy" || clone.ID == v2.ID {
+	if clone.Status != lettershop.VersionDraft || clone.Notes != "copy" || clone.ID == v2.ID || clone.Content.Content != testTemplate || clone.Publish {
 		t.Errorf("clone: %+v", clone)
 	}
 	ts.do(t, req{Method: "POST", Path: base + "/" + v2.ID + "/clone"}).wantStatus(t, http.StatusOK)
@@ -134,8 +144,12 @@ func TestVersionPathIDs(t *testing.T) {
 			t.Run(r.Method+" "+r.Path, func(t *testing.T) {
 				res := ts.do(t, r)
 				if tt.status == http.StatusOK {
-					if res.Status != http.StatusOK {
-						t.Fatalf("status %d: %s", res.Status, res.Body)
+					want := http.StatusOK
+					if r.Method == "PUT" {
+						want = http.StatusAccepted
+					}
+					if res.Status != want {
+						t.Fatalf("status %d, want %d: %s", res.Status, want, res.Body)
 					}
 					return
 				}
@@ -165,7 +179,7 @@ func TestVersionBodyLimit(t *testing.T) {
 		wantStatus(t, http.StatusCreated).decode(t, &a)
 
 	versionBody := func(data string, size int) []byte {
-		b, err := json.Marshal(map[string]any{"content": map[string]any{"type": "image/png", "data": data}})
+		b, err := json.Marshal(map[string]any{"content": map[string]any{"type": "image/png", "content": data}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,18 +191,18 @@ func TestVersionBodyLimit(t *testing.T) {
 	// Content over the service's inline limit is a validation error naming it.
 	big := base64.StdEncoding.EncodeToString(make([]byte, lettershop.MaxInlineContent+1))
 	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: versionBody(big, 0)}).
-		problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	// At the body limit the request is read (and judged on its content);
 	// one byte over, it is not.
 	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: versionBody(big, httpadapter.MaxVersionBody)}).
-		problem(t, http.StatusBadRequest).wantFields(t, "content.data")
+		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
 	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: versionBody(big, httpadapter.MaxVersionBody+1)}).
 		problem(t, http.StatusRequestEntityTooLarge)
 
 	// A version with the largest template and many long presets, every
 	// character written as a JSON escape, is over the JSON limit and fits.
 	var b strings.Builder
-	b.WriteString(`{"content":{"type":"text/html","data":"`)
+	b.WriteString(`{"content":{"type":"text/html","content":"`)
 	b.WriteString(strings.Repeat(`\u0041`, lettershop.MaxInlineContent))
 	b.WriteString(`"},"variableDefinitions":[`)
 	for i := range 40 {

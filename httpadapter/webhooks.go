@@ -53,7 +53,7 @@ func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request, c *call)
 		ok: func(v any) response {
 			wh := v.(*lettershop.Webhook)
 			resp := jsonResponse(http.StatusCreated, wh)
-			resp.location = c.base + "/webhooks/" + wh.ID
+			resp.location = c.url("/webhooks/" + wh.ID)
 			return resp
 		},
 	})

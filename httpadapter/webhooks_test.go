@@ -85,7 +85,7 @@ func TestWebhookRoutes(t *testing.T) {
 	if !strings.HasPrefix(w.ID, "wh_") || !strings.HasPrefix(w.Secret, "whsec_") || w.Status != "enabled" {
 		t.Fatalf("created %+v", w)
 	}
-	if loc := res.Header.Get("Location"); loc != "/v1/webhooks/"+w.ID {
+	if loc := res.Header.Get("Location"); loc != testBaseURL+"/v1/webhooks/"+w.ID {
 		t.Errorf("Location %q", loc)
 	}
 	var got webhookBody

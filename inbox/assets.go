@@ -99,7 +99,7 @@ func (h *handler) version(w http.ResponseWriter, s *session) {
 	v := &versionView{Asset: a, Version: ver, Kind: previewKind(ver.Content.Type),
 		ContentURL: s.base + "/assets/" + url.PathEscape(a.ID) + "/versions/" + url.PathEscape(ver.ID) + "/content"}
 	if v.Kind == "html" {
-		v.Source = ver.Content.Data
+		v.Source = ver.Content.Content
 	}
 	p := h.newPage(s, "Version "+ver.ID)
 	p.Nav = "assets"
@@ -132,9 +132,9 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 		h.fail(w, s, err)
 		return
 	}
-	data := []byte(ver.Content.Data)
+	data := []byte(ver.Content.Content)
 	if ver.Content.Type != lettershop.ContentHTML {
-		if data, err = base64.StdEncoding.DecodeString(ver.Content.Data); err != nil {
+		if data, err = base64.StdEncoding.DecodeString(ver.Content.Content); err != nil {
 			h.fail(w, s, err)
 			return
 		}

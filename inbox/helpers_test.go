@@ -162,7 +162,7 @@ func (e *env) template() *lettershop.Asset {
 	}
 	_, err = e.svc.CreateVersion(e.ctx, e.account, a.ID, lettershop.CreateVersionInput{
 		Notes:               "first draft",
-		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: `<p>Dear {{name}},</p><p class="fine">A &amp; B</p>`},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: `<p>Dear {{name}},</p><p class="fine">A &amp; B</p>`},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	})

@@ -478,7 +478,7 @@ func TestAssets(t *testing.T) {
 		t.Fatal(err)
 	}
 	iv, err := e.svc.CreateVersion(e.ctx, e.account, img.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: lettershop.ContentPNG, Data: png}})
+		Content: &lettershop.VersionContent{Type: lettershop.ContentPNG, Content: png}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,14 +488,14 @@ func TestAssets(t *testing.T) {
 	wantContains(t, body, "Welcome &lt;b&gt;", "Logo", `href="/inbox/assets/`+a.ID+`"`, "published", "draft")
 
 	body = c.get("/inbox/assets/" + a.ID).Body
-	wantContains(t, body, "first draft", "text/html", "in use")
+	wantContains(t, body, "first draft", "text/html · inline · ", "in use")
 	_, rest, _ := strings.Cut(body, `href="/inbox/assets/`+a.ID+`/versions/`)
 	vid, _, _ := strings.Cut(rest, `"`)
 
 	res := c.get("/inbox/assets/" + a.ID + "/versions/" + vid)
 	wantStatus(t, res, http.StatusOK)
 	wantContains(t, res.Body, `<iframe sandbox src="/inbox/assets/`+a.ID+`/versions/`+vid+`/content"`,
-		"&lt;p class=&#34;fine&#34;&gt;A &amp;amp; B&lt;/p&gt;", "required")
+		"&lt;p class=&#34;fine&#34;&gt;A &amp;amp; B&lt;/p&gt;", "required", `<dd id="source-kind">inline</dd>`)
 	wantLacks(t, res.Body, `<p class="fine">`)
 
 	content := c.get("/inbox/assets/" + a.ID + "/versions/" + vid + "/content")

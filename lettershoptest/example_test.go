@@ -28,7 +28,8 @@ func ExampleNew() {
 		panic(err)
 	}
 	resp.Body.Close()
-	fmt.Println(resp.StatusCode, resp.Header.Get("Location")[:14])
+	// Location is absolute, on the server it names.
+	fmt.Println(resp.StatusCode, strings.TrimPrefix(resp.Header.Get("Location"), srv.URL)[:14])
 
 	// Every request of the account is in its journal.
 	for _, e := range acct.Requests() {

@@ -17,7 +17,7 @@ func sendWelcome(t testing.TB, svc *lettershop.Service, account, name string) st
 		t.Fatal(err)
 	}
 	if _, err := svc.CreateVersion(ctx, account, asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	}); err != nil {

@@ -273,7 +273,7 @@ func (s *Store) GetAssetVersion(ctx context.Context, account, assetID, versionID
 		return storage.AssetVersion{}, err
 	}
 	v := s.versions[versionID]
-	if v == nil || v.v.AssetID != assetID || v.v.Account != account {
+	if v == nil || (assetID != "" && v.v.AssetID != assetID) || v.v.Account != account {
 		return storage.AssetVersion{}, fmt.Errorf("memstore: get version %q of asset %q: %w", versionID, assetID, storage.ErrNotFound)
 	}
 	return cloneVersion(v.v), nil

@@ -265,7 +265,7 @@ func (s *Store) GetAssetVersion(ctx context.Context, account, assetID, versionID
 		return storage.AssetVersion{}, fail(ctx, op, storage.ErrNotFound)
 	}
 	v, err := scanVersion(s.pool.QueryRow(ctx, `SELECT `+versionColumns+` FROM asset_versions
-		WHERE id = $1 AND account = $2 AND asset_id = $3`, versionID, account, assetID))
+		WHERE id = $1 AND account = $2 AND ($3 = '' OR asset_id = $3)`, versionID, account, assetID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.AssetVersion{}, fail(ctx, op, storage.ErrNotFound)
 	}

@@ -115,17 +115,17 @@ func (r reply) decode(t *testing.T, v any) {
 	}
 }
 
-// problemType is the type of the problem r carries, or "" when r is no
+// problemCode is the code of the problem r carries, or "" when r is no
 // problem.
-func (r reply) problemType() string {
+func (r reply) problemCode() string {
 	if r.header.Get("Content-Type") != "application/problem+json" {
 		return ""
 	}
-	var p struct{ Type string }
+	var p struct{ Code string }
 	if json.Unmarshal(r.body, &p) != nil {
 		return ""
 	}
-	return p.Type
+	return p.Code
 }
 
 // httpAsset makes an asset on a and its published version on b, through
@@ -135,7 +135,7 @@ func httpAsset(t *testing.T, a, b httpServer) string {
 	var asset struct{ ID string }
 	a.do(t, "POST", "/v1/assets", `{"name":"Welcome","type":"template"}`).want(t, "create asset", http.StatusCreated).decode(t, &asset)
 	b.do(t, "POST", "/v1/assets/"+asset.ID+"/versions",
-		`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`).
+		`{"content":{"type":"text/html","content":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`).
 		want(t, "create version", http.StatusCreated)
 	return asset.ID
 }
@@ -214,7 +214,7 @@ func TestTwoHTTPServersConcurrentIdempotentCreate(t *testing.T) {
 			fresh = append(fresh, r)
 		case r.status == http.StatusCreated && r.header.Get("Idempotent-Replayed") == "true":
 			counts["replayed"]++
-		case r.status == http.StatusConflict && r.problemType() == "request-in-flight":
+		case r.status == http.StatusConflict && r.problemCode() == "request-in-flight":
 			counts["in flight"]++
 		default:
 			t.Errorf("request %d (server %s): %d %q %s, want 201 or a 409 request-in-flight problem",
@@ -326,7 +326,7 @@ func TestTwoHTTPServersShareLetters(t *testing.T) {
 	// Updating it is refused on either server now.
 	for i, h := range []httpServer{a, b} {
 		name := "ab"[i : i+1]
-		if r := h.do(t, "PUT", "/v1/letters/"+id, `{"useType":"marketing"}`); r.status != http.StatusConflict || r.problemType() != "conflict" {
+		if r := h.do(t, "PUT", "/v1/letters/"+id, `{"useType":"marketing"}`); r.status != http.StatusConflict || r.problemCode() != "conflict" {
 			t.Errorf("update of the canceled letter on %s: %d %s, want a 409 conflict", name, r.status, r.body)
 		}
 	}

@@ -68,7 +68,7 @@ func publishedAsset(t *testing.T, srv server) *lettershop.Asset {
 		t.Fatalf("CreateAsset: %v", err)
 	}
 	if _, err := srv.svc.CreateVersion(ctx, acct, a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Source: "inline", Type: "text/html", Data: "<p>Hello</p>"},
+		Content: &lettershop.VersionContent{Source: "inline", Type: "text/html", Content: "<p>Hello</p>"},
 		Publish: true,
 	}); err != nil {
 		t.Fatalf("CreateVersion: %v", err)

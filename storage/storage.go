@@ -103,7 +103,9 @@ type Storage interface {
 	// Revision equals revision. Content stays (letters may refer to it).
 	// Errors: ErrNotFound; ErrConflict; ErrClaimLost.
 	DeleteAsset(ctx context.Context, account, id string, revision int64, c *Completion) error
-	// GetAssetVersion returns one version of one asset.
+	// GetAssetVersion returns one version of one asset, or with assetID ""
+	// the version of whichever of the account's assets holds it (version ids
+	// are unique across assets).
 	// Errors: ErrNotFound, also when the version belongs to another asset.
 	GetAssetVersion(ctx context.Context, account, assetID, versionID string) (AssetVersion, error)
 	// ListAssetVersions returns up to q.Limit versions of q.AssetID matching

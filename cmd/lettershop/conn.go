@@ -64,8 +64,8 @@ func rewriteNetHTTPError(b []byte) ([]byte, bool) {
 	return problemAnswer(code, detail, nil), true
 }
 
-// problemTypes names the problem type of the statuses net/http or the
-// listener answer on their own.
+// problemTypes names the problem (its code member) of the statuses
+// net/http or the listener answer on their own.
 var problemTypes = map[int]string{
 	http.StatusBadRequest:                  "invalid-request",
 	http.StatusRequestHeaderFieldsTooLarge: "headers-too-large",
@@ -77,16 +77,17 @@ var problemTypes = map[int]string{
 // problemAnswer is a whole HTTP/1.1 answer, closing the connection, whose
 // body is a problem.
 func problemAnswer(code int, detail string, extra http.Header) []byte {
-	typ := problemTypes[code]
-	if typ == "" {
-		typ = "http-error"
+	name := problemTypes[code]
+	if name == "" {
+		name = "http-error"
 	}
 	body, _ := json.Marshal(struct {
 		Type   string `json:"type"`
 		Title  string `json:"title"`
 		Status int    `json:"status"`
 		Detail string `json:"detail"`
-	}{typ, http.StatusText(code), code, detail})
+		Code   string `json:"code"`
+	}{httpadapter.ProblemType(code), http.StatusText(code), code, detail, name})
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\n")
 	h := http.Header{}

@@ -365,7 +365,7 @@ func createTemplate(t *testing.T, base, key string) string {
 		t.Fatalf("create asset: %v: %s", err, body)
 	}
 	resp, body = call(t, "POST", base+"/v1/assets/"+asset.ID+"/versions", key,
-		`{"content":{"type":"text/html","data":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`)
+		`{"content":{"type":"text/html","content":"<p>Dear {{name}},</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create version: %d %s", resp.StatusCode, body)
 	}
@@ -395,11 +395,15 @@ func TestServerWalkthrough(t *testing.T) {
 	}
 	json.Unmarshal(body, &letter)
 	loc := resp.Header.Get("Location")
-	resp, body = call(t, "GET", base+loc, key, "")
+	if loc != base+"/v1/letters/"+letter.ID {
+		t.Errorf("Location %q, want %s/v1/letters/%s", loc, base, letter.ID)
+	}
+	resp, body = call(t, "GET", loc, key, "")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"url":"`+base+"/letters/"+letter.ID+`/download"`) {
 		t.Fatalf("fetch letter: %d %s", resp.StatusCode, body)
 	}
-	if resp.Header.Get("P-RateLimit-Limit") != "150" || resp.Header.Get("X-Api-Version") != httpadapter.APIVersion {
+	if resp.Header.Get("X-Rate-Limit-Limit") != "150" || resp.Header.Get("P-RateLimit-Limit") != "150" ||
+		resp.Header.Get("X-Api-Version") != httpadapter.APIVersion {
 		t.Errorf("headers %v", resp.Header)
 	}
 

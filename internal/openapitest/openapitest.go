@@ -40,8 +40,11 @@ var apiDoc = sync.OnceValues(func() (*apiRouter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
-	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
-	openapi3filter.RegisterBodyDecoder("application/yaml", openapi3filter.FileBodyDecoder)
+	// Bodies that are files: a letter's PDF, this document, and a version's
+	// content as itself.
+	for _, mt := range []string{"application/pdf", "application/yaml", "text/html", "image/png", "image/jpeg", "font/ttf", "font/otf"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.FileBodyDecoder)
+	}
 	return &apiRouter{doc: doc, router: router}, nil
 })
 

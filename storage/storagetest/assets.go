@@ -24,6 +24,7 @@ var assetTests = []test{
 	{"DeleteAsset at another revision is ErrConflict and removes nothing", testDeleteAssetConflict},
 	{"DeleteAsset of an unknown asset or another account's is ErrNotFound", testDeleteAssetNotFound},
 	{"GetAssetVersion of another asset's version is ErrNotFound", testGetVersionNotFound},
+	{"GetAssetVersion without an asset id finds the account's version of any asset", testGetVersionAnyAsset},
 	{"ListAssets returns the newest first, before Before, at most Limit", testListAssets},
 	{"ListAssets filters by Metadata and account, following writes", testListAssetsFilter},
 	{"ListAssetVersions returns the newest first, before Before, at most Limit", testListVersions},
@@ -325,6 +326,20 @@ func testGetVersionNotFound(t *testing.T, f *fixture) {
 	f.wantNoVersion(t, acctB, a.ID, va.ID)
 	f.wantNoVersion(t, acctA, a.ID, "astv_unknown")
 	f.wantNoVersion(t, acctA, "ast_unknown", va.ID)
+}
+
+func testGetVersionAnyAsset(t *testing.T, f *fixture) {
+	a, b := f.asset(acctA), f.asset(acctA)
+	va, vb := f.version(a, "draft"), f.version(b, "published")
+	f.createAsset(t, a, va)
+	f.createAsset(t, b, vb)
+	for _, v := range []storage.AssetVersion{va, vb} {
+		got, err := f.s.GetAssetVersion(f.ctx, acctA, "", v.ID)
+		must(t, "GetAssetVersion "+v.ID, err)
+		diff(t, "GetAssetVersion "+v.ID, v, got)
+	}
+	f.wantNoVersion(t, acctB, "", va.ID)
+	f.wantNoVersion(t, acctA, "", "astv_unknown")
 }
 
 func assetIDs(as []storage.Asset) []string {

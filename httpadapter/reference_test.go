@@ -1,0 +1,387 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/png"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+)
+
+// The request bodies the real service's reference documents for its
+// version routes, written from what it shows: create and update take a
+// whole version object, read-only fields and all, with values of a version
+// of its own (an id of another version, a createdAt of 2023, a
+// contentLength that does not match, a contentUrl on its host).
+const (
+	referenceVersion = `{
+  "id": "astv_2jyk1xYhW4n0vVfHirU5eJeXsbw",
+  "status": "draft",
+  "notes": "Minor changes to the footer.",
+  "content": {
+    "source": "inline",
+    "type": "text/html",
+    "content": "<html><body>Hello {{firstName}}</body></html>"
+  },
+  "variableDefinitions": [
+    {
+      "name": "name",
+      "behavior": "required",
+      "allowEmpty": false
+    }
+  ],
+  "contentType": "text/html",
+  "contentLength": 100,
+  "contentUrl": "https://api.posta.co/assets/astv_2jyk1xYhW4n0vVfHirU5eJeXsbw/content",
+  "publish": false,
+  "createdAt": "2023-06-07T12:34:56Z",
+  "modifiedAt": "2023-06-07T12:34:56Z"
+}`
+	referenceClone = `{"notes": "Initial version.", "publish": false}`
+)
+
+// versionFields are the members of a version as the reference shows it,
+// and assetId, which lettershop adds.
+var versionFields = []string{"id", "assetId", "status", "notes", "content", "variableDefinitions", "contentType",
+	"contentLength", "contentUrl", "publish", "createdAt", "modifiedAt"}
+
+// wantVersionShape fails unless body is a version with exactly the
+// reference's members, its content {source, type, content} holding text.
+func wantVersionShape(t testing.TB, body []byte, text string) lettershop.AssetVersion {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("version %s: %v", body, err)
+	}
+	var got []string
+	for k := range m {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(versionFields))
+	if !slices.Equal(got, want) {
+		t.Errorf("version members %v, want %v", got, want)
+	}
+	var c map[string]string
+	if err := json.Unmarshal(m["content"], &c); err != nil || len(c) != 3 || c["source"] == "" || c["type"] == "" || c["content"] != text {
+		t.Errorf("content %s, want {source, type, content: %q}", m["content"], text)
+	}
+	var v lettershop.AssetVersion
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(v.ContentURL, testBaseURL+"/assets/"+v.ID+"/content") || v.ContentType != v.Content.Type ||
+		v.Publish != (v.Status == lettershop.VersionPublished) {
+		t.Errorf("version %s: contentUrl, contentType or publish wrong", body)
+	}
+	return v
+}
+
+// TestReferenceVersionBodies sends the reference's own request bodies to
+// every version route, as a client written from the reference would, and
+// checks each answer has the reference's shape (and, as every test here,
+// the OpenAPI document's).
+func TestReferenceVersionBodies(t *testing.T) {
+	ts := newTestServer(t)
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/v1/assets", Body: `{"name":"Right to Cure","type":"template"}`}).
+		wantStatus(t, http.StatusCreated).decode(t, &a)
+	base := "/v1/assets/" + a.ID + "/versions"
+	const hello = "<html><body>Hello {{firstName}}</body></html>"
+
+	// Create: 201, the version, Location fetching it. The read-only fields
+	// are the service's, not the example's.
+	res := ts.do(t, req{Method: "POST", Path: base, Body: referenceVersion}).wantStatus(t, http.StatusCreated)
+	v := wantVersionShape(t, res.Body, hello)
+	if v.ID == "astv_2jyk1xYhW4n0vVfHirU5eJeXsbw" || v.Status != lettershop.VersionDraft || v.ContentLength != len(hello) ||
+		!v.CreatedAt.Equal(testStart) || v.Notes != "Minor changes to the footer." || v.Publish {
+		t.Errorf("created %+v, want a draft of its own", v)
+	}
+	loc := res.Header.Get("Location")
+	if want := testBaseURL + base + "/" + v.ID; loc != want {
+		t.Errorf("Location %q, want %q", loc, want)
+	}
+	fetched := ts.get(t, ts.located(t, loc)).wantStatus(t, http.StatusOK)
+	if !bytes.Equal(fetched.Body, res.Body) {
+		t.Errorf("Location fetched\n%s\nwant the version created\n%s", fetched.Body, res.Body)
+	}
+
+	// Get and list: the same object, content included.
+	wantVersionShape(t, ts.get(t, base+"/"+v.ID).wantStatus(t, http.StatusOK).Body, hello)
+	var page struct{ Items []json.RawMessage }
+	ts.get(t, base).wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 1 || !bytes.Equal(append(bytes.Clone(page.Items[0]), '\n'), res.Body) {
+		t.Errorf("listed %s, want the version as created", page.Items)
+	}
+
+	// Update with the reference's body, new content in it: 202, no body.
+	ts.Clock.Add(time.Second)
+	update := strings.Replace(referenceVersion, "Hello {{firstName}}", "Goodbye {{firstName}}", 1)
+	upd := ts.do(t, req{Method: "PUT", Path: base + "/" + v.ID, Body: update}).wantStatus(t, http.StatusAccepted)
+	if len(upd.Body) != 0 {
+		t.Errorf("update answered %q", upd.Body)
+	}
+	const goodbye = "<html><body>Goodbye {{firstName}}</body></html>"
+	u := wantVersionShape(t, ts.get(t, base+"/"+v.ID).wantStatus(t, http.StatusOK).Body, goodbye)
+	if u.ID != v.ID || !u.CreatedAt.Equal(v.CreatedAt) || u.ContentLength != len(goodbye) || u.Status != lettershop.VersionDraft {
+		t.Errorf("updated %+v", u)
+	}
+
+	// Clone with the reference's body: 200, the new draft.
+	cl := ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/clone", Body: referenceClone}).wantStatus(t, http.StatusOK)
+	c := wantVersionShape(t, cl.Body, goodbye)
+	if c.ID == v.ID || c.Status != lettershop.VersionDraft || c.Notes != "Initial version." {
+		t.Errorf("clone %+v", c)
+	}
+
+	// Archive and delete, without bodies: 202 and 204.
+	arch := ts.do(t, req{Method: "POST", Path: base + "/" + c.ID + "/archive"}).wantStatus(t, http.StatusAccepted)
+	if len(arch.Body) != 0 {
+		t.Errorf("archive answered %q", arch.Body)
+	}
+	ts.do(t, req{Method: "DELETE", Path: base + "/" + c.ID}).wantStatus(t, http.StatusNoContent)
+
+	// Publish (lettershop's own route) answers the same object.
+	wantVersionShape(t, ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/publish"}).wantStatus(t, http.StatusOK).Body, goodbye)
+
+	// A name the reference does not know is still a 400.
+	ts.do(t, req{Method: "POST", Path: base, Body: strings.Replace(referenceVersion, `"publish"`, `"publishd"`, 1)}).
+		problem(t, http.StatusBadRequest).wantFields(t, "publishd")
+	ts.do(t, req{Method: "PUT", Path: base + "/" + v.ID, Body: `{"notes":"n","content":{"content":"<p>x</p>","encoding":"utf8"}}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "content.encoding")
+	// Read-only fields are ignored whatever they hold, not whatever they
+	// are: a value of the wrong type is still a 400 naming it.
+	ts.do(t, req{Method: "POST", Path: base, Body: strings.Replace(referenceVersion, `"contentLength": 100`, `"contentLength": "100"`, 1)}).
+		problem(t, http.StatusBadRequest).wantFields(t, "contentLength")
+}
+
+// TestVersionContentForm covers content.content, its former name data,
+// and the sources.
+func TestVersionContentForm(t *testing.T) {
+	ts := newTestServer(t)
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"T"}`}).wantStatus(t, http.StatusCreated).decode(t, &a)
+	base := "/assets/" + a.ID + "/versions"
+
+	// The former name is read; the answer says content.
+	res := ts.do(t, req{Method: "POST", Path: base, Body: `{"content":{"type":"text/html","data":"<p>old</p>"}}`}).wantStatus(t, http.StatusCreated)
+	if strings.Contains(string(res.Body), `"data"`) {
+		t.Errorf("an answer shows data: %s", res.Body)
+	}
+	wantVersionShape(t, res.Body, "<p>old</p>")
+	for _, tt := range []struct {
+		body   string
+		fields []string
+	}{
+		{`{"content":{"content":"<p>a</p>","data":"<p>a</p>"}}`, []string{"content.data"}},
+		{`{"content":{"source":"import","content":"https://example.com/t.html"}}`, []string{"content.source"}},
+		{`{"content":{"source":"externalUrl","content":"https://example.com/t.html"}}`, []string{"content.source"}},
+		{`{"content":{"source":"ftp","content":"<p>a</p>"}}`, []string{"content.source"}},
+		{`{"content":{"type":"text/html"}}`, []string{"content.content"}},
+		{`{"content":{"data":""}}`, []string{"content.content"}},
+		{`{"content":{"content":7}}`, []string{"content.content"}},
+	} {
+		p := ts.do(t, req{Method: "POST", Path: base, Body: tt.body}).problem(t, http.StatusBadRequest)
+		p.wantFields(t, tt.fields...)
+		if tt.fields[0] == "content.source" && strings.Contains(tt.body, "import") && !strings.Contains(p.Errors["content.source"], "not supported yet") {
+			t.Errorf("import: %q, want it said not supported yet", p.Errors["content.source"])
+		}
+	}
+}
+
+// TestVersionContentRoute serves a version's content as itself at its
+// contentUrl, bare and under /v1, to its own account only.
+func TestVersionContentRoute(t *testing.T) {
+	ts := newTestServer(t)
+	_, vid := ts.createAsset(t, keyA)
+	var img lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Logo","type":"image"}`}).wantStatus(t, http.StatusCreated).decode(t, &img)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 30, 10))); err != nil {
+		t.Fatal(err)
+	}
+	var iv lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: "/assets/" + img.ID + "/versions", Body: map[string]any{
+		"content": map[string]any{"type": "image/png", "content": base64.StdEncoding.EncodeToString(buf.Bytes())},
+	}}).wantStatus(t, http.StatusCreated).decode(t, &iv)
+
+	for _, tt := range []struct {
+		id, mime string
+		body     []byte
+	}{{vid, "text/html", []byte(testTemplate)}, {iv.ID, "image/png", buf.Bytes()}} {
+		for _, prefix := range []string{"", "/v1"} {
+			res := ts.get(t, prefix+"/assets/"+tt.id+"/content").wantStatus(t, http.StatusOK)
+			if !bytes.Equal(res.Body, tt.body) || res.Header.Get("Content-Type") != tt.mime ||
+				res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("X-Rate-Limit-Limit") == "" {
+				t.Errorf("%s%s: %s, %d bytes, headers %v", prefix, tt.id, res.Header.Get("Content-Type"), len(res.Body), res.Header)
+			}
+		}
+	}
+	// HEAD answers the headers alone.
+	head := ts.do(t, req{Method: "HEAD", Path: "/assets/" + iv.ID + "/content"}).wantStatus(t, http.StatusOK)
+	if len(head.Body) != 0 || head.Header.Get("Content-Type") != "image/png" {
+		t.Errorf("HEAD: %q %q", head.Body, head.Header.Get("Content-Type"))
+	}
+	// Another account's version is not found; so is an unknown one.
+	ts.do(t, req{Method: "GET", Path: "/assets/" + vid + "/content", Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
+	ts.get(t, "/assets/astv_01jzzzzzzzzzzzzzzzzzzzzzzz/content").problem(t, http.StatusNotFound)
+	// An asset's id is not a version's.
+	ts.get(t, "/assets/ast_01jzzzzzzzzzzzzzzzzzzzzzzz/content").problem(t, http.StatusBadRequest).wantFields(t, "versionId")
+	ts.do(t, req{Method: "GET", Path: "/assets/" + vid + "/content", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusUnauthorized)
+	ts.do(t, req{Method: "PUT", Path: "/assets/" + vid + "/content"}).problem(t, http.StatusMethodNotAllowed)
+	// A deleted version's content is gone with it.
+	var v lettershop.AssetVersion
+	ts.get(t, "/assets/"+img.ID+"/versions/"+iv.ID).wantStatus(t, http.StatusOK).decode(t, &v)
+	ts.do(t, req{Method: "DELETE", Path: "/assets/" + img.ID + "/versions/" + iv.ID}).wantStatus(t, http.StatusNoContent)
+	ts.get(t, ts.located(t, v.ContentURL)).problem(t, http.StatusNotFound)
+}
+
+// TestVersionNotesLimit holds notes to 255 characters on create, update
+// and clone, on both sides of the limit.
+func TestVersionNotesLimit(t *testing.T) {
+	ts := newTestServer(t)
+	aid, vid := ts.createAsset(t, keyA)
+	base := "/assets/" + aid + "/versions"
+	at, over := strings.Repeat("é", lettershop.MaxVersionNotes), strings.Repeat("é", lettershop.MaxVersionNotes+1)
+	body := templateBody()
+	delete(body, "publish")
+	body["notes"] = at
+	var d lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: base, Body: body}).wantStatus(t, http.StatusCreated).decode(t, &d)
+	body["notes"] = over
+	ts.do(t, req{Method: "POST", Path: base, Body: body}).problem(t, http.StatusBadRequest).wantFields(t, "notes")
+	for _, id := range []string{d.ID, vid} { // a draft and the published version
+		ts.do(t, req{Method: "PUT", Path: base + "/" + id, Body: map[string]any{"notes": at}}).wantStatus(t, http.StatusAccepted)
+		ts.do(t, req{Method: "PUT", Path: base + "/" + id, Body: map[string]any{"notes": over}}).problem(t, http.StatusBadRequest).wantFields(t, "notes")
+	}
+	ts.do(t, req{Method: "POST", Path: base + "/" + vid + "/clone", Body: map[string]any{"notes": at}}).wantStatus(t, http.StatusOK)
+	ts.do(t, req{Method: "POST", Path: base + "/" + vid + "/clone", Body: map[string]any{"notes": over}}).problem(t, http.StatusBadRequest).wantFields(t, "notes")
+}
+
+// TestLocationIsAbsolute checks every 201 names the absolute URL that
+// fetches what it made: on the base URL, or else on the address the request
+// came to.
+func TestLocationIsAbsolute(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts []testOption
+	}{
+		{"with a base URL", nil},
+		{"without", []testOption{withService(lettershop.WithBaseURL(""))}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, tt.opts...)
+			origin := testBaseURL
+			if tt.opts != nil {
+				origin = ts.URL
+			}
+			aid, _ := ts.createAsset(t, keyA)
+			sink := newHookSink(t)
+			for _, tt := range []struct {
+				r    req
+				want func(id string) string
+			}{
+				{req{Method: "POST", Path: "/assets", Body: `{"name":"A"}`}, func(id string) string { return "/assets/" + id }},
+				{req{Method: "POST", Path: "/v1/assets/" + aid + "/versions", Body: templateBody()},
+					func(id string) string { return "/v1/assets/" + aid + "/versions/" + id }},
+				{req{Method: "POST", Path: "/letters", Body: letterBody(aid)}, func(id string) string { return "/letters/" + id }},
+				{req{Method: "POST", Path: "/v1/webhooks", Body: map[string]any{"url": sink.URL, "events": []string{"letter.created"}}},
+					func(id string) string { return "/v1/webhooks/" + id }},
+			} {
+				res := ts.do(t, tt.r).wantStatus(t, http.StatusCreated)
+				var made struct{ ID string }
+				res.decode(t, &made)
+				if loc, want := res.Header.Get("Location"), origin+tt.want(made.ID); loc != want {
+					t.Errorf("%s %s: Location %q, want %q", tt.r.Method, tt.r.Path, loc, want)
+				}
+				ts.get(t, tt.want(made.ID)).wantStatus(t, http.StatusOK)
+			}
+		})
+	}
+}
+
+// TestProblemTypes checks the type of each status's problem is the URI of
+// its RFC section, the code the short name.
+func TestProblemTypes(t *testing.T) {
+	const rfc = "https://datatracker.ietf.org/doc/html/"
+	for status, want := range map[int]string{
+		400: rfc + "rfc9110#section-15.5.1", 401: rfc + "rfc9110#section-15.5.2", 403: rfc + "rfc9110#section-15.5.4",
+		404: rfc + "rfc9110#section-15.5.5", 405: rfc + "rfc9110#section-15.5.6", 408: rfc + "rfc9110#section-15.5.9",
+		409: rfc + "rfc9110#section-15.5.10", 413: rfc + "rfc9110#section-15.5.14", 422: rfc + "rfc9110#section-15.5.21",
+		429: rfc + "rfc6585#section-4", 431: rfc + "rfc6585#section-5", 500: rfc + "rfc9110#section-15.6.1",
+		501: rfc + "rfc9110#section-15.6.2", 502: rfc + "rfc9110#section-15.6.3", 503: rfc + "rfc9110#section-15.6.4",
+		504: rfc + "rfc9110#section-15.6.5", 505: rfc + "rfc9110#section-15.6.6",
+		// Statuses without a section of their own take their class's.
+		418: rfc + "rfc9110#section-15.5", 599: rfc + "rfc9110#section-15.6",
+	} {
+		if got := httpadapter.ProblemType(status); got != want {
+			t.Errorf("ProblemType(%d) = %q, want %q", status, got, want)
+		}
+	}
+
+	// Through the handler: the reference's 400 example, and others.
+	ts := newTestServer(t)
+	p := ts.do(t, req{Method: "POST", Path: "/letters", Body: `{}`}).problem(t, http.StatusBadRequest)
+	if p.Type != "https://datatracker.ietf.org/doc/html/rfc9110#section-15.5.1" || p.Code != "invalid-request" {
+		t.Errorf("400: type %q code %q", p.Type, p.Code)
+	}
+	for _, tt := range []struct {
+		r      req
+		status int
+		code   string
+	}{
+		{req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "")}, 401, "unauthorized"},
+		{req{Method: "GET", Path: "/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz"}, 404, "not-found"},
+		{req{Method: "PATCH", Path: "/letters"}, 405, "method-not-allowed"},
+		{req{Method: "POST", Path: "/assets", Body: strings.Repeat(" ", httpadapter.MaxJSONBody+1)}, 413, "body-too-large"},
+	} {
+		if p := ts.do(t, tt.r).problem(t, tt.status); p.Code != tt.code {
+			t.Errorf("%s %s: code %q, want %q", tt.r.Method, tt.r.Path, p.Code, tt.code)
+		}
+	}
+}
+
+// TestRateLimitHeadersOnlyWhereCounted: answers no key's limit counted
+// carry neither name of the headers.
+func TestRateLimitHeadersOnlyWhereCounted(t *testing.T) {
+	ts := newTestServer(t, withAdapter(httpadapter.WithRateLimit(2, time.Minute)), mounted(fromAddress))
+	none := func(name string, res result) {
+		t.Helper()
+		for _, h := range []string{"X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset", "P-RateLimit-Limit"} {
+			if v := res.Header.Get(h); v != "" {
+				t.Errorf("%s (%d): %s %q", name, res.Status, h, v)
+			}
+		}
+	}
+	none("no key", ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "")}))
+	none("an unknown key", ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_live_nope")}))
+	none("health", ts.get(t, "/healthz"))
+	// A key's last request in its window, and the first over it.
+	last := ts.get(t, "/letters")
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK)
+	over := ts.get(t, "/letters")
+	over.problem(t, http.StatusTooManyRequests)
+	for name, res := range map[string]result{"first": last, "over": over} {
+		if h := rateOf(res); h.limit != "2" || h.mismatch != "" {
+			t.Errorf("%s: %+v", name, h)
+		}
+	}
+	if h := rateOf(over); h.remaining != "0" || h.reset != testStart.Add(time.Minute).Format(time.RFC3339) {
+		t.Errorf("over the limit: %+v", h)
+	}
+	// The limit of a client address, which no key reached.
+	for i := range 40 {
+		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_test_many"+string(rune('a'+i/2)), "X-Test-Remote", "10.0.0.9")})
+	}
+	addr := ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_test_manya", "X-Test-Remote", "10.0.0.9")})
+	addr.problem(t, http.StatusTooManyRequests)
+	none("an address over its limit", addr)
+}
