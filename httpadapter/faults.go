@@ -347,11 +347,11 @@ func (c *controlled) accountOf(r *http.Request) (account string, out *http.Reque
 			account, out = "", r
 		}
 	}()
-	key := r.Header.Get(headerAPIKey)
-	if key == "" {
+	key, err := apiKeyOf(r)
+	if err != nil || key == "" {
 		return "", r
 	}
-	p, err := c.h.cfg.auth.Authenticate(r.Context(), key)
+	p, err := c.h.askAuthenticator(r.Context(), key)
 	r = r.WithContext(context.WithValue(r.Context(), authenticatedKey{}, &authenticated{key: key, p: p, err: err}))
 	if err != nil {
 		return "", r

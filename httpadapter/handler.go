@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 
@@ -304,7 +305,16 @@ func (h *handler) authenticate(r *http.Request, key string) (Principal, error) {
 	if a, ok := r.Context().Value(authenticatedKey{}).(*authenticated); ok && a.key == key {
 		return a.p, a.err
 	}
-	return h.cfg.auth.Authenticate(r.Context(), key)
+	return h.askAuthenticator(r.Context(), key)
+}
+
+// askAuthenticator checks key with the Authenticator; a key that is not
+// valid UTF-8 is unknown whatever the Authenticator would say.
+func (h *handler) askAuthenticator(ctx context.Context, key string) (Principal, error) {
+	if !utf8.ValidString(key) {
+		return Principal{}, ErrUnknownKey
+	}
+	return h.cfg.auth.Authenticate(ctx, key)
 }
 
 // serveRoute runs the checks every route shares, in order: the API key, the
@@ -313,7 +323,11 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix)}
 	c.base = mountPrefix(r) + prefix
 	if rt.access != public {
-		key := r.Header.Get(headerAPIKey)
+		key, err := apiKeyOf(r)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		if key == "" {
 			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
 			return
