@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -55,15 +56,22 @@ type Fault struct {
 	Probability     float64
 }
 
-// validate checks f as a request sets it, naming the field at fault.
+// validate checks f as a request sets it, naming the field at fault. A
+// message quotes no more than the start of what was sent.
 func (f Fault) validate() error {
 	fe := map[string]string{}
-	if f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")) {
-		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %q", f.Method)
+	switch {
+	case len(f.Method) > maxFaultMethod:
+		fe["method"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", maxFaultMethod, len(f.Method), quoteStart(f.Method))
+	case f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")):
+		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %s", quoteStart(f.Method))
 	}
-	if f.Path != "" {
+	switch {
+	case len(f.Path) > MaxFaultPath:
+		fe["path"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", MaxFaultPath, len(f.Path), quoteStart(f.Path))
+	case f.Path != "":
 		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
-			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %q", f.Path)
+			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %s", quoteStart(f.Path))
 		}
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
@@ -88,6 +96,33 @@ func (f Fault) validate() error {
 		return nil
 	}
 	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the fault is invalid", Fields: fe}
+}
+
+// MaxFaultPath is the longest path pattern a fault takes, in bytes.
+const MaxFaultPath = 1024
+
+// maxFaultMethod and maxFaultLatencyText bound a fault's other strings, in
+// bytes: a method name, and a duration as sent ("150ms").
+const (
+	maxFaultMethod      = 32
+	maxFaultLatencyText = 64
+)
+
+// quotedStart is how much of a value a message about it quotes, in bytes.
+const quotedStart = 40
+
+// quoteStart quotes s for a message, cut to its first quotedStart bytes
+// (at a character's boundary) with "..." and its length when longer: a
+// refusal never repeats a whole input back.
+func quoteStart(s string) string {
+	if len(s) <= quotedStart {
+		return strconv.Quote(s)
+	}
+	cut := quotedStart
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // MaxFaults is the most faults an account has at once. Each of its
@@ -457,7 +492,10 @@ func noQuery(r *http.Request) error {
 	}
 	slices.Sort(names)
 	if err != nil || len(names) == 0 {
-		return invalid("query", "this route takes no query parameters, got %q", r.URL.RawQuery)
+		return invalid("query", "this route takes no query parameters, got %s", quoteStart(r.URL.RawQuery))
+	}
+	if len(names[0]) > quotedStart {
+		return invalid("query", "this route takes no query parameters, got one named %s", quoteStart(names[0]))
 	}
 	return invalid(names[0], "this route takes no query parameters")
 }
@@ -489,9 +527,13 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 	f := Fault{Method: in.Method, Path: in.Path, Status: in.Status, CloseConnection: in.CloseConnection,
 		AfterWrite: in.AfterWrite, Times: in.Times, Probability: in.Probability}
 	if in.Latency != "" {
+		if len(in.Latency) > maxFaultLatencyText {
+			h.fail(w, r, invalid("latency", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.Latency), quoteStart(in.Latency)))
+			return
+		}
 		d, err := time.ParseDuration(in.Latency)
 		if err != nil {
-			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %q`, in.Latency))
+			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, quoteStart(in.Latency)))
 			return
 		}
 		f.Latency = d
