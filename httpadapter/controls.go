@@ -74,9 +74,9 @@ type accountControls struct {
 	id   string
 	elem *list.Element
 	// inFaulted says which list elem is in.
-	inFaulted    bool
-	faults       []*Fault
-	faultBytes   int
+	inFaulted  bool
+	faults     []*Fault
+	faultBytes int
 	// journal[head:] are the entries, oldest first.
 	journal      []JournalEntry
 	head         int
