@@ -348,6 +348,9 @@ func (c *controlled) accountOf(r *http.Request) (account string, out *http.Reque
 	if err != nil || key == "" {
 		return "", r
 	}
+	if ok, _ := c.h.cfg.authThrottle.Allow(clientAddress(r), key); !ok {
+		return "", r // the route answers 429 without looking at the key
+	}
 	p, err := c.h.askAuthenticator(r.Context(), key)
 	r = r.WithContext(context.WithValue(r.Context(), authenticatedKey{}, &authenticated{key: key, p: p, err: err}))
 	if err != nil {

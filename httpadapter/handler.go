@@ -78,6 +78,10 @@ type config struct {
 	metricsPath string
 	// noAddressLimits turns off the limits per client address.
 	noAddressLimits bool
+	// authThrottle throttles failed authentications (auththrottle.go);
+	// authThrottleSet says WithAuthThrottle chose it, nil included.
+	authThrottle    *AuthThrottle
+	authThrottleSet bool
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -152,6 +156,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
+	}
+	if !cfg.authThrottleSet {
+		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
@@ -332,11 +339,18 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
 			return
 		}
+		addr := clientAddress(r)
+		if err := h.throttled(w, addr, key); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		p, err := h.authenticate(r, key)
 		if err != nil {
+			h.authFailed(r, addr, err)
 			h.fail(w, r, authError(err))
 			return
 		}
+		h.cfg.authThrottle.Succeeded(addr, key)
 		c.account = p.Account
 		c.keyHash = h.digests.digest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {
