@@ -108,9 +108,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}
+	// One throttle for the API and the inbox, so that failures at either
+	// count together; on the wall clock, whatever the test clock does.
+	throttle := httpadapter.NewAuthThrottle(cfg.authFailures.n, cfg.authFailures.per, clock.New())
 	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
-		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace)}
-	var iopts []inbox.Option
+		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace), httpadapter.WithAuthThrottle(throttle)}
+	iopts := []inbox.Option{inbox.WithAuthThrottle(throttle)}
+	if cfg.baseURL != "" {
+		iopts = append(iopts, inbox.WithPublicURL(cfg.baseURL))
+	}
 	if cfg.testClock {
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))

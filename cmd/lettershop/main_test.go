@@ -33,7 +33,8 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout}
+		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout,
+		authFailures: rateLimit{httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer}}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)
@@ -90,6 +91,10 @@ func TestParseConfig(t *testing.T) {
 			})},
 		{"webhook hosts from the environment", nil, env("LETTERSHOP_WEBHOOK_HOSTS", "127.0.0.1"),
 			with(func(c *config) { c.webhookHosts = []string{"127.0.0.1"} })},
+		{"auth failure limit", []string{"--auth-failure-limit", "10/m"}, env(),
+			with(func(c *config) { c.authFailures = rateLimit{10, time.Minute} })},
+		{"no auth failure limit, from the environment", nil, env("LETTERSHOP_AUTH_FAILURE_LIMIT", "0"),
+			with(func(c *config) { c.authFailures = rateLimit{} })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +142,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no webhook hosts", []string{"--webhook-hosts", " , "}, env(), "one host"},
 		{"no webhook timeout", []string{"--webhook-timeout", "0s"}, env(), "--webhook-timeout"},
 		{"shared clock without a test clock", []string{"--shared-test-clock"}, env(), "--test-clock"},
+		{"auth failure limit without a duration", []string{"--auth-failure-limit", "100"}, env(), "N/DURATION"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
