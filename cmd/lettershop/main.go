@@ -81,7 +81,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient)
+	logOut, flushLog := newLogWriter(stderr)
+	defer flushLog()
+	logger := newLogger(cfg, logOut)
+	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient, logger)
 	defer ln.Close()
 	var metrics *httpadapter.Metrics
 	var metricsLn net.Listener
@@ -100,9 +103,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		base = local
 	}
 
-	logOut, flushLog := newLogWriter(stderr)
-	defer flushLog()
-	logger := newLogger(cfg, logOut)
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
 		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout)}
 	if cfg.tokenKey != "" {
@@ -146,7 +146,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer svc.Close()
 
 	srv := &http.Server{
-		Handler:           logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))),
+		Handler:           trackServing(logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))),
+		ConnContext:       connContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
