@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,17 +38,29 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := runMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the server and says how it ended: the exit status (2 for a
+// mistake in the flags or the environment, 1 for another failure), and the
+// error on stderr, as a JSON line when the log is JSON.
+func runMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, getenv, stdout, stderr)
+	code := 1
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	case errors.As(err, new(usageError)):
-		fmt.Fprintln(os.Stderr, "lettershop:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "lettershop:", err)
-		os.Exit(1)
+		code = 2
 	}
+	if jsonLogAsked(args, getenv) {
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("lettershop stopped", "err", err.Error(), "exit_status", code)
+	} else {
+		fmt.Fprintln(stderr, "lettershop:", err)
+	}
+	return code
 }
 
 // usageError is a mistake in the flags or environment.
@@ -64,11 +77,19 @@ const shutdownGrace = 10 * time.Second
 
 // run serves until ctx is cancelled, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig(args, getenv, stderr)
+	// The flags' own messages (and the usage after a mistake) are text: in
+	// a JSON log they are left to the one JSON line that reports the error.
+	// Help, which is asked for, is given as text either way.
+	var flagOut bytes.Buffer
+	cfg, err := parseConfig(args, getenv, &flagOut)
 	if errors.Is(err, flag.ErrHelp) {
+		_, _ = stderr.Write(flagOut.Bytes())
 		return err
 	}
 	if err != nil {
+		if !jsonLogAsked(args, getenv) {
+			_, _ = stderr.Write(flagOut.Bytes())
+		}
 		return usageError{err}
 	}
 	store, closeStore, err := openStore(ctx, cfg)
@@ -166,9 +187,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}()
 	}
-	greet(stdout, cfg, local, base)
-	if msrv != nil {
-		fmt.Fprintf(stdout, "Metrics: http://%s/metrics\n", reachable(metricsLn.Addr().String()))
+	metricsURL := ""
+	switch {
+	case msrv != nil:
+		metricsURL = "http://" + reachable(metricsLn.Addr().String()) + "/metrics"
+	case metrics != nil:
+		metricsURL = base + "/metrics"
+	}
+	if cfg.logFormat == "json" {
+		greetJSON(stdout, cfg, local, base, metricsURL)
+	} else {
+		greet(stdout, cfg, local, base)
+		if msrv != nil {
+			fmt.Fprintf(stdout, "Metrics: %s\n", metricsURL)
+		}
 	}
 
 	select {

@@ -296,20 +296,33 @@ func startServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 // before the test ends and fails the test unless it shuts down cleanly.
 func launch(t *testing.T, args ...string) (base string, logs *lockedBuffer, stop func()) {
 	t.Helper()
+	base, _, logs, stop = launchAll(t, args...)
+	return base, logs, stop
+}
+
+// launchAll is launch that also returns what the server writes to stdout.
+func launchAll(t *testing.T, args ...string) (base string, stdout, logs *lockedBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, outW := io.Pipe()
-	logs = &lockedBuffer{}
+	logs, stdout = &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(), outW, logs)
 		outW.Close()
 	}()
-	first, err := bufio.NewReader(out).ReadString('\n')
+	rd := bufio.NewReader(out)
+	first, err := rd.ReadString('\n')
 	if err != nil {
 		cancel()
 		t.Fatalf("no greeting: %v (server said %v; log %s)", err, <-done, logs)
 	}
-	go io.Copy(io.Discard, out)
+	stdout.Write([]byte(first))
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(stdout, rd)
+	}()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -317,14 +330,16 @@ func launch(t *testing.T, args ...string) (base string, logs *lockedBuffer, stop
 			if err := <-done; err != nil {
 				t.Errorf("run: %v", err)
 			}
+			<-copied
 		})
 	}
 	t.Cleanup(stop)
-	base = regexp.MustCompile(`http://\S+`).FindString(first)
+	// The URL ends at white space, or at the quote that ends it in JSON.
+	base = regexp.MustCompile(`http://[^\s"]+`).FindString(first)
 	if base == "" {
 		t.Fatalf("greeting %q names no URL", first)
 	}
-	return base, logs, stop
+	return base, stdout, logs, stop
 }
 
 // noRedirect is a client that shows a 302 rather than following it.
