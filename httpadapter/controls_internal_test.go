@@ -261,6 +261,13 @@ func TestDroppedFaultsAnswer410(t *testing.T) {
 		t.Fatal(err)
 	}
 	dropFaults(t, tc, account)
+	if resp, body := send(t, srv, "POST", "/_test/faults", key); resp.StatusCode != http.StatusGone {
+		t.Errorf("adding a fault after they were dropped: %d %s, want 410", resp.StatusCode, body)
+	}
+	if _, err := tc.AddFault(account, Fault{Path: "/letters", Status: 503}); err != nil {
+		t.Fatal(err)
+	}
+	dropFaults(t, tc, account)
 	if resp, body := send(t, srv, "DELETE", "/_test/faults", key); resp.StatusCode != http.StatusNoContent {
 		t.Errorf("clearing the faults after they were dropped: %d %s, want 204", resp.StatusCode, body)
 	}
