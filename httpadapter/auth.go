@@ -7,8 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/lettershop/lettershop"
 )
@@ -135,9 +138,10 @@ type SandboxAuthenticator struct{}
 func NewSandboxAuthenticator() SandboxAuthenticator { return SandboxAuthenticator{} }
 
 // Authenticate derives the account from a hash of the key, so the secret
-// itself is never stored as an account id.
+// itself is never stored as an account id. A key must be text: one that is
+// not valid UTF-8, or holds a control character, is unknown.
 func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Principal, error) {
-	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) {
+	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) || !keyText(apiKey) {
 		return Principal{}, ErrUnknownKey
 	}
 	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes)}, nil
@@ -147,6 +151,26 @@ func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Prin
 func SandboxAccount(apiKey string) string {
 	sum := sha256.Sum256([]byte("lettershop sandbox account\x00" + apiKey))
 	return "acct_" + hex.EncodeToString(sum[:12])
+}
+
+// keyText reports whether key is text a key may be: valid UTF-8 without
+// control characters. A header cannot carry control characters but a
+// form (the inbox's login) can.
+func keyText(key string) bool {
+	return utf8.ValidString(key) && !strings.ContainsFunc(key, unicode.IsControl)
+}
+
+// apiKeyOf returns the request's X-Api-Key: "" when it has none, and an
+// error when it has several, of which the server will not pick one.
+func apiKeyOf(r *http.Request) (string, error) {
+	keys := r.Header[headerAPIKey]
+	switch len(keys) {
+	case 0:
+		return "", nil
+	case 1:
+		return keys[0], nil
+	}
+	return "", invalid(headerAPIKey, "give one API key; the request has %d %s headers", len(keys), headerAPIKey)
 }
 
 func authError(err error) error {

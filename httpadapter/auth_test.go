@@ -2,7 +2,9 @@ package httpadapter_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +36,61 @@ func TestSandboxKeys(t *testing.T) {
 				t.Errorf("code %q", p.Code)
 			}
 		})
+	}
+}
+
+// A key must be text: one holding bytes that are not UTF-8, or a control
+// character, is no sandbox key, and never becomes an account.
+func TestSandboxRefusesKeysThatAreNotText(t *testing.T) {
+	ts := newTestServer(t)
+	for _, key := range []string{"sk_test_\xff", "sk_test_a\xc0\xafb", "sk_test_\xed\xa0\x80"} {
+		if _, err := httpadapter.NewSandboxAuthenticator().Authenticate(ctx, key); !errors.Is(err, httpadapter.ErrUnknownKey) {
+			t.Errorf("Authenticate(%q) = %v, want ErrUnknownKey", key, err)
+		}
+		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", key)}).problem(t, http.StatusUnauthorized)
+	}
+	for _, key := range []string{"sk_test_a\x00", "sk_test_a\x1fb", "sk_test_a\u0085"} {
+		if _, err := httpadapter.NewSandboxAuthenticator().Authenticate(ctx, key); !errors.Is(err, httpadapter.ErrUnknownKey) {
+			t.Errorf("Authenticate(%q) = %v, want ErrUnknownKey", key, err)
+		}
+	}
+	// Text beyond ASCII is a key like any other.
+	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_test_caf\u00e9")}).wantStatus(t, http.StatusOK)
+}
+
+// Two X-Api-Key headers are refused, whichever of them is valid: the
+// server never picks one.
+func TestTwoAPIKeysAreRefused(t *testing.T) {
+	ts := newTestServer(t)
+	for _, keys := range [][]string{{keyA, keyB}, {keyA, keyA}, {"sk_live_nope", keyA}, {keyA, ""}} {
+		r, err := http.NewRequest("GET", ts.URL+"/letters", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header["X-Api-Key"] = keys
+		resp, err := ts.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		p := result{Status: resp.StatusCode, Header: resp.Header, Body: b}.problem(t, http.StatusBadRequest)
+		p.wantFields(t, "X-Api-Key")
+		if strings.Contains(string(b), keyA) {
+			t.Errorf("the answer quotes a key: %s", b)
+		}
+	}
+	// With a test clock the faults see the same: no account.
+	ts.do(t, req{Method: "POST", Path: "/_test/faults", Body: map[string]any{"path": "/letters", "status": 503}}).wantStatus(t, http.StatusCreated)
+	r, _ := http.NewRequest("GET", ts.URL+"/letters", nil)
+	r.Header["X-Api-Key"] = []string{keyA, keyB}
+	resp, err := ts.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("two keys, one with a fault: %d, want 400", resp.StatusCode)
 	}
 }
 

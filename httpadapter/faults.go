@@ -7,17 +7,14 @@ package httpadapter
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	lru "github.com/hashicorp/golang-lru/v2"
+	"unicode/utf8"
 
 	"github.com/lettershop/lettershop"
 )
@@ -55,15 +52,22 @@ type Fault struct {
 	Probability     float64
 }
 
-// validate checks f as a request sets it, naming the field at fault.
+// validate checks f as a request sets it, naming the field at fault. A
+// message quotes no more than the start of what was sent.
 func (f Fault) validate() error {
 	fe := map[string]string{}
-	if f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")) {
-		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %q", f.Method)
+	switch {
+	case len(f.Method) > maxFaultMethod:
+		fe["method"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", maxFaultMethod, len(f.Method), quoteStart(f.Method))
+	case f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")):
+		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %s", quoteStart(f.Method))
 	}
-	if f.Path != "" {
+	switch {
+	case len(f.Path) > MaxFaultPath:
+		fe["path"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", MaxFaultPath, len(f.Path), quoteStart(f.Path))
+	case f.Path != "":
 		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
-			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %q", f.Path)
+			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %s", quoteStart(f.Path))
 		}
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
@@ -90,6 +94,33 @@ func (f Fault) validate() error {
 	return &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the fault is invalid", Fields: fe}
 }
 
+// MaxFaultPath is the longest path pattern a fault takes, in bytes.
+const MaxFaultPath = 1024
+
+// maxFaultMethod and maxFaultLatencyText bound a fault's other strings, in
+// bytes: a method name, and a duration as sent ("150ms").
+const (
+	maxFaultMethod      = 32
+	maxFaultLatencyText = 64
+)
+
+// quotedStart is how much of a value a message about it quotes, in bytes.
+const quotedStart = 40
+
+// quoteStart quotes s for a message, cut to its first quotedStart bytes
+// (at a character's boundary) with "..." and its length when longer: a
+// refusal never repeats a whole input back.
+func quoteStart(s string) string {
+	if len(s) <= quotedStart {
+		return strconv.Quote(s)
+	}
+	cut := quotedStart
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
 // MaxFaults is the most faults an account has at once. Each of its
 // requests tries them in turn; a fault past this is refused.
 const MaxFaults = 1000
@@ -113,79 +144,6 @@ func (f Fault) matches(r *http.Request) bool {
 	return ok
 }
 
-// TestControls keeps the faults and the request journal of every account
-// of a handler. Pass one to WithTestControls to reach them from Go (as
-// lettershoptest does); without it, WithTestClock makes one seeded with 1.
-// Its methods are safe for concurrent use.
-type TestControls struct {
-	mu       sync.Mutex
-	rnd      *rand.Rand
-	sleep    func(context.Context, time.Duration) error
-	seq      int
-	accounts *lru.Cache[string, *accountControls]
-}
-
-// maxControlAccounts bounds the accounts whose faults and journal are
-// kept. In the sandbox every key is an account, so without a bound a
-// client with a fresh key per request would grow them without end; the
-// account least recently used goes first, and a test suite's running tests
-// use theirs on every request.
-const maxControlAccounts = 4096
-
-// accountControls is one account's faults and journal.
-type accountControls struct {
-	faults  []*Fault
-	journal []JournalEntry // a ring of JournalSize once full
-	next    int            // where the next entry goes once full
-}
-
-// NewTestControls returns controls whose probabilities are drawn from a
-// source seeded with seed, so that a test run replays.
-func NewTestControls(seed int64) *TestControls {
-	accounts, err := lru.New[string, *accountControls](maxControlAccounts)
-	if err != nil {
-		panic("httpadapter: test controls: " + err.Error()) // only for a size below 1
-	}
-	return &TestControls{
-		rnd:      rand.New(rand.NewSource(seed)), // seeded: faults must replay, they guard no secret
-		sleep:    sleepContext,
-		accounts: accounts,
-	}
-}
-
-// SetSleep sets how latency is waited out; the default waits on the wall
-// clock, ending early when the request is canceled. A test passes a
-// function that records the wait and returns at once.
-func (tc *TestControls) SetSleep(sleep func(ctx context.Context, d time.Duration) error) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	tc.sleep = sleep
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// WithTestControls sets the controls the handler keeps its faults and
-// journal in. It takes effect only with WithTestClock.
-func WithTestControls(tc *TestControls) Option { return func(c *config) { c.controls = tc } }
-
-func (tc *TestControls) account(id string) *accountControls {
-	a, ok := tc.accounts.Get(id)
-	if !ok {
-		a = &accountControls{}
-		tc.accounts.Add(id, a)
-	}
-	return a
-}
-
 // AddFault adds f to the account's faults, after those it has, and returns
 // it with its ID. An invalid fault is a lettershop.Error of CodeInvalid
 // naming the field, and so is one past MaxFaults, naming body.
@@ -205,6 +163,10 @@ func (tc *TestControls) AddFault(account string, f Fault) (Fault, error) {
 	tc.seq++
 	f.ID = "flt_" + strconv.Itoa(tc.seq)
 	a.faults = append(a.faults, &f)
+	n := faultSize(&f)
+	a.faultBytes += n
+	tc.relist(a)
+	tc.grow(a, n)
 	return f, nil
 }
 
@@ -214,7 +176,7 @@ func (tc *TestControls) Faults(account string) []Fault {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	out := []Fault{}
-	if a, ok := tc.accounts.Get(account); ok {
+	if a := tc.lookup(account); a != nil {
 		for _, f := range a.faults {
 			out = append(out, *f)
 		}
@@ -222,12 +184,17 @@ func (tc *TestControls) Faults(account string) []Fault {
 	return out
 }
 
-// ClearFaults removes the account's faults.
+// ClearFaults removes the account's faults, and with them the notice of
+// faults the account had dropped (see TestControls): a test that clears its
+// faults no longer counts on them.
 func (tc *TestControls) ClearFaults(account string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if a, ok := tc.accounts.Get(account); ok {
-		a.faults = nil
+	tc.dropped.Remove(account)
+	if a := tc.lookup(account); a != nil {
+		tc.bytes -= a.faultBytes
+		a.faults, a.faultBytes = nil, 0
+		tc.relist(a)
 	}
 }
 
@@ -236,8 +203,8 @@ func (tc *TestControls) ClearFaults(account string) {
 func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	a, ok := tc.accounts.Get(account)
-	if !ok {
+	a := tc.lookup(account)
+	if a == nil {
 		return nil, nil
 	}
 	for i, f := range a.faults {
@@ -252,6 +219,10 @@ func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(cont
 			f.Times--
 			if f.Times == 0 {
 				a.faults = slices.Delete(a.faults, i, i+1)
+				n := faultSize(f)
+				a.faultBytes -= n
+				tc.bytes -= n
+				tc.relist(a)
 			}
 		}
 		return &picked, tc.sleep
@@ -276,6 +247,12 @@ func (h *handler) withControls() http.Handler {
 
 func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/_test/") {
+		if c.tc.anyDropped() && !(r.Method == http.MethodDelete && r.URL.Path == "/_test/faults") {
+			var account string
+			if account, r = c.accountOf(r); account != "" && c.toldDropped(w, r, account) {
+				return
+			}
+		}
 		c.h.ServeHTTP(w, r)
 		return
 	}
@@ -303,6 +280,9 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.Replayed = jw.Header().Get(headerReplayed) == "true"
 		c.tc.record(account, e)
 	}()
+	if c.tc.anyDropped() && c.toldDropped(jw, r, account) {
+		return
+	}
 	f, sleep := c.tc.pick(account, r)
 	if f == nil {
 		c.h.ServeHTTP(jw, r)
@@ -337,6 +317,23 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// toldDropped answers 410 when the account's faults were dropped while
+// they had uses left (see TestControls), and reports whether it did: the
+// test would otherwise go on without them and never know.
+func (c *controlled) toldDropped(w http.ResponseWriter, r *http.Request, account string) bool {
+	d, ok := c.tc.takeDropped(account)
+	if !ok {
+		return false
+	}
+	h := w.Header()
+	h.Set(headerRequestID, newRequestID())
+	h.Set(headerAPIVersion, APIVersion)
+	writeProblem(w, problem{Code: "faults-dropped", Title: "Faults dropped", Status: http.StatusGone,
+		Detail: fmt.Sprintf("this account's faults %s were dropped while they had uses left, to keep the server's test controls "+
+			"within their bound (too many accounts held faults or journals); set them again. This is said once", d)})
+	return true
+}
+
 // accountOf returns the account of r's API key, "" without a valid one,
 // and r with what the Authenticator said in its context, for the route to
 // use rather than ask again. An authenticator that panics is left to the
@@ -347,11 +344,14 @@ func (c *controlled) accountOf(r *http.Request) (account string, out *http.Reque
 			account, out = "", r
 		}
 	}()
-	key := r.Header.Get(headerAPIKey)
-	if key == "" {
+	key, err := apiKeyOf(r)
+	if err != nil || key == "" {
 		return "", r
 	}
-	p, err := c.h.cfg.auth.Authenticate(r.Context(), key)
+	if ok, _ := c.h.cfg.authThrottle.Allow(clientAddress(r), key); !ok {
+		return "", r // the route answers 429 without looking at the key
+	}
+	p, err := c.h.askAuthenticator(r.Context(), key)
 	r = r.WithContext(context.WithValue(r.Context(), authenticatedKey{}, &authenticated{key: key, p: p, err: err}))
 	if err != nil {
 		return "", r
@@ -456,7 +456,10 @@ func noQuery(r *http.Request) error {
 	}
 	slices.Sort(names)
 	if err != nil || len(names) == 0 {
-		return invalid("query", "this route takes no query parameters, got %q", r.URL.RawQuery)
+		return invalid("query", "this route takes no query parameters, got %s", quoteStart(r.URL.RawQuery))
+	}
+	if len(names[0]) > quotedStart {
+		return invalid("query", "this route takes no query parameters, got one named %s", quoteStart(names[0]))
 	}
 	return invalid(names[0], "this route takes no query parameters")
 }
@@ -488,9 +491,13 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 	f := Fault{Method: in.Method, Path: in.Path, Status: in.Status, CloseConnection: in.CloseConnection,
 		AfterWrite: in.AfterWrite, Times: in.Times, Probability: in.Probability}
 	if in.Latency != "" {
+		if len(in.Latency) > maxFaultLatencyText {
+			h.fail(w, r, invalid("latency", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.Latency), quoteStart(in.Latency)))
+			return
+		}
 		d, err := time.ParseDuration(in.Latency)
 		if err != nil {
-			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %q`, in.Latency))
+			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, quoteStart(in.Latency)))
 			return
 		}
 		f.Latency = d

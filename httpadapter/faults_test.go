@@ -235,3 +235,50 @@ func TestFaultRoutesOff(t *testing.T) {
 	ts.get(t, "/_test/faults").problem(t, http.StatusNotFound)
 	ts.get(t, "/_test/requests").problem(t, http.StatusNotFound)
 }
+
+// Every string a fault takes has a bound, tested on both sides, and a
+// refusal names the field without quoting more than the start of what was
+// sent.
+func TestFaultStringsBounded(t *testing.T) {
+	ts := newTestServer(t)
+	long := func(prefix string, n int, fill string) string { return prefix + strings.Repeat(fill, n-len(prefix)) }
+	for _, tt := range []struct {
+		field, under, over string
+	}{
+		{"path", long("/", httpadapter.MaxFaultPath, "a"), long("/", httpadapter.MaxFaultPath+1, "a")},
+		{"method", long("", 32, "A"), long("", 33, "A")},
+		{"latency", long("", 61, "0") + "1", long("", 62, "0") + "1"}, // with "ms": 64 and 65 bytes
+	} {
+		t.Run(tt.field, func(t *testing.T) {
+			body := func(v string) string {
+				if tt.field == "latency" {
+					return `{"latency":"` + v + `ms","times":1}`
+				}
+				return `{"` + tt.field + `":"` + v + `","status":503,"times":1}`
+			}
+			ts.do(t, req{Method: "POST", Path: "/_test/faults", Body: body(tt.under)}).wantStatus(t, http.StatusCreated)
+			res := ts.do(t, req{Method: "POST", Path: "/_test/faults", Body: body(tt.over)})
+			p := res.problem(t, http.StatusBadRequest)
+			p.wantFields(t, tt.field)
+			if len(res.Body) > 600 || len(tt.over) > 50 && strings.Contains(string(res.Body), tt.over[:50]) {
+				t.Errorf("the refusal quotes the input: %d bytes: %s", len(res.Body), res.Body)
+			}
+		})
+		ts.do(t, req{Method: "DELETE", Path: "/_test/faults"}).wantStatus(t, http.StatusNoContent)
+	}
+	// A malformed value is quoted only in part too.
+	for field, v := range map[string]string{"path": "no-slash" + strings.Repeat("b", 500), "method": "get" + strings.Repeat("x", 20),
+		"latency": "soon" + strings.Repeat("c", 2000)} {
+		res := ts.do(t, req{Method: "POST", Path: "/_test/faults", Body: `{"` + field + `":"` + v + `","status":503}`})
+		res.problem(t, http.StatusBadRequest).wantFields(t, field)
+		if len(v) > 100 && strings.Contains(string(res.Body), v[:100]) {
+			t.Errorf("%s: the refusal quotes the input: %s", field, res.Body)
+		}
+	}
+	// So is a query on a route that takes none.
+	res := ts.do(t, req{Method: "GET", Path: "/_test/faults?%zz" + strings.Repeat("q", 3000)})
+	res.problem(t, http.StatusBadRequest)
+	if len(res.Body) > 600 {
+		t.Errorf("the refusal of a query quotes it: %d bytes", len(res.Body))
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 
@@ -80,6 +81,10 @@ type config struct {
 	metricsPath string
 	// noAddressLimits turns off the limits per client address.
 	noAddressLimits bool
+	// authThrottle throttles failed authentications (auththrottle.go);
+	// authThrottleSet says WithAuthThrottle chose it, nil included.
+	authThrottle    *AuthThrottle
+	authThrottleSet bool
 }
 
 // WithAuthenticator sets how API keys are checked. The default is
@@ -154,6 +159,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
+	}
+	if !cfg.authThrottleSet {
+		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
 	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
@@ -321,7 +329,16 @@ func (h *handler) authenticate(r *http.Request, key string) (Principal, error) {
 	if a, ok := r.Context().Value(authenticatedKey{}).(*authenticated); ok && a.key == key {
 		return a.p, a.err
 	}
-	return h.cfg.auth.Authenticate(r.Context(), key)
+	return h.askAuthenticator(r.Context(), key)
+}
+
+// askAuthenticator checks key with the Authenticator; a key that is not
+// valid UTF-8 is unknown whatever the Authenticator would say.
+func (h *handler) askAuthenticator(ctx context.Context, key string) (Principal, error) {
+	if !utf8.ValidString(key) {
+		return Principal{}, ErrUnknownKey
+	}
+	return h.cfg.auth.Authenticate(ctx, key)
 }
 
 // serveRoute runs the checks every route shares, in order: the API key, the
@@ -330,16 +347,27 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix), prefix: prefix}
 	c.origin = h.origin(r)
 	if rt.access != public {
-		key := r.Header.Get(headerAPIKey)
+		key, err := apiKeyOf(r)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		if key == "" {
 			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
 			return
 		}
+		addr := clientAddress(r)
+		if err := h.throttled(w, addr, key); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		p, err := h.authenticate(r, key)
 		if err != nil {
+			h.authFailed(r, addr, err)
 			h.fail(w, r, authError(err))
 			return
 		}
+		h.cfg.authThrottle.Succeeded(addr, key)
 		c.account = p.Account
 		c.keyHash = h.digests.digest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {

@@ -12,7 +12,7 @@ const (
 	// HealthPath answers 200 while the process serves requests.
 	HealthPath = "/healthz"
 	// ReadyPath answers 200 when the store answers a ping within
-	// ReadyTimeout, else 503.
+	// ReadyTimeout, else a 503 problem with code not-ready.
 	ReadyPath = "/readyz"
 )
 
@@ -46,7 +46,8 @@ func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := h.svc.Ping(ctx); err != nil {
 		h.cfg.logger.Warn("readiness check failed", "request_id", requestID(r.Context()), "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, healthState{Status: "unavailable"})
+		writeProblem(w, problem{Code: "not-ready", Title: "Service unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "the store did not answer its ping within " + ReadyTimeout.String() + "; the server's log has the cause under request id " + requestID(r.Context())})
 		return
 	}
 	writeJSON(w, http.StatusOK, healthState{Status: "ok"})

@@ -61,9 +61,12 @@ func TestReadyFollowsTheStore(t *testing.T) {
 	}
 
 	st.err = errors.New("dial tcp 10.0.0.7:5432: connection refused")
-	res := ts.do(t, req{Method: "GET", Path: "/readyz", Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusServiceUnavailable)
-	if strings.TrimSpace(string(res.Body)) != `{"status":"unavailable"}` {
-		t.Errorf("body %s", res.Body)
+	res := ts.do(t, req{Method: "GET", Path: "/readyz", Header: hdr("X-Api-Key", "")})
+	if p := res.problem(t, http.StatusServiceUnavailable); p.Code != "not-ready" || strings.Contains(p.Detail, "10.0.0.7") {
+		t.Errorf("problem %+v: want code not-ready, without the cause", p)
+	}
+	if res.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("Cache-Control %q", res.Header.Get("Cache-Control"))
 	}
 	// The cause is logged, not shown to whoever asks.
 	if !strings.Contains(ts.logs.String(), "connection refused") {

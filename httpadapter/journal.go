@@ -7,7 +7,8 @@ import (
 )
 
 // JournalSize is how many requests an account's journal keeps: the last
-// ones, older ones dropped.
+// ones, older ones dropped. A journal also keeps at most 256 KiB (a request
+// path counts its length), and the newest entry always.
 const JournalSize = 200
 
 // JournalEntry is one request of an account's journal and what it was
@@ -36,17 +37,31 @@ type JournalEntry struct {
 	Fault string `json:"fault"`
 }
 
-// record adds e to the account's journal.
+// record adds e to the account's journal, dropping the account's oldest
+// entries past JournalSize or maxJournalBytes.
 func (tc *TestControls) record(account string, e JournalEntry) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	a := tc.account(account)
-	if len(a.journal) < JournalSize {
-		a.journal = append(a.journal, e)
-		return
+	a.journal = append(a.journal, e)
+	n := entrySize(e)
+	a.journalBytes += n
+	for len(a.journal)-a.head > JournalSize || a.journalBytes > maxJournalBytes && a.head < len(a.journal)-1 {
+		m := entrySize(a.journal[a.head])
+		a.journalBytes -= m
+		n -= m
+		a.journal[a.head] = JournalEntry{}
+		a.head++
 	}
-	a.journal[a.next] = e
-	a.next = (a.next + 1) % JournalSize
+	// Entries dropped stay in the slice, zeroed, until there are
+	// journalSlack of them, so that dropping the oldest costs a copy only
+	// every journalSlack times.
+	if a.head >= journalSlack {
+		a.journal = append(a.journal[:0], a.journal[a.head:]...)
+		clear(a.journal[len(a.journal):cap(a.journal)][:a.head])
+		a.head = 0
+	}
+	tc.grow(a, n)
 }
 
 // Requests returns the account's journal, oldest first: requests with its
@@ -55,9 +70,8 @@ func (tc *TestControls) Requests(account string) []JournalEntry {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	out := []JournalEntry{}
-	if a, ok := tc.accounts.Get(account); ok {
-		out = append(out, a.journal[a.next:]...)
-		out = append(out, a.journal[:a.next]...)
+	if a := tc.lookup(account); a != nil {
+		out = append(out, a.journal[a.head:]...)
 	}
 	return out
 }
@@ -66,10 +80,15 @@ func (tc *TestControls) Requests(account string) []JournalEntry {
 func (tc *TestControls) ClearRequests(account string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if a, ok := tc.accounts.Get(account); ok {
-		a.journal, a.next = nil, 0
+	if a := tc.lookup(account); a != nil {
+		tc.bytes -= a.journalBytes
+		a.journal, a.head, a.journalBytes = nil, 0, 0
 	}
 }
+
+// journalSlack is how many dropped entries a journal's slice keeps before
+// it moves its entries down.
+const journalSlack = 32
 
 // journalWriter notes the status and size of an answer.
 type journalWriter struct {

@@ -63,6 +63,7 @@ var statusSections = map[int]string{
 	http.StatusMethodNotAllowed:            "rfc9110#section-15.5.6",
 	http.StatusRequestTimeout:              "rfc9110#section-15.5.9",
 	http.StatusConflict:                    "rfc9110#section-15.5.10",
+	http.StatusGone:                        "rfc9110#section-15.5.11",
 	http.StatusRequestEntityTooLarge:       "rfc9110#section-15.5.14",
 	http.StatusUnprocessableEntity:         "rfc9110#section-15.5.21",
 	http.StatusTooManyRequests:             "rfc6585#section-4",

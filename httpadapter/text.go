@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -185,17 +186,36 @@ func (s *textScanner) hex4(i int) (rune, bool) {
 }
 
 // checkQueryText names in fields each query parameter whose name or value
-// is not valid UTF-8 once decoded (a %FF).
+// is not valid UTF-8 once decoded (a %FF), or holds a NUL (%00), which a
+// body may not hold either and no stored text can. A parameter named is
+// taken out of q, so that what reads q next does not name it again with a
+// message about its format.
 func checkQueryText(q url.Values, fields map[string]string) {
 	for name, vs := range q {
-		if !utf8.ValidString(name) {
-			fields[name] = "the parameter name " + msgInvalidUTF8
+		if msg := queryTextProblem(name); msg != "" {
+			fields[name] = "the parameter name " + msg
+			delete(q, name)
 			continue
 		}
 		for _, v := range vs {
-			if !utf8.ValidString(v) {
-				fields[name] = msgInvalidUTF8
+			if msg := queryTextProblem(v); msg != "" {
+				fields[name] = msg
+				delete(q, name)
+				break
 			}
 		}
 	}
+}
+
+// msgNUL is what a parameter holding a NUL is told.
+const msgNUL = "must not contain a NUL character (%00)"
+
+func queryTextProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return msgInvalidUTF8
+	case strings.IndexByte(s, 0) >= 0:
+		return msgNUL
+	}
+	return ""
 }

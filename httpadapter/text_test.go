@@ -76,3 +76,24 @@ func TestInvalidTextRefused(t *testing.T) {
 	ts.get(t, "/letters?externalId=%FF").problem(t, http.StatusBadRequest).wantFields(t, "externalId")
 	ts.get(t, "/letters?metadata[campaign]=%ED%A0%80").problem(t, http.StatusBadRequest).wantFields(t, "metadata[campaign]")
 }
+
+// A NUL in a query parameter is refused as it is in a body, on every route
+// that reads a query: in the value, and in the name.
+func TestQueryRefusesNUL(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/letters?externalId=%00", "/letters?externalId=a%00b", "/assets?metadata[a]=%00",
+		"/letters?metadata[a]=x%00", "/webhooks?pageSize=1%00"} {
+		p := ts.get(t, path).problem(t, http.StatusBadRequest)
+		if len(p.Errors) != 1 {
+			t.Errorf("%s: errors %v, want the parameter named", path, p.Errors)
+		}
+		for _, msg := range p.Errors {
+			if !strings.Contains(msg, "NUL") {
+				t.Errorf("%s: message %q does not say what is wrong", path, msg)
+			}
+		}
+	}
+	ts.get(t, "/letters?metadata[a%00]=x").problem(t, http.StatusBadRequest)
+	// The character next to NUL is text like any other.
+	ts.get(t, "/letters?externalId=%01").wantStatus(t, http.StatusOK)
+}

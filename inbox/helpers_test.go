@@ -39,6 +39,7 @@ type env struct {
 type envConfig struct {
 	noTestClock bool
 	inboxOpts   []inbox.Option
+	apiOpts     []httpadapter.Option
 }
 
 type envOption func(*envConfig)
@@ -47,6 +48,10 @@ func withoutTestClock() envOption { return func(c *envConfig) { c.noTestClock = 
 
 func withInboxOptions(o ...inbox.Option) envOption {
 	return func(c *envConfig) { c.inboxOpts = append(c.inboxOpts, o...) }
+}
+
+func withAPIOptions(o ...httpadapter.Option) envOption {
+	return func(c *envConfig) { c.apiOpts = append(c.apiOpts, o...) }
 }
 
 func newEnv(t testing.TB, opts ...envOption) *env {
@@ -68,7 +73,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/inbox/", http.StripPrefix("/inbox", inbox.New(svc, iopts...)))
-	mux.Handle("/", httpadapter.New(svc, hopts...))
+	mux.Handle("/", httpadapter.New(svc, append(hopts, cfg.apiOpts...)...))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &env{t: t, svc: svc, clock: mc, srv: srv, account: httpadapter.SandboxAccount(testKey), ctx: context.Background()}
@@ -104,8 +109,16 @@ type response struct {
 	Body       string
 }
 
+// browserAccept is what a browser's navigation accepts: pages.
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+// do sends req as a browser would, accepting pages unless req says
+// otherwise.
 func (c *client) do(req *http.Request) *response {
 	c.e.t.Helper()
+	if _, ok := req.Header["Accept"]; !ok {
+		req.Header.Set("Accept", browserAccept)
+	}
 	res, err := c.hc.Do(req)
 	if err != nil {
 		c.e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)

@@ -13,7 +13,13 @@
 // is kept in a cookie that is HttpOnly and SameSite=Strict, never in a URL.
 // Pages are server-rendered html/template with a strict
 // Content-Security-Policy; forms that change state carry a CSRF token and
-// are refused from another origin.
+// are refused from another origin. Failed log-ins are throttled per client
+// address, as the API's failed authentications are. A form's body is at
+// most MaxFormBody bytes and url-encoded.
+//
+// A browser (a request that accepts text/html) is answered pages, errors
+// included; any other client gets the inbox's errors as
+// application/problem+json, as the API answers its own.
 package inbox
 
 import (
@@ -25,11 +31,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/benbjohnson/clock"
@@ -60,6 +66,11 @@ type config struct {
 	testClock   *clock.Mock
 	sharedClock bool
 	logger      *slog.Logger
+	// throttle counts failed log-ins; throttleSet says WithAuthThrottle
+	// chose it, nil included.
+	throttle    *httpadapter.AuthThrottle
+	throttleSet bool
+	publicURL   string
 }
 
 // WithAuthenticator checks the keys visitors log in with; pass the one the
@@ -84,6 +95,24 @@ func WithSharedTestClock() Option {
 	return func(c *config) { c.sharedClock = true }
 }
 
+// WithAuthThrottle sets how failed log-ins (and cookies with keys the
+// authenticator refuses) are throttled per client address; nil turns it
+// off. Pass the throttle the API has (httpadapter.WithAuthThrottle), so that
+// failures at either count together. The default is a throttle of its own,
+// httpadapter.NewAuthThrottle(httpadapter.DefaultAuthFailures,
+// httpadapter.DefaultAuthFailuresPer, clock.New()).
+func WithAuthThrottle(t *httpadapter.AuthThrottle) Option {
+	return func(c *config) { c.throttle, c.throttleSet = t, true }
+}
+
+// WithPublicURL is the URL browsers reach the server at when it is not the
+// request's own: behind a proxy that ends TLS, https://mail.example.com for
+// a server that sees http. Forms are taken from its origin (scheme, host
+// and port) as well as from the request's own.
+func WithPublicURL(u string) Option {
+	return func(c *config) { c.publicURL = u }
+}
+
 // WithLogger logs the inbox's internal errors; the default discards them.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
@@ -91,14 +120,16 @@ func WithLogger(l *slog.Logger) Option {
 
 // handler serves the inbox.
 type handler struct {
-	svc     *lettershop.Service
-	auth    httpadapter.Authenticator
-	clock   accountClock
-	logger  *slog.Logger
-	csrfKey []byte
-	mux     *http.ServeMux
-	pages   map[string]*template.Template
-	static  http.Handler
+	svc          *lettershop.Service
+	auth         httpadapter.Authenticator
+	throttle     *httpadapter.AuthThrottle
+	publicOrigin string // "" for none
+	clock        accountClock
+	logger       *slog.Logger
+	csrfKey      []byte
+	mux          *http.ServeMux
+	pages        map[string]*template.Template
+	staticFiles  fs.FS
 }
 
 // New returns the inbox for svc.
@@ -110,7 +141,13 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{svc: svc, auth: cfg.auth, logger: cfg.logger, mux: http.NewServeMux()}
+	if !cfg.throttleSet {
+		cfg.throttle = httpadapter.NewAuthThrottle(httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer, clock.New())
+	}
+	h := &handler{svc: svc, auth: cfg.auth, throttle: cfg.throttle, logger: cfg.logger, mux: http.NewServeMux()}
+	if cfg.publicURL != "" {
+		h.publicOrigin, _ = originOf(cfg.publicURL)
+	}
 	switch {
 	case cfg.testClock != nil && cfg.sharedClock:
 		h.clock = serverTestClock{svc: svc, mock: cfg.testClock}
@@ -121,17 +158,13 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	}
 	h.csrfKey = []byte(rand.Text())
 	h.pages = parsePages()
-	static, _ := fs.Sub(files, "static")
-	h.static = http.StripPrefix("/static/", http.FileServerFS(static))
+	h.staticFiles, _ = fs.Sub(files, "static")
 	h.routes()
 	return h
 }
 
 func (h *handler) routes() {
-	h.mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=300")
-		h.static.ServeHTTP(w, r)
-	})
+	h.mux.HandleFunc("GET /static/", h.static)
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.logout)
@@ -153,7 +186,8 @@ func (h *handler) routes() {
 	h.mux.HandleFunc("/", h.notFound)
 }
 
-// ServeHTTP sets the headers every answer carries, then routes.
+// ServeHTTP sets the headers every answer carries, refuses an unclean path
+// and a body the inbox does not take (guard.go), then routes.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", pageCSP)
@@ -161,6 +195,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
+	// net/http removes the files of a multipart form only from the request
+	// it made, never from a copy (http.StripPrefix's): whatever a page
+	// parses is removed here. readForm refuses multipart, so there is none.
+	defer func() {
+		if r.MultipartForm != nil {
+			_ = r.MultipartForm.RemoveAll()
+		}
+	}()
+	if !cleanPath(r.URL.Path) {
+		h.notFound(w, r)
+		return
+	}
+	if err := readForm(w, r); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -201,7 +251,7 @@ func (h *handler) authed(scope httpadapter.Scope, next sessionHandler) http.Hand
 func (h *handler) action(scope httpadapter.Scope, next sessionHandler) http.HandlerFunc {
 	return h.authed(scope, func(w http.ResponseWriter, s *session) {
 		r := s.r
-		if !sameOrigin(r) {
+		if !h.sameOrigin(r) {
 			h.fail(w, s, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "the form was sent from another site"})
 			return
 		}
@@ -224,16 +274,19 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, boo
 		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		return nil, false
 	}
-	p, err := h.auth.Authenticate(r.Context(), key)
+	p, err := h.authenticate(r, key)
 	if err != nil {
-		if !errors.Is(err, httpadapter.ErrUnknownKey) {
-			h.logger.Error("inbox: authenticate", "err", err)
-			h.render(w, http.StatusInternalServerError, "error.html", &page{Title: http.StatusText(http.StatusInternalServerError),
-				Base: base, Error: "The key could not be checked; try again."})
-			return nil, false
+		var e *lettershop.Error
+		switch {
+		case errors.As(err, &e) && e.Code == lettershop.CodeRateLimited:
+			h.refuse(w, r, e)
+		case !errors.Is(err, httpadapter.ErrUnknownKey):
+			h.refuse(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "the key could not be checked",
+				Err: fmt.Errorf("inbox: authenticate: %w", err)})
+		default:
+			clearCookie(w, r, base)
+			http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		}
-		clearCookie(w, r, base)
-		http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		return nil, false
 	}
 	return &session{principal: p, base: base, csrf: h.csrfToken(key), r: r}, true
@@ -244,21 +297,6 @@ func (h *handler) csrfToken(apiKey string) string {
 	m := hmac.New(sha256.New, h.csrfKey)
 	m.Write([]byte("lettershop inbox csrf\x00" + apiKey))
 	return hex.EncodeToString(m.Sum(nil))
-}
-
-// sameOrigin refuses requests a browser marks as coming from another site.
-// Browsers send Origin with every POST; a request without it (curl) is let
-// through to the token check.
-func sameOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 func cookiePath(base string) string { return base + "/" }
@@ -299,26 +337,47 @@ func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 	h.render(w, status, "login.html", &page{Title: "Log in", Base: base, Error: msg, Data: sandbox})
 }
 
+// loginFailed shows the log-in page again with msg to a browser, and err
+// as a problem to a program.
+func (h *handler) loginFailed(w http.ResponseWriter, r *http.Request, err *lettershop.Error, msg string) {
+	if !wantsPage(r) {
+		h.writeError(w, r, err)
+		return
+	}
+	if err.Code == lettershop.CodeInternal {
+		h.logger.Error("inbox: log in", "err", err)
+	}
+	retryAfter(w, err)
+	h.renderLogin(w, r, httpadapter.StatusOf(err.Code), msg)
+}
+
 // login checks the key and keeps it in the cookie. It takes no CSRF token
 // (there is no session yet), but like every form it must come from the
 // inbox's own origin, so no other site can log a visitor in to its account.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
-	if !sameOrigin(r) {
-		h.renderLogin(w, r, http.StatusForbidden, "The form was sent from another site.")
+	if !h.sameOrigin(r) {
+		h.loginFailed(w, r, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "the form was sent from another site"},
+			"The form was sent from another site.")
 		return
 	}
 	key := strings.TrimSpace(r.PostFormValue("key"))
 	if key == "" {
-		h.renderLogin(w, r, http.StatusBadRequest, "Enter an API key.")
+		h.loginFailed(w, r, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "the form is invalid",
+			Fields: map[string]string{"key": "enter an API key"}}, "Enter an API key.")
 		return
 	}
-	if _, err := h.auth.Authenticate(r.Context(), key); err != nil {
-		if !errors.Is(err, httpadapter.ErrUnknownKey) {
-			h.logger.Error("inbox: authenticate", "err", err)
-			h.renderLogin(w, r, http.StatusInternalServerError, "The key could not be checked; try again.")
-			return
+	if _, err := h.authenticate(r, key); err != nil {
+		var e *lettershop.Error
+		switch {
+		case errors.As(err, &e) && e.Code == lettershop.CodeRateLimited:
+			h.loginFailed(w, r, e, e.Message+" Try again in a moment.")
+		case errors.Is(err, httpadapter.ErrUnknownKey):
+			h.loginFailed(w, r, &lettershop.Error{Code: lettershop.CodeUnauthenticated, Message: "the API key is not valid"},
+				"That API key is not valid here.")
+		default:
+			h.loginFailed(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "the key could not be checked",
+				Err: fmt.Errorf("inbox: authenticate: %w", err)}, "The key could not be checked; try again.")
 		}
-		h.renderLogin(w, r, http.StatusUnauthorized, "That API key is not valid here.")
 		return
 	}
 	base := mountPrefix(r)
@@ -330,8 +389,9 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 // is log the visitor out, and SameSite=Strict keeps the cookie from its
 // requests anyway.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
-	if !sameOrigin(r) {
-		h.renderLogin(w, r, http.StatusForbidden, "The form was sent from another site.")
+	if !h.sameOrigin(r) {
+		h.loginFailed(w, r, &lettershop.Error{Code: lettershop.CodeForbidden, Message: "the form was sent from another site"},
+			"The form was sent from another site.")
 		return
 	}
 	base := mountPrefix(r)
@@ -340,6 +400,10 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	if !wantsPage(r) {
+		h.writeError(w, r, errNotFound)
+		return
+	}
 	h.render(w, http.StatusNotFound, "error.html", &page{Title: "Not found", Base: mountPrefix(r),
 		Error: "There is no such page in the inbox."})
 }
@@ -348,6 +412,10 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
 // (or the object's state) and its message is safe to show; anything else is
 // logged and shown as a generic message.
 func (h *handler) fail(w http.ResponseWriter, s *session, err error) {
+	if !wantsPage(s.r) {
+		h.writeError(w, s.r, err)
+		return
+	}
 	status, msg := http.StatusInternalServerError, "Something went wrong in the server; it is logged."
 	var e *lettershop.Error
 	if errors.As(err, &e) && e.Code != lettershop.CodeInternal {

@@ -209,6 +209,9 @@ func New(t testing.TB, opts ...Option) *Server {
 		// would let one test use up the others', on a clock none of them
 		// moves.
 		httpadapter.WithAddressLimits(false),
+		// A test of a client's handling of a wrong key may send many: the
+		// failures of one test must not throttle the others' keys.
+		httpadapter.WithAuthThrottle(nil),
 		httpadapter.WithLogger(discard),
 	}
 	if cfg.shared {

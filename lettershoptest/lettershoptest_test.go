@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -289,6 +290,32 @@ func TestRateLimitPerAccountOnly(t *testing.T) {
 		if got := get("", link); got != http.StatusOK {
 			t.Fatalf("download %d: %d, want 200", i+1, got)
 		}
+	}
+}
+
+// Failed authentications are not throttled: a test that checks how its
+// client takes a wrong key may send it as often as it likes, and the other
+// tests' keys, from the same address, go on.
+func TestWrongKeysAreNotThrottled(t *testing.T) {
+	srv := lettershoptest.New(t)
+	get := func(key string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
+		req.Header.Set("X-Api-Key", key)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 2 * httpadapter.DefaultAuthFailures {
+		if got := get("sk_live_wrong"); got != http.StatusUnauthorized {
+			t.Fatalf("wrong key %d: %d, want 401", i+1, got)
+		}
+	}
+	if got := get(srv.NewAccount().APIKey); got != http.StatusOK {
+		t.Errorf("a new account after the wrong keys: %d, want 200", got)
 	}
 }
 

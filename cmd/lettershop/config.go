@@ -54,6 +54,10 @@ type config struct {
 	webhookTimeout time.Duration
 	// egress is the policy of the requests the server makes itself.
 	egress egress.Policy
+	// authFailures is how many failed authentications a client address
+	// may make per duration, at the API and the inbox together; n == 0 is
+	// no throttle.
+	authFailures rateLimit
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -118,6 +122,7 @@ Usage:
              [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock]] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
+             [--auth-failure-limit N/DURATION | 0]
              [--log-level debug|info|warn|error] [--log-format text|json]
              [--metrics-addr off | HOST:PORT]
              [--webhook-hosts HOST,HOST...] [--webhook-timeout DURATION]
@@ -135,7 +140,8 @@ Flags:
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	cfg := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logLevel: logLevel(slog.LevelInfo), logFormat: "text"}
+		logLevel: logLevel(slog.LevelInfo), logFormat: "text",
+		authFailures: rateLimit{n: httpadapter.DefaultAuthFailures, per: httpadapter.DefaultAuthFailuresPer}}
 	fs := flag.NewFlagSet("lettershop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -163,6 +169,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&cfg.maxConns, "max-conns", cfg.maxConns, "`N` connections open at once at most; more are answered 503 and closed; 0 is no cap (LETTERSHOP_MAX_CONNS)")
 	fs.IntVar(&cfg.maxConnsPerClient, "max-conns-per-client", cfg.maxConnsPerClient,
 		"`N` connections open at once at most from one client address; 0 is no cap (LETTERSHOP_MAX_CONNS_PER_CLIENT)")
+	fs.Var(&cfg.authFailures, "auth-failure-limit", "allow `N/DURATION` failed authentications per client address, at the API and the inbox\n"+
+		"together; past them every request of the address with a key is a 429 for a while; 0 turns this off\n"+
+		"(LETTERSHOP_AUTH_FAILURE_LIMIT)")
 	fs.IntVar(&cfg.bodyRate, "body-read-rate", cfg.bodyRate, "`BYTES` per second a request body must arrive at: it gets 5 s plus its length at this pace,\n"+
 		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
 	fs.Var(&cfg.logLevel, "log-level", "log records at `LEVEL` and above: debug, info, warn or error; info logs one line per request,\n"+

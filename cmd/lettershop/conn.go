@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"container/list"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -109,22 +112,33 @@ func problemAnswer(code int, detail string, extra http.Header) []byte {
 const refuseWriteTimeout = time.Second
 
 // limitListener caps the connections open at once, in all and per client
-// address. A connection over either cap is answered 503 with a problem and
-// closed at once, rather than left waiting: its client learns why, and
-// holds nothing of the server. Every connection it hands out is a
+// address. A connection over the cap of its address is answered 503 with a
+// problem and closed at once, rather than left waiting: its client learns
+// why, and holds nothing of the server. At the cap in all, a new connection
+// takes the place of the oldest idle one, which is closed: a connection is
+// idle from when it is accepted until a request on it reaches the handler,
+// and again between requests. Connections that never finish a request
+// (headers sent a byte at a time, or nothing) therefore cannot keep out a
+// client that sends whole requests; only when every connection is serving
+// a request is a new one answered 503. Every connection it hands out is a
 // problemConn.
 type limitListener struct {
 	net.Listener
 	// total and perClient are the caps; 0 is no cap.
 	total, perClient int
+	// logger notes connections closed to make room, at debug.
+	logger *slog.Logger
 
 	mu   sync.Mutex
 	open int
 	byIP map[string]int
+	// idle holds the connections serving no request, the one idle longest
+	// at the front.
+	idle list.List
 }
 
-func newLimitListener(ln net.Listener, total, perClient int) *limitListener {
-	return &limitListener{Listener: ln, total: total, perClient: perClient, byIP: map[string]int{}}
+func newLimitListener(ln net.Listener, total, perClient int, logger *slog.Logger) *limitListener {
+	return &limitListener{Listener: ln, total: total, perClient: perClient, byIP: map[string]int{}, logger: logger}
 }
 
 // Accept implements net.Listener.
@@ -134,37 +148,110 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		ip := clientIP(c.RemoteAddr())
-		if why := l.take(ip); why != "" {
+		cc := &countedConn{problemConn: problemConn{c}, l: l, ip: clientIP(c.RemoteAddr())}
+		why, shed := l.take(cc)
+		if shed != nil {
+			l.logger.Debug("connection closed to make room", "remote", shed.RemoteAddr().String(), "max_conns", l.total)
+			_ = shed.problemConn.Conn.Close()
+		}
+		if why != "" {
 			go refuse(c, why)
 			continue
 		}
-		return &countedConn{problemConn: problemConn{c}, l: l, ip: ip}, nil
+		return cc, nil
 	}
 }
 
-// take counts a new connection from ip, or says why it is over a cap.
-func (l *limitListener) take(ip string) string {
+// take counts the new connection c, or says why it is over a cap. At the
+// cap in all it gives back the place of the oldest idle connection, which
+// the caller closes.
+func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case l.total > 0 && l.open >= l.total:
-		return "the server has " + strconv.Itoa(l.total) + " connections open, as many as it takes; retry shortly"
-	case l.perClient > 0 && l.byIP[ip] >= l.perClient:
-		return "this client address has " + strconv.Itoa(l.perClient) + " connections open, as many as one address may; reuse them, or retry shortly"
+	if l.perClient > 0 && l.byIP[c.ip] >= l.perClient {
+		return "this client address has " + strconv.Itoa(l.perClient) + " connections open, as many as one address may; reuse them, or retry shortly", nil
+	}
+	if l.total > 0 && l.open >= l.total {
+		front := l.idle.Front()
+		if front == nil {
+			return "the server has " + strconv.Itoa(l.total) + " connections open, each serving a request, as many as it takes; retry shortly", nil
+		}
+		shed = front.Value.(*countedConn)
+		l.releaseLocked(shed)
 	}
 	l.open++
-	l.byIP[ip]++
-	return ""
+	l.byIP[c.ip]++
+	c.idle = l.idle.PushBack(c)
+	return "", shed
 }
 
-func (l *limitListener) release(ip string) {
+// release gives c's place back, once.
+func (l *limitListener) release(c *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.open--
-	if l.byIP[ip]--; l.byIP[ip] <= 0 {
-		delete(l.byIP, ip)
+	l.releaseLocked(c)
+}
+
+func (l *limitListener) releaseLocked(c *countedConn) {
+	if c.released {
+		return
 	}
+	c.released = true
+	if c.idle != nil {
+		l.idle.Remove(c.idle)
+		c.idle = nil
+	}
+	l.open--
+	if l.byIP[c.ip]--; l.byIP[c.ip] <= 0 {
+		delete(l.byIP, c.ip)
+	}
+}
+
+// serving notes that a request on c reached the handler: c is not idle.
+func (l *limitListener) serving(c *countedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.busy++; c.idle != nil {
+		l.idle.Remove(c.idle)
+		c.idle = nil
+	}
+}
+
+// served notes that a request on c is answered: c is idle again, the
+// newest, when it serves no other.
+func (l *limitListener) served(c *countedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.busy--; c.busy == 0 && !c.released && c.idle == nil {
+		c.idle = l.idle.PushBack(c)
+	}
+}
+
+// connKey carries a request's *countedConn in its context.
+type connKey struct{}
+
+// connContext is the http.Server's ConnContext: it lets trackServing find
+// the connection of a request.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if cc, ok := c.(*countedConn); ok {
+		return context.WithValue(ctx, connKey{}, cc)
+	}
+	return ctx
+}
+
+// trackServing marks a request's connection as serving while next runs, so
+// that the listener never closes it to make room.
+func trackServing(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cc, ok := r.Context().Value(connKey{}).(*countedConn)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cc.l.serving(cc)
+		defer cc.l.served(cc)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // refuse answers a connection over a cap and closes it. It reads what the
@@ -197,14 +284,18 @@ func clientIP(a net.Addr) string {
 // countedConn gives its place back to the listener when closed, once.
 type countedConn struct {
 	problemConn
-	l    *limitListener
-	ip   string
-	once sync.Once
+	l  *limitListener
+	ip string
+	// Under l.mu: the requests it serves, its place in l.idle (nil while
+	// serving), and whether its place was given back.
+	busy     int
+	idle     *list.Element
+	released bool
 }
 
 func (c *countedConn) Close() error {
 	err := c.problemConn.Close()
-	c.once.Do(func() { c.l.release(c.ip) })
+	c.l.release(c)
 	return err
 }
 

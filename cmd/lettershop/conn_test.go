@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -145,19 +147,121 @@ func TestMaxConnsPerClient(t *testing.T) {
 	untilServed(t, base)
 }
 
-// The server holds at most --max-conns connections in all.
+// busyConn opens a connection whose request is being served: its handler
+// waits for a body that does not come. The 100 Continue the server sends
+// when the handler first reads the body says the handler runs.
+func busyConn(t *testing.T, base string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n"+
+		"Content-Length: 100\r\nExpect: 100-continue\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		t.Fatalf("no 100 Continue: %q %v", line, err)
+	}
+	return c
+}
+
+// The server holds at most --max-conns connections in all: when every one
+// is serving a request, one more is answered 503 with a problem.
 func TestMaxConns(t *testing.T) {
 	base, _ := startServer(t, "--max-conns", "3", "--max-conns-per-client", "0", "--rate-limit", "0")
 	var conns []net.Conn
-	for i := range 3 {
-		c, resp, body := dialAnswered(t, base)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("connection %d: %d %s", i+1, resp.StatusCode, body)
-		}
-		conns = append(conns, c)
+	for range 3 {
+		conns = append(conns, busyConn(t, base))
 	}
 	_, resp, body := dialAnswered(t, base)
 	wantProblem(t, "fourth connection", resp, body, http.StatusServiceUnavailable)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
 	conns[0].Close()
 	untilServed(t, base)
+}
+
+// At --max-conns, a new connection takes the place of the oldest idle one:
+// a connection kept open between requests, or one whose request never
+// came.
+func TestMaxConnsShedsTheOldestIdle(t *testing.T) {
+	base, _ := startServer(t, "--max-conns", "3", "--max-conns-per-client", "0", "--rate-limit", "0")
+	idle, resp, body := dialAnswered(t, base) // answered, kept open
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("first connection: %d %s", resp.StatusCode, body)
+	}
+	busy := busyConn(t, base)
+	quiet, err := net.Dial("tcp", strings.TrimPrefix(base, "http://")) // sends nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { quiet.Close() })
+	// The quiet one is idle, but not as long as the first.
+	if _, resp, body := dialAnswered(t, base); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a fourth connection: %d %s", resp.StatusCode, body)
+	}
+	_ = idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the oldest idle connection is still open: %v", err)
+	}
+	// The busy one is never shed: its request is answered.
+	if _, err := io.WriteString(busy, `{"name":"x","type":"template"}`+strings.Repeat(" ", 100-30)); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = readAnswer(t, busy)
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("the busy connection's request: %d %s", resp.StatusCode, body)
+	}
+}
+
+// dialFrom opens a connection to base from the loopback address ip.
+func dialFrom(t *testing.T, base, ip string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	c, err := d.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Skipf("cannot dial from %s: %v", ip, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Connections that never finish their headers, from a few addresses, fill
+// --max-conns; a client that sends whole requests still gets in: each of
+// its connections takes the place of the oldest idle one.
+func TestSlowConnectionsCannotKeepAClientOut(t *testing.T) {
+	base, _ := startServer(t, "--max-conns", "8", "--max-conns-per-client", "4", "--rate-limit", "0")
+	var slow []net.Conn
+	for _, ip := range []string{"127.0.0.2", "127.0.0.3"} {
+		for range 4 {
+			c := dialFrom(t, base, ip)
+			if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			slow = append(slow, c)
+		}
+	}
+	// The server accepts in the order connections were made: the slow
+	// ones hold the cap before the client dials.
+	for i := range 12 {
+		c := dialFrom(t, base, "127.0.0.4")
+		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := readAnswer(t, c)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d of a client beside slow connections: %d %s", i+1, resp.StatusCode, body)
+		}
+		c.Close()
+	}
+	// The slow connections went, oldest first: the first is closed.
+	// (The server's header timeout, 10 s, would close it too: wait less.)
+	_ = slow[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := slow[0].Read(make([]byte, 1)); err == nil || n > 0 || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the oldest slow connection is still open: read %d, %v", n, err)
+	}
 }

@@ -51,3 +51,44 @@ func TestServerMountsTheInbox(t *testing.T) {
 		t.Errorf("a key without letters:write is offered the clock")
 	}
 }
+
+// A path under /inbox/ that is not clean, or leaves the static files, is
+// the inbox's 404: a problem to a program, never a redirect.
+func TestServerInboxPathsStayInside(t *testing.T) {
+	base, _ := startServer(t)
+	for _, target := range []string{"/inbox/static/../../etc/passwd", "/inbox/static/%2e%2e/%2e%2e/etc/passwd", "/inbox/static/nope.css",
+		"/inbox//login", "/inbox/../letters"} {
+		resp, body := rawRequest(t, base, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		wantProblem(t, target, resp, body, http.StatusNotFound)
+		if loc := resp.Header.Get("Location"); loc != "" {
+			t.Errorf("%s: redirected to %s", target, loc)
+		}
+	}
+}
+
+// The API and the inbox count failed authentications together, per client
+// address, as --auth-failure-limit says; 0 turns the throttle off.
+func TestServerThrottlesFailedAuthentications(t *testing.T) {
+	base, logs := startServer(t, "--api-key", "acme:secret1", "--auth-failure-limit", "2/1h", "--rate-limit", "0")
+	for _, key := range []string{"wrong1", "wrong2"} {
+		if resp, body := call(t, "GET", base+"/letters", key, ""); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s: %d %s", key, resp.StatusCode, body)
+		}
+	}
+	resp, body := call(t, "POST", base+"/inbox/login", "", url.Values{"key": {"secret1"}}.Encode(),
+		"Content-Type", "application/x-www-form-urlencoded", "Origin", base)
+	wantProblem(t, "log-in from a throttled address", resp, body, http.StatusTooManyRequests)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	if !strings.Contains(logs.String(), "authentication failures throttled") {
+		t.Errorf("the throttle is not in the log:\n%s", logs)
+	}
+
+	base, _ = startServer(t, "--api-key", "acme:secret1", "--auth-failure-limit", "0", "--rate-limit", "0")
+	for i := range 150 {
+		if resp, body := call(t, "GET", base+"/letters", "wrong", ""); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failure %d with no throttle: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -76,6 +77,85 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 		return slog.New(textLog{th, bw})
 	}
 	return slog.New(th)
+}
+
+// jsonLogAsked reports whether args or the environment ask for a JSON log,
+// as parseConfig would read them (the last --log-format given wins over
+// LETTERSHOP_LOG_FORMAT), for reporting a mistake in them, when parseConfig
+// could not say.
+func jsonLogAsked(args []string, getenv func(string) string) bool {
+	v, given := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "log-format" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		v, given = value, true
+	}
+	if !given {
+		v = getenv(envName("log-format"))
+	}
+	return strings.EqualFold(v, "json")
+}
+
+// greetJSON is greet for a JSON log: the same facts, as one JSON object on
+// one line, so that a log pipeline reading the server's output never meets
+// text.
+func greetJSON(w io.Writer, cfg config, local, base, metricsURL string) {
+	store := redactStore(cfg.store)
+	if cfg.schema != "" {
+		store += ", schema " + cfg.schema
+	}
+	attrs := []slog.Attr{
+		slog.String("api_version", httpadapter.APIVersion),
+		slog.String("listen", local),
+		slog.String("base_url", base),
+		slog.String("store", store),
+	}
+	if len(cfg.apiKeys) == 0 {
+		attrs = append(attrs, slog.String("auth", "sandbox"), slog.String("sandbox_key_prefix", httpadapter.SandboxKeyPrefix))
+	} else {
+		names := make([]string, len(cfg.apiKeys))
+		for i, k := range cfg.apiKeys {
+			names[i] = k.Account
+		}
+		attrs = append(attrs, slog.String("auth", "api-keys"), slog.Any("accounts", names))
+	}
+	rate, failures := "off", "off"
+	if cfg.rate.n > 0 {
+		rate = cfg.rate.String()
+	}
+	if cfg.authFailures.n > 0 {
+		failures = cfg.authFailures.String()
+	}
+	if metricsURL == "" {
+		metricsURL = "off"
+	}
+	clock := "off"
+	switch {
+	case cfg.testClock && cfg.sharedClock:
+		clock = "shared"
+	case cfg.testClock:
+		clock = "per-account"
+	}
+	attrs = append(attrs,
+		slog.String("rate_limit", rate),
+		slog.String("auth_failure_limit", failures),
+		slog.String("health", base+httpadapter.HealthPath),
+		slog.String("ready", base+httpadapter.ReadyPath),
+		slog.String("metrics", metricsURL),
+		slog.String("inbox", base+inboxPath+"/"),
+		slog.String("test_clock", clock),
+	)
+	slog.New(slog.NewJSONHandler(w, nil)).LogAttrs(context.Background(), slog.LevelInfo, "listening", attrs...)
 }
 
 // quietPaths are requests logged only at debug: health checks and scrapes

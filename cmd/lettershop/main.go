@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,17 +38,29 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := runMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the server and says how it ended: the exit status (2 for a
+// mistake in the flags or the environment, 1 for another failure), and the
+// error on stderr, as a JSON line when the log is JSON.
+func runMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, getenv, stdout, stderr)
+	code := 1
 	switch {
-	case errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	case errors.As(err, new(usageError)):
-		fmt.Fprintln(os.Stderr, "lettershop:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "lettershop:", err)
-		os.Exit(1)
+		code = 2
 	}
+	if jsonLogAsked(args, getenv) {
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("lettershop stopped", "err", err.Error(), "exit_status", code)
+	} else {
+		fmt.Fprintln(stderr, "lettershop:", err)
+	}
+	return code
 }
 
 // usageError is a mistake in the flags or environment.
@@ -64,11 +77,19 @@ const shutdownGrace = 10 * time.Second
 
 // run serves until ctx is cancelled, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig(args, getenv, stderr)
+	// The flags' own messages (and the usage after a mistake) are text: in
+	// a JSON log they are left to the one JSON line that reports the error.
+	// Help, which is asked for, is given as text either way.
+	var flagOut bytes.Buffer
+	cfg, err := parseConfig(args, getenv, &flagOut)
 	if errors.Is(err, flag.ErrHelp) {
+		_, _ = stderr.Write(flagOut.Bytes())
 		return err
 	}
 	if err != nil {
+		if !jsonLogAsked(args, getenv) {
+			_, _ = stderr.Write(flagOut.Bytes())
+		}
 		return usageError{err}
 	}
 	store, closeStore, err := openStore(ctx, cfg)
@@ -81,7 +102,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient)
+	logOut, flushLog := newLogWriter(stderr)
+	defer flushLog()
+	logger := newLogger(cfg, logOut)
+	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient, logger)
 	defer ln.Close()
 	var metrics *httpadapter.Metrics
 	var metricsLn net.Listener
@@ -100,18 +124,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		base = local
 	}
 
-	logOut, flushLog := newLogWriter(stderr)
-	defer flushLog()
-	logger := newLogger(cfg, logOut)
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
 		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout),
 		lettershop.WithEgress(cfg.egress)}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}
+	// One throttle for the API and the inbox, so that failures at either
+	// count together; on the wall clock, whatever the test clock does.
+	throttle := httpadapter.NewAuthThrottle(cfg.authFailures.n, cfg.authFailures.per, clock.New())
 	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
-		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace)}
-	var iopts []inbox.Option
+		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace), httpadapter.WithAuthThrottle(throttle)}
+	iopts := []inbox.Option{inbox.WithAuthThrottle(throttle)}
+	if cfg.baseURL != "" {
+		iopts = append(iopts, inbox.WithPublicURL(cfg.baseURL))
+	}
 	if cfg.testClock {
 		mock := clock.NewMock()
 		mock.Set(time.Now().Truncate(time.Second))
@@ -141,7 +168,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer svc.Close()
 
 	srv := &http.Server{
-		Handler:           logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))),
+		Handler:           trackServing(logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))),
+		ConnContext:       connContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -160,9 +188,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}()
 	}
-	greet(stdout, cfg, local, base)
-	if msrv != nil {
-		fmt.Fprintf(stdout, "Metrics: http://%s/metrics\n", reachable(metricsLn.Addr().String()))
+	metricsURL := ""
+	switch {
+	case msrv != nil:
+		metricsURL = "http://" + reachable(metricsLn.Addr().String()) + "/metrics"
+	case metrics != nil:
+		metricsURL = base + "/metrics"
+	}
+	if cfg.logFormat == "json" {
+		greetJSON(stdout, cfg, local, base, metricsURL)
+	} else {
+		greet(stdout, cfg, local, base)
+		if msrv != nil {
+			fmt.Fprintf(stdout, "Metrics: %s\n", metricsURL)
+		}
 	}
 
 	select {

@@ -33,7 +33,8 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout}
+		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout,
+		authFailures: rateLimit{httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer}}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)
@@ -90,6 +91,10 @@ func TestParseConfig(t *testing.T) {
 			})},
 		{"webhook hosts from the environment", nil, env("LETTERSHOP_WEBHOOK_HOSTS", "127.0.0.1"),
 			with(func(c *config) { c.webhookHosts = []string{"127.0.0.1"} })},
+		{"auth failure limit", []string{"--auth-failure-limit", "10/m"}, env(),
+			with(func(c *config) { c.authFailures = rateLimit{10, time.Minute} })},
+		{"no auth failure limit, from the environment", nil, env("LETTERSHOP_AUTH_FAILURE_LIMIT", "0"),
+			with(func(c *config) { c.authFailures = rateLimit{} })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +142,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no webhook hosts", []string{"--webhook-hosts", " , "}, env(), "one host"},
 		{"no webhook timeout", []string{"--webhook-timeout", "0s"}, env(), "--webhook-timeout"},
 		{"shared clock without a test clock", []string{"--shared-test-clock"}, env(), "--test-clock"},
+		{"auth failure limit without a duration", []string{"--auth-failure-limit", "100"}, env(), "N/DURATION"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,20 +296,33 @@ func startServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 // before the test ends and fails the test unless it shuts down cleanly.
 func launch(t *testing.T, args ...string) (base string, logs *lockedBuffer, stop func()) {
 	t.Helper()
+	base, _, logs, stop = launchAll(t, args...)
+	return base, logs, stop
+}
+
+// launchAll is launch that also returns what the server writes to stdout.
+func launchAll(t *testing.T, args ...string) (base string, stdout, logs *lockedBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, outW := io.Pipe()
-	logs = &lockedBuffer{}
+	logs, stdout = &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env(), outW, logs)
 		outW.Close()
 	}()
-	first, err := bufio.NewReader(out).ReadString('\n')
+	rd := bufio.NewReader(out)
+	first, err := rd.ReadString('\n')
 	if err != nil {
 		cancel()
 		t.Fatalf("no greeting: %v (server said %v; log %s)", err, <-done, logs)
 	}
-	go io.Copy(io.Discard, out)
+	stdout.Write([]byte(first))
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(stdout, rd)
+	}()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -311,14 +330,16 @@ func launch(t *testing.T, args ...string) (base string, logs *lockedBuffer, stop
 			if err := <-done; err != nil {
 				t.Errorf("run: %v", err)
 			}
+			<-copied
 		})
 	}
 	t.Cleanup(stop)
-	base = regexp.MustCompile(`http://\S+`).FindString(first)
+	// The URL ends at white space, or at the quote that ends it in JSON.
+	base = regexp.MustCompile(`http://[^\s"]+`).FindString(first)
 	if base == "" {
 		t.Fatalf("greeting %q names no URL", first)
 	}
-	return base, logs, stop
+	return base, stdout, logs, stop
 }
 
 // noRedirect is a client that shows a 302 rather than following it.
