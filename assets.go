@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -776,7 +777,7 @@ func checkVersionContent(f fieldErrors, t AssetType, c *VersionContent, v *Asset
 		c.Type = contentTypes[t][0]
 	}
 	if !slices.Contains(contentTypes[t], c.Type) {
-		f.add("content.type", "a %s asset holds %s, got %q", t, joinEnumWith(contentTypes[t], " or "), c.Type)
+		f.add("content.type", "a %s asset holds %s, got %s", t, joinEnumWith(contentTypes[t], " or "), echo.Quote(string(c.Type)))
 		return nil
 	}
 	if c.Data == "" {

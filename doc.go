@@ -64,7 +64,8 @@
 //     in testroutes.go.
 //   - lettershoptest: the test helper. client: the typed Go client.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
-//     traffic against it in tests; internal/pdftest reads PDFs back in tests.
+//     traffic against it in tests; internal/pdftest reads PDFs back in tests;
+//     internal/echo cuts what error messages quote of their input.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - cmd/lettershop: the server.
 //
@@ -76,7 +77,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook
+//	lettershop          -> storage, usps, postal, cass, render, webhook, internal/echo
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -85,13 +86,14 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, openapi
+//	httpadapter         -> lettershop, openapi, internal/echo
 //	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
-//	inbox               -> lettershop, httpadapter
+//	internal/echo       -> (none)
+//	inbox               -> lettershop, httpadapter, internal/echo
 //	cmd/...             -> (any)
 package lettershop

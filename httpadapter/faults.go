@@ -20,6 +20,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Fault says how some of an account's requests are answered instead of (or
@@ -59,11 +60,11 @@ type Fault struct {
 func (f Fault) validate() error {
 	fe := map[string]string{}
 	if f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")) {
-		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %q", f.Method)
+		fe["method"] = "must be an HTTP method in capitals (GET, POST, PUT, DELETE), got " + echo.Quote(f.Method)
 	}
 	if f.Path != "" {
 		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
-			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %q", f.Path)
+			fe["path"] = "must be a path pattern beginning with / (such as /letters or /letters/*), got " + echo.Quote(f.Path)
 		}
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
@@ -457,7 +458,7 @@ func noQuery(r *http.Request) error {
 	}
 	slices.Sort(names)
 	if err != nil || len(names) == 0 {
-		return invalid("query", "this route takes no query parameters, got %q", r.URL.RawQuery)
+		return invalid("query", "this route takes no query parameters, got %s", echo.Quote(r.URL.RawQuery))
 	}
 	return invalid(names[0], "this route takes no query parameters")
 }
@@ -491,7 +492,7 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 	if in.Latency != "" {
 		d, err := time.ParseDuration(in.Latency)
 		if err != nil {
-			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %q`, in.Latency))
+			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, echo.Quote(in.Latency)))
 			return
 		}
 		f.Latency = d

@@ -89,6 +89,7 @@ func problemFor(ctx context.Context, err error) problem {
 		return problem{Type: k.typ, Title: k.title, Status: k.status,
 			Detail: "an internal error occurred; quote request id " + requestID(ctx) + " when reporting it"}
 	}
+	e = boundedError(e)
 	// The detail repeats the field errors so a person reading a terminal
 	// sees everything; programs read errors.
 	p := problem{Type: k.typ, Title: k.title, Status: k.status, Detail: e.Error(), Errors: e.Fields}
