@@ -86,7 +86,7 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, openapi, internal/echo
+//	httpadapter         -> lettershop, storage, openapi, internal/echo
 //	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
 //	client              -> (none)
 //	openapi             -> (none)

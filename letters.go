@@ -78,6 +78,9 @@ type Letter struct {
 	// cassLeftOut leaves the CASS details out of the letter's JSON, as a
 	// list without them shows it.
 	cassLeftOut bool
+	// kept is the document form the store keeps, set while the letter is
+	// written under an idempotency claim, for Snapshot to share.
+	kept *keptLetter
 }
 
 // Party is a letter's sender or recipient: who, where, and the results of
@@ -357,9 +360,11 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	if err != nil {
 		return nil, internal("create letter", err)
 	}
+	keepForClaim(ctx, &rec, l)
 	stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 		return s.store.CreateLetter(ctx, rec, c)
 	})
+	l.kept = nil
 	if err != nil {
 		return nil, storeErr("create letter", err)
 	}
@@ -780,9 +785,11 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		if err != nil {
 			return nil, internal("update letter", err)
 		}
+		keepForClaim(ctx, &rec, l)
 		stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 			return s.store.UpdateLetter(ctx, rec, c)
 		})
+		l.kept = nil
 		if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
 			continue
 		}

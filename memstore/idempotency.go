@@ -47,23 +47,34 @@ func idemTrimLess(a, b *idemRec) bool {
 	return a.r.Key < b.r.Key
 }
 
+// idemDone is an account's completed records, in the order
+// TrimIdempotency removes them, and the sum of their sizes.
+type idemDone struct {
+	order *btree.BTreeG[*idemRec]
+	bytes int64
+}
+
 // forgetDone takes a completed record out of its account's trim order.
 func (s *Store) forgetDone(r *idemRec) {
 	if !r.r.Done {
 		return
 	}
-	t := s.idemDone[r.r.Account]
-	if t == nil {
+	d := s.idemDone[r.r.Account]
+	if d == nil {
 		return
 	}
-	t.Delete(r)
-	if t.Len() == 0 {
+	if _, ok := d.order.Delete(r); ok {
+		d.bytes -= r.r.Size
+	}
+	if d.order.Len() == 0 {
 		delete(s.idemDone, r.r.Account)
 	}
 }
 
+// cloneIdem returns a copy of r to hand out: its Result is the kept form's
+// copy, which for an immutable kept form is itself.
 func cloneIdem(r storage.IdempotencyRecord) storage.IdempotencyRecord {
-	r.Result = cloneBytes(r.Result)
+	r.Result = storage.CloneDocument(r.Result)
 	return r
 }
 
@@ -122,7 +133,7 @@ func (s *Store) checkClaim(c *storage.Completion) error {
 		return nil
 	}
 	r := s.idem[idemKey{c.Scope, c.Key}]
-	if r == nil || r.r.Done || r.r.Token != c.Token {
+	if r == nil || r.r.Done || r.r.Token != c.Token || r.r.Account != c.Account {
 		return storage.ErrClaimLost
 	}
 	return nil
@@ -136,13 +147,15 @@ func (s *Store) complete(c *storage.Completion) {
 	r := s.idem[idemKey{c.Scope, c.Key}]
 	r.r.Done = true
 	r.r.Failed = c.Failed
-	r.r.Result = cloneBytes(c.Result)
-	t := s.idemDone[r.r.Account]
-	if t == nil {
-		t = btree.NewG(degree, idemTrimLess)
-		s.idemDone[r.r.Account] = t
+	r.r.Result = storage.KeepDocument(c.Result)
+	r.r.Size = c.Size
+	d := s.idemDone[r.r.Account]
+	if d == nil {
+		d = &idemDone{order: btree.NewG(degree, idemTrimLess)}
+		s.idemDone[r.r.Account] = d
 	}
-	t.ReplaceOrInsert(r)
+	d.order.ReplaceOrInsert(r)
+	d.bytes += r.r.Size
 }
 
 // ClaimIdempotency implements storage.Storage.
@@ -162,7 +175,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 		s.removeIdem(old)
 	}
 	rec := &idemRec{r: cloneIdem(r)}
-	rec.r.Done, rec.r.Failed, rec.r.Result = false, false, nil
+	rec.r.Done, rec.r.Failed, rec.r.Result, rec.r.Size = false, false, nil, 0
 	s.idem[k] = rec
 	s.idemExpiry.ReplaceOrInsert(rec)
 	s.idemAccountExpiry.ReplaceOrInsert(rec)
@@ -184,13 +197,13 @@ func (s *Store) CompleteIdempotency(ctx context.Context, c storage.Completion) e
 }
 
 // ReleaseIdempotency implements storage.Storage.
-func (s *Store) ReleaseIdempotency(ctx context.Context, scope, key, token string) error {
+func (s *Store) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "release idempotency key"); err != nil {
 		return err
 	}
-	if r := s.idem[idemKey{scope, key}]; r != nil && !r.r.Done && r.r.Token == token {
+	if r := s.idem[idemKey{scope, key}]; r != nil && !r.r.Done && r.r.Token == token && r.r.Account == account {
 		s.removeIdem(r)
 	}
 	return nil
@@ -207,14 +220,14 @@ func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error
 }
 
 // RenewIdempotency implements storage.Storage.
-func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
+func (s *Store) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "renew idempotency key"); err != nil {
 		return err
 	}
 	r := s.idem[idemKey{scope, key}]
-	if r == nil || r.r.Done || r.r.Token != token || !r.r.LeaseExpiresAt.After(now) {
+	if r == nil || r.r.Done || r.r.Token != token || r.r.Account != account || !r.r.LeaseExpiresAt.After(now) {
 		return fmt.Errorf("memstore: renew idempotency key %q: %w", key, storage.ErrClaimLost)
 	}
 	if leaseExpiresAt.After(r.r.LeaseExpiresAt) {
@@ -224,19 +237,20 @@ func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, 
 }
 
 // TrimIdempotency implements storage.Storage. It costs O(removed × log n).
-func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
+func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "trim idempotency keys"); err != nil {
 		return 0, err
 	}
-	t := s.idemDone[account]
 	n := 0
-	for t != nil && t.Len() > max(keep, 0) {
-		r, _ := t.Min()
+	for {
+		d := s.idemDone[account]
+		if d == nil || (d.order.Len() <= max(keep, 0) && d.bytes <= max(keepBytes, 0)) {
+			return n, nil
+		}
+		r, _ := d.order.Min()
 		s.removeIdem(r)
 		n++
-		t = s.idemDone[account]
 	}
-	return n, nil
 }

@@ -51,8 +51,8 @@ type Store struct {
 	// a claim removes its own account's expired records.
 	idemAccountExpiry *btree.BTreeG[*idemRec]
 	// idemDone holds each account's completed records in the order
-	// TrimIdempotency removes them.
-	idemDone map[string]*btree.BTreeG[*idemRec]
+	// TrimIdempotency removes them, and their sizes' sum.
+	idemDone map[string]*idemDone
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks
@@ -79,7 +79,7 @@ func New() *Store {
 		idem:              make(map[idemKey]*idemRec),
 		idemExpiry:        btree.NewG(degree, idemExpiryLess),
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
-		idemDone:          make(map[string]*btree.BTreeG[*idemRec]),
+		idemDone:          make(map[string]*idemDone),
 
 		hooks: newWebhooks(),
 	}

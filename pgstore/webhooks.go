@@ -42,7 +42,7 @@ func checkWebhook(w *storage.Webhook, c *storage.Completion) error {
 		return errText("events")
 	case !metadataStorable(w.Metadata):
 		return errText("metadata")
-	case c != nil && !storable(c.Scope, c.Key, c.Token):
+	case c != nil && !storable(c.Account, c.Scope, c.Key, c.Token):
 		return storage.ErrClaimLost
 	}
 	return nil
@@ -211,7 +211,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 	if !storable(d.Status, d.Error) {
 		return storage.Delivery{}, fail(ctx, op, errText("status or error"))
 	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+	if c != nil && !storable(c.Account, c.Scope, c.Key, c.Token) {
 		return storage.Delivery{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	var out storage.Delivery
@@ -242,9 +242,10 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 // transaction holds; %s adds the accounts' condition.
 const dueDeliveriesSQL = `SELECT ` + deliveryColumns + ` FROM deliveries d
 	WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $3) %s
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled')
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
 		AND NOT EXISTS (SELECT 1 FROM deliveries e
-			WHERE e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
+			WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id
+				AND e.status = 'pending' AND e.seq < d.seq)
 	ORDER BY %snext_attempt_at, d.webhook_id, d.id LIMIT $2
 	FOR UPDATE OF d SKIP LOCKED`
 
