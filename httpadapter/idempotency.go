@@ -66,12 +66,14 @@ const answerOverhead = 64
 // letterAnswer is a response showing a letter, kept as the letter was.
 type letterAnswer struct {
 	letter lettershop.LetterSnapshot
-	status int
 	// base is what the Location header holds before /letters/{id}, when
-	// the response has one.
-	base        unique.Handle[string]
-	hasLocation bool
+	// the response has one (noLocation when not).
+	base   unique.Handle[string]
+	status int
 }
+
+// noLocation is the base of a letterAnswer without a Location.
+var noLocation unique.Handle[string]
 
 // CloneDocument implements storage.Document: a letterAnswer never changes.
 func (a *letterAnswer) CloneDocument() storage.Document { return a }
@@ -79,7 +81,7 @@ func (a *letterAnswer) CloneDocument() storage.Document { return a }
 // EncodeDocument implements storage.Document.
 func (a *letterAnswer) EncodeDocument() ([]byte, error) {
 	b := []byte(storedLetterMagic + strconv.Itoa(a.status) + "\n")
-	if a.hasLocation {
+	if a.base != noLocation {
 		b = append(b, "Location-Base: "+a.base.Value()+"\n"...)
 	}
 	b = append(b, '\n')
@@ -96,7 +98,7 @@ func (a *letterAnswer) response() (response, error) {
 		return response{}, err
 	}
 	resp := response{status: a.status, contentType: "application/json", body: append(body, '\n')}
-	if a.hasLocation {
+	if a.base != noLocation {
 		l, err := a.letter.Letter()
 		if err != nil {
 			return response{}, err
@@ -113,7 +115,7 @@ func keepLetter(l *lettershop.Letter, status int, base string, withLocation bool
 	if err != nil {
 		return nil, err
 	}
-	a := &letterAnswer{letter: *snap, status: status, hasLocation: withLocation}
+	a := &letterAnswer{letter: *snap, status: status}
 	if withLocation {
 		a.base = unique.Make(base)
 	}
@@ -178,7 +180,7 @@ func parseResponse(data []byte) (response, error) {
 		case ok && name == "Location" && !isLetter:
 			resp.location = value
 		case ok && name == "Location-Base" && isLetter:
-			a.base, a.hasLocation = unique.Make(value), true
+			a.base = unique.Make(value)
 		default:
 			return response{}, fmt.Errorf("stored response: unknown header line %q", echo.Cut(l, 80))
 		}
@@ -242,11 +244,11 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		}
 		if err == nil && m.keep != nil {
 			out, kErr := m.keep(v)
-			if kErr != nil {
-				h.cfg.logger.ErrorContext(ctx, "keep idempotent outcome", "request_id", requestID(ctx), "err", kErr)
-				return nil, false
+			if kErr == nil {
+				return out, true
 			}
-			return out, true
+			// Kept as sent, rather than not at all: the write is made.
+			h.cfg.logger.WarnContext(ctx, "keep idempotent outcome", "request_id", requestID(ctx), "err", kErr)
 		}
 		return &answer{resp}, true
 	}

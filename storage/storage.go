@@ -362,7 +362,8 @@ type IdempotencyRecord struct {
 	Key   string
 	// Fingerprint describes the request, to tell a retry from misuse.
 	Fingerprint string
-	// Token identifies the claim that owns the record while it is in flight.
+	// Token identifies the claim that owns the record while it is in
+	// flight; a completed record has none (it is the empty string).
 	Token string
 	// Done is set once Result is stored.
 	Done bool

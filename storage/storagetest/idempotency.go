@@ -94,7 +94,7 @@ func testComplete(t *testing.T, f *fixture) {
 		t.Fatal("claim won over a completed record")
 	}
 	want := r
-	want.Done = true
+	want.Done, want.Token = true, ""
 	want.Result = storage.Encoded("201 created")
 	want.Size = 11
 	diff(t, "completed record", want, got)
@@ -154,8 +154,8 @@ func testClaimExpired(t *testing.T, f *fixture) {
 		}
 		justBefore := r.ExpiresAt.Add(-us)
 		got, won := f.claim(t, claimRecord("s", key, "tok-2", justBefore), justBefore)
-		if won || got.Token != "tok-1" {
-			t.Errorf("%s: claim a microsecond before ExpiresAt: won %v, token %q; want lost to tok-1", key, won, got.Token)
+		if won || got.Done != done || !done && got.Token != "tok-1" {
+			t.Errorf("%s: claim a microsecond before ExpiresAt: won %v, token %q, done %v; want lost to tok-1's record", key, won, got.Token, got.Done)
 		}
 		next := claimRecord("s", key, "tok-3", r.ExpiresAt)
 		got, won = f.claim(t, next, r.ExpiresAt)
@@ -183,7 +183,7 @@ func testClaimOwnAccountTime(t *testing.T, f *fixture) {
 	again := claimRecord("s", "k-b", "tok-b2", at(time.Hour))
 	again.Account = acctB
 	got, won := f.claim(t, again, at(time.Hour))
-	if won || got.Token != "tok-b" || !got.Done {
+	if won || !got.Done || resultOf(t, got.Result) != "ok" {
 		t.Errorf("claim at acctB's time after acctA's claims a month ahead: won %v, token %q, done %v; want acctB's record kept",
 			won, got.Token, got.Done)
 	}
