@@ -110,11 +110,15 @@ func (s *Store) ReleaseIdempotency(ctx context.Context, account, scope, key, tok
 	return nil
 }
 
-// PurgeIdempotency implements storage.Storage. It is the one statement of
-// the store that spans accounts (see docs/postgres.md): expiry is a sweep
-// of the whole table, by the expires_at index.
+// purgeIdempotencySQL removes the records expired at $1, of every
+// account: a sweep of the whole table by the expires_at index, one of the
+// few statements that span accounts (docs/postgres.md says why, and how
+// it runs on a cluster sharded by account).
+const purgeIdempotencySQL = `DELETE FROM idempotency WHERE expires_at <= $1`
+
+// PurgeIdempotency implements storage.Storage.
 func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE expires_at <= $1`, now)
+	tag, err := s.pool.Exec(ctx, purgeIdempotencySQL, now)
 	if err != nil {
 		return 0, fail(ctx, "purge idempotency keys", err)
 	}

@@ -50,6 +50,11 @@ type Option func(*options)
 
 type options struct {
 	schema string
+	// upTo, when set, stops the migrations after that version: for tests
+	// that make a database of an earlier schema.
+	upTo int
+	// tracer, when set, sees every statement the pool sends.
+	tracer pgx.QueryTracer
 }
 
 // WithSchema keeps the store's tables in the named schema, creating it if it
@@ -92,11 +97,14 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
 	}
+	if o.tracer != nil {
+		cfg.ConnConfig.Tracer = o.tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
-	if err := migrate(ctx, pool, o.schema); err != nil {
+	if err := migrate(ctx, pool, o.schema, o.upTo); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
