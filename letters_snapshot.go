@@ -45,16 +45,19 @@ type LetterSnapshot struct {
 
 // snapshotHead is what a snapshot keeps of the letter besides its document.
 type snapshotHead struct {
-	ID         string            `json:"id"`
-	Status     string            `json:"status"`
-	ExternalID string            `json:"externalId,omitempty"`
-	Metadata   []snapshotPair    `json:"metadata,omitempty"`
-	CreatedAt  time.Time         `json:"createdAt"`
-	ModifiedAt time.Time         `json:"modifiedAt"`
-	DueAt      time.Time         `json:"dueAt"`
-	Revision   int64             `json:"revision"`
-	URL        string            `json:"url"`
-	Doc        gojson.RawMessage `json:"doc,omitempty"`
+	ID         string         `json:"id"`
+	Status     string         `json:"status"`
+	ExternalID string         `json:"externalId,omitempty"`
+	Metadata   []snapshotPair `json:"metadata,omitempty"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	// ModifiedAt is left out when it is CreatedAt; DueAt when the letter
+	// has nothing due.
+	ModifiedAt *time.Time `json:"modifiedAt,omitempty"`
+	DueAt      *time.Time `json:"dueAt,omitempty"`
+	Revision   int64      `json:"revision"`
+	// Base is what the letter's url holds before /letters/{id}/download.
+	Base string            `json:"base"`
+	Doc  gojson.RawMessage `json:"doc,omitempty"`
 }
 
 // snapshotPair is a metadata pair as an encoded snapshot holds it.
@@ -260,8 +263,14 @@ func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
 	}
 	head := snapshotHead{
 		ID: r.ID, Status: r.Status, ExternalID: r.ExternalID, Metadata: pairs,
-		CreatedAt: r.CreatedAt, ModifiedAt: r.ModifiedAt, DueAt: r.DueAt, Revision: r.Revision,
-		URL: ls.base.Value() + urlTail(r.ID), Doc: doc,
+		CreatedAt: r.CreatedAt, Revision: r.Revision,
+		Base: ls.base.Value(), Doc: doc,
+	}
+	if !r.ModifiedAt.Equal(r.CreatedAt) || r.ModifiedAt.Location() != r.CreatedAt.Location() {
+		head.ModifiedAt = &r.ModifiedAt
+	}
+	if !r.DueAt.IsZero() {
+		head.DueAt = &r.DueAt
 	}
 	raw, err := gojson.Marshal(head)
 	if err != nil {
@@ -292,13 +301,19 @@ func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
 	}
 	l, err := letterFromRecord(storage.Letter{
 		ID: h.ID, Status: h.Status, ExternalID: h.ExternalID, Metadata: meta,
-		CreatedAt: h.CreatedAt, ModifiedAt: h.ModifiedAt, DueAt: h.DueAt, Revision: h.Revision,
+		CreatedAt: h.CreatedAt, ModifiedAt: h.CreatedAt, Revision: h.Revision,
 		Doc: storage.Encoded(h.Doc),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("letter snapshot: %w", err)
 	}
-	l.URL = h.URL
+	if h.ModifiedAt != nil {
+		l.ModifiedAt = h.ModifiedAt.UTC()
+	}
+	if h.DueAt != nil {
+		l.dueAt = h.DueAt.UTC()
+	}
+	l.URL = h.Base + urlTail(l.ID)
 	return l.Snapshot()
 }
 
@@ -308,11 +323,11 @@ func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
 // compressing without it leaves 1.2 KB). It is part of the form: stored
 // snapshots are read with it, so it never changes; another would be
 // another form, with a magic of its own.
-const snapshotDict = `{"id":"ltr_01kjqh0cc0abyzr1s1gch2evrn","status":"queued","createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z","dueAt":"2026-03-02T15:05:00Z","revision":1,"url":"/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download","doc":{"life":{"stage":"queued","events":1,"from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}},"sender":{"address":{"addressLine1":"100 Main St","lastLine":"Springfield, IL 62701"},"organization":"Acme Corp","addressComponents":{"cassType":"none","city":"Springfield","state":"IL","zipCode":"62701"}},"recipient":{"address":{"addressLine1":"200 Oak Ave","lastLine":"Chicago, IL 60601"},"individual":{"fullName":"Jane Doe","firstName":"Jane","lastName":"Doe"},"addressComponents":{"cassType":"none","city":"Chicago","state":"IL","zipCode":"60601"}},"content":{"type":"asset","assetId":"ast_01kjqh0cc0abyzr1s1g9jmy5hz","assetVersionId":"astv_01kjqh0cc0abyzr1s1gbemmsvc"},"useType":"transactional","variables":[{"name":"name","value":"Marge"}],"options":{"print":{"color":false},"mail":{"service":"firstClass","extraServices":[]},"variableHandling":{"validationScope":"asset"},"addressProcessing":{"cassSender":null,"cassRecipient":null,"ncoaRecipient":"none"},"deliverabilityThreshold":"normal","deliverabilityValues":null},"snapshot":{"hash":"b46e7ceff12b61bd93330a720254fab2663170d001e595995729c9a5f522cc92","type":"text/html","definitions":[{"name":"name","type":"value","behavior":"required","allowEmpty":false},{"name":"order","type":"value","behavior":"optional","allowEmpty":false}],"merge":[{"name":"name","value":"Marge"}]},"events":[{"id":"evt_01kjqh0cc0yy92aepzww4h7ywk","createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z","timestamp":"2026-03-02T15:00:00Z","type":"status","status":"queued","description":"Letter received","actionRequired":false}]}}`
+const snapshotDict = `{"id":"ltr_01kjqh0cc0abyzr1s1gch2evrn","status":"queued","createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z","dueAt":"2026-03-02T15:05:00Z","revision":1,"base":"https://","doc":{"life":{"stage":"queued","events":1,"from":{"city":"SPRINGFIELD","state":"IL","zip":"62701"},"to":{"city":"CHICAGO","state":"IL","zip":"60601"}},"sender":{"address":{"addressLine1":"100 Main St","lastLine":"Springfield, IL 62701"},"organization":"Acme Corp","addressComponents":{"cassType":"none","city":"Springfield","state":"IL","zipCode":"62701"}},"recipient":{"address":{"addressLine1":"200 Oak Ave","lastLine":"Chicago, IL 60601"},"individual":{"fullName":"Jane Doe","firstName":"Jane","lastName":"Doe"},"addressComponents":{"cassType":"none","city":"Chicago","state":"IL","zipCode":"60601"}},"content":{"type":"asset","assetId":"ast_01kjqh0cc0abyzr1s1g9jmy5hz","assetVersionId":"astv_01kjqh0cc0abyzr1s1gbemmsvc"},"useType":"transactional","variables":[{"name":"name","value":"Marge"}],"options":{"print":{"color":false},"mail":{"service":"firstClass","extraServices":[]},"variableHandling":{"validationScope":"asset"},"addressProcessing":{"cassSender":null,"cassRecipient":null,"ncoaRecipient":"none"},"deliverabilityThreshold":"normal","deliverabilityValues":null},"snapshot":{"hash":"b46e7ceff12b61bd93330a720254fab2663170d001e595995729c9a5f522cc92","type":"text/html","definitions":[{"name":"name","type":"value","behavior":"required","allowEmpty":false},{"name":"order","type":"value","behavior":"optional","allowEmpty":false}],"merge":[{"name":"name","value":"Marge"}]},"events":[{"id":"evt_01kjqh0cc0yy92aepzww4h7ywk","createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z","timestamp":"2026-03-02T15:00:00Z","type":"status","status":"queued","description":"Letter received","actionRequired":false}]}}`
 
 // compressors holds flate writers: each holds some 600 KB of tables.
 var compressors = sync.Pool{New: func() any {
-	w, _ := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(snapshotDict))
+	w, _ := flate.NewWriterDict(nil, flate.BestCompression, []byte(snapshotDict))
 	return w
 }}
 
