@@ -64,7 +64,8 @@
 //     in testroutes.go.
 //   - lettershoptest: the test helper. client: the typed Go client.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
-//     traffic against it in tests; internal/pdftest reads PDFs back in tests.
+//     traffic against it in tests; internal/pdftest reads PDFs back in tests;
+//     internal/echo cuts what error messages quote of their input.
 //   - delivery: the engine that runs webhook attempts, fairly across
 //     accounts, behind the root's deliveryEngine; it knows nothing of
 //     webhooks.
@@ -83,7 +84,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -92,7 +93,7 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, openapi
+//	httpadapter         -> lettershop, storage, openapi, internal/echo
 //	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
 //	client              -> (none)
 //	openapi             -> (none)
@@ -101,6 +102,7 @@
 //	delivery            -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
-//	inbox               -> lettershop, httpadapter
+//	internal/echo       -> (none)
+//	inbox               -> lettershop, httpadapter, internal/echo
 //	cmd/...             -> (any)
 package lettershop

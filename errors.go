@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Code classifies an Error. The HTTP layer maps each Code to one status.
@@ -111,14 +113,32 @@ func internal(op string, err error) *Error {
 	return &Error{Code: CodeInternal, Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
 }
 
+// Bounds on what an invalid-input Error says, whatever its input: the
+// messages quote input through echo.Quote, and these hold the rest, so an
+// error (and the outcome an idempotency key keeps of it) stays small
+// however large or numerous the bad values. A path may hold input too (an
+// unknown member's name, a variable's).
+const (
+	// MaxFieldErrors is how many fields an Error names at most; the
+	// problems found past them are not reported.
+	MaxFieldErrors = 50
+	// MaxFieldPath and MaxFieldMessage bound a field's path and its
+	// message, in bytes; longer ones are cut, with an ellipsis.
+	MaxFieldPath    = 200
+	MaxFieldMessage = 500
+)
+
 // fieldErrors collects every problem with a request before it is refused,
-// so the caller learns them all at once. The first message for a path wins.
+// so the caller learns them all at once (up to MaxFieldErrors of them).
+// The first message for a path wins.
 type fieldErrors map[string]string
 
 func (f fieldErrors) add(path, format string, args ...any) {
-	if _, ok := f[path]; !ok {
-		f[path] = fmt.Sprintf(format, args...)
+	path = echo.Cut(path, MaxFieldPath)
+	if _, ok := f[path]; ok || len(f) >= MaxFieldErrors {
+		return
 	}
+	f[path] = echo.Cut(fmt.Sprintf(format, args...), MaxFieldMessage)
 }
 
 // err returns nil when nothing was collected, else an invalid-input Error.

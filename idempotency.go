@@ -1,6 +1,7 @@
 package lettershop
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -8,6 +9,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -38,6 +41,43 @@ const DefaultIdempotencyLease = 10 * time.Second
 // than this many idempotent requests that succeed within them.
 const DefaultIdempotencyCap = 10000
 
+// DefaultIdempotencyBytes is how many bytes of stored outcomes an account
+// keeps at most (as each Outcome's OutcomeSize counts them), whatever their
+// number. Over it, outcomes go in the same order as over the cap of
+// outcomes: the oldest failures first, then the oldest successes. A
+// letter's answer counts a few hundred bytes and an error at most some
+// tens of kilobytes, so an account's successes are kept the full 24 hours
+// unless they take more than this within them.
+const DefaultIdempotencyBytes = 16 << 20
+
+// An Outcome is what an idempotent request keeps of its answer to give it
+// again: a document the store keeps (a storage.Keeper keeps a form of its
+// own), or serializes with EncodeDocument and hands back as
+// storage.Encoded.
+type Outcome interface {
+	storage.Document
+	// OutcomeSize is how many bytes the outcome counts against its
+	// account's bound (WithIdempotencyBytes): about what it keeps.
+	OutcomeSize() int
+}
+
+// BytesOutcome is an Outcome kept as the bytes it is.
+type BytesOutcome []byte
+
+// CloneDocument implements storage.Document.
+func (b BytesOutcome) CloneDocument() storage.Document {
+	if b == nil {
+		return BytesOutcome(nil)
+	}
+	return append(BytesOutcome{}, b...)
+}
+
+// EncodeDocument implements storage.Document: the bytes themselves.
+func (b BytesOutcome) EncodeDocument() ([]byte, error) { return b, nil }
+
+// OutcomeSize implements Outcome: the bytes' length.
+func (b BytesOutcome) OutcomeSize() int { return len(b) }
+
 // IdempotentRequest describes one request made with an idempotency key.
 type IdempotentRequest struct {
 	// Scope is whose key this is, for example an API key's identity: the same
@@ -52,20 +92,23 @@ type IdempotentRequest struct {
 	// Fingerprint identifies what was asked (method, path, body), so a retry
 	// is told apart from a key reused for something else.
 	Fingerprint string
-	// Encode turns the operation's outcome into the bytes stored and
+	// Encode turns the operation's outcome into the Outcome stored and
 	// replayed. When op writes through the Service, Encode is called before
 	// that write with what the Service operation returns (a *Letter, *Asset
 	// or *AssetVersion; nil for a delete), so the outcome is stored with the
 	// write; otherwise with op's own result. keep false means the outcome is
 	// not stored (a failure the caller did not cause): the key is freed for
-	// a retry.
-	Encode func(value any, err error) (data []byte, keep bool)
+	// a retry. Without a Key, Encode's outcome is returned, never stored.
+	Encode func(value any, err error) (out Outcome, keep bool)
 }
 
-// IdempotentResult is what an idempotent request produced: the encoded
-// outcome, and whether it is a replay of a stored one.
+// IdempotentResult is what an idempotent request produced: its outcome,
+// and whether it is a replay of a stored one. A replayed Outcome is as the
+// store returns it: the Outcome Encode made, or its kept form, from a
+// store that keeps documents; storage.Encoded, the bytes of its
+// EncodeDocument, from one that serializes them.
 type IdempotentResult struct {
-	Data     []byte
+	Outcome  storage.Document
 	Replayed bool
 }
 
@@ -83,11 +126,11 @@ type IdempotentResult struct {
 func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
 	if req.Key == "" {
 		v, err := op(ctx)
-		data, keep := req.Encode(v, err)
+		out, keep := req.Encode(v, err)
 		if err != nil && !keep {
 			return IdempotentResult{}, err
 		}
-		return IdempotentResult{Data: data}, nil
+		return IdempotentResult{Outcome: out}, nil
 	}
 	if msg := badText(req.Key); msg != "" {
 		return IdempotentResult{}, invalidField("Idempotency-Key", "%s", msg)
@@ -121,24 +164,24 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 			e.RetryAfter = max(stored.LeaseExpiresAt.Sub(now), time.Second)
 			return IdempotentResult{}, e
 		}
-		return IdempotentResult{Data: stored.Result, Replayed: true}, nil
+		return IdempotentResult{Outcome: stored.Result, Replayed: true}, nil
 	}
 
-	c := &claim{scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
+	c := &claim{account: req.Account, scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
 	stopRenewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
 	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
 	stopRenewing()
-	if data, ok := c.result(); ok {
-		s.trimOutcomes(context.WithoutCancel(ctx), req.Account)
-		return IdempotentResult{Data: data}, nil
+	if out, ok := c.result(); ok {
+		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
+		return IdempotentResult{Outcome: out}, nil
 	}
-	data, keep := req.Encode(v, opErr)
+	out, keep := req.Encode(v, opErr)
 	// The outcome is settled; a caller hanging up now must not leave the key
 	// stuck in flight.
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if !keep {
-		if err := s.store.ReleaseIdempotency(bg, req.Scope, req.Key, rec.Token); err != nil {
+		if err := s.store.ReleaseIdempotency(bg, req.Account, req.Scope, req.Key, rec.Token); err != nil {
 			s.logger.Error("release idempotency key", "err", err)
 		}
 		if opErr == nil {
@@ -146,16 +189,19 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		}
 		return IdempotentResult{}, opErr
 	}
-	err = s.store.CompleteIdempotency(bg, storage.Completion{Scope: req.Scope, Key: req.Key, Token: rec.Token, Result: data, Failed: opErr != nil})
+	err = s.store.CompleteIdempotency(bg, storage.Completion{
+		Account: req.Account, Scope: req.Scope, Key: req.Key, Token: rec.Token,
+		Result: out, Size: int64(out.OutcomeSize()), Failed: opErr != nil,
+	})
 	if errors.Is(err, storage.ErrClaimLost) {
 		return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
 	}
 	if err != nil {
-		_ = s.store.ReleaseIdempotency(bg, req.Scope, req.Key, rec.Token)
+		_ = s.store.ReleaseIdempotency(bg, req.Account, req.Scope, req.Key, rec.Token)
 		return IdempotentResult{}, storeErr("complete idempotency key", err)
 	}
-	s.trimOutcomes(bg, req.Account)
-	return IdempotentResult{Data: data}, nil
+	s.trimOutcomes(bg, req.Account, out.OutcomeSize())
+	return IdempotentResult{Outcome: out}, nil
 }
 
 // renewLease renews the lease of a claim every third of the lease, on the
@@ -179,7 +225,7 @@ func (s *Service) renewLease(ctx context.Context, account, scope, key, token str
 				return
 			case <-t.C:
 				now := s.now(account)
-				if err := s.store.RenewIdempotency(ctx, scope, key, token, now, now.Add(s.lease)); err != nil {
+				if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {
 					if ctx.Err() == nil {
 						s.logger.Warn("renew idempotency lease", "key", key, "err", err)
 					}
@@ -198,22 +244,38 @@ func (s *Service) renewLease(ctx context.Context, account, scope, key, token str
 // counts; an account it cannot count is trimmed at each outcome.
 const maxTrimCounters = 10000
 
-// trimOutcomes keeps the account's stored outcomes within the cap. A trim
-// walks the account's outcomes the cap keeps, so it runs once per
-// cap/16 outcomes the account stores through this Service: an account holds
-// at most that many more than the cap per server between trims.
-func (s *Service) trimOutcomes(ctx context.Context, account string) {
-	if s.idemCap <= 0 {
+// trimCounter is what an account has stored through this Service since
+// its outcomes were last trimmed.
+type trimCounter struct {
+	outcomes int
+	bytes    int64
+}
+
+// trimOutcomes keeps the account's stored outcomes within the caps, size
+// being the one just stored. A trim walks the account's outcomes, so it
+// runs once per cap/16 outcomes, or bytes cap/16 bytes, the account stores
+// through this Service: an account holds at most that much more than a cap
+// per server between trims.
+func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
+	keep, keepBytes := s.idemCap, s.idemBytes
+	if keep <= 0 && keepBytes <= 0 {
 		return
 	}
-	every := max(1, s.idemCap/16)
+	if keep <= 0 {
+		keep = math.MaxInt
+	}
+	if keepBytes <= 0 {
+		keepBytes = math.MaxInt64
+	}
+	every, everyBytes := max(1, keep/16), max(1, keepBytes/16)
 	s.trimMu.Lock()
 	n, counted := s.trimCount[account]
 	due := !counted && len(s.trimCount) >= maxTrimCounters
 	if !due {
-		n++
-		if due = n >= every; due {
-			n = 0
+		n.outcomes++
+		n.bytes += int64(size)
+		if due = n.outcomes >= every || n.bytes >= everyBytes; due {
+			n = trimCounter{}
 		}
 		s.trimCount[account] = n
 	}
@@ -221,7 +283,7 @@ func (s *Service) trimOutcomes(ctx context.Context, account string) {
 	if !due {
 		return
 	}
-	if _, err := s.store.TrimIdempotency(ctx, account, s.idemCap); err != nil {
+	if _, err := s.store.TrimIdempotency(ctx, account, keep, keepBytes); err != nil {
 		s.logger.Warn("trim idempotency records", "account", account, "err", err)
 	}
 }
@@ -256,18 +318,18 @@ type claimKey struct{}
 
 // claim is an idempotency claim held by a running request.
 type claim struct {
-	scope, key, token string
-	encode            func(any, error) ([]byte, bool)
+	account, scope, key, token string
+	encode                     func(any, error) (Outcome, bool)
 
 	mu   sync.Mutex
 	done bool
-	data []byte
+	out  Outcome
 }
 
-func (c *claim) result() ([]byte, bool) {
+func (c *claim) result() (Outcome, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.data, c.done
+	return c.out, c.done
 }
 
 // withCompletion runs a store write. When the request holds an idempotency
@@ -284,11 +346,18 @@ func withCompletion[T any](ctx context.Context, value any, write func(*storage.C
 	if done {
 		return write(nil)
 	}
-	data, _ := c.encode(value, nil)
-	out, err := write(&storage.Completion{Scope: c.scope, Key: c.key, Token: c.token, Result: data})
+	outcome, keep := c.encode(value, nil)
+	if !keep {
+		// Completed, or released, once the operation returns.
+		return write(nil)
+	}
+	out, err := write(&storage.Completion{
+		Account: c.account, Scope: c.scope, Key: c.key, Token: c.token,
+		Result: outcome, Size: int64(outcome.OutcomeSize()),
+	})
 	if err == nil {
 		c.mu.Lock()
-		c.done, c.data = true, data
+		c.done, c.out = true, outcome
 		c.mu.Unlock()
 	}
 	return out, err
@@ -318,8 +387,10 @@ type storedError struct {
 }
 
 // encodeOutcome keeps values and errors the caller caused; internal errors
-// are not kept, so a retry can succeed.
-func encodeOutcome(v any, err error) ([]byte, bool) {
+// are not kept, so a retry can succeed. A letter is kept as a snapshot;
+// other values, and errors, as JSON. A webhook is kept without its secret,
+// which only the first answer shows.
+func encodeOutcome(v any, err error) (Outcome, bool) {
 	var out storedOutcome
 	if err != nil {
 		var e *Error
@@ -328,14 +399,65 @@ func encodeOutcome(v any, err error) ([]byte, bool) {
 		}
 		out.Error = &storedError{Code: e.Code, Message: e.Message, Fields: e.Fields}
 	} else {
-		b, mErr := json.Marshal(v)
-		if mErr != nil {
+		switch v := v.(type) {
+		case *Letter:
+			snap, sErr := v.Snapshot()
+			return snap, sErr == nil
+		case *Webhook:
+			w := *v
+			w.Secret = ""
+			out.Value, err = json.Marshal(&w)
+		default:
+			out.Value, err = json.Marshal(v)
+		}
+		if err != nil {
 			return nil, false
 		}
-		out.Value = b
 	}
 	b, mErr := json.Marshal(out)
-	return b, mErr == nil
+	return BytesOutcome(b), mErr == nil
+}
+
+// decodeOutcome returns the value or error a stored outcome of an
+// idempotent Go call holds.
+func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
+	var zero T
+	if b, ok := stored.(storage.Encoded); ok && bytes.HasPrefix(b, []byte(snapshotMagic)) {
+		snap, err := DecodeLetterSnapshot(b)
+		if err != nil {
+			return zero, internal(op+": stored outcome", err)
+		}
+		stored = snap
+	}
+	if snap, ok := stored.(*LetterSnapshot); ok {
+		l, err := snap.Letter()
+		if err != nil {
+			return zero, internal(op+": stored outcome", err)
+		}
+		v, ok := any(l).(T)
+		if !ok {
+			return zero, internal(op+": stored outcome", fmt.Errorf("a letter, for a %T", zero))
+		}
+		return v, nil
+	}
+	data, err := storage.EncodeDocument(stored)
+	if err != nil {
+		return zero, internal(op+": stored outcome", err)
+	}
+	var out storedOutcome
+	if err := json.Unmarshal(data, &out); err != nil {
+		return zero, internal(op+": stored outcome", err)
+	}
+	if out.Error != nil {
+		return zero, &Error{Code: out.Error.Code, Message: out.Error.Message, Fields: out.Error.Fields}
+	}
+	var v T
+	if len(out.Value) > 0 {
+		if err := json.Unmarshal(out.Value, &v); err != nil {
+			return zero, internal(op+": stored outcome", err)
+		}
+	}
+	return v, nil
 }
 
 // idempotent runs an operation of the Service under the key set by
@@ -351,30 +473,29 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 	if err != nil {
 		return zero, internal(op, err)
 	}
+	var (
+		first    T
+		firstErr error
+	)
 	res, err := s.Idempotent(ctx, IdempotentRequest{
 		Scope:       "account:" + account,
 		Account:     account,
 		Key:         key,
 		Fingerprint: Fingerprint([]byte(op), in),
 		Encode:      encodeOutcome,
-	}, func(ctx context.Context) (any, error) { return run(ctx) })
-	if err != nil {
+	}, func(ctx context.Context) (any, error) {
+		first, firstErr = run(ctx)
+		return first, firstErr
+	})
+	switch {
+	case err != nil:
 		return zero, err
+	case !res.Replayed:
+		// What the operation returned, as it returned it: the stored
+		// outcome may leave out what only the first answer shows.
+		return first, firstErr
 	}
-	var out storedOutcome
-	if err := json.Unmarshal(res.Data, &out); err != nil {
-		return zero, internal(op+": stored outcome", err)
-	}
-	if out.Error != nil {
-		return zero, &Error{Code: out.Error.Code, Message: out.Error.Message, Fields: out.Error.Fields}
-	}
-	var v T
-	if len(out.Value) > 0 {
-		if err := json.Unmarshal(out.Value, &v); err != nil {
-			return zero, internal(op+": stored outcome", err)
-		}
-	}
-	return v, nil
+	return decodeOutcome[T](op, res.Outcome)
 }
 
 // Fingerprint hashes the parts of a request into a fingerprint for

@@ -160,15 +160,24 @@ func TestIdempotencyKeyLength(t *testing.T) {
 
 // encodeString is an Encode for the low-level API: values as text, errors
 // the caller caused kept as "error: ...".
-func encodeString(v any, err error) ([]byte, bool) {
+func encodeString(v any, err error) (lettershop.Outcome, bool) {
 	if err != nil {
 		if lettershop.ErrorCode(err) == lettershop.CodeInternal {
 			return nil, false
 		}
-		return []byte("error: " + err.Error()), true
+		return lettershop.BytesOutcome("error: " + err.Error()), true
 	}
 	s, _ := v.(string)
-	return []byte(s), true
+	return lettershop.BytesOutcome(s), true
+}
+
+// text is the bytes of an outcome.
+func text(r lettershop.IdempotentResult) string {
+	if r.Outcome == nil {
+		return ""
+	}
+	b, _ := r.Outcome.EncodeDocument()
+	return string(b)
 }
 
 func TestIdempotentInFlight(t *testing.T) {
@@ -195,12 +204,12 @@ func TestIdempotentInFlight(t *testing.T) {
 		func(context.Context) (any, error) { return "third", nil })
 	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
 	close(release)
-	if res := <-done; string(res.Data) != "first" || res.Replayed {
+	if res := <-done; text(res) != "first" || res.Replayed {
 		t.Errorf("first: %+v", res)
 	}
 	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
-	if err != nil || string(res.Data) != "first" || !res.Replayed {
-		t.Errorf("replay: %q %v %v", res.Data, res.Replayed, err)
+	if err != nil || text(res) != "first" || !res.Replayed {
+		t.Errorf("replay: %q %v %v", text(res), res.Replayed, err)
 	}
 }
 
@@ -214,8 +223,8 @@ func TestIdempotentNotKeptFreesTheKey(t *testing.T) {
 	}
 	runs := 0
 	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { runs++; return "ok", nil })
-	if err != nil || runs != 1 || string(res.Data) != "ok" || res.Replayed {
-		t.Errorf("retry after a failure not kept: runs %d, %q, %v", runs, res.Data, err)
+	if err != nil || runs != 1 || text(res) != "ok" || res.Replayed {
+		t.Errorf("retry after a failure not kept: runs %d, %q, %v", runs, text(res), err)
 	}
 	// A client error is kept and replayed.
 	req.Key = "k2"
@@ -223,8 +232,8 @@ func TestIdempotentNotKeptFreesTheKey(t *testing.T) {
 		return nil, &lettershop.Error{Code: lettershop.CodeConflict, Message: "no"}
 	})
 	res, err = e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { runs++; return "ok", nil })
-	if err != nil || string(res.Data) != "error: no" || !res.Replayed || runs != 1 {
-		t.Errorf("kept error: %q %v %v runs %d", res.Data, res.Replayed, err, runs)
+	if err != nil || text(res) != "error: no" || !res.Replayed || runs != 1 {
+		t.Errorf("kept error: %q %v %v runs %d", text(res), res.Replayed, err, runs)
 	}
 }
 
@@ -232,7 +241,7 @@ func TestIdempotentNotKeptFreesTheKey(t *testing.T) {
 // leases, as a server that died mid-request has.
 type noRenewals struct{ storage.Storage }
 
-func (noRenewals) RenewIdempotency(context.Context, string, string, string, time.Time, time.Time) error {
+func (noRenewals) RenewIdempotency(context.Context, string, string, string, string, time.Time, time.Time) error {
 	return errors.New("this server is gone")
 }
 
@@ -290,8 +299,8 @@ type renewals struct {
 	done chan error
 }
 
-func (r renewals) RenewIdempotency(ctx context.Context, scope, key, token string, now, until time.Time) error {
-	err := r.Storage.RenewIdempotency(ctx, scope, key, token, now, until)
+func (r renewals) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, until time.Time) error {
+	err := r.Storage.RenewIdempotency(ctx, account, scope, key, token, now, until)
 	r.done <- err
 	return err
 }
@@ -334,8 +343,8 @@ func TestIdempotencyLeaseRenewed(t *testing.T) {
 		t.Fatalf("first: %v", err)
 	}
 	res, err := svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
-	if err != nil || string(res.Data) != "first" || !res.Replayed {
-		t.Errorf("replay: %q %v %v", res.Data, res.Replayed, err)
+	if err != nil || text(res) != "first" || !res.Replayed {
+		t.Errorf("replay: %q %v %v", text(res), res.Replayed, err)
 	}
 }
 
@@ -366,8 +375,8 @@ func TestIdempotencyDefaultLeaseIsShort(t *testing.T) {
 	}
 	e.clock.Add(time.Millisecond)
 	res, err := e.svc.Idempotent(e.ctx, req, func(context.Context) (any, error) { return "second", nil })
-	if err != nil || string(res.Data) != "second" {
-		t.Errorf("after the lease: %q %v", res.Data, err)
+	if err != nil || text(res) != "second" {
+		t.Errorf("after the lease: %q %v", text(res), err)
 	}
 	close(release)
 	<-done

@@ -13,6 +13,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/usps"
@@ -77,6 +78,9 @@ type Letter struct {
 	// cassLeftOut leaves the CASS details out of the letter's JSON, as a
 	// list without them shows it.
 	cassLeftOut bool
+	// kept is the document form the store keeps, set while the letter is
+	// written under an idempotency claim, for Snapshot to share.
+	kept *keptLetter
 }
 
 // Party is a letter's sender or recipient: who, where, and the results of
@@ -356,9 +360,11 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	if err != nil {
 		return nil, internal("create letter", err)
 	}
+	keepForClaim(ctx, &rec, l)
 	stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 		return s.store.CreateLetter(ctx, rec, c)
 	})
+	l.kept = nil
 	if err != nil {
 		return nil, storeErr("create letter", err)
 	}
@@ -783,9 +789,11 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		if err != nil {
 			return nil, internal("update letter", err)
 		}
+		keepForClaim(ctx, &rec, l)
 		stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 			return s.store.UpdateLetter(ctx, rec, c)
 		})
+		l.kept = nil
 		if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
 			continue
 		}
@@ -1034,24 +1042,24 @@ func lastLineDisagrees(a AddressInput) string {
 	}
 	var bad []string
 	if a.City != "" && !strings.EqualFold(cityWords(a.City), cityWords(ll.City)) {
-		bad = append(bad, fmt.Sprintf("city %q", a.City))
+		bad = append(bad, "city "+echo.Quote(a.City))
 	}
 	if a.State != "" {
 		if st, ok := usps.LookupState(a.State); !ok || st.Code != ll.State {
-			bad = append(bad, fmt.Sprintf("state %q", a.State))
+			bad = append(bad, "state "+echo.Quote(a.State))
 		}
 	}
 	if a.ZipCode != "" && ll.ZIP != "" && strings.TrimSpace(a.ZipCode) != ll.ZIP {
-		bad = append(bad, fmt.Sprintf("zipCode %q", a.ZipCode))
+		bad = append(bad, "zipCode "+echo.Quote(a.ZipCode))
 	}
 	if a.Plus4Code != "" && ll.Plus4 != "" && strings.TrimSpace(a.Plus4Code) != ll.Plus4 {
-		bad = append(bad, fmt.Sprintf("plus4Code %q", a.Plus4Code))
+		bad = append(bad, "plus4Code "+echo.Quote(a.Plus4Code))
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("lastLine %q disagrees with %s: give the last line whole or in parts, or parts that agree with it",
-		a.LastLine, strings.Join(bad, ", "))
+	return fmt.Sprintf("lastLine %s disagrees with %s: give the last line whole or in parts, or parts that agree with it",
+		echo.Quote(a.LastLine), strings.Join(bad, ", "))
 }
 
 // cityWords is a city name's words, without punctuation or extra space:
@@ -1097,7 +1105,7 @@ func validateUseType(path string, u UseType, f fieldErrors) {
 	case u == "":
 		f.add(path, "useType is required: one of %s", joinEnum(useTypes))
 	case !slices.Contains(useTypes, u):
-		f.add(path, "must be one of %s, got %q", joinEnum(useTypes), u)
+		f.add(path, "must be one of %s, got %s", joinEnum(useTypes), echo.Quote(string(u)))
 	}
 }
 
@@ -1108,7 +1116,7 @@ func (s *Service) validateSendDate(account, d string, f fieldErrors) {
 	}
 	t, err := time.Parse(time.DateOnly, d)
 	if err != nil {
-		f.add("sendDate", "must be a date as YYYY-MM-DD, got %q", d)
+		f.add("sendDate", "must be a date as YYYY-MM-DD, got %s", echo.Quote(d))
 		return
 	}
 	if today := s.now(account).Truncate(24 * time.Hour); t.Before(today) {
@@ -1160,7 +1168,7 @@ func normalizeOptions(in *LetterOptions, f fieldErrors) LetterOptions {
 	}
 	for i, x := range o.Mail.ExtraServices {
 		if slices.Contains(o.Mail.ExtraServices[:i], x) {
-			f.add(fmt.Sprintf("options.mail.extraServices[%d]", i), "%q is given more than once", x)
+			f.add(fmt.Sprintf("options.mail.extraServices[%d]", i), "%s is given more than once", echo.Quote(string(x)))
 		}
 	}
 	o.fillDefaults()
@@ -1217,7 +1225,7 @@ func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {
 
 func enum[T ~string](f fieldErrors, path string, v T, allowed []T) {
 	if !slices.Contains(allowed, v) {
-		f.add(path, "must be one of %s, got %q", joinEnum(allowed), v)
+		f.add(path, "must be one of %s, got %s", joinEnum(allowed), echo.Quote(string(v)))
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Metadata limits, from the specification.
@@ -149,7 +151,7 @@ func (p *MetadataPair) unmarshalAny(b []byte) {
 			dst = &p.Value
 		default:
 			if unknown == "" {
-				unknown = fmt.Sprintf("unknown field %q", name)
+				unknown = "unknown field " + echo.Quote(name)
 			}
 			continue
 		}
@@ -197,7 +199,7 @@ func (m Metadata) validate(path string, f fieldErrors) {
 			f.add(at(i)+".value", "value must be shorter than %d characters, got %d", MaxMetadataValueLen+1, n)
 		}
 		if j, dup := firstWithKey(m, i, seen); dup {
-			f.add(at(i)+".key", "key %q is already used by %s[%d]", p.Key, path, j)
+			f.add(at(i)+".key", "key %s is already used by %s[%d]", echo.Quote(p.Key), path, j)
 		}
 	}
 }

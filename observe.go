@@ -228,8 +228,8 @@ func (o *observedStore) CompleteIdempotency(ctx context.Context, c storage.Compl
 	return err
 }
 
-func (o *observedStore) ReleaseIdempotency(ctx context.Context, scope, key, token string) error {
-	err := o.Storage.ReleaseIdempotency(ctx, scope, key, token)
+func (o *observedStore) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
+	err := o.Storage.ReleaseIdempotency(ctx, account, scope, key, token)
 	o.failed("ReleaseIdempotency", err)
 	return err
 }
@@ -240,14 +240,14 @@ func (o *observedStore) PurgeIdempotency(ctx context.Context, now time.Time) (in
 	return n, err
 }
 
-func (o *observedStore) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
-	err := o.Storage.RenewIdempotency(ctx, scope, key, token, now, leaseExpiresAt)
+func (o *observedStore) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
+	err := o.Storage.RenewIdempotency(ctx, account, scope, key, token, now, leaseExpiresAt)
 	o.failed("RenewIdempotency", err)
 	return err
 }
 
-func (o *observedStore) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
-	n, err := o.Storage.TrimIdempotency(ctx, account, keep)
+func (o *observedStore) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
+	n, err := o.Storage.TrimIdempotency(ctx, account, keep, keepBytes)
 	o.failed("TrimIdempotency", err)
 	return n, err
 }

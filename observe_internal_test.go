@@ -17,11 +17,11 @@ type failingIdemStore struct{ storage.Storage }
 
 var errDiskGone = errors.New("disk gone")
 
-func (failingIdemStore) RenewIdempotency(context.Context, string, string, string, time.Time, time.Time) error {
+func (failingIdemStore) RenewIdempotency(context.Context, string, string, string, string, time.Time, time.Time) error {
 	return errDiskGone
 }
 
-func (failingIdemStore) TrimIdempotency(context.Context, string, int) (int, error) {
+func (failingIdemStore) TrimIdempotency(context.Context, string, int, int64) (int, error) {
 	return 0, errDiskGone
 }
 
@@ -33,10 +33,10 @@ func TestObservedStoreReportsEveryMethodsFailure(t *testing.T) {
 	}
 	ctx := context.Background()
 	now := time.Now()
-	if err := o.RenewIdempotency(ctx, "s", "k", "t", now, now.Add(time.Minute)); !errors.Is(err, errDiskGone) {
+	if err := o.RenewIdempotency(ctx, "acct", "s", "k", "t", now, now.Add(time.Minute)); !errors.Is(err, errDiskGone) {
 		t.Fatalf("RenewIdempotency: %v, want the store's error", err)
 	}
-	if _, err := o.TrimIdempotency(ctx, "acct", 10); !errors.Is(err, errDiskGone) {
+	if _, err := o.TrimIdempotency(ctx, "acct", 10, 1<<20); !errors.Is(err, errDiskGone) {
 		t.Fatalf("TrimIdempotency: %v, want the store's error", err)
 	}
 	if want := []string{"RenewIdempotency", "TrimIdempotency"}; !slices.Equal(ops, want) {

@@ -33,6 +33,8 @@ type Service struct {
 	tokenKey []byte
 	lease    time.Duration
 	idemCap  int
+	// idemBytes bounds the bytes of an account's stored outcomes.
+	idemBytes int64
 
 	entropyMu sync.Mutex
 	entropy   io.Reader
@@ -75,7 +77,7 @@ type Service struct {
 
 	// trimCount counts each account's outcomes stored since its last trim.
 	trimMu    sync.Mutex
-	trimCount map[string]int
+	trimCount map[string]trimCounter
 }
 
 // Option configures a Service.
@@ -162,6 +164,12 @@ func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
 	return c
 }
 
+// WithIdempotencyBytes sets how many bytes of stored idempotency outcomes
+// an account keeps at most (see Outcome); over it, as over the cap of
+// WithIdempotencyCap, the oldest failures go first, then the oldest
+// successes. The default is DefaultIdempotencyBytes; n <= 0 sets no bound.
+func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idemBytes = n } }
+
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
@@ -172,7 +180,8 @@ func New(store storage.Storage, opts ...Option) *Service {
 		entropy:    rand.Reader,
 		lease:      DefaultIdempotencyLease,
 		idemCap:    DefaultIdempotencyCap,
-		trimCount:  map[string]int{},
+		idemBytes:  DefaultIdempotencyBytes,
+		trimCount:  map[string]trimCounter{},
 		letterJSON: newLetterJSONCache(),
 		pageJSON:   newPageJSONCache(),
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/postal"
 )
 
@@ -46,11 +47,11 @@ func (t SimulateTarget) stage() (postal.Stage, error) {
 		f.add("event", "give status or event, not both")
 	case t.Status != "":
 		if !slices.Contains(letterStatuses, t.Status) {
-			f.add("status", "must be one of %s, got %q", joinEnum(letterStatuses), t.Status)
+			f.add("status", "must be one of %s, got %s", joinEnum(letterStatuses), echo.Quote(string(t.Status)))
 		}
 	default:
 		if !postal.Stage(t.Event).Tracking() {
-			f.add("event", "must be one of %s, got %q", joinEnum(postal.TrackingStages), t.Event)
+			f.add("event", "must be one of %s, got %s", joinEnum(postal.TrackingStages), echo.Quote(string(t.Event)))
 		}
 	}
 	if err := f.err(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Variable is a template variable's value on a letter. A nil Value is no
@@ -77,7 +79,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 		case utf8.RuneCountInString(d.Name) > maxVariableName || !variableName.MatchString(d.Name):
 			f.add(at+".name", "must be a letter or underscore, then letters, digits or underscores, at most %d characters", maxVariableName)
 		case seen[d.Name]:
-			f.add(at+".name", "variable %q is defined more than once", d.Name)
+			f.add(at+".name", "variable %s is defined more than once", echo.Quote(d.Name))
 		}
 		seen[d.Name] = true
 		enum(f, at+".type", d.Type, variableTypes)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -56,7 +57,7 @@ func (s *Service) takeContent(f fieldErrors, t AssetType, c *VersionContent, v *
 		typ = contentTypes[t][0]
 	}
 	if !slices.Contains(contentTypes[t], typ) {
-		f.add("content.type", "a %s asset holds %s, got %q", t, joinEnumWith(contentTypes[t], " or "), typ)
+		f.add("content.type", "a %s asset holds %s, got %s", t, joinEnumWith(contentTypes[t], " or "), echo.Quote(string(typ)))
 		return nil
 	}
 	text, path := c.given()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -515,15 +516,15 @@ func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		f.add("url", "must be an absolute http or https URL, got %q", raw)
+		f.add("url", "must be an absolute http or https URL, got %s", echo.Quote(raw))
 	case u.Scheme != "http" && u.Scheme != "https":
-		f.add("url", "must be an http or https URL, got the scheme %q", u.Scheme)
+		f.add("url", "must be an http or https URL, got the scheme %s", echo.Quote(u.Scheme))
 	case u.Host == "" || u.Hostname() == "":
-		f.add("url", "must name a host, got %q", raw)
+		f.add("url", "must name a host, got %s", echo.Quote(raw))
 	case u.Fragment != "" || strings.Contains(raw, "#"):
-		f.add("url", "must not have a fragment (#...), got %q", raw)
+		f.add("url", "must not have a fragment (#...), got %s", echo.Quote(raw))
 	case !s.deliveries.hostAllowed(u.Hostname()):
-		f.add("url", "the host %q is not one webhooks may reach on this server (%s)", u.Hostname(), strings.Join(s.deliveries.hosts, ", "))
+		f.add("url", "the host %s is not one webhooks may reach on this server (%s)", echo.Quote(u.Hostname()), strings.Join(s.deliveries.hosts, ", "))
 	default:
 		if err := s.egress.CheckHost(u.Hostname()); err != nil {
 			f.add("url", "%v", err)
@@ -537,7 +538,7 @@ func validateWebhookEvents(f fieldErrors, events []WebhookEventType) {
 		path := fmt.Sprintf("events[%d]", i)
 		switch {
 		case !slices.Contains(WebhookEventTypes, e):
-			f.add(path, "must be one of %s, got %q", joinEnum(WebhookEventTypes), e)
+			f.add(path, "must be one of %s, got %s", joinEnum(WebhookEventTypes), echo.Quote(string(e)))
 		case seen[e]:
 			f.add(path, "%s is given twice", e)
 		}

@@ -487,8 +487,9 @@ func TestWebhookCRUD(t *testing.T) {
 	replay, err := e.svc.CreateWebhook(lettershop.WithIdempotencyKey(e.ctx, "wh-1"), acct, lettershop.CreateWebhookInput{
 		URL: "https://example.com/hooks", Description: "orders", Metadata: lettershop.Metadata{{Key: "team", Value: "billing"}},
 	})
-	if err != nil || replay.ID != created.ID || replay.Secret != created.Secret {
-		t.Errorf("replay: %+v, %v", replay, err)
+	// The secret is shown once: the replay leaves it out, as a read does.
+	if err != nil || replay.ID != created.ID || created.Secret == "" || replay.Secret != "" {
+		t.Errorf("replay: %+v, %v; want the webhook %s without its secret", replay, err, created.ID)
 	}
 	got, err := e.svc.GetWebhook(e.ctx, acct, created.ID)
 	if err != nil || got.Secret != "" || got.URL != created.URL || len(got.Events) != 0 || got.Events == nil {

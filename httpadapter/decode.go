@@ -18,6 +18,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // decodeJSON decodes a request body into dst, a pointer to a struct. It
@@ -278,7 +279,7 @@ func pageRequest(q url.Values, fields map[string]string) lettershop.PageRequest 
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
-			fields["pageSize"] = fmt.Sprintf("must be an integer, got %q", s)
+			fields["pageSize"] = "must be an integer, got " + echo.Quote(s)
 		case n < 1 || n > lettershop.MaxPageSize:
 			fields["pageSize"] = fmt.Sprintf("pageSize must be between 1 and %d, got %d", lettershop.MaxPageSize, n)
 		default:
@@ -301,7 +302,7 @@ func boolParam(q url.Values, name string, fields map[string]string) bool {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		fields[name] = fmt.Sprintf("must be true or false, got %q", s)
+		fields[name] = "must be true or false, got " + echo.Quote(s)
 	}
 	return b
 }
@@ -386,7 +387,7 @@ func checkIDs(params ...pathID) error {
 func addIDProblems(fields map[string]string, params ...pathID) {
 	for _, p := range params {
 		if !lettershop.ValidID(p.prefix, p.value) {
-			fields[p.name] = fmt.Sprintf("must be %s followed by letters and digits, got %q", p.prefix, p.value)
+			fields[p.name] = fmt.Sprintf("must be %s followed by letters and digits, got %s", p.prefix, echo.Quote(p.value))
 		}
 	}
 }

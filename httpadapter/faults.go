@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Fault says how some of an account's requests are answered instead of (or
@@ -58,16 +58,16 @@ func (f Fault) validate() error {
 	fe := map[string]string{}
 	switch {
 	case len(f.Method) > maxFaultMethod:
-		fe["method"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", maxFaultMethod, len(f.Method), quoteStart(f.Method))
+		fe["method"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", maxFaultMethod, len(f.Method), echo.Quote(f.Method))
 	case f.Method != "" && (strings.ToUpper(f.Method) != f.Method || strings.ContainsAny(f.Method, " /")):
-		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %s", quoteStart(f.Method))
+		fe["method"] = fmt.Sprintf("must be an HTTP method in capitals (GET, POST, PUT, DELETE), got %s", echo.Quote(f.Method))
 	}
 	switch {
 	case len(f.Path) > MaxFaultPath:
-		fe["path"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", MaxFaultPath, len(f.Path), quoteStart(f.Path))
+		fe["path"] = fmt.Sprintf("must be at most %d bytes, got %d (%s)", MaxFaultPath, len(f.Path), echo.Quote(f.Path))
 	case f.Path != "":
 		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
-			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %s", quoteStart(f.Path))
+			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %s", echo.Quote(f.Path))
 		}
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
@@ -103,23 +103,6 @@ const (
 	maxFaultMethod      = 32
 	maxFaultLatencyText = 64
 )
-
-// quotedStart is how much of a value a message about it quotes, in bytes.
-const quotedStart = 40
-
-// quoteStart quotes s for a message, cut to its first quotedStart bytes
-// (at a character's boundary) with "..." and its length when longer: a
-// refusal never repeats a whole input back.
-func quoteStart(s string) string {
-	if len(s) <= quotedStart {
-		return strconv.Quote(s)
-	}
-	cut := quotedStart
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
-}
 
 // MaxFaults is the most faults an account has at once. Each of its
 // requests tries them in turn; a fault past this is refused.
@@ -456,10 +439,10 @@ func noQuery(r *http.Request) error {
 	}
 	slices.Sort(names)
 	if err != nil || len(names) == 0 {
-		return invalid("query", "this route takes no query parameters, got %s", quoteStart(r.URL.RawQuery))
+		return invalid("query", "this route takes no query parameters, got %s", echo.Quote(r.URL.RawQuery))
 	}
-	if len(names[0]) > quotedStart {
-		return invalid("query", "this route takes no query parameters, got one named %s", quoteStart(names[0]))
+	if len(names[0]) > echo.MaxRunes {
+		return invalid("query", "this route takes no query parameters, got one named %s", echo.Quote(names[0]))
 	}
 	return invalid(names[0], "this route takes no query parameters")
 }
@@ -492,12 +475,12 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 		AfterWrite: in.AfterWrite, Times: in.Times, Probability: in.Probability}
 	if in.Latency != "" {
 		if len(in.Latency) > maxFaultLatencyText {
-			h.fail(w, r, invalid("latency", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.Latency), quoteStart(in.Latency)))
+			h.fail(w, r, invalid("latency", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.Latency), echo.Quote(in.Latency)))
 			return
 		}
 		d, err := time.ParseDuration(in.Latency)
 		if err != nil {
-			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, quoteStart(in.Latency)))
+			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, echo.Quote(in.Latency)))
 			return
 		}
 		f.Latency = d

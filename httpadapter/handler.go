@@ -26,6 +26,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // APIVersion is the interface version served. A request may name it in
@@ -452,7 +453,7 @@ func checkVersion(r *http.Request) error {
 	if !ok || (len(v) == 1 && v[0] == APIVersion) {
 		return nil
 	}
-	return invalid(headerAPIVersion, "must be %s, the only version served, got %q", APIVersion, strings.Join(v, ", "))
+	return invalid(headerAPIVersion, "must be %s, the only version served, got %s", APIVersion, echo.Quote(strings.Join(v, ", ")))
 }
 
 // requestIDKey carries the request id to error logs.

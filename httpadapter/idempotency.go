@@ -9,20 +9,118 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unique"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/storage"
 )
 
-// The stored form of a response is a status line, header lines and the
-// body, much like HTTP/1.1 on the wire, so a stored outcome can be read by
-// eye in the store:
+// An idempotency key keeps what a response was made from, not always its
+// bytes (lettershop.Outcome): a response to a letter is kept as the letter
+// as it then was (a lettershop.LetterSnapshot, a few hundred bytes shared
+// with the store's own copy of the letter), and encoded again when a
+// retry replays it, which gives the same bytes; any other response is kept
+// as it was sent. A store that serializes stores them in the forms below,
+// each a first line naming the form and the status, header lines, an
+// empty line, and the body, much like HTTP/1.1 on the wire, so a stored
+// outcome can be read by eye in the store:
 //
 //	lettershop-response/1 201
 //	Content-Type: application/json
-//	Location: /letters/ltr_...
+//	Location: /assets/ast_...
 //
-//	{"id":"ltr_...",...}
-const storedMagic = "lettershop-response/1 "
+//	{"id":"ast_...",...}
+//
+// and for a letter, whose body is its snapshot (compressed) and whose
+// Location, when it has one, is the base given followed by /letters/ and
+// the letter's id:
+//
+//	lettershop-letter/1 201
+//	Location-Base: /v1
+//
+//	lsnap1 ...
+const (
+	storedMagic       = "lettershop-response/1 "
+	storedLetterMagic = "lettershop-letter/1 "
+)
+
+// answer is a response kept as it was sent. It never changes.
+type answer struct{ response }
+
+// CloneDocument implements storage.Document: an answer never changes.
+func (a *answer) CloneDocument() storage.Document { return a }
+
+// EncodeDocument implements storage.Document.
+func (a *answer) EncodeDocument() ([]byte, error) { return a.marshal(), nil }
+
+// OutcomeSize implements lettershop.Outcome.
+func (a *answer) OutcomeSize() int {
+	return len(a.body) + len(a.location) + len(a.contentType) + answerOverhead
+}
+
+// answerOverhead is what an outcome counts besides its own bytes: about
+// what a store keeps for it (its record, key and indexes).
+const answerOverhead = 64
+
+// letterAnswer is a response showing a letter, kept as the letter was.
+type letterAnswer struct {
+	letter lettershop.LetterSnapshot
+	// base is what the Location header holds before /letters/{id}, when
+	// the response has one (noLocation when not).
+	base   unique.Handle[string]
+	status int
+}
+
+// noLocation is the base of a letterAnswer without a Location.
+var noLocation unique.Handle[string]
+
+// CloneDocument implements storage.Document: a letterAnswer never changes.
+func (a *letterAnswer) CloneDocument() storage.Document { return a }
+
+// EncodeDocument implements storage.Document.
+func (a *letterAnswer) EncodeDocument() ([]byte, error) {
+	b := []byte(storedLetterMagic + strconv.Itoa(a.status) + "\n")
+	if a.base != noLocation {
+		b = append(b, "Location-Base: "+a.base.Value()+"\n"...)
+	}
+	b = append(b, '\n')
+	return a.letter.AppendEncoded(b)
+}
+
+// OutcomeSize implements lettershop.Outcome.
+func (a *letterAnswer) OutcomeSize() int { return a.letter.Size() + answerOverhead }
+
+// response is the response the letter answer replays.
+func (a *letterAnswer) response() (response, error) {
+	body, err := a.letter.AppendJSON(nil)
+	if err != nil {
+		return response{}, err
+	}
+	resp := response{status: a.status, contentType: "application/json", body: append(body, '\n')}
+	if a.base != noLocation {
+		l, err := a.letter.Letter()
+		if err != nil {
+			return response{}, err
+		}
+		resp.location = a.base.Value() + "/letters/" + l.ID
+	}
+	return resp, nil
+}
+
+// keepLetter is the outcome kept of a response with status showing l,
+// with a Location of base/letters/{id} when withLocation.
+func keepLetter(l *lettershop.Letter, status int, base string, withLocation bool) (lettershop.Outcome, error) {
+	snap, err := l.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	a := &letterAnswer{letter: *snap, status: status}
+	if withLocation {
+		a.base = unique.Make(base)
+	}
+	return a, nil
+}
 
 func (resp response) marshal() []byte {
 	var b bytes.Buffer
@@ -40,6 +138,20 @@ func (resp response) marshal() []byte {
 	return b.Bytes()
 }
 
+// replayed is the response an outcome a store returned replays.
+func replayed(out storage.Document) (response, error) {
+	switch out := out.(type) {
+	case *answer:
+		return out.response, nil
+	case *letterAnswer:
+		return out.response()
+	case storage.Encoded:
+		return parseResponse(out)
+	default:
+		return response{}, fmt.Errorf("stored response of type %T", out)
+	}
+}
+
 func parseResponse(data []byte) (response, error) {
 	head, body, ok := bytes.Cut(data, []byte("\n\n"))
 	if !ok {
@@ -47,26 +159,41 @@ func parseResponse(data []byte) (response, error) {
 	}
 	lines := strings.Split(string(head), "\n")
 	code, ok := strings.CutPrefix(lines[0], storedMagic)
+	isLetter := false
 	if !ok {
-		return response{}, fmt.Errorf("stored response: unknown format %q", lines[0])
+		code, isLetter = strings.CutPrefix(lines[0], storedLetterMagic)
+		if !isLetter {
+			return response{}, fmt.Errorf("stored response: unknown format %q", echo.Cut(lines[0], 40))
+		}
 	}
 	status, err := strconv.Atoi(code)
 	if err != nil || status < 100 || status > 599 {
-		return response{}, fmt.Errorf("stored response: bad status %q", code)
+		return response{}, fmt.Errorf("stored response: bad status %q", echo.Cut(code, 40))
 	}
 	resp := response{status: status, body: body}
+	a := letterAnswer{status: status}
 	for _, l := range lines[1:] {
 		name, value, ok := strings.Cut(l, ": ")
 		switch {
-		case ok && name == "Content-Type":
+		case ok && name == "Content-Type" && !isLetter:
 			resp.contentType = value
-		case ok && name == "Location":
+		case ok && name == "Location" && !isLetter:
 			resp.location = value
+		case ok && name == "Location-Base" && isLetter:
+			a.base = unique.Make(value)
 		default:
-			return response{}, fmt.Errorf("stored response: unknown header line %q", l)
+			return response{}, fmt.Errorf("stored response: unknown header line %q", echo.Cut(l, 80))
 		}
 	}
-	return resp, nil
+	if !isLetter {
+		return resp, nil
+	}
+	snap, err := lettershop.DecodeLetterSnapshot(body)
+	if err != nil {
+		return response{}, fmt.Errorf("stored response: %w", err)
+	}
+	a.letter = *snap
+	return a.response()
 }
 
 // mutation is a route's operation with side effects, run under the
@@ -80,12 +207,16 @@ type mutation struct {
 	// ok is the response to a success; v is what the Service operation
 	// returned (a *Letter, *Asset, *AssetVersion, or nothing for a delete).
 	ok func(v any) response
+	// keep, when set, is what an idempotency key keeps of a success, to
+	// replay: a letter's snapshot, or a response that leaves out what only
+	// the first may show. Unset, the key keeps ok's response.
+	keep func(v any) (lettershop.Outcome, error)
 }
 
-// mutate runs m once per idempotency key. The response is built by Encode,
-// whether or not a key was given, so a replay is byte for byte what the
-// first request answered. Client errors are stored and replayed like
-// successes; internal errors are not, so a retry can succeed.
+// mutate runs m once per idempotency key. Client errors are stored and
+// replayed like successes; internal errors are not, so a retry can
+// succeed. A replay is byte for byte what the first request answered,
+// except what m.keep leaves out.
 func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m mutation) {
 	body, err := h.readBody(w, r, m.limit)
 	if err != nil {
@@ -94,10 +225,10 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	}
 	ctx := r.Context()
 	key := r.Header.Get(headerIdempotencyKey)
-	// Without a key nothing is stored: the response is kept as it is
-	// rather than written out in the stored form and read back.
-	var unstored *response
-	encode := func(v any, err error) ([]byte, bool) {
+	// The first answer: nil when the outcome was stored before, or could
+	// not be kept.
+	var first *response
+	encode := func(v any, err error) (lettershop.Outcome, bool) {
 		var resp response
 		switch {
 		case err != nil && isInternal(err):
@@ -107,11 +238,19 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		default:
 			resp = m.ok(v)
 		}
+		first = &resp
 		if key == "" {
-			unstored = &resp
 			return nil, true
 		}
-		return resp.marshal(), true
+		if err == nil && m.keep != nil {
+			out, kErr := m.keep(v)
+			if kErr == nil {
+				return out, true
+			}
+			// Kept as sent, rather than not at all: the write is made.
+			h.cfg.logger.WarnContext(ctx, "keep idempotent outcome", "request_id", requestID(ctx), "err", kErr)
+		}
+		return &answer{resp}, true
 	}
 	var fingerprint string
 	if key != "" {
@@ -130,9 +269,9 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		return
 	}
 	var resp response
-	if unstored != nil && !res.Replayed {
-		resp = *unstored
-	} else if resp, err = parseResponse(res.Data); err != nil {
+	if first != nil && !res.Replayed {
+		resp = *first
+	} else if resp, err = replayed(res.Outcome); err != nil {
 		h.fail(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err})
 		return
 	}

@@ -63,6 +63,9 @@ func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) 
 			resp.location = c.url("/letters/" + l.ID)
 			return resp
 		},
+		keep: func(v any) (lettershop.Outcome, error) {
+			return keepLetter(v.(*lettershop.Letter), http.StatusCreated, c.url(""), true)
+		},
 	})
 }
 
@@ -97,6 +100,9 @@ func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) 
 			return h.svc.UpdateLetter(ctx, c.account, id.value, in)
 		},
 		ok: func(v any) response { return letterResponse(http.StatusOK, v.(*lettershop.Letter)) },
+		keep: func(v any) (lettershop.Outcome, error) {
+			return keepLetter(v.(*lettershop.Letter), http.StatusOK, "", false)
+		},
 	})
 }
 

@@ -133,6 +133,7 @@ func problemFor(ctx context.Context, err error) problem {
 		return problem{Code: k.code, Title: k.title, Status: k.status,
 			Detail: "an internal error occurred; quote request id " + requestID(ctx) + " when reporting it"}
 	}
+	e = boundedError(e)
 	// The detail repeats the field errors so a person reading a terminal
 	// sees everything; programs read errors.
 	p := problem{Code: k.code, Title: k.title, Status: k.status, Detail: e.Error(), Errors: e.Fields}

@@ -10,6 +10,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
@@ -98,9 +99,9 @@ func (h *handler) advanceClock(w http.ResponseWriter, r *http.Request, c *call) 
 	case in.Duration == "":
 		err = invalid("duration", `duration is required, for example "72h"`)
 	case err != nil:
-		err = invalid("duration", `must be a duration such as "72h" or "1h30m", got %q`, in.Duration)
+		err = invalid("duration", `must be a duration such as "72h" or "1h30m", got %s`, echo.Quote(in.Duration))
 	case d < 0:
-		err = invalid("duration", "the clock only moves forward, got %s", in.Duration)
+		err = invalid("duration", "the clock only moves forward, got %s", echo.Quote(in.Duration))
 	case h.cfg.sharedClock:
 		_, err = h.svc.AdvanceClock(r.Context(), d)
 	default:

@@ -56,6 +56,14 @@ func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request, c *call)
 			resp.location = c.url("/webhooks/" + wh.ID)
 			return resp
 		},
+		// The secret is shown once: a replay answers as GET does, without it.
+		keep: func(v any) (lettershop.Outcome, error) {
+			wh := *v.(*lettershop.Webhook)
+			wh.Secret = ""
+			resp := jsonResponse(http.StatusCreated, &wh)
+			resp.location = c.url("/webhooks/" + wh.ID)
+			return &answer{resp}, nil
+		},
 	})
 }
 

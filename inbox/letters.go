@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // letterPageSize is how many letters a page of the table shows.
@@ -74,7 +75,7 @@ func parseFilter(q url.Values) (listFilter, lettershop.Metadata, error) {
 		Token:  q.Get("token"),
 	}
 	if f.Status != "" && !slices.Contains(statuses, f.Status) {
-		return f, nil, invalid("status", "no status is called %q", f.Status)
+		return f, nil, invalid("status", "no status is called %s", echo.Quote(string(f.Status)))
 	}
 	var md lettershop.Metadata
 	for _, m := range q["meta"] {
@@ -84,7 +85,7 @@ func parseFilter(q url.Values) (listFilter, lettershop.Metadata, error) {
 		}
 		k, v, ok := strings.Cut(m, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return f, nil, invalid("meta", "write a metadata filter as key=value, got %q", m)
+			return f, nil, invalid("meta", "write a metadata filter as key=value, got %s", echo.Quote(m))
 		}
 		f.Meta = append(f.Meta, m)
 		md = append(md, lettershop.MetadataPair{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
@@ -359,9 +360,9 @@ func (h *handler) advance(w http.ResponseWriter, s *session) {
 	case raw == "":
 		err = invalid("duration", `give a duration, for example "72h"`)
 	case err != nil:
-		err = invalid("duration", `must be a duration such as "72h" or "1h30m", got %q`, raw)
+		err = invalid("duration", `must be a duration such as "72h" or "1h30m", got %s`, echo.Quote(raw))
 	case d <= 0:
-		err = invalid("duration", "the clock only moves forward, got %s", raw)
+		err = invalid("duration", "the clock only moves forward, got %s", echo.Quote(raw))
 	case d > maxAdvance:
 		err = invalid("duration", "at most %s at once", maxAdvance)
 	default:

@@ -2,32 +2,97 @@ package memstore
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"math"
+	"strings"
 	"time"
+	"unique"
 
 	"github.com/google/btree"
 
 	"github.com/lettershop/lettershop/storage"
 )
 
+// idemRec is an idempotency record as the store keeps it: a store keeps
+// one for each request made with a key for a day, as many as the letters
+// those requests make, so it is kept small. Its scope and account are
+// interned (an API key's scope is shared by all of its records), its times
+// are Unix nanoseconds, and a fingerprint in hex (as the service makes
+// them) is kept as the bytes it spells.
 type idemRec struct {
-	r storage.IdempotencyRecord
+	scope   unique.Handle[string]
+	account unique.Handle[string]
+	key     string
+	// fp is the fingerprint, or the bytes its hex spells when fpHex.
+	fp    string
+	token string
+	// result is the kept form of the outcome; nil in flight.
+	result                  storage.Document
+	size                    int64
+	created, expires, lease int64
+	done, failed, fpHex     bool
 }
 
+func newIdemRec(r storage.IdempotencyRecord) *idemRec {
+	rec := &idemRec{
+		scope: unique.Make(r.Scope), account: unique.Make(r.Account), key: strings.Clone(r.Key),
+		fp: strings.Clone(r.Fingerprint), token: strings.Clone(r.Token),
+		created: r.CreatedAt.UnixNano(), expires: r.ExpiresAt.UnixNano(), lease: r.LeaseExpiresAt.UnixNano(),
+	}
+	if b, err := hex.DecodeString(r.Fingerprint); err == nil && hex.EncodeToString(b) == r.Fingerprint {
+		rec.fp, rec.fpHex = string(b), true
+	}
+	return rec
+}
+
+// record returns a copy of the record to hand out.
+func (r *idemRec) record() storage.IdempotencyRecord {
+	fp := r.fp
+	if r.fpHex {
+		fp = hex.EncodeToString([]byte(r.fp))
+	}
+	return storage.IdempotencyRecord{
+		Scope: r.scope.Value(), Key: r.key, Fingerprint: fp, Token: r.token,
+		Done: r.done, Result: storage.CloneDocument(r.result), Size: r.size, Failed: r.failed,
+		Account: r.account.Value(), CreatedAt: fromNanos(r.created), ExpiresAt: fromNanos(r.expires),
+		LeaseExpiresAt: fromNanos(r.lease),
+	}
+}
+
+// idemKeyLess orders records by scope and key, as the store finds them.
+func idemKeyLess(a, b *idemRec) bool {
+	if a.scope != b.scope {
+		return a.scope.Value() < b.scope.Value()
+	}
+	return a.key < b.key
+}
+
+// findIdem returns the record of (scope, key), or nil.
+func (s *Store) findIdem(scope, key string) *idemRec {
+	r, _ := s.idem.Get(&idemRec{scope: unique.Make(scope), key: key})
+	return r
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// expired reports whether the record no longer counts at now.
+func (r *idemRec) expired(now int64) bool { return r.expires <= now }
+
 func idemExpiryLess(a, b *idemRec) bool {
-	if !a.r.ExpiresAt.Equal(b.r.ExpiresAt) {
-		return a.r.ExpiresAt.Before(b.r.ExpiresAt)
+	if a.expires != b.expires {
+		return a.expires < b.expires
 	}
-	if a.r.Scope != b.r.Scope {
-		return a.r.Scope < b.r.Scope
+	if a.scope != b.scope {
+		return a.scope.Value() < b.scope.Value()
 	}
-	return a.r.Key < b.r.Key
+	return a.key < b.key
 }
 
 // idemAccountExpiryLess orders records by account, then as idemExpiryLess.
 func idemAccountExpiryLess(a, b *idemRec) bool {
-	if a.r.Account != b.r.Account {
-		return a.r.Account < b.r.Account
+	if a.account != b.account {
+		return a.account.Value() < b.account.Value()
 	}
 	return idemExpiryLess(a, b)
 }
@@ -35,36 +100,40 @@ func idemAccountExpiryLess(a, b *idemRec) bool {
 // idemTrimLess orders an account's completed records as TrimIdempotency
 // removes them: failed first, then oldest first.
 func idemTrimLess(a, b *idemRec) bool {
-	if a.r.Failed != b.r.Failed {
-		return a.r.Failed
+	if a.failed != b.failed {
+		return a.failed
 	}
-	if !a.r.CreatedAt.Equal(b.r.CreatedAt) {
-		return a.r.CreatedAt.Before(b.r.CreatedAt)
+	if a.created != b.created {
+		return a.created < b.created
 	}
-	if a.r.Scope != b.r.Scope {
-		return a.r.Scope < b.r.Scope
+	if a.scope != b.scope {
+		return a.scope.Value() < b.scope.Value()
 	}
-	return a.r.Key < b.r.Key
+	return a.key < b.key
+}
+
+// idemDone is an account's completed records, in the order
+// TrimIdempotency removes them, and the sum of their sizes.
+type idemDone struct {
+	order *btree.BTreeG[*idemRec]
+	bytes int64
 }
 
 // forgetDone takes a completed record out of its account's trim order.
 func (s *Store) forgetDone(r *idemRec) {
-	if !r.r.Done {
+	if !r.done {
 		return
 	}
-	t := s.idemDone[r.r.Account]
-	if t == nil {
+	d := s.idemDone[r.account]
+	if d == nil {
 		return
 	}
-	t.Delete(r)
-	if t.Len() == 0 {
-		delete(s.idemDone, r.r.Account)
+	if _, ok := d.order.Delete(r); ok {
+		d.bytes -= r.size
 	}
-}
-
-func cloneIdem(r storage.IdempotencyRecord) storage.IdempotencyRecord {
-	r.Result = cloneBytes(r.Result)
-	return r
+	if d.order.Len() == 0 {
+		delete(s.idemDone, r.account)
+	}
 }
 
 // claimPurgeBatch bounds the expired records one claim removes, so a claim
@@ -82,7 +151,7 @@ func (s *Store) purge(now time.Time, limit int) int {
 	n := 0
 	for n != limit {
 		r, ok := s.idemExpiry.Min()
-		if !ok || r.r.ExpiresAt.After(now) {
+		if !ok || !r.expired(now.UnixNano()) {
 			break
 		}
 		s.removeIdem(r)
@@ -94,9 +163,10 @@ func (s *Store) purge(now time.Time, limit int) int {
 // purgeAccount is purge for the records of one account.
 func (s *Store) purgeAccount(account string, now time.Time, limit int) {
 	var expired []*idemRec
-	pivot := &idemRec{r: storage.IdempotencyRecord{Account: account}}
+	acct := unique.Make(account)
+	pivot := &idemRec{account: acct, expires: math.MinInt64}
 	s.idemAccountExpiry.AscendGreaterOrEqual(pivot, func(r *idemRec) bool {
-		if r.r.Account != account || r.r.ExpiresAt.After(now) {
+		if r.account != acct || !r.expired(now.UnixNano()) {
 			return false
 		}
 		expired = append(expired, r)
@@ -111,7 +181,7 @@ func (s *Store) removeIdem(r *idemRec) {
 	s.idemExpiry.Delete(r)
 	s.idemAccountExpiry.Delete(r)
 	s.forgetDone(r)
-	delete(s.idem, idemKey{r.r.Scope, r.r.Key})
+	s.idem.Delete(r)
 }
 
 // checkClaim returns storage.ErrClaimLost unless c is nil or names a claim
@@ -121,8 +191,8 @@ func (s *Store) checkClaim(c *storage.Completion) error {
 	if c == nil {
 		return nil
 	}
-	r := s.idem[idemKey{c.Scope, c.Key}]
-	if r == nil || r.r.Done || r.r.Token != c.Token {
+	r := s.findIdem(c.Scope, c.Key)
+	if r == nil || r.done || r.token != c.Token || r.account.Value() != c.Account {
 		return storage.ErrClaimLost
 	}
 	return nil
@@ -133,16 +203,17 @@ func (s *Store) complete(c *storage.Completion) {
 	if c == nil {
 		return
 	}
-	r := s.idem[idemKey{c.Scope, c.Key}]
-	r.r.Done = true
-	r.r.Failed = c.Failed
-	r.r.Result = cloneBytes(c.Result)
-	t := s.idemDone[r.r.Account]
-	if t == nil {
-		t = btree.NewG(degree, idemTrimLess)
-		s.idemDone[r.r.Account] = t
+	r := s.findIdem(c.Scope, c.Key)
+	// The token only names a claim in flight; a completed record has none.
+	r.done, r.failed, r.token = true, c.Failed, ""
+	r.result, r.size = storage.KeepDocument(c.Result), c.Size
+	d := s.idemDone[r.account]
+	if d == nil {
+		d = &idemDone{order: btree.NewG(degree, idemTrimLess)}
+		s.idemDone[r.account] = d
 	}
-	t.ReplaceOrInsert(r)
+	d.order.ReplaceOrInsert(r)
+	d.bytes += r.size
 }
 
 // ClaimIdempotency implements storage.Storage.
@@ -153,20 +224,18 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 		return storage.IdempotencyRecord{}, false, err
 	}
 	s.purgeAccount(r.Account, now, claimPurgeBatch)
-	k := idemKey{r.Scope, r.Key}
-	if old := s.idem[k]; old != nil {
-		live := old.r.ExpiresAt.After(now) && (old.r.Done || old.r.LeaseExpiresAt.After(now))
-		if live {
-			return cloneIdem(old.r), false, nil
+	if old := s.findIdem(r.Scope, r.Key); old != nil {
+		at := now.UnixNano()
+		if live := !old.expired(at) && (old.done || old.lease > at); live {
+			return old.record(), false, nil
 		}
 		s.removeIdem(old)
 	}
-	rec := &idemRec{r: cloneIdem(r)}
-	rec.r.Done, rec.r.Failed, rec.r.Result = false, false, nil
-	s.idem[k] = rec
+	rec := newIdemRec(r)
+	s.idem.ReplaceOrInsert(rec)
 	s.idemExpiry.ReplaceOrInsert(rec)
 	s.idemAccountExpiry.ReplaceOrInsert(rec)
-	return cloneIdem(rec.r), true, nil
+	return rec.record(), true, nil
 }
 
 // CompleteIdempotency implements storage.Storage.
@@ -177,20 +246,20 @@ func (s *Store) CompleteIdempotency(ctx context.Context, c storage.Completion) e
 		return err
 	}
 	if err := s.checkClaim(&c); err != nil {
-		return fmt.Errorf("memstore: complete idempotency key %q: %w", c.Key, err)
+		return fmt.Errorf("memstore: complete idempotency key: %w", err)
 	}
 	s.complete(&c)
 	return nil
 }
 
 // ReleaseIdempotency implements storage.Storage.
-func (s *Store) ReleaseIdempotency(ctx context.Context, scope, key, token string) error {
+func (s *Store) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "release idempotency key"); err != nil {
 		return err
 	}
-	if r := s.idem[idemKey{scope, key}]; r != nil && !r.r.Done && r.r.Token == token {
+	if r := s.findIdem(scope, key); r != nil && !r.done && r.token == token && r.account.Value() == account {
 		s.removeIdem(r)
 	}
 	return nil
@@ -207,36 +276,36 @@ func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error
 }
 
 // RenewIdempotency implements storage.Storage.
-func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
+func (s *Store) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "renew idempotency key"); err != nil {
 		return err
 	}
-	r := s.idem[idemKey{scope, key}]
-	if r == nil || r.r.Done || r.r.Token != token || !r.r.LeaseExpiresAt.After(now) {
-		return fmt.Errorf("memstore: renew idempotency key %q: %w", key, storage.ErrClaimLost)
+	r := s.findIdem(scope, key)
+	if r == nil || r.done || r.token != token || r.account.Value() != account || r.lease <= now.UnixNano() {
+		return fmt.Errorf("memstore: renew idempotency key: %w", storage.ErrClaimLost)
 	}
-	if leaseExpiresAt.After(r.r.LeaseExpiresAt) {
-		r.r.LeaseExpiresAt = leaseExpiresAt
-	}
+	r.lease = max(r.lease, leaseExpiresAt.UnixNano())
 	return nil
 }
 
 // TrimIdempotency implements storage.Storage. It costs O(removed × log n).
-func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
+func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkContext(ctx, "trim idempotency keys"); err != nil {
 		return 0, err
 	}
-	t := s.idemDone[account]
 	n := 0
-	for t != nil && t.Len() > max(keep, 0) {
-		r, _ := t.Min()
+	acct := unique.Make(account)
+	for {
+		d := s.idemDone[acct]
+		if d == nil || (d.order.Len() <= max(keep, 0) && d.bytes <= max(keepBytes, 0)) {
+			return n, nil
+		}
+		r, _ := d.order.Min()
 		s.removeIdem(r)
 		n++
-		t = s.idemDone[account]
 	}
-	return n, nil
 }

@@ -144,7 +144,7 @@ func checkInvariants(t *testing.T, s *Store) {
 	checkIndex(t, "assets by account", s.assetsByAccount, assetsByAccount)
 	checkIndex(t, "assets by metadata", s.assetsByMeta, assetsByMeta)
 
-	idem := slices.SortedFunc(maps.Values(s.idem), func(a, b *idemRec) int {
+	idem := slices.SortedFunc(slices.Values(items(s.idem)), func(a, b *idemRec) int {
 		if idemExpiryLess(a, b) {
 			return -1
 		}
@@ -156,7 +156,7 @@ func checkInvariants(t *testing.T, s *Store) {
 	if got := items(s.idemExpiry); !slices.Equal(got, idem) {
 		t.Errorf("expiry index holds %d records, the store %d", len(got), len(idem))
 	}
-	slices.SortStableFunc(idem, func(a, b *idemRec) int { return strings.Compare(a.r.Account, b.r.Account) })
+	slices.SortStableFunc(idem, func(a, b *idemRec) int { return strings.Compare(a.account.Value(), b.account.Value()) })
 	if got := items(s.idemAccountExpiry); !slices.Equal(got, idem) {
 		t.Errorf("expiry index by account holds %d records, the store %d", len(got), len(idem))
 	}
@@ -372,7 +372,7 @@ func TestClaimPurges(t *testing.T) {
 		t.Fatalf("claim of an expired record: won %v, %v", won, err)
 	}
 	// The claim above made one record and purged claimPurgeBatch.
-	if got, want := len(s.idem), n-claimPurgeBatch; got != want {
+	if got, want := s.idem.Len(), n-claimPurgeBatch; got != want {
 		t.Errorf("%d records after one claim, want %d", got, want)
 	}
 	for i := range n {
@@ -383,7 +383,7 @@ func TestClaimPurges(t *testing.T) {
 	}
 	// The records those claims made are themselves expired at once, so
 	// at most a batch of them can be left, plus the one live record.
-	if got := len(s.idem); got > claimPurgeBatch+1 {
+	if got := s.idem.Len(); got > claimPurgeBatch+1 {
 		t.Errorf("%d records left after %d claims, want at most %d", got, n, claimPurgeBatch+1)
 	}
 	checkInvariants(t, s)

@@ -45,14 +45,16 @@ type Store struct {
 	versionFree *btree.FreeListG[*versionRec]
 	content     map[contentKey][]byte
 
-	idem       map[idemKey]*idemRec
+	// idem holds the idempotency records by scope and key: a tree rather
+	// than a map, which would cost each record three times the bytes.
+	idem       *btree.BTreeG[*idemRec]
 	idemExpiry *btree.BTreeG[*idemRec]
 	// idemAccountExpiry holds the same records by account, then expiry:
 	// a claim removes its own account's expired records.
 	idemAccountExpiry *btree.BTreeG[*idemRec]
 	// idemDone holds each account's completed records in the order
-	// TrimIdempotency removes them.
-	idemDone map[string]*btree.BTreeG[*idemRec]
+	// TrimIdempotency removes them, and their sizes' sum.
+	idemDone map[unique.Handle[string]]*idemDone
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks
@@ -76,10 +78,10 @@ func New() *Store {
 		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
 		content:         make(map[contentKey][]byte),
 
-		idem:              make(map[idemKey]*idemRec),
+		idem:              btree.NewG(degree, idemKeyLess),
 		idemExpiry:        btree.NewG(degree, idemExpiryLess),
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
-		idemDone:          make(map[string]*btree.BTreeG[*idemRec]),
+		idemDone:          make(map[unique.Handle[string]]*idemDone),
 
 		hooks: newWebhooks(),
 	}
@@ -103,7 +105,6 @@ type (
 	}
 	metaKey    struct{ account, key, value string }
 	contentKey struct{ account, hash string }
-	idemKey    struct{ scope, key string }
 )
 
 // index holds, per key, the records carrying that key in id order. A

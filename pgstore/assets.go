@@ -77,10 +77,10 @@ func checkAssetWrite(w *storage.AssetWrite) error {
 // version id of another asset returns no row.
 const putVersionSQL = `INSERT INTO asset_versions AS v (` + versionColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7)
-	ON CONFLICT (id) DO UPDATE SET
+	ON CONFLICT (account, id) DO UPDATE SET
 		status = excluded.status, created_at = excluded.created_at,
 		modified_at = excluded.modified_at, data = excluded.data
-	WHERE v.account = excluded.account AND v.asset_id = excluded.asset_id`
+	WHERE v.asset_id = excluded.asset_id`
 
 // WriteAsset implements storage.Storage, in one transaction.
 func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.Asset, error) {
@@ -92,7 +92,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 	if err := checkAssetWrite(&w); err != nil {
 		return storage.Asset{}, fail(ctx, op, err)
 	}
-	if c := w.Completion; c != nil && !storable(c.Scope, c.Key, c.Token) {
+	if c := w.Completion; c != nil && !storable(c.Account, c.Scope, c.Key, c.Token) {
 		return storage.Asset{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	meta, err := encodeMetadata(a.Metadata)
@@ -137,6 +137,10 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		}
 		for i, v := range w.PutVersions {
 			tag, err := tx.Exec(ctx, putVersionSQL, v.ID, v.Account, v.AssetID, v.Status, v.CreatedAt, v.ModifiedAt, versionData[i])
+			if isUniqueViolation(err) {
+				// The id is another account's.
+				return fmt.Errorf("version %q: %w", v.ID, storage.ErrAlreadyExists)
+			}
 			if err != nil {
 				return err
 			}

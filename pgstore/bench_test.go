@@ -206,13 +206,13 @@ func BenchmarkCreateLetter(b *testing.B) {
 		// that completes it.
 		"store-idempotent": func(l storage.Letter) error {
 			r := storage.IdempotencyRecord{
-				Scope: "bench", Key: l.ID, Fingerprint: "f", Token: "t" + l.ID,
+				Account: l.Account, Scope: "bench", Key: l.ID, Fingerprint: "f", Token: "t" + l.ID,
 				CreatedAt: benchEpoch, ExpiresAt: benchEpoch.Add(24 * time.Hour), LeaseExpiresAt: benchEpoch.Add(time.Minute),
 			}
 			if _, _, err := s.ClaimIdempotency(ctx, r, benchEpoch); err != nil {
 				return err
 			}
-			_, err := s.CreateLetter(ctx, l, &storage.Completion{Scope: "bench", Key: l.ID, Token: r.Token, Result: []byte(`{}`)})
+			_, err := s.CreateLetter(ctx, l, &storage.Completion{Account: l.Account, Scope: "bench", Key: l.ID, Token: r.Token, Result: storage.Encoded(`{}`), Size: 2})
 			return err
 		},
 	}

@@ -11,29 +11,29 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-const idemColumns = `scope, key, fingerprint, token, done, result, created_at, expires_at, lease_expires_at`
+const idemColumns = `scope, key, fingerprint, token, done, result, size, created_at, expires_at, lease_expires_at, account, failed`
 
-// claimSQL claims (scope $1, key $2) for the record $1..$8 of account $10 at time $9 in one
-// statement: it inserts the record, or overwrites one that is no longer
-// live, and returns it with true; otherwise it returns the live record with
-// false. The unique key makes concurrent claimants queue on one row, so
-// exactly one of them wins. The second branch reads the statement's
-// snapshot, which may not yet hold a row a concurrent claim has just
-// committed; claim then asks again.
+// claimSQL claims (account $10, scope $1, key $2) for the record $1..$8 at
+// time $9 in one statement: it inserts the record, or overwrites one that
+// is no longer live, and returns it with true; otherwise it returns the
+// live record with false. The unique key makes concurrent claimants queue
+// on one row, so exactly one of them wins. The second branch reads the
+// statement's snapshot, which may not yet hold a row a concurrent claim has
+// just committed; claim then asks again.
 const claimSQL = `WITH won AS (
-		INSERT INTO idempotency AS i (` + idemColumns + `, account, failed)
-		VALUES ($1, $2, $3, $4, false, $5, $6, $7, $8, $10, false)
-		ON CONFLICT (scope, key) DO UPDATE SET
-			fingerprint = excluded.fingerprint, token = excluded.token, done = false, result = excluded.result,
+		INSERT INTO idempotency AS i (` + idemColumns + `)
+		VALUES ($1, $2, $3, $4, false, $5::bytea, 0, $6, $7, $8, $10, false)
+		ON CONFLICT (account, scope, key) DO UPDATE SET
+			fingerprint = excluded.fingerprint, token = excluded.token, done = false, result = NULL, size = 0,
 			created_at = excluded.created_at, expires_at = excluded.expires_at, lease_expires_at = excluded.lease_expires_at,
-			account = excluded.account, failed = false
+			failed = false
 		WHERE i.expires_at <= $9 OR (NOT i.done AND i.lease_expires_at <= $9)
-		RETURNING ` + idemColumns + `, account, failed
+		RETURNING ` + idemColumns + `
 	)
-	SELECT ` + idemColumns + `, account, failed, true FROM won
+	SELECT ` + idemColumns + `, true FROM won
 	UNION ALL
-	SELECT ` + idemColumns + `, account, failed, false FROM idempotency
-	WHERE scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM won)`
+	SELECT ` + idemColumns + `, false FROM idempotency
+	WHERE account = $10 AND scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM won)`
 
 // claimAttempts bounds the retries of a claim that met a record changing
 // under it; each retry needs another claimant to have changed the record in
@@ -49,13 +49,17 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 	}
 	for range claimAttempts {
 		var (
-			got storage.IdempotencyRecord
-			won bool
+			got    storage.IdempotencyRecord
+			result []byte
+			won    bool
 		)
 		err := s.pool.QueryRow(ctx, claimSQL,
-			r.Scope, r.Key, r.Fingerprint, r.Token, r.Result, r.CreatedAt, r.ExpiresAt, r.LeaseExpiresAt, now, r.Account,
-		).Scan(&got.Scope, &got.Key, &got.Fingerprint, &got.Token, &got.Done, &got.Result,
+			r.Scope, r.Key, r.Fingerprint, r.Token, nil, r.CreatedAt, r.ExpiresAt, r.LeaseExpiresAt, now, r.Account,
+		).Scan(&got.Scope, &got.Key, &got.Fingerprint, &got.Token, &got.Done, &result, &got.Size,
 			&got.CreatedAt, &got.ExpiresAt, &got.LeaseExpiresAt, &got.Account, &got.Failed, &won)
+		if result != nil {
+			got.Result = storage.Encoded(result)
+		}
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			// The record the insert met is not in this statement's
@@ -79,8 +83,8 @@ func live(r storage.IdempotencyRecord, now time.Time) bool {
 
 // CompleteIdempotency implements storage.Storage.
 func (s *Store) CompleteIdempotency(ctx context.Context, c storage.Completion) error {
-	op := fmt.Sprintf("complete idempotency key %q", c.Key)
-	if !storable(c.Scope, c.Key, c.Token) {
+	op := "complete idempotency key"
+	if !storable(c.Account, c.Scope, c.Key, c.Token) {
 		return fail(ctx, op, storage.ErrClaimLost)
 	}
 	if err := complete(ctx, s.pool, &c); err != nil {
@@ -90,25 +94,31 @@ func (s *Store) CompleteIdempotency(ctx context.Context, c storage.Completion) e
 }
 
 // ReleaseIdempotency implements storage.Storage.
-func (s *Store) ReleaseIdempotency(ctx context.Context, scope, key, token string) error {
-	op := fmt.Sprintf("release idempotency key %q", key)
-	if !storable(scope, key, token) {
+func (s *Store) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
+	op := "release idempotency key"
+	if !storable(account, scope, key, token) {
 		// No such claim can be held.
 		if err := ctx.Err(); err != nil {
 			return fail(ctx, op, err)
 		}
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE scope = $1 AND key = $2 AND token = $3 AND NOT done`,
-		scope, key, token); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE account = $1 AND scope = $2 AND key = $3 AND token = $4 AND NOT done`,
+		account, scope, key, token); err != nil {
 		return fail(ctx, op, err)
 	}
 	return nil
 }
 
+// purgeIdempotencySQL removes the records expired at $1, of every
+// account: a sweep of the whole table by the expires_at index, one of the
+// few statements that span accounts (docs/postgres.md says why, and how
+// it runs on a cluster sharded by account).
+const purgeIdempotencySQL = `DELETE FROM idempotency WHERE expires_at <= $1`
+
 // PurgeIdempotency implements storage.Storage.
 func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE expires_at <= $1`, now)
+	tag, err := s.pool.Exec(ctx, purgeIdempotencySQL, now)
 	if err != nil {
 		return 0, fail(ctx, "purge idempotency keys", err)
 	}
@@ -117,14 +127,14 @@ func (s *Store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error
 
 // RenewIdempotency implements storage.Storage. The lease is judged by now,
 // the service's clock.
-func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error {
-	op := fmt.Sprintf("renew idempotency key %q", key)
-	if !storable(scope, key, token) {
+func (s *Store) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
+	op := "renew idempotency key"
+	if !storable(account, scope, key, token) {
 		return fail(ctx, op, storage.ErrClaimLost)
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE idempotency SET lease_expires_at = greatest(lease_expires_at, $5)
-		WHERE scope = $1 AND key = $2 AND token = $3 AND NOT done AND lease_expires_at > $4`,
-		scope, key, token, now, leaseExpiresAt)
+	tag, err := s.pool.Exec(ctx, `UPDATE idempotency SET lease_expires_at = greatest(lease_expires_at, $6)
+		WHERE account = $1 AND scope = $2 AND key = $3 AND token = $4 AND NOT done AND lease_expires_at > $5`,
+		account, scope, key, token, now, leaseExpiresAt)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
@@ -134,19 +144,22 @@ func (s *Store) RenewIdempotency(ctx context.Context, scope, key, token string, 
 	return nil
 }
 
-// trimSQL removes the completed records of account $1 beyond the $2 kept:
-// in the order of the idempotency_trim index, the newest successes come
-// first and the oldest failures last, so those beyond the offset are the
-// failures, oldest first, then the oldest successes. The cost is a walk of
-// the index over the records kept.
+// trimSQL removes the completed records of account $1 beyond the first $2,
+// or beyond the first $3 bytes: in the order of the idempotency_trim
+// index, the newest successes come first and the oldest failures last, so
+// those past either bound are the failures, oldest first, then the oldest
+// successes. The cost is a walk of the account's completed records.
 const trimSQL = `DELETE FROM idempotency i USING (
-		SELECT scope, key FROM idempotency WHERE account = $1 AND done
-		ORDER BY failed, created_at DESC, scope, key OFFSET $2
+		SELECT scope, key FROM (
+			SELECT scope, key, row_number() OVER w AS n, sum(size) OVER w AS bytes
+			FROM idempotency WHERE account = $1 AND done
+			WINDOW w AS (ORDER BY failed, created_at DESC, scope, key)
+		) kept WHERE n > $2 OR bytes > $3
 	) old
-	WHERE i.scope = old.scope AND i.key = old.key AND i.done`
+	WHERE i.account = $1 AND i.scope = old.scope AND i.key = old.key AND i.done`
 
 // TrimIdempotency implements storage.Storage.
-func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int) (int, error) {
+func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
 	op := "trim idempotency keys"
 	if !storable(account) {
 		if err := ctx.Err(); err != nil {
@@ -154,7 +167,7 @@ func (s *Store) TrimIdempotency(ctx context.Context, account string, keep int) (
 		}
 		return 0, nil
 	}
-	tag, err := s.pool.Exec(ctx, trimSQL, account, max(keep, 0))
+	tag, err := s.pool.Exec(ctx, trimSQL, account, max(keep, 0), max(keepBytes, 0))
 	if err != nil {
 		return 0, fail(ctx, op, err)
 	}

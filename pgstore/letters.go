@@ -85,7 +85,7 @@ func prepareLetter(l *storage.Letter, c *storage.Completion) (meta string, data 
 	if err := checkLetter(l); err != nil {
 		return "", nil, err
 	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+	if c != nil && !storable(c.Account, c.Scope, c.Key, c.Token) {
 		// No claim is held under such a string.
 		return "", nil, storage.ErrClaimLost
 	}
@@ -98,22 +98,23 @@ func prepareLetter(l *storage.Letter, c *storage.Completion) (meta string, data 
 	return meta, data, nil
 }
 
-// completeSQL finishes the in-flight claim ($1 scope, $2 key, $3 token) with
-// result $4, a failure when $5. No row means the claim is lost.
-const completeSQL = `UPDATE idempotency SET done = true, result = $4, failed = $5
-	WHERE scope = $1 AND key = $2 AND token = $3 AND NOT done`
+// completeSQL finishes the in-flight claim ($1 account, $2 scope, $3 key,
+// $4 token) with result $5 of size $6, a failure when $7. No row means the
+// claim is lost.
+const completeSQL = `UPDATE idempotency SET done = true, token = '', result = $5, size = $6, failed = $7
+	WHERE account = $1 AND scope = $2 AND key = $3 AND token = $4 AND NOT done`
 
 // insertLetterSQL makes a letter with revision 1.
 const insertLetterSQL = `INSERT INTO letters (` + letterColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9)`
 
-// createLetterCompletingSQL inserts the letter only if the claim ($10..$13)
-// is completed in the same statement, so both commit or neither: a lost
-// claim inserts nothing, and a taken id aborts the statement, completion
-// included, with a unique violation.
+// createLetterCompletingSQL inserts the letter only if the claim ($10..$15,
+// as completionArgs gives them) is completed in the same statement, so both
+// commit or neither: a lost claim inserts nothing, and a taken id aborts
+// the statement, completion included, with a unique violation.
 const createLetterCompletingSQL = `WITH c AS (
-		UPDATE idempotency SET done = true, result = $13
-		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
+		UPDATE idempotency SET done = true, token = '', result = $14, size = $15
+		WHERE account = $10 AND scope = $11 AND key = $12 AND token = $13 AND NOT done
 		RETURNING 1
 	)
 	INSERT INTO letters (` + letterColumns + `)
@@ -134,13 +135,13 @@ func init() {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account)
 	` + insertDeliveriesSQL("l", 10, one)
 		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
-		UPDATE idempotency SET done = true, result = $13
-		WHERE scope = $10 AND key = $11 AND token = $12 AND NOT done
+		UPDATE idempotency SET done = true, token = '', result = $14, size = $15
+		WHERE account = $10 AND scope = $11 AND key = $12 AND token = $13 AND NOT done
 		RETURNING 1
 	),
 	l AS (INSERT INTO letters (` + letterColumns + `)
 		SELECT $1, $2, $3, $4, $5::jsonb, $6, $7, $8::timestamptz, 1, $9 WHERE EXISTS (SELECT 1 FROM c) RETURNING id, account),
-	d AS (` + insertDeliveriesSQL("l", 14, one) + ` RETURNING 1)
+	d AS (` + insertDeliveriesSQL("l", 16, one) + ` RETURNING 1)
 	SELECT count(*), (SELECT count(*) FROM d) FROM l`
 	}
 }
@@ -155,8 +156,12 @@ func (s *Store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	args := []any{l.ID, l.Account, l.Status, l.ExternalID, meta, l.CreatedAt, l.ModifiedAt, nullTime(l.DueAt), data}
 	query := insertLetterSQL
 	if c != nil {
+		ca, err := completionArgs(c)
+		if err != nil {
+			return storage.Letter{}, fail(ctx, op, err)
+		}
 		query = createLetterCompletingSQL
-		args = append(args, c.Scope, c.Key, c.Token, c.Result)
+		args = append(args, ca[:6]...)
 	}
 	var inserted, made int64
 	switch {

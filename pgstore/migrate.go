@@ -61,13 +61,17 @@ func migrations() ([]migration, error) {
 // schemas do not wait for each other.
 const migrateLockClass = 0x6c7472 // "ltr"
 
-// migrate brings the schema up to date. It runs in one transaction holding
-// an advisory lock: a second server starting at the same moment waits, then
-// finds nothing left to do; a migration that fails leaves no trace.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+// migrate brings the schema up to date, or up to version upTo when it is
+// set. It runs in one transaction holding an advisory lock: a second server
+// starting at the same moment waits, then finds nothing left to do; a
+// migration that fails leaves no trace.
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, upTo int) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
+	}
+	if upTo > 0 {
+		ms = slices.DeleteFunc(ms, func(m migration) bool { return m.version > upTo })
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {

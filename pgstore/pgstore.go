@@ -50,6 +50,11 @@ type Option func(*options)
 
 type options struct {
 	schema string
+	// upTo, when set, stops the migrations after that version: for tests
+	// that make a database of an earlier schema.
+	upTo int
+	// tracer, when set, sees every statement the pool sends.
+	tracer pgx.QueryTracer
 }
 
 // WithSchema keeps the store's tables in the named schema, creating it if it
@@ -92,11 +97,14 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
 	}
+	if o.tracer != nil {
+		cfg.ConnConfig.Tracer = o.tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
-	if err := migrate(ctx, pool, o.schema); err != nil {
+	if err := migrate(ctx, pool, o.schema, o.upTo); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
@@ -160,7 +168,7 @@ func (s *Store) deleteAtRevision(ctx context.Context, op, table, account, id str
 	if !storable(account, id) {
 		return fail(ctx, op, storage.ErrNotFound)
 	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+	if c != nil && !storable(c.Account, c.Scope, c.Key, c.Token) {
 		return fail(ctx, op, storage.ErrClaimLost)
 	}
 	err := s.inClaimTx(ctx, c, func(tx pgx.Tx) error {
@@ -276,7 +284,11 @@ func revisionMissing(ctx context.Context, q querier, table, account, id string) 
 // Run in the transaction of the write c travels with, it takes the claim's
 // row lock, so a takeover waits for the write and then finds it done.
 func complete(ctx context.Context, q querier, c *storage.Completion) error {
-	tag, err := q.Exec(ctx, completeSQL, c.Scope, c.Key, c.Token, c.Result, c.Failed)
+	args, err := completionArgs(c)
+	if err != nil {
+		return err
+	}
+	tag, err := q.Exec(ctx, completeSQL, args...)
 	if err != nil {
 		return err
 	}
@@ -284,6 +296,17 @@ func complete(ctx context.Context, q querier, c *storage.Completion) error {
 		return storage.ErrClaimLost
 	}
 	return nil
+}
+
+// completionArgs are the arguments of completeSQL for c: its account,
+// scope, key and token, its result serialized, its size and whether it is
+// a failure.
+func completionArgs(c *storage.Completion) ([]any, error) {
+	result, err := storage.EncodeDocument(c.Result)
+	if err != nil {
+		return nil, fmt.Errorf("idempotency result: %w", err)
+	}
+	return []any{c.Account, c.Scope, c.Key, c.Token, result, c.Size, c.Failed}, nil
 }
 
 // pair is how one metadata entry is kept in a jsonb array, in order. An

@@ -42,7 +42,7 @@ func checkWebhook(w *storage.Webhook, c *storage.Completion) error {
 		return errText("events")
 	case !metadataStorable(w.Metadata):
 		return errText("metadata")
-	case c != nil && !storable(c.Scope, c.Key, c.Token):
+	case c != nil && !storable(c.Account, c.Scope, c.Key, c.Token):
 		return storage.ErrClaimLost
 	}
 	return nil
@@ -112,10 +112,13 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, limit int, 
 	return out, nil
 }
 
+// hasWebhooksSQL is HasWebhooks' query: whether any account has a webhook.
+const hasWebhooksSQL = `SELECT EXISTS (SELECT 1 FROM webhooks)`
+
 // HasWebhooks implements storage.Storage.
 func (s *Store) HasWebhooks(ctx context.Context) (bool, error) {
 	var has bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks)`).Scan(&has); err != nil {
+	if err := s.pool.QueryRow(ctx, hasWebhooksSQL).Scan(&has); err != nil {
 		return false, fail(ctx, "has webhooks", err)
 	}
 	return has, nil
@@ -244,7 +247,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 	if !storable(d.Status, d.Error) {
 		return storage.Delivery{}, fail(ctx, op, errText("status or error"))
 	}
-	if c != nil && !storable(c.Scope, c.Key, c.Token) {
+	if c != nil && !storable(c.Account, c.Scope, c.Key, c.Token) {
 		return storage.Delivery{}, fail(ctx, op, storage.ErrClaimLost)
 	}
 	var out storage.Delivery
@@ -275,9 +278,10 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 // transaction holds; %s adds the accounts' condition.
 const dueDeliveriesSQL = `SELECT ` + deliveryColumns + ` FROM deliveries d
 	WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $3) %s
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled')
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
 		AND NOT EXISTS (SELECT 1 FROM deliveries e
-			WHERE e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
+			WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id
+				AND e.status = 'pending' AND e.seq < d.seq)
 	ORDER BY %snext_attempt_at, d.webhook_id, d.id LIMIT $2
 	FOR UPDATE OF d SKIP LOCKED`
 
@@ -344,9 +348,9 @@ const deliveryAccountsSQL = `SELECT DISTINCT ON (d.account) d.account, d.next_at
 	WHERE d.status = 'pending' AND ($1 = '' OR d.account > $1)
 		AND (d.leased_until IS NULL OR d.leased_until <= $2)
 		AND ($3::timestamptz IS NULL OR d.next_attempt_at <= $3)
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled')
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
 		AND NOT EXISTS (SELECT 1 FROM deliveries e
-			WHERE e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
+			WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
 	ORDER BY d.account, d.next_attempt_at
 	LIMIT $4`
 

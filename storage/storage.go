@@ -126,24 +126,29 @@ type Storage interface {
 	// records as it claims removes only r.Account's, as other accounts'
 	// clocks may stand elsewhere.
 	ClaimIdempotency(ctx context.Context, r IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
-	// CompleteIdempotency stores c.Result on the in-flight claim c names.
+	// CompleteIdempotency stores c.Result and c.Size on the in-flight claim
+	// c names.
 	// Errors: ErrClaimLost when that claim is not in flight under c.Token.
 	CompleteIdempotency(ctx context.Context, c Completion) error
-	// ReleaseIdempotency removes the in-flight claim held by token, so the
-	// key can be used again. Releasing a claim not held is not an error.
-	ReleaseIdempotency(ctx context.Context, scope, key, token string) error
+	// ReleaseIdempotency removes the in-flight claim of account held by
+	// token, so the key can be used again. Releasing a claim not held is
+	// not an error.
+	ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error
 	// PurgeIdempotency removes every record whose ExpiresAt is not after now
 	// and returns how many it removed.
 	PurgeIdempotency(ctx context.Context, now time.Time) (int, error)
-	// RenewIdempotency extends the lease of the in-flight claim held by
-	// token to leaseExpiresAt, so a request still running keeps its key.
+	// RenewIdempotency extends the lease of the in-flight claim of account
+	// held by token to leaseExpiresAt, so a request still running keeps its
+	// key.
 	// Errors: ErrClaimLost when that claim is not in flight under token, or
 	// its lease is not after now (it may have been taken over).
-	RenewIdempotency(ctx context.Context, scope, key, token string, now, leaseExpiresAt time.Time) error
-	// TrimIdempotency keeps at most keep completed records of account and
-	// returns how many it removed: the failed ones go first, oldest first,
-	// then the others, oldest first. Records in flight are not counted.
-	TrimIdempotency(ctx context.Context, account string, keep int) (int, error)
+	RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error
+	// TrimIdempotency keeps at most keep completed records of account, of
+	// at most keepBytes bytes in all (the sum of their Size), and returns
+	// how many it removed: the failed ones go first, oldest first, then the
+	// others, oldest first, until both bounds hold. Records in flight are
+	// not counted.
+	TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error)
 }
 
 // Document is the part of a record a store keeps without looking into it.
@@ -352,16 +357,25 @@ type AssetWrite struct {
 // request made with an idempotency key.
 type IdempotencyRecord struct {
 	// Scope is whose key it is (an API key's identity); Key is the
-	// caller's idempotency key. Together they identify the record.
+	// caller's idempotency key. Together they identify the record; a
+	// scope belongs to one Account, and every call about a record names
+	// its account too, so a store may keep an account's records apart.
 	Scope string
 	Key   string
 	// Fingerprint describes the request, to tell a retry from misuse.
 	Fingerprint string
-	// Token identifies the claim that owns the record while it is in flight.
+	// Token identifies the claim that owns the record while it is in
+	// flight; a completed record has none (it is the empty string).
 	Token string
 	// Done is set once Result is stored.
-	Done   bool
-	Result []byte
+	Done bool
+	// Result is the stored outcome, a document typed by the service: a
+	// store keeps it as it keeps a letter's Doc (its kept form, see
+	// Keeper, or serialized and returned as Encoded). nil in flight.
+	Result Document
+	// Size is how many bytes Result counts against its account's bound
+	// (see TrimIdempotency), as the service measured it.
+	Size int64
 	// Failed is set with Done when Result records a failure, which
 	// TrimIdempotency removes before other outcomes.
 	Failed bool
@@ -377,10 +391,13 @@ type IdempotencyRecord struct {
 // Completion finishes an in-flight idempotency claim. Passed with a write,
 // it is applied atomically with it: both happen or neither does.
 type Completion struct {
-	Scope  string
-	Key    string
-	Token  string
-	Result []byte
+	// Account is the claim's (IdempotencyRecord.Account).
+	Account string
+	Scope   string
+	Key     string
+	Token   string
+	Result  Document
+	Size    int64
 	// Failed marks Result as a failure (see IdempotencyRecord.Failed).
 	Failed bool
 }

@@ -15,7 +15,7 @@ var cancelTests = []test{
 	{"CreateLetter", func(t *testing.T, f *fixture) {
 		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
 		l := f.letter(acctA)
-		_, err := f.s.CreateLetter(cancelled(f), l, &storage.Completion{Scope: "s", Key: "k", Token: "tok-1"})
+		_, err := f.s.CreateLetter(cancelled(f), l, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok-1"})
 		wantCanceled(t, err)
 		_, err = f.s.GetLetter(f.ctx, acctA, l.ID)
 		wantErr(t, "GetLetter", err, storage.ErrNotFound)
@@ -115,13 +115,13 @@ var cancelTests = []test{
 	}},
 	{"CompleteIdempotency", func(t *testing.T, f *fixture) {
 		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
-		err := f.s.CompleteIdempotency(cancelled(f), storage.Completion{Scope: "s", Key: "k", Token: "tok-1", Result: []byte("ok")})
+		err := f.s.CompleteIdempotency(cancelled(f), storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok-1", Result: storage.Encoded("ok")})
 		wantCanceled(t, err)
 		f.wantInFlight(t, "s", "k", "tok-1", t0)
 	}},
 	{"ReleaseIdempotency", func(t *testing.T, f *fixture) {
 		f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
-		err := f.s.ReleaseIdempotency(cancelled(f), "s", "k", "tok-1")
+		err := f.s.ReleaseIdempotency(cancelled(f), scopeAccount("s"), "s", "k", "tok-1")
 		wantCanceled(t, err)
 		f.wantInFlight(t, "s", "k", "tok-1", t0)
 	}},

@@ -54,7 +54,7 @@ var completionTests = func() []test {
 func testCompletionHeld(t *testing.T, f *fixture, prepare func(*testing.T, *fixture) writeCase) {
 	w := prepare(t, f)
 	f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
-	must(t, "write", w.write(&storage.Completion{Scope: "s", Key: "k", Token: "tok-1", Result: []byte("result")}))
+	must(t, "write", w.write(&storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok-1", Result: storage.Encoded("result")}))
 	if !w.written(t) {
 		t.Error("the write did not take effect")
 	}
@@ -74,12 +74,12 @@ func testCompletionLost(t *testing.T, f *fixture, prepare func(*testing.T, *fixt
 		}},
 		{"completed", func(t *testing.T, key string) (time.Time, func(*testing.T, string, time.Time)) {
 			f.mustClaim(t, claimRecord("s", key, "tok-1", t0), t0)
-			must(t, "CompleteIdempotency", f.s.CompleteIdempotency(f.ctx, storage.Completion{Scope: "s", Key: key, Token: "tok-1", Result: []byte("earlier")}))
+			must(t, "CompleteIdempotency", f.s.CompleteIdempotency(f.ctx, storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: key, Token: "tok-1", Result: storage.Encoded("earlier")}))
 			return t0, func(t *testing.T, key string, now time.Time) { f.wantDone(t, "s", key, "earlier", now) }
 		}},
 		{"released", func(t *testing.T, key string) (time.Time, func(*testing.T, string, time.Time)) {
 			f.mustClaim(t, claimRecord("s", key, "tok-1", t0), t0)
-			must(t, "ReleaseIdempotency", f.s.ReleaseIdempotency(f.ctx, "s", key, "tok-1"))
+			must(t, "ReleaseIdempotency", f.s.ReleaseIdempotency(f.ctx, scopeAccount("s"), "s", key, "tok-1"))
 			return t0, func(t *testing.T, key string, now time.Time) {
 				if got, won := f.probe(t, "s", key, now); !won {
 					t.Errorf("record %s: a released claim was completed: %+v", key, got)
@@ -104,7 +104,7 @@ func testCompletionLost(t *testing.T, f *fixture, prepare func(*testing.T, *fixt
 			w := prepare(t, f)
 			key := "k-" + tc.name
 			now, state := tc.lose(t, key)
-			err := w.write(&storage.Completion{Scope: "s", Key: key, Token: "tok-1", Result: []byte("lost")})
+			err := w.write(&storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: key, Token: "tok-1", Result: storage.Encoded("lost")})
 			wantErr(t, "write", err, storage.ErrClaimLost)
 			if w.written(t) {
 				t.Error("the write took effect")
@@ -117,7 +117,7 @@ func testCompletionLost(t *testing.T, f *fixture, prepare func(*testing.T, *fixt
 func testCompletionWriteFails(t *testing.T, f *fixture, prepare func(*testing.T, *fixture) writeCase) {
 	w := prepare(t, f)
 	f.mustClaim(t, claimRecord("s", "k", "tok-1", t0), t0)
-	err := w.fail(&storage.Completion{Scope: "s", Key: "k", Token: "tok-1", Result: []byte("lost")})
+	err := w.fail(&storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok-1", Result: storage.Encoded("lost")})
 	wantErr(t, "failing write", err, w.failErr)
 	if w.written(t) {
 		t.Error("the write took effect")

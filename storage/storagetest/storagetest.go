@@ -267,6 +267,7 @@ func (f *fixture) wantContent(t testing.TB, account, hash, want string) {
 // one-minute lease.
 func claimRecord(scope, key, token string, now time.Time) storage.IdempotencyRecord {
 	return storage.IdempotencyRecord{
+		Account:        scopeAccount(scope),
 		Scope:          scope,
 		Key:            key,
 		Fingerprint:    "POST /letters " + token,
@@ -275,6 +276,20 @@ func claimRecord(scope, key, token string, now time.Time) storage.IdempotencyRec
 		ExpiresAt:      now.Add(24 * time.Hour),
 		LeaseExpiresAt: now.Add(time.Minute),
 	}
+}
+
+// scopeAccount is the account of the records claimRecord makes in scope:
+// a scope belongs to one account.
+func scopeAccount(scope string) string { return "account-of-" + scope }
+
+// resultOf is the bytes of a stored result, as a store returns it.
+func resultOf(t testing.TB, d storage.Document) string {
+	t.Helper()
+	b, err := storage.EncodeDocument(d)
+	if err != nil {
+		t.Fatalf("stored result: %v", err)
+	}
+	return string(b)
 }
 
 func (f *fixture) claim(t testing.TB, r storage.IdempotencyRecord, now time.Time) (storage.IdempotencyRecord, bool) {
@@ -315,7 +330,7 @@ func (f *fixture) wantInFlight(t testing.TB, scope, key, token string, now time.
 func (f *fixture) wantDone(t testing.TB, scope, key, result string, now time.Time) {
 	t.Helper()
 	got, won := f.probe(t, scope, key, now)
-	if won || !got.Done || string(got.Result) != result {
-		t.Errorf("record %s: won %v, done %v, result %q; want done with %q", key, won, got.Done, got.Result, result)
+	if stored := resultOf(t, got.Result); won || !got.Done || stored != result {
+		t.Errorf("record %s: won %v, done %v, result %q; want done with %q", key, won, got.Done, stored, result)
 	}
 }

@@ -240,7 +240,7 @@ func testNoticeWrites(t *testing.T, f *fixture) {
 	wantErr(t, "UpdateLetter at a stale revision", err, storage.ErrConflict)
 	lost := l
 	lost.Notices = stale.Notices
-	_, err = f.s.UpdateLetter(f.ctx, lost, &storage.Completion{Scope: "s", Key: "k", Token: "none"})
+	_, err = f.s.UpdateLetter(f.ctx, lost, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "none"})
 	wantErr(t, "UpdateLetter with a lost claim", err, storage.ErrClaimLost)
 	dup := f.letter(acctA)
 	dup.ID = l.ID
@@ -253,7 +253,7 @@ func testNoticeWrites(t *testing.T, f *fixture) {
 	f.mustClaim(t, claimRecord("s", "k", "tok", t0), t0)
 	u := l
 	u.Notices = []storage.Notice{notice(l.ID, 1, "letter.ready")}
-	l, err = f.s.UpdateLetter(f.ctx, u, &storage.Completion{Scope: "s", Key: "k", Token: "tok", Result: []byte("ok")})
+	l, err = f.s.UpdateLetter(f.ctx, u, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok", Result: storage.Encoded("ok")})
 	must(t, "UpdateLetter", err)
 	_, err = f.s.ProcessDueLetters(f.ctx, storage.DueQuery{Now: at(time.Hour), Limit: 10}, func(p *storage.Letter) error {
 		p.DueAt = time.Time{}
@@ -268,7 +268,7 @@ func testNoticeWrites(t *testing.T, f *fixture) {
 	f.mustClaim(t, claimRecord("s", "k2", "tok2", t0), t0)
 	c := f.letter(acctA)
 	c.Notices = []storage.Notice{notice(c.ID, 0, "letter.created")}
-	_, err = f.s.CreateLetter(f.ctx, c, &storage.Completion{Scope: "s", Key: "k2", Token: "tok2", Result: []byte("ok")})
+	_, err = f.s.CreateLetter(f.ctx, c, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k2", Token: "tok2", Result: storage.Encoded("ok")})
 	must(t, "CreateLetter", err)
 	if ds := f.deliveries(t, w); len(ds) != 4 || ds[0].LetterID != c.ID {
 		t.Errorf("deliveries after a claimed create: %v", deliveryIDs(ds))
@@ -330,11 +330,11 @@ func testNoticeDeliveriesCounted(t *testing.T, f *fixture) {
 	write("a create with two notices", two, nil, 3)
 	f.mustClaim(t, claimRecord("s", "k", "tok", t0), t0)
 	c.Notices = []storage.Notice{notice(c.ID, 1, "letter.mailed")}
-	write("a claimed update", c, &storage.Completion{Scope: "s", Key: "k", Token: "tok", Result: []byte("ok")}, 2)
+	write("a claimed update", c, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k", Token: "tok", Result: storage.Encoded("ok")}, 2)
 	f.mustClaim(t, claimRecord("s", "k2", "tok2", t0), t0)
 	m := f.letter(acctA)
 	m.Notices = []storage.Notice{notice(m.ID, 0, "letter.created"), notice(m.ID, 1, "letter.mailed")}
-	write("a claimed create with two notices", m, &storage.Completion{Scope: "s", Key: "k2", Token: "tok2", Result: []byte("ok")}, 3)
+	write("a claimed create with two notices", m, &storage.Completion{Account: scopeAccount("s"), Scope: "s", Key: "k2", Token: "tok2", Result: storage.Encoded("ok")}, 3)
 	if got := f.getLetter(t, acctA, m.ID); got.Deliveries != 0 {
 		t.Errorf("GetLetter: Deliveries %d, want 0", got.Deliveries)
 	}
