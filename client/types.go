@@ -546,6 +546,10 @@ type Fault struct {
 	AfterWrite      bool    `json:"afterWrite,omitempty"`
 	Times           int     `json:"times,omitempty"`
 	Probability     float64 `json:"probability,omitempty"`
+	// RetryAfter, a Go duration ("30s") of at most a day, is the answer's
+	// Retry-After, with Status 429, 409 or 503; an injected 429 or 409
+	// without it says 1 second.
+	RetryAfter string `json:"retryAfter,omitempty"`
 }
 
 // FaultList is the account's faults, in the order they are tried.
