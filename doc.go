@@ -62,7 +62,10 @@
 //     no storage, no clock reads, time comes in as an argument.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
 //     in testroutes.go.
-//   - lettershoptest: the test helper. client: the typed Go client.
+//   - lettershoptest: the test helper; lettershoptest/pgtest runs it on
+//     PostgreSQL, apart so that its driver is in no test binary that does
+//     not ask for it. client: the typed Go client, whose wire types the
+//     helper returns too.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
 //     traffic against it in tests; internal/pdftest reads PDFs back in tests.
 //   - delivery: the engine that runs webhook attempts, fairly across
@@ -93,7 +96,8 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, openapi
-//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client
+//	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
