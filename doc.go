@@ -71,6 +71,8 @@
 //   - delivery: the engine that runs webhook attempts, fairly across
 //     accounts, behind the root's deliveryEngine; it knows nothing of
 //     webhooks.
+//   - snapshot: an account's records and clock as one JSON document, taken
+//     and restored (with fresh ids) for test fixtures.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -86,7 +88,8 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, snapshot
+//	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -95,8 +98,8 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, openapi
-//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client
+//	httpadapter         -> lettershop, openapi, snapshot
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot
 //	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)

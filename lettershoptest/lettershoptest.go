@@ -73,6 +73,7 @@ type config struct {
 	faultSeed int64
 	sleep     func(context.Context, time.Duration) error
 	shared    bool
+	fixture   string
 }
 
 // WithSharedClock gives every account the server's one clock: an account's
@@ -158,7 +159,9 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		lettershop.WithLogger(discard),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
-	return &core{t: t, svc: svc, store: store, clock: mc, shared: cfg.shared}, cfg
+	c := &core{t: t, svc: svc, store: store, clock: mc, shared: cfg.shared}
+	c.seed(cfg.fixture)
+	return c, cfg
 }
 
 // advance moves the server's clock on by d and runs what fell due.
