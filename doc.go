@@ -109,5 +109,6 @@
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter
+//	examples/...        -> client, webhook
 //	cmd/...             -> (any)
 package lettershop
