@@ -40,7 +40,7 @@ func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
 // WithFixture starts the server (or Service) from the snapshots in the
 // file at path, each restored into the account it was taken from with its
 // ids: a snapshot as GET /_test/snapshot answers it, or a JSON array of
-// them (lettershop --seed reads the same file). Server.AccountWithKey
+// them. Server.AccountWithKey
 // returns the account of a fixture's key.
 func WithFixture(path string) Option { return func(c *config) { c.fixture = path } }
 
