@@ -78,11 +78,11 @@ type Deliverability string
 
 // The deliverability values.
 const (
-	Deliverable                = Deliverability("deliverable")
-	DeliverableMissingUnit     = Deliverability("deliverableMissingUnit")
-	DeliverableIncorrectUnit   = Deliverability("deliverableIncorrectUnit")
-	DeliverableUnnecessaryUnit = Deliverability("deliverableUnnecessaryUnit")
-	Undeliverable              = Deliverability("undeliverable")
+	Deliverable                Deliverability = "deliverable"
+	DeliverableMissingUnit     Deliverability = "deliverableMissingUnit"
+	DeliverableIncorrectUnit   Deliverability = "deliverableIncorrectUnit"
+	DeliverableUnnecessaryUnit Deliverability = "deliverableUnnecessaryUnit"
+	Undeliverable              Deliverability = "undeliverable"
 )
 
 // PartyRole says which party of a letter an address belongs to.
@@ -90,8 +90,8 @@ type PartyRole string
 
 // The party roles.
 const (
-	RoleSender    = PartyRole("sender")
-	RoleRecipient = PartyRole("recipient")
+	RoleSender    PartyRole = "sender"
+	RoleRecipient PartyRole = "recipient"
 )
 
 // AddressRequest asks an AddressProcessor to process one party's address.

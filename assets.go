@@ -17,10 +17,10 @@ type AssetType string
 
 // The asset types.
 const (
-	AssetTemplate = AssetType("template")
-	AssetImage    = AssetType("image")
-	AssetFont     = AssetType("font")
-	AssetDocument = AssetType("document")
+	AssetTemplate AssetType = "template"
+	AssetImage    AssetType = "image"
+	AssetFont     AssetType = "font"
+	AssetDocument AssetType = "document"
 )
 
 // VersionStatus is where an asset version is in its life: draft ->
@@ -31,10 +31,10 @@ type VersionStatus string
 // The version statuses. An asset's status is the first of these its
 // versions have: published, draft, archived, deleted.
 const (
-	VersionDraft     = VersionStatus("draft")
-	VersionPublished = VersionStatus("published")
-	VersionArchived  = VersionStatus("archived")
-	VersionDeleted   = VersionStatus("deleted")
+	VersionDraft     VersionStatus = "draft"
+	VersionPublished VersionStatus = "published"
+	VersionArchived  VersionStatus = "archived"
+	VersionDeleted   VersionStatus = "deleted"
 )
 
 // contentTypes are the MIME types each asset type holds; the first is the default.

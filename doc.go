@@ -62,13 +62,18 @@
 //     no storage, no clock reads, time comes in as an argument.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
 //     in testroutes.go.
-//   - lettershoptest: the test helper. client: the typed Go client.
+//   - lettershoptest: the test helper; lettershoptest/pgtest runs it on
+//     PostgreSQL, apart so that its driver is in no test binary that does
+//     not ask for it. client: the typed Go client, whose wire types the
+//     helper returns too.
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
 //     traffic against it in tests; internal/pdftest reads PDFs back in tests;
 //     internal/echo cuts what error messages quote of their input.
 //   - delivery: the engine that runs webhook attempts, fairly across
 //     accounts, behind the root's deliveryEngine; it knows nothing of
 //     webhooks.
+//   - snapshot: an account's records and clock as one JSON document, taken
+//     and restored (with fresh ids) for test fixtures.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -84,7 +89,8 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, snapshot
+//	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -93,8 +99,9 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, storage, openapi, internal/echo
-//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
+//	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot
+//	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
@@ -104,5 +111,6 @@
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)
 //	inbox               -> lettershop, httpadapter, internal/echo
+//	examples/...        -> client, webhook
 //	cmd/...             -> (any)
 package lettershop

@@ -13,10 +13,10 @@ type EventType string
 const (
 	// EventTypeStatus is a change of the letter's status; the event's
 	// Status is the new LetterStatus.
-	EventTypeStatus = EventType("status")
+	EventTypeStatus EventType = "status"
 	// EventTypeTracking is a postal tracking scan; the event's Status is one
 	// of the tracking statuses (EventInTransit, ...).
-	EventTypeTracking = EventType("tracking")
+	EventTypeTracking EventType = "tracking"
 )
 
 // EventStatus is what an event says: for an event of type status, the
@@ -27,12 +27,12 @@ type EventStatus string
 // The tracking statuses, in the order a letter meets them. reRouted and
 // returnedToSender set the event's ActionRequired.
 const (
-	EventInTransit            = EventStatus("inTransit")
-	EventInLocalArea          = EventStatus("inLocalArea")
-	EventProcessedForDelivery = EventStatus("processedForDelivery")
-	EventDelivered            = EventStatus("delivered")
-	EventReRouted             = EventStatus("reRouted")
-	EventReturnedToSender     = EventStatus("returnedToSender")
+	EventInTransit            EventStatus = "inTransit"
+	EventInLocalArea          EventStatus = "inLocalArea"
+	EventProcessedForDelivery EventStatus = "processedForDelivery"
+	EventDelivered            EventStatus = "delivered"
+	EventReRouted             EventStatus = "reRouted"
+	EventReturnedToSender     EventStatus = "returnedToSender"
 )
 
 // ContentType is the MIME type of an asset version's content.
@@ -41,12 +41,12 @@ type ContentType string
 // The content types, by the asset type that holds them: a template holds
 // HTML, an image PNG or JPEG, a document PDF, a font TrueType or OpenType.
 const (
-	ContentHTML = ContentType("text/html")
-	ContentPNG  = ContentType("image/png")
-	ContentJPEG = ContentType("image/jpeg")
-	ContentPDF  = ContentType("application/pdf")
-	ContentTTF  = ContentType("font/ttf")
-	ContentOTF  = ContentType("font/otf")
+	ContentHTML ContentType = "text/html"
+	ContentPNG  ContentType = "image/png"
+	ContentJPEG ContentType = "image/jpeg"
+	ContentPDF  ContentType = "application/pdf"
+	ContentTTF  ContentType = "font/ttf"
+	ContentOTF  ContentType = "font/otf"
 )
 
 // ContentSource says where a version's content comes from and is kept.
@@ -59,16 +59,16 @@ type ContentSource string
 // needed. Only inline content is taken yet: the others are refused, naming
 // content.source.
 const (
-	ContentInline      = ContentSource("inline")
-	ContentImport      = ContentSource("import")
-	ContentExternalURL = ContentSource("externalUrl")
+	ContentInline      ContentSource = "inline"
+	ContentImport      ContentSource = "import"
+	ContentExternalURL ContentSource = "externalUrl"
 )
 
 // LetterContentType is what a letter's content names.
 type LetterContentType string
 
 // LetterContentAsset prints an asset's version, the only kind there is.
-const LetterContentAsset = LetterContentType("asset")
+const LetterContentAsset LetterContentType = "asset"
 
 // VariableType is the type of a template variable.
 type VariableType string
@@ -76,15 +76,15 @@ type VariableType string
 // The variable types.
 const (
 	// VariableTypeValue is a plain text value, the default.
-	VariableTypeValue = VariableType("value")
+	VariableTypeValue VariableType = "value"
 	// VariableTypeAsset is the id of an image or font asset of the same
 	// account with a published version: a template shows it as <img
 	// src="{{logo}}"> or uses it in @font-face { src: url({{font}}) }.
-	VariableTypeAsset = VariableType("asset")
+	VariableTypeAsset VariableType = "asset"
 	// VariableTypeExternalURL is a public http or https URL of an image or
 	// a font, used as an asset variable is, fetched when the letter is
 	// printed.
-	VariableTypeExternalURL = VariableType("externalUrl")
+	VariableTypeExternalURL VariableType = "externalUrl"
 )
 
 var variableTypes = []VariableType{VariableTypeValue, VariableTypeAsset, VariableTypeExternalURL}
@@ -94,8 +94,8 @@ type MailService string
 
 // The mail services; first class is the default.
 const (
-	MailFirstClass = MailService("firstClass")
-	MailStandard   = MailService("standard")
+	MailFirstClass MailService = "firstClass"
+	MailStandard   MailService = "standard"
 )
 
 // ExtraService is a postal extra a letter may ask for.
@@ -103,10 +103,10 @@ type ExtraService string
 
 // The extra services.
 const (
-	ExtraACS                    = ExtraService("acs")
-	ExtraCertified              = ExtraService("certified")
-	ExtraCertifiedReturnReceipt = ExtraService("certifiedReturnReceipt")
-	ExtraRegistered             = ExtraService("registered")
+	ExtraACS                    ExtraService = "acs"
+	ExtraCertified              ExtraService = "certified"
+	ExtraCertifiedReturnReceipt ExtraService = "certifiedReturnReceipt"
+	ExtraRegistered             ExtraService = "registered"
 )
 
 // CassType is the kind of CASS processing asked for, and done: an
@@ -115,8 +115,8 @@ type CassType string
 
 // The CASS types.
 const (
-	CassBasic = CassType("basic")
-	CassNone  = CassType("none")
+	CassBasic CassType = "basic"
+	CassNone  CassType = "none"
 )
 
 // Casing is how CASS writes a standardized address.
@@ -124,8 +124,8 @@ type Casing string
 
 // The casings; proper is the default.
 const (
-	CasingProper = Casing("proper")
-	CasingUpper  = Casing("upper")
+	CasingProper Casing = "proper"
+	CasingUpper  Casing = "upper"
 )
 
 // NcoaOption says whether a moved recipient's letter is forwarded.
@@ -133,8 +133,8 @@ type NcoaOption string
 
 // The NCOA options.
 const (
-	NcoaNone       = NcoaOption("none")
-	NcoaNewAddress = NcoaOption("newAddress")
+	NcoaNone       NcoaOption = "none"
+	NcoaNewAddress NcoaOption = "newAddress"
 )
 
 // DeliverabilityThreshold names a set of deliverability values a letter is
@@ -143,9 +143,9 @@ type DeliverabilityThreshold string
 
 // The thresholds; normal is the default.
 const (
-	ThresholdStrict  = DeliverabilityThreshold("strict")
-	ThresholdNormal  = DeliverabilityThreshold("normal")
-	ThresholdRelaxed = DeliverabilityThreshold("relaxed")
+	ThresholdStrict  DeliverabilityThreshold = "strict"
+	ThresholdNormal  DeliverabilityThreshold = "normal"
+	ThresholdRelaxed DeliverabilityThreshold = "relaxed"
 )
 
 // ValidationScope says what a letter's variables are checked against.
@@ -154,7 +154,7 @@ type ValidationScope string
 // The validation scopes; asset is the default.
 const (
 	// ValidationScopeAsset checks variables against the version's definitions.
-	ValidationScopeAsset = ValidationScope("asset")
+	ValidationScopeAsset ValidationScope = "asset"
 	// ValidationScopeNone does not check them.
-	ValidationScopeNone = ValidationScope("none")
+	ValidationScopeNone ValidationScope = "none"
 )

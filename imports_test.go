@@ -301,3 +301,51 @@ func TestOwnRequestsGoThroughEgress(t *testing.T) {
 		}
 	}
 }
+
+// A constant of a named type is declared with its type (X T = "x"), not as
+// a conversion (X = T("x")): go doc lists a constant under its type only
+// when the declaration names the type, and a reader looking up the type
+// should find its values there.
+func TestConstantsNameTheirType(t *testing.T) {
+	for _, p := range listPackages(t) {
+		fset := token.NewFileSet()
+		types := map[string]bool{}
+		var files []*ast.File
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+			for _, d := range f.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+					for _, s := range g.Specs {
+						types[s.(*ast.TypeSpec).Name.Name] = true
+					}
+				}
+			}
+		}
+		for _, f := range files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, s := range g.Specs {
+					v := s.(*ast.ValueSpec)
+					if v.Type != nil || len(v.Values) != 1 || !v.Names[0].IsExported() {
+						continue
+					}
+					call, ok := v.Values[0].(*ast.CallExpr)
+					if !ok {
+						continue
+					}
+					if fn, ok := call.Fun.(*ast.Ident); ok && types[fn.Name] {
+						t.Errorf("%s: %s = %s(...): write %s %s = ..., so go doc lists it under %s",
+							fset.Position(v.Pos()), v.Names[0].Name, fn.Name, v.Names[0].Name, fn.Name, fn.Name)
+					}
+				}
+			}
+		}
+	}
+}

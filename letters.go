@@ -26,12 +26,12 @@ type LetterStatus string
 // cannot be mailed; an update that makes it mailable queues it again.
 // Canceled is reachable from queued, ready and issue.
 const (
-	StatusQueued       = LetterStatus("queued")
-	StatusReady        = LetterStatus("ready")
-	StatusInProduction = LetterStatus("inProduction")
-	StatusMailed       = LetterStatus("mailed")
-	StatusIssue        = LetterStatus("issue")
-	StatusCanceled     = LetterStatus("canceled")
+	StatusQueued       LetterStatus = "queued"
+	StatusReady        LetterStatus = "ready"
+	StatusInProduction LetterStatus = "inProduction"
+	StatusMailed       LetterStatus = "mailed"
+	StatusIssue        LetterStatus = "issue"
+	StatusCanceled     LetterStatus = "canceled"
 )
 
 var letterStatuses = []LetterStatus{StatusQueued, StatusReady, StatusInProduction, StatusMailed, StatusIssue, StatusCanceled}
@@ -41,8 +41,8 @@ type UseType string
 
 // The use types.
 const (
-	UseMarketing     = UseType("marketing")
-	UseTransactional = UseType("transactional")
+	UseMarketing     UseType = "marketing"
+	UseTransactional UseType = "transactional"
 )
 
 // Letter is a letter to be printed and mailed.

@@ -25,13 +25,13 @@ type VariableBehavior string
 // The variable behaviors.
 const (
 	// VariableOptional may be set; unset, it merges as nothing.
-	VariableOptional = VariableBehavior("optional")
+	VariableOptional VariableBehavior = "optional"
 	// VariableRequired must be set by every letter.
-	VariableRequired = VariableBehavior("required")
+	VariableRequired VariableBehavior = "required"
 	// VariablePreset takes its PresetValue; a letter may not set it.
-	VariablePreset = VariableBehavior("preset")
+	VariablePreset VariableBehavior = "preset"
 	// VariableOverridablePreset takes its PresetValue unless a letter sets it.
-	VariableOverridablePreset = VariableBehavior("overridablePreset")
+	VariableOverridablePreset VariableBehavior = "overridablePreset"
 )
 
 var variableBehaviors = []string{string(VariableOptional), string(VariableRequired), string(VariablePreset), string(VariableOverridablePreset)}

@@ -107,12 +107,17 @@ type Webhook struct {
 }
 
 // CreateWebhookInput makes a webhook: where to post events, which (empty:
-// all), and a description and metadata of the caller's.
+// all), and a description and metadata of the caller's. Secret, when set,
+// is the webhook's secret instead of a new random one: "whsec_" and 16 to
+// 100 letters, digits, "-" or "_". It is for tests, which build their
+// receiver with the secret before the webhook exists; the HTTP API takes
+// it from test keys only.
 type CreateWebhookInput struct {
 	URL         string             `json:"url"`
 	Events      []WebhookEventType `json:"events,omitempty"`
 	Description string             `json:"description,omitempty"`
 	Metadata    Metadata           `json:"metadata,omitempty"`
+	Secret      string             `json:"secret,omitempty"`
 }
 
 // UpdateWebhookInput changes a webhook; fields left nil stay. ID, Secret,
@@ -200,6 +205,7 @@ func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWe
 		s.validateWebhookURL(f, in.URL)
 		validateWebhookEvents(f, in.Events)
 		validateWebhookDescription(f, in.Description)
+		validateWebhookSecret(f, in.Secret)
 		in.Metadata.validate("metadata", f)
 		if err := f.err(); err != nil {
 			return nil, err
@@ -208,10 +214,35 @@ func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWe
 	})
 }
 
+// Bounds of a secret a caller chooses, after its prefix.
+const (
+	minChosenSecret = 16
+	maxChosenSecret = 100
+)
+
+// validateWebhookSecret checks a secret the caller chose: long enough not
+// to be guessed by chance, and of characters a header and a shell carry
+// as they are.
+func validateWebhookSecret(f fieldErrors, secret string) {
+	if secret == "" {
+		return
+	}
+	rest, ok := strings.CutPrefix(secret, secretPrefix)
+	if !ok || len(rest) < minChosenSecret || len(rest) > maxChosenSecret || strings.ContainsFunc(rest, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+	}) {
+		f.add("secret", "must be %s followed by %d to %d letters, digits, - or _ (%d bytes given)",
+			secretPrefix, minChosenSecret, maxChosenSecret, len(secret))
+	}
+}
+
 func (s *Service) createWebhook(ctx context.Context, account, target string, in CreateWebhookInput) (*Webhook, error) {
-	secret, err := s.newSecret()
-	if err != nil {
-		return nil, internal("create webhook", err)
+	secret := in.Secret
+	if secret == "" {
+		var err error
+		if secret, err = s.newSecret(); err != nil {
+			return nil, internal("create webhook", err)
+		}
 	}
 	now := s.now(account)
 	w := &Webhook{

@@ -43,9 +43,12 @@ type Client struct {
 	maxBackoff time.Duration
 	sleep      func(context.Context, time.Duration) error
 	now        func() time.Time
-	jitter     func(time.Duration) time.Duration
-	newKey     func() string
-	userAgent  string
+	// virtual: sleep moves a clock of the client's own (WithVirtualClock)
+	// and takes no real time, so a context's deadline does not bound it.
+	virtual   bool
+	jitter    func(time.Duration) time.Duration
+	newKey    func() string
+	userAgent string
 }
 
 // Option configures a Client.
@@ -84,9 +87,49 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 }
 
 // WithClock replaces time.Now where the client reads the time: to wait
-// until P-RateLimit-Reset, and to judge whether a wait ends before the
-// context's deadline.
+// until X-Rate-Limit-Reset (when a 429 carries no Retry-After), and to
+// judge whether a wait ends before the context's deadline. For a clock
+// that waits move, and that real time does not, use WithVirtualClock.
 func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
+
+// WithVirtualClock makes the client keep time on a clock that is not the
+// wall's: it reads the time with now (to wait until X-Rate-Limit-Reset),
+// and waits between attempts by calling advance, which moves that clock on
+// by d and returns. Such a wait takes no real time, so a context's
+// deadline does not stop it being begun. A test of code that uses the
+// client passes the virtual clock of the server it tests against: its
+// retries then run at once, and the server's time moves as far as they
+// waited. WithTestClock does it for a lettershop server's test clock.
+func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *Client) { c.now, c.sleep, c.virtual = now, advance, true }
+}
+
+// WithTestClock makes the client's retries wait on the API key's account's
+// clock of a lettershop server run with a test clock (lettershop
+// --test-clock): a wait of d is POST /_test/clock/advance by d, and the
+// time the client reads is GET /_test/clock, so a retry after a 429 or a
+// request in flight costs no real time, and the account's letters move
+// on as far as the wait. A failure to read the clock reads the wall
+// clock's time instead. (In Go tests, lettershoptest's Account.Client
+// does the same without the round trips.)
+func WithTestClock() Option {
+	return func(c *Client) {
+		c.virtual = true
+		c.now = func() time.Time {
+			if t, err := c.Test.Now(context.Background()); err == nil {
+				return t
+			}
+			return time.Now()
+		}
+		c.sleep = func(ctx context.Context, d time.Duration) error {
+			if d <= 0 {
+				return ctx.Err()
+			}
+			_, err := c.Test.Advance(ctx, d)
+			return err
+		}
+	}
+}
 
 // WithJitter replaces how a backoff wait d is spread. The default waits a
 // random time between d/2 and d, so clients that failed together do not
@@ -229,7 +272,7 @@ func (c *Client) send(ctx context.Context, r request) (*response, error) {
 		if !again || attempt >= c.maxRetries {
 			return resp, err
 		}
-		if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
+		if deadline, ok := ctx.Deadline(); ok && !c.virtual && c.now().Add(wait).After(deadline) {
 			return resp, err
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {
@@ -317,17 +360,19 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return c.jitter(min(d, c.maxBackoff))
 }
 
-// rateLimitWait waits until X-Rate-Limit-Reset (or P-RateLimit-Reset, its
-// other name), when the key's bucket is full again; without it,
-// Retry-After; without either, the backoff.
+// rateLimitWait waits Retry-After, the seconds from now until the key's
+// bucket is full again, which holds on any clock; without it, until
+// X-Rate-Limit-Reset (or P-RateLimit-Reset, its other name), an instant
+// read against the client's clock, which a server on a test clock states
+// on its own; without either, the backoff.
 func (c *Client) rateLimitWait(attempt int, h http.Header) time.Duration {
+	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
 	for _, name := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
 		if t, err := time.Parse(time.RFC3339, h.Get(name)); err == nil {
 			return max(t.Sub(c.now()), 0)
 		}
-	}
-	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
 	}
 	return c.backoff(attempt)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,8 +173,9 @@ func TestRetryRateLimitedOnEitherHeader(t *testing.T) {
 }
 
 // TestRetryRateLimited runs against the server's own rate limiter, on a
-// clock that the client's waits move: the client waits until
-// P-RateLimit-Reset, and the bucket is full again.
+// clock that the client's waits move: the client waits Retry-After, until
+// the bucket holds a request again (not until it is full, which
+// X-Rate-Limit-Reset says).
 func TestRetryRateLimited(t *testing.T) {
 	w := newWaits()
 	rateClock := clock.NewMock()
@@ -192,8 +195,8 @@ func TestRetryRateLimited(t *testing.T) {
 	if diff := cmp.Diff([]int{201, 201, 429, 201}, statusesOf(rec.all())); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
-	// Two requests of a bucket of 2 refilled over 10s: full again in 10s.
-	if diff := cmp.Diff([]time.Duration{10 * time.Second}, w.all()); diff != "" {
+	// A bucket of 2 refilled over 10s: a request's worth in 5s.
+	if diff := cmp.Diff([]time.Duration{5 * time.Second}, w.all()); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
@@ -304,5 +307,88 @@ func TestRetryInFlightAfterRetryAfter(t *testing.T) {
 	}
 	if diff := cmp.Diff([]time.Duration{3 * time.Second}, w.all()); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetryAfterBeforeReset: a 429 with both waits Retry-After, which
+// holds on any clock; a reset instant is on the server's clock, which a
+// server on a test clock may have days away from the client's.
+func TestRetryAfterBeforeReset(t *testing.T) {
+	w := newWaits()
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 1, func(rw http.ResponseWriter, r *http.Request, next http.Handler) {
+		rw.Header().Set("X-Rate-Limit-Reset", w.clock().Add(24*time.Hour).UTC().Format(time.RFC3339))
+		rw.Header().Set("Retry-After", "2")
+		problem(http.StatusTooManyRequests, "rate-limited")(rw, r, next)
+	})))
+	if _, err := newClient(s, w).GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("after the wait: %v, want the server's own answer", err)
+	}
+	if diff := cmp.Diff([]time.Duration{2 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+// TestVirtualClock: waits go to the virtual clock's advance, are read
+// against its time, and are begun whatever the context's deadline, since
+// they take no real time.
+func TestVirtualClock(t *testing.T) {
+	rec := &recorder{}
+	virtual := testStart.Add(24 * time.Hour)
+	var mu sync.Mutex
+	var advanced []time.Duration
+	s := newServer(t, wrapped(failing(rec, 2, func(rw http.ResponseWriter, r *http.Request, next http.Handler) {
+		mu.Lock()
+		rw.Header().Set("X-Rate-Limit-Reset", virtual.Add(30*time.Second).UTC().Format(time.RFC3339))
+		mu.Unlock()
+		problem(http.StatusTooManyRequests, "rate-limited")(rw, r, next)
+	})))
+	c := client.New(s.URL, testKey, client.WithVirtualClock(
+		func() time.Time { mu.Lock(); defer mu.Unlock(); return virtual },
+		func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			advanced = append(advanced, d)
+			virtual = virtual.Add(d)
+			return ctx.Err()
+		}))
+	// A deadline 10s away: a real wait of 30s would not be begun.
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := c.GetAsset(dctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("after the waits: %v, want the server's own answer", err)
+	}
+	if diff := cmp.Diff([]time.Duration{30 * time.Second, 30 * time.Second}, advanced); diff != "" {
+		t.Errorf("virtual waits (-want +got):\n%s", diff)
+	}
+	if n := len(rec.all()); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+}
+
+// TestWithTestClock: against a lettershop server on a test clock, a wait
+// moves the key's account's clock through the test routes.
+func TestWithTestClock(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(func(next http.Handler) http.Handler {
+		f := failing(rec, 1, problem(http.StatusServiceUnavailable, "internal"))(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/_test/") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			f.ServeHTTP(w, r)
+		})
+	}))
+	c := client.New(s.URL, testKey, client.WithTestClock(), client.WithBackoff(time.Hour, time.Hour),
+		client.WithJitter(func(d time.Duration) time.Duration { return d }))
+	if _, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("after the wait: %v, want the server's own answer", err)
+	}
+	if got, want := s.Svc.AccountNow(s.Account), testStart.Add(time.Hour); !got.Equal(want) {
+		t.Errorf("the account's clock is at %s after a wait of an hour, want %s", got, want)
+	}
+	if now := s.Svc.Now(); !now.Equal(testStart) {
+		t.Errorf("the server's clock moved to %s; only the account's should", now)
 	}
 }

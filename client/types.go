@@ -164,6 +164,36 @@ type AddressMetadata struct {
 	TimeZone               string  `json:"timeZone"`
 }
 
+// EventType is the kind of a letter's event.
+type EventType string
+
+// The event types.
+const (
+	// EventTypeStatus is a change of the letter's status; the event's
+	// Status is the new LetterStatus (EventStatus(StatusMailed)).
+	EventTypeStatus EventType = "status"
+	// EventTypeTracking is a postal tracking scan; the event's Status is
+	// one of the tracking statuses (EventInTransit, ...).
+	EventTypeTracking EventType = "tracking"
+)
+
+// EventStatus is what an event says: for an event of type status, the
+// letter status it moved to (EventStatus(StatusMailed)); for a tracking
+// event, one of the tracking statuses below. A letter is never in a
+// tracking status: it stays mailed while its tracking events come.
+type EventStatus string
+
+// The tracking statuses, in the order a letter meets them. reRouted and
+// returnedToSender set the event's ActionRequired.
+const (
+	EventInTransit            EventStatus = "inTransit"
+	EventInLocalArea          EventStatus = "inLocalArea"
+	EventProcessedForDelivery EventStatus = "processedForDelivery"
+	EventDelivered            EventStatus = "delivered"
+	EventReRouted             EventStatus = "reRouted"
+	EventReturnedToSender     EventStatus = "returnedToSender"
+)
+
 // Event is one step in a letter's history: a status change (Type "status")
 // or a postal tracking event (Type "tracking").
 type Event struct {
@@ -171,8 +201,8 @@ type Event struct {
 	CreatedAt            time.Time            `json:"createdAt"`
 	ModifiedAt           time.Time            `json:"modifiedAt"`
 	Timestamp            time.Time            `json:"timestamp"`
-	Type                 string               `json:"type"`
-	Status               string               `json:"status"`
+	Type                 EventType            `json:"type"`
+	Status               EventStatus          `json:"status"`
 	TrackingEventDetails TrackingEventDetails `json:"trackingEventDetails"`
 	Description          *string              `json:"description"`
 	OperationCode        *string              `json:"operationCode"`
@@ -480,7 +510,7 @@ type ClockState struct {
 // returnedToSender). Set exactly one.
 type AdvanceLetterRequest struct {
 	Status LetterStatus `json:"status,omitempty"`
-	Event  string       `json:"event,omitempty"`
+	Event  EventStatus  `json:"event,omitempty"`
 }
 
 // Move is a change of address for NCOA: letters created afterwards with
@@ -516,6 +546,10 @@ type Fault struct {
 	AfterWrite      bool    `json:"afterWrite,omitempty"`
 	Times           int     `json:"times,omitempty"`
 	Probability     float64 `json:"probability,omitempty"`
+	// RetryAfter, a Go duration ("30s") of at most a day, is the answer's
+	// Retry-After, with Status 429, 409 or 503; an injected 429 or 409
+	// without it says 1 second.
+	RetryAfter string `json:"retryAfter,omitempty"`
 }
 
 // FaultList is the account's faults, in the order they are tried.

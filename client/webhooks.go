@@ -11,6 +11,57 @@ import (
 // "letter." and a letter's new status or tracking event's status.
 type WebhookEventType string
 
+// The webhook event types: one for a letter's creation, one for each status
+// it moves to, and one for each tracking event.
+const (
+	WebhookLetterCreated              WebhookEventType = "letter.created"
+	WebhookLetterQueued               WebhookEventType = "letter.queued"
+	WebhookLetterReady                WebhookEventType = "letter.ready"
+	WebhookLetterInProduction         WebhookEventType = "letter.inProduction"
+	WebhookLetterMailed               WebhookEventType = "letter.mailed"
+	WebhookLetterIssue                WebhookEventType = "letter.issue"
+	WebhookLetterCanceled             WebhookEventType = "letter.canceled"
+	WebhookLetterInTransit            WebhookEventType = "letter.inTransit"
+	WebhookLetterInLocalArea          WebhookEventType = "letter.inLocalArea"
+	WebhookLetterProcessedForDelivery WebhookEventType = "letter.processedForDelivery"
+	WebhookLetterDelivered            WebhookEventType = "letter.delivered"
+	WebhookLetterReRouted             WebhookEventType = "letter.reRouted"
+	WebhookLetterReturnedToSender     WebhookEventType = "letter.returnedToSender"
+)
+
+// WebhookEventTypes are every webhook event type, in the order above.
+var WebhookEventTypes = []WebhookEventType{
+	WebhookLetterCreated, WebhookLetterQueued, WebhookLetterReady, WebhookLetterInProduction, WebhookLetterMailed,
+	WebhookLetterIssue, WebhookLetterCanceled, WebhookLetterInTransit, WebhookLetterInLocalArea,
+	WebhookLetterProcessedForDelivery, WebhookLetterDelivered, WebhookLetterReRouted, WebhookLetterReturnedToSender,
+}
+
+// WebhookEventFor is the webhook event type of a letter event of type
+// status or tracking with status s: WebhookEventFor(EventDelivered) is
+// WebhookLetterDelivered, WebhookEventFor(EventStatus(StatusMailed))
+// WebhookLetterMailed.
+func WebhookEventFor(s EventStatus) WebhookEventType { return WebhookEventType("letter." + string(s)) }
+
+// WebhookStatus says whether a webhook is sent new events.
+type WebhookStatus string
+
+// The webhook statuses.
+const (
+	WebhookEnabled  WebhookStatus = "enabled"
+	WebhookDisabled WebhookStatus = "disabled"
+)
+
+// DeliveryStatus is where a webhook delivery's attempts stand.
+type DeliveryStatus string
+
+// The delivery statuses: pending until an attempt succeeds, or until its
+// retries run out (failed).
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
 // Webhook is where an account's letter events are posted. Secret, which
 // signs them, is set only in the answer to CreateWebhook.
 type Webhook struct {
@@ -19,19 +70,23 @@ type Webhook struct {
 	Events      []WebhookEventType `json:"events"`
 	Description string             `json:"description,omitempty"`
 	Metadata    Metadata           `json:"metadata"`
-	Status      string             `json:"status"`
+	Status      WebhookStatus      `json:"status"`
 	Secret      string             `json:"secret,omitempty"`
 	CreatedAt   time.Time          `json:"createdAt"`
 	ModifiedAt  time.Time          `json:"modifiedAt"`
 }
 
 // CreateWebhookRequest is the body of CreateWebhook. URL is required;
-// Events left empty sends every type.
+// Events left empty sends every type. Secret, with a test key (sk_test_)
+// only, chooses the webhook's secret ("whsec_" and 16 to 100 letters,
+// digits, "-" or "_"), so a test can build its receiver with the secret
+// before the webhook exists; left empty, the server makes one.
 type CreateWebhookRequest struct {
 	URL         string             `json:"url"`
 	Events      []WebhookEventType `json:"events,omitempty"`
 	Description string             `json:"description,omitempty"`
 	Metadata    Metadata           `json:"metadata,omitempty"`
+	Secret      string             `json:"secret,omitempty"`
 }
 
 // UpdateWebhookRequest is the body of UpdateWebhook: what is nil stays as
@@ -41,7 +96,7 @@ type UpdateWebhookRequest struct {
 	Events      *[]WebhookEventType `json:"events,omitempty"`
 	Description *string             `json:"description,omitempty"`
 	Metadata    *Metadata           `json:"metadata,omitempty"`
-	Status      *string             `json:"status,omitempty"`
+	Status      *WebhookStatus      `json:"status,omitempty"`
 }
 
 // WebhookDelivery is one event sent to one webhook, and where its attempts
@@ -52,7 +107,7 @@ type WebhookDelivery struct {
 	EventID       string           `json:"eventId"`
 	Type          WebhookEventType `json:"type"`
 	LetterID      string           `json:"letterId"`
-	Status        string           `json:"status"`
+	Status        DeliveryStatus   `json:"status"`
 	Attempt       int              `json:"attempt"`
 	StatusCode    *int             `json:"statusCode"`
 	Error         *string          `json:"error"`

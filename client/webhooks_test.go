@@ -88,8 +88,8 @@ func TestWebhooks(t *testing.T) {
 	if _, err := c.RetryDelivery(ctx, w.ID, ds[0].ID); err != nil {
 		t.Errorf("RetryDelivery: %v", err)
 	}
-	off := "disabled"
-	if u, err := c.UpdateWebhook(ctx, w.ID, &client.UpdateWebhookRequest{Status: &off}); err != nil || u.Status != "disabled" || u.Secret != "" {
+	off := client.WebhookDisabled
+	if u, err := c.UpdateWebhook(ctx, w.ID, &client.UpdateWebhookRequest{Status: &off}); err != nil || u.Status != client.WebhookDisabled || u.Secret != "" {
 		t.Errorf("UpdateWebhook: %+v, %v", u, err)
 	}
 	n := 0

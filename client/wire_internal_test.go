@@ -114,6 +114,11 @@ func TestEverySchemaHasAType(t *testing.T) {
 	}
 	var missing []string
 	for name, s := range doc.Components.Schemas {
+		// A schema marked x-opaque (a snapshot) is taken and given back
+		// as it is, and has no type to keep in step with.
+		if _, opaque := s.Value.Extensions["x-opaque"]; opaque {
+			continue
+		}
 		if s.Value.Type.Is("object") && !covered[name] {
 			missing = append(missing, name)
 		}

@@ -21,14 +21,14 @@ type Scope string
 
 // The scopes. A full key has all of them.
 const (
-	ScopeLettersRead  = Scope("letters:read")
-	ScopeLettersWrite = Scope("letters:write")
-	ScopeAssetsRead   = Scope("assets:read")
-	ScopeAssetsWrite  = Scope("assets:write")
+	ScopeLettersRead  Scope = "letters:read"
+	ScopeLettersWrite Scope = "letters:write"
+	ScopeAssetsRead   Scope = "assets:read"
+	ScopeAssetsWrite  Scope = "assets:write"
 	// ScopeWebhooksRead and ScopeWebhooksWrite are for the webhooks and
 	// their deliveries.
-	ScopeWebhooksRead  = Scope("webhooks:read")
-	ScopeWebhooksWrite = Scope("webhooks:write")
+	ScopeWebhooksRead  Scope = "webhooks:read"
+	ScopeWebhooksWrite Scope = "webhooks:write"
 )
 
 // AllScopes are the scopes of a full key.

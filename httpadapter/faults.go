@@ -32,8 +32,13 @@ import (
 //     connection: the case idempotency keys exist for;
 //   - otherwise, with CloseConnection, the connection is closed unanswered;
 //     with Status, it is answered Status with the service's own problem body
-//     and headers (a 429 carries P-RateLimit-* and Retry-After); with
-//     neither, it is served late.
+//     and headers, whose detail names the fault; with neither, it is served
+//     late. An injected 429 is a rate-limited problem and an injected 409 a
+//     request-in-flight one (the conflict a client retries), both with
+//     Retry-After (RetryAfter, 1 second when not set): seconds from now, so
+//     a client on the wall clock waits no longer than one on the account's
+//     test clock. A 429 carries X-Rate-Limit-* and P-RateLimit-* only when
+//     the server has a rate limit.
 //
 // Times limits the fault to the next Times matching requests (0: every one
 // until removed); Probability (0 < p < 1) makes each matching request fault
@@ -50,6 +55,9 @@ type Fault struct {
 	AfterWrite      bool
 	Times           int
 	Probability     float64
+	// RetryAfter is the Retry-After of the answer, with Status 429, 409 or
+	// 503 (at most a day); an injected 429 or 409 without it says 1 second.
+	RetryAfter time.Duration
 }
 
 // validate checks f as a request sets it, naming the field at fault. A
@@ -75,6 +83,12 @@ func (f Fault) validate() error {
 	}
 	if f.Latency < 0 || f.Latency > maxFaultLatency {
 		fe["latency"] = fmt.Sprintf("must be from 0 to %s, got %s", maxFaultLatency, f.Latency)
+	}
+	switch {
+	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
+		fe["retryAfter"] = fmt.Sprintf("must be from 0 to %s, got %s", maxFaultRetryAfter, f.RetryAfter)
+	case f.RetryAfter > 0 && f.Status != http.StatusTooManyRequests && f.Status != http.StatusConflict && f.Status != http.StatusServiceUnavailable:
+		fe["retryAfter"] = fmt.Sprintf("goes with status 429, 409 or 503, got status %d", f.Status)
 	}
 	if f.Times < 0 {
 		fe["times"] = fmt.Sprintf("must not be negative, got %d", f.Times)
@@ -107,6 +121,10 @@ const (
 // MaxFaults is the most faults an account has at once. Each of its
 // requests tries them in turn; a fault past this is refused.
 const MaxFaults = 1000
+
+// maxFaultRetryAfter is the longest Retry-After a fault sets: a day, as
+// long as a test on a virtual clock may want its client to wait.
+const maxFaultRetryAfter = 24 * time.Hour
 
 // maxFaultLatency is the longest latency a fault adds: a minute, past any
 // client's timeout worth testing and short of the server's write timeout.
@@ -289,12 +307,12 @@ func (c *controlled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		c.answer(jw, r, account, status)
+		c.answer(jw, r, account, f, status)
 	case f.CloseConnection:
 		jw.aborted()
 		panic(http.ErrAbortHandler)
 	case f.Status != 0:
-		c.answer(jw, r, account, f.Status)
+		c.answer(jw, r, account, f, f.Status)
 	default:
 		c.h.ServeHTTP(jw, r)
 	}
@@ -353,39 +371,59 @@ func init() {
 	}
 }
 
+// defaultRetryAfter is the Retry-After of an injected 429 or 409 whose
+// fault does not set one.
+const defaultRetryAfter = time.Second
+
 // answer writes the problem the service answers status with, with the
-// headers such an answer carries.
-func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account string, status int) {
+// headers such an answer carries, saying that f injected it. An injected
+// 429 or 409 (a request-in-flight problem, the conflict a client retries)
+// carries Retry-After: seconds from now, which a client on the wall clock
+// and one on the account's test clock read alike; the 429's
+// X-Rate-Limit-Reset, sent only when the server has a rate limit, is that
+// many seconds past the account's time, on the clock the limit is
+// measured by.
+func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account string, f *Fault, status int) {
 	reqID := newRequestID()
 	h := w.Header()
 	h.Set(headerRequestID, reqID)
 	h.Set(headerAPIVersion, APIVersion)
 	ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
+	wait := f.RetryAfter
+	if wait <= 0 {
+		wait = defaultRetryAfter
+	}
+	switch status {
+	case http.StatusTooManyRequests:
+		if n, per := c.h.cfg.rateN, c.h.cfg.ratePer; n > 0 && per > 0 {
+			setRateHeaders(h, n, 0, ceilSecond(c.h.rateNow(account).Add(wait)))
+		}
+		s := retryAfter(w, wait)
+		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeRateLimited,
+			"a 429 injected by the test's fault %s (not a rate limit); retry after %s seconds", f.ID, s)))
+		return
+	case http.StatusConflict:
+		s := retryAfter(w, wait)
+		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeInFlight,
+			"a 409 injected by the test's fault %s: as if a request with the same idempotency key were in flight; retry after %s seconds", f.ID, s)))
+		return
+	}
+	if f.RetryAfter > 0 {
+		retryAfter(w, f.RetryAfter)
+	}
+	text := http.StatusText(status)
+	if text == "" {
+		text = "Error"
+	}
+	detail := fmt.Sprintf("a %d injected by the test's fault %s", status, f.ID)
 	code, ok := codeOfStatus[status]
 	if !ok {
-		text := http.StatusText(status)
-		if text == "" {
-			text = "Error"
-		}
 		writeProblem(w, problem{
-			Code: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status,
-			Detail: fmt.Sprintf("%s (a fault set by the test)", strings.ToLower(text)),
+			Code: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status, Detail: detail,
 		})
 		return
 	}
-	if status == http.StatusTooManyRequests {
-		n, per := c.h.cfg.rateN, c.h.cfg.ratePer
-		if n <= 0 || per <= 0 {
-			n, per = 150, 5*time.Second
-		}
-		resetAt := ceilSecond(c.h.rateNow(account).Add(per))
-		reset := resetAt.UTC().Format(time.RFC3339)
-		setRateHeaders(h, n, 0, resetAt)
-		retryAfter(w, per)
-		writeProblem(w, problemFor(ctx, errorf(code, "the rate limit of %d requests per %s for this API key is used up; retry after %s", n, per, reset)))
-		return
-	}
-	writeProblem(w, problemFor(ctx, errorf(code, "%s (a fault set by the test)", strings.ToLower(http.StatusText(status)))))
+	writeProblem(w, problemFor(ctx, errorf(code, "%s", detail)))
 }
 
 // faultJSON is a Fault on the wire: the latency as a Go duration ("2s").
@@ -399,6 +437,7 @@ type faultJSON struct {
 	AfterWrite      bool    `json:"afterWrite,omitempty"`
 	Times           int     `json:"times,omitempty"`
 	Probability     float64 `json:"probability,omitempty"`
+	RetryAfter      string  `json:"retryAfter,omitempty"`
 }
 
 func faultToJSON(f Fault) faultJSON {
@@ -406,6 +445,9 @@ func faultToJSON(f Fault) faultJSON {
 		AfterWrite: f.AfterWrite, Times: f.Times, Probability: f.Probability}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
+	}
+	if f.RetryAfter > 0 {
+		j.RetryAfter = f.RetryAfter.String()
 	}
 	return j
 }
@@ -484,6 +526,18 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 			return
 		}
 		f.Latency = d
+	}
+	if in.RetryAfter != "" {
+		if len(in.RetryAfter) > maxFaultLatencyText {
+			h.fail(w, r, invalid("retryAfter", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.RetryAfter), echo.Quote(in.RetryAfter)))
+			return
+		}
+		d, err := time.ParseDuration(in.RetryAfter)
+		if err != nil {
+			h.fail(w, r, invalid("retryAfter", `must be a duration such as "30s" or "2h", got %s`, echo.Quote(in.RetryAfter)))
+			return
+		}
+		f.RetryAfter = d
 	}
 	f, err := h.cfg.controls.AddFault(c.account, f)
 	if err != nil {

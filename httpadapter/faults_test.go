@@ -49,9 +49,11 @@ func TestFaultStatus(t *testing.T) {
 	ts.addFault(t, keyA, `{"method":"POST","path":"/assets","status":409}`)
 	ts.get(t, "/v1/assets").wantStatus(t, http.StatusOK)
 	ts.get(t, "/_test/clock").wantStatus(t, http.StatusOK)
-	p = ts.do(t, req{Method: "POST", Path: "/assets", Body: body}).problem(t, http.StatusConflict)
-	if p.Code != "conflict" {
-		t.Errorf("injected 409 code %q", p.Code)
+	r := ts.do(t, req{Method: "POST", Path: "/assets", Body: body})
+	p = r.problem(t, http.StatusConflict)
+	// The 409 a client retries, after Retry-After.
+	if p.Code != "request-in-flight" || r.Header.Get("Retry-After") != "1" || !strings.Contains(p.Detail, "injected by the test's fault flt_2") {
+		t.Errorf("injected 409: %+v, Retry-After %q", p, r.Header.Get("Retry-After"))
 	}
 }
 
@@ -71,15 +73,43 @@ func TestFaultRateLimited(t *testing.T) {
 	if h := rateOf(r); h.mismatch != "" {
 		t.Errorf("injected 429: %s", h.mismatch)
 	}
-	if r.Header.Get("P-RateLimit-Remaining") != "0" || r.Header.Get("Retry-After") != "5" {
+	if r.Header.Get("P-RateLimit-Remaining") != "0" || r.Header.Get("Retry-After") != "1" {
 		t.Errorf("remaining %q, retry after %q", r.Header.Get("P-RateLimit-Remaining"), r.Header.Get("Retry-After"))
 	}
-	// The reset is a window on from the time on the account's clock.
+	if !strings.Contains(p.Detail, "injected by the test's fault flt_1 (not a rate limit)") {
+		t.Errorf("the detail does not say the 429 was injected: %q", p.Detail)
+	}
+	// The reset is Retry-After on from the time on the account's clock,
+	// and Retry-After is seconds from now however far that clock is ahead.
 	ts.do(t, req{Method: "POST", Path: "/_test/clock/advance", Body: `{"duration":"24h"}`}).wantStatus(t, http.StatusOK)
 	r = ts.get(t, "/letters")
-	if got := r.Header.Get("P-RateLimit-Reset"); got != "2026-03-03T15:00:05Z" {
-		t.Errorf("reset %q a day on the account's clock, want 2026-03-03T15:00:05Z", got)
+	if got := r.Header.Get("P-RateLimit-Reset"); got != "2026-03-03T15:00:01Z" || r.Header.Get("Retry-After") != "1" {
+		t.Errorf("reset %q a day on the account's clock, want 2026-03-03T15:00:01Z; Retry-After %q, want 1", got, r.Header.Get("Retry-After"))
 	}
+}
+
+// An injected 429 on a server without a rate limit quotes none: it has no
+// X-Rate-Limit-* headers, only Retry-After, the fault's when it sets one.
+func TestFaultRateLimitedWithoutLimit(t *testing.T) {
+	ts := newTestServer(t, withAdapter(httpadapter.WithRateLimit(0, 0)))
+	ts.addFault(t, keyA, `{"path":"/letters","status":429,"retryAfter":"90s","times":1}`)
+	ts.addFault(t, keyA, `{"path":"/letters","status":429,"retryAfter":"24h","times":1}`)
+	r := ts.get(t, "/letters")
+	p := r.problem(t, http.StatusTooManyRequests)
+	for _, h := range []string{"X-Rate-Limit-Limit", "X-Rate-Limit-Reset", "P-RateLimit-Limit", "P-RateLimit-Reset"} {
+		if v := r.Header.Get(h); v != "" {
+			t.Errorf("%s: %q on a server with no rate limit", h, v)
+		}
+	}
+	if r.Header.Get("Retry-After") != "90" || strings.Contains(p.Detail, "requests per") {
+		t.Errorf("Retry-After %q, detail %q", r.Header.Get("Retry-After"), p.Detail)
+	}
+	r = ts.get(t, "/letters")
+	r.problem(t, http.StatusTooManyRequests)
+	if got := r.Header.Get("Retry-After"); got != "86400" {
+		t.Errorf("Retry-After %q, want a day's seconds", got)
+	}
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK)
 }
 
 // TestFaultAfterWrite: the write happens, the answer is lost, and a retry
@@ -220,6 +250,10 @@ func TestFaultBadInput(t *testing.T) {
 		{`{"status":500,"probability":1.5}`, "probability"},
 		{`{"status":500,"probability":-0.1}`, "probability"},
 		{`{"status":500,"id":"flt_9"}`, "id"},
+		{`{"status":429,"retryAfter":"24h0m1s"}`, "retryAfter"},
+		{`{"status":429,"retryAfter":"-1s"}`, "retryAfter"},
+		{`{"status":429,"retryAfter":"later"}`, "retryAfter"},
+		{`{"status":500,"retryAfter":"1s"}`, "retryAfter"},
 		{`{"status":500,"colour":"red"}`, "colour"},
 		{``, "body"},
 	} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/snapshot"
 )
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
@@ -48,7 +49,66 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/clock/unfreeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(false)})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
+	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: anyKey, serve: h.getSnapshot})
+	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, serve: h.putSnapshot})
 	h.faultRoutes() // faults.go, journal.go
+}
+
+// MaxSnapshotBody is the largest snapshot PUT /_test/snapshot takes, in
+// bytes: content travels in it, and a fixture's images and fonts with it.
+const MaxSnapshotBody = 64 << 20
+
+// getSnapshot answers the key's account's records and clock.
+func (h *handler) getSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
+	if err := noQuery(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	snap, err := h.svc.SnapshotAccount(r.Context(), c.account)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, snap)
+}
+
+// restored is the answer of PUT /_test/snapshot: the snapshot's ids, each
+// mapped to the id it was restored with.
+type restored struct {
+	IDs map[string]string `json:"ids"`
+}
+
+// putSnapshot restores a snapshot into the key's account, which must have
+// no records yet: with fresh ids, or with ?keepIds=true its own.
+func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
+	var keep bool
+	switch q := r.URL.Query(); {
+	case len(q) == 0:
+	case len(q) == 1 && q.Has("keepIds") && (q.Get("keepIds") == "true" || q.Get("keepIds") == "false"):
+		keep = q.Get("keepIds") == "true"
+	case q.Has("keepIds"):
+		h.fail(w, r, invalid("keepIds", "must be true or false, got %s", echo.Quote(q.Get("keepIds"))))
+		return
+	default:
+		h.fail(w, r, noQuery(r))
+		return
+	}
+	body, err := h.readBody(w, r, MaxSnapshotBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var snap snapshot.Snapshot
+	if err := decodeJSON(body, &snap); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ids, err := h.svc.RestoreAccount(r.Context(), c.account, &snap, lettershop.RestoreOptions{KeepIDs: keep, SharedClock: h.cfg.sharedClock})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, restored{IDs: ids})
 }
 
 // handleTest registers a test route, only bare: test routes live under /_test/.

@@ -327,3 +327,31 @@ func TestTestRouteScopes(t *testing.T) {
 		ts.do(t, r).wantStatus(t, want[i])
 	}
 }
+
+// A snapshot over HTTP: taken with GET, put into another key's account
+// with fresh ids, refused into an account with records, and refused,
+// naming the field, when it does not check.
+func TestSnapshotRoutes(t *testing.T) {
+	ts := newTestServer(t)
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Welcome"}`}).wantStatus(t, http.StatusCreated)
+	var snap map[string]any
+	ts.get(t, "/_test/snapshot").wantStatus(t, http.StatusOK).decode(t, &snap)
+	assets, _ := snap["assets"].([]any)
+	if snap["format"] != "lettershop-snapshot/1" || len(assets) != 1 {
+		t.Fatalf("snapshot %v", snap)
+	}
+	oldID := assets[0].(map[string]any)["id"].(string)
+	var out struct{ IDs map[string]string }
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", keyB)}).
+		wantStatus(t, http.StatusOK).decode(t, &out)
+	newID := out.IDs[oldID]
+	if newID == "" || newID == oldID {
+		t.Fatalf("ids %v", out.IDs)
+	}
+	ts.do(t, req{Method: "GET", Path: "/assets/" + newID, Header: hdr("X-Api-Key", keyB)}).wantStatus(t, http.StatusOK)
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusConflict)
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot?keepIds=yes", Body: snap}).problem(t, http.StatusBadRequest).wantFields(t, "keepIds")
+	snap["format"] = "other"
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "sk_test_third")}).
+		problem(t, http.StatusBadRequest).wantFields(t, "format")
+}

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/lettershop/lettershop"
 )
@@ -47,6 +48,11 @@ func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request, c *call)
 			var in lettershop.CreateWebhookInput
 			if err := decodeJSON(body, &in); err != nil {
 				return nil, err
+			}
+			// A test chooses its webhook's secret, to build its receiver
+			// first; a live key's secret is always the server's.
+			if key, _ := apiKeyOf(r); in.Secret != "" && !strings.HasPrefix(key, SandboxKeyPrefix) {
+				return nil, invalid("secret", "is made by the server; only a test key (%s...) may choose it", SandboxKeyPrefix)
 			}
 			return h.svc.CreateWebhook(ctx, c.account, in)
 		},

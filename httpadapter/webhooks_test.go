@@ -171,6 +171,10 @@ func TestWebhookRouteProblems(t *testing.T) {
 		{map[string]any{"url": "ftp://example.com"}, "url"},
 		{map[string]any{"url": "https://example.com", "events": []string{"letter.lost"}}, "events[0]"},
 		{map[string]any{"url": "https://example.com", "secret": "whsec_mine"}, "secret"},
+		{map[string]any{"url": "https://example.com", "secret": "whsec_" + strings.Repeat("a", 15)}, "secret"},
+		{map[string]any{"url": "https://example.com", "secret": "whsec_" + strings.Repeat("a", 101)}, "secret"},
+		{map[string]any{"url": "https://example.com", "secret": "whsec_" + strings.Repeat("a", 15) + "!"}, "secret"},
+		{map[string]any{"url": "https://example.com", "secret": strings.Repeat("a", 22)}, "secret"},
 		{map[string]any{"url": 7}, "url"},
 	} {
 		ts.do(t, req{Method: "POST", Path: "/webhooks", Body: tc.body}).problem(t, http.StatusBadRequest).wantFields(t, tc.field)
@@ -186,6 +190,29 @@ func TestWebhookRouteProblems(t *testing.T) {
 		problem(t, http.StatusBadRequest).wantFields(t, "status")
 	// Sent back with its secret, as made: no change.
 	ts.do(t, req{Method: "PUT", Path: "/webhooks/" + w.ID, Body: map[string]any{"secret": w.Secret, "id": w.ID}}).wantStatus(t, http.StatusOK)
+}
+
+// A test key chooses its webhook's secret, at both bounds of its length;
+// a live key may not, whatever the secret.
+func TestWebhookChosenSecret(t *testing.T) {
+	ts := newTestServer(t)
+	for _, secret := range []string{"whsec_" + strings.Repeat("a", 16), "whsec_" + strings.Repeat("Z9-_", 25)} {
+		var w webhookBody
+		ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": "https://example.com/in", "secret": secret}}).
+			wantStatus(t, http.StatusCreated).decode(t, &w)
+		if w.Secret != secret {
+			t.Errorf("secret %q, want the one chosen, %q", w.Secret, secret)
+		}
+	}
+	live := scopedServer(t)
+	live.do(t, req{Method: "POST", Path: "/webhooks", Header: hdr("X-Api-Key", "full"),
+		Body: map[string]any{"url": "https://example.com/in", "secret": "whsec_" + strings.Repeat("a", 16)}}).
+		problem(t, http.StatusBadRequest).wantFields(t, "secret")
+	var page struct{ Items []webhookBody }
+	live.do(t, req{Method: "GET", Path: "/webhooks", Header: hdr("X-Api-Key", "full")}).wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("a refused webhook was made: %+v", page.Items)
+	}
 }
 
 // The webhook routes take the webhooks scopes.

@@ -3,13 +3,17 @@ package lettershoptest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/ledongthuc/pdf"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
@@ -21,7 +25,11 @@ type Account struct {
 	APIKey string
 	// ID is the account's id, which the Service's methods take.
 	ID string
-	c  *core
+	// WebhookSecret is the secret of the webhooks NewReceiver and
+	// ServeWebhooks make: known before any exists, so a test builds its
+	// own webhook handler with it first.
+	WebhookSecret string
+	c             *core
 }
 
 // Now returns the time on the account's clock.
@@ -75,27 +83,30 @@ func (a *Account) freeze(frozen bool) {
 	}
 }
 
-// Letter returns one of the account's letters.
-func (a *Account) Letter(id string) *lettershop.Letter {
+// Letter returns one of the account's letters, as GET /letters/{id}
+// shows it.
+func (a *Account) Letter(id string) *client.Letter {
 	a.c.t.Helper()
 	l, err := a.c.svc.GetLetter(context.Background(), a.ID, id)
 	if err != nil {
 		a.c.t.Fatalf("lettershoptest: letter %s: %v", id, err)
 	}
-	return l
+	return wireLetter(a.c.t, l)
 }
 
 // Letters returns every letter of the account, newest first.
-func (a *Account) Letters() []*lettershop.Letter {
+func (a *Account) Letters() []*client.Letter {
 	a.c.t.Helper()
-	var out []*lettershop.Letter
+	var out []*client.Letter
 	in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}}
 	for {
 		p, err := a.c.svc.ListLetters(context.Background(), a.ID, in)
 		if err != nil {
 			a.c.t.Fatalf("lettershoptest: list letters: %v", err)
 		}
-		out = append(out, p.Items...)
+		for _, l := range p.Items {
+			out = append(out, wireLetter(a.c.t, l))
+		}
 		if p.NextToken == "" {
 			return out
 		}
@@ -104,67 +115,144 @@ func (a *Account) Letters() []*lettershop.Letter {
 }
 
 // Status is the target of Force that moves a letter to a letter status.
-func Status(s lettershop.LetterStatus) lettershop.SimulateTarget {
-	return lettershop.SimulateTarget{Status: s}
+func Status(s client.LetterStatus) lettershop.SimulateTarget {
+	return lettershop.SimulateTarget{Status: lettershop.LetterStatus(s)}
 }
 
 // Event is the target of Force that moves a letter to a tracking event
-// (lettershop.EventDelivered, ...).
-func Event(e lettershop.EventStatus) lettershop.SimulateTarget {
-	return lettershop.SimulateTarget{Event: e}
+// (client.EventDelivered, ...).
+func Event(e client.EventStatus) lettershop.SimulateTarget {
+	return lettershop.SimulateTarget{Event: lettershop.EventStatus(e)}
 }
 
 // Force moves one of the account's letters to target now, through every
 // step before it, without moving the clock (lettershop.Service.Simulate),
-// and returns it: acct.Force(id, lettershoptest.Event(lettershop.EventDelivered)).
-func (a *Account) Force(letterID string, target lettershop.SimulateTarget) *lettershop.Letter {
+// and returns it: acct.Force(id, lettershoptest.Event(client.EventDelivered)).
+func (a *Account) Force(letterID string, target lettershop.SimulateTarget) *client.Letter {
 	a.c.t.Helper()
 	l, err := a.c.svc.Simulate(context.Background(), a.ID, letterID, target)
 	if err != nil {
 		a.c.t.Fatalf("lettershoptest: force letter %s to %+v: %v", letterID, target, err)
 	}
-	return l
+	return wireLetter(a.c.t, l)
 }
 
-// waitStep is how far WaitForStatus moves the clock at a time: an hour,
-// finer than any step of the postal timeline that waits for a business
-// hour, so the letter is seen at each status it passes.
-const waitStep = time.Hour
+// letterStatuses are the statuses a letter can be in, for WaitForStatus
+// to tell a tracking event asked for as a status.
+var letterStatuses = []client.LetterStatus{client.StatusQueued, client.StatusReady, client.StatusInProduction,
+	client.StatusMailed, client.StatusIssue, client.StatusCanceled}
 
-// WaitForStatus moves the account's clock on, an hour at a time, until the
-// letter has reached status (it is there, or an event of its history says
-// it was), and returns the letter; if within passes on the clock first, or
-// the letter is canceled or at issue, the test fails. No wall-clock time
-// is spent waiting.
-func (a *Account) WaitForStatus(letterID string, status lettershop.LetterStatus, within time.Duration) *lettershop.Letter {
+// WaitForStatus moves the account's clock on, to each next step of the
+// letter in turn, until the letter has reached status (it is there, or an
+// event of its history says it was), and returns it; if within passes on
+// the clock first, or the letter is canceled, at issue, or has nothing
+// more to come, the test fails. Only as much virtual time passes as the
+// letter needs, and no wall-clock time is spent waiting. A tracking
+// status (delivered) is no letter status, and fails the test at once:
+// WaitForEvent waits for those.
+func (a *Account) WaitForStatus(letterID string, status client.LetterStatus, within time.Duration) *client.Letter {
+	a.c.t.Helper()
+	if !slices.Contains(letterStatuses, status) {
+		hint := ""
+		if slices.Contains(trackingStatuses, client.EventStatus(status)) {
+			hint = fmt.Sprintf(": it is a tracking event (a letter stays mailed while they come); wait with WaitForEvent(id, client.EventStatus(%q), within)", status)
+		}
+		a.c.t.Fatalf("lettershoptest: %q is not a letter status (%v)%s", status, letterStatuses, hint)
+		return nil
+	}
+	return a.waitFor(letterID, string(status), within, func(l *client.Letter) bool {
+		return l.Status == status || slices.ContainsFunc(l.Events, func(e client.Event) bool {
+			return e.Type == client.EventTypeStatus && e.Status == client.EventStatus(status)
+		})
+	})
+}
+
+// trackingStatuses are the statuses of tracking events.
+var trackingStatuses = []client.EventStatus{client.EventInTransit, client.EventInLocalArea, client.EventProcessedForDelivery,
+	client.EventDelivered, client.EventReRouted, client.EventReturnedToSender}
+
+// WaitForEvent moves the account's clock on, to each next step of the
+// letter in turn, until the letter has a tracking event of status event
+// (client.EventDelivered, client.EventInTransit, ...), and returns it; if
+// within passes on the clock first, or the letter is canceled, at issue,
+// or has nothing more to come (returned to sender, say, when delivered was
+// awaited), the test fails. The clock stops at the step that brought the
+// event, so only as much virtual time passes as the letter needs.
+func (a *Account) WaitForEvent(letterID string, event client.EventStatus, within time.Duration) *client.Letter {
+	a.c.t.Helper()
+	if !slices.Contains(trackingStatuses, event) {
+		a.c.t.Fatalf("lettershoptest: %q is not a tracking status (%v); WaitForStatus waits for letter statuses", event, trackingStatuses)
+		return nil
+	}
+	return a.waitFor(letterID, "a "+string(event)+" event", within, func(l *client.Letter) bool {
+		return slices.ContainsFunc(l.Events, func(e client.Event) bool {
+			return e.Type == client.EventTypeTracking && e.Status == event
+		})
+	})
+}
+
+// waitFor moves the account's clock to the letter's next step until done
+// says the letter is there.
+func (a *Account) waitFor(letterID, what string, within time.Duration, done func(*client.Letter) bool) *client.Letter {
 	a.c.t.Helper()
 	deadline := a.Now().Add(within)
+	stalled := 0
 	for {
 		l := a.Letter(letterID)
-		if reached(l, status) {
+		if done(l) {
 			return l
 		}
 		now := a.Now()
-		if l.Status == lettershop.StatusCanceled || l.Status == lettershop.StatusIssue {
-			a.c.t.Fatalf("lettershoptest: letter %s is %s and will never be %s", letterID, l.Status, status)
+		if l.Status == client.StatusCanceled || l.Status == client.StatusIssue {
+			a.c.t.Fatalf("lettershoptest: letter %s is %s and will never reach %s", letterID, l.Status, what)
 			return nil
 		}
-		if !now.Before(deadline) {
-			a.c.t.Fatalf("lettershoptest: letter %s is %s at %s, not %s, after %s on the clock",
-				letterID, l.Status, now.UTC().Format(time.RFC3339), status, within)
+		next := a.nextStep(letterID)
+		if next.IsZero() {
+			a.c.t.Fatalf("lettershoptest: letter %s is %s with nothing more to come (its last event: %s), and never reached %s",
+				letterID, l.Status, lastEvent(l), what)
 			return nil
 		}
-		a.Advance(min(waitStep, deadline.Sub(now)))
+		if !now.Before(deadline) || next.After(deadline) {
+			if now.Before(deadline) {
+				a.Set(deadline)
+			}
+			a.c.t.Fatalf("lettershoptest: letter %s is %s at %s, not at %s after %s on the clock (its next step is at %s)",
+				letterID, l.Status, deadline.UTC().Format(time.RFC3339), what, within, next.UTC().Format(time.RFC3339))
+			return nil
+		}
+		if next.After(now) {
+			a.Set(next)
+			stalled = 0
+			continue
+		}
+		// Due already, which the next read runs; twice in a row means the
+		// step does not run.
+		if stalled++; stalled > 2 {
+			a.c.t.Fatalf("lettershoptest: letter %s is %s with a step due at %s that does not run", letterID, l.Status, next.UTC().Format(time.RFC3339))
+			return nil
+		}
+		a.Advance(0)
 	}
 }
 
-func reached(l *lettershop.Letter, status lettershop.LetterStatus) bool {
-	if l.Status == status {
-		return true
+// nextStep is when the letter's next lifecycle step falls due on its
+// account's clock; the zero time when none is pending.
+func (a *Account) nextStep(letterID string) time.Time {
+	a.c.t.Helper()
+	r, err := a.c.store.GetLetter(context.Background(), a.ID, letterID)
+	if err != nil {
+		a.c.t.Fatalf("lettershoptest: letter %s: %v", letterID, err)
 	}
-	return slices.ContainsFunc(l.Events, func(e lettershop.Event) bool {
-		return e.Type == lettershop.EventTypeStatus && e.Status == lettershop.EventStatus(status)
-	})
+	return r.DueAt
+}
+
+func lastEvent(l *client.Letter) string {
+	if len(l.Events) == 0 {
+		return "none"
+	}
+	e := l.Events[len(l.Events)-1]
+	return fmt.Sprintf("%s %s at %s", e.Type, e.Status, e.Timestamp.UTC().Format(time.RFC3339))
 }
 
 // PDF returns the letter's rendered PDF, as its download link serves it.
@@ -220,18 +308,33 @@ func mustRows(p pdf.Page) pdf.Rows {
 }
 
 // Fault adds a fault to the account's requests and returns its id (see
-// httpadapter.Fault): the account's next matching requests are answered as
-// it says. It needs a Server.
-func (a *Account) Fault(f httpadapter.Fault) string {
+// client.Fault and docs/testing.md): the account's next matching requests
+// are answered as it says. It needs a Server.
+func (a *Account) Fault(f client.Fault) string {
 	a.c.t.Helper()
 	if a.c.controls == nil {
 		a.c.t.Fatalf("lettershoptest: faults need a Server (New), not a Service")
 	}
-	f, err := a.c.controls.AddFault(a.ID, f)
+	hf := httpadapter.Fault{Method: f.Method, Path: f.Path, Status: f.Status, CloseConnection: f.CloseConnection,
+		AfterWrite: f.AfterWrite, Times: f.Times, Probability: f.Probability}
+	for _, d := range []struct {
+		field, text string
+		to          *time.Duration
+	}{{"latency", f.Latency, &hf.Latency}, {"retryAfter", f.RetryAfter, &hf.RetryAfter}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil {
+			a.c.t.Fatalf("lettershoptest: fault: %s %q is not a duration (\"2s\", \"150ms\")", d.field, d.text)
+		}
+		*d.to = v
+	}
+	hf, err := a.c.controls.AddFault(a.ID, hf)
 	if err != nil {
 		a.c.t.Fatalf("lettershoptest: fault: %v", err)
 	}
-	return f.ID
+	return hf.ID
 }
 
 // ClearFaults removes the account's faults.
@@ -244,10 +347,72 @@ func (a *Account) ClearFaults() {
 // Requests returns the account's journal, oldest first: its last requests
 // (up to httpadapter.JournalSize) and what they were answered. It needs a
 // Server.
-func (a *Account) Requests() []httpadapter.JournalEntry {
+func (a *Account) Requests() []client.JournalEntry {
 	a.c.t.Helper()
 	if a.c.controls == nil {
 		a.c.t.Fatalf("lettershoptest: the journal needs a Server (New), not a Service")
 	}
-	return a.c.controls.Requests(a.ID)
+	var out []client.JournalEntry
+	for _, e := range a.c.controls.Requests(a.ID) {
+		out = append(out, client.JournalEntry{Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
+			IdempotencyKey: e.IdempotencyKey, Replayed: e.Replayed, RequestBytes: e.RequestBytes,
+			ResponseBytes: e.ResponseBytes, RequestID: e.RequestID, Fault: e.Fault})
+	}
+	return out
+}
+
+// Client returns a client of the server's API with the account's key,
+// whose retries wait on the account's clock: a wait after a 429, a
+// request in flight or a 5xx moves the account's time on by the wait
+// (its letters with it) and takes no real time, however far the clock
+// stands from the wall's. Backoff waits are not jittered, so a test runs
+// the same way every time. opts come after the helper's own. It needs a
+// Server.
+func (a *Account) Client(opts ...client.Option) *client.Client {
+	a.c.t.Helper()
+	if a.c.url == "" {
+		a.c.t.Fatalf("lettershoptest: a client needs a Server (New), not a Service")
+	}
+	return client.New(a.c.url, a.APIKey, append([]client.Option{
+		client.WithHTTPClient(a.c.hc),
+		client.WithVirtualClock(a.Now, a.wait),
+		client.WithJitter(func(d time.Duration) time.Duration { return d }),
+	}, opts...)...)
+}
+
+// wait moves the account's clock on by d, for a client's retry: from
+// whatever goroutine the client runs on, so it reports rather than fails
+// the test.
+func (a *Account) wait(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil || d <= 0 {
+		return err
+	}
+	var err error
+	if a.c.shared {
+		_, err = a.c.svc.AdvanceClock(ctx, d)
+	} else {
+		_, err = a.c.svc.AdvanceAccountClock(ctx, a.ID, d)
+	}
+	return err
+}
+
+// wireLetter is l as the API shows it, in the client's type: one set of
+// types for what a test reads over HTTP and from the helper.
+func wireLetter(t testing.TB, l *lettershop.Letter) *client.Letter {
+	t.Helper()
+	var out client.Letter
+	wire(t, l, &out)
+	return &out
+}
+
+// wire converts v to out through the JSON the API answers with.
+func wire(t testing.TB, v, out any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, out)
+	}
+	if err != nil {
+		t.Fatalf("lettershoptest: %T as %T: %v", v, out, err)
+	}
 }

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lettershop/lettershop"
-	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -46,7 +45,7 @@ func ExampleAccount_Fault() {
 	t := &testing.T{}
 	srv := lettershoptest.New(t)
 	acct := srv.NewAccount()
-	acct.Fault(httpadapter.Fault{Method: "POST", Path: "/assets", AfterWrite: true, Status: 500, Times: 1})
+	acct.Fault(client.Fault{Method: "POST", Path: "/assets", AfterWrite: true, Status: 500, Times: 1})
 
 	send := func() int {
 		req, _ := http.NewRequest("POST", srv.URL+"/assets", strings.NewReader(`{"name": "Invoice"}`))
@@ -78,11 +77,11 @@ func ExampleNewService() {
 	acct := svc.NewAccount()
 	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
 
-	l := acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
+	l := acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
 	fmt.Println(l.Status, acct.Now().Sub(lettershoptest.DefaultStart) > 0)
 	fmt.Println(strings.Contains(acct.PDFText(id), "Dear Jane"))
 
-	acct.Force(id, lettershoptest.Event(lettershop.EventDelivered))
+	acct.Force(id, lettershoptest.Event(client.EventDelivered))
 	fmt.Println(len(acct.Letters()), acct.Letter(id).Events[len(acct.Letter(id).Events)-1].Status)
 	// Output:
 	// mailed true
@@ -116,14 +115,14 @@ func ExampleAccount_NewReceiver() {
 	t := &testing.T{}
 	svc := lettershoptest.NewService(t)
 	acct := svc.NewAccount()
-	rcv := acct.NewReceiver(lettershop.WebhookLetterCreated, lettershop.WebhookLetterMailed)
+	rcv := acct.NewReceiver(client.WebhookLetterCreated, client.WebhookLetterMailed)
 	rcv.FailNext(1, 503) // the first attempt fails; WaitFor moves the clock to the retry
 
 	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
-	e := rcv.WaitFor(lettershop.WebhookLetterCreated, id, 5*time.Second)
+	e := rcv.WaitFor(client.WebhookLetterCreated, id, 5*time.Second)
 	fmt.Println(e.Type, e.Data.Object.Status)
-	acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
-	e = rcv.WaitFor(lettershop.WebhookLetterMailed, id, 5*time.Second)
+	acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
+	e = rcv.WaitFor(client.WebhookLetterMailed, id, 5*time.Second)
 	fmt.Println(e.Type, e.Data.Object.Status)
 	// Output:
 	// letter.created queued

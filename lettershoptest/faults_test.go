@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -21,7 +21,7 @@ func TestFaultLatencyWithSleep(t *testing.T) {
 		return nil
 	}))
 	acct := srv.NewAccount()
-	id := acct.Fault(httpadapter.Fault{Path: "/letters", Latency: 3 * time.Second, Times: 1})
+	id := acct.Fault(client.Fault{Path: "/letters", Latency: "3s", Times: 1})
 	for range 2 {
 		req, _ := http.NewRequest("GET", srv.URL+"/letters", nil)
 		req.Header.Set("X-Api-Key", acct.APIKey)
@@ -47,7 +47,7 @@ func TestFaultInvalidFailsTheTest(t *testing.T) {
 	acct := srv.NewAccount()
 	func() {
 		defer func() { _ = recover() }()
-		acct.Fault(httpadapter.Fault{Status: 200})
+		acct.Fault(client.Fault{Status: 200})
 	}()
 	if !ft.failed {
 		t.Error("a fault with status 200 was taken")

@@ -65,7 +65,7 @@ type Option func(*config)
 
 type config struct {
 	start     time.Time
-	dsn       string
+	store     func(testing.TB) storage.Storage
 	rateN     int
 	ratePer   time.Duration
 	service   []lettershop.Option
@@ -73,6 +73,7 @@ type config struct {
 	faultSeed int64
 	sleep     func(context.Context, time.Duration) error
 	shared    bool
+	fixture   string
 }
 
 // WithSharedClock gives every account the server's one clock: an account's
@@ -83,11 +84,14 @@ func WithSharedClock() Option { return func(c *config) { c.shared = true } }
 // WithStart sets the instant the virtual clock starts at.
 func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
 
-// WithPostgres keeps the records in PostgreSQL at dsn (a postgres:// URL),
-// in a schema of their own made for this server and dropped, with
-// everything in it, when the test ends; for teams that test against the
-// backend they run.
-func WithPostgres(dsn string) Option { return func(c *config) { c.dsn = dsn } }
+// WithStore keeps the records in the store open returns for the test,
+// instead of memstore: package lettershoptest/pgtest's WithPostgres uses
+// it, so that a test binary that does not ask for PostgreSQL does not
+// carry its driver. open runs once per New or NewService, and what it
+// opens is the test's to close (t.Cleanup).
+func WithStore(open func(t testing.TB) storage.Storage) Option {
+	return func(c *config) { c.store = open }
+}
 
 // WithRateLimit limits each API key to n requests per duration, as
 // httpadapter.WithRateLimit does, measured on its account's clock. Without
@@ -126,8 +130,12 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // core is what a Server and a Service share: the lettershop.Service, its
 // clock and the account counter.
 type core struct {
-	t        testing.TB
-	svc      *lettershop.Service
+	t     testing.TB
+	svc   *lettershop.Service
+	store storage.Storage
+	// url and hc reach the server, when there is one.
+	url      string
+	hc       *http.Client
 	clock    *clock.Mock
 	shared   bool
 	controls *httpadapter.TestControls
@@ -141,8 +149,8 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		o(&cfg)
 	}
 	var store storage.Storage = memstore.New()
-	if cfg.dsn != "" {
-		store = openPostgres(t, cfg.dsn)
+	if cfg.store != nil {
+		store = cfg.store(t)
 	}
 	mc := clock.NewMock()
 	mc.Set(cfg.start)
@@ -151,7 +159,9 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		lettershop.WithLogger(discard),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
-	return &core{t: t, svc: svc, clock: mc, shared: cfg.shared}, cfg
+	c := &core{t: t, svc: svc, store: store, clock: mc, shared: cfg.shared}
+	c.seed(cfg.fixture)
+	return c, cfg
 }
 
 // advance moves the server's clock on by d and runs what fell due.
@@ -173,10 +183,10 @@ func (c *core) set(at time.Time) {
 // newAccount makes a fresh sandbox key and its account.
 func (c *core) newAccount() *Account {
 	n := c.accounts.Add(1)
-	b := make([]byte, 6)
+	b := make([]byte, 6+16)
 	_, _ = rand.Read(b)
-	key := fmt.Sprintf("%s%d_%s", httpadapter.SandboxKeyPrefix, n, hex.EncodeToString(b))
-	return &Account{APIKey: key, ID: httpadapter.SandboxAccount(key), c: c}
+	key := fmt.Sprintf("%s%d_%s", httpadapter.SandboxKeyPrefix, n, hex.EncodeToString(b[:6]))
+	return &Account{APIKey: key, ID: httpadapter.SandboxAccount(key), WebhookSecret: "whsec_test_" + hex.EncodeToString(b[6:]), c: c}
 }
 
 // Server is a lettershop server for one test: the API on an
@@ -219,6 +229,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	}
 	hs := httptest.NewServer(httpadapter.New(c.svc, append(aopts, cfg.adapter...)...))
 	t.Cleanup(hs.Close)
+	c.url, c.hc = hs.URL, hs.Client()
 	return &Server{URL: hs.URL, c: c, hs: hs}
 }
 

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/lettershoptest"
+	"github.com/lettershop/lettershop/lettershoptest/pgtest"
 )
 
 func TestServerServesTheAPI(t *testing.T) {
@@ -54,17 +55,17 @@ func TestForceAndWait(t *testing.T) {
 	svc := lettershoptest.NewService(t)
 	acct := svc.NewAccount()
 	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
-	if l := acct.Force(id, lettershoptest.Status(lettershop.StatusMailed)); l.Status != lettershop.StatusMailed {
+	if l := acct.Force(id, lettershoptest.Status(client.StatusMailed)); l.Status != client.StatusMailed {
 		t.Errorf("forced to mailed, is %s", l.Status)
 	}
-	if l := acct.Force(id, lettershoptest.Event(lettershop.EventDelivered)); l.Status != lettershop.StatusMailed {
+	if l := acct.Force(id, lettershoptest.Event(client.EventDelivered)); l.Status != client.StatusMailed {
 		t.Errorf("after delivered, status %s", l.Status)
 	}
 
 	other := sendWelcome(t, svc.Service, acct.ID, "John")
 	start := acct.Now()
-	l := acct.WaitForStatus(other, lettershop.StatusMailed, 14*24*time.Hour)
-	if !acct.Now().After(start) || l.Status == lettershop.StatusQueued {
+	l := acct.WaitForStatus(other, client.StatusMailed, 14*24*time.Hour)
+	if !acct.Now().After(start) || l.Status == client.StatusQueued {
 		t.Errorf("waited to %s: status %s, clock %s", acct.Now(), l.Status, start)
 	}
 }
@@ -76,7 +77,7 @@ func TestWaitForStatusFailsPastItsTime(t *testing.T) {
 	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
 	func() {
 		defer func() { _ = recover() }()
-		acct.WaitForStatus(id, lettershop.StatusMailed, time.Minute)
+		acct.WaitForStatus(id, client.StatusMailed, time.Minute)
 	}()
 	if !ft.failed {
 		t.Error("WaitForStatus did not fail when the letter was not mailed within a minute")
@@ -181,7 +182,7 @@ func TestPostgres(t *testing.T) {
 	if dsn == "" {
 		t.Skip("LETTERSHOP_TEST_POSTGRES is not set")
 	}
-	srv := lettershoptest.New(t, lettershoptest.WithPostgres(dsn))
+	srv := lettershoptest.New(t, pgtest.WithPostgres(dsn))
 	acct := srv.NewAccount()
 	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
 	if got := acct.Letters(); len(got) != 1 || got[0].ID != id {
@@ -196,17 +197,17 @@ func TestPostgres(t *testing.T) {
 	frozenID := sendWelcome(t, srv.Service(), frozen.ID, "Bob")
 	frozen.Freeze()
 	ahead.Advance(10 * 24 * time.Hour)
-	if got := ahead.Letter(aheadID).Status; got != lettershop.StatusMailed {
+	if got := ahead.Letter(aheadID).Status; got != client.StatusMailed {
 		t.Errorf("ten days on its account's clock, the letter is %s, want mailed", got)
 	}
-	if got := acct.Letter(id).Status; got != lettershop.StatusQueued {
+	if got := acct.Letter(id).Status; got != client.StatusQueued {
 		t.Errorf("another account's letter moved to %s", got)
 	}
 	srv.Advance(10 * 24 * time.Hour)
-	if got := acct.Letter(id).Status; got != lettershop.StatusMailed {
+	if got := acct.Letter(id).Status; got != client.StatusMailed {
 		t.Errorf("ten days on the server's clock, the letter is %s, want mailed", got)
 	}
-	if got := frozen.Letter(frozenID).Status; got != lettershop.StatusQueued {
+	if got := frozen.Letter(frozenID).Status; got != client.StatusQueued {
 		t.Errorf("the frozen account's letter moved to %s", got)
 	}
 }
@@ -215,12 +216,28 @@ func TestPostgres(t *testing.T) {
 type fakeTB struct {
 	testing.TB
 	failed bool
+	msg    string
 }
 
 func (f *fakeTB) Helper() {}
-func (f *fakeTB) Fatalf(string, ...any) {
+func (f *fakeTB) Fatalf(format string, args ...any) {
 	f.failed = true
+	f.msg = fmt.Sprintf(format, args...)
 	panic("fatal")
+}
+
+// fails runs f, which is to fail ft, and returns the failure's message.
+func fails(t *testing.T, ft *fakeTB, f func()) string {
+	t.Helper()
+	func() {
+		defer func() { _ = recover() }()
+		f()
+	}()
+	if !ft.failed {
+		t.Fatal("it did not fail the test")
+	}
+	ft.failed = false
+	return ft.msg
 }
 
 // The rate limit's window runs on each account's clock: one account moving
@@ -329,7 +346,7 @@ func TestWaitForStatusFailsOnACanceledLetter(t *testing.T) {
 	}
 	func() {
 		defer func() { _ = recover() }()
-		acct.WaitForStatus(id, lettershop.StatusMailed, 30*24*time.Hour)
+		acct.WaitForStatus(id, client.StatusMailed, 30*24*time.Hour)
 	}()
 	if !ft.failed || !acct.Now().Equal(lettershoptest.DefaultStart) {
 		t.Errorf("failed %v, clock %s: want an immediate failure", ft.failed, acct.Now())

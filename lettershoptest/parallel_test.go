@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lettershop/lettershop"
-	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -67,12 +66,12 @@ func parallelAccount(t *testing.T, srv *lettershoptest.Server, i int) {
 	id := sendWelcome(t, srv.Service(), acct.ID, name)
 
 	// A fault of this account's: its every list of assets fails.
-	acct.Fault(httpadapter.Fault{Method: "GET", Path: "/assets", Status: 500})
+	acct.Fault(client.Fault{Method: "GET", Path: "/assets", Status: 500})
 	if got, _ := do("GET", "/v1/assets", ""); got != http.StatusInternalServerError {
 		t.Errorf("own fault: %d, want 500", got)
 	}
 	code, body := do("GET", "/v1/letters/"+id, "")
-	var l lettershop.Letter
+	var l client.Letter
 	if code != http.StatusOK || json.Unmarshal(body, &l) != nil {
 		t.Fatalf("own letter: %d %s (another account's fault met it?)", code, body)
 	}
@@ -81,7 +80,7 @@ func parallelAccount(t *testing.T, srv *lettershoptest.Server, i int) {
 	}
 
 	// Mailed on the account's own clock: every event at or before its time.
-	l = *acct.WaitForStatus(id, lettershop.StatusMailed, 10*24*time.Hour)
+	l = *acct.WaitForStatus(id, client.StatusMailed, 10*24*time.Hour)
 	now := acct.Now()
 	for _, e := range l.Events {
 		if e.Timestamp.Before(start) || e.Timestamp.After(now) {

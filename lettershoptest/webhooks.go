@@ -1,6 +1,7 @@
 package lettershoptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,44 +13,85 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/webhook"
 )
 
 // Receiver is a webhook receiver for a test: a local HTTP server, and a
-// webhook of the account that posts to it. It checks every request's
-// signature with the webhook's secret, keeps the events, and answers 200,
-// or what FailNext asks for. It stops when the test ends.
+// webhook of the account that posts to it, signing with the account's
+// WebhookSecret. It checks every request's signature, keeps the events
+// taken, and answers 200 (NewReceiver) or as the test's own handler does
+// (ServeWebhooks), unless FailNext says otherwise. It stops when the test
+// ends.
 type Receiver struct {
 	// URL is where the receiver listens.
 	URL string
 	// Webhook is the account's webhook that posts to it, with its secret.
-	Webhook *lettershop.Webhook
+	Webhook *client.Webhook
 
 	a *Account
+	// h is the test's own handler, nil for none.
+	h http.Handler
 	// made is closed once Webhook is set (or could not be): a letter of
 	// the account written meanwhile may post before NewReceiver returns.
 	made   chan struct{}
 	mu     sync.Mutex
-	events []lettershop.WebhookEvent
+	events []client.WebhookEvent
 	bad    []string
 	fails  []int
 	notify chan struct{}
 }
 
 // NewReceiver starts a receiver and makes a webhook of the account posting
-// to it, for the event types given (every type when none).
-func (a *Account) NewReceiver(events ...lettershop.WebhookEventType) *Receiver {
+// to it, for the event types given (every type when none). It takes every
+// event it is sent, answering 200.
+func (a *Account) NewReceiver(events ...client.WebhookEventType) *Receiver {
 	a.c.t.Helper()
-	r := &Receiver{a: a, made: make(chan struct{}), notify: make(chan struct{}, 1)}
+	return a.newReceiver(nil, events)
+}
+
+// ServeWebhooks tests a webhook handler of the test's own: it serves h on
+// a local URL and makes a webhook of the account posting there, for the
+// event types given (every type when none), signed with the account's
+// WebhookSecret, which h is built with. Every request is passed to h as
+// it came, once its signature checked; an event counts as taken (Events,
+// WaitFor) when h answers it with a 2xx. An answer of h that is not a
+// 2xx fails the attempt, which the server retries on the account's clock,
+// as it would the application's.
+//
+//	h := myapp.WebhookHandler(acct.WebhookSecret)
+//	rcv := acct.ServeWebhooks(h, client.WebhookLetterDelivered)
+//	id := myapp.SendWelcome(ctx, acct.Client(), "Jane")
+//	acct.WaitForEvent(id, client.EventDelivered, 30*24*time.Hour)
+//	rcv.WaitFor(client.WebhookLetterDelivered, id, 5*time.Second)
+func (a *Account) ServeWebhooks(h http.Handler, events ...client.WebhookEventType) *Receiver {
+	a.c.t.Helper()
+	if h == nil {
+		a.c.t.Fatalf("lettershoptest: ServeWebhooks needs a handler")
+	}
+	return a.newReceiver(h, events)
+}
+
+func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) *Receiver {
+	a.c.t.Helper()
+	r := &Receiver{a: a, h: h, made: make(chan struct{}), notify: make(chan struct{}, 1)}
 	defer close(r.made)
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
 	a.c.t.Cleanup(hs.Close)
 	r.URL = hs.URL
-	w, err := a.c.svc.CreateWebhook(context.Background(), a.ID, lettershop.CreateWebhookInput{URL: hs.URL, Events: events})
+	types := make([]lettershop.WebhookEventType, len(events))
+	for i, e := range events {
+		types[i] = lettershop.WebhookEventType(e)
+	}
+	w, err := a.c.svc.CreateWebhook(context.Background(), a.ID, lettershop.CreateWebhookInput{
+		URL: hs.URL, Events: types, Secret: a.WebhookSecret,
+	})
 	if err != nil {
 		a.c.t.Fatalf("lettershoptest: make a webhook: %v", err)
 	}
-	r.Webhook = w
+	var cw client.Webhook
+	wire(a.c.t, w, &cw)
+	r.Webhook = &cw
 	return r
 }
 
@@ -71,7 +113,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if err == nil {
 		err = webhook.Verify(r.Webhook.Secret, req.Header.Get(webhook.SignatureHeader), body, 5*time.Minute)
 	}
-	var e lettershop.WebhookEvent
+	var e client.WebhookEvent
 	if err == nil {
 		err = json.Unmarshal(body, &e)
 	}
@@ -86,8 +128,50 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(status)
 		return
 	}
+	if r.h != nil {
+		// The test's handler gets the request as it came, and is not
+		// called under the lock: it may take its time, or read Events.
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		rec := &statusWriter{ResponseWriter: w}
+		r.mu.Unlock()
+		r.h.ServeHTTP(rec, req)
+		r.mu.Lock()
+		if rec.status() < 200 || rec.status() > 299 {
+			return
+		}
+	}
 	r.events = append(r.events, e)
 }
+
+// statusWriter notes the status a handler answers with.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // FailNext answers the next n requests with status (a 500, say) instead of
 // taking their events, so a test sees its code cope with retries.
@@ -100,7 +184,7 @@ func (r *Receiver) FailNext(n, status int) {
 }
 
 // Events returns the events taken so far, in the order they came.
-func (r *Receiver) Events() []lettershop.WebhookEvent {
+func (r *Receiver) Events() []client.WebhookEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.events)
@@ -116,16 +200,16 @@ func (r *Receiver) Events() []lettershop.WebhookEvent {
 // clock to it, as WaitForStatus moves it to a letter's next step; events
 // that need a letter to move need the clock moved first (WaitForStatus,
 // Advance).
-func (r *Receiver) WaitFor(typ lettershop.WebhookEventType, letterID string, within time.Duration) lettershop.WebhookEvent {
+func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within time.Duration) client.WebhookEvent {
 	r.a.c.t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		r.mu.Lock()
 		bad := slices.Clone(r.bad)
-		i := slices.IndexFunc(r.events, func(e lettershop.WebhookEvent) bool {
-			return e.Type == typ && (letterID == "" || e.Data.Object != nil && e.Data.Object.ID == letterID)
+		i := slices.IndexFunc(r.events, func(e client.WebhookEvent) bool {
+			return e.Type == typ && (letterID == "" || e.Data.Object.ID == letterID)
 		})
-		var e lettershop.WebhookEvent
+		var e client.WebhookEvent
 		if i >= 0 {
 			e = r.events[i]
 		}
@@ -133,12 +217,12 @@ func (r *Receiver) WaitFor(typ lettershop.WebhookEventType, letterID string, wit
 		switch {
 		case len(bad) > 0:
 			r.a.c.t.Fatalf("lettershoptest: the receiver got a request it refused: %s", bad[0])
-			return lettershop.WebhookEvent{}
+			return client.WebhookEvent{}
 		case i >= 0:
 			return e
 		case time.Now().After(deadline):
 			r.a.c.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
-			return lettershop.WebhookEvent{}
+			return client.WebhookEvent{}
 		}
 		select {
 		case <-r.notify:
@@ -164,7 +248,7 @@ func (r *Receiver) nextRetry() (time.Time, bool) {
 	now := r.a.Now()
 	var next time.Time
 	for _, d := range r.Deliveries() {
-		if d.Status != lettershop.DeliveryPending || d.NextAttemptAt == nil {
+		if d.Status != client.DeliveryPending || d.NextAttemptAt == nil {
 			continue
 		}
 		if d.LastAttemptAt != nil && !d.NextAttemptAt.After(*d.LastAttemptAt) {
@@ -199,16 +283,20 @@ func (r *Receiver) describe() string {
 
 // Deliveries returns the deliveries of the receiver's webhook, newest
 // first: what was attempted, how often, and with what outcome.
-func (r *Receiver) Deliveries() []*lettershop.WebhookDelivery {
+func (r *Receiver) Deliveries() []client.WebhookDelivery {
 	r.a.c.t.Helper()
-	var out []*lettershop.WebhookDelivery
+	var out []client.WebhookDelivery
 	in := lettershop.ListDeliveriesInput{PageRequest: lettershop.PageRequest{PageSize: lettershop.MaxPageSize}}
 	for {
 		p, err := r.a.c.svc.ListDeliveries(context.Background(), r.a.ID, r.Webhook.ID, in)
 		if err != nil {
 			r.a.c.t.Fatalf("lettershoptest: list deliveries: %v", err)
 		}
-		out = append(out, p.Items...)
+		for _, d := range p.Items {
+			var cd client.WebhookDelivery
+			wire(r.a.c.t, d, &cd)
+			out = append(out, cd)
+		}
 		if p.NextToken == "" {
 			return out
 		}

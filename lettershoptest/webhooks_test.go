@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -15,21 +15,21 @@ func TestReceiver(t *testing.T) {
 	acct := srv.NewAccount()
 	rcv := acct.NewReceiver()
 	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
-	created := rcv.WaitFor(lettershop.WebhookLetterCreated, id, 10*time.Second)
-	if created.Data.Object.Status != lettershop.StatusQueued {
+	created := rcv.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
+	if created.Data.Object.Status != client.StatusQueued {
 		t.Errorf("letter.created carries %s", created.Data.Object.Status)
 	}
-	acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
-	mailed := rcv.WaitFor(lettershop.WebhookLetterMailed, id, 10*time.Second)
-	if mailed.Data.Object.Status != lettershop.StatusMailed || !mailed.CreatedAt.After(created.CreatedAt) {
+	acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
+	mailed := rcv.WaitFor(client.WebhookLetterMailed, id, 10*time.Second)
+	if mailed.Data.Object.Status != client.StatusMailed || !mailed.CreatedAt.After(created.CreatedAt) {
 		t.Errorf("letter.mailed %+v", mailed)
 	}
-	var types []lettershop.WebhookEventType
+	var types []client.WebhookEventType
 	for _, e := range rcv.Events() {
 		types = append(types, e.Type)
 	}
-	want := []lettershop.WebhookEventType{lettershop.WebhookLetterCreated, lettershop.WebhookLetterReady,
-		lettershop.WebhookLetterInProduction, lettershop.WebhookLetterMailed}
+	want := []client.WebhookEventType{client.WebhookLetterCreated, client.WebhookLetterReady,
+		client.WebhookLetterInProduction, client.WebhookLetterMailed}
 	if fmt.Sprint(types[:4]) != fmt.Sprint(want) {
 		t.Errorf("events %v, want %v first", types, want)
 	}
@@ -40,10 +40,10 @@ func TestReceiver(t *testing.T) {
 func TestReceiverRetries(t *testing.T) {
 	svc := lettershoptest.NewService(t)
 	acct := svc.NewAccount()
-	rcv := acct.NewReceiver(lettershop.WebhookLetterCreated)
+	rcv := acct.NewReceiver(client.WebhookLetterCreated)
 	rcv.FailNext(2, http.StatusInternalServerError)
 	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
-	rcv.WaitFor(lettershop.WebhookLetterCreated, id, 10*time.Second)
+	rcv.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
 	if got, want := acct.Now(), lettershoptest.DefaultStart.Add(5*time.Minute); !got.Equal(want) {
 		t.Errorf("account clock %s, want %s: the two backoffs", got, want)
 	}
@@ -63,7 +63,7 @@ func TestReceiversAreApart(t *testing.T) {
 			rcv := acct.NewReceiver()
 			acct.Advance(time.Duration(i) * time.Hour)
 			id := sendWelcome(t, srv.Service(), acct.ID, fmt.Sprint("Person", i))
-			e := rcv.WaitFor(lettershop.WebhookLetterCreated, "", 10*time.Second)
+			e := rcv.WaitFor(client.WebhookLetterCreated, "", 10*time.Second)
 			if e.Data.Object.ID != id || !e.CreatedAt.Equal(lettershoptest.DefaultStart.Add(time.Duration(i)*time.Hour)) {
 				t.Errorf("event %s of %s at %s", e.Type, e.Data.Object.ID, e.CreatedAt)
 			}

@@ -1,0 +1,93 @@
+package lettershoptest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/snapshot"
+)
+
+// Snapshot returns the account's records (assets, versions, letters,
+// webhooks) and clock, to restore into other accounts: a suite builds its
+// fixture once, in one account, and each test restores it into its own.
+func (a *Account) Snapshot() *snapshot.Snapshot {
+	a.c.t.Helper()
+	snap, err := a.c.svc.SnapshotAccount(context.Background(), a.ID)
+	if err != nil {
+		a.c.t.Fatalf("lettershoptest: snapshot of %s: %v", a.ID, err)
+	}
+	return snap
+}
+
+// Restore writes snap into the account, which must have no records yet,
+// with fresh ids, and moves its clock to the snapshot's; it returns the
+// snapshot's ids mapped to the account's: ids[fixtureLetterID] is this
+// account's copy. One snapshot restores into any number of accounts, in
+// parallel. The account's clock must not be past the snapshot's.
+func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
+	a.c.t.Helper()
+	ids, err := a.c.svc.RestoreAccount(context.Background(), a.ID, snap, lettershop.RestoreOptions{SharedClock: a.c.shared})
+	if err != nil {
+		a.c.t.Fatalf("lettershoptest: restore into %s: %v", a.ID, err)
+	}
+	return ids
+}
+
+// WithFixture starts the server (or Service) from the snapshots in the
+// file at path, each restored into the account it was taken from with its
+// ids: a snapshot as GET /_test/snapshot answers it, or a JSON array of
+// them. Server.AccountWithKey
+// returns the account of a fixture's key.
+func WithFixture(path string) Option { return func(c *config) { c.fixture = path } }
+
+// ReadFixture reads a fixture file: one snapshot, or a JSON array of them.
+func ReadFixture(path string) ([]*snapshot.Snapshot, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
+		var snaps []*snapshot.Snapshot
+		return snaps, json.Unmarshal(b, &snaps)
+	}
+	var snap snapshot.Snapshot
+	if err := json.Unmarshal(b, &snap); err != nil {
+		return nil, err
+	}
+	return []*snapshot.Snapshot{&snap}, nil
+}
+
+// seed restores the fixture's snapshots, keeping their ids.
+func (c *core) seed(path string) {
+	c.t.Helper()
+	if path == "" {
+		return
+	}
+	snaps, err := ReadFixture(path)
+	if err != nil {
+		c.t.Fatalf("lettershoptest: fixture %s: %v", path, err)
+	}
+	for _, snap := range snaps {
+		if _, err := c.svc.RestoreAccount(context.Background(), snap.Account, snap,
+			lettershop.RestoreOptions{KeepIDs: true, SharedClock: c.shared}); err != nil {
+			c.t.Fatalf("lettershoptest: fixture %s, account %s: %v", path, snap.Account, err)
+		}
+	}
+}
+
+// AccountWithKey returns the account of a sandbox key of the test's
+// choosing (sk_test_ and more): a fixture's, say, whose snapshot was taken
+// with that key.
+func (s *Server) AccountWithKey(apiKey string) *Account {
+	s.c.t.Helper()
+	if !strings.HasPrefix(apiKey, httpadapter.SandboxKeyPrefix) || len(apiKey) == len(httpadapter.SandboxKeyPrefix) {
+		s.c.t.Fatalf("lettershoptest: %q is not a sandbox key (%s...)", apiKey, httpadapter.SandboxKeyPrefix)
+	}
+	a := s.c.newAccount()
+	a.APIKey, a.ID = apiKey, httpadapter.SandboxAccount(apiKey)
+	return a
+}

@@ -1,0 +1,184 @@
+package lettershoptest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/client"
+	"github.com/lettershop/lettershop/lettershoptest"
+	"github.com/lettershop/lettershop/snapshot"
+)
+
+// fixture builds, in a new account of srv, three published templates,
+// ten letters of the first in various statuses and a webhook, and returns
+// the account and the letters' ids, oldest first.
+func fixture(t testing.TB, srv *lettershoptest.Server) (*lettershoptest.Account, []string) {
+	t.Helper()
+	acct := srv.NewAccount()
+	svc := srv.Service()
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, sendWelcome(t, svc, acct.ID, fmt.Sprint("Guest", i)))
+	}
+	assets := acct.Letters()[0].Content.AssetID
+	for i := range 7 {
+		name := fmt.Sprint("Person", i)
+		l, err := svc.CreateLetter(t.Context(), acct.ID, lettershop.CreateLetterInput{
+			Sender:    &lettershop.PartyInput{Organization: "Acme", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+			Recipient: &lettershop.PartyInput{Organization: name, Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+			Content:   &lettershop.LetterContent{Type: lettershop.LetterContentAsset, AssetID: assets},
+			UseType:   lettershop.UseTransactional, Variables: []lettershop.Variable{{Name: "name", Value: &name}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, l.ID)
+	}
+	acct.Force(ids[0], lettershoptest.Status(client.StatusMailed))
+	acct.Force(ids[1], lettershoptest.Event(client.EventDelivered))
+	acct.Force(ids[2], lettershoptest.Status(client.StatusReady))
+	acct.Force(ids[3], lettershoptest.Status(client.StatusCanceled))
+	if _, err := svc.CreateWebhook(t.Context(), acct.ID, lettershop.CreateWebhookInput{URL: "http://127.0.0.1:9/hooks", Secret: acct.WebhookSecret}); err != nil {
+		t.Fatal(err)
+	}
+	return acct, ids
+}
+
+// One snapshot, restored into 100 accounts at once: each gets every
+// record under ids of its own, with its letters where they stood, and its
+// letters go on from there on its own clock.
+func TestSnapshotRestoredInParallel(t *testing.T) {
+	srv := lettershoptest.New(t)
+	src, ids := fixture(t, srv)
+	src.Advance(time.Hour)
+	snap := src.Snapshot()
+	want := src.Letters()
+	seen := make(chan string, 100*len(ids))
+	t.Run("restore", func(t *testing.T) {
+		for i := range 100 {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				acct := srv.NewAccount()
+				m := acct.Restore(snap)
+				if !acct.Now().Equal(src.Now()) {
+					t.Errorf("clock %s, want the snapshot's %s", acct.Now(), src.Now())
+				}
+				got := acct.Letters()
+				if len(got) != len(want) {
+					t.Fatalf("%d letters, want %d", len(got), len(want))
+				}
+				for j, l := range got {
+					if l.ID != m[want[j].ID] || l.ID == want[j].ID || l.Status != want[j].Status || len(l.Events) != len(want[j].Events) {
+						t.Errorf("letter %d: %s %s with %d events, want %s's copy, %s with %d", j, l.ID, l.Status, len(l.Events), want[j].ID, want[j].Status, len(want[j].Events))
+					}
+					if l.Content.AssetID != m[want[j].Content.AssetID] {
+						t.Errorf("letter %s names asset %s, want its copy %s", l.ID, l.Content.AssetID, m[want[j].Content.AssetID])
+					}
+					for k, e := range l.Events {
+						if e.ID != m[want[j].Events[k].ID] {
+							t.Errorf("event %s of %s, want the copy of %s", e.ID, l.ID, want[j].Events[k].ID)
+						}
+					}
+					seen <- l.ID
+				}
+				// The queued copy goes on, on this account's clock.
+				queued := m[ids[9]]
+				acct.WaitForStatus(queued, client.StatusMailed, 7*24*time.Hour)
+				if !strings.Contains(acct.PDFText(queued), "Dear Person6") {
+					t.Errorf("the restored letter does not render its variables")
+				}
+			})
+		}
+	})
+	close(seen)
+	unique := map[string]bool{}
+	for id := range seen {
+		if unique[id] {
+			t.Fatalf("id %s restored twice", id)
+		}
+		unique[id] = true
+	}
+	if got := src.Letters(); len(got) != len(want) || got[0].Status != want[0].Status {
+		t.Errorf("the source account changed: %d letters", len(got))
+	}
+}
+
+// A restore into an account with records, or whose clock is past the
+// snapshot's, fails and writes nothing.
+func TestRestoreRefused(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	srv := lettershoptest.New(ft)
+	src, _ := fixture(t, srv)
+	snap := src.Snapshot()
+	busy := srv.NewAccount()
+	sendWelcome(t, srv.Service(), busy.ID, "Jane")
+	if msg := fails(t, ft, func() { busy.Restore(snap) }); !strings.Contains(msg, "new account") {
+		t.Errorf("failure %q", msg)
+	}
+	late := srv.NewAccount()
+	late.Advance(time.Hour)
+	if msg := fails(t, ft, func() { late.Restore(snap) }); !strings.Contains(msg, "never goes back") {
+		t.Errorf("failure %q", msg)
+	}
+	if n := len(late.Letters()); n != 0 {
+		t.Errorf("a refused restore wrote %d letters", n)
+	}
+	b, _ := json.Marshal(snap)
+	var bad snapshot.Snapshot
+	if err := json.Unmarshal([]byte(strings.Replace(string(b), snapshot.Format, "other/1", 1)), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if msg := fails(t, ft, func() { srv.NewAccount().Restore(&bad) }); !strings.Contains(msg, "format") {
+		t.Errorf("failure %q", msg)
+	}
+}
+
+// A fixture file seeds a new server with the snapshot's ids, in the
+// account of the key it was taken with.
+func TestWithFixture(t *testing.T) {
+	srv := lettershoptest.New(t)
+	src := srv.AccountWithKey("sk_test_fixture_welcome")
+	id := sendWelcome(t, srv.Service(), src.ID, "Jane")
+	b, err := json.Marshal(src.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "fixture.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	seeded := lettershoptest.New(t, lettershoptest.WithFixture(path))
+	acct := seeded.AccountWithKey("sk_test_fixture_welcome")
+	if got := acct.Letter(id); got.Status != client.StatusQueued {
+		t.Errorf("seeded letter %s is %s", id, got.Status)
+	}
+	if n := len(seeded.NewAccount().Letters()); n != 0 {
+		t.Errorf("another account has %d letters", n)
+	}
+}
+
+// BenchmarkRestore restores a fixture of three templates, ten letters in
+// various statuses and a webhook into a new account; the baseline builds
+// the same through the Service's operations, as a test without snapshots
+// does.
+func BenchmarkRestore(b *testing.B) {
+	srv := lettershoptest.New(b)
+	src, _ := fixture(b, srv)
+	snap := src.Snapshot()
+	b.Run("restore", func(b *testing.B) {
+		for b.Loop() {
+			srv.NewAccount().Restore(snap)
+		}
+	})
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			fixture(b, srv)
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package lettershop
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop/snapshot"
+	"github.com/lettershop/lettershop/storage"
+)
+
+// A snapshot is an account's records and clock as one document (package
+// snapshot), for tests: a suite builds a fixture in one account once,
+// takes it, and restores it into an account per test.
+
+// SnapshotAccount returns the account's records (assets, versions, their
+// content, letters, webhooks; not deliveries, nor idempotency keys) and
+// its clock, its letters caught up first. Take it while nothing else
+// writes to the account: the records are read one list after another.
+func (s *Service) SnapshotAccount(ctx context.Context, account string) (*snapshot.Snapshot, error) {
+	if err := s.life.catchUp(ctx, account); err != nil {
+		return nil, err
+	}
+	c := s.AccountClock(account)
+	snap, err := snapshot.Take(ctx, s.store, account, snapshot.Clock{Now: c.Now, Frozen: c.Frozen},
+		func(kind string, doc storage.Document) ([]string, error) {
+			switch kind {
+			case "version":
+				v, err := versionFromRecord(storage.AssetVersion{Doc: doc})
+				if err != nil {
+					return nil, err
+				}
+				return []string{v.contentHash}, nil
+			default:
+				l, err := letterFromRecord(storage.Letter{Doc: doc})
+				if err != nil {
+					return nil, err
+				}
+				out := []string{l.snapshot.Hash}
+				for _, a := range l.snapshot.Assets {
+					out = append(out, a.Hash)
+				}
+				return out, nil
+			}
+		})
+	if err != nil {
+		return nil, storeErr("snapshot", err)
+	}
+	return snap, nil
+}
+
+// RestoreOptions say how RestoreAccount restores a snapshot.
+type RestoreOptions struct {
+	// KeepIDs writes the records with the snapshot's ids, for a store that
+	// holds none of them (seeding a new server); otherwise every id is
+	// replaced by a fresh one, so one snapshot restores into any number
+	// of accounts.
+	KeepIDs bool
+	// SharedClock moves the Service's clock, which every account follows,
+	// to the snapshot's time, instead of the account's own.
+	SharedClock bool
+}
+
+// RestoreAccount writes snap's records into the account, which must have
+// none yet, and sets its clock to the snapshot's (forward only: an account
+// whose clock is past the snapshot's is CodeConflict, as is an account
+// with records). It returns the snapshot's ids mapped to the ids written.
+// A snapshot that does not check is CodeInvalid naming the field, and
+// nothing is written.
+func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snapshot.Snapshot, o RestoreOptions) (map[string]string, error) {
+	if account == "" {
+		return nil, invalidField("account", "an account is required")
+	}
+	if snap == nil {
+		return nil, invalidField("body", "a snapshot is required")
+	}
+	if err := snap.Check(); err != nil {
+		var fe *snapshot.FieldError
+		if errors.As(err, &fe) {
+			return nil, invalidField(fe.Field, "%s", fe.Message)
+		}
+		return nil, invalidField("body", "%v", err)
+	}
+	if err := s.restorable(ctx, account); err != nil {
+		return nil, err
+	}
+	if err := s.restoreClock(ctx, account, snap.Clock, o.SharedClock); err != nil {
+		return nil, err
+	}
+	ids, err := snap.Restore(ctx, s.store, account, s.newID, o.KeepIDs)
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		return nil, errorf(CodeConflict, "the snapshot's ids are taken in this store: restore it without keeping them (%v)", err)
+	}
+	if err != nil {
+		return nil, storeErr("restore", err)
+	}
+	s.life.noteDue(snap.Earliest())
+	if len(snap.Webhooks) > 0 {
+		s.deliveries.activate()
+	}
+	return ids, nil
+}
+
+// restorable answers CodeConflict when the account has records already:
+// a snapshot is a whole account, not a part to mix in.
+func (s *Service) restorable(ctx context.Context, account string) error {
+	ls, err := s.store.ListLetters(ctx, storage.LetterQuery{Account: account, Limit: 1, Brief: true})
+	if err != nil {
+		return storeErr("restore", err)
+	}
+	as, err := s.store.ListAssets(ctx, storage.AssetQuery{Account: account, Limit: 1})
+	if err != nil {
+		return storeErr("restore", err)
+	}
+	ws, err := s.store.ListWebhooks(ctx, storage.WebhookQuery{Account: account, Limit: 1})
+	if err != nil {
+		return storeErr("restore", err)
+	}
+	if len(ls)+len(as)+len(ws) > 0 {
+		return errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
+	}
+	return nil
+}
+
+// restoreClock moves the account's clock (or the shared one) forward to
+// the snapshot's time, and freezes it as the snapshot's was.
+func (s *Service) restoreClock(ctx context.Context, account string, c snapshot.Clock, shared bool) error {
+	if c.Now.IsZero() {
+		return invalidField("clock.now", "is required")
+	}
+	if _, ok := s.clock.(*clock.Mock); !ok {
+		return errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
+	}
+	at := c.Now.UTC().Truncate(time.Millisecond)
+	now := s.now(account)
+	if shared {
+		now = s.Now()
+	}
+	if now.After(at) {
+		return errorf(CodeConflict, "the account's clock is at %s, past the snapshot's %s, and a clock never goes back: restore into an account before moving the server's clock past it",
+			now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
+	}
+	if shared {
+		_, err := s.SetClock(ctx, at)
+		return err
+	}
+	if _, err := s.SetAccountClock(ctx, account, at); err != nil {
+		return err
+	}
+	if c.Frozen {
+		_, err := s.FreezeAccountClock(ctx, account, true)
+		return err
+	}
+	return nil
+}
