@@ -2,7 +2,6 @@ package lettershop_test
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -131,74 +130,6 @@ func BenchmarkListLetters100(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkGetLetterJSON compares a letter served as the API's JSON from the
-// encodings kept (AppendLetterJSON) with reading and encoding it afresh, in
-// one run.
-func BenchmarkGetLetterJSON(b *testing.B) {
-	be := getBenchEnv(b, 1_000)
-	id := be.ids[len(be.ids)/2]
-	b.Run("kept", func(b *testing.B) {
-		var buf []byte
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if buf, err = be.svc.AppendLetterJSON(be.ctx, buf[:0], acct, id); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoded", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			l, err := be.svc.GetLetter(be.ctx, acct, id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := l.MarshalJSON(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// BenchmarkLetterPageJSON compares a page of 100 letters served from the
-// encodings kept (LetterPageJSON) with reading and encoding each
-// letter afresh, in one run, at 1,000 and 1,000,000 letters stored.
-func BenchmarkLetterPageJSON(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("stored=%d", n), func(b *testing.B) {
-			be := getBenchEnv(b, n)
-			in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}}
-			b.Run("kept", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					page, err := be.svc.LetterPageJSON(be.ctx, acct, in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := page.WriteTo(io.Discard); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("encoded", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					p, err := be.svc.ListLetters(be.ctx, acct, in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, l := range p.Items {
-						if _, err := l.MarshalJSON(); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-			})
-		})
-	}
 }
 
 // benchTemplate is a template of a typical letter's size: headings,

@@ -12,7 +12,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/pgstore"
 	"github.com/lettershop/lettershop/storage"
@@ -52,23 +51,15 @@ func newWallClock(t time.Time) *wallClock {
 func (c *wallClock) Now() time.Time      { return time.Unix(0, c.now.Load()).UTC() }
 func (c *wallClock) Add(d time.Duration) { c.now.Add(int64(d)) }
 
-// idleEngine stands in for the engine, so a test makes the passes itself.
-type idleEngine struct{}
-
-func (idleEngine) Wake()  {}
-func (idleEngine) Close() {}
-
 // deliveryBench is a Service whose accounts acct_0000 and on have clocks of
 // their own, each a minute further on than the last, and a webhook in
-// acct_0000; its engine is idle, so passes are made by hand.
+// acct_0000; it has no Deliverer, so passes are made by hand.
 func deliveryBench(tb testing.TB, store storage.Storage, accounts int) (*Service, *webhookCalls, *wallClock) {
 	tb.Helper()
 	mc, wall := clock.NewMock(), newWallClock(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	st := &webhookCalls{Storage: store}
 	s := New(st, WithClock(mc), WithWallClock(wall))
-	s.deliveries.engine.Close()
-	s.deliveries.engine = idleEngine{}
 	tb.Cleanup(func() { s.Close() })
 	ctx := context.Background()
 	for i := range accounts {
@@ -110,7 +101,7 @@ func newDelivery(tb testing.TB, s *Service, account string, ahead time.Duration)
 // pass makes one pass as the engine does (the accounts with due
 // deliveries, then each one's take), and returns the accounts it took
 // deliveries of. The attempts are not made: the deliveries are let go.
-func pass(tb testing.TB, d *deliverer) []string {
+func pass(tb testing.TB, d *Deliveries) []string {
 	tb.Helper()
 	ctx := context.Background()
 	accounts, err := d.Due(ctx)
@@ -119,11 +110,11 @@ func pass(tb testing.TB, d *deliverer) []string {
 	}
 	var took []string
 	for _, a := range accounts {
-		tasks, err := d.Take(ctx, a, d.workers)
+		attempts, err := d.Take(ctx, a, d.workers)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if len(tasks) > 0 {
+		if len(attempts) > 0 {
 			took = append(took, a)
 		}
 	}
@@ -138,7 +129,7 @@ func pass(tb testing.TB, d *deliverer) []string {
 // on its clock, then one for each account with a clock of its own, each
 // until it takes nothing. It is the baseline BenchmarkDeliveryPass
 // measures the pass against.
-func scanPass(tb testing.TB, d *deliverer) []string {
+func scanPass(tb testing.TB, d *Deliveries) []string {
 	tb.Helper()
 	ctx := context.Background()
 	server := d.s.serverNow()
@@ -151,11 +142,11 @@ func scanPass(tb testing.TB, d *deliverer) []string {
 	for _, q := range queries {
 		for {
 			q.Limit = d.workers
-			tasks, err := d.take(ctx, q)
+			attempts, err := d.take(ctx, q)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			if len(tasks) == 0 {
+			if len(attempts) == 0 {
 				break
 			}
 			took = append(took, q.Account)
@@ -233,7 +224,7 @@ func BenchmarkDeliveryPass(b *testing.B) {
 				}
 				for _, p := range []struct {
 					name string
-					pass func(testing.TB, *deliverer) []string
+					pass func(testing.TB, *Deliveries) []string
 				}{{"each account", scanPass}, {"due accounts", pass}} {
 					b.Run(p.name, func(b *testing.B) {
 						for b.Loop() {
@@ -286,5 +277,3 @@ func benchStores(tb testing.TB) []benchStore {
 		return st
 	}})
 }
-
-var _ deliveryEngine = (*delivery.Engine)(nil)

@@ -21,6 +21,10 @@
 //	})
 //	letter, _ := svc.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{...})
 //
+// A letter as the API shows it is package wire's: wire.Letter(letter). To
+// send webhook events, give the Service a Deliverer:
+// lettershop.New(store, lettershop.WithDeliverer(delivery.Open)).
+//
 // Every operation is scoped to an account, a plain string: objects of
 // another account are not found.
 //
@@ -69,9 +73,15 @@
 //   - openapi: the OpenAPI document, embedded; internal/openapitest checks
 //     traffic against it in tests; internal/pdftest reads PDFs back in tests;
 //     internal/echo cuts what error messages quote of their input.
-//   - delivery: the engine that runs webhook attempts, fairly across
-//     accounts, behind the root's deliveryEngine; it knows nothing of
-//     webhooks.
+//   - wire: the API's JSON of letters, pages of them and webhook events,
+//     written field by field, and the encodings of a Service's letters kept
+//     by their stored state (wire.Letters); the root does not encode for
+//     the wire.
+//   - delivery: the Deliverer lettershop comes with (delivery.Open): it
+//     takes the deliveries due through the Service's Deliveries, fairly
+//     across accounts, posts each event signed, and retries with backoff.
+//     A Service sends its webhook events only with a Deliverer:
+//     WithDeliverer(delivery.Open), or httpadapter.New gives it this one.
 //   - snapshot: an account's records and clock as one JSON document, taken
 //     and restored (with fresh ids) for test fixtures.
 //   - inbox: the web UI, an http.Handler beside the API's.
@@ -89,7 +99,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, snapshot
+//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, snapshot
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -99,14 +109,15 @@
 //	postal              -> usps
 //	cass                -> usps
 //	render              -> usps
-//	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot
-//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot
+//	wire                -> lettershop
+//	delivery            -> lettershop, wire, webhook, egress
+//	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot, wire, delivery
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, wire, delivery
 //	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	egress              -> (std only)
-//	delivery            -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

@@ -10,16 +10,19 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/memstore"
 )
 
-// newExampleService is a Service on a stopped clock with repeatable ids.
+// newExampleService is a Service on a stopped clock with repeatable ids,
+// which sends its webhook events with package delivery's Deliverer.
 func newExampleService() *lettershop.Service {
 	mc := clock.NewMock()
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	return lettershop.New(memstore.New(),
 		lettershop.WithClock(mc),
 		lettershop.WithEntropy(rand.New(rand.NewSource(42))),
+		lettershop.WithDeliverer(delivery.Open),
 	)
 }
 

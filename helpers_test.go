@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/memstore"
 )
 
@@ -28,7 +29,8 @@ type env struct {
 }
 
 // newEnv returns a Service over a fresh memstore with a mock clock at
-// testStart and seeded ids; it is closed when the test ends.
+// testStart and seeded ids, sending its webhook events with package
+// delivery's Deliverer; it is closed when the test ends.
 func newEnv(t testing.TB, opts ...lettershop.Option) *env {
 	t.Helper()
 	mc := clock.NewMock()
@@ -41,6 +43,7 @@ func newEnv(t testing.TB, opts ...lettershop.Option) *env {
 func newEnvOn(t testing.TB, st *memstore.Store, mc *clock.Mock, opts ...lettershop.Option) *env {
 	t.Helper()
 	opts = append([]lettershop.Option{
+		lettershop.WithDeliverer(delivery.Open),
 		lettershop.WithClock(mc),
 		lettershop.WithEntropy(rand.New(rand.NewSource(1))),
 		lettershop.WithTokenKey([]byte("test token key")),

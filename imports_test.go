@@ -162,6 +162,60 @@ func TestImports(t *testing.T) {
 	}
 }
 
+// layers are arrows that must never point back, whatever the table says:
+// a package on the left never reaches, directly or through others, a
+// package on the right. The domain is below the wire and the delivery
+// engine, which are below the adapter; the stores are below the domain.
+var layers = []struct {
+	pkg   string
+	never []string
+}{
+	{"lettershop", []string{"wire", "delivery", "httpadapter", "inbox", "lettershoptest", "client", "memstore", "pgstore"}},
+	{"wire", []string{"delivery", "httpadapter", "inbox", "lettershoptest", "memstore", "pgstore"}},
+	{"delivery", []string{"httpadapter", "inbox", "lettershoptest", "memstore", "pgstore"}},
+	{"storage", []string{"lettershop"}},
+	{"memstore", []string{"lettershop"}},
+	{"pgstore", []string{"lettershop"}},
+}
+
+// TestLayering checks the arrows of layers on the module's import graph,
+// followed through every package between.
+func TestLayering(t *testing.T) {
+	imports := map[string][]string{}
+	for _, p := range listPackages(t) {
+		for _, imp := range p.Imports {
+			if imp == module || strings.HasPrefix(imp, module+"/") {
+				imports[relative(p.ImportPath)] = append(imports[relative(p.ImportPath)], relative(imp))
+			}
+		}
+	}
+	for _, l := range layers {
+		// via[p] is a package through which l.pkg reaches p.
+		via := map[string]string{l.pkg: ""}
+		queue := []string{l.pkg}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			for _, imp := range imports[p] {
+				if _, seen := via[imp]; !seen {
+					via[imp] = p
+					queue = append(queue, imp)
+				}
+			}
+		}
+		for _, above := range l.never {
+			if _, reached := via[above]; !reached {
+				continue
+			}
+			path := []string{above}
+			for p := via[above]; p != ""; p = via[p] {
+				path = append([]string{p}, path...)
+			}
+			t.Errorf("%s reaches %s (%s): it must never", l.pkg, above, strings.Join(path, " -> "))
+		}
+	}
+}
+
 func allowedList(r importRule) string {
 	if len(r.allowed) == 0 {
 		return "no package of this module"

@@ -2,16 +2,14 @@ package lettershop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	gojson "github.com/goccy/go-json"
 
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/postal"
@@ -81,6 +79,34 @@ type Letter struct {
 	// kept is the document form the store keeps, set while the letter is
 	// written under an idempotency claim, for Snapshot to share.
 	kept *keptLetter
+}
+
+// CassDetailsLeftOut reports whether the letter was read by a list that
+// leaves out the results of address processing (ListLettersInput without
+// IncludeCassDetails): the API then shows no addressAnalysis,
+// addressCorrections or addressMetadata at all, where a fetch shows them,
+// null when there are none.
+func (l *Letter) CassDetailsLeftOut() bool { return l.cassLeftOut }
+
+// UnmarshalJSON reads a letter as the API shows it (package wire writes
+// it), every field present and null where empty. Tracking details without
+// any value, as status events show them, are read as none.
+func (l *Letter) UnmarshalJSON(b []byte) error {
+	type plain Letter
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	for i, e := range p.Events {
+		if d := e.TrackingEventDetails; d != nil && len(d.AdditionalData) == 0 {
+			d.AdditionalData = nil
+			if d.Notes == "" && d.Facility == "" && d.FacilityType == "" && d.FacilityZip == "" {
+				p.Events[i].TrackingEventDetails = nil
+			}
+		}
+	}
+	*l = Letter(p)
+	return nil
 }
 
 // Party is a letter's sender or recipient: who, where, and the results of
@@ -416,69 +442,23 @@ func (s *Service) shownLetter(rec storage.Letter, now time.Time) (*Letter, error
 	return l, nil
 }
 
-// AppendLetterJSON appends to dst the letter GetLetter returns, encoded as
-// its MarshalJSON encodes it, and returns the extended slice. The encoding
-// of a letter read before at the same stored revision is reused.
-func (s *Service) AppendLetterJSON(ctx context.Context, dst []byte, account, id string) ([]byte, error) {
-	if err := s.life.catchUp(ctx, account); err != nil {
-		return dst, err
-	}
-	rec, err := s.readLetter(ctx, account, id)
-	if err != nil {
-		return dst, err
-	}
-	now := s.now(account)
-	// A letter due by now is shown with steps not yet stored: it is not
-	// the stored revision, and is encoded afresh.
-	stored := rec.DueAt.IsZero() || rec.DueAt.After(now)
-	if stored {
-		if data, ok := s.letterJSON.get(&rec, false); ok {
-			return append(dst, data...), nil
-		}
-	}
-	l, err := s.shownLetter(rec, now)
-	if err != nil {
-		return dst, err
-	}
-	data, err := l.MarshalJSON()
-	if err != nil {
-		return dst, internal("encode letter", err)
-	}
-	if stored {
-		s.letterJSON.put(&rec, false, data)
-	}
-	return append(dst, data...), nil
-}
-
 // ListLetters returns a page of the account's letters, newest first.
 func (s *Service) ListLetters(ctx context.Context, account string, in ListLettersInput) (Page[*Letter], error) {
-	recs, c, err := s.listLetters(ctx, account, in)
+	list, err := s.OpenLetterList(ctx, account, in)
 	if err != nil {
 		return Page[*Letter]{}, err
 	}
-	items := make([]*Letter, 0, len(recs))
-	for _, r := range recs {
-		l, err := s.listedLetter(r, in.IncludeCassDetails)
-		if err != nil {
+	page, err := list.Read(ctx)
+	if err != nil {
+		return Page[*Letter]{}, err
+	}
+	items := make([]*Letter, page.Len())
+	for i := range items {
+		if items[i], err = page.Letter(i); err != nil {
 			return Page[*Letter]{}, err
 		}
-		items = append(items, l)
 	}
-	return closePage(s, c, items, func(l *Letter) string { return l.ID }), nil
-}
-
-// listLetters reads the stored letters of the page in asks for, and one
-// more when there are more: closePage makes the page of them.
-func (s *Service) listLetters(ctx context.Context, account string, in ListLettersInput) ([]storage.Letter, cursor, error) {
-	q, c, err := s.letterQuery(ctx, account, in)
-	if err != nil {
-		return nil, c, err
-	}
-	recs, err := s.store.ListLetters(ctx, q)
-	if err != nil {
-		return nil, c, storeErr("list letters", err)
-	}
-	return recs, c, nil
+	return Page[*Letter]{Items: items, NextToken: page.NextToken()}, nil
 }
 
 // letterQuery checks in and returns the store query of the page it asks
@@ -523,107 +503,6 @@ func (s *Service) listedLetter(r storage.Letter, cassDetails bool) (*Letter, err
 	}
 	return l, nil
 }
-
-// letterJSONSize is about what a letter of a few events takes encoded.
-const letterJSONSize = 3 << 10
-
-// LetterPageJSON returns the page ListLetters returns, as a json.Encoder
-// encodes the Page (each letter as its MarshalJSON encodes it). The
-// encodings of letters read before at the same stored revisions are
-// reused, and a page read again whose letters have not changed is the
-// same text: a page is mostly copied, or not even that.
-func (s *Service) LetterPageJSON(ctx context.Context, account string, in ListLettersInput) (JSONText, error) {
-	q, c, err := s.letterQuery(ctx, account, in)
-	if err != nil {
-		return JSONText{}, err
-	}
-	key := pageKey{scope: c.scope, before: c.before, limit: c.limit, cassLeftOut: !in.IncludeCassDetails}
-	if s.pageJSON.has(key) {
-		// A page made before is checked against the letters' stamps, which
-		// a store reads for a fraction of what whole letters cost.
-		q.Brief = true
-		stamps, err := s.store.ListLetters(ctx, q)
-		if err != nil {
-			return JSONText{}, storeErr("list letters", err)
-		}
-		if text, ok := s.pageJSON.get(key, stamps); ok {
-			return JSONText{text}, nil
-		}
-		q.Brief = false
-	}
-	recs, err := s.store.ListLetters(ctx, q)
-	if err != nil {
-		return JSONText{}, storeErr("list letters", err)
-	}
-	text, err := s.encodePage(recs, c, in.IncludeCassDetails)
-	if err != nil {
-		return JSONText{}, err
-	}
-	s.pageJSON.put(key, recs, text)
-	return JSONText{text}, nil
-}
-
-// encodePage encodes the page of recs, from the encodings of its letters
-// kept where there are any.
-func (s *Service) encodePage(recs []storage.Letter, c cursor, cassDetails bool) ([]byte, error) {
-	cassLeftOut := !cassDetails
-	n := min(len(recs), c.limit)
-	// Room for the page at once: grown by appending, a page of 100 was
-	// copied a dozen times on its way to 270 KB.
-	dst := make([]byte, 0, n*letterJSONSize+64)
-	dst = append(dst, `{"items":[`...)
-	kept := make([][]byte, n)
-	s.letterJSON.getPage(recs[:n], cassLeftOut, kept)
-	for i := range recs[:n] {
-		r := &recs[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if kept[i] != nil {
-			dst = append(dst, kept[i]...)
-			continue
-		}
-		l, err := s.listedLetter(*r, cassDetails)
-		if err != nil {
-			return nil, err
-		}
-		data, err := l.MarshalJSON()
-		if err != nil {
-			return nil, internal("encode letter", err)
-		}
-		s.letterJSON.put(r, cassLeftOut, data)
-		dst = append(dst, data...)
-	}
-	dst = append(dst, ']')
-	// As closePage continues the page.
-	if len(recs) > c.limit {
-		tok, err := gojson.Marshal(s.signToken(c.scope, recs[c.limit-1].ID))
-		if err != nil {
-			return nil, internal("encode page", err)
-		}
-		dst = append(dst, `,"nextToken":`...)
-		dst = append(dst, tok...)
-	}
-	return append(dst, '}', '\n'), nil
-}
-
-// JSONText is a JSON value as a json.Encoder writes it, followed by a
-// newline. The Service may share its bytes with other callers, so they
-// are read through WriteTo, which hands them to a writer (an io.Writer
-// never changes what it is given), and never changed.
-type JSONText struct{ b []byte }
-
-// Len returns the length of the text, its newline included.
-func (t JSONText) Len() int { return len(t.b) }
-
-// WriteTo writes the text to w.
-func (t JSONText) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(t.b)
-	return int64(n), err
-}
-
-// String returns the text.
-func (t JSONText) String() string { return string(t.b) }
 
 // UpdateLetter changes a letter as in says. A change to what is mailed
 // (parties, content, variables, options, sendDate, useType) is allowed

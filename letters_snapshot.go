@@ -210,16 +210,6 @@ func (ls *LetterSnapshot) Letter() (*Letter, error) {
 	return l, nil
 }
 
-// AppendJSON appends the letter as it was, encoded as its MarshalJSON
-// encodes it.
-func (ls *LetterSnapshot) AppendJSON(dst []byte) ([]byte, error) {
-	l, err := ls.Letter()
-	if err != nil {
-		return dst, err
-	}
-	return l.appendJSON(dst)
-}
-
 // Size is about how many bytes the snapshot keeps of its own: the part of
 // the document a letter does not share with the letters of its asset
 // version, and the letter's fields.
@@ -228,7 +218,7 @@ func (ls *LetterSnapshot) Size() int {
 	if k, ok := ls.doc.(*keptLetter); ok {
 		return n + len(k.data)
 	}
-	return n + letterJSONSize
+	return n + looseLetterSize
 }
 
 // CloneDocument implements storage.Document: a snapshot never changes, so
@@ -240,6 +230,10 @@ func (ls *LetterSnapshot) EncodeDocument() ([]byte, error) { return ls.AppendEnc
 
 // OutcomeSize implements Outcome: Size.
 func (ls *LetterSnapshot) OutcomeSize() int { return ls.Size() }
+
+// looseLetterSize is about what a letter's document that could not be
+// packed holds.
+const looseLetterSize = 3 << 10
 
 // snapshotMagic begins an encoded snapshot: a version of the form, so a
 // later one can be told apart.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/wire"
 )
 
 func TestCreateLetterShape(t *testing.T) {
@@ -593,7 +594,7 @@ func TestLetterJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	l = e.get(t, l.ID)
-	b, err := json.Marshal(l)
+	b, err := wire.Letter(l)
 	if err != nil {
 		t.Fatal(err)
 	}

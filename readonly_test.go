@@ -13,13 +13,20 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // sentBack is what a client sends back after fetching v: v as JSON, read
 // into the update input T, then changed by change (on the JSON object).
 func sentBack[T any](t testing.TB, v any, change func(m map[string]any)) T {
 	t.Helper()
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if l, ok := v.(*lettershop.Letter); ok {
+		b, err = wire.Letter(l) // as the API shows it
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,8 +50,9 @@ type Service struct {
 	// clocks are the accounts' own clocks (clocks.go).
 	clocks clocks
 
-	// deliveries posts webhook events (deliver.go).
-	deliveries deliverer
+	// deliveries are the webhook deliveries its Deliverer sends
+	// (deliveries.go).
+	deliveries Deliveries
 
 	// egress is the policy of every request the Service makes itself, and
 	// egressOpts the options of its clients (WithEgress). fetch is the
@@ -66,11 +67,6 @@ type Service struct {
 
 	// render is the rendering and download-link state (render.go).
 	render renderState
-
-	// letterJSON and pageJSON keep the encodings of letters and pages of
-	// letters read (letters_cache.go).
-	letterJSON *letterJSONCache
-	pageJSON   *pageJSONCache
 
 	purgeMu   sync.Mutex
 	lastPurge time.Time
@@ -173,17 +169,15 @@ func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idemByte
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:      store,
-		clock:      clock.New(),
-		wall:       clock.New(),
-		logger:     slog.New(slog.DiscardHandler),
-		entropy:    rand.Reader,
-		lease:      DefaultIdempotencyLease,
-		idemCap:    DefaultIdempotencyCap,
-		idemBytes:  DefaultIdempotencyBytes,
-		trimCount:  map[string]trimCounter{},
-		letterJSON: newLetterJSONCache(),
-		pageJSON:   newPageJSONCache(),
+		store:     store,
+		clock:     clock.New(),
+		wall:      clock.New(),
+		logger:    slog.New(slog.DiscardHandler),
+		entropy:   rand.Reader,
+		lease:     DefaultIdempotencyLease,
+		idemCap:   DefaultIdempotencyCap,
+		idemBytes: DefaultIdempotencyBytes,
+		trimCount: map[string]trimCounter{},
 	}
 	for _, o := range opts {
 		o(s)

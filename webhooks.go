@@ -583,7 +583,7 @@ func validateWebhookDescription(f fieldErrors, d string) {
 
 // hostAllowed reports whether a webhook may reach host: any host when no
 // list is set, else a host of the list, or under a "*.domain" of it.
-func (d *deliverer) hostAllowed(host string) bool {
+func (d *Deliveries) hostAllowed(host string) bool {
 	if len(d.hosts) == 0 {
 		return true
 	}

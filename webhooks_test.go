@@ -21,9 +21,11 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/webhook"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // receiver is a real local HTTP receiver of webhook events.
@@ -196,7 +198,7 @@ func TestWebhookLetterLifeInOrder(t *testing.T) {
 	if err := json.Unmarshal(lastBody, &env); err != nil {
 		t.Fatal(err)
 	}
-	asGot, _ := json.Marshal(final)
+	asGot, _ := wire.Letter(final)
 	if string(env.Data.Object) != string(asGot) {
 		t.Errorf("last event's object differs from the letter:\n%s\n%s", env.Data.Object, asGot)
 	}
@@ -283,15 +285,6 @@ func TestWebhookRetriesAnEventFirstAttemptedLate(t *testing.T) {
 	}
 	if d := e.settled(t, acct, w.ID, 2)[0]; d.Status != lettershop.DeliverySucceeded {
 		t.Errorf("after the retry: %+v", d)
-	}
-}
-
-func TestRetryDelay(t *testing.T) {
-	want := []time.Duration{time.Minute, 4 * time.Minute, 16 * time.Minute, 64 * time.Minute, 256 * time.Minute, 12 * time.Hour, 12 * time.Hour}
-	for i, w := range want {
-		if got := lettershop.RetryDelay(i + 1); got != w {
-			t.Errorf("RetryDelay(%d) = %v, want %v", i+1, got, w)
-		}
 	}
 }
 
@@ -690,6 +683,28 @@ func (c *dueCounter) DeliveryAccounts(ctx context.Context, q storage.DeliveryAcc
 	return c.Storage.DeliveryAccounts(ctx, q)
 }
 
+// wakeSpy is package delivery's Deliverer, counting its wakes.
+type wakeSpy struct {
+	lettershop.Deliverer
+	wakes  atomic.Int32
+	closed atomic.Bool
+}
+
+func (s *wakeSpy) open(d *lettershop.Deliveries) lettershop.Deliverer {
+	s.Deliverer = delivery.Open(d)
+	return s
+}
+
+func (s *wakeSpy) Wake() {
+	s.wakes.Add(1)
+	s.Deliverer.Wake()
+}
+
+func (s *wakeSpy) Close() {
+	s.closed.Store(true)
+	s.Deliverer.Close()
+}
+
 // Letter writes in an account without webhooks, on a test clock, cost the
 // deliveries nothing: their loop is not woken, and the store is not asked
 // for due deliveries.
@@ -697,16 +712,17 @@ func TestLetterWritesWithoutWebhooksWakeNothing(t *testing.T) {
 	st := &dueCounter{Storage: memstore.New()}
 	mc := clock.NewMock()
 	mc.Set(testStart)
-	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	spy := &wakeSpy{}
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))), lettershop.WithDeliverer(spy.open))
 	e := &env{svc: svc, clock: mc, ctx: context.Background()}
 	l := e.createLetterIn(t, acct)
 	if _, err := svc.CancelLetter(e.ctx, acct, l.ID); err != nil {
 		t.Fatal(err)
 	}
 	svc.Close()
-	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
-		t.Errorf("a create and a cancel without webhooks: %d looks for due deliveries, woken %v; want none",
-			n, lettershop.DeliveriesWoken(svc))
+	if n, woken := st.calls.Load(), spy.wakes.Load(); n != 0 || woken != 0 || !spy.closed.Load() {
+		t.Errorf("a create and a cancel without webhooks: %d looks for due deliveries, woken %d times, closed %v; want none, and closed",
+			n, woken, spy.closed.Load())
 	}
 }
 
@@ -718,7 +734,8 @@ func TestClockMovesWithoutWebhooksDoNoWebhookWork(t *testing.T) {
 	st := &dueCounter{Storage: memstore.New()}
 	mc := clock.NewMock()
 	mc.Set(testStart)
-	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))))
+	spy := &wakeSpy{}
+	svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithEntropy(rand.New(rand.NewSource(1))), lettershop.WithDeliverer(spy.open))
 	t.Cleanup(func() { svc.Close() })
 	e := &env{svc: svc, clock: mc, ctx: context.Background()}
 	var moved *lettershop.Letter
@@ -747,9 +764,9 @@ func TestClockMovesWithoutWebhooksDoNoWebhookWork(t *testing.T) {
 	if l := e.letterIn(t, "acct_01", moved.ID); l.Status != lettershop.StatusMailed {
 		t.Fatalf("the letters did not move: %s", l.Status)
 	}
-	if n := st.calls.Load(); n != 0 || lettershop.DeliveriesWoken(svc) {
-		t.Fatalf("clock moves without webhooks: %d looks for due deliveries, engine started %v; want none",
-			n, lettershop.DeliveriesWoken(svc))
+	if n, woken := st.calls.Load(), spy.wakes.Load(); n != 0 || woken != 0 {
+		t.Fatalf("clock moves without webhooks: %d looks for due deliveries, the deliverer woken %d times; want none",
+			n, woken)
 	}
 	e.createWebhook(t, "acct_01", "https://example.com/hooks")
 	if _, err := svc.AdvanceClock(e.ctx, time.Hour); err != nil {

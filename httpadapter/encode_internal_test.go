@@ -12,6 +12,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // TestMarshalJSONMatchesEncodingJSON holds the response encoder to the
@@ -21,16 +22,16 @@ import (
 func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 	tricky := "<b>Dear & \"friend\"</b>\u2028\u2029\x00\x1f\xff\xfe café \U0001F600 \\ /"
 	when := time.Date(2026, 3, 2, 15, 4, 5, 123456789, time.FixedZone("x", -5*3600))
-	letter := &lettershop.Letter{
-		ID: "ltr_" + tricky, Status: "queued", CreatedAt: when, ModifiedAt: when.UTC(),
-		Description: tricky, ExternalID: tricky, URL: "https://x.test/a?b=1&c=<2>",
-		Metadata:  lettershop.Metadata{{Key: tricky, Value: tricky}, {Key: "a", Value: ""}},
-		Variables: []lettershop.Variable{{Name: "name", Value: &tricky}},
+	code := 502
+	hook := &lettershop.Webhook{
+		ID: "wh_" + tricky, URL: "https://x.test/a?b=1&c=<2>", Description: tricky, CreatedAt: when, ModifiedAt: when.UTC(),
+		Events:   []lettershop.WebhookEventType{lettershop.WebhookLetterCreated, lettershop.WebhookEventType(tricky)},
+		Metadata: lettershop.Metadata{{Key: tricky, Value: tricky}, {Key: "a", Value: ""}},
 	}
-	letter.Recipient.Address.AddressLine1 = tricky
 	values := []any{
-		letter,
-		lettershop.Page[lettershop.Letter]{Items: []lettershop.Letter{*letter, *letter}, NextToken: tricky},
+		hook,
+		lettershop.Page[lettershop.Webhook]{Items: []lettershop.Webhook{*hook, *hook}, NextToken: tricky},
+		&lettershop.WebhookDelivery{ID: "dlv_1", Error: &tricky, StatusCode: &code, CreatedAt: when, LastAttemptAt: &when},
 		problem{Type: "invalid", Title: tricky, Status: 400, Detail: tricky, Errors: map[string]string{"z": tricky, "a": "x", tricky: "<>"}},
 		map[string]any{"f": 1.5e-7, "g": 1e21, "h": 123456789.0, "i": []any{nil, true, "x"}},
 		healthState{Status: "ok"},
@@ -49,8 +50,9 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 }
 
 // TestLetterRoutesWriteTheEncoderBytes holds the letter routes, which
-// write the Service's own encodings, to the bytes the response encoder
-// writes for what GetLetter and ListLetters return.
+// write the encodings package wire keeps, to the bytes wire writes for what
+// GetLetter and ListLetters return, followed by a newline as the response
+// encoder writes it. (wire holds its bytes to encoding/json's.)
 func TestLetterRoutesWriteTheEncoderBytes(t *testing.T) {
 	svc := lettershop.New(memstore.New(), lettershop.WithBaseURL("https://lettershop.test"))
 	defer svc.Close()
@@ -94,7 +96,11 @@ func TestLetterRoutesWriteTheEncoderBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := do("GET", "/v1/letters/"+id, ""), marshalJSON(l); !bytes.Equal(got, want) {
+			want, err := wire.Letter(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := do("GET", "/v1/letters/"+id, ""), append(want, '\n'); !bytes.Equal(got, want) {
 				t.Errorf("GET %s:\n got %s\nwant %s", id, got, want)
 			}
 		}
@@ -111,7 +117,11 @@ func TestLetterRoutesWriteTheEncoderBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := do("GET", "/v1/letters"+q.query, ""), marshalJSON(p); !bytes.Equal(got, want) {
+			want, err := wire.AppendLetterPage(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := do("GET", "/v1/letters"+q.query, ""), append(want, '\n'); !bytes.Equal(got, want) {
 				t.Errorf("GET /v1/letters%s:\n got %s\nwant %s", q.query, got, want)
 			}
 		}

@@ -26,7 +26,9 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // APIVersion is the interface version served. A request may name it in
@@ -135,6 +137,9 @@ type handler struct {
 	links *linkLimits
 	// digests remembers the digests of recently authenticated API keys.
 	digests *keyDigests
+	// letters serves letters and pages of them as the API's JSON, keeping
+	// the encodings it made.
+	letters *wire.Letters
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -150,6 +155,9 @@ type handler struct {
 //
 // The handler also serves GET /healthz and GET /readyz (health.go), and with
 // WithMetrics, GET /metrics.
+//
+// A Service without a Deliverer (lettershop.WithDeliverer) is given package
+// delivery's, so that the webhooks made through the API are sent.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
@@ -164,7 +172,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if !cfg.authThrottleSet {
 		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
+	svc.UseDeliverer(delivery.Open)
+	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 		if !cfg.noAddressLimits {

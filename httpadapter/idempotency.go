@@ -14,6 +14,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // An idempotency key keeps what a response was made from, not always its
@@ -93,16 +94,16 @@ func (a *letterAnswer) OutcomeSize() int { return a.letter.Size() + answerOverhe
 
 // response is the response the letter answer replays.
 func (a *letterAnswer) response() (response, error) {
-	body, err := a.letter.AppendJSON(nil)
+	l, err := a.letter.Letter()
+	if err != nil {
+		return response{}, err
+	}
+	body, err := wire.AppendLetter(nil, l)
 	if err != nil {
 		return response{}, err
 	}
 	resp := response{status: a.status, contentType: "application/json", body: append(body, '\n')}
 	if a.base != noLocation {
-		l, err := a.letter.Letter()
-		if err != nil {
-			return response{}, err
-		}
 		resp.location = a.base.Value() + "/letters/" + l.ID
 	}
 	return resp, nil

@@ -39,7 +39,7 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.svc.LetterPageJSON(r.Context(), c.account, in)
+	page, err := h.letters.Page(r.Context(), c.account, in)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -76,7 +76,7 @@ func (h *handler) getLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	b := bufferPool.Get().(*bytes.Buffer)
-	data, err := h.svc.AppendLetterJSON(r.Context(), b.AvailableBuffer(), c.account, id.value)
+	data, err := h.letters.AppendLetter(r.Context(), b.AvailableBuffer(), c.account, id.value)
 	if err != nil {
 		putBuffer(b)
 		h.fail(w, r, err)

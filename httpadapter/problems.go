@@ -13,6 +13,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // problemContentType is the media type of every error response (RFC 9457,
@@ -279,10 +280,10 @@ func jsonResponse(status int, v any) response {
 	return response{status: status, contentType: "application/json", body: marshalJSON(v)}
 }
 
-// letterResponse is jsonResponse for a letter: the letter's own encoding,
-// which the response encoder would only check and copy again.
+// letterResponse is jsonResponse for a letter: the letter as the API shows
+// it (package wire), which the general encoder does not know.
 func letterResponse(status int, l *lettershop.Letter) response {
-	body, err := l.MarshalJSON()
+	body, err := wire.Letter(l)
 	if err != nil {
 		// Only the service's own letters get here, and they all encode.
 		panic("httpadapter: encode response: " + err.Error())
@@ -292,7 +293,7 @@ func letterResponse(status int, l *lettershop.Letter) response {
 
 // writeText answers with text as writeJSON answers with the value it
 // encodes.
-func writeText(w http.ResponseWriter, status int, text lettershop.JSONText) {
+func writeText(w http.ResponseWriter, status int, text wire.Text) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(text.Len()))

@@ -236,7 +236,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, l)
+	letterResponse(http.StatusOK, l).write(w)
 }
 
 // registerMove files a change of address for NCOA in the key's account.

@@ -15,6 +15,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // Account is one sandbox account of a Server or Service. Its letters,
@@ -401,12 +402,19 @@ func (a *Account) wait(ctx context.Context, d time.Duration) error {
 func wireLetter(t testing.TB, l *lettershop.Letter) *client.Letter {
 	t.Helper()
 	var out client.Letter
-	wire(t, l, &out)
+	b, err := wire.Letter(l)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		t.Fatalf("lettershoptest: a letter as %T: %v", out, err)
+	}
 	return &out
 }
 
-// wire converts v to out through the JSON the API answers with.
-func wire(t testing.TB, v, out any) {
+// asWire converts v to out through the JSON the API answers with. (A
+// letter's is package wire's: wireLetter.)
+func asWire(t testing.TB, v, out any) {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err == nil {

@@ -45,6 +45,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
@@ -157,6 +158,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	svc := lettershop.New(store, append([]lettershop.Option{
 		lettershop.WithClock(mc),
 		lettershop.WithLogger(discard),
+		lettershop.WithDeliverer(delivery.Open),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
 	c := &core{t: t, svc: svc, store: store, clock: mc, shared: cfg.shared}

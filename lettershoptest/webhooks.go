@@ -90,7 +90,7 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 		a.c.t.Fatalf("lettershoptest: make a webhook: %v", err)
 	}
 	var cw client.Webhook
-	wire(a.c.t, w, &cw)
+	asWire(a.c.t, w, &cw)
 	r.Webhook = &cw
 	return r
 }
@@ -294,7 +294,7 @@ func (r *Receiver) Deliveries() []client.WebhookDelivery {
 		}
 		for _, d := range p.Items {
 			var cd client.WebhookDelivery
-			wire(r.a.c.t, d, &cd)
+			asWire(r.a.c.t, d, &cd)
 			out = append(out, cd)
 		}
 		if p.NextToken == "" {

@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/wire"
 )
 
 // These tests run two Services, as two servers would, each over a Store
@@ -25,9 +27,10 @@ const acct = "acct_test"
 var epoch = time.Date(2024, 7, 30, 9, 0, 0, 0, time.UTC)
 
 type server struct {
-	svc   *lettershop.Service
-	store *pgstore.Store
-	clock *clock.Mock
+	svc     *lettershop.Service
+	letters *wire.Letters
+	store   *pgstore.Store
+	clock   *clock.Mock
 }
 
 // sharedTokenKey is the token key of the servers twoServers makes, as
@@ -54,9 +57,10 @@ func newServer(t *testing.T, schema string, seed int64, tokenKey []byte) server 
 		lettershop.WithClock(clk),
 		lettershop.WithEntropy(rand.New(rand.NewSource(seed))),
 		lettershop.WithTokenKey(tokenKey),
+		lettershop.WithDeliverer(delivery.Open),
 	)
 	t.Cleanup(func() { svc.Close() })
-	return server{svc: svc, store: st, clock: clk}
+	return server{svc: svc, letters: wire.NewLetters(svc), store: st, clock: clk}
 }
 
 // publishedAsset makes an asset with a published version on srv.
@@ -381,10 +385,10 @@ func TestTwoServersKeptEncodingsFollowTheOther(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := json.Marshal(l)
-				got, err := a.svc.AppendLetterJSON(ctx, nil, acct, id)
+				want, _ := wire.Letter(l)
+				got, err := a.letters.AppendLetter(ctx, nil, acct, id)
 				if err != nil || string(got) != string(want) {
-					t.Errorf("%s: AppendLetterJSON(%s) on a = %s, %v\nwant %s", when, id, got, err, want)
+					t.Errorf("%s: AppendLetter(%s) on a = %s, %v\nwant %s", when, id, got, err, want)
 				}
 			}
 			for _, in := range pages {
@@ -392,10 +396,10 @@ func TestTwoServersKeptEncodingsFollowTheOther(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := json.Marshal(p)
-				got, err := a.svc.LetterPageJSON(ctx, acct, in)
+				want, _ := wire.AppendLetterPage(nil, p)
+				got, err := a.letters.Page(ctx, acct, in)
 				if err != nil || got.String() != string(want)+"\n" {
-					t.Errorf("%s: LetterPageJSON(%+v) on a = %s, %v\nwant %s", when, in, got, err, want)
+					t.Errorf("%s: Page(%+v) on a = %s, %v\nwant %s", when, in, got, err, want)
 				}
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/webhook"
 )
 
@@ -108,7 +109,7 @@ func TestWebhookDeliverySurvivesARestart(t *testing.T) {
 		clk := clock.NewMock()
 		clk.Set(epoch)
 		svc := lettershop.New(st, lettershop.WithClock(clk), lettershop.WithEntropy(rand.New(rand.NewSource(seed))),
-			lettershop.WithTokenKey(sharedTokenKey), lettershop.WithWallClock(wall))
+			lettershop.WithTokenKey(sharedTokenKey), lettershop.WithWallClock(wall), lettershop.WithDeliverer(delivery.Open))
 		return server{svc: svc, store: st, clock: clk}
 	}
 	a := start(1, clock.New())

@@ -29,6 +29,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/inbox"
 	"github.com/lettershop/lettershop/memstore"
@@ -126,7 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
 		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout),
-		lettershop.WithEgress(cfg.egress)}
+		lettershop.WithEgress(cfg.egress), lettershop.WithDeliverer(delivery.Open)}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}

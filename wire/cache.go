@@ -1,19 +1,20 @@
-package lettershop
+package wire
 
 import (
 	"hash/maphash"
 	"sync"
 	"time"
 
-	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop"
 )
 
 // A letter is read far more often than it changes, and encoding one is most
 // of what a read costs: a page of 100 letters is 100 encodings of about
-// 2.7 KB each. So the Service keeps the encodings it made last, each under
-// the stored revision it was made from: a stored letter does not change
-// without its revision going up, so an encoding found under the letter's id
-// and its revision is the letter as stored. The cache is bounded in bytes,
+// 2.7 KB each. So Letters keeps the encodings it made last, each under the
+// stamp of the stored state it was made from (lettershop.LetterStamp): a
+// stored letter does not change without its revision going up, so an
+// encoding found under the letter's id and its revision is the letter as
+// stored. The cache is bounded in bytes,
 // not by the letters stored, so it adds nothing per stored letter; it is
 // filled by reads only, so a store filled by creates does not fill it.
 
@@ -46,14 +47,14 @@ type jsonKey struct {
 // anew) could give an id and revision a second meaning, and then these
 // differ.
 type jsonEntry struct {
-	status   string
+	status   lettershop.LetterStatus
 	modified time.Time
 	data     []byte
 }
 
-// of reports whether e was made from r.
-func (e *jsonEntry) of(r *storage.Letter) bool {
-	return e.status == r.Status && e.modified.Equal(r.ModifiedAt)
+// of reports whether e was made from the state st names.
+func (e *jsonEntry) of(st *lettershop.LetterStamp) bool {
+	return e.status == st.Status && e.modified.Equal(st.ModifiedAt)
 }
 
 // jsonShard is a part of the cache, evicting the entry least recently
@@ -75,29 +76,29 @@ func (c *letterJSONCache) shard(id string) *jsonShard {
 	return &c.shards[maphash.String(c.seed, id)%jsonShards]
 }
 
-// get returns the encoding of r kept, if any. The bytes are the cache's:
-// the caller copies them and does not change them.
-func (c *letterJSONCache) get(r *storage.Letter, cassLeftOut bool) ([]byte, bool) {
-	sh := c.shard(r.ID)
+// get returns the encoding kept of the letter at st, if any. The bytes are
+// the cache's: the caller copies them and does not change them.
+func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) ([]byte, bool) {
+	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.find(jsonKey{r.ID, r.Revision, cassLeftOut})
-	if e == nil || !e.val.of(r) {
+	e := sh.find(jsonKey{st.ID, st.Revision, cassLeftOut})
+	if e == nil || !e.val.of(st) {
 		return nil, false
 	}
 	sh.use(e)
 	return e.val.data, true
 }
 
-// getPage is get for each of recs, into found (one per record, nil where
-// none is kept): a page's records are looked up a shard at a time, a lock
-// taken per shard rather than per letter.
-func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found [][]byte) {
+// getPage is get for each letter of the page, into found (one per letter,
+// nil where none is kept): a page's letters are looked up a shard at a
+// time, a lock taken per shard rather than per letter.
+func (c *letterJSONCache) getPage(page stamped, cassLeftOut bool, found [][]byte) {
 	var shardOf [jsonShards][]int
 	var idx [128]int
 	all := idx[:0]
-	for i := range recs {
-		all = append(all, int(maphash.String(c.seed, recs[i].ID)%jsonShards))
+	for i := range page.Len() {
+		all = append(all, int(maphash.String(c.seed, page.Stamp(i).ID)%jsonShards))
 	}
 	for i, sh := range all {
 		shardOf[sh] = append(shardOf[sh], i)
@@ -109,9 +110,9 @@ func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found
 		sh := &c.shards[n]
 		sh.mu.Lock()
 		for _, i := range members {
-			r := &recs[i]
-			e := sh.find(jsonKey{r.ID, r.Revision, cassLeftOut})
-			if e == nil || !e.val.of(r) {
+			st := page.Stamp(i)
+			e := sh.find(jsonKey{st.ID, st.Revision, cassLeftOut})
+			if e == nil || !e.val.of(&st) {
 				continue
 			}
 			sh.use(e)
@@ -121,17 +122,18 @@ func (c *letterJSONCache) getPage(recs []storage.Letter, cassLeftOut bool, found
 	}
 }
 
-// put keeps data as the encoding of r. data is the cache's from then on.
-func (c *letterJSONCache) put(r *storage.Letter, cassLeftOut bool, data []byte) {
-	k := jsonKey{r.ID, r.Revision, cassLeftOut}
+// put keeps data as the encoding of the letter at st. data is the cache's
+// from then on.
+func (c *letterJSONCache) put(st *lettershop.LetterStamp, cassLeftOut bool, data []byte) {
+	k := jsonKey{st.ID, st.Revision, cassLeftOut}
 	size := jsonEntrySize(k, data)
 	if size > jsonCacheBytes/jsonShards/8 {
 		return // a letter of very many events: rare, and it would crowd out others
 	}
-	sh := c.shard(r.ID)
+	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	sh.add(k, jsonEntry{status: r.Status, modified: r.ModifiedAt, data: data}, size, jsonCacheBytes/jsonShards, 0)
+	sh.add(k, jsonEntry{status: st.Status, modified: st.ModifiedAt, data: data}, size, jsonCacheBytes/jsonShards, 0)
 }
 
 // jsonEntryOverhead is what an entry costs besides its bytes and id: the
@@ -140,16 +142,16 @@ const jsonEntryOverhead = 160
 
 // jsonEntrySize is what the entry of data under k holds: data counted by
 // its capacity, as an encoding is made in room for a letter of a few
-// events (letterJSONSize) and may take a fraction of it.
+// events (letterSize) and may take a fraction of it.
 func jsonEntrySize(k jsonKey, data []byte) int { return cap(data) + len(k.id) + jsonEntryOverhead }
 
 // A page of letters polled again (the first page of a list a client
-// watches) is mostly the same letters at the same revisions: the Service
-// keeps the last pages it encoded whole, each with the stamps of the
-// letters it was made from (and of the one read past it, which decides
-// the next-page token), and gives a page read again the same text when
-// the store returns the same stamps. A page costs then what reading its
-// records costs, not copying 270 KB of encodings.
+// watches) is mostly the same letters at the same revisions: Letters keeps
+// the last pages it encoded whole, each with the stamps of the letters it
+// was made from and whether a page followed (which decides the next-page
+// token), and gives a page read again the same text when the store returns
+// the same stamps. A page costs then what reading its letters' stamps
+// costs, not copying 270 KB of encodings.
 
 // Bounds of the pages kept: a page of 100 letters is about 270 KB.
 const (
@@ -157,47 +159,42 @@ const (
 	pageCacheEntries = 64
 )
 
-// pageKey names one page: its list walk (account, list and filters),
-// where it starts, its size, and whether it shows CASS details.
-type pageKey struct {
-	scope, before string
-	limit         int
-	cassLeftOut   bool
-}
-
-// letterStamp is what tells one stored state of a letter from another,
-// as the letter cache checks it.
-type letterStamp struct {
-	id       string
-	revision int64
-	status   string
-	modified time.Time
+// stamped is a page of letters as the caches see it: lettershop's
+// StoredLetters.
+type stamped interface {
+	// Len is how many letters the page shows.
+	Len() int
+	// More reports whether a page follows.
+	More() bool
+	// Stamp is the stamp of the page's i-th letter.
+	Stamp(i int) lettershop.LetterStamp
 }
 
 type pageEntry struct {
-	stamps []letterStamp
+	stamps []lettershop.LetterStamp
+	more   bool
 	text   []byte
 }
 
-// pageJSONCache holds pages' encodings, least recently used out first.
-type pageJSONCache struct {
+// pageJSONCache holds pages' encodings under keys of type K (a
+// lettershop.LetterListKey), least recently used out first.
+type pageJSONCache[K comparable] struct {
 	mu sync.Mutex
-	lruMap[pageKey, pageEntry]
+	lruMap[K, pageEntry]
 }
 
-func newPageJSONCache() *pageJSONCache {
-	c := &pageJSONCache{}
+func newPageJSONCache[K comparable]() *pageJSONCache[K] {
+	c := &pageJSONCache[K]{}
 	c.init()
 	return c
 }
 
-func (e *pageEntry) matches(recs []storage.Letter) bool {
-	if len(e.stamps) != len(recs) {
+func (e *pageEntry) matches(page stamped) bool {
+	if len(e.stamps) != page.Len() || e.more != page.More() {
 		return false
 	}
-	for i := range recs {
-		r, st := &recs[i], &e.stamps[i]
-		if r.ID != st.id || r.Revision != st.revision || r.Status != st.status || !r.ModifiedAt.Equal(st.modified) {
+	for i := range e.stamps {
+		if !e.stamps[i].Equal(page.Stamp(i)) {
 			return false
 		}
 	}
@@ -205,37 +202,37 @@ func (e *pageEntry) matches(recs []storage.Letter) bool {
 }
 
 // has reports whether a page is kept under k, of whatever letters.
-func (c *pageJSONCache) has(k pageKey) bool {
+func (c *pageJSONCache[K]) has(k K) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.find(k) != nil
 }
 
-// get returns the text kept for the page k made of recs, if any. The
-// bytes are shared: the caller does not change them.
-func (c *pageJSONCache) get(k pageKey, recs []storage.Letter) ([]byte, bool) {
+// get returns the text kept for the page k made of page's letters, if
+// any. The bytes are shared: the caller does not change them.
+func (c *pageJSONCache[K]) get(k K, page stamped) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.find(k)
-	if e == nil || !e.val.matches(recs) {
+	if e == nil || !e.val.matches(page) {
 		return nil, false
 	}
 	c.use(e)
 	return e.val.text, true
 }
 
-// put keeps text as the page k made of recs. text is shared from then on.
-func (c *pageJSONCache) put(k pageKey, recs []storage.Letter, text []byte) {
+// put keeps text as the page k made of page's letters. text is shared from
+// then on.
+func (c *pageJSONCache[K]) put(k K, page stamped, text []byte) {
 	// A page is made in room for letters of a few events: what it holds
 	// is its capacity.
 	size := cap(text)
 	if size > pageCacheBytes/8 {
 		return
 	}
-	e := pageEntry{text: text, stamps: make([]letterStamp, len(recs))}
-	for i := range recs {
-		r := &recs[i]
-		e.stamps[i] = letterStamp{id: r.ID, revision: r.Revision, status: r.Status, modified: r.ModifiedAt}
+	e := pageEntry{text: text, more: page.More(), stamps: make([]lettershop.LetterStamp, page.Len())}
+	for i := range e.stamps {
+		e.stamps[i] = page.Stamp(i)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,4 +1,4 @@
-package lettershop
+package wire
 
 import (
 	"errors"
@@ -8,16 +8,18 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/lettershop/lettershop"
 )
 
-// appendJSON appends the letter as the API shows it (letters_json.go) to
-// dst: the bytes encoding/json writes for the letterJSON shape, written
-// field by field. Building the intermediate shapes and walking them by
-// reflection was most of what encoding a letter cost, and a letter is
-// encoded for every letter created and every read of one not kept
-// (letters_cache.go). TestLetterJSONMatchesEncodingJSON and
+// appendLetter appends l as the API shows it to dst, leaving out the CASS
+// details when cassLeftOut: the bytes encoding/json writes for the shape
+// in reference_test.go, written field by field. Building the intermediate
+// shapes and walking them by reflection was most of what encoding a letter
+// cost, and a letter is encoded for every letter created and every read of
+// one not kept (cache.go). TestLetterJSONMatchesEncodingJSON and
 // FuzzLetterJSON hold the two to the same bytes.
-func (l *Letter) appendJSON(dst []byte) ([]byte, error) {
+func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool) ([]byte, error) {
 	// Every part is a function of the slice that returns it: a writer
 	// holding the slice behind a pointer took a write barrier at every
 	// append while the collector ran.
@@ -28,9 +30,9 @@ func (l *Letter) appendJSON(dst []byte) ([]byte, error) {
 	b = append(b, `,"status":`...)
 	b = appendStr(b, string(l.Status))
 	b = append(b, `,"sender":`...)
-	b = appendParty(b, &l.Sender, l.cassLeftOut, &err)
+	b = appendParty(b, &l.Sender, cassLeftOut, &err)
 	b = append(b, `,"recipient":`...)
-	b = appendParty(b, &l.Recipient, l.cassLeftOut, &err)
+	b = appendParty(b, &l.Recipient, cassLeftOut, &err)
 	b = append(b, `,"content":{"type":`...)
 	b = appendStr(b, string(l.Content.Type))
 	b = append(b, `,"assetId":`...)
@@ -236,7 +238,7 @@ func appendFloat(b []byte, f float64, err *error) []byte {
 	return b
 }
 
-func appendParty(b []byte, p *Party, cassLeftOut bool, err *error) []byte {
+func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, err *error) []byte {
 	b = append(b, `{"address":{"addressLine1":`...)
 	b = appendStr(b, p.Address.AddressLine1)
 	b = append(b, `,"addressLine2":`...)
@@ -314,7 +316,7 @@ func appendParty(b []byte, p *Party, cassLeftOut bool, err *error) []byte {
 	return b
 }
 
-func appendAnalysis(b []byte, a *AddressAnalysis) []byte {
+func appendAnalysis(b []byte, a *lettershop.AddressAnalysis) []byte {
 	if a == nil {
 		b = append(b, "null"...)
 		return b
@@ -340,7 +342,7 @@ func appendAnalysis(b []byte, a *AddressAnalysis) []byte {
 	return b
 }
 
-func appendAddressMetadata(b []byte, m *AddressMetadata, err *error) []byte {
+func appendAddressMetadata(b []byte, m *lettershop.AddressMetadata, err *error) []byte {
 	if m == nil {
 		b = append(b, "null"...)
 		return b
@@ -373,7 +375,7 @@ func appendAddressMetadata(b []byte, m *AddressMetadata, err *error) []byte {
 	return b
 }
 
-func appendEvent(b []byte, e *Event, err *error) []byte {
+func appendEvent(b []byte, e *lettershop.Event, err *error) []byte {
 	b = append(b, `{"id":`...)
 	b = appendStr(b, e.ID)
 	b = append(b, `,"createdAt":`...)
@@ -386,7 +388,7 @@ func appendEvent(b []byte, e *Event, err *error) []byte {
 	b = appendStr(b, string(e.Type))
 	b = append(b, `,"status":`...)
 	b = appendStr(b, string(e.Status))
-	var d TrackingEventDetails
+	var d lettershop.TrackingEventDetails
 	if e.TrackingEventDetails != nil {
 		d = *e.TrackingEventDetails
 	}
@@ -422,7 +424,7 @@ func appendEvent(b []byte, e *Event, err *error) []byte {
 	return b
 }
 
-func appendOptions(b []byte, o *LetterOptions) []byte {
+func appendOptions(b []byte, o *lettershop.LetterOptions) []byte {
 	b = append(b, '{')
 	sep := false
 	if o.Print != nil {
@@ -467,7 +469,7 @@ func appendOptions(b []byte, o *LetterOptions) []byte {
 	return b
 }
 
-func appendCass(b []byte, c *CassOptions) []byte {
+func appendCass(b []byte, c *lettershop.CassOptions) []byte {
 	if c == nil {
 		b = append(b, "null"...)
 		return b

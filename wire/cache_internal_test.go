@@ -1,74 +1,38 @@
-package lettershop
+package wire
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/benbjohnson/clock"
-
-	"github.com/lettershop/lettershop/memstore"
-	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop"
 )
 
-// hiddenMock is a clock.Mock the lifecycle does not recognise as one, so it
-// runs as on a real clock: catching up at most once per catchUpEvery.
-type hiddenMock struct{ *clock.Mock }
-
-// TestAppendLetterJSONOfLetterDueShowsSteps: a letter due whose steps no
-// run has stored yet is shown with them, as GetLetter shows it, and its
-// encoding is not kept under the stored revision.
-func TestAppendLetterJSONOfLetterDueShowsSteps(t *testing.T) {
-	mc := clock.NewMock()
-	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
-	mc.Set(start)
-	store := memstore.New()
-	s := New(store, WithClock(hiddenMock{mc}))
-	// Stopped after its first run, the loop runs nothing more, and reads
-	// catch up only once a second of the clock that stands still.
-	s.Close()
-	_, l := benchRecord(t)
-	l.dueAt = start.Add(-time.Minute)
-	rec, err := letterRecord("acct", &l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored, err := store.CreateLetter(context.Background(), rec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		got, err := s.AppendLetterJSON(t.Context(), nil, "acct", l.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shown, err := s.GetLetter(t.Context(), "acct", l.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := json.Marshal(shown)
-		if string(got) != string(want) {
-			t.Fatalf("AppendLetterJSON:\n got %s\nwant %s", got, want)
-		}
-		if len(shown.Events) == len(l.Events) {
-			t.Fatalf("the letter shows no step taken: the test no longer tests a letter due")
-		}
-	}
-	if _, ok := s.letterJSON.get(&stored, false); ok {
-		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored revision")
-	}
+// pageKey stands for lettershop.LetterListKey, which only a Service makes.
+type pageKey struct {
+	scope string
+	limit int
 }
+
+// stamps is a page of letters, the last page.
+type stamps []lettershop.LetterStamp
+
+func (s stamps) Len() int                           { return len(s) }
+func (s stamps) More() bool                         { return false }
+func (s stamps) Stamp(i int) lettershop.LetterStamp { return s[i] }
+
+// morePages is a page of letters with a page after it.
+type morePages struct{ stamps }
+
+func (morePages) More() bool { return true }
 
 func TestLetterJSONCacheBound(t *testing.T) {
 	c := newLetterJSONCache()
 	data := []byte(strings.Repeat("x", 3000))
 	n := 3 * jsonCacheBytes / len(data)
-	recs := make([]storage.Letter, n)
+	recs := make([]lettershop.LetterStamp, n)
 	for i := range recs {
-		recs[i] = storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		recs[i] = lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
 		c.put(&recs[i], false, data)
 		// The first letter is read all along: the least recently used go.
 		if _, ok := c.get(&recs[0], false); !ok {
@@ -108,8 +72,8 @@ func TestLetterJSONCacheBound(t *testing.T) {
 }
 
 func TestPageJSONCacheBound(t *testing.T) {
-	c := newPageJSONCache()
-	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	c := newPageJSONCache[pageKey]()
+	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	text := []byte(strings.Repeat("x", pageCacheBytes/10))
 	for i := range 2 * pageCacheEntries {
 		k := pageKey{scope: fmt.Sprint(i), limit: 10}
@@ -123,20 +87,26 @@ func TestPageJSONCacheBound(t *testing.T) {
 	}
 	k := pageKey{scope: "changed", limit: 10}
 	c.put(k, recs, []byte("x"))
-	for _, changed := range []func(r *storage.Letter){
-		func(r *storage.Letter) { r.Revision++ },
-		func(r *storage.Letter) { r.ID = "ltr_2" },
-		func(r *storage.Letter) { r.Status = "ready" },
-		func(r *storage.Letter) { r.ModifiedAt = r.ModifiedAt.Add(1) },
+	if _, ok := c.get(k, recs); !ok {
+		t.Fatalf("the page is not kept")
+	}
+	for _, changed := range []func(r *lettershop.LetterStamp){
+		func(r *lettershop.LetterStamp) { r.Revision++ },
+		func(r *lettershop.LetterStamp) { r.ID = "ltr_2" },
+		func(r *lettershop.LetterStamp) { r.Status = "ready" },
+		func(r *lettershop.LetterStamp) { r.ModifiedAt = r.ModifiedAt.Add(1) },
 	} {
-		other := []storage.Letter{recs[0]}
+		other := stamps{recs[0]}
 		changed(&other[0])
 		if _, ok := c.get(k, other); ok {
 			t.Errorf("a page of changed letters is found: %+v", other[0])
 		}
 	}
-	if _, ok := c.get(k, append(recs, storage.Letter{ID: "ltr_0"})); ok {
+	if _, ok := c.get(k, append(recs, lettershop.LetterStamp{ID: "ltr_0"})); ok {
 		t.Errorf("a page of more letters is found")
+	}
+	if _, ok := c.get(k, morePages{recs}); ok {
+		t.Errorf("the page of the same letters with a page after it is found")
 	}
 }
 
@@ -147,7 +117,7 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	room := make([]byte, 3000)
 	c := newLetterJSONCache()
 	for i := range 2 * jsonCacheBytes / 1000 {
-		r := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
 		c.put(&r, false, room[:1000])
 	}
 	held := 0
@@ -160,9 +130,9 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 		t.Errorf("the letter cache holds %d bytes, over its bound of %d", held, jsonCacheBytes)
 	}
 
-	p := newPageJSONCache()
+	p := newPageJSONCache[pageKey]()
 	pageRoom := make([]byte, pageCacheBytes/10)
-	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range pageCacheEntries {
 		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, pageRoom[:1000])
 	}
@@ -182,7 +152,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	c := newLetterJSONCache()
 	room := make([]byte, 3000)
 	for i := range 2 * jsonCacheBytes / len(room) {
-		r := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
+		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
 		c.put(&r, false, room[:100])
 	}
 	for i := range c.shards {
@@ -195,22 +165,22 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	largest := jsonCacheBytes/jsonShards/8 - len(id) - jsonEntryOverhead
 	for _, n := range []int{largest, largest + 1} {
 		c := newLetterJSONCache()
-		r := storage.Letter{ID: id, Revision: 1, Status: "queued"}
+		r := lettershop.LetterStamp{ID: id, Revision: 1, Status: "queued"}
 		c.put(&r, false, make([]byte, n))
 		if _, ok := c.get(&r, false); ok != (n == largest) {
 			t.Errorf("an encoding of %d bytes (largest kept %d): kept %v", n, largest, ok)
 		}
 	}
 
-	p := newPageJSONCache()
-	recs := []storage.Letter{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	p := newPageJSONCache[pageKey]()
+	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range 2 * pageCacheEntries {
 		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, []byte("{}\n"))
 	}
 	if len(p.byKey) != pageCacheEntries {
 		t.Errorf("%d small pages kept, want %d", len(p.byKey), pageCacheEntries)
 	}
-	p = newPageJSONCache()
+	p = newPageJSONCache[pageKey]()
 	text := make([]byte, pageCacheBytes/10)
 	for i := range 2 * pageCacheEntries {
 		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, text)
@@ -219,7 +189,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 		t.Errorf("%d pages of %d bytes kept, want %d", len(p.byKey), len(text), want)
 	}
 	for _, n := range []int{pageCacheBytes / 8, pageCacheBytes/8 + 1} {
-		p := newPageJSONCache()
+		p := newPageJSONCache[pageKey]()
 		k := pageKey{scope: "large", limit: 10}
 		p.put(k, recs, make([]byte, n))
 		if _, ok := p.get(k, recs); ok != (n == pageCacheBytes/8) {

@@ -1,0 +1,125 @@
+package wire_test
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/wire"
+)
+
+// benchEnv is a Service whose store holds n letters besides the one made
+// through the Service, copies of it under new ids; building 1,000,000
+// takes a few seconds, so each size is built once per run.
+type benchEnv struct {
+	*env
+	ids []string
+}
+
+var (
+	benchMu   sync.Mutex
+	benchEnvs = map[int]*benchEnv{}
+)
+
+func getBenchEnv(b *testing.B, n int) *benchEnv {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if be, ok := benchEnvs[n]; ok {
+		return be
+	}
+	e := newEnv(&testing.T{})
+	in := letterInput(e.publishedTemplate(b, acct))
+	in.Metadata = lettershop.Metadata{{Key: "campaign", Value: "spring"}, {Key: "customer", Value: "c-1"}}
+	in.Description = "Order confirmation"
+	first, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec, err := e.store.GetLetter(e.ctx, acct, first.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := &benchEnv{env: e, ids: make([]string, 0, n)}
+	for i := 0; i < n; i++ {
+		r := rec
+		r.ID = fmt.Sprintf("ltr_00%024d", i)
+		r.Metadata = []storage.Metadata{{Key: "campaign", Value: "spring"}, {Key: "customer", Value: fmt.Sprintf("c-%d", i)}}
+		if _, err := e.store.CreateLetter(e.ctx, r, nil); err != nil {
+			b.Fatal(err)
+		}
+		be.ids = append(be.ids, r.ID)
+	}
+	benchEnvs[n] = be
+	return be
+}
+
+// BenchmarkGetLetterJSON compares a letter served as the API's JSON from the
+// encodings kept (Letters.AppendLetter) with reading and encoding it
+// afresh, in one run.
+func BenchmarkGetLetterJSON(b *testing.B) {
+	be := getBenchEnv(b, 1_000)
+	id := be.ids[len(be.ids)/2]
+	b.Run("kept", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = be.letters.AppendLetter(be.ctx, buf[:0], acct, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			l, err := be.svc.GetLetter(be.ctx, acct, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := wire.Letter(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkLetterPageJSON compares a page of 100 letters served from the
+// encodings kept (Letters.Page) with reading and encoding each letter
+// afresh, in one run, at 1,000 and 1,000,000 letters stored.
+func BenchmarkLetterPageJSON(b *testing.B) {
+	for _, n := range []int{1_000, 1_000_000} {
+		b.Run(fmt.Sprintf("stored=%d", n), func(b *testing.B) {
+			be := getBenchEnv(b, n)
+			in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}}
+			b.Run("kept", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					page, err := be.letters.Page(be.ctx, acct, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := page.WriteTo(io.Discard); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("encoded", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					p, err := be.svc.ListLetters(be.ctx, acct, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, l := range p.Items {
+						if _, err := wire.Letter(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
+)
+
+// hiddenMock is a clock.Mock the lifecycle does not recognise as one, so it
+// runs as on a real clock: catching up at most once a second.
+type hiddenMock struct{ *clock.Mock }
+
+// TestAppendLetterOfLetterDueShowsSteps: a letter due whose steps no run
+// has stored yet is shown with them, as GetLetter shows it, and its
+// encoding is not kept under the stored state.
+func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	store := memstore.New()
+	mc := clock.NewMock()
+	mc.Set(start)
+	svc := lettershop.New(store, lettershop.WithClock(hiddenMock{mc}))
+	// Its loop stopped, the Service runs nothing due but when a read
+	// catches up, once a second of its clock, which stands still: the
+	// catch-up of this read is the last.
+	svc.Close()
+	if _, err := svc.ListLetters(ctx, "acct", lettershop.ListLettersInput{}); err != nil {
+		t.Fatal(err)
+	}
+	// A second server, an hour behind, makes a letter: its first step is
+	// due by the first Service's time, and no run of the first stores it.
+	behind := clock.NewMock()
+	behind.Set(start.Add(-time.Hour))
+	other := lettershop.New(store, lettershop.WithClock(behind))
+	t.Cleanup(func() { other.Close() })
+	a, err := other.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := other.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+		Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
+		UseType:   lettershop.UseTransactional,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	w := NewLetters(svc)
+	for range 2 {
+		got, err := w.AppendLetter(ctx, nil, "acct", made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown, err := svc.GetLetter(ctx, "acct", made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Letter(shown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("AppendLetter:\n got %s\nwant %s", got, want)
+		}
+		if len(shown.Events) == len(made.Events) {
+			t.Fatalf("the letter shows no step taken: the test no longer tests a letter due")
+		}
+	}
+	r, err := svc.ReadLetter(ctx, "acct", made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Stamp()
+	if r.AsStored() || st.Revision != 1 {
+		t.Fatalf("the letter read is stored at revision %d, as stored %v: its steps were stored", st.Revision, r.AsStored())
+	}
+	if _, ok := w.letters.get(&st, false); ok {
+		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored state")
+	}
+}
