@@ -20,9 +20,10 @@ import (
 // event for every change a letter makes (letter.created, then letter. and
 // the new status or the tracking event's status), posted, signed, to each
 // enabled webhook whose events take it, and retried on the account's clock
-// until the receiver answers 2xx (deliver.go). The events of one letter go
-// out in order. An event is made in the same store write as the change it
-// tells of: the change's notice (see storage.WebhookStorage).
+// until the receiver answers 2xx (a Deliverer sends them: deliveries.go).
+// The events of one letter go out in order. An event is made in the same
+// store write as the change it tells of: the change's notice (see
+// storage.WebhookStorage).
 
 // WebhookEventType is what a webhook event tells of.
 type WebhookEventType string

@@ -1,13 +1,16 @@
-// Package delivery runs work that falls due account by account, fairly: it
-// asks a Source which accounts have work due, takes each one's, and runs
-// it, at most PerAccount tasks of one account at a time. An account whose
-// tasks hang (a webhook receiver that never answers) fills its own slots
-// and no other's: every other account's work goes on as if it were not
-// there.
+// Package delivery sends lettershop's webhook events: Open makes the
+// Deliverer a Service is given with lettershop.WithDeliverer, which takes
+// the deliveries due through the Service's Deliveries, posts each event
+// signed (package webhook) as package wire writes it, and retries a failed
+// one after RetryDelay on the account's clock.
 //
-// The engine knows nothing of what the work is. lettershop's webhook
-// deliveries are its first Source: an account's tasks are the attempts of
-// its due deliveries, claimed in the store (leased) by Take.
+// Its Engine runs work that falls due account by account, fairly: it asks
+// a Source which accounts have work due, takes each one's, and runs it, at
+// most PerAccount tasks of one account at a time. An account whose tasks
+// hang (a webhook receiver that never answers) fills its own slots and no
+// other's: every other account's work goes on as if it were not there.
+// The Engine knows nothing of what the work is; the webhook deliveries are
+// the Source Open gives it.
 package delivery
 
 import (
