@@ -138,6 +138,15 @@ func (p *StoredLetters) More() bool { return len(p.recs) > p.c.limit }
 // Stamp returns the stamp of the page's i-th letter.
 func (p *StoredLetters) Stamp(i int) LetterStamp { return stampOf(&p.recs[i]) }
 
+// AppendStamps appends the stamps of the page's letters to dst, in order,
+// and returns the extended slice.
+func (p *StoredLetters) AppendStamps(dst []LetterStamp) []LetterStamp {
+	for i := range p.Len() {
+		dst = append(dst, stampOf(&p.recs[i]))
+	}
+	return dst
+}
+
 // Letter returns the page's i-th letter as ListLetters shows it.
 func (p *StoredLetters) Letter(i int) (*Letter, error) {
 	if p.brief {

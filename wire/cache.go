@@ -2,6 +2,7 @@ package wire
 
 import (
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -90,15 +91,16 @@ func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) ([]b
 	return e.val.data, true
 }
 
-// getPage is get for each letter of the page, into found (one per letter,
-// nil where none is kept): a page's letters are looked up a shard at a
-// time, a lock taken per shard rather than per letter.
-func (c *letterJSONCache) getPage(page stamped, cassLeftOut bool, found [][]byte) {
+// getPage is get for each of a page's letters, by their stamps, into
+// found (one per letter, nil where none is kept): a page's letters are
+// looked up a shard at a time, a lock taken per shard rather than per
+// letter.
+func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut bool, found [][]byte) {
 	var shardOf [jsonShards][]int
 	var idx [128]int
 	all := idx[:0]
-	for i := range page.Len() {
-		all = append(all, int(maphash.String(c.seed, page.Stamp(i).ID)%jsonShards))
+	for i := range stamps {
+		all = append(all, int(maphash.String(c.seed, stamps[i].ID)%jsonShards))
 	}
 	for i, sh := range all {
 		shardOf[sh] = append(shardOf[sh], i)
@@ -110,9 +112,9 @@ func (c *letterJSONCache) getPage(page stamped, cassLeftOut bool, found [][]byte
 		sh := &c.shards[n]
 		sh.mu.Lock()
 		for _, i := range members {
-			st := page.Stamp(i)
+			st := &stamps[i]
 			e := sh.find(jsonKey{st.ID, st.Revision, cassLeftOut})
-			if e == nil || !e.val.of(&st) {
+			if e == nil || !e.val.of(st) {
 				continue
 			}
 			sh.use(e)
@@ -159,17 +161,6 @@ const (
 	pageCacheEntries = 64
 )
 
-// stamped is a page of letters as the caches see it: lettershop's
-// StoredLetters.
-type stamped interface {
-	// Len is how many letters the page shows.
-	Len() int
-	// More reports whether a page follows.
-	More() bool
-	// Stamp is the stamp of the page's i-th letter.
-	Stamp(i int) lettershop.LetterStamp
-}
-
 type pageEntry struct {
 	stamps []lettershop.LetterStamp
 	more   bool
@@ -189,12 +180,14 @@ func newPageJSONCache[K comparable]() *pageJSONCache[K] {
 	return c
 }
 
-func (e *pageEntry) matches(page stamped) bool {
-	if len(e.stamps) != page.Len() || e.more != page.More() {
+// matches reports whether e was made of the letters whose stamps are
+// stamps, with a page after them when more.
+func (e *pageEntry) matches(stamps []lettershop.LetterStamp, more bool) bool {
+	if len(e.stamps) != len(stamps) || e.more != more {
 		return false
 	}
-	for i := range e.stamps {
-		if !e.stamps[i].Equal(page.Stamp(i)) {
+	for i := range stamps {
+		if !e.stamps[i].Equal(stamps[i]) {
 			return false
 		}
 	}
@@ -208,32 +201,31 @@ func (c *pageJSONCache[K]) has(k K) bool {
 	return c.find(k) != nil
 }
 
-// get returns the text kept for the page k made of page's letters, if
-// any. The bytes are shared: the caller does not change them.
-func (c *pageJSONCache[K]) get(k K, page stamped) ([]byte, bool) {
+// get returns the text kept for the page k made of the letters whose
+// stamps are stamps, with a page after them when more, if any. The bytes
+// are shared: the caller does not change them.
+func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.find(k)
-	if e == nil || !e.val.matches(page) {
+	if e == nil || !e.val.matches(stamps, more) {
 		return nil, false
 	}
 	c.use(e)
 	return e.val.text, true
 }
 
-// put keeps text as the page k made of page's letters. text is shared from
-// then on.
-func (c *pageJSONCache[K]) put(k K, page stamped, text []byte) {
+// put keeps text as the page k made of the letters whose stamps are
+// stamps, with a page after them when more. text is shared from then on;
+// stamps is copied.
+func (c *pageJSONCache[K]) put(k K, stamps []lettershop.LetterStamp, more bool, text []byte) {
 	// A page is made in room for letters of a few events: what it holds
 	// is its capacity.
 	size := cap(text)
 	if size > pageCacheBytes/8 {
 		return
 	}
-	e := pageEntry{text: text, more: page.More(), stamps: make([]lettershop.LetterStamp, page.Len())}
-	for i := range e.stamps {
-		e.stamps[i] = page.Stamp(i)
-	}
+	e := pageEntry{text: text, more: more, stamps: slices.Clone(stamps)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.add(k, e, size, pageCacheBytes, pageCacheEntries)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,18 +14,6 @@ type pageKey struct {
 	scope string
 	limit int
 }
-
-// stamps is a page of letters, the last page.
-type stamps []lettershop.LetterStamp
-
-func (s stamps) Len() int                           { return len(s) }
-func (s stamps) More() bool                         { return false }
-func (s stamps) Stamp(i int) lettershop.LetterStamp { return s[i] }
-
-// morePages is a page of letters with a page after it.
-type morePages struct{ stamps }
-
-func (morePages) More() bool { return true }
 
 func TestLetterJSONCacheBound(t *testing.T) {
 	c := newLetterJSONCache()
@@ -73,12 +62,12 @@ func TestLetterJSONCacheBound(t *testing.T) {
 
 func TestPageJSONCacheBound(t *testing.T) {
 	c := newPageJSONCache[pageKey]()
-	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	recs := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	text := []byte(strings.Repeat("x", pageCacheBytes/10))
 	for i := range 2 * pageCacheEntries {
 		k := pageKey{scope: fmt.Sprint(i), limit: 10}
-		c.put(k, recs, text[:len(text)*(i%2)+1])
-		if got, ok := c.get(k, recs); !ok || len(got) != len(text)*(i%2)+1 {
+		c.put(k, recs, false, text[:len(text)*(i%2)+1])
+		if got, ok := c.get(k, recs, false); !ok || len(got) != len(text)*(i%2)+1 {
 			t.Fatalf("page %d not kept", i)
 		}
 		if len(c.byKey) > pageCacheEntries || c.bytes > pageCacheBytes {
@@ -86,8 +75,8 @@ func TestPageJSONCacheBound(t *testing.T) {
 		}
 	}
 	k := pageKey{scope: "changed", limit: 10}
-	c.put(k, recs, []byte("x"))
-	if _, ok := c.get(k, recs); !ok {
+	c.put(k, recs, false, []byte("x"))
+	if _, ok := c.get(k, recs, false); !ok {
 		t.Fatalf("the page is not kept")
 	}
 	for _, changed := range []func(r *lettershop.LetterStamp){
@@ -96,16 +85,16 @@ func TestPageJSONCacheBound(t *testing.T) {
 		func(r *lettershop.LetterStamp) { r.Status = "ready" },
 		func(r *lettershop.LetterStamp) { r.ModifiedAt = r.ModifiedAt.Add(1) },
 	} {
-		other := stamps{recs[0]}
+		other := []lettershop.LetterStamp{recs[0]}
 		changed(&other[0])
-		if _, ok := c.get(k, other); ok {
+		if _, ok := c.get(k, other, false); ok {
 			t.Errorf("a page of changed letters is found: %+v", other[0])
 		}
 	}
-	if _, ok := c.get(k, append(recs, lettershop.LetterStamp{ID: "ltr_0"})); ok {
+	if _, ok := c.get(k, append(recs, lettershop.LetterStamp{ID: "ltr_0"}), false); ok {
 		t.Errorf("a page of more letters is found")
 	}
-	if _, ok := c.get(k, morePages{recs}); ok {
+	if _, ok := c.get(k, recs, true); ok {
 		t.Errorf("the page of the same letters with a page after it is found")
 	}
 }
@@ -132,9 +121,9 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 
 	p := newPageJSONCache[pageKey]()
 	pageRoom := make([]byte, pageCacheBytes/10)
-	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	recs := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, pageRoom[:1000])
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, pageRoom[:1000])
 	}
 	held = 0
 	for _, e := range p.byKey {
@@ -173,9 +162,9 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	}
 
 	p := newPageJSONCache[pageKey]()
-	recs := stamps{{ID: "ltr_1", Revision: 1, Status: "queued"}}
+	recs := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range 2 * pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, []byte("{}\n"))
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, []byte("{}\n"))
 	}
 	if len(p.byKey) != pageCacheEntries {
 		t.Errorf("%d small pages kept, want %d", len(p.byKey), pageCacheEntries)
@@ -183,7 +172,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	p = newPageJSONCache[pageKey]()
 	text := make([]byte, pageCacheBytes/10)
 	for i := range 2 * pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, text)
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, text)
 	}
 	if want := pageCacheBytes / len(text); len(p.byKey) != want {
 		t.Errorf("%d pages of %d bytes kept, want %d", len(p.byKey), len(text), want)
@@ -191,9 +180,26 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	for _, n := range []int{pageCacheBytes / 8, pageCacheBytes/8 + 1} {
 		p := newPageJSONCache[pageKey]()
 		k := pageKey{scope: "large", limit: 10}
-		p.put(k, recs, make([]byte, n))
-		if _, ok := p.get(k, recs); ok != (n == pageCacheBytes/8) {
+		p.put(k, recs, false, make([]byte, n))
+		if _, ok := p.get(k, recs, false); ok != (n == pageCacheBytes/8) {
 			t.Errorf("a page of %d bytes (largest kept %d): kept %v", n, pageCacheBytes/8, ok)
 		}
+	}
+}
+
+// A page keeps its own copy of the stamps it was made of: the caller's
+// (a buffer on its stack, reused) may change after.
+func TestPageJSONCacheCopiesStamps(t *testing.T) {
+	c := newPageJSONCache[pageKey]()
+	k := pageKey{scope: "s", limit: 2}
+	buf := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}, {ID: "ltr_2", Revision: 3, Status: "ready"}}
+	c.put(k, buf, true, []byte("{}\n"))
+	kept := slices.Clone(buf)
+	buf[0], buf[1] = lettershop.LetterStamp{ID: "ltr_9"}, lettershop.LetterStamp{ID: "ltr_8"}
+	if _, ok := c.get(k, kept, true); !ok {
+		t.Errorf("the page is not found by the stamps it was made of once the caller's changed")
+	}
+	if _, ok := c.get(k, buf, true); ok {
+		t.Errorf("the page is found by the caller's changed stamps")
 	}
 }

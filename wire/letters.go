@@ -62,14 +62,16 @@ func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLe
 		return Text{}, err
 	}
 	key := list.Key()
+	// The stamps of a page of the largest size, on the stack.
+	var room [lettershop.MaxPageSize]lettershop.LetterStamp
 	if w.pages.has(key) {
 		// A page made before is checked against the letters' stamps,
 		// which a store reads for a fraction of what whole letters cost.
-		stamps, err := list.Stamps(ctx)
+		brief, err := list.Stamps(ctx)
 		if err != nil {
 			return Text{}, err
 		}
-		if text, ok := w.pages.get(key, &stamps); ok {
+		if text, ok := w.pages.get(key, brief.AppendStamps(room[:0]), brief.More()); ok {
 			return Text{text}, nil
 		}
 	}
@@ -77,24 +79,26 @@ func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLe
 	if err != nil {
 		return Text{}, err
 	}
-	text, err := w.encodePage(&page, !in.IncludeCassDetails)
+	stamps := page.AppendStamps(room[:0])
+	text, err := w.encodePage(&page, stamps, !in.IncludeCassDetails)
 	if err != nil {
 		return Text{}, err
 	}
-	w.pages.put(key, &page, text)
+	w.pages.put(key, stamps, page.More(), text)
 	return Text{text}, nil
 }
 
-// encodePage encodes the page, from the encodings of its letters kept
-// where there are any, followed by a newline.
-func (w *Letters) encodePage(page *lettershop.StoredLetters, cassLeftOut bool) ([]byte, error) {
-	n := page.Len()
+// encodePage encodes the page whose letters' stamps are stamps, from the
+// encodings of its letters kept where there are any, followed by a
+// newline.
+func (w *Letters) encodePage(page *lettershop.StoredLetters, stamps []lettershop.LetterStamp, cassLeftOut bool) ([]byte, error) {
+	n := len(stamps)
 	// Room for the page at once: grown by appending, a page of 100 was
 	// copied a dozen times on its way to 270 KB.
 	dst := make([]byte, 0, n*letterSize+64)
 	dst = append(dst, `{"items":[`...)
 	kept := make([][]byte, n)
-	w.letters.getPage(page, cassLeftOut, kept)
+	w.letters.getPage(stamps, cassLeftOut, kept)
 	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -111,8 +115,7 @@ func (w *Letters) encodePage(page *lettershop.StoredLetters, cassLeftOut bool) (
 		if err != nil {
 			return nil, encodeErr(err)
 		}
-		st := page.Stamp(i)
-		w.letters.put(&st, cassLeftOut, data)
+		w.letters.put(&stamps[i], cassLeftOut, data)
 		dst = append(dst, data...)
 	}
 	dst = append(dst, ']')
