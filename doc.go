@@ -68,6 +68,11 @@
 //   - delivery: the engine that runs webhook attempts, fairly across
 //     accounts, behind the root's deliveryEngine; it knows nothing of
 //     webhooks.
+//   - testclock: a clock for tests that moves only when told and never
+//     sleeps to move (a TestClock); lettershoptest runs on it.
+//   - internal/clockview: a Service's view of the accounts' own clocks as
+//     the store keeps them, read again only when the store's clock stamp
+//     moved.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -83,7 +88,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/clockview
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -93,12 +98,14 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, openapi
-//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook
+//	lettershoptest      -> lettershop, storage, memstore, pgstore, httpadapter, webhook, testclock
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	egress              -> (std only)
 //	delivery            -> (none)
+//	testclock           -> (none)
+//	internal/clockview  -> storage
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter

@@ -81,6 +81,7 @@ type IdempotentResult struct {
 // request cut off mid-way leaves neither an object without an outcome nor an
 // outcome without an object.
 func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
+	s.syncClocks(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
 		data, keep := req.Encode(v, err)
@@ -168,16 +169,16 @@ func (s *Service) renewLease(ctx context.Context, account, scope, key, token str
 	if every <= 0 {
 		return func() {}
 	}
-	t := s.clock.Ticker(every)
+	ticks, stopTicks := s.ticks(every)
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		defer t.Stop()
+		defer stopTicks()
 		for {
 			select {
 			case <-done:
 				return
-			case <-t.C:
+			case <-ticks:
 				now := s.now(account)
 				if err := s.store.RenewIdempotency(ctx, scope, key, token, now, now.Add(s.lease)); err != nil {
 					if ctx.Err() == nil {
@@ -234,7 +235,7 @@ func (s *Service) trimOutcomes(ctx context.Context, account string) {
 // purged later than it expires; a claim finds it expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.serverNow()
-	if _, earliest := s.clocks.behind(now); !earliest.IsZero() {
+	if earliest := s.clocks.earliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
 	s.purgeMu.Lock()
@@ -343,7 +344,10 @@ func encodeOutcome(v any, err error) ([]byte, bool) {
 // (the HTTP layer's), it just runs.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
 	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
-	if key == "" || ctx.Value(claimKey{}) != nil {
+	if claimed := ctx.Value(claimKey{}) != nil; key == "" || claimed {
+		if !claimed {
+			s.syncClocks(ctx) // Idempotent did, for a claimed write
+		}
 		return run(ctx)
 	}
 	var zero T

@@ -62,7 +62,7 @@ type config struct {
 	auth      Authenticator
 	rateN     int
 	ratePer   time.Duration
-	testClock *clock.Mock
+	testClock lettershop.TestClock
 	// sharedClock makes the clock routes move testClock rather than the
 	// caller's account's clock.
 	sharedClock bool

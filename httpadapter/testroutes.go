@@ -7,15 +7,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop"
 )
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
 // the clock, advancing one letter, registering postal moves, faults and the
-// request journal). m must be the clock the Service was made with. Without
-// this option those routes do not exist.
+// request journal). m must be the clock the Service was made with: a
+// *testclock.Clock, or a *clock.Mock. Without this option those routes do
+// not exist.
 //
 // Each API key's account keeps a clock of its own: the clock routes read
 // and move the caller's account's clock only (lettershop.Service's
@@ -26,7 +25,7 @@ import (
 // WithRateLimit says otherwise), measured on the key's account's clock
 // unless WithRateLimitClock names another clock: a key that used up its
 // bucket gets 429s until the test moves its clock on.
-func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
+func WithTestClock(m lettershop.TestClock) Option { return func(c *config) { c.testClock = m } }
 
 // WithSharedTestClock makes the clock routes act on the one clock of
 // WithTestClock, which every account follows, as a single-tenant server

@@ -56,6 +56,9 @@ type Store struct {
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks
+
+	// clocks holds the accounts' own clocks (clocks.go).
+	clocks clocks
 }
 
 // New returns an empty Store.
@@ -81,7 +84,8 @@ func New() *Store {
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
 		idemDone:          make(map[string]*btree.BTreeG[*idemRec]),
 
-		hooks: newWebhooks(),
+		hooks:  newWebhooks(),
+		clocks: newClocks(),
 	}
 }
 
