@@ -118,7 +118,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 type handler struct {
 	svc     *lettershop.Service
 	cfg     config
-	mux     *http.ServeMux
+	mux     *router
 	limiter *limiter
 	// byAddress holds the limits per client address, in the sandbox only.
 	byAddress *addressLimits
@@ -152,7 +152,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
+	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc)}
+	h.mux.serve = h.serveRoute
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 		if !cfg.noAddressLimits {
@@ -173,6 +174,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
+	h.mux.seal()
 	return h.withControls()
 }
 
@@ -281,11 +283,8 @@ type call struct {
 
 // handle registers a route bare and under /v1.
 func (h *handler) handle(rt route) {
-	for _, prefix := range []string{"", "/v1"} {
-		h.mux.HandleFunc(rt.method+" "+prefix+rt.path, func(w http.ResponseWriter, r *http.Request) {
-			h.serveRoute(w, r, rt, prefix)
-		})
-	}
+	h.mux.route(rt, "")
+	h.mux.route(rt, "/v1")
 }
 
 // authenticated is what the Authenticator said of a request's key, when

@@ -50,11 +50,7 @@ func (h *handler) testRoutes() {
 }
 
 // handleTest registers a test route, only bare: test routes live under /_test/.
-func (h *handler) handleTest(rt route) {
-	h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
-		h.serveRoute(w, r, rt, "")
-	})
-}
+func (h *handler) handleTest(rt route) { h.mux.route(rt, "") }
 
 // clockState is the body of the clock routes.
 type clockState struct {
