@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -355,13 +354,33 @@ func newEvent(letterID string, n int, at time.Time, typ EventType, status EventS
 // whose random part comes from the letter id and n, so the same history
 // always has the same ids, whichever server or catch-up wrote it.
 func eventID(letterID string, n int, at time.Time) string {
-	seed := sha256.Sum256(binary.BigEndian.AppendUint64([]byte(letterID), uint64(n)))
+	var buf [eventIDLen]byte
+	return string(appendEventID(buf[:0], letterID, n, at))
+}
+
+// eventIDLen is the length of an event id: the prefix and a ULID.
+const eventIDLen = len(eventPrefix) + ulid.EncodedSize
+
+// appendEventID appends eventID(letterID, n, at) to dst.
+func appendEventID(dst []byte, letterID string, n int, at time.Time) []byte {
+	// Room on the stack for the ids the service makes (30 bytes).
+	var in [64]byte
+	seed := sha256.Sum256(binary.BigEndian.AppendUint64(append(in[:0], letterID...), uint64(n)))
 	var id ulid.ULID
 	if id.SetTime(ulid.Timestamp(at)) != nil || id.SetEntropy(seed[:10]) != nil {
 		// Only a time past the year 10889 gets here.
 		panic("lettershop: no event id for time " + at.String())
 	}
-	return eventPrefix + strings.ToLower(id.String())
+	dst = append(dst, eventPrefix...)
+	start := len(dst)
+	dst = append(dst, make([]byte, ulid.EncodedSize)...)
+	_ = id.MarshalTextTo(dst[start:]) // cannot fail: the room is there
+	for i := start; i < len(dst); i++ {
+		if c := dst[i]; 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
 }
 
 // courseOf is l as the postal timeline sees it.

@@ -109,6 +109,18 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if !s.life.advanceRecord(&fastEncoded, now) {
 			t.Fatalf("%s: layout not recognised", rec.ID)
 		}
+		kept := rec
+		kept.Doc = storage.KeepDocument(rec.Doc)
+		before, ok := kept.Doc.(*keptLetter)
+		if !ok {
+			t.Fatalf("%s: kept as %T", rec.ID, kept.Doc)
+		}
+		if !s.life.advanceKept(&kept, before, now) {
+			t.Fatalf("%s: kept form not advanced in place", rec.ID)
+		}
+		if got, _ := storage.EncodeDocument(before); string(got) != string(encoded) {
+			t.Fatalf("%s: the kept form advanced from changed", rec.ID)
+		}
 		l, err := letterFromRecord(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -129,6 +141,20 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if fastEncoded.Status != slow.Status || !fastEncoded.DueAt.Equal(slow.DueAt) || !fastEncoded.ModifiedAt.Equal(slow.ModifiedAt) {
 			t.Fatalf("%s at %v: encoded in place %s %v %v, decoded %s %v %v", rec.ID, now,
 				fastEncoded.Status, fastEncoded.DueAt, fastEncoded.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
+		}
+		keptData, err := storage.EncodeDocument(kept.Doc)
+		if err != nil {
+			t.Fatalf("%s at %v: the kept form made in place does not unpack: %v", rec.ID, now, err)
+		}
+		if diff := cmp.Diff(string(slowData), string(keptData)); diff != "" {
+			t.Fatalf("%s at %v: kept document (-decoded +in place):\n%s", rec.ID, now, diff)
+		}
+		if kept.Status != slow.Status || !kept.DueAt.Equal(slow.DueAt) || !kept.ModifiedAt.Equal(slow.ModifiedAt) {
+			t.Fatalf("%s at %v: kept in place %s %v %v, decoded %s %v %v", rec.ID, now,
+				kept.Status, kept.DueAt, kept.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
+		}
+		if diff := cmp.Diff(fast.Notices, kept.Notices); diff != "" {
+			t.Fatalf("%s at %v: notices (-typed +kept):\n%s", rec.ID, now, diff)
 		}
 		if fast.Status != slow.Status || !fast.DueAt.Equal(slow.DueAt) || !fast.ModifiedAt.Equal(slow.ModifiedAt) {
 			t.Fatalf("%s at %v: in place %s %v %v, decoded %s %v %v", rec.ID, now,
