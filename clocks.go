@@ -27,9 +27,9 @@ import (
 // its own clock, so servers whose clocks agree agree on every account's
 // time. A Service keeps what it read of them (internal/clockview) and
 // reads the store's clock stamp once per operation, at its start (the
-// catch-up of a read, the start of a write), reading the clocks again only
-// when the stamp moved: a clock moved through one server is seen by every
-// other on its next request.
+// catch-up of a read, the start of a write: readClocks), reading the clocks
+// again only when the stamp moved: a clock moved through one server is seen
+// by every other on its next request.
 //
 // Clocks of their own exist on a test clock (WithClock with a TestClock)
 // only, which never moves by itself: a real clock keeps one time for all.
@@ -81,6 +81,21 @@ func (s *Service) syncClocks(ctx context.Context) {
 	if err := s.clocks.view.Sync(ctx, s.store); err != nil && ctx.Err() == nil {
 		s.logger.Warn("read the accounts' clocks", "err", err)
 	}
+}
+
+// clocksReadKey marks the context of an operation that has read the
+// clocks (readClocks): the calls it makes do not read them again.
+type clocksReadKey struct{}
+
+// readClocks reads the clocks for the operation ctx starts (syncClocks),
+// unless ctx is of one that has, and returns ctx so marked; on a real clock,
+// ctx as it is.
+func (s *Service) readClocks(ctx context.Context) context.Context {
+	if !s.test() || ctx.Value(clocksReadKey{}) != nil {
+		return ctx
+	}
+	s.syncClocks(ctx)
+	return context.WithValue(ctx, clocksReadKey{}, true)
 }
 
 // now is the current time on the account's clock, kept to the millisecond

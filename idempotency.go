@@ -81,7 +81,7 @@ type IdempotentResult struct {
 // request cut off mid-way leaves neither an object without an outcome nor an
 // outcome without an object.
 func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
-	s.syncClocks(ctx)
+	ctx = s.readClocks(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
 		data, keep := req.Encode(v, err)
@@ -346,7 +346,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
 	if claimed := ctx.Value(claimKey{}) != nil; key == "" || claimed {
 		if !claimed {
-			s.syncClocks(ctx) // Idempotent did, for a claimed write
+			ctx = s.readClocks(ctx) // Idempotent did, for a claimed write
 		}
 		return run(ctx)
 	}
