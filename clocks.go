@@ -67,7 +67,10 @@ type clocks struct {
 func (cs *clocks) apart() bool { return cs.view.Apart() }
 
 // test reports whether the Service runs on a test clock.
-func (s *Service) test() bool { return s.life.mock }
+func (s *Service) test() bool {
+	_, ok := s.clock.(TestClock)
+	return ok
+}
 
 // syncClocks brings the Service's view of the accounts' clocks up to date
 // with the store: one read of the store's clock stamp on a test clock,
