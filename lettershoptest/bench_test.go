@@ -107,7 +107,8 @@ func BenchmarkSetup(b *testing.B) {
 
 // typicalTest is a typical test on a shared server: an asset and a
 // published version (through the Service), a letter made from it over
-// HTTP, the account's clock moved 30 days, and the letter fetched.
+// HTTP with an Idempotency-Key, the account's clock moved 30 days, and the
+// letter fetched.
 func typicalTest(tb testing.TB, srv *lettershoptest.Server) {
 	acct := srv.NewAccount()
 	id := sendOverHTTP(tb, srv, acct)
@@ -165,6 +166,8 @@ func sendOverHTTP(tb testing.TB, srv *lettershoptest.Server, acct *lettershoptes
 	req, _ := http.NewRequest("POST", srv.URL+"/v1/letters", strings.NewReader(body))
 	req.Header.Set("X-Api-Key", acct.APIKey)
 	req.Header.Set("Content-Type", "application/json")
+	// As the typed client sends on every write.
+	req.Header.Set("Idempotency-Key", "welcome-"+acct.ID)
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		tb.Fatal(err)
