@@ -209,11 +209,7 @@ func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
 		lc.next = time.Time{}
 	}
 	lc.mu.Unlock()
-	at := func(string) time.Time { return now }
-	if lc.s.clocks.apart() {
-		at = func(account string) time.Time { return lc.s.accountTime(account, now) }
-	}
-	return lc.drain(ctx, storage.DueQuery{Now: now}, at)
+	return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) })
 }
 
 // runAccount processes the account's letters due at the time of its clock.
