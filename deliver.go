@@ -238,7 +238,7 @@ const duePage = 500
 // with one due at the Service's time.
 func (d *deliverer) Due(ctx context.Context) ([]string, error) {
 	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
-	if d.s.clocks.own.Load() == 0 {
+	if !d.s.clocks.apart() {
 		q.Until = d.s.serverNow()
 	}
 	var out []string

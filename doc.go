@@ -74,6 +74,11 @@
 //     webhooks.
 //   - snapshot: an account's records and clock as one JSON document, taken
 //     and restored (with fresh ids) for test fixtures.
+//   - testclock: a clock for tests that moves only when told and never
+//     sleeps to move (a TestClock); lettershoptest runs on it.
+//   - internal/clockview: a Service's view of the accounts' own clocks as
+//     the store keeps them, read again only when the store's clock stamp
+//     moved.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -89,7 +94,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, snapshot
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, internal/clockview, snapshot
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -100,13 +105,15 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot
-//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, testclock
 //	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	egress              -> (std only)
 //	delivery            -> (none)
+//	testclock           -> (none)
+//	internal/clockview  -> storage
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

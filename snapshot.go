@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop/snapshot"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -130,7 +128,7 @@ func (s *Service) restoreClock(ctx context.Context, account string, c snapshot.C
 	if c.Now.IsZero() {
 		return invalidField("clock.now", "is required")
 	}
-	if _, ok := s.clock.(*clock.Mock); !ok {
+	if _, ok := s.clock.(TestClock); !ok {
 		return errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
 	}
 	at := c.Now.UTC().Truncate(time.Millisecond)

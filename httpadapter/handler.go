@@ -67,7 +67,7 @@ type config struct {
 	auth      Authenticator
 	rateN     int
 	ratePer   time.Duration
-	testClock *clock.Mock
+	testClock lettershop.TestClock
 	// sharedClock makes the clock routes move testClock rather than the
 	// caller's account's clock.
 	sharedClock bool
@@ -127,7 +127,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 type handler struct {
 	svc     *lettershop.Service
 	cfg     config
-	mux     *http.ServeMux
+	mux     *router
 	limiter *limiter
 	// byAddress holds the limits per client address, in the sandbox only.
 	byAddress *addressLimits
@@ -164,7 +164,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if !cfg.authThrottleSet {
 		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc)}
+	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc)}
+	h.mux.serve = h.serveRoute
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 		if !cfg.noAddressLimits {
@@ -185,6 +186,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
+	h.mux.seal()
 	return h.withControls()
 }
 
@@ -307,11 +309,8 @@ func (c *call) absolute(u string) string {
 
 // handle registers a route bare and under /v1.
 func (h *handler) handle(rt route) {
-	for _, prefix := range []string{"", "/v1"} {
-		h.mux.HandleFunc(rt.method+" "+prefix+rt.path, func(w http.ResponseWriter, r *http.Request) {
-			h.serveRoute(w, r, rt, prefix)
-		})
-	}
+	h.mux.route(rt, "")
+	h.mux.route(rt, "/v1")
 }
 
 // authenticated is what the Authenticator said of a request's key, when

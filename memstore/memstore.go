@@ -58,6 +58,9 @@ type Store struct {
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks
+
+	// clocks holds the accounts' own clocks (clocks.go).
+	clocks clocks
 }
 
 // New returns an empty Store.
@@ -83,7 +86,8 @@ func New() *Store {
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
 		idemDone:          make(map[unique.Handle[string]]*idemDone),
 
-		hooks: newWebhooks(),
+		hooks:  newWebhooks(),
+		clocks: newClocks(),
 	}
 }
 

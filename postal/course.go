@@ -34,15 +34,15 @@ type Course struct {
 	Modified time.Time // when the letter last changed
 	Added    []Event   // the events of the steps taken, in order
 
-	hash *letterHash // of ID, made when first needed
+	hash   letterHash // of ID, made when first needed
+	hashed bool
 }
 
 func (c *Course) varied() *letterHash {
-	if c.hash == nil {
-		h := hashLetter(c.ID)
-		c.hash = &h
+	if !c.hashed {
+		c.hash, c.hashed = hashLetter(c.ID), true
 	}
-	return c.hash
+	return &c.hash
 }
 
 // Event is what a step records: a status event, or once the letter is

@@ -34,6 +34,8 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"Letters", letterTests},
 		{"LetterLists", letterListTests},
 		{"ProcessDueLetters", dueTests},
+		{"AccountClocks", clockTests},
+		{"ProcessDueLettersOnClocks", clockDueTests},
 		{"Assets", assetTests},
 		{"Idempotency", idempotencyTests},
 		{"Webhooks", webhookTests},
