@@ -154,7 +154,7 @@ func sendOverHTTP(tb testing.TB, srv *lettershoptest.Server, acct *lettershoptes
 		tb.Fatal(err)
 	}
 	if _, err := svc.CreateVersion(ctx, acct.ID, asset.ID, lettershop.CreateVersionInput{
-		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Data: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
+		Content:             &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Dear {{name}},</p><p>Welcome aboard.</p>"},
 		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired}},
 		Publish:             true,
 	}); err != nil {
