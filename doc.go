@@ -68,6 +68,9 @@
 //   - delivery: the engine that runs webhook attempts, fairly across
 //     accounts, behind the root's deliveryEngine; it knows nothing of
 //     webhooks.
+//   - fetchbatch: fetches a set of URLs at once, fairly across their
+//     hosts, for a lifecycle run checking the content its letters fetch;
+//     it knows nothing of what it fetches, nor how.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -83,7 +86,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, fetchbatch
 //	storage             -> (std only)
 //	storage/storagetest -> storage
 //	memstore            -> storage
@@ -99,6 +102,7 @@
 //	webhook             -> (none)
 //	egress              -> (std only)
 //	delivery            -> (none)
+//	fetchbatch          -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	inbox               -> lettershop, httpadapter

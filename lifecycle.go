@@ -204,44 +204,55 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // of it get the steps due by then; their own runs take the rest, as a
 // letter's history does not depend on when it is caught up.
 func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	now := lc.s.serverNow()
-	lc.lastRun.Store(now.UnixNano())
-	lc.mu.Lock()
-	if !lc.next.After(now) {
-		lc.next = time.Time{}
-	}
-	lc.mu.Unlock()
-	except, _ := lc.s.clocks.behind(now)
-	return lc.drain(ctx, storage.DueQuery{Now: now, Except: except})
+	return lc.runChecked(ctx, func(h *heldLetters) (int, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		now := lc.s.serverNow()
+		lc.lastRun.Store(now.UnixNano())
+		lc.mu.Lock()
+		if !lc.next.After(now) {
+			lc.next = time.Time{}
+		}
+		lc.mu.Unlock()
+		except, _ := lc.s.clocks.behind(now)
+		return lc.drain(ctx, storage.DueQuery{Now: now, Except: except}, h)
+	})
 }
 
 // runAccount processes the account's letters due at the time of its clock.
 func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account})
+	return lc.runChecked(ctx, func(h *heldLetters) (int, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account}, h)
+	})
 }
 
 // drain processes the letters q selects, a batch at a time, until none is
-// left due, and returns how many it moved.
-func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error) {
+// left due, and returns how many it moved. It stops early, after a batch
+// that held letters before production for their content to be fetched
+// (lifecycle_fetch.go), for its caller to fetch it outside the run's lock.
+func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, h *heldLetters) (int, error) {
 	q.Limit = runBatch
 	now := q.Now
 	total := 0
 	for {
+		held := 0
 		n, err := lc.s.store.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
 			lc.process(r, now)
+			if !r.DueAt.IsZero() && !r.DueAt.After(now) {
+				h.hold(r)
+				held++
+			}
 			return nil
 		})
-		total += n
+		total += n - held
 		if err != nil {
 			return total, storeErr("run due letters", err)
 		}
 		// Stop only when nothing moved: a short batch may have passed over
 		// letters changed while it ran, which are due still.
-		if n == 0 {
+		if n == held || len(h.pending) > 0 {
 			if total > 0 {
 				lc.s.deliveries.changed()
 			}
@@ -256,7 +267,12 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error)
 // is taken off the schedule, logged, rather than blocking every run.
 func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 	if lc.advanceRecord(r, now) {
-		lc.noteDue(r.DueAt)
+		// A letter still due is held before production, and checked by
+		// the run that holds it (lifecycle_fetch.go): the loop must not
+		// wake for it.
+		if r.DueAt.After(now) {
+			lc.noteDue(r.DueAt)
+		}
 		return
 	}
 	l, err := letterFromRecord(*r)
@@ -281,9 +297,11 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 		return
 	}
 	c := courseOf(l)
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	applyCourse(c, l)
-	lc.noteDue(l.dueAt)
+	if l.dueAt.After(now) {
+		lc.noteDue(l.dueAt)
+	}
 }
 
 // begin starts a new letter's history: queued, or at issue at once when its
@@ -364,6 +382,7 @@ func factsOf(l *Letter) postal.Facts {
 		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
 		From:     placeOf(l.Sender),
 		To:       placeOf(l.Recipient),
+		Fetch:    fetches(l),
 	}
 }
 

@@ -24,8 +24,11 @@ import (
 // deleted while letters may refer to it), the variable definitions and the
 // values merged into the template.
 type contentSnapshot struct {
-	Hash        string               `json:"hash,omitempty"`
-	Type        string               `json:"type,omitempty"`
+	Hash string `json:"hash,omitempty"`
+	Type string `json:"type,omitempty"`
+	// URL is where the content of an externalUrl version stays, fetched
+	// each time the letter is printed; Hash is then empty.
+	URL         string               `json:"url,omitempty"`
 	Definitions []VariableDefinition `json:"definitions,omitempty"`
 	Merge       []Variable           `json:"merge,omitempty"`
 	// Assets are the images and fonts its variables of type asset name.

@@ -44,6 +44,7 @@ type keptContent struct {
 	versionID   string
 	hash        string
 	snapType    string
+	url         string
 	definitions string
 }
 
@@ -106,7 +107,7 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 	}
 	shared := unique.Make(keptContent{
 		contentType: d.Content.Type, assetID: d.Content.AssetID, versionID: d.Content.AssetVersionID,
-		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, definitions: string(p.b),
+		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, url: d.Snapshot.URL, definitions: string(p.b),
 	})
 	return &keptLetter{data: data, shared: shared}, true
 }
@@ -128,7 +129,7 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	d.Snapshot.Merge = u.variables()
 	d.Snapshot.Assets = u.assetRefs()
 	d.Events = u.events()
-	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
+	d.Snapshot.Hash, d.Snapshot.Type, d.Snapshot.URL = c.hash, c.snapType, c.url
 	du := unpacker{s: c.definitions}
 	d.Snapshot.Definitions = du.definitions()
 	u.end()
@@ -271,6 +272,7 @@ func (p *packer) life(d *letterDoc) {
 	p.str(f.To.City)
 	p.str(f.To.State)
 	p.str(f.To.Zip)
+	p.byte(flags(f.Fetch))
 }
 
 func (p *packer) party(x *Party) {
@@ -591,6 +593,7 @@ func (u *unpacker) life(d *letterDoc) {
 	f.Outcome = postal.Outcome(u.str())
 	f.From.City, f.From.State, f.From.Zip = u.str(), u.str(), u.str()
 	f.To.City, f.To.State, f.To.Zip = u.str(), u.str(), u.str()
+	f.Fetch = u.byte()&1 != 0
 }
 
 func (u *unpacker) party(x *Party) {

@@ -20,6 +20,11 @@ type Facts struct {
 	Outcome  Outcome `json:"outcome,omitempty"`
 	From     Place   `json:"from"`
 	To       Place   `json:"to"`
+	// Fetch says the letter prints content fetched from a URL when it is
+	// printed. The timeline carries it and does not read it: the caller,
+	// which fetches, holds such a letter at ready until its content is
+	// fetched, and then lets it into production.
+	Fetch bool `json:"fetch,omitempty"`
 }
 
 // Course is a letter on its way through the timeline: what the steps read
