@@ -89,11 +89,11 @@ func Fetch(ctx context.Context, urls []string, fetch Func, o Options) map[string
 	}
 	b.start = start
 	// The budget ends by a timer, not by a finished fetch: workers
-	// waiting for a host's turn must hear of it too. Taking the lock
-	// first, a worker that found start still going is already waiting.
+	// waiting for a host's turn must hear of it too.
 	stop := context.AfterFunc(start, func() {
 		b.mu.Lock()
-		b.mu.Unlock() //nolint:staticcheck // an empty critical section: see above
+		b.stopped = true
+		b.mu.Unlock()
 		b.wake.Broadcast()
 	})
 	defer stop()
@@ -119,6 +119,7 @@ type batch struct {
 	queue   []job
 	busy    map[string]int   // fetches running, by host
 	down    map[string]error // hosts found down, with the error that said so
+	stopped bool             // start ended, as a waiting worker hears
 	results map[string]Result
 }
 
@@ -152,7 +153,7 @@ func (b *batch) work(ctx context.Context) {
 // held.
 func (b *batch) next() (job, bool) {
 	for {
-		if b.start.Err() != nil {
+		if b.stopped || b.start.Err() != nil {
 			return job{}, false
 		}
 		for i := 0; i < len(b.queue); i++ {
