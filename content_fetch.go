@@ -110,8 +110,8 @@ func fetchedContentProblem(typ ContentType, mediaType string, data []byte, defs 
 // of type externalUrl, in that order, each once.
 func printURLs(l *Letter) []string {
 	var urls []string
-	if l.snapshot.URL != "" {
-		urls = append(urls, l.snapshot.URL)
+	if u := l.snapshot.url(); u != "" {
+		urls = append(urls, u)
 	}
 	for _, d := range l.snapshot.Definitions {
 		if d.Type != VariableTypeExternalURL {
@@ -129,7 +129,7 @@ func printURLs(l *Letter) []string {
 // fetches reports whether printing l fetches anything (printURLs is not
 // empty), without making the list: it is asked of every letter written.
 func fetches(l *Letter) bool {
-	if l.snapshot.URL != "" {
+	if l.snapshot.url() != "" {
 		return true
 	}
 	for _, d := range l.snapshot.Definitions {

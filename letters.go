@@ -858,10 +858,13 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		return false
 	}
 	c.AssetVersionID = vid
+	hash := v.contentHash
+	if v.Content.Source == ContentExternalURL {
+		hash = v.externalURL
+	}
 	l.snapshot = contentSnapshot{
-		Hash:        v.contentHash,
+		Hash:        hash,
 		Type:        string(v.Content.Type),
-		URL:         v.externalURL,
 		Definitions: slices.Clone(v.VariableDefinitions),
 	}
 	return ok

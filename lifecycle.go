@@ -68,6 +68,9 @@ type lifecycle struct {
 	// are due.
 	runMu   sync.Mutex
 	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
+	// held are the letters the batch running left due, held before
+	// production (lifecycle_fetch.go); runMu guards it.
+	held []heldLetter
 
 	mu   sync.Mutex
 	next time.Time // earliest future due time this process has written
@@ -204,7 +207,7 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // of it get the steps due by then; their own runs take the rest, as a
 // letter's history does not depend on when it is caught up.
 func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
-	return lc.runChecked(ctx, func(h *heldLetters) (int, error) {
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
 		lc.runMu.Lock()
 		defer lc.runMu.Unlock()
 		now := lc.s.serverNow()
@@ -215,48 +218,49 @@ func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
 		}
 		lc.mu.Unlock()
 		except, _ := lc.s.clocks.behind(now)
-		return lc.drain(ctx, storage.DueQuery{Now: now, Except: except}, h)
+		return lc.drain(ctx, storage.DueQuery{Now: now, Except: except}, checked)
 	})
 }
 
 // runAccount processes the account's letters due at the time of its clock.
 func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
-	return lc.runChecked(ctx, func(h *heldLetters) (int, error) {
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
 		lc.runMu.Lock()
 		defer lc.runMu.Unlock()
-		return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account}, h)
+		return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account}, checked)
 	})
 }
 
 // drain processes the letters q selects, a batch at a time, until none is
-// left due, and returns how many it moved. It stops early, after a batch
-// that held letters before production for their content to be fetched
-// (lifecycle_fetch.go), for its caller to fetch it outside the run's lock.
-func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, h *heldLetters) (int, error) {
+// left due, and returns how many it moved. A letter held before production
+// for its content (lifecycle_fetch.go) is not one moved; drain stops after
+// a batch that held letters not yet checked, and returns them, for its
+// caller to fetch their content outside the run's lock.
+func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, checked map[string]bool) (int, []heldLetter, error) {
 	q.Limit = runBatch
 	now := q.Now
 	total := 0
 	for {
-		held := 0
 		n, err := lc.s.store.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
 			lc.process(r, now)
 			if !r.DueAt.IsZero() && !r.DueAt.After(now) {
-				h.hold(r)
-				held++
+				lc.held = append(lc.held, heldLetter{r.Account, r.ID})
 			}
 			return nil
 		})
+		held, pending := len(lc.held), toCheck(lc.held, checked)
+		lc.held = lc.held[:0]
 		total += n - held
 		if err != nil {
-			return total, storeErr("run due letters", err)
+			return total, nil, storeErr("run due letters", err)
 		}
 		// Stop only when nothing moved: a short batch may have passed over
 		// letters changed while it ran, which are due still.
-		if n == held || len(h.pending) > 0 {
+		if n == held || len(pending) > 0 {
 			if total > 0 {
 				lc.s.deliveries.changed()
 			}
-			return total, nil
+			return total, pending, nil
 		}
 	}
 }

@@ -41,9 +41,19 @@ const (
 
 // advance takes c's steps due by now, but holds at ready, before
 // production, a letter whose printing fetches content: its production is
-// left due, for the run to check its content first.
+// left due, for the run to check its content first. A letter that fetches
+// nothing pays a flag looked at.
 func (lc *lifecycle) advance(c *postal.Course, now time.Time) {
-	if !c.Facts.Fetch || c.Status != postal.Queued && c.Status != postal.Ready {
+	if c.Facts.Fetch {
+		lc.advanceHeld(c, now)
+		return
+	}
+	lc.s.postal.Advance(c, now)
+}
+
+// advanceHeld is advance for a letter whose printing fetches content.
+func (lc *lifecycle) advanceHeld(c *postal.Course, now time.Time) {
+	if c.Status != postal.Queued && c.Status != postal.Ready {
 		lc.s.postal.Advance(c, now)
 		return
 	}
@@ -56,42 +66,43 @@ func (lc *lifecycle) advance(c *postal.Course, now time.Time) {
 	}
 }
 
-// heldLetters are the letters one run held before production: those to
-// check, and those it checked, which it does not check again.
-type heldLetters struct {
-	pending []heldLetter
-	checked map[string]bool
-}
-
+// heldLetter is a letter a batch left due, held before production.
 type heldLetter struct{ account, id string }
 
-// hold notes a letter a batch left due: held for its content, or another
-// the run has checked already.
-func (h *heldLetters) hold(r *storage.Letter) {
-	if !h.checked[r.ID] {
-		h.pending = append(h.pending, heldLetter{r.Account, r.ID})
+// toCheck are the letters of held not yet checked.
+func toCheck(held []heldLetter, checked map[string]bool) []heldLetter {
+	var out []heldLetter
+	for _, h := range held {
+		if !checked[h.id] {
+			out = append(out, h)
+		}
 	}
+	return out
 }
 
 // runChecked runs drain, which holds letters for their content, checking
 // those it held after each drain, until a drain holds none it has not
 // checked. It returns how many letters moved.
-func (lc *lifecycle) runChecked(ctx context.Context, drain func(*heldLetters) (int, error)) (int, error) {
-	h := &heldLetters{}
+func (lc *lifecycle) runChecked(ctx context.Context, drain func(checked map[string]bool) (int, []heldLetter, error)) (int, error) {
+	var checked map[string]bool
 	total := 0
 	for {
-		n, err := drain(h)
+		n, pending, err := drain(checked)
 		total += n
-		if err != nil || len(h.pending) == 0 {
+		if err != nil || len(pending) == 0 {
 			return total, err
 		}
-		total += lc.check(ctx, h)
+		if checked == nil {
+			checked = map[string]bool{}
+		}
+		total += lc.check(ctx, pending, checked)
 	}
 }
 
-// check fetches and checks the content of the letters h holds, and writes
-// each one's outcome. It returns how many letters it moved.
-func (lc *lifecycle) check(ctx context.Context, h *heldLetters) int {
+// check fetches and checks the content of the letters pending, noting them
+// checked, and writes each one's outcome. It returns how many letters it
+// moved.
+func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked map[string]bool) int {
 	type held struct {
 		account string
 		l       *Letter
@@ -99,11 +110,8 @@ func (lc *lifecycle) check(ctx context.Context, h *heldLetters) int {
 	}
 	var letters []held
 	var urls []string
-	if h.checked == nil {
-		h.checked = map[string]bool{}
-	}
-	for _, p := range h.pending {
-		h.checked[p.id] = true
+	for _, p := range pending {
+		checked[p.id] = true
 		now := lc.s.now(p.account)
 		l, err := lc.readHeld(ctx, p.account, p.id, now)
 		if err != nil {
@@ -115,7 +123,6 @@ func (lc *lifecycle) check(ctx context.Context, h *heldLetters) int {
 			urls = append(urls, printURLs(l)...)
 		}
 	}
-	h.pending = h.pending[:0]
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
 		Limit: runFetches, PerHost: runFetchesPerHost, Budget: runFetchBudget, Down: hostDown,
 	})

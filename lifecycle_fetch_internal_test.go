@@ -38,7 +38,7 @@ func TestHeldBeforeProductionEveryWay(t *testing.T) {
 		snap contentSnapshot
 		held bool
 	}{
-		{"content at a URL", contentSnapshot{URL: "https://files.example.com/t.html", Type: "text/html"}, true},
+		{"content at a URL", contentSnapshot{Hash: "https://files.example.com/t.html", Type: "text/html"}, true},
 		{"an externalUrl variable", contentSnapshot{Hash: "h", Type: "text/html",
 			Definitions: []VariableDefinition{{Name: "logo", Type: VariableTypeExternalURL}},
 			Merge:       []Variable{{Name: "logo", Value: &url}}}, true},

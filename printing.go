@@ -141,7 +141,7 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			}
 			continue
 		}
-		if template == nil && l.snapshot.URL == "" {
+		if template == nil && l.snapshot.url() == "" {
 			var err error
 			if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
 				f.add("content.assetId", "the template could not be read")

@@ -44,7 +44,6 @@ type keptContent struct {
 	versionID   string
 	hash        string
 	snapType    string
-	url         string
 	definitions string
 }
 
@@ -107,7 +106,7 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 	}
 	shared := unique.Make(keptContent{
 		contentType: d.Content.Type, assetID: d.Content.AssetID, versionID: d.Content.AssetVersionID,
-		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, url: d.Snapshot.URL, definitions: string(p.b),
+		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, definitions: string(p.b),
 	})
 	return &keptLetter{data: data, shared: shared}, true
 }
@@ -129,7 +128,7 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	d.Snapshot.Merge = u.variables()
 	d.Snapshot.Assets = u.assetRefs()
 	d.Events = u.events()
-	d.Snapshot.Hash, d.Snapshot.Type, d.Snapshot.URL = c.hash, c.snapType, c.url
+	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
 	du := unpacker{s: c.definitions}
 	d.Snapshot.Definitions = du.definitions()
 	u.end()

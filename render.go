@@ -304,7 +304,7 @@ func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVe
 // sender to act on; err is a failure of the service (its store, or ctx
 // ended), after which nothing is known of the letter's content.
 func (s *Service) printSources(ctx context.Context, account string, l *Letter, fetch fetchFunc) (content []byte, res map[string]render.Resource, problem string, err error) {
-	if u := l.snapshot.URL; u != "" {
+	if u := l.snapshot.url(); u != "" {
 		body, mediaType, ferr := fetch(ctx, u)
 		switch {
 		case notFetched(ferr):
@@ -346,10 +346,10 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 		if err != nil {
 			return nil, "", internal("render letter "+l.ID, fmt.Errorf("content %s of asset %s: %w", ref.Hash, ref.AssetID, err))
 		}
-		if l.snapshot.URL != "" {
+		if external := l.snapshot.url(); external != "" {
 			if msg := assetUseProblem(template, ref, data); msg != "" {
 				return nil, fmt.Sprintf("asset %s, the value of variable %s, does not print in the template fetched from %s: %s. Update the letter's variables, or the template at that URL",
-					ref.AssetID, ref.Name, l.snapshot.URL, msg), nil
+					ref.AssetID, ref.Name, external, msg), nil
 			}
 		}
 		res[ref.AssetID] = render.Resource{Type: ref.Type, Data: data}
