@@ -381,7 +381,7 @@ func courseOf(l *Letter) *postal.Course {
 func factsOf(l *Letter) postal.Facts {
 	return postal.Facts{
 		Stage:    stageOf(l),
-		Events:   len(l.Events),
+		Events:   int32(len(l.Events)),
 		SendDate: l.SendDate,
 		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
 		From:     placeOf(l.Sender),

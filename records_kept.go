@@ -587,7 +587,7 @@ func (u *unpacker) time() time.Time {
 func (u *unpacker) life(d *letterDoc) {
 	f := &d.Life
 	f.Stage = postal.Stage(u.str())
-	f.Events = int(u.varint())
+	f.Events = int32(u.varint())
 	f.SendDate = u.str()
 	f.Outcome = postal.Outcome(u.str())
 	f.From.City, f.From.State, f.From.Zip = u.str(), u.str(), u.str()
