@@ -68,27 +68,30 @@ func WithRenderer(r Renderer) Option {
 	return func(s *Service) { s.render.renderer = r }
 }
 
-// Fetcher fetches what a letter prints from elsewhere: the image or font a
-// variable of type externalUrl names, when the letter is printed. Fetch
-// returns the body of a public URL and its media type, or an error for a
-// URL that can not be fetched or a body longer than maxBytes; it must
-// honour ctx's deadline and be safe for concurrent use. The default
-// fetches through the Service's egress policy (WithEgress).
+// Fetcher fetches content given by URL: a version's content imported
+// (when the version is made) or kept at a URL (externalUrl, when a letter
+// is printed or the content read), and the image or font a variable of
+// type externalUrl names, when the letter is printed. Fetch returns the
+// body of a public URL and its media type, or an error for a URL that can
+// not be fetched or a body longer than maxBytes; it must honour ctx's
+// deadline and be safe for concurrent use. The default fetches through
+// the Service's egress policy (WithEgress).
 type Fetcher interface {
 	Fetch(ctx context.Context, url string, maxBytes int64) (body []byte, mediaType string, err error)
 }
 
-// WithFetcher sets how the content of externalUrl variables is fetched.
+// WithFetcher sets how content given by URL is fetched (see Fetcher).
 func WithFetcher(f Fetcher) Option {
 	return func(s *Service) { s.render.fetcher = f }
 }
 
-// Limits of the content of an externalUrl variable, fetched when a letter
-// is printed.
+// Limits of content fetched from a URL: an externalUrl version's content
+// and an externalUrl variable's image or font, fetched when a letter is
+// printed or the content read. (An import takes up to MaxUploadContent.)
 const (
-	// MaxExternalContent is the largest image or font fetched, in bytes.
+	// MaxExternalContent is the largest content fetched, in bytes.
 	MaxExternalContent = 10 << 20
-	// ExternalFetchTimeout bounds one fetch.
+	// ExternalFetchTimeout bounds one fetch, an import's too.
 	ExternalFetchTimeout = 10 * time.Second
 )
 
