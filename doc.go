@@ -79,6 +79,9 @@
 //   - internal/clockview: a Service's view of the accounts' own clocks as
 //     the store keeps them, read again only when the store's clock stamp
 //     moved.
+//   - fetchbatch: fetches a set of URLs at once, fairly across their
+//     hosts, for a lifecycle run checking the content its letters fetch;
+//     it knows nothing of what it fetches, nor how.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -94,7 +97,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, internal/clockview, snapshot
+//	lettershop          -> storage, usps, postal, cass, render, webhook, egress, delivery, internal/echo, internal/clockview, snapshot, fetchbatch
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -114,6 +117,7 @@
 //	delivery            -> (none)
 //	testclock           -> (none)
 //	internal/clockview  -> storage
+//	fetchbatch          -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

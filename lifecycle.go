@@ -66,6 +66,9 @@ type lifecycle struct {
 	// are due.
 	runMu   sync.Mutex
 	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
+	// held are the letters the batch running left due, held before
+	// production (lifecycle_fetch.go); runMu guards it.
+	held []heldLetter
 
 	mu   sync.Mutex
 	next time.Time // earliest future due time this process has written
@@ -200,24 +203,28 @@ func (lc *lifecycle) run(ctx context.Context) (int, error) {
 // clocks stand still while the Service's moves: their accounts' letters
 // are left to their own runs.
 func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	now := lc.s.serverNow()
-	lc.lastRun.Store(now.UnixNano())
-	lc.mu.Lock()
-	if !lc.next.After(now) {
-		lc.next = time.Time{}
-	}
-	lc.mu.Unlock()
-	return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) })
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		now := lc.s.serverNow()
+		lc.lastRun.Store(now.UnixNano())
+		lc.mu.Lock()
+		if !lc.next.After(now) {
+			lc.next = time.Time{}
+		}
+		lc.mu.Unlock()
+		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) }, checked)
+	})
 }
 
 // runAccount processes the account's letters due at the time of its clock.
 func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	now := lc.s.now(account)
-	return lc.drain(ctx, storage.DueQuery{Now: now, Account: account}, func(string) time.Time { return now })
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		now := lc.s.now(account)
+		return lc.drain(ctx, storage.DueQuery{Now: now, Account: account}, func(string) time.Time { return now }, checked)
+	})
 }
 
 // drain processes the letters q selects, a batch at a time, until none is
@@ -230,7 +237,12 @@ func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error
 // back unchanged (which also sets its place in the store's order again),
 // the clocks are read again, and a batch of nothing but such letters, read
 // again, ends the run.
-func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(account string) time.Time) (int, error) {
+//
+// A letter held before production for its content (lifecycle_fetch.go) is
+// not one moved either; drain stops after a batch that held letters not yet
+// checked, and returns them, for its caller to fetch their content outside
+// the run's lock.
+func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(account string) time.Time, checked map[string]bool) (int, []heldLetter, error) {
 	q.Limit = runBatch
 	total, reread := 0, false
 	for {
@@ -241,19 +253,24 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(acco
 				early++
 			}
 			lc.process(r, t)
+			if !r.DueAt.IsZero() && !r.DueAt.After(t) {
+				lc.held = append(lc.held, heldLetter{r.Account, r.ID})
+			}
 			return nil
 		})
-		total += n - min(early, n)
+		held, pending := len(lc.held), toCheck(lc.held, checked)
+		lc.held = lc.held[:0]
+		total += n - min(early+held, n)
 		if err != nil {
-			return total, storeErr("run due letters", err)
+			return total, nil, storeErr("run due letters", err)
 		}
 		// Stop only when nothing moved: a short batch may have passed over
 		// letters changed while it ran, which are due still.
-		if n == 0 || n == early && reread {
+		if n == 0 || len(pending) > 0 || n == early+held && (early == 0 || reread) {
 			if total > 0 {
 				lc.s.deliveries.changed()
 			}
-			return total, nil
+			return total, pending, nil
 		}
 		reread = early > 0
 		if reread {
@@ -268,7 +285,12 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(acco
 // is taken off the schedule, logged, rather than blocking every run.
 func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 	if lc.advanceRecord(r, now) {
-		lc.noteDue(r.DueAt)
+		// A letter still due is held before production, and checked by
+		// the run that holds it (lifecycle_fetch.go): the loop must not
+		// wake for it.
+		if r.DueAt.After(now) {
+			lc.noteDue(r.DueAt)
+		}
 		return
 	}
 	l, err := letterFromRecord(*r)
@@ -293,9 +315,11 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 		return
 	}
 	c := courseOf(l)
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	applyCourse(c, l)
-	lc.noteDue(l.dueAt)
+	if l.dueAt.After(now) {
+		lc.noteDue(l.dueAt)
+	}
 }
 
 // begin starts a new letter's history: queued, or at issue at once when its
@@ -391,11 +415,12 @@ func courseOf(l *Letter) *postal.Course {
 func factsOf(l *Letter) postal.Facts {
 	return postal.Facts{
 		Stage:    stageOf(l),
-		Events:   len(l.Events),
+		Events:   int32(len(l.Events)),
 		SendDate: l.SendDate,
 		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
 		From:     placeOf(l.Sender),
 		To:       placeOf(l.Recipient),
+		Fetch:    fetches(l),
 	}
 }
 

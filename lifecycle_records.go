@@ -66,7 +66,7 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 // the caller's own.
 func (lc *lifecycle) advanceDoc(r *storage.Letter, d *letterDoc, now time.Time) {
 	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Facts: d.Life}
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	d.Life = c.Facts
 	if d.Events == nil {
 		d.Events = []Event{}
@@ -98,7 +98,7 @@ func (lc *lifecycle) advanceEncoded(r *storage.Letter, data []byte, now time.Tim
 	if decodeDoc(data[len(lifeStart):end], &c.Facts) != nil {
 		return false
 	}
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	life, err := encodeDoc(&c.Facts)
 	if err != nil {
 		return false
@@ -189,7 +189,7 @@ func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time
 		return false
 	}
 	oldEvents := k.data[u.i:]
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	if len(c.Added) == 0 {
 		r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
 		return true

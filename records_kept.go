@@ -285,6 +285,7 @@ func (p *packer) life(f *postal.Facts) {
 	p.str(f.To.City)
 	p.str(f.To.State)
 	p.str(f.To.Zip)
+	p.byte(flags(f.Fetch))
 }
 
 func (p *packer) party(x *Party) {
@@ -599,11 +600,12 @@ func (u *unpacker) time() time.Time {
 
 func (u *unpacker) life(f *postal.Facts) {
 	f.Stage = postal.Stage(u.str())
-	f.Events = int(u.varint())
+	f.Events = int32(u.varint())
 	f.SendDate = u.str()
 	f.Outcome = postal.Outcome(u.str())
 	f.From.City, f.From.State, f.From.Zip = u.str(), u.str(), u.str()
 	f.To.City, f.To.State, f.To.Zip = u.str(), u.str(), u.str()
+	f.Fetch = u.byte()&1 != 0
 }
 
 func (u *unpacker) party(x *Party) {

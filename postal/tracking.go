@@ -56,7 +56,7 @@ func trackingEvent(c *Course, st Stage, at time.Time) Event {
 	}
 	f := facilities.of(p, k.deliveryUnit)
 	return Event{
-		N: c.Facts.Events, At: at, Tracking: true, Status: st, Description: k.description,
+		N: int(c.Facts.Events), At: at, Tracking: true, Status: st, Description: k.description,
 		OperationCode: k.code, ActionRequired: k.actionRequired, Location: f.location,
 		Facility: f.Facility, FacilityType: f.FacilityType, FacilityZip: f.FacilityZip, Notes: k.notes,
 	}
