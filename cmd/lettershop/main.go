@@ -33,6 +33,7 @@ import (
 	"github.com/lettershop/lettershop/inbox"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/prom"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -107,10 +108,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger := newLogger(cfg, logOut)
 	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient, logger)
 	defer ln.Close()
-	var metrics *httpadapter.Metrics
+	var metrics *prom.Metrics
 	var metricsLn net.Listener
 	if cfg.metricsAddr != metricsOff {
-		metrics = httpadapter.NewMetrics()
+		metrics = prom.New()
 	}
 	if metrics != nil && cfg.metricsAddr != "" {
 		if metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
@@ -154,7 +155,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if metrics != nil {
 		opts = append(opts, lettershop.WithHooks(metrics.Hooks()))
-		hopts = append(hopts, httpadapter.WithMetrics(metrics, metricsPath(cfg)))
+		hopts = append(hopts, httpadapter.WithObserver(metrics))
+		if path := metricsPath(cfg); path != "" {
+			hopts = append(hopts, httpadapter.WithMetricsHandler(path, metrics.Handler()))
+		}
 	}
 	if len(cfg.apiKeys) > 0 {
 		auth, err := httpadapter.NewKeyAuthenticator(cfg.apiKeys...)
