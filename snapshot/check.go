@@ -220,10 +220,12 @@ func idTime(id string) time.Time {
 	return ulid.Time(u.Time())
 }
 
-// validID reports whether id is prefix and a ULID in lower case.
+// validID reports whether id is prefix and a ULID in lower case. A ULID's
+// first character is at most 7: past it the time overflows 48 bits.
 func validID(id, prefix string) bool {
 	rest, ok := strings.CutPrefix(id, prefix)
-	return ok && len(rest) == idLen && strings.IndexFunc(rest, func(r rune) bool { return !ulidChar(byte(r)) }) < 0
+	return ok && len(rest) == idLen && rest[0] <= '7' &&
+		strings.IndexFunc(rest, func(r rune) bool { return r >= 0x80 || !ulidChar(byte(r)) }) < 0
 }
 
 func ulidChar(c byte) bool {
