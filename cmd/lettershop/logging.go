@@ -156,6 +156,9 @@ func greetJSON(w io.Writer, cfg config, local, base, metricsURL string) {
 		slog.String("inbox", base+inboxPath+"/"),
 		slog.String("test_clock", clock),
 	)
+	if cfg.seed != "" {
+		attrs = append(attrs, slog.String("seed", cfg.seed))
+	}
 	slog.New(slog.NewJSONHandler(w, nil)).LogAttrs(context.Background(), slog.LevelInfo, "listening", attrs...)
 }
 

@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.testClock {
 		mock := clock.NewMock()
-		mock.Set(time.Now().Truncate(time.Second))
+		mock.Set(seedStart(cfg.fixture, time.Now()))
 		opts = append(opts, lettershop.WithClock(mock))
 		// Clients pace themselves by the wall clock; on the stopped test
 		// clock a used-up bucket would never refill.
@@ -170,6 +170,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	svc := lettershop.New(store, opts...)
 	defer svc.Close()
+	var seededAccounts []seeded
+	if len(cfg.fixture) > 0 {
+		if seededAccounts, err = seed(ctx, svc, store, cfg.fixture, cfg.sharedClock); err != nil {
+			return err
+		}
+	}
 
 	srv := &http.Server{
 		Handler:           trackServing(logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))),
@@ -201,10 +207,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.logFormat == "json" {
 		greetJSON(stdout, cfg, local, base, metricsURL)
+		if cfg.seed != "" {
+			logSeed(logger, cfg.seed, seededAccounts)
+		}
 	} else {
 		greet(stdout, cfg, local, base)
 		if msrv != nil {
 			fmt.Fprintf(stdout, "Metrics: %s\n", metricsURL)
+		}
+		if cfg.seed != "" {
+			greetSeed(stdout, cfg.seed, seededAccounts)
 		}
 	}
 
