@@ -132,6 +132,17 @@ func TestRestoreRefused(t *testing.T) {
 	if n := len(late.Letters()); n != 0 {
 		t.Errorf("a refused restore wrote %d letters", n)
 	}
+	// Ids kept, into the store that holds them: refused whole, the
+	// account's clock where it was.
+	taken := srv.NewAccount()
+	before := taken.Now()
+	src.Advance(time.Hour)
+	if _, err := srv.Service().RestoreAccount(t.Context(), taken.ID, src.Snapshot(), lettershop.RestoreOptions{KeepIDs: true}); lettershop.ErrorCode(err) != lettershop.CodeConflict {
+		t.Errorf("restore of taken ids: %v, want a conflict", err)
+	}
+	if n := len(taken.Letters()); n != 0 || !taken.Now().Equal(before) {
+		t.Errorf("a refused restore wrote %d letters and moved the clock from %s to %s", n, before, taken.Now())
+	}
 	b, _ := json.Marshal(snap)
 	var bad snapshot.Snapshot
 	if err := json.Unmarshal([]byte(strings.Replace(string(b), snapshot.Format, "other/1", 1)), &bad); err != nil {
