@@ -17,6 +17,10 @@
 //
 // Webhook deliveries are not kept: a restored webhook gets the events of
 // changes made after the restore. Neither are idempotency keys.
+//
+// A fixture is a file of snapshots a server starts from (lettershop
+// --seed, lettershoptest.WithFixture): ReadFixture and DecodeFixture read
+// one and check it, naming what is wrong and where.
 package snapshot
 
 import (
