@@ -61,7 +61,10 @@
 //     address processing and of printing. postal, cass and usps are pure:
 //     no storage, no clock reads, time comes in as an argument.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
-//     in testroutes.go.
+//     in testroutes.go. It tells an Observer of its requests and keeps no
+//     metrics itself; prom records them, and the Service's hooks, as
+//     Prometheus metrics, apart so that the Prometheus client is in no
+//     binary that does not ask for it.
 //   - lettershoptest: the test helper; lettershoptest/pgtest runs it on
 //     PostgreSQL, apart so that its driver is in no test binary that does
 //     not ask for it. client: the typed Go client, whose wire types the
@@ -108,6 +111,7 @@
 //	cass                -> usps
 //	render              -> usps
 //	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot
+//	prom                -> lettershop, httpadapter
 //	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, testclock
 //	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)

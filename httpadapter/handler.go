@@ -76,10 +76,11 @@ type config struct {
 	logger      *slog.Logger
 	bodyRate    int
 	bodyGrace   time.Duration
-	// metrics, when set, records every request; metricsPath is where the
-	// handler serves them, "" for nowhere (metrics.go).
-	metrics     *Metrics
-	metricsPath string
+	// observer, when set, is told of every request; metricsHandler is
+	// served at metricsPath, when set (observe.go).
+	observer       Observer
+	metricsPath    string
+	metricsHandler http.Handler
 	// noAddressLimits turns off the limits per client address.
 	noAddressLimits bool
 	// authThrottle throttles failed authentications (auththrottle.go);
@@ -149,7 +150,7 @@ type handler struct {
 // clock instead, as cmd/lettershop --test-clock does.
 //
 // The handler also serves GET /healthz and GET /readyz (health.go), and with
-// WithMetrics, GET /metrics.
+// WithMetricsHandler, GET /metrics.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
@@ -193,8 +194,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 // ServeHTTP answers requests the routes do not know with a problem, not the
 // mux's plain text.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.cfg.metrics != nil {
-		h.serveMeasured(w, r)
+	if h.cfg.observer != nil {
+		h.serveObserved(w, r)
 		return
 	}
 	h.serve(w, r)

@@ -44,6 +44,9 @@ type Store struct {
 	// each carry a free list of their own otherwise.
 	versionFree *btree.FreeListG[*versionRec]
 	content     map[contentKey][]byte
+	// contentByHash holds one copy of each content, which every account
+	// that has it shares (putContent).
+	contentByHash map[string][]byte
 
 	// idem holds the idempotency records by scope and key: a tree rather
 	// than a map, which would cost each record three times the bytes.
@@ -80,6 +83,7 @@ func New() *Store {
 		versions:        make(map[string]*versionRec),
 		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
 		content:         make(map[contentKey][]byte),
+		contentByHash:   make(map[string][]byte),
 
 		idem:              btree.NewG(degree, idemKeyLess),
 		idemExpiry:        btree.NewG(degree, idemExpiryLess),

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"Webhooks", webhookTests},
 		{"Completion", completionTests},
 		{"CancelledContext", cancelTests},
+		{"RestoreRecords", restoreTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
