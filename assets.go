@@ -421,14 +421,17 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
 		// Definitions first: the content is checked against them.
 		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
-		data := s.takeContent(f, a.Type, in.Content, v)
+		data := s.takeContent(ctx, f, a.Type, in.Content, v, s.importContent)
 		if err := f.err(); err != nil {
 			return nil, err
 		}
 		now := s.now(account)
 		v.ID, v.CreatedAt, v.ModifiedAt = s.newID(versionPrefix, now), now, now
-		content := storage.Content{Account: account, Hash: v.contentHash, Data: data}
-		return s.putVersion(ctx, account, assetID, v, in.Publish, &content)
+		var content *storage.Content
+		if data != nil {
+			content = &storage.Content{Account: account, Hash: v.contentHash, Data: data}
+		}
+		return s.putVersion(ctx, account, assetID, v, in.Publish, content)
 	})
 }
 
@@ -535,6 +538,7 @@ func boolScope(b bool) string {
 // archived version not at all (a conflict).
 func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
+		fetch := onceFetch(s.importContent)
 		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
 			if v.Status != VersionDraft && v.Status != VersionPublished {
 				return errorf(CodeConflict, "version %s is %s: only draft and published versions can be updated; clone it to make a new draft", v.ID, v.Status)
@@ -564,7 +568,7 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			case content && v.Status == VersionPublished:
 				f.add(contentPath, "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
 			case content:
-				data = s.takeContent(f, a.Type, in.Content, v)
+				data = s.takeContent(ctx, f, a.Type, in.Content, v, fetch)
 			case defs:
 				s.recheckContent(ctx, account, v, f)
 			}
@@ -575,7 +579,7 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			if notes {
 				v.Notes = *in.Notes
 			}
-			if content {
+			if data != nil {
 				w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
 			}
 			if !notes && !content && !defs {

@@ -136,8 +136,6 @@ func TestVersionContent(t *testing.T) {
 		{"no content", tpl.ID, nil, []string{"content"}},
 		{"no content member", tpl.ID, &lettershop.VersionContent{Type: "text/html"}, []string{"content.content"}},
 		{"bad source", tpl.ID, &lettershop.VersionContent{Source: "url", Type: "text/html", Content: "<p>x</p>"}, []string{"content.source"}},
-		{"import, not yet", tpl.ID, &lettershop.VersionContent{Source: "import", Content: "https://example.com/t.html"}, []string{"content.source"}},
-		{"externalUrl, not yet", tpl.ID, &lettershop.VersionContent{Source: "externalUrl", Content: "https://example.com/t.html"}, []string{"content.source"}},
 		{"image in a template asset", tpl.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, []string{"content.type"}},
 		{"png", img.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, nil},
 		{"png not base64", img.ID, &lettershop.VersionContent{Type: "image/png", Content: "%%%"}, []string{"content.content"}},

@@ -2,24 +2,47 @@ package lettershop
 
 import (
 	"context"
-	"slices"
+	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop/internal/clockview"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // Every account keeps time on the Service's clock until a test moves its
-// clock apart: then the account has a clock of its own, an offset from the
-// Service's clock, or an instant it is frozen at. Everything that reads the
-// time for an account reads that clock: its letters' lifecycle, the dates of
-// what it creates, its idempotency keys' expiry, its download links'
-// expiry. Accounts whose clocks nobody moved cost nothing: while no account
-// has a clock of its own, reading one is reading the Service's clock.
+// clock apart: then the account has a clock of its own, where it stands
+// against the Service's clock (storage.AccountClock: its time when the
+// Service's clock read an anchor), or an instant it is frozen at.
+// Everything that reads the time for an account reads that clock: its
+// letters' lifecycle, the dates of what it creates, its idempotency keys'
+// expiry, its download links' expiry. Accounts whose clocks nobody moved
+// cost nothing: while no account has a clock of its own, reading one is
+// reading the Service's clock.
 //
-// Clocks of their own exist on a test clock (WithClock with a *clock.Mock)
+// The store keeps the clocks (storage.ClockStorage), so every server on one
+// store reads the same time for an account: each reads the clock against
+// its own clock, so servers whose clocks agree agree on every account's
+// time. A Service keeps what it read of them (internal/clockview) and
+// reads the store's clock stamp once per operation, at its start (the
+// catch-up of a read, the start of a write: readClocks), reading the clocks
+// again only when the stamp moved: a clock moved through one server is seen
+// by every other on its next request.
+//
+// Clocks of their own exist on a test clock (WithClock with a TestClock)
 // only, which never moves by itself: a real clock keeps one time for all.
+
+// TestClock is a clock that moves only when a test moves it:
+// *testclock.Clock, which moves without pausing, or *clock.Mock. On a
+// TestClock (WithClock) the Service runs nothing in the background, every
+// read catches up first, and accounts may keep clocks of their own.
+type TestClock interface {
+	clock.Clock
+	// Set moves the clock to t.
+	Set(t time.Time)
+}
 
 // AccountClock is the state of an account's clock.
 type AccountClock struct {
@@ -30,54 +53,64 @@ type AccountClock struct {
 	Frozen bool `json:"frozen"`
 }
 
-// clocks holds the accounts' own clocks.
+// clocks holds the accounts' own clocks, as this Service last read them.
 type clocks struct {
-	// own counts the accounts with a clock of their own: while it is zero
-	// no lookup is made.
-	own atomic.Int64
-	mu  sync.RWMutex
-	m   map[string]accountClock
+	view clockview.View
 	// serverMu makes the moves of the Service's test clock (AdvanceClock,
-	// SetClock) take turns: clock.Mock's Add and Set, run side by side,
-	// each move from the time they first read, and the later to finish
+	// SetClock) take turns: a TestClock's Set, run side by side from two
+	// moves, takes the time each move read first, and the later to finish
 	// undoes the other's move.
 	serverMu sync.Mutex
 }
 
-// accountClock is one account's own clock: it read at when the Service's
-// clock read anchor, and has moved as the Service's since, unless frozen.
-// (Not an offset: an account may be set centuries ahead, past what a
-// time.Duration holds.)
-type accountClock struct {
-	at, anchor time.Time
-	frozen     bool
+// apart reports whether any account keeps a clock of its own.
+func (cs *clocks) apart() bool { return cs.view.Apart() }
+
+// test reports whether the Service runs on a test clock.
+func (s *Service) test() bool {
+	_, ok := s.clock.(TestClock)
+	return ok
 }
 
-// time is the account's time when the Service's clock reads server.
-func (c accountClock) time(server time.Time) time.Time {
-	if c.frozen {
-		return c.at
+// syncClocks brings the Service's view of the accounts' clocks up to date
+// with the store: one read of the store's clock stamp on a test clock,
+// nothing on a real one. An operation calls it once, first, before it
+// reads an account's time. A store that does not answer leaves the view as
+// it was, logged: the operation's own use of the store will say more.
+func (s *Service) syncClocks(ctx context.Context) {
+	if !s.test() {
+		return
 	}
-	return c.at.Add(server.Sub(c.anchor))
+	if err := s.clocks.view.Sync(ctx, s.store); err != nil && ctx.Err() == nil {
+		s.logger.Warn("read the accounts' clocks", "err", err)
+	}
 }
 
-// lookup returns the account's own clock, if it has one.
-func (cs *clocks) lookup(account string) (accountClock, bool) {
-	if cs.own.Load() == 0 {
-		return accountClock{}, false
+// clocksReadKey marks the context of an operation that has read the
+// clocks (readClocks): the calls it makes do not read them again.
+type clocksReadKey struct{}
+
+// readClocks reads the clocks for the operation ctx starts (syncClocks),
+// unless ctx is of one that has, and returns ctx so marked; on a real clock,
+// ctx as it is.
+func (s *Service) readClocks(ctx context.Context) context.Context {
+	if !s.test() || ctx.Value(clocksReadKey{}) != nil {
+		return ctx
 	}
-	cs.mu.RLock()
-	c, ok := cs.m[account]
-	cs.mu.RUnlock()
-	return c, ok
+	s.syncClocks(ctx)
+	return context.WithValue(ctx, clocksReadKey{}, true)
 }
 
 // now is the current time on the account's clock, kept to the millisecond
 // as every time the Service writes.
 func (s *Service) now(account string) time.Time {
-	server := s.serverNow()
-	if c, ok := s.clocks.lookup(account); ok {
-		return c.time(server).Truncate(time.Millisecond)
+	return s.accountTime(account, s.serverNow())
+}
+
+// accountTime is the account's time when the Service's clock reads server.
+func (s *Service) accountTime(account string, server time.Time) time.Time {
+	if c, ok := s.clocks.view.Lookup(account); ok {
+		return c.Time(server).Truncate(time.Millisecond)
 	}
 	return server
 }
@@ -90,13 +123,14 @@ func (s *Service) serverNow() time.Time {
 }
 
 // AccountNow returns the current time on the account's clock, in UTC: the
-// Service's clock unless a test moved the account's clock apart.
+// Service's clock unless a test moved the account's clock apart. It reads
+// the clocks as the Service last read them from the store.
 func (s *Service) AccountNow(account string) time.Time { return s.now(account) }
 
 // AccountClock returns the state of the account's clock.
 func (s *Service) AccountClock(account string) AccountClock {
-	c, _ := s.clocks.lookup(account)
-	return AccountClock{Now: s.now(account), Frozen: c.frozen}
+	c, _ := s.clocks.view.Lookup(account)
+	return AccountClock{Now: s.now(account), Frozen: c.Frozen}
 }
 
 // LastClockTime is as far as a test clock goes. JSON writes no year past
@@ -112,8 +146,8 @@ var LastClockTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // LastClockTime, is CodeInvalid naming duration; a Service whose clock is
 // not a test clock (*clock.Mock) answers CodeConflict.
 func (s *Service) AdvanceAccountClock(ctx context.Context, account string, d time.Duration) (AccountClock, error) {
-	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) (err error) {
-		c.at, err = advancedBy(now, d)
+	return s.changeClock(ctx, account, func(c *storage.AccountClock, now time.Time) (err error) {
+		c.At, err = advancedBy(now, d)
 		return err
 	})
 }
@@ -147,8 +181,8 @@ func setForwardTo(now, t time.Time) (time.Time, error) {
 // AdvanceAccountClock does. A t before the clock's time is CodeInvalid
 // naming now: a clock never goes back.
 func (s *Service) SetAccountClock(ctx context.Context, account string, t time.Time) (AccountClock, error) {
-	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) (err error) {
-		c.at, err = setForwardTo(now, t.UTC().Truncate(time.Millisecond))
+	return s.changeClock(ctx, account, func(c *storage.AccountClock, now time.Time) (err error) {
+		c.At, err = setForwardTo(now, t.UTC().Truncate(time.Millisecond))
 		return err
 	})
 }
@@ -158,48 +192,50 @@ func (s *Service) SetAccountClock(ctx context.Context, account string, t time.Ti
 // AdvanceAccountClock and SetAccountClock. Unfrozen, it follows the
 // Service's clock again from where it stands.
 func (s *Service) FreezeAccountClock(ctx context.Context, account string, frozen bool) (AccountClock, error) {
-	return s.changeClock(ctx, account, func(c *accountClock, now time.Time) error {
-		c.frozen = frozen
+	return s.changeClock(ctx, account, func(c *storage.AccountClock, _ time.Time) error {
+		c.Frozen = frozen
 		return nil
 	})
 }
 
 // changeClock applies change to the account's clock, anchored at the
-// Service's current time, and runs what fell due in the account.
-func (s *Service) changeClock(ctx context.Context, account string, change func(c *accountClock, now time.Time) error) (AccountClock, error) {
-	if _, ok := s.clock.(*clock.Mock); !ok {
+// Service's current time, stores it, and runs what fell due in the
+// account. A clock another server moved meanwhile is read again and the
+// change applied to it: both moves count.
+func (s *Service) changeClock(ctx context.Context, account string, change func(c *storage.AccountClock, now time.Time) error) (AccountClock, error) {
+	if !s.test() {
 		return AccountClock{}, errorf(CodeConflict, "accounts keep clocks of their own only on a test clock; this service runs on the real time")
 	}
 	if account == "" {
 		return AccountClock{}, invalidField("account", "an account is required")
 	}
-	cs := &s.clocks
-	cs.mu.Lock()
-	server := s.serverNow()
-	c, had := cs.m[account]
-	now := c.time(server).Truncate(time.Millisecond)
-	if !had {
-		now = server
-	}
-	next := accountClock{at: now, anchor: server, frozen: c.frozen}
-	if err := change(&next, now); err != nil {
-		cs.mu.Unlock()
-		return AccountClock{}, err
-	}
-	if !next.at.Equal(next.anchor) || next.frozen {
-		if cs.m == nil {
-			cs.m = map[string]accountClock{}
+	for tries := 0; ; tries++ {
+		if err := s.clocks.view.Sync(ctx, s.store); err != nil {
+			return AccountClock{}, storeErr("read the accounts' clocks", err)
 		}
-		cs.m[account] = next
-		if !had {
-			cs.own.Add(1)
+		stored, had := s.clocks.view.Stored(account)
+		server := s.serverNow()
+		now := server
+		if had {
+			now = stored.Time(server).Truncate(time.Millisecond)
 		}
-	} else if had {
-		// Back on the Service's clock: nothing to keep.
-		delete(cs.m, account)
-		cs.own.Add(-1)
+		next := storage.AccountClock{Account: account, At: now, Anchor: server, Frozen: stored.Frozen, Stamp: stored.Stamp}
+		if err := change(&next, now); err != nil {
+			return AccountClock{}, err
+		}
+		if !had && next.OnServerTime() {
+			break // nothing to keep
+		}
+		put, err := s.store.PutAccountClock(ctx, next)
+		if errors.Is(err, storage.ErrConflict) && tries < maxClockTries {
+			continue
+		}
+		if err != nil {
+			return AccountClock{}, storeErr("put the account's clock", err)
+		}
+		s.clocks.view.Apply(put)
+		break
 	}
-	cs.mu.Unlock()
 	if _, err := s.life.runAccount(ctx, account); err != nil {
 		return AccountClock{}, err
 	}
@@ -207,14 +243,18 @@ func (s *Service) changeClock(ctx context.Context, account string, change func(c
 	return s.AccountClock(account), nil
 }
 
+// maxClockTries bounds how often a move of an account's clock is tried
+// again when other moves of it keep coming first.
+const maxClockTries = 100
+
 // AdvanceClock moves the Service's test clock on by d, and with it every
 // account's clock but those frozen, runs what fell due, and returns the
 // clock's new time. Moves made through AdvanceClock and SetClock take
 // turns, so the clock never goes back however many goroutines move it
 // (clock.Mock's own Add and Set, called side by side, may). A d below
 // zero, or one that takes the clock past LastClockTime, is CodeInvalid
-// naming duration; a Service whose clock is not a test clock
-// (*clock.Mock) answers CodeConflict.
+// naming duration; a Service whose clock is not a TestClock answers
+// CodeConflict.
 func (s *Service) AdvanceClock(ctx context.Context, d time.Duration) (time.Time, error) {
 	return s.moveClock(ctx, func(now time.Time) (time.Time, error) { return advancedBy(now, d) })
 }
@@ -229,7 +269,7 @@ func (s *Service) SetClock(ctx context.Context, t time.Time) (time.Time, error) 
 // moveClock moves the Service's test clock to the time to gives for its
 // current one, then runs what fell due.
 func (s *Service) moveClock(ctx context.Context, to func(now time.Time) (time.Time, error)) (time.Time, error) {
-	m, ok := s.clock.(*clock.Mock)
+	m, ok := s.clock.(TestClock)
 	if !ok {
 		return time.Time{}, errorf(CodeConflict, "only a test clock can be moved; this service runs on the real time")
 	}
@@ -248,39 +288,23 @@ func (s *Service) moveClock(ctx context.Context, to func(now time.Time) (time.Ti
 	return s.Now(), nil
 }
 
-// behind returns the accounts whose clocks stand behind the Service's
-// clock (frozen, or unfrozen after the Service's clock passed them), whose
-// letters a run at the Service's time must pass over, and the earliest of
-// their times.
-func (cs *clocks) behind(server time.Time) (accounts []string, earliest time.Time) {
-	if cs.own.Load() == 0 {
-		return nil, time.Time{}
-	}
-	cs.mu.RLock()
-	defer cs.mu.RUnlock()
-	for a, c := range cs.m {
-		if t := c.time(server); t.Before(server) {
-			accounts = append(accounts, a)
-			if earliest.IsZero() || t.Before(earliest) {
-				earliest = t
-			}
-		}
-	}
-	slices.Sort(accounts)
-	return accounts, earliest
+// earliestBehind is the earliest time of the accounts whose clocks stand
+// behind the Service's clock, when it reads server (frozen, or unfrozen
+// after it passed them); the zero time when none does.
+func (cs *clocks) earliestBehind(server time.Time) time.Time {
+	return cs.view.EarliestBehind(server)
 }
 
-// accounts returns the accounts with clocks of their own.
-func (cs *clocks) accounts() []string {
-	if cs.own.Load() == 0 {
-		return nil
+// ticks returns a channel that receives the Service's clock's time every
+// d, and a function that stops it: a ticker of the clock, or one of a
+// test clock that offers tickers costing nothing while they do not tick
+// (testclock.Clock).
+func (s *Service) ticks(d time.Duration) (<-chan time.Time, func()) {
+	if c, ok := s.clock.(interface {
+		Ticks(d time.Duration) (<-chan time.Time, func())
+	}); ok {
+		return c.Ticks(d)
 	}
-	cs.mu.RLock()
-	defer cs.mu.RUnlock()
-	out := make([]string, 0, len(cs.m))
-	for a := range cs.m {
-		out = append(out, a)
-	}
-	slices.Sort(out)
-	return out
+	t := s.clock.Ticker(d)
+	return t.C, t.Stop
 }

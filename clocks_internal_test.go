@@ -2,48 +2,110 @@ package lettershop
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/testclock"
 )
+
+// behind returns the accounts whose clocks stand behind the Service's
+// clock when it reads server, and the earliest of their times: what a run
+// once passed over, walking every clock; tests compare against it.
+func (cs *clocks) behind(server time.Time) (accounts []string, earliest time.Time) {
+	cs.view.Each(func(c storage.AccountClock) bool {
+		if t := c.Time(server); t.Before(server) {
+			accounts = append(accounts, c.Account)
+			if earliest.IsZero() || t.Before(earliest) {
+				earliest = t
+			}
+		}
+		return true
+	})
+	slices.Sort(accounts)
+	return accounts, earliest
+}
+
+// accounts returns the accounts with clocks of their own.
+func (cs *clocks) accounts() []string {
+	var out []string
+	cs.view.Each(func(c storage.AccountClock) bool {
+		out = append(out, c.Account)
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
 
 // An account's clock costs a lookup only while it stands apart from the
 // Service's: back on the Service's time (unfrozen where it was frozen, or
-// never moved), it keeps nothing, and reading any account's time is again
-// reading the Service's clock.
+// never moved), reading any account's time is again reading the Service's
+// clock.
 func TestAccountClockKeptOnlyWhileApart(t *testing.T) {
-	mc := clock.NewMock()
-	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
-	s := New(memstore.New(), WithClock(mc))
+	tc := testclock.New(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	st := memstore.New()
+	s := New(st, WithClock(tc))
 	t.Cleanup(func() { s.Close() })
 	ctx := context.Background()
-	kept := func(want int64) {
+	apart := func(want bool, stamp int64) {
 		t.Helper()
-		s.clocks.mu.RLock()
-		n := len(s.clocks.m)
-		s.clocks.mu.RUnlock()
-		if got := s.clocks.own.Load(); got != want || int64(n) != want {
-			t.Errorf("%d clocks counted, %d kept; want %d", got, n, want)
+		_, own := s.clocks.view.Lookup("acct")
+		n, err := st.ClockStamp(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.clocks.apart() != want || own != want || n != stamp {
+			t.Errorf("apart %v, own clock %v, store stamp %d; want %v, %v, %d", s.clocks.apart(), own, n, want, want, stamp)
 		}
 	}
-	kept(0)
+	apart(false, 0)
 	if _, err := s.AdvanceAccountClock(ctx, "acct", 0); err != nil {
 		t.Fatal(err)
 	}
-	kept(0)
+	apart(false, 0) // nothing stored for a move that leaves it on the Service's time
 	if _, err := s.FreezeAccountClock(ctx, "acct", true); err != nil {
 		t.Fatal(err)
 	}
-	kept(1)
+	apart(true, 1)
 	if _, err := s.FreezeAccountClock(ctx, "acct", false); err != nil {
 		t.Fatal(err)
 	}
-	kept(0)
+	apart(false, 2)
 	if _, err := s.AdvanceAccountClock(ctx, "acct", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	kept(1)
+	apart(true, 3)
+	if got := s.clocks.accounts(); !slices.Equal(got, []string{"acct"}) {
+		t.Errorf("accounts with clocks of their own: %v", got)
+	}
+}
+
+// BenchmarkAccountTime is what reading an account's time costs a request
+// on a test clock: the read of the store's clock stamp at the start of the
+// operation, and the account's clock looked up, with one account's clock
+// apart and with 3,000 (the account's among them, acct_0, or not). Nothing
+// changed since the last read, as between most requests.
+func BenchmarkAccountTime(b *testing.B) {
+	for _, n := range []int{1, 3000} {
+		st := memstore.New()
+		s := New(st, WithClock(testclock.New(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))))
+		ctx := context.Background()
+		for i := range n {
+			if _, err := s.AdvanceAccountClock(ctx, fmt.Sprintf("acct_%d", i), time.Duration(i+1)*time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, account := range []string{"acct_0", "acct_none"} {
+			b.Run(fmt.Sprintf("clocks=%d/%s", n, account), func(b *testing.B) {
+				for b.Loop() {
+					s.syncClocks(ctx)
+					_ = s.now(account)
+				}
+			})
+		}
+		s.Close()
+	}
 }

@@ -376,3 +376,90 @@ func TestServiceClockMoves(t *testing.T) {
 	_, err = real.SetClock(e.ctx, time.Now().Add(time.Hour))
 	wantCode(t, err, lettershop.CodeConflict)
 }
+
+// Two Services on one store are two servers on one database: an account's
+// clock moved, set, frozen or unfrozen through either is the clock both
+// read, from the other's next call on; moves made through both at once
+// all count. Each reads the clock against its own clock: with their clocks
+// apart, an account keeps the same lead on each, and a frozen one the same
+// instant.
+func TestAccountClocksSharedByServers(t *testing.T) {
+	st := memstore.New()
+	mcA, mcB := clock.NewMock(), clock.NewMock()
+	mcA.Set(testStart)
+	mcB.Set(testStart)
+	a, b := newEnvOn(t, st, mcA), newEnvOn(t, st, mcB)
+	ctx := context.Background()
+	l := a.createLetterIn(t, acct)
+
+	// readsOn checks the account's clock on srv at its next call.
+	readsOn := func(srv *env, name string, want time.Time, frozen bool) {
+		t.Helper()
+		got := srv.letterIn(t, acct, l.ID) // a call: it reads the clocks first
+		c := srv.svc.AccountClock(acct)
+		if !c.Now.Equal(want) || c.Frozen != frozen {
+			t.Errorf("%s reads the account's clock at %v (frozen %v), want %v (frozen %v)", name, c.Now, c.Frozen, want, frozen)
+		}
+		if got.Status == lettershop.StatusQueued && want.After(testStart.Add(time.Hour)) {
+			t.Errorf("%s: the letter is still queued at %v", name, want)
+		}
+	}
+
+	if _, err := a.svc.AdvanceAccountClock(ctx, acct, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	readsOn(b, "B after A's advance", testStart.Add(72*time.Hour), false)
+	made, err := b.svc.CreateLetter(ctx, acct, letterInput(l.Content.AssetID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := testStart.Add(72 * time.Hour); !made.CreatedAt.Equal(want) {
+		t.Errorf("a letter made through B is dated %v, want the account's %v", made.CreatedAt, want)
+	}
+
+	if _, err := b.svc.FreezeAccountClock(ctx, acct, true); err != nil {
+		t.Fatal(err)
+	}
+	mcA.Add(24 * time.Hour)
+	mcB.Add(24 * time.Hour)
+	readsOn(a, "A after B froze it and both servers' clocks moved", testStart.Add(72*time.Hour), true)
+	if _, err := a.svc.SetAccountClock(ctx, acct, testStart.Add(100*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	readsOn(b, "B after A set it", testStart.Add(100*time.Hour), true)
+	if _, err := b.svc.FreezeAccountClock(ctx, acct, false); err != nil {
+		t.Fatal(err)
+	}
+	mcA.Add(time.Hour)
+	mcB.Add(time.Hour)
+	readsOn(a, "A after B unfroze it and both moved an hour", testStart.Add(101*time.Hour), false)
+	readsOn(b, "B after it unfroze it and both moved an hour", testStart.Add(101*time.Hour), false)
+
+	// Moves from both servers at once: each is made on the clock as the
+	// store holds it, so none is lost.
+	var wg sync.WaitGroup
+	for i := range 20 {
+		srv := a
+		if i%2 == 1 {
+			srv = b
+		}
+		wg.Go(func() {
+			if _, err := srv.svc.AdvanceAccountClock(ctx, acct, time.Minute); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	readsOn(a, "A after 20 moves of a minute", testStart.Add(101*time.Hour+20*time.Minute), false)
+	readsOn(b, "B after 20 moves of a minute", testStart.Add(101*time.Hour+20*time.Minute), false)
+
+	// B's own clock an hour ahead of A's: the account keeps its lead on
+	// each, so B reads it an hour later; frozen, both read one instant.
+	mcB.Add(time.Hour)
+	readsOn(b, "B, its clock an hour ahead of A's", testStart.Add(102*time.Hour+20*time.Minute), false)
+	readsOn(a, "A", testStart.Add(101*time.Hour+20*time.Minute), false)
+	if _, err := a.svc.FreezeAccountClock(ctx, acct, true); err != nil {
+		t.Fatal(err)
+	}
+	readsOn(b, "B, frozen through A", testStart.Add(101*time.Hour+20*time.Minute), true)
+}

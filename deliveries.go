@@ -281,7 +281,7 @@ func (d *Deliveries) Settings() DeliverySettings {
 // Service's time.
 func (d *Deliveries) Due(ctx context.Context) ([]string, error) {
 	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
-	if d.s.clocks.own.Load() == 0 {
+	if !d.s.clocks.apart() {
 		q.Until = d.s.serverNow()
 	}
 	var out []string

@@ -65,7 +65,10 @@
 //     address processing and of printing. postal, cass and usps are pure:
 //     no storage, no clock reads, time comes in as an argument.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
-//     in testroutes.go.
+//     in testroutes.go. It tells an Observer of its requests and keeps no
+//     metrics itself; prom records them, and the Service's hooks, as
+//     Prometheus metrics, apart so that the Prometheus client is in no
+//     binary that does not ask for it.
 //   - lettershoptest: the test helper; lettershoptest/pgtest runs it on
 //     PostgreSQL, apart so that its driver is in no test binary that does
 //     not ask for it. client: the typed Go client, whose wire types the
@@ -84,6 +87,14 @@
 //     WithDeliverer(delivery.Open), or httpadapter.New gives it this one.
 //   - snapshot: an account's records and clock as one JSON document, taken
 //     and restored (with fresh ids) for test fixtures.
+//   - testclock: a clock for tests that moves only when told and never
+//     sleeps to move (a TestClock); lettershoptest runs on it.
+//   - internal/clockview: a Service's view of the accounts' own clocks as
+//     the store keeps them, read again only when the store's clock stamp
+//     moved.
+//   - fetchbatch: fetches a set of URLs at once, fairly across their
+//     hosts, for a lifecycle run checking the content its letters fetch;
+//     it knows nothing of what it fetches, nor how.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -99,7 +110,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, snapshot
+//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -112,12 +123,16 @@
 //	wire                -> lettershop
 //	delivery            -> lettershop, wire, webhook, egress
 //	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot, wire, delivery
-//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, wire, delivery
+//	prom                -> lettershop, httpadapter
+//	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, testclock, wire, delivery
 //	lettershoptest/pgtest -> lettershoptest, storage, pgstore
 //	client              -> (none)
 //	openapi             -> (none)
 //	webhook             -> (none)
 //	egress              -> (std only)
+//	testclock           -> (none)
+//	internal/clockview  -> storage
+//	fetchbatch          -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

@@ -35,6 +35,7 @@ const maxSignature = 1035
 // {base}/files/letters/{id}.pdf?expires=...&signature=... The link needs no
 // API key; OpenDownload serves it.
 func (s *Service) DownloadURL(ctx context.Context, account, id string) (string, error) {
+	ctx = s.readClocks(ctx)
 	l, err := s.getLetter(ctx, account, id)
 	if err != nil {
 		return "", err
@@ -69,6 +70,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if !ok {
 		return nil, errLinkInvalid
 	}
+	ctx = s.readClocks(ctx)
 	if !s.now(account).Before(time.Unix(exp, 0)) {
 		return nil, errorf(CodeForbidden, "the download link has expired: ask for a new one at /letters/%s/download", id)
 	}

@@ -56,8 +56,8 @@ type ContentSource string
 // Imported content is downloaded once, from the public URL given in
 // content.content, and stored; the URL is not kept. External content stays
 // at its URL (kept in content.content) and is fetched each time it is
-// needed. Only inline content is taken yet: the others are refused, naming
-// content.source.
+// needed. A version answers with the source it was made with: import
+// content shows the bytes stored, as inline content does.
 const (
 	ContentInline      ContentSource = "inline"
 	ContentImport      ContentSource = "import"

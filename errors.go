@@ -36,6 +36,9 @@ const (
 	CodeForbidden
 	// CodeRateLimited: too many requests.
 	CodeRateLimited
+	// CodeUpstream: content the operation fetched from elsewhere (a URL
+	// the caller gave) could not be fetched or is not what it should be.
+	CodeUpstream
 )
 
 var codeNames = [...]string{
@@ -48,6 +51,7 @@ var codeNames = [...]string{
 	CodeUnauthenticated:     "unauthenticated",
 	CodeForbidden:           "forbidden",
 	CodeRateLimited:         "rate limited",
+	CodeUpstream:            "upstream",
 }
 
 // String returns the code's name.

@@ -124,6 +124,7 @@ type IdempotentResult struct {
 // request cut off mid-way leaves neither an object without an outcome nor an
 // outcome without an object.
 func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
+	ctx = s.readClocks(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
 		out, keep := req.Encode(v, err)
@@ -214,16 +215,16 @@ func (s *Service) renewLease(ctx context.Context, account, scope, key, token str
 	if every <= 0 {
 		return func() {}
 	}
-	t := s.clock.Ticker(every)
+	ticks, stopTicks := s.ticks(every)
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		defer t.Stop()
+		defer stopTicks()
 		for {
 			select {
 			case <-done:
 				return
-			case <-t.C:
+			case <-ticks:
 				now := s.now(account)
 				if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {
 					if ctx.Err() == nil {
@@ -296,7 +297,7 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 // purged later than it expires; a claim finds it expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.serverNow()
-	if _, earliest := s.clocks.behind(now); !earliest.IsZero() {
+	if earliest := s.clocks.earliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
 	s.purgeMu.Lock()
@@ -465,7 +466,10 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 // (the HTTP layer's), it just runs.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
 	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
-	if key == "" || ctx.Value(claimKey{}) != nil {
+	if claimed := ctx.Value(claimKey{}) != nil; key == "" || claimed {
+		if !claimed {
+			ctx = s.readClocks(ctx) // Idempotent did, for a claimed write
+		}
 		return run(ctx)
 	}
 	var zero T

@@ -403,3 +403,28 @@ func TestConstantsNameTheirType(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperCarriesNoDriverNorMetrics checks that a test binary that
+// imports lettershoptest (and the client it returns) links neither the
+// PostgreSQL driver nor the Prometheus client: lettershoptest/pgtest and
+// prom are apart so that only a binary that asks for them carries them.
+// The handler, whose users embed it, is held to the same.
+func TestHelperCarriesNoDriverNorMetrics(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the import graph: %v", err)
+	}
+	for _, pkg := range []string{"./lettershoptest", "./httpadapter", "./client"} {
+		out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for dep := range strings.FieldsSeq(string(out)) {
+			for _, heavy := range []string{"github.com/prometheus/", "github.com/jackc/pgx"} {
+				if strings.HasPrefix(dep, heavy) {
+					t.Errorf("%s imports %s", pkg, dep)
+				}
+			}
+		}
+	}
+}

@@ -531,6 +531,12 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	}
 	ch := changesOf(in, l, f)
 	mail := ch.mail()
+	// A letter at issue because its content could not be printed (as a
+	// host that did not answer) is queued again by an update that gives
+	// its content or variables, changed or not: once the host is fixed,
+	// sending the letter back is how to try again.
+	retry := l.Status == StatusIssue && strings.HasPrefix(l.IssueMessage, contentIssuePrefix) && (in.Content != nil || in.Variables != nil)
+	mail = mail || retry
 	if mail {
 		if ch.sender {
 			validateParty("sender", in.Sender, RoleSender, f)
@@ -580,7 +586,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		// processing, which starts again from its stored form. A letter at
 		// issue whose recipient and options stay as they are stays at
 		// issue: its recipient would be judged as before.
-		if (ch.content || ch.variables) && strings.HasPrefix(l.IssueMessage, contentIssuePrefix) {
+		if (ch.content || ch.variables || retry) && strings.HasPrefix(l.IssueMessage, contentIssuePrefix) {
 			// Its content is judged again when it is next printed.
 			l.IssueMessage = ""
 		}
@@ -739,8 +745,12 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		return false
 	}
 	c.AssetVersionID = vid
+	hash := v.contentHash
+	if v.Content.Source == ContentExternalURL {
+		hash = v.externalURL
+	}
 	l.snapshot = contentSnapshot{
-		Hash:        v.contentHash,
+		Hash:        hash,
 		Type:        string(v.Content.Type),
 		Definitions: slices.Clone(v.VariableDefinitions),
 	}

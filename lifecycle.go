@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/lettershop/lettershop/postal"
@@ -53,9 +51,9 @@ type Postal interface {
 
 // lifecycle moves letters through their statuses on the Service's clock.
 //
-// On a clock.Mock nothing runs in the background (a ticker on a Mock would
-// make every Add crawl, the Mock pausing after each tick): every read and
-// write first runs whatever is due, and RunDue does the same on demand. On
+// On a TestClock nothing runs in the background (a ticker on a clock.Mock
+// would make every Add crawl, the Mock pausing after each tick): every read
+// and write first runs whatever is due, and RunDue does the same on demand. On
 // a real clock one goroutine sleeps until the next due time it knows of (at
 // most maxSleep) and runs what is due, and reads catch up at most once per
 // catchUpEvery.
@@ -68,6 +66,9 @@ type lifecycle struct {
 	// are due.
 	runMu   sync.Mutex
 	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
+	// held are the letters the batch running left due, held before
+	// production (lifecycle_fetch.go); runMu guards it.
+	held []heldLetter
 
 	mu   sync.Mutex
 	next time.Time // earliest future due time this process has written
@@ -80,7 +81,7 @@ type lifecycle struct {
 
 func newLifecycle(s *Service) *lifecycle {
 	lc := &lifecycle{s: s, wake: make(chan struct{}, 1)}
-	_, lc.mock = s.clock.(*clock.Mock)
+	_, lc.mock = s.clock.(TestClock)
 	if !lc.mock {
 		ctx, cancel := context.WithCancel(context.Background())
 		lc.cancel, lc.done = cancel, make(chan struct{})
@@ -164,19 +165,25 @@ func (lc *lifecycle) noteDue(t time.Time) {
 }
 
 // catchUp brings every letter of the account whose next step fell due up
-// to now, so a read after a clock.Mock moved sees every letter where it
+// to now, so a read after a test clock moved sees every letter where it
 // should be: an account on a clock of its own at its time, any other with
-// every letter on the Service's clock. On a real clock it runs at most once
-// per catchUpEvery.
+// every letter due on the Service's clock. It reads the accounts' clocks
+// from the store first (syncClocks), unless the operation it is part of
+// has. On a real clock it runs at most once per catchUpEvery.
 func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 	if !lc.mock {
 		last := lc.lastRun.Load()
 		if last != 0 && lc.s.clock.Now().UnixNano()-last < int64(catchUpEvery) {
 			return nil
 		}
-	} else if _, own := lc.s.clocks.lookup(account); own {
-		_, err := lc.runAccount(ctx, account)
-		return err
+	} else if ctx.Value(clocksReadKey{}) == nil {
+		lc.s.syncClocks(ctx)
+	}
+	if lc.mock && lc.s.clocks.apart() {
+		if _, own := lc.s.clocks.view.Lookup(account); own {
+			_, err := lc.runAccount(ctx, account)
+			return err
+		}
 	}
 	_, err := lc.runServer(ctx)
 	return err
@@ -185,67 +192,89 @@ func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 // run processes every letter due, each at the time of its account's clock,
 // and returns how many it moved.
 func (lc *lifecycle) run(ctx context.Context) (int, error) {
-	n, err := lc.runServer(ctx)
-	if err != nil {
-		return n, err
-	}
-	for _, a := range lc.s.clocks.accounts() {
-		m, err := lc.runAccount(ctx, a)
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	lc.s.syncClocks(ctx)
+	return lc.runServer(ctx)
 }
 
 // runServer processes every letter due at the Service's clock's current
-// time but those of accounts whose clocks stand behind it. Accounts ahead
-// of it get the steps due by then; their own runs take the rest, as a
-// letter's history does not depend on when it is caught up.
+// time, each at its account's time: the store orders the letters by when
+// they fall due on the Service's clock, each account's by its own clock
+// (storage.DueQuery), so one walk of what is due finds them all. Frozen
+// clocks stand still while the Service's moves: their accounts' letters
+// are left to their own runs.
 func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	now := lc.s.serverNow()
-	lc.lastRun.Store(now.UnixNano())
-	lc.mu.Lock()
-	if !lc.next.After(now) {
-		lc.next = time.Time{}
-	}
-	lc.mu.Unlock()
-	except, _ := lc.s.clocks.behind(now)
-	return lc.drain(ctx, storage.DueQuery{Now: now, Except: except})
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		now := lc.s.serverNow()
+		lc.lastRun.Store(now.UnixNano())
+		lc.mu.Lock()
+		if !lc.next.After(now) {
+			lc.next = time.Time{}
+		}
+		lc.mu.Unlock()
+		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) }, checked)
+	})
 }
 
 // runAccount processes the account's letters due at the time of its clock.
 func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
-	lc.runMu.Lock()
-	defer lc.runMu.Unlock()
-	return lc.drain(ctx, storage.DueQuery{Now: lc.s.now(account), Account: account})
+	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
+		lc.runMu.Lock()
+		defer lc.runMu.Unlock()
+		now := lc.s.now(account)
+		return lc.drain(ctx, storage.DueQuery{Now: now, Account: account}, func(string) time.Time { return now }, checked)
+	})
 }
 
 // drain processes the letters q selects, a batch at a time, until none is
-// left due, and returns how many it moved.
-func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error) {
+// left due, and returns how many it moved. at is the time of a letter's
+// account, which its steps are taken up to.
+//
+// A store hands out letters by its own clocks. A clock another Service
+// moved since this one read the clocks can make a letter due by the
+// store's reading and not by this Service's: such a letter is written
+// back unchanged (which also sets its place in the store's order again),
+// the clocks are read again, and a batch of nothing but such letters, read
+// again, ends the run.
+//
+// A letter held before production for its content (lifecycle_fetch.go) is
+// not one moved either; drain stops after a batch that held letters not yet
+// checked, and returns them, for its caller to fetch their content outside
+// the run's lock.
+func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(account string) time.Time, checked map[string]bool) (int, []heldLetter, error) {
 	q.Limit = runBatch
-	now := q.Now
-	total := 0
+	total, reread := 0, false
 	for {
+		early := 0
 		n, err := lc.s.store.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
-			lc.process(r, now)
+			t := at(r.Account)
+			if r.DueAt.After(t) {
+				early++
+			}
+			lc.process(r, t)
+			if !r.DueAt.IsZero() && !r.DueAt.After(t) {
+				lc.held = append(lc.held, heldLetter{r.Account, r.ID})
+			}
 			return nil
 		})
-		total += n
+		held, pending := len(lc.held), toCheck(lc.held, checked)
+		lc.held = lc.held[:0]
+		total += n - min(early+held, n)
 		if err != nil {
-			return total, storeErr("run due letters", err)
+			return total, nil, storeErr("run due letters", err)
 		}
 		// Stop only when nothing moved: a short batch may have passed over
 		// letters changed while it ran, which are due still.
-		if n == 0 {
+		if n == 0 || len(pending) > 0 || n == early+held && (early == 0 || reread) {
 			if total > 0 {
 				lc.s.deliveries.changed()
 			}
-			return total, nil
+			return total, pending, nil
+		}
+		reread = early > 0
+		if reread {
+			lc.s.syncClocks(ctx)
 		}
 	}
 }
@@ -256,7 +285,12 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery) (int, error)
 // is taken off the schedule, logged, rather than blocking every run.
 func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 	if lc.advanceRecord(r, now) {
-		lc.noteDue(r.DueAt)
+		// A letter still due is held before production, and checked by
+		// the run that holds it (lifecycle_fetch.go): the loop must not
+		// wake for it.
+		if r.DueAt.After(now) {
+			lc.noteDue(r.DueAt)
+		}
 		return
 	}
 	l, err := letterFromRecord(*r)
@@ -281,9 +315,11 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 		return
 	}
 	c := courseOf(l)
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	applyCourse(c, l)
-	lc.noteDue(l.dueAt)
+	if l.dueAt.After(now) {
+		lc.noteDue(l.dueAt)
+	}
 }
 
 // begin starts a new letter's history: queued, or at issue at once when its
@@ -341,13 +377,33 @@ func newEvent(letterID string, n int, at time.Time, typ EventType, status EventS
 // whose random part comes from the letter id and n, so the same history
 // always has the same ids, whichever server or catch-up wrote it.
 func eventID(letterID string, n int, at time.Time) string {
-	seed := sha256.Sum256(binary.BigEndian.AppendUint64([]byte(letterID), uint64(n)))
+	var buf [eventIDLen]byte
+	return string(appendEventID(buf[:0], letterID, n, at))
+}
+
+// eventIDLen is the length of an event id: the prefix and a ULID.
+const eventIDLen = len(eventPrefix) + ulid.EncodedSize
+
+// appendEventID appends eventID(letterID, n, at) to dst.
+func appendEventID(dst []byte, letterID string, n int, at time.Time) []byte {
+	// Room on the stack for the ids the service makes (30 bytes).
+	var in [64]byte
+	seed := sha256.Sum256(binary.BigEndian.AppendUint64(append(in[:0], letterID...), uint64(n)))
 	var id ulid.ULID
 	if id.SetTime(ulid.Timestamp(at)) != nil || id.SetEntropy(seed[:10]) != nil {
 		// Only a time past the year 10889 gets here.
 		panic("lettershop: no event id for time " + at.String())
 	}
-	return eventPrefix + strings.ToLower(id.String())
+	dst = append(dst, eventPrefix...)
+	start := len(dst)
+	dst = append(dst, make([]byte, ulid.EncodedSize)...)
+	_ = id.MarshalTextTo(dst[start:]) // cannot fail: the room is there
+	for i := start; i < len(dst); i++ {
+		if c := dst[i]; 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
 }
 
 // courseOf is l as the postal timeline sees it.
@@ -359,11 +415,12 @@ func courseOf(l *Letter) *postal.Course {
 func factsOf(l *Letter) postal.Facts {
 	return postal.Facts{
 		Stage:    stageOf(l),
-		Events:   len(l.Events),
+		Events:   int32(len(l.Events)),
 		SendDate: l.SendDate,
 		Outcome:  postal.OutcomeOf(l.Recipient.NonAddressData),
 		From:     placeOf(l.Sender),
 		To:       placeOf(l.Recipient),
+		Fetch:    fetches(l),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/testclock"
 )
 
 // benchRecord is a stored letter, mailed, whose next tracking step is due.
@@ -109,6 +110,18 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if !s.life.advanceRecord(&fastEncoded, now) {
 			t.Fatalf("%s: layout not recognised", rec.ID)
 		}
+		kept := rec
+		kept.Doc = storage.KeepDocument(rec.Doc)
+		before, ok := kept.Doc.(*keptLetter)
+		if !ok {
+			t.Fatalf("%s: kept as %T", rec.ID, kept.Doc)
+		}
+		if !s.life.advanceKept(&kept, before, now) {
+			t.Fatalf("%s: kept form not advanced in place", rec.ID)
+		}
+		if got, _ := storage.EncodeDocument(before); string(got) != string(encoded) {
+			t.Fatalf("%s: the kept form advanced from changed", rec.ID)
+		}
 		l, err := letterFromRecord(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -129,6 +142,20 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if fastEncoded.Status != slow.Status || !fastEncoded.DueAt.Equal(slow.DueAt) || !fastEncoded.ModifiedAt.Equal(slow.ModifiedAt) {
 			t.Fatalf("%s at %v: encoded in place %s %v %v, decoded %s %v %v", rec.ID, now,
 				fastEncoded.Status, fastEncoded.DueAt, fastEncoded.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
+		}
+		keptData, err := storage.EncodeDocument(kept.Doc)
+		if err != nil {
+			t.Fatalf("%s at %v: the kept form made in place does not unpack: %v", rec.ID, now, err)
+		}
+		if diff := cmp.Diff(string(slowData), string(keptData)); diff != "" {
+			t.Fatalf("%s at %v: kept document (-decoded +in place):\n%s", rec.ID, now, diff)
+		}
+		if kept.Status != slow.Status || !kept.DueAt.Equal(slow.DueAt) || !kept.ModifiedAt.Equal(slow.ModifiedAt) {
+			t.Fatalf("%s at %v: kept in place %s %v %v, decoded %s %v %v", rec.ID, now,
+				kept.Status, kept.DueAt, kept.ModifiedAt, slow.Status, slow.DueAt, slow.ModifiedAt)
+		}
+		if diff := cmp.Diff(fast.Notices, kept.Notices); diff != "" {
+			t.Fatalf("%s at %v: notices (-typed +kept):\n%s", rec.ID, now, diff)
 		}
 		if fast.Status != slow.Status || !fast.DueAt.Equal(slow.DueAt) || !fast.ModifiedAt.Equal(slow.ModifiedAt) {
 			t.Fatalf("%s at %v: in place %s %v %v, decoded %s %v %v", rec.ID, now,
@@ -220,3 +247,79 @@ func TestRunTakesEveryBatch(t *testing.T) {
 		})
 	}
 }
+
+// A run hands out letters by the store's clocks. When another server moved
+// an account's clock since this one read the clocks, the store may hand
+// out a letter not yet due on this server's reading: the run writes it
+// back unchanged, reads the clocks again and takes it at the account's
+// time; and a run that finds nothing but such letters, even after reading
+// the clocks again, ends.
+func TestRunReadsTheClocksAgain(t *testing.T) {
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	st := memstore.New()
+	tc := testclock.New(start)
+	s := New(st, WithClock(tc))
+	t.Cleanup(func() { s.Close() })
+	l := &Letter{ID: "ltr_" + strings.Repeat("a", 26), Status: StatusQueued, CreatedAt: start, ModifiedAt: start,
+		Options: normalizeOptions(nil, fieldErrors{})}
+	s.life.begin(l, start)
+	rec, err := letterRecord("acct", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateLetter(ctx, rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Another server moves the account's clock a day on; this one has not
+	// read it.
+	if _, err := st.PutAccountClock(ctx, storage.AccountClock{Account: "acct", At: start.Add(24 * time.Hour), Anchor: start}); err != nil {
+		t.Fatal(err)
+	}
+	if s.clocks.apart() {
+		t.Fatal("the Service read the clock already")
+	}
+	n, err := s.life.runServer(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("runServer = %d, %v; want the letter moved, once the clocks were read again", n, err)
+	}
+	got, err := st.GetLetter(ctx, "acct", l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A day on: ready, and in production at 14:00 the next day.
+	if got.Status != string(StatusInProduction) {
+		t.Errorf("stored %s, want inProduction", got.Status)
+	}
+
+	// A store whose clocks this Service can never agree with: the run
+	// writes the letter back and ends.
+	other := &Letter{ID: "ltr_" + strings.Repeat("b", 26), Status: StatusQueued, CreatedAt: start, ModifiedAt: start,
+		Options: normalizeOptions(nil, fieldErrors{})}
+	s.life.begin(other, start)
+	rec, err = letterRecord("acct_b", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := &staleClocks{Store: st}
+	s2 := New(stale, WithClock(tc))
+	t.Cleanup(func() { s2.Close() })
+	if _, err := stale.CreateLetter(ctx, rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutAccountClock(ctx, storage.AccountClock{Account: "acct_b", At: start.Add(24 * time.Hour), Anchor: start}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s2.life.runServer(ctx); err != nil || n != 0 {
+		t.Errorf("runServer on clocks it cannot read = %d, %v; want 0, and an end", n, err)
+	}
+	if got, _ := st.GetLetter(ctx, "acct_b", other.ID); got.Status != string(StatusQueued) || got.Revision != 3 {
+		t.Errorf("stored %s at revision %d; want queued, written back once per batch (revision 3)", got.Status, got.Revision)
+	}
+}
+
+// staleClocks is a store that hides every clock put: a Service over it
+// never reads one.
+type staleClocks struct{ *memstore.Store }
+
+func (staleClocks) ClockStamp(context.Context) (int64, error) { return 0, nil }

@@ -2,6 +2,8 @@ package lettershop
 
 import (
 	"bytes"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/lettershop/lettershop/postal"
@@ -41,8 +43,12 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 		lc.advanceDoc(r, d, now)
 		return true
 	case *keptLetter:
-		// The kept form never changes: the run advances a document of
-		// its own, which the store keeps in that form again.
+		// The kept form never changes: the run makes a new one, from the
+		// old one's parts, or else advances a document of its own, which
+		// the store keeps in that form again.
+		if lc.advanceKept(r, d, now) {
+			return true
+		}
 		var doc letterDoc
 		if d.unpack(&doc) != nil {
 			return false
@@ -60,7 +66,7 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 // the caller's own.
 func (lc *lifecycle) advanceDoc(r *storage.Letter, d *letterDoc, now time.Time) {
 	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Facts: d.Life}
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	d.Life = c.Facts
 	if d.Events == nil {
 		d.Events = []Event{}
@@ -92,7 +98,7 @@ func (lc *lifecycle) advanceEncoded(r *storage.Letter, data []byte, now time.Tim
 	if decodeDoc(data[len(lifeStart):end], &c.Facts) != nil {
 		return false
 	}
-	lc.s.postal.Advance(c, now)
+	lc.advance(c, now)
 	life, err := encodeDoc(&c.Facts)
 	if err != nil {
 		return false
@@ -152,4 +158,92 @@ func objectEnd(b []byte) int {
 		}
 	}
 	return -1
+}
+
+// courses are the postal courses of kept letters being advanced, reused:
+// a run moves many letters, one at a time.
+var courses = sync.Pool{New: func() any { return &postal.Course{} }}
+
+// advanceKept takes the steps of a letter kept packed (keptLetter) due up to
+// now, making the new kept form from the old one's parts: the life facts
+// stepped, the middle part copied as it is, the old events copied and the
+// new ones packed after them, straight from the postal events. Nothing of
+// the letter is unpacked but its life facts, and the new events' ids and
+// the notices' are parts of the one new string. It reports false, changing
+// nothing, for a form it cannot read or an event it cannot pack; the
+// caller then unpacks the letter.
+func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time) bool {
+	u := unpacker{s: k.data}
+	c := courses.Get().(*postal.Course)
+	defer courses.Put(c)
+	*c = postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Added: c.Added[:0]}
+	u.life(&c.Facts)
+	mid := u.uvarint()
+	if u.err != nil || mid > uint64(len(u.s)-u.i) {
+		return false
+	}
+	midStart := u.i
+	u.i += int(mid)
+	old, _ := u.count()
+	if u.err != nil {
+		return false
+	}
+	oldEvents := k.data[u.i:]
+	lc.advance(c, now)
+	if len(c.Added) == 0 {
+		r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
+		return true
+	}
+	p := packers.Get().(*packer)
+	defer p.release()
+	p.life(&c.Facts)
+	p.uvarint(mid)
+	p.b = append(p.b, k.data[midStart:midStart+int(mid)]...)
+	p.uvarint(uint64(old+len(c.Added)) + 1)
+	p.b = append(p.b, oldEvents...)
+	var ids [16]int // where each new event's id starts in p.b
+	if len(c.Added) > len(ids) {
+		return false
+	}
+	for i := range c.Added {
+		e := &c.Added[i]
+		if e.At.Location() != time.UTC {
+			return false
+		}
+		p.byte(flags(e.Tracking, e.ActionRequired))
+		p.uvarint(uint64(eventIDLen) << 1)
+		ids[i] = len(p.b)
+		p.b = appendEventID(p.b, r.ID, e.N, e.At)
+		p.time(e.At)
+		if e.Tracking {
+			p.str(string(eventTracking))
+		} else {
+			p.str(string(eventStatus))
+		}
+		p.str(string(e.Status))
+		p.str(e.Description)
+		p.str(e.OperationCode)
+		p.str(e.Location)
+		if e.Tracking {
+			p.str(e.Notes)
+			p.str(e.Facility)
+			p.str(e.FacilityType)
+			p.str(e.FacilityZip)
+		}
+	}
+	if p.err != nil {
+		return false
+	}
+	data := string(p.b)
+	r.Notices = slices.Grow(r.Notices, len(c.Added))
+	for i := range c.Added {
+		e := &c.Added[i]
+		r.Notices = append(r.Notices, storage.Notice{
+			EventID: data[ids[i] : ids[i]+eventIDLen], Type: noticeType(EventStatus(e.Status), e.N),
+			Seq: e.N, At: e.At, RetryUntil: e.At.Add(WebhookRetryPeriod),
+		})
+	}
+	r.Doc = &keptLetter{data: data, shared: k.shared}
+	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
+	return true
 }

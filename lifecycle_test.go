@@ -751,9 +751,10 @@ func (undeliverable) Process(_ context.Context, req lettershop.AddressRequest) (
 	return lettershop.AddressResult{Party: req.Party, Deliverability: d}, nil
 }
 
-// wrappedClock hides a clock.Mock's type, so the Service treats it as a
-// real clock and runs its background loop, whose timers the test fires.
-type wrappedClock struct{ *clock.Mock }
+// wrappedClock hides a clock.Mock's Set, so the Service treats it as a
+// real clock (not a lettershop.TestClock) and runs its background loop,
+// whose timers the test fires.
+type wrappedClock struct{ clock.Clock }
 
 func TestBackgroundLoop(t *testing.T) {
 	before := runtime.NumGoroutine()

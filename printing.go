@@ -116,7 +116,9 @@ type assetRef struct {
 // a published version, of the kind the template uses it as (an image for
 // <img>, a font for @font-face); an image must print at render.MinImageDPI
 // or more at the size the template prints it. An externalUrl must be an
-// http or https URL; it is fetched when the letter is printed. Errors name
+// http or https URL; it is fetched when the letter is printed. A template
+// kept at a URL is not fetched here: how it shows the assets named is
+// checked when it is fetched, as the letter is printed. Errors name
 // variables[i].value, i the variable's place in the request (a preset
 // value, which the request does not hold, is named by content.assetId).
 func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) {
@@ -139,7 +141,7 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			}
 			continue
 		}
-		if template == nil {
+		if template == nil && l.snapshot.url() == "" {
 			var err error
 			if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
 				f.add("content.assetId", "the template could not be read")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -24,6 +25,12 @@ import (
 // deleted while letters may refer to it), the variable definitions and the
 // values merged into the template.
 type contentSnapshot struct {
+	// Hash names the stored content; for content kept at a URL (an
+	// externalUrl version's), fetched each time the letter is printed, it
+	// is that URL (see url). One field for both, because a letter's
+	// document is read and written by every lifecycle run: a field more
+	// would put every letter's into a larger size class, for the few
+	// letters that have a URL.
 	Hash        string               `json:"hash,omitempty"`
 	Type        string               `json:"type,omitempty"`
 	Definitions []VariableDefinition `json:"definitions,omitempty"`
@@ -319,6 +326,15 @@ func cloneOptions(o LetterOptions) LetterOptions {
 	}
 	o.DeliverabilityValues = slices.Clone(o.DeliverabilityValues)
 	return o
+}
+
+// url is where the letter's content stays, when it is kept at a URL, else
+// "": a hash is hexadecimal, and never begins as an http or https URL.
+func (s *contentSnapshot) url() string {
+	if strings.HasPrefix(s.Hash, "https://") || strings.HasPrefix(s.Hash, "http://") {
+		return s.Hash
+	}
+	return ""
 }
 
 func cloneSnapshot(s contentSnapshot) contentSnapshot {

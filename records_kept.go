@@ -1,9 +1,11 @@
 package lettershop
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 	"unique"
@@ -83,7 +85,11 @@ var errUnkeepable = errors.New("not keepable")
 func keepLetter(d *letterDoc) (*keptLetter, bool) {
 	p := packers.Get().(*packer)
 	defer p.release()
-	p.life(d)
+	p.life(&d.Life)
+	// The middle part, which a lifecycle step leaves as it is, goes after
+	// its length, so that a step copies it without reading it
+	// (advanceKept).
+	lifeEnd := len(p.b)
 	p.party(&d.Sender)
 	p.party(&d.Recipient)
 	p.str(string(d.UseType))
@@ -94,6 +100,8 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 	p.str(d.IssueMessage)
 	p.variables(d.Snapshot.Merge)
 	p.assetRefs(d.Snapshot.Assets)
+	var n [binary.MaxVarintLen64]byte
+	p.b = slices.Insert(p.b, lifeEnd, n[:binary.PutUvarint(n[:], uint64(len(p.b)-lifeEnd))]...)
 	p.events(d.Events)
 	if p.err != nil {
 		return nil, false
@@ -115,7 +123,9 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 func (k *keptLetter) unpack(d *letterDoc) error {
 	c := k.shared.Value()
 	u := unpacker{s: k.data}
-	u.life(d)
+	u.life(&d.Life)
+	mid := u.uvarint()
+	midStart := u.i
 	u.party(&d.Sender)
 	u.party(&d.Recipient)
 	d.Content = LetterContent{Type: c.contentType, AssetID: c.assetID, AssetVersionID: c.versionID}
@@ -127,6 +137,9 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	d.IssueMessage = u.str()
 	d.Snapshot.Merge = u.variables()
 	d.Snapshot.Assets = u.assetRefs()
+	if uint64(u.i-midStart) != mid {
+		u.fail("middle part")
+	}
 	d.Events = u.events()
 	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
 	du := unpacker{s: c.definitions}
@@ -139,9 +152,11 @@ func (k *keptLetter) unpack(d *letterDoc) error {
 	return nil
 }
 
-// The packed form is a sequence of values, each written by one method of
-// packer and read back by the method of the same name of unpacker, in the
-// same order:
+// The packed form is the life facts, the length of the middle part (the
+// parties, content, options and snapshot: what a lifecycle step does not
+// change) and the middle part, then the events: each a sequence of values,
+// written by one method of packer and read back by the method of the same
+// name of unpacker, in the same order:
 //
 //   - an unsigned number is a uvarint, a signed one a zigzag varint;
 //   - a string is a uvarint n: n/2 bytes of text follow when n is even,
@@ -259,8 +274,7 @@ func flags(conds ...bool) byte {
 	return f
 }
 
-func (p *packer) life(d *letterDoc) {
-	f := &d.Life
+func (p *packer) life(f *postal.Facts) {
 	p.str(string(f.Stage))
 	p.varint(int64(f.Events))
 	p.str(f.SendDate)
@@ -271,6 +285,7 @@ func (p *packer) life(d *letterDoc) {
 	p.str(f.To.City)
 	p.str(f.To.State)
 	p.str(f.To.Zip)
+	p.byte(flags(f.Fetch))
 }
 
 func (p *packer) party(x *Party) {
@@ -583,14 +598,14 @@ func (u *unpacker) time() time.Time {
 	return time.Unix(sec, int64(ns)).UTC()
 }
 
-func (u *unpacker) life(d *letterDoc) {
-	f := &d.Life
+func (u *unpacker) life(f *postal.Facts) {
 	f.Stage = postal.Stage(u.str())
-	f.Events = int(u.varint())
+	f.Events = int32(u.varint())
 	f.SendDate = u.str()
 	f.Outcome = postal.Outcome(u.str())
 	f.From.City, f.From.State, f.From.Zip = u.str(), u.str(), u.str()
 	f.To.City, f.To.State, f.To.Zip = u.str(), u.str(), u.str()
+	f.Fetch = u.byte()&1 != 0
 }
 
 func (u *unpacker) party(x *Party) {

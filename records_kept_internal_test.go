@@ -29,7 +29,7 @@ func (f *filler) fill(v reflect.Value) {
 		} else {
 			v.SetString(fmt.Sprintf("text %d: ÿ\x01\"", f.n))
 		}
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int32, reflect.Int64:
 		v.SetInt(int64(f.n) * -3)
 	case reflect.Bool:
 		v.SetBool(true)

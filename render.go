@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,27 +68,30 @@ func WithRenderer(r Renderer) Option {
 	return func(s *Service) { s.render.renderer = r }
 }
 
-// Fetcher fetches what a letter prints from elsewhere: the image or font a
-// variable of type externalUrl names, when the letter is printed. Fetch
-// returns the body of a public URL and its media type, or an error for a
-// URL that can not be fetched or a body longer than maxBytes; it must
-// honour ctx's deadline and be safe for concurrent use. The default
-// fetches through the Service's egress policy (WithEgress).
+// Fetcher fetches content given by URL: a version's content imported
+// (when the version is made) or kept at a URL (externalUrl, when a letter
+// is printed or the content read), and the image or font a variable of
+// type externalUrl names, when the letter is printed. Fetch returns the
+// body of a public URL and its media type, or an error for a URL that can
+// not be fetched or a body longer than maxBytes; it must honour ctx's
+// deadline and be safe for concurrent use. The default fetches through
+// the Service's egress policy (WithEgress).
 type Fetcher interface {
 	Fetch(ctx context.Context, url string, maxBytes int64) (body []byte, mediaType string, err error)
 }
 
-// WithFetcher sets how the content of externalUrl variables is fetched.
+// WithFetcher sets how content given by URL is fetched (see Fetcher).
 func WithFetcher(f Fetcher) Option {
 	return func(s *Service) { s.render.fetcher = f }
 }
 
-// Limits of the content of an externalUrl variable, fetched when a letter
-// is printed.
+// Limits of content fetched from a URL: an externalUrl version's content
+// and an externalUrl variable's image or font, fetched when a letter is
+// printed or the content read. (An import takes up to MaxUploadContent.)
 const (
-	// MaxExternalContent is the largest image or font fetched, in bytes.
+	// MaxExternalContent is the largest content fetched, in bytes.
 	MaxExternalContent = 10 << 20
-	// ExternalFetchTimeout bounds one fetch.
+	// ExternalFetchTimeout bounds one fetch, an import's too.
 	ExternalFetchTimeout = 10 * time.Second
 )
 
@@ -180,6 +184,7 @@ func printableContent(mime string) string {
 // letter always renders to the same bytes: every date in it comes from the
 // letter (its sendDate, else its creation time), never from the clock.
 func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte, error) {
+	ctx = s.readClocks(ctx)
 	l, err := s.getLetter(ctx, account, id)
 	if err != nil {
 		return nil, err
@@ -200,17 +205,15 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 			return bytes.Clone(b), nil
 		}
 	}
-	content, err := s.store.GetContent(ctx, account, l.snapshot.Hash)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, internal("render letter "+l.ID, fmt.Errorf("content %s is gone: %w", l.snapshot.Hash, err))
-	}
+	content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
 	if err != nil {
-		return nil, storeErr("render letter", err)
-	}
-	d := drawing(l, content)
-	if d.Resources, err = s.letterResources(ctx, account, l, content); err != nil {
 		return nil, err
 	}
+	if problem != "" {
+		return nil, s.contentIssue(ctx, account, l, problem)
+	}
+	d := drawing(l, content)
+	d.Resources = res
 	r.rendered.Add(1)
 	b, err := r.renderer.Render(d)
 	if err != nil {
@@ -280,8 +283,9 @@ func partyLines(p Party, above string) []string {
 
 // recheckContent checks a version's stored template against its new
 // variable definitions, which say which variables may be images or fonts.
+// A template kept at a URL is checked against them when it is fetched.
 func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVersion, f fieldErrors) {
-	if v.Content.Type != ContentHTML {
+	if v.Content.Type != ContentHTML || v.Content.Source == ContentExternalURL {
 		return
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)
@@ -295,20 +299,62 @@ func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVe
 	}
 }
 
+// printSources reads what l prints: its content (stored, or fetched from
+// the URL its version keeps it at) and the images and fonts its template
+// shows from variables (the asset content kept when the letter was made,
+// and the content of externalUrl variables, fetched). Each URL is fetched
+// with fetch, and what it gives is checked as content stored in the
+// service is. problem says why the letter can not be printed, for its
+// sender to act on; err is a failure of the service (its store, or ctx
+// ended), after which nothing is known of the letter's content.
+func (s *Service) printSources(ctx context.Context, account string, l *Letter, fetch fetchFunc) (content []byte, res map[string]render.Resource, problem string, err error) {
+	if u := l.snapshot.url(); u != "" {
+		body, mediaType, ferr := fetch(ctx, u)
+		switch {
+		case notFetched(ferr):
+			return nil, nil, "", storeErr("fetch letter content", ferr)
+		case ferr != nil:
+			return nil, nil, fmt.Sprintf("the content of version %s could not be fetched from %s (%s). Make sure the host answers at that URL with %s of at most %d MiB; then update the letter, giving its content again, to queue it again",
+				l.Content.AssetVersionID, u, fetchFailure(ferr), l.snapshot.Type, MaxExternalContent>>20), nil
+		}
+		if msg := fetchedContentProblem(ContentType(l.snapshot.Type), mediaType, body, l.snapshot.Definitions); msg != "" {
+			return nil, nil, fmt.Sprintf("the content of version %s fetched from %s can not be printed: %s. Fix the content at that URL; then update the letter, giving its content again, to queue it again",
+				l.Content.AssetVersionID, u, msg), nil
+		}
+		content = body
+	} else {
+		content, err = s.store.GetContent(ctx, account, l.snapshot.Hash)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, nil, "", internal("render letter "+l.ID, fmt.Errorf("content %s is gone: %w", l.snapshot.Hash, err))
+		}
+		if err != nil {
+			return nil, nil, "", storeErr("render letter", err)
+		}
+	}
+	res, problem, err = s.letterResources(ctx, account, l, content, fetch)
+	return content, res, problem, err
+}
+
 // letterResources gathers the images and fonts a letter's template shows
 // from its variables, by the value merged in each one's place: the asset
 // content kept when the letter was made, and the content of externalUrl
-// variables, fetched now. A fetch that fails puts the letter at issue (see
-// contentIssue) and is a CodeConflict saying why.
-func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte) (map[string]render.Resource, error) {
+// variables, fetched. A template fetched from a URL was not at hand when
+// the letter was made: how it shows the assets is checked here.
+func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte, fetch fetchFunc) (map[string]render.Resource, string, error) {
 	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
-		return nil, nil
+		return nil, "", nil
 	}
 	res := map[string]render.Resource{}
 	for _, ref := range l.snapshot.Assets {
 		data, err := s.store.GetContent(ctx, account, ref.Hash)
 		if err != nil {
-			return nil, internal("render letter "+l.ID, fmt.Errorf("content %s of asset %s: %w", ref.Hash, ref.AssetID, err))
+			return nil, "", internal("render letter "+l.ID, fmt.Errorf("content %s of asset %s: %w", ref.Hash, ref.AssetID, err))
+		}
+		if external := l.snapshot.url(); external != "" {
+			if msg := assetUseProblem(template, ref, data); msg != "" {
+				return nil, fmt.Sprintf("asset %s, the value of variable %s, does not print in the template fetched from %s: %s. Update the letter's variables, or the template at that URL",
+					ref.AssetID, ref.Name, external, msg), nil
+			}
 		}
 		res[ref.AssetID] = render.Resource{Type: ref.Type, Data: data}
 	}
@@ -325,33 +371,44 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 		if url == "" {
 			continue
 		}
-		r, problem := s.fetchResource(ctx, template, d.Name, url)
+		body, _, err := fetch(ctx, url)
+		if notFetched(err) {
+			return nil, "", storeErr("fetch letter content", err)
+		}
+		problem := ""
+		if err != nil {
+			problem = "the fetch failed (" + fetchFailure(err) + ")"
+		}
+		var r render.Resource
+		if problem == "" {
+			r, problem = fetchedResource(template, d.Name, body)
+		}
 		if problem != "" {
-			return nil, s.contentIssue(ctx, account, l, fmt.Sprintf("the image or font of variable %s could not be used from %s: %s. Make sure the URL is public and serves a PNG or JPEG image, or a TrueType font, of at most %d MiB, or use a variable of type asset; then update the letter's variables",
-				d.Name, url, problem, MaxExternalContent>>20))
+			return nil, fmt.Sprintf("the image or font of variable %s could not be used from %s: %s. Make sure the host answers at that URL with a PNG or JPEG image, or a TrueType font, of at most %d MiB, or use a variable of type asset; then update the letter's variables (giving them again is enough) to queue it again",
+				d.Name, url, problem, MaxExternalContent>>20), nil
 		}
 		res[url] = r
 	}
-	return res, nil
+	return res, "", nil
 }
 
-// fetchResource fetches the content of an externalUrl variable, checked
-// as an asset's would be when a letter is made; it says what went wrong
-// in words a person can act on.
-func (s *Service) fetchResource(ctx context.Context, template []byte, name, url string) (render.Resource, string) {
-	f := s.render.fetcher
-	if f == nil && s.fetch != nil {
-		f = egressFetcher{s.fetch}
+// assetUseProblem says what keeps the asset content data of ref from
+// printing where template uses it, or "".
+func assetUseProblem(template []byte, ref assetRef, data []byte) string {
+	images, fonts := render.TemplateResources(template)
+	switch {
+	case slices.Contains(images, ref.Name) && !strings.HasPrefix(ref.Type, "image/"):
+		return fmt.Sprintf("the template shows {{%s}} as an image, and the asset is a font", ref.Name)
+	case slices.Contains(fonts, ref.Name) && !strings.HasPrefix(ref.Type, "font/"):
+		return fmt.Sprintf("the template uses {{%s}} as a font, and the asset is an image", ref.Name)
 	}
-	if f == nil {
-		return render.Resource{}, "this server does not fetch external content"
-	}
-	ctx, cancel := context.WithTimeout(ctx, ExternalFetchTimeout)
-	defer cancel()
-	body, _, err := f.Fetch(ctx, url, MaxExternalContent)
-	if err != nil {
-		return render.Resource{}, "the fetch failed (" + err.Error() + ")"
-	}
+	return checkResource(template, ref.Name, ref.Type, data)
+}
+
+// fetchedResource is the content of an externalUrl variable, checked as an
+// asset's would be when a letter is made, or what is wrong with it, in
+// words a person can act on.
+func fetchedResource(template []byte, name string, body []byte) (render.Resource, string) {
 	// The bytes say what they are; a server's media type is often wrong.
 	mime := ""
 	switch {

@@ -38,6 +38,10 @@ type Service struct {
 
 	entropyMu sync.Mutex
 	entropy   io.Reader
+	// ulid is where newID makes an id, under entropyMu: an id made in a
+	// variable of its own is read into through an interface, and so costs
+	// an allocation.
+	ulid ulid.ULID
 	// random is entropy as given, for secrets; entropy reads it
 	// monotonically, for ids.
 	random io.Reader
@@ -223,14 +227,37 @@ func (s *Service) Now() time.Time { return s.serverNow() }
 // current time of the account the object belongs to, so an account's
 // objects sort by the time on its clock.
 func (s *Service) newID(prefix string, at time.Time) string {
+	ms := ulid.Timestamp(at)
 	s.entropyMu.Lock()
-	defer s.entropyMu.Unlock()
-	id, err := ulid.New(ulid.Timestamp(at), s.entropy)
+	err := s.ulid.SetTime(ms)
+	if err == nil {
+		if m, ok := s.entropy.(ulid.MonotonicReader); ok {
+			err = m.MonotonicRead(ms, s.ulid[6:])
+		} else {
+			_, err = io.ReadFull(s.entropy, s.ulid[6:])
+		}
+	}
+	id := s.ulid
+	s.entropyMu.Unlock()
 	if err != nil {
-		// Only a failing entropy source gets here; ids are not optional.
+		// Only a failing entropy source or a time past the year 10889
+		// gets here; ids are not optional.
 		panic("lettershop: cannot make an id: " + err.Error())
 	}
-	return prefix + strings.ToLower(id.String())
+	// The prefix and the id in lower case, made in one buffer and copied
+	// once into the string.
+	var b [16 + ulid.EncodedSize]byte
+	n := copy(b[:16], prefix)
+	if n < len(prefix) {
+		return prefix + strings.ToLower(id.String())
+	}
+	_ = id.MarshalTextTo(b[n : n+ulid.EncodedSize])
+	for i := n; i < n+ulid.EncodedSize; i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b[:n+ulid.EncodedSize])
 }
 
 // Id prefixes.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop/snapshot"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -86,15 +84,22 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	if err := s.restorable(ctx, account); err != nil {
 		return nil, err
 	}
-	if err := s.restoreClock(ctx, account, snap.Clock, o.SharedClock); err != nil {
+	at, err := s.restoreClockAt(account, snap.Clock, o.SharedClock)
+	if err != nil {
 		return nil, err
 	}
+	// The records first, the clock after: a restore the store refuses
+	// leaves the clock where it was. The letters are due at the snapshot's
+	// time or later, so none runs early on the clock not yet moved.
 	ids, err := snap.Restore(ctx, s.store, account, s.newID, o.KeepIDs)
 	if errors.Is(err, storage.ErrAlreadyExists) {
 		return nil, errorf(CodeConflict, "the snapshot's ids are taken in this store: restore it without keeping them (%v)", err)
 	}
 	if err != nil {
 		return nil, storeErr("restore", err)
+	}
+	if err := s.restoreClock(ctx, account, at, snap.Clock.Frozen, o.SharedClock); err != nil {
+		return nil, err
 	}
 	s.life.noteDue(snap.Earliest())
 	if len(snap.Webhooks) > 0 {
@@ -124,14 +129,15 @@ func (s *Service) restorable(ctx context.Context, account string) error {
 	return nil
 }
 
-// restoreClock moves the account's clock (or the shared one) forward to
-// the snapshot's time, and freezes it as the snapshot's was.
-func (s *Service) restoreClock(ctx context.Context, account string, c snapshot.Clock, shared bool) error {
+// restoreClockAt returns the time the account's clock (or the shared
+// one) is to move to, the snapshot's, and answers CodeConflict when it
+// cannot: the clock is past it, or real.
+func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) (time.Time, error) {
 	if c.Now.IsZero() {
-		return invalidField("clock.now", "is required")
+		return time.Time{}, invalidField("clock.now", "is required")
 	}
-	if _, ok := s.clock.(*clock.Mock); !ok {
-		return errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
+	if _, ok := s.clock.(TestClock); !ok {
+		return time.Time{}, errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
 	}
 	at := c.Now.UTC().Truncate(time.Millisecond)
 	now := s.now(account)
@@ -139,9 +145,15 @@ func (s *Service) restoreClock(ctx context.Context, account string, c snapshot.C
 		now = s.Now()
 	}
 	if now.After(at) {
-		return errorf(CodeConflict, "the account's clock is at %s, past the snapshot's %s, and a clock never goes back: restore into an account before moving the server's clock past it",
+		return time.Time{}, errorf(CodeConflict, "the account's clock is at %s, past the snapshot's %s, and a clock never goes back: restore into an account before moving the server's clock past it",
 			now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
 	}
+	return at, nil
+}
+
+// restoreClock moves the account's clock (or the shared one) forward to
+// at, and freezes it as the snapshot's was.
+func (s *Service) restoreClock(ctx context.Context, account string, at time.Time, frozen, shared bool) error {
 	if shared {
 		_, err := s.SetClock(ctx, at)
 		return err
@@ -149,7 +161,7 @@ func (s *Service) restoreClock(ctx context.Context, account string, c snapshot.C
 	if _, err := s.SetAccountClock(ctx, account, at); err != nil {
 		return err
 	}
-	if c.Frozen {
+	if frozen {
 		_, err := s.FreezeAccountClock(ctx, account, true)
 		return err
 	}

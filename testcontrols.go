@@ -73,10 +73,16 @@ func (t SimulateTarget) stage() (postal.Stage, error) {
 // at issue, as CancelLetter does. A target it has passed, or cannot reach
 // (any target of a canceled letter; any but canceled of one at issue; queued
 // or issue for any letter; canceled after ready) is a CodeConflict; an
-// unknown target is CodeInvalid naming status or event.
+// unknown target is CodeInvalid naming status or event. A letter whose
+// printing fetches content is checked first, as the lifecycle checks it
+// before production: content that can not be fetched puts it at issue, and
+// is a CodeConflict.
 func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
 	want, err := target.stage()
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkToSimulate(ctx, account, id, want); err != nil {
 		return nil, err
 	}
 	return s.modifyLetter(ctx, account, id, func(l *Letter) error {

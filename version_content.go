@@ -19,18 +19,25 @@ import (
 // bytes stored (import and inline) and the URL it stays at (externalUrl).
 // takeContent is where a source is read when a version is created or its
 // content replaced; showVersion and GetVersionContent are where it is read
-// back. Only inline content is taken yet.
+// back. Content fetched from a URL is checked as inline content is, each
+// time it is fetched (content_fetch.go).
 
 // contentSources are the sources a request may name.
 var contentSources = []ContentSource{ContentInline, ContentImport, ContentExternalURL}
 
+// MaxContentURL is the longest URL import and externalUrl content takes,
+// in bytes.
+const MaxContentURL = 2048
+
 // takeContent checks content c given for a version of an asset of type t,
-// sets v's content from it and returns the bytes to store. Errors go to f,
-// under the paths the request used (content.content, or content.data for
-// the former name). A source that fetches (import, externalUrl) will take
-// the request's context and the Service's outbound policy here, and go on
-// to the same checks as inline content with the bytes it fetched.
-func (s *Service) takeContent(f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion) []byte {
+// sets v's content from it and returns the bytes to store (none for
+// externalUrl content). Errors go to f, under the paths the request used
+// (content.content, or content.data for the former name). Import content
+// is downloaded here, with fetch: the bytes are checked as inline content
+// is, up to MaxUploadContent, as large as an upload. ExternalUrl content is
+// not fetched: its URL is checked (a form and a host this server may
+// reach), and the content is fetched and checked whenever it is needed.
+func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchFunc) []byte {
 	if c == nil {
 		f.add("content", "content is required")
 		return nil
@@ -43,12 +50,7 @@ func (s *Service) takeContent(f fieldErrors, t AssetType, c *VersionContent, v *
 	if source == "" {
 		source = ContentInline
 	}
-	switch source {
-	case ContentInline:
-	case ContentImport, ContentExternalURL:
-		f.add("content.source", "%s content is not supported yet: send the content itself, with source inline", source)
-		return nil
-	default:
+	if !slices.Contains(contentSources, source) {
 		enum(f, "content.source", source, contentSources)
 		return nil
 	}
@@ -61,6 +63,9 @@ func (s *Service) takeContent(f fieldErrors, t AssetType, c *VersionContent, v *
 		return nil
 	}
 	text, path := c.given()
+	if source != ContentInline {
+		return s.takeURLContent(ctx, f, source, typ, text, path, v, fetch)
+	}
 	if text == "" {
 		f.add(path, "the content can not be empty")
 		return nil
@@ -83,6 +88,70 @@ func (s *Service) takeContent(f fieldErrors, t AssetType, c *VersionContent, v *
 	}
 	setContent(v, source, typ, data)
 	return data
+}
+
+// takeURLContent is takeContent for import and externalUrl content, whose
+// text is a URL.
+func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source ContentSource, typ ContentType, url, path string, v *AssetVersion, fetch fetchFunc) []byte {
+	switch {
+	case url == "":
+		f.add(path, "%s content is the http or https URL of the content: give it here", source)
+		return nil
+	case len(url) > MaxContentURL:
+		f.add(path, "the URL is at most %d bytes, got %d", MaxContentURL, len(url))
+		return nil
+	}
+	if _, err := s.egress.CheckURL(url); err != nil {
+		f.add(path, "%v", err)
+		return nil
+	}
+	if source == ContentExternalURL {
+		v.Content = VersionContent{Source: source, Type: typ}
+		v.ContentLength, v.contentHash, v.externalURL = 0, "", url
+		return nil
+	}
+	data, mediaType, err := fetch(ctx, url)
+	if notFetched(err) {
+		f.add(path, "the request ended before the url in %s was fetched", path)
+		return nil
+	}
+	if err != nil {
+		f.add(path, "the url in %s could not be fetched: %s", path, fetchFailure(err))
+		return nil
+	}
+	if msg := fetchedContentProblem(typ, mediaType, data, v.VariableDefinitions); msg != "" {
+		f.add(path, "the content at the url in %s can not be taken: %s", path, msg)
+		return nil
+	}
+	setContent(v, ContentImport, typ, data)
+	return data
+}
+
+// importContent is the fetch of import content: up to MaxUploadContent
+// bytes, as an upload takes.
+func (s *Service) importContent(ctx context.Context, url string) ([]byte, string, error) {
+	return s.fetchURL(ctx, url, MaxUploadContent)
+}
+
+// onceFetch is fetch remembering what it fetched: an update that is tried
+// again after losing a race downloads its content once.
+func onceFetch(fetch fetchFunc) fetchFunc {
+	type got struct {
+		body []byte
+		typ  string
+		err  error
+	}
+	done := map[string]got{}
+	return func(ctx context.Context, url string) ([]byte, string, error) {
+		if g, ok := done[url]; ok {
+			return g.body, g.typ, g.err
+		}
+		body, typ, err := fetch(ctx, url)
+		if !notFetched(err) {
+			done[url] = got{body, typ, err}
+		}
+		return body, typ, err
+	}
 }
 
 // setContent makes data, of MIME type typ from source, v's content. Content
@@ -185,8 +254,11 @@ func (s *Service) showVersions(ctx context.Context, account string, vs []*AssetV
 
 // GetVersionContent returns the content of a version of any of the
 // account's assets as itself (not base64-encoded), with its MIME type: what
-// the version's ContentURL serves. A version of another account is not
-// found.
+// the version's ContentURL serves. The content of an externalUrl version is
+// fetched, and checked as it is when a letter is printed: content that can
+// not be fetched, or is not of the version's type or does not pass its
+// checks, is a CodeUpstream error saying why. A version of another account
+// is not found.
 func (s *Service) GetVersionContent(ctx context.Context, account, versionID string) (ContentType, []byte, error) {
 	if !ValidID(versionPrefix, versionID) {
 		return "", nil, invalidField("versionId", "must be %s followed by letters and digits", versionPrefix)
@@ -203,12 +275,27 @@ func (s *Service) GetVersionContent(ctx context.Context, account, versionID stri
 		return "", nil, internal("get version", err)
 	}
 	if v.Content.Source == ContentExternalURL {
-		// Fetched from v.externalURL once such content is taken.
-		return "", nil, errorf(CodeConflict, "version %s keeps its content at %s", v.ID, v.externalURL)
+		return s.externalContent(ctx, v)
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)
 	if err != nil {
 		return "", nil, storeErr("get version content", err)
+	}
+	return v.Content.Type, data, nil
+}
+
+// externalContent fetches the content of an externalUrl version for
+// GetVersionContent.
+func (s *Service) externalContent(ctx context.Context, v *AssetVersion) (ContentType, []byte, error) {
+	data, mediaType, err := s.fetchContent(ctx, v.externalURL)
+	if notFetched(err) {
+		return "", nil, storeErr("fetch version content", err)
+	}
+	if err != nil {
+		return "", nil, errorf(CodeUpstream, "the content of version %s could not be fetched from %s: %s", v.ID, v.externalURL, fetchFailure(err))
+	}
+	if msg := fetchedContentProblem(v.Content.Type, mediaType, data, v.VariableDefinitions); msg != "" {
+		return "", nil, errorf(CodeUpstream, "the content of version %s fetched from %s is not usable: %s", v.ID, v.externalURL, msg)
 	}
 	return v.Content.Type, data, nil
 }

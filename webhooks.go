@@ -671,12 +671,30 @@ func noticesOf(letterID string, events []Event, from int) []storage.Notice {
 
 // noticeOf is the notice of a letter's n-th event.
 func noticeOf(e Event, n int) storage.Notice {
-	typ := "letter." + string(e.Status)
-	if n == 0 {
-		typ = string(WebhookLetterCreated)
-	}
-	return storage.Notice{EventID: e.ID, Type: typ, Seq: n, At: e.Timestamp, RetryUntil: e.Timestamp.Add(WebhookRetryPeriod)}
+	return storage.Notice{EventID: e.ID, Type: noticeType(e.Status, n), Seq: n, At: e.Timestamp, RetryUntil: e.Timestamp.Add(WebhookRetryPeriod)}
 }
+
+// noticeType is the webhook event type of a letter's n-th event, which
+// reached status.
+func noticeType(status EventStatus, n int) string {
+	if n == 0 {
+		return string(WebhookLetterCreated)
+	}
+	if t, ok := noticeTypes[status]; ok {
+		return t
+	}
+	return "letter." + string(status)
+}
+
+// noticeTypes are the webhook event types of the statuses, made once.
+var noticeTypes = func() map[EventStatus]string {
+	m := map[EventStatus]string{}
+	for _, st := range []string{"queued", "ready", "inProduction", "mailed", "issue", "canceled",
+		"inTransit", "inLocalArea", "processedForDelivery", "delivered", "reRouted", "returnedToSender"} {
+		m[EventStatus(st)] = "letter." + st
+	}
+	return m
+}()
 
 // letterAt is l as it stood right after its event seq: its events up to
 // that one, and the status they gave it.

@@ -400,11 +400,14 @@ type ListAssetsParams struct {
 }
 
 // VersionContent is a version's content: where it comes from (Source,
-// "inline" when left out), its MIME type, and Content, the content itself:
-// an HTML template's text, or base64 for binary types. A list, an upload's
-// answer and other answers than a fetch leave Content empty for content
-// over 102,400 bytes (which only an upload stores): read it with
-// GetVersionContent.
+// "inline" when left out, "import" or "externalUrl"), its MIME type, and
+// Content, the content itself: an HTML template's text, or base64 for
+// binary types. To create a version from a URL, give the URL as Content
+// with Source "import" (downloaded once, the bytes kept: answers then show
+// the content) or "externalUrl" (kept at the URL, fetched when needed:
+// answers show the URL). A list, an upload's answer and other answers
+// than a fetch leave Content empty for content over 102,400 bytes (stored
+// by an upload or an import): read it with GetVersionContent.
 type VersionContent struct {
 	Source  string `json:"source,omitempty"`
 	Type    string `json:"type"`

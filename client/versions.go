@@ -38,7 +38,9 @@ func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, i
 
 // GetVersionContent reads a version's content as itself, not base64, and
 // its MIME type (GET {base}/assets/{versionId}/content, a version's
-// ContentURL).
+// ContentURL). The content of an externalUrl version is fetched by the
+// server from its URL each time: when that fails the answer is a 502
+// (errors.Is(err, ErrServer)) whose message names the URL and what failed.
 func (c *Client) GetVersionContent(ctx context.Context, versionID string) (content []byte, contentType string, err error) {
 	resp, err := c.call(ctx, request{method: "GET", path: "/assets/" + url.PathEscape(versionID) + "/content"}, nil)
 	if err != nil {

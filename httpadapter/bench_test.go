@@ -18,6 +18,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/prom"
 )
 
 // BenchmarkLoad drives the handler over loopback HTTP with concurrent
@@ -68,8 +69,8 @@ func startAdapter(b *testing.B) loadTarget {
 
 // startAdapterMetrics is startAdapter recording Prometheus metrics.
 func startAdapterMetrics(b *testing.B) loadTarget {
-	m := httpadapter.NewMetrics()
-	return startAdapterWith(b, withAdapter(httpadapter.WithRateLimit(0, 0), httpadapter.WithMetrics(m, "/metrics")),
+	m := prom.New()
+	return startAdapterWith(b, withAdapter(httpadapter.WithRateLimit(0, 0), httpadapter.WithObserver(m), httpadapter.WithMetricsHandler("/metrics", m.Handler())),
 		withService(lettershop.WithHooks(m.Hooks())))
 }
 

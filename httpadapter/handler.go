@@ -69,7 +69,7 @@ type config struct {
 	auth      Authenticator
 	rateN     int
 	ratePer   time.Duration
-	testClock *clock.Mock
+	testClock lettershop.TestClock
 	// sharedClock makes the clock routes move testClock rather than the
 	// caller's account's clock.
 	sharedClock bool
@@ -78,10 +78,11 @@ type config struct {
 	logger      *slog.Logger
 	bodyRate    int
 	bodyGrace   time.Duration
-	// metrics, when set, records every request; metricsPath is where the
-	// handler serves them, "" for nowhere (metrics.go).
-	metrics     *Metrics
-	metricsPath string
+	// observer, when set, is told of every request; metricsHandler is
+	// served at metricsPath, when set (observe.go).
+	observer       Observer
+	metricsPath    string
+	metricsHandler http.Handler
 	// noAddressLimits turns off the limits per client address.
 	noAddressLimits bool
 	// authThrottle throttles failed authentications (auththrottle.go);
@@ -129,7 +130,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 type handler struct {
 	svc     *lettershop.Service
 	cfg     config
-	mux     *http.ServeMux
+	mux     *router
 	limiter *limiter
 	// byAddress holds the limits per client address, in the sandbox only.
 	byAddress *addressLimits
@@ -154,7 +155,7 @@ type handler struct {
 // clock instead, as cmd/lettershop --test-clock does.
 //
 // The handler also serves GET /healthz and GET /readyz (health.go), and with
-// WithMetrics, GET /metrics.
+// WithMetricsHandler, GET /metrics.
 //
 // A Service without a Deliverer (lettershop.WithDeliverer) is given package
 // delivery's, so that the webhooks made through the API are sent.
@@ -173,7 +174,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
 	svc.UseDeliverer(delivery.Open)
-	h := &handler{svc: svc, cfg: cfg, mux: http.NewServeMux(), digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
+	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
+	h.mux.serve = h.serveRoute
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)
 		if !cfg.noAddressLimits {
@@ -194,14 +196,15 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	if cfg.testClock != nil {
 		h.testRoutes()
 	}
+	h.mux.seal()
 	return h.withControls()
 }
 
 // ServeHTTP answers requests the routes do not know with a problem, not the
 // mux's plain text.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.cfg.metrics != nil {
-		h.serveMeasured(w, r)
+	if h.cfg.observer != nil {
+		h.serveObserved(w, r)
 		return
 	}
 	h.serve(w, r)
@@ -316,11 +319,8 @@ func (c *call) absolute(u string) string {
 
 // handle registers a route bare and under /v1.
 func (h *handler) handle(rt route) {
-	for _, prefix := range []string{"", "/v1"} {
-		h.mux.HandleFunc(rt.method+" "+prefix+rt.path, func(w http.ResponseWriter, r *http.Request) {
-			h.serveRoute(w, r, rt, prefix)
-		})
-	}
+	h.mux.route(rt, "")
+	h.mux.route(rt, "/v1")
 }
 
 // authenticated is what the Authenticator said of a request's key, when

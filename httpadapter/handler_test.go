@@ -192,6 +192,7 @@ func TestStatusOf(t *testing.T) {
 		lettershop.CodeIdempotencyMismatch: 422,
 		lettershop.CodeInFlight:            409,
 		lettershop.CodeRateLimited:         429,
+		lettershop.CodeUpstream:            502,
 		lettershop.CodeInternal:            500,
 		lettershop.Code(99):                500,
 	}

@@ -28,8 +28,8 @@ type healthState struct {
 func (h *handler) healthRoutes() {
 	h.mux.HandleFunc("GET "+HealthPath, h.healthz)
 	h.mux.HandleFunc("GET "+ReadyPath, h.readyz)
-	if h.cfg.metrics != nil && h.cfg.metricsPath != "" {
-		h.mux.Handle("GET "+h.cfg.metricsPath, h.cfg.metrics.Handler())
+	if h.cfg.metricsHandler != nil && h.cfg.metricsPath != "" {
+		h.mux.Handle("GET "+h.cfg.metricsPath, h.cfg.metricsHandler)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/prom"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -86,7 +87,7 @@ func TestServicePing(t *testing.T) {
 		t.Errorf("memstore ping: %v", err)
 	}
 	st := &pingStore{Store: memstore.New(), err: errors.New("down")}
-	svc2 := lettershop.New(st, lettershop.WithHooks(httpadapter.NewMetrics().Hooks()))
+	svc2 := lettershop.New(st, lettershop.WithHooks(prom.New().Hooks()))
 	defer svc2.Close()
 	if err := svc2.Ping(ctx); !errors.Is(err, lettershop.ErrNotReady) {
 		t.Errorf("failing ping: %v, want ErrNotReady", err)

@@ -264,7 +264,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		Fingerprint: fingerprint,
 		Encode:      encode,
 	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
-	h.cfg.metrics.idempotency(res.Replayed, err)
+	h.observeIdempotency(res.Replayed, err)
 	if err != nil {
 		h.fail(w, r, err)
 		return

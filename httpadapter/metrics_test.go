@@ -16,6 +16,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/prom"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -68,11 +69,17 @@ series:
 	return -1
 }
 
-func newMetricsServer(t testing.TB, opts ...testOption) (*testServer, *httpadapter.Metrics) {
-	m := httpadapter.NewMetrics()
+// servedAt are the options that record requests in m and serve m at
+// path.
+func servedAt(m *prom.Metrics, path string) []httpadapter.Option {
+	return []httpadapter.Option{httpadapter.WithObserver(m), httpadapter.WithMetricsHandler(path, m.Handler())}
+}
+
+func newMetricsServer(t testing.TB, opts ...testOption) (*testServer, *prom.Metrics) {
+	m := prom.New()
 	ts := newTestServer(t, append([]testOption{
 		withService(lettershop.WithHooks(m.Hooks())),
-		withAdapter(httpadapter.WithMetrics(m, "/metrics")),
+		withAdapter(servedAt(m, "/metrics")...),
 	}, opts...)...)
 	return ts, m
 }
@@ -196,10 +203,10 @@ func (failingStore) GetLetter(context.Context, string, string) (storage.Letter, 
 }
 
 func TestMetricsStoreErrors(t *testing.T) {
-	m := httpadapter.NewMetrics()
+	m := prom.New()
 	svc := lettershop.New(failingStore{memstore.New()}, lettershop.WithHooks(m.Hooks()))
 	defer svc.Close()
-	ts := newTestServerFor(t, svc, httpadapter.WithMetrics(m, "/metrics"))
+	ts := newTestServerFor(t, svc, servedAt(m, "/metrics")...)
 	ts.get(t, "/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz").problem(t, http.StatusInternalServerError)
 	fams := ts.scrape(t)
 	if got := value(fams, "lettershop_store_errors_total", "op", "GetLetter"); got != 1 {
@@ -212,8 +219,8 @@ func TestMetricsStoreErrors(t *testing.T) {
 
 func TestMetricsElsewhere(t *testing.T) {
 	// Recorded but not served on the API: the embedder serves m.Handler().
-	m := httpadapter.NewMetrics()
-	ts := newTestServer(t, withAdapter(httpadapter.WithMetrics(m, "")))
+	m := prom.New()
+	ts := newTestServer(t, withAdapter(httpadapter.WithObserver(m)))
 	ts.get(t, "/letters").wantStatus(t, http.StatusOK)
 	ts.do(t, req{Method: "GET", Path: "/metrics", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusNotFound)
 	fams, err := m.Registry().Gather()
@@ -229,7 +236,7 @@ func TestMetricsElsewhere(t *testing.T) {
 	if !found {
 		t.Error("requests were not recorded")
 	}
-	// Without WithMetrics there is no /metrics at all.
+	// Without WithMetricsHandler there is no /metrics at all.
 	plain := newTestServer(t)
 	plain.do(t, req{Method: "GET", Path: "/metrics", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusNotFound)
 }

@@ -24,8 +24,6 @@ func (h *handler) docRoutes() {
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write(d.body)
 		}}
-		h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
-			h.serveRoute(w, r, rt, "")
-		})
+		h.mux.route(rt, "")
 	}
 }

@@ -38,6 +38,7 @@ var codeKinds = map[lettershop.Code]problemKind{
 	lettershop.CodeIdempotencyMismatch: {http.StatusUnprocessableEntity, "idempotency-key-reused", "Idempotency key reused"},
 	lettershop.CodeInFlight:            {http.StatusConflict, "request-in-flight", "Request in flight"},
 	lettershop.CodeRateLimited:         {http.StatusTooManyRequests, "rate-limited", "Too many requests"},
+	lettershop.CodeUpstream:            {http.StatusBadGateway, "bad-gateway", "Bad gateway"},
 	lettershop.CodeInternal:            {http.StatusInternalServerError, "internal", "Internal server error"},
 }
 

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/snapshot"
@@ -16,8 +14,9 @@ import (
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
 // the clock, advancing one letter, registering postal moves, faults and the
-// request journal). m must be the clock the Service was made with. Without
-// this option those routes do not exist.
+// request journal). m must be the clock the Service was made with: a
+// *testclock.Clock, or a *clock.Mock. Without this option those routes do
+// not exist.
 //
 // Each API key's account keeps a clock of its own: the clock routes read
 // and move the caller's account's clock only (lettershop.Service's
@@ -28,7 +27,7 @@ import (
 // WithRateLimit says otherwise), measured on the key's account's clock
 // unless WithRateLimitClock names another clock: a key that used up its
 // bucket gets 429s until the test moves its clock on.
-func WithTestClock(m *clock.Mock) Option { return func(c *config) { c.testClock = m } }
+func WithTestClock(m lettershop.TestClock) Option { return func(c *config) { c.testClock = m } }
 
 // WithSharedTestClock makes the clock routes act on the one clock of
 // WithTestClock, which every account follows, as a single-tenant server
@@ -112,11 +111,7 @@ func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
 }
 
 // handleTest registers a test route, only bare: test routes live under /_test/.
-func (h *handler) handleTest(rt route) {
-	h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
-		h.serveRoute(w, r, rt, "")
-	})
-}
+func (h *handler) handleTest(rt route) { h.mux.route(rt, "") }
 
 // clockState is the body of the clock routes.
 type clockState struct {

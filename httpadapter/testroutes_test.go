@@ -250,9 +250,14 @@ func TestAdvanceLetter(t *testing.T) {
 		problem(t, http.StatusBadRequest).wantFields(t, "status")
 
 	var got lettershop.Letter
-	ts.do(t, req{Method: "POST", Path: path, Body: `{"status":"mailed"}`}).wantStatus(t, http.StatusOK).decode(t, &got)
+	moved := ts.do(t, req{Method: "POST", Path: path, Body: `{"status":"mailed"}`}).wantStatus(t, http.StatusOK)
+	moved.decode(t, &got)
 	if got.Status != lettershop.StatusMailed {
 		t.Errorf("status %q, want mailed", got.Status)
+	}
+	// The letter is answered as the API shows it, as GET shows it.
+	if fetched := ts.get(t, "/letters/"+l.ID).wantStatus(t, http.StatusOK); string(moved.Body) != string(fetched.Body) {
+		t.Errorf("advance answered\n%s\nGET answers\n%s", moved.Body, fetched.Body)
 	}
 	ts.do(t, req{Method: "POST", Path: path, Body: `{"event":"delivered"}`}).wantStatus(t, http.StatusOK).decode(t, &got)
 	if last := got.Events[len(got.Events)-1]; last.Type != "tracking" || last.Status != "delivered" {

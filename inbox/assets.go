@@ -98,7 +98,9 @@ func (h *handler) version(w http.ResponseWriter, s *session) {
 	}
 	v := &versionView{Asset: a, Version: ver, Kind: previewKind(ver.Content.Type),
 		ContentURL: s.base + "/assets/" + url.PathEscape(a.ID) + "/versions/" + url.PathEscape(ver.ID) + "/content"}
-	if v.Kind == "html" {
+	// A template kept at a URL is fetched by the preview alone: a page
+	// never waits for another host.
+	if v.Kind == "html" && ver.Content.Source != lettershop.ContentExternalURL {
 		v.Source = ver.Content.Content
 	}
 	p := h.newPage(s, "Version "+ver.ID)
@@ -133,7 +135,14 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 		return
 	}
 	data := []byte(ver.Content.Content)
-	if ver.Content.Type != lettershop.ContentHTML {
+	switch {
+	case ver.Content.Source == lettershop.ContentExternalURL:
+		// Fetched from its URL, and checked, as the API's contentUrl does.
+		if _, data, err = h.svc.GetVersionContent(s.ctx(), s.account(), ver.ID); err != nil {
+			h.fail(w, s, err)
+			return
+		}
+	case ver.Content.Type != lettershop.ContentHTML:
 		if data, err = base64.StdEncoding.DecodeString(ver.Content.Content); err != nil {
 			h.fail(w, s, err)
 			return

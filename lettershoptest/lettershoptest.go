@@ -19,8 +19,9 @@
 // waits for an event, moving the account's clock to retries.
 //
 // Time: every Server (and every Service from NewService) has a virtual
-// clock, a clock.Mock that starts at DefaultStart and moves only when the
-// test moves it, and every account has a clock of its own on top of it:
+// clock, a testclock.Clock that starts at DefaultStart, moves only when the
+// test moves it and never sleeps to move, and every account has a clock of
+// its own on top of it:
 // Account.Advance and Account.Set move that account's time only (its
 // letters, idempotency keys, rate-limit window and download links), so
 // subtests that run in parallel on one server, an account each, never see
@@ -49,6 +50,7 @@ import (
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/testclock"
 )
 
 // DefaultStart is where every virtual clock starts unless WithStart says
@@ -137,7 +139,7 @@ type core struct {
 	// url and hc reach the server, when there is one.
 	url      string
 	hc       *http.Client
-	clock    *clock.Mock
+	clock    *testclock.Clock
 	shared   bool
 	controls *httpadapter.TestControls
 	accounts atomic.Int64
@@ -153,8 +155,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	if cfg.store != nil {
 		store = cfg.store(t)
 	}
-	mc := clock.NewMock()
-	mc.Set(cfg.start)
+	mc := testclock.New(cfg.start)
 	svc := lettershop.New(store, append([]lettershop.Option{
 		lettershop.WithClock(mc),
 		lettershop.WithLogger(discard),
@@ -239,11 +240,13 @@ func New(t testing.TB, opts ...Option) *Server {
 // its methods take the account's id (Account.ID).
 func (s *Server) Service() *lettershop.Service { return s.c.svc }
 
-// Clock returns the server's virtual clock. Prefer Advance, which also
-// runs what fell due and takes turns with every other move of the clock
-// (the clock.Mock's own Add, called from parallel tests, can undo another
-// test's move).
-func (s *Server) Clock() *clock.Mock { return s.c.clock }
+// Clock returns the server's virtual clock as a clock.Mock, for code that
+// takes one: moving either moves both. Prefer Advance and Now: Advance
+// also runs what fell due and takes turns with every other move of the
+// clock (the clock.Mock's own Add, called from parallel tests, can undo
+// another test's move), and once the server's clock follows a clock.Mock,
+// every move of it pauses a millisecond, as a Mock's moves do.
+func (s *Server) Clock() *clock.Mock { return s.c.clock.Mock() }
 
 // Client returns an HTTP client for the server.
 func (s *Server) Client() *http.Client { return s.hs.Client() }
@@ -275,9 +278,11 @@ func NewService(t testing.TB, opts ...Option) *Service {
 	return &Service{Service: c.svc, c: c}
 }
 
-// Clock returns the Service's virtual clock. Prefer Advance, which also
-// runs what fell due and takes turns with every other move of the clock.
-func (s *Service) Clock() *clock.Mock { return s.c.clock }
+// Clock returns the Service's virtual clock as a clock.Mock, as
+// Server.Clock does. Prefer Advance, which also runs what fell due and
+// takes turns with every other move of the clock, and leaves the clock as
+// cheap to move as it was.
+func (s *Service) Clock() *clock.Mock { return s.c.clock.Mock() }
 
 // Advance moves the Service's clock on by d, and with it every account's
 // clock but those frozen, and runs what fell due. d must not be negative.

@@ -2,8 +2,6 @@ package lettershoptest
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"strings"
 
 	"github.com/lettershop/lettershop"
@@ -40,26 +38,14 @@ func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
 // WithFixture starts the server (or Service) from the snapshots in the
 // file at path, each restored into the account it was taken from with its
 // ids: a snapshot as GET /_test/snapshot answers it, or a JSON array of
-// them. Server.AccountWithKey
-// returns the account of a fixture's key.
+// them, the file lettershop --seed takes. Server.AccountWithKey returns
+// the account of a fixture's key. A fixture that is wrong fails the test,
+// naming what is wrong.
 func WithFixture(path string) Option { return func(c *config) { c.fixture = path } }
 
-// ReadFixture reads a fixture file: one snapshot, or a JSON array of them.
-func ReadFixture(path string) ([]*snapshot.Snapshot, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
-		var snaps []*snapshot.Snapshot
-		return snaps, json.Unmarshal(b, &snaps)
-	}
-	var snap snapshot.Snapshot
-	if err := json.Unmarshal(b, &snap); err != nil {
-		return nil, err
-	}
-	return []*snapshot.Snapshot{&snap}, nil
-}
+// ReadFixture reads a fixture file: one snapshot, or a JSON array of them,
+// each checked (snapshot.ReadFixture).
+func ReadFixture(path string) ([]*snapshot.Snapshot, error) { return snapshot.ReadFixture(path) }
 
 // seed restores the fixture's snapshots, keeping their ids.
 func (c *core) seed(path string) {

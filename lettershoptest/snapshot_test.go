@@ -12,7 +12,10 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
+	"github.com/lettershop/lettershop/lettershoptest/pgtest"
+	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/snapshot"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // fixture builds, in a new account of srv, three published templates,
@@ -129,6 +132,17 @@ func TestRestoreRefused(t *testing.T) {
 	if n := len(late.Letters()); n != 0 {
 		t.Errorf("a refused restore wrote %d letters", n)
 	}
+	// Ids kept, into the store that holds them: refused whole, the
+	// account's clock where it was.
+	taken := srv.NewAccount()
+	before := taken.Now()
+	src.Advance(time.Hour)
+	if _, err := srv.Service().RestoreAccount(t.Context(), taken.ID, src.Snapshot(), lettershop.RestoreOptions{KeepIDs: true}); lettershop.ErrorCode(err) != lettershop.CodeConflict {
+		t.Errorf("restore of taken ids: %v, want a conflict", err)
+	}
+	if n := len(taken.Letters()); n != 0 || !taken.Now().Equal(before) {
+		t.Errorf("a refused restore wrote %d letters and moved the clock from %s to %s", n, before, taken.Now())
+	}
 	b, _ := json.Marshal(snap)
 	var bad snapshot.Snapshot
 	if err := json.Unmarshal([]byte(strings.Replace(string(b), snapshot.Format, "other/1", 1)), &bad); err != nil {
@@ -166,19 +180,49 @@ func TestWithFixture(t *testing.T) {
 // BenchmarkRestore restores a fixture of three templates, ten letters in
 // various statuses and a webhook into a new account; the baseline builds
 // the same through the Service's operations, as a test without snapshots
-// does.
+// does. "each" restores into a store that is no storage.Restorer, one
+// write per record, as a third-party store would. With
+// LETTERSHOP_TEST_POSTGRES set, the same on PostgreSQL.
+//
+//	go test -run XXX -bench Restore -benchtime 200x ./lettershoptest
 func BenchmarkRestore(b *testing.B) {
-	srv := lettershoptest.New(b)
-	src, _ := fixture(b, srv)
-	snap := src.Snapshot()
-	b.Run("restore", func(b *testing.B) {
-		for b.Loop() {
-			srv.NewAccount().Restore(snap)
+	type store struct {
+		name string
+		opt  lettershoptest.Option
+	}
+	stores := []store{{"memstore", nil}, {"memstore-each", lettershoptest.WithStore(func(testing.TB) storage.Storage {
+		return oneByOne{memstore.New()}
+	})}}
+	if dsn := os.Getenv("LETTERSHOP_TEST_POSTGRES"); dsn != "" {
+		stores = append(stores, store{"pgstore", pgtest.WithPostgres(dsn)}, store{"pgstore-each", lettershoptest.WithStore(func(t testing.TB) storage.Storage {
+			return oneByOne{pgtest.Open(t, dsn)}
+		})})
+	}
+	for _, st := range stores {
+		var opts []lettershoptest.Option
+		if st.opt != nil {
+			opts = append(opts, st.opt)
 		}
-	})
-	b.Run("build", func(b *testing.B) {
-		for b.Loop() {
-			fixture(b, srv)
+		srv := lettershoptest.New(b, opts...)
+		src, _ := fixture(b, srv)
+		snap := src.Snapshot()
+		b.Run(st.name+"/restore", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				srv.NewAccount().Restore(snap)
+			}
+		})
+		if st.name == "memstore" || st.name == "pgstore" {
+			b.Run(st.name+"/build", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					fixture(b, srv)
+				}
+			})
 		}
-	})
+	}
 }
+
+// oneByOne is a store without the Restorer's one step: a restore writes
+// into it record by record.
+type oneByOne struct{ storage.Storage }

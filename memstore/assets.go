@@ -145,10 +145,7 @@ func (s *Store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.A
 		delete(s.versions, id)
 	}
 	for _, c := range w.PutContent {
-		k := contentKey{c.Account, c.Hash}
-		if _, ok := s.content[k]; !ok {
-			s.content[k] = cloneBytes(c.Data)
-		}
+		s.putContent(c, true)
 	}
 	s.complete(w.Completion)
 	return cloneAsset(r.a), nil

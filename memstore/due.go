@@ -4,23 +4,110 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/google/btree"
 
 	"github.com/lettershop/lettershop/storage"
 )
 
-// dueIndex holds the letters with a DueAt in two orders: by time, for a run
-// over every account, and by account then time, for a run of one account
-// on a clock of its own. Both hold the record pointers, so the second order
-// costs a tree slot per letter, not a copy of anything.
+// dueIndex holds the letters with a DueAt in two orders: by the time they
+// fall due on the server's clock, for a run over every account, and by
+// account then DueAt, for a run of one account at its own time. Both hold
+// the record pointers, so the second order costs a tree slot per letter,
+// not a copy of anything.
+//
+// A letter falls due on the server's clock when its account's clock reaches
+// its DueAt: DueAt less the account's lead on the server's clock (leads).
+// A clock that moves changes its account's lead, and its letters move
+// in the first order then; a frozen clock does not move with the server's,
+// so its account's letters are out of the first order, as only its own runs
+// take them.
 type dueIndex struct {
 	byTime    *btree.BTreeG[*letterRec]
 	byAccount *btree.BTreeG[*letterRec]
+	leads     *leads
+}
+
+// leads holds the accounts' leads on the server's clock, by account name:
+// the zero lead for an account on the server's clock.
+type leads []lead
+
+// lead is how far an account's clock is ahead of the server's (behind,
+// below zero), in seconds and nanoseconds, or that it is frozen.
+type lead struct {
+	secs   int64
+	nsecs  int32
+	frozen bool
+}
+
+func (l *leads) of(account name) lead {
+	if int(account) < len(*l) {
+		return (*l)[account]
+	}
+	return lead{}
+}
+
+func (l *leads) set(account name, v lead) {
+	for int(account) >= len(*l) {
+		*l = append(*l, lead{})
+	}
+	(*l)[account] = v
+}
+
+// leadOf is c's lead as leads keeps it.
+func leadOf(c storage.AccountClock) lead {
+	if c.Frozen {
+		return lead{frozen: true}
+	}
+	secs := c.At.Unix() - c.Anchor.Unix()
+	nsecs := int32(c.At.Nanosecond()) - int32(c.Anchor.Nanosecond())
+	if nsecs < 0 {
+		nsecs += 1e9
+		secs--
+	}
+	return lead{secs: secs, nsecs: nsecs}
 }
 
 func newDueIndex() dueIndex {
-	return dueIndex{byTime: btree.NewG(degree, dueLess), byAccount: btree.NewG(degree, accountDueLess)}
+	d := dueIndex{leads: &leads{}}
+	d.byTime = btree.NewG(degree, d.serverLess)
+	d.byAccount = btree.NewG(degree, accountDueLess)
+	return d
+}
+
+// serverDue is when r falls due on the server's clock.
+func (d dueIndex) serverDue(r *letterRec) (int64, int32) {
+	l := d.leads.of(r.account)
+	secs, nsecs := r.secs[due]-l.secs, r.nsecs[due]-l.nsecs
+	if nsecs < 0 {
+		nsecs += 1e9
+		secs--
+	}
+	return secs, nsecs
+}
+
+func (d dueIndex) serverLess(a, b *letterRec) bool {
+	as, an := d.serverDue(a)
+	bs, bn := d.serverDue(b)
+	switch {
+	case as != bs:
+		return as < bs
+	case an != bn:
+		return an < bn
+	}
+	return a.id < b.id
+}
+
+// serverDueAfter reports whether r falls due on the server's clock after
+// now, or not by the server's clock at all (its account's is frozen).
+func (d dueIndex) serverDueAfter(r *letterRec, now time.Time) bool {
+	if d.leads.of(r.account).frozen {
+		return true
+	}
+	secs, nsecs := d.serverDue(r)
+	sec, nsec := stamp(now)
+	return secs > sec || secs == sec && nsecs > nsec
 }
 
 func dueLess(a, b *letterRec) bool {
@@ -38,45 +125,85 @@ func accountDueLess(a, b *letterRec) bool {
 }
 
 func (d dueIndex) add(r *letterRec) {
-	d.byTime.ReplaceOrInsert(r)
+	if !d.leads.of(r.account).frozen {
+		d.byTime.ReplaceOrInsert(r)
+	}
 	d.byAccount.ReplaceOrInsert(r)
 }
 
 func (d dueIndex) remove(r *letterRec) {
-	d.byTime.Delete(r)
+	if !d.leads.of(r.account).frozen {
+		d.byTime.Delete(r)
+	}
 	d.byAccount.Delete(r)
 }
 
-func (d dueIndex) Len() int { return d.byTime.Len() }
+func (d dueIndex) Len() int { return d.byAccount.Len() }
 
-// ascend calls fn with the letters q selects whose DueAt is not after q.Now,
+// setLead gives the account a new lead, moving its letters in the order by
+// the server's time: O(its due letters * log n).
+func (d dueIndex) setLead(account name, l lead) {
+	if d.leads.of(account) == l {
+		return
+	}
+	var mine []*letterRec
+	d.eachOf(account, func(r *letterRec) bool {
+		mine = append(mine, r)
+		return true
+	})
+	for _, r := range mine {
+		d.remove(r)
+	}
+	d.leads.set(account, l)
+	for _, r := range mine {
+		d.add(r)
+	}
+}
+
+// eachOf calls fn with the account's due letters, earliest first, until fn
+// returns false.
+func (d dueIndex) eachOf(account name, fn func(*letterRec) bool) {
+	// The pivot sorts before every letter of the account.
+	pivot := &letterRec{account: account, secs: [3]int64{due: math.MinInt64}, nsecs: [3]int32{due: math.MinInt32}}
+	d.byAccount.AscendGreaterOrEqual(pivot, func(r *letterRec) bool {
+		return r.account == account && fn(r)
+	})
+}
+
+// ascend calls fn with the letters q selects that are due at q.Now,
 // earliest first, until fn returns false.
 func (d dueIndex) ascend(q storage.DueQuery, account name, except []name, fn func(*letterRec) bool) {
 	if q.Account != "" {
-		// The pivot sorts before every letter of the account.
-		pivot := &letterRec{account: account, secs: [3]int64{due: math.MinInt64}, nsecs: [3]int32{due: math.MinInt32}}
-		d.byAccount.AscendGreaterOrEqual(pivot, func(r *letterRec) bool {
-			if r.account != account || r.dueAfter(q.Now) {
-				return false
-			}
-			if slices.Contains(except, r.account) {
-				return false
-			}
-			return fn(r)
+		if slices.Contains(except, account) {
+			return
+		}
+		d.eachOf(account, func(r *letterRec) bool {
+			return !r.dueAfter(q.Now) && fn(r)
 		})
 		return
 	}
 	d.byTime.Ascend(func(r *letterRec) bool {
-		if r.dueAfter(q.Now) {
+		if d.serverDueAfter(r, q.Now) {
 			return false
 		}
-		// Except names the few accounts on clocks of their own that are
-		// behind the server's; their letters are passed over, not taken.
+		// Except names accounts a caller passes over: their letters are
+		// skipped, not taken.
 		if len(except) > 0 && slices.Contains(except, r.account) {
 			return true
 		}
 		return fn(r)
 	})
+}
+
+// due reports whether r is due at q.Now, as ascend selects it.
+func (d dueIndex) due(r *letterRec, q storage.DueQuery) bool {
+	if !r.isDue() {
+		return false
+	}
+	if q.Account != "" {
+		return !r.dueAfter(q.Now)
+	}
+	return !d.serverDueAfter(r, q.Now)
 }
 
 // ProcessDueLetters implements storage.Storage. It picks the due letters in
@@ -169,7 +296,7 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, q storage.DueQuery
 	if err := checkContext(ctx, "process due letters"); err != nil {
 		return false, err
 	}
-	if !r.isDue() || r.dueAfter(q.Now) {
+	if !s.lettersDue.due(r, q) {
 		return false, nil
 	}
 	// fn gets a copy of its own, which the store then keeps as it is (in

@@ -44,6 +44,9 @@ type Store struct {
 	// each carry a free list of their own otherwise.
 	versionFree *btree.FreeListG[*versionRec]
 	content     map[contentKey][]byte
+	// contentByHash holds one copy of each content, which every account
+	// that has it shares (putContent).
+	contentByHash map[string][]byte
 
 	// idem holds the idempotency records by scope and key: a tree rather
 	// than a map, which would cost each record three times the bytes.
@@ -58,6 +61,9 @@ type Store struct {
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks
+
+	// clocks holds the accounts' own clocks (clocks.go).
+	clocks clocks
 }
 
 // New returns an empty Store.
@@ -77,13 +83,15 @@ func New() *Store {
 		versions:        make(map[string]*versionRec),
 		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
 		content:         make(map[contentKey][]byte),
+		contentByHash:   make(map[string][]byte),
 
 		idem:              btree.NewG(degree, idemKeyLess),
 		idemExpiry:        btree.NewG(degree, idemExpiryLess),
 		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
 		idemDone:          make(map[unique.Handle[string]]*idemDone),
 
-		hooks: newWebhooks(),
+		hooks:  newWebhooks(),
+		clocks: newClocks(),
 	}
 }
 

@@ -12,6 +12,7 @@ var (
 	PurgeIdempotencySQL  = purgeIdempotencySQL
 	DeliveryAccountsSQL  = deliveryAccountsSQL
 	HasWebhooksSQL       = hasWebhooksSQL
+	AccountClocksSQL     = accountClocksSQL
 )
 
 // WithMigrationsUpTo stops Open's migrations after version v.

@@ -385,22 +385,23 @@ func (s *Store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	return out, nil
 }
 
-// dueLettersSQL locks up to $2 letters due at $1, earliest first, that no
-// other transaction holds.
+// dueLettersSQL locks up to $2 letters due on the server's clock at $1
+// (microseconds since the Unix epoch: due_server, migration 0007), earliest
+// first, that no other transaction holds.
 const dueLettersSQL = `SELECT ` + letterColumns + ` FROM letters
-	WHERE due_at IS NOT NULL AND due_at <= $1
-	ORDER BY due_at, id LIMIT $2
+	WHERE due_server IS NOT NULL AND due_server <= $1
+	ORDER BY due_server, id LIMIT $2
 	FOR UPDATE SKIP LOCKED`
 
 // exceptDueLettersSQL is dueLettersSQL but for the letters of the accounts
-// $3, and accountDueLettersSQL for the letters of one account, $3. Both run
-// as unnamed statements, planned for their arguments each time (a generic
-// plan of either sorts every due letter): they serve the clocks a test
-// moved apart, rarely.
+// $3, and accountDueLettersSQL for the letters of one account, $3, due at
+// its time $1. Both run as unnamed statements, planned for their arguments
+// each time (a generic plan of either sorts every due letter): they serve
+// the clocks a test moved apart, rarely.
 const (
 	exceptDueLettersSQL = `SELECT ` + letterColumns + ` FROM letters
-	WHERE due_at IS NOT NULL AND due_at <= $1 AND account <> ALL($3)
-	ORDER BY due_at, id LIMIT $2
+	WHERE due_server IS NOT NULL AND due_server <= $1 AND account <> ALL($3)
+	ORDER BY due_server, id LIMIT $2
 	FOR UPDATE SKIP LOCKED`
 	accountDueLettersSQL = `SELECT ` + letterColumns + ` FROM letters
 	WHERE account = $3 AND due_at IS NOT NULL AND due_at <= $1
@@ -410,15 +411,16 @@ const (
 
 // dueQuery is the statement and arguments that take the letters q selects.
 func dueQuery(q storage.DueQuery) (string, []any) {
+	server := storedTime(q.Now).UnixMicro()
 	switch {
 	case q.Account != "" && slices.Contains(q.Except, q.Account):
-		return dueLettersSQL, []any{q.Now, 0}
+		return dueLettersSQL, []any{server, 0}
 	case q.Account != "":
 		return accountDueLettersSQL, []any{pgx.QueryExecModeExec, q.Now, q.Limit, q.Account}
 	case len(q.Except) > 0:
-		return exceptDueLettersSQL, []any{pgx.QueryExecModeExec, q.Now, q.Limit, q.Except}
+		return exceptDueLettersSQL, []any{pgx.QueryExecModeExec, server, q.Limit, q.Except}
 	}
-	return dueLettersSQL, []any{q.Now, q.Limit}
+	return dueLettersSQL, []any{server, q.Limit}
 }
 
 // ProcessDueLetters implements storage.Storage. One transaction locks up to

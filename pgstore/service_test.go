@@ -427,3 +427,91 @@ func TestTwoServersKeptEncodingsFollowTheOther(t *testing.T) {
 	ids = append(ids, l.ID)
 	check("one more on b")
 }
+
+// TestTwoServersShareAccountClocks: an account's clock moved, set, frozen
+// or unfrozen through one server is the clock the other reads from its
+// next call on, and a run of the other server's takes the account's
+// letters on the account's clock; moves made through both at once all
+// count. Each server reads the clock against its own clock: an account
+// keeps the same lead on both, a frozen one the same instant.
+func TestTwoServersShareAccountClocks(t *testing.T) {
+	t.Parallel()
+	_, a, b := twoServers(t)
+	ctx := t.Context()
+	asset := publishedAsset(t, a)
+	l, err := a.svc.CreateLetter(ctx, acct, letterInput(asset.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readsOn := func(srv server, name string, want time.Time, frozen bool) *lettershop.Letter {
+		t.Helper()
+		got, err := srv.svc.GetLetter(ctx, acct, l.ID) // a call: it reads the clocks first
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := srv.svc.AccountClock(acct); !c.Now.Equal(want) || c.Frozen != frozen {
+			t.Errorf("%s reads the account's clock at %v (frozen %v), want %v (frozen %v)", name, c.Now, c.Frozen, want, frozen)
+		}
+		return got
+	}
+
+	if _, err := a.svc.AdvanceAccountClock(ctx, acct, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got := readsOn(b, "b after a's advance", epoch.Add(72*time.Hour), false); got.Status == lettershop.StatusQueued {
+		t.Errorf("b shows the letter %s three days on", got.Status)
+	}
+	made, err := b.svc.CreateLetter(ctx, acct, letterInput(asset.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := epoch.Add(72 * time.Hour); !made.CreatedAt.Equal(want) {
+		t.Errorf("a letter made through b is dated %v, want the account's %v", made.CreatedAt, want)
+	}
+	// b's run at its own time takes the new letter on the account's clock:
+	// ready five minutes after it was made, on the account's clock.
+	b.clock.Add(5 * time.Minute)
+	if _, err := b.svc.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := b.store.GetLetter(ctx, acct, made.ID); err != nil || rec.Status != string(lettershop.StatusReady) {
+		t.Errorf("after b's run: stored %s, %v; want ready", rec.Status, err)
+	}
+
+	if _, err := b.svc.FreezeAccountClock(ctx, acct, true); err != nil {
+		t.Fatal(err)
+	}
+	a.clock.Add(24 * time.Hour)
+	readsOn(a, "a after b froze it and a's clock moved a day", epoch.Add(72*time.Hour+5*time.Minute), true)
+	if _, err := a.svc.SetAccountClock(ctx, acct, epoch.Add(100*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	readsOn(b, "b after a set it", epoch.Add(100*time.Hour), true)
+	if _, err := b.svc.FreezeAccountClock(ctx, acct, false); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Add(time.Hour)
+	readsOn(b, "b after it unfroze it and its clock moved an hour", epoch.Add(101*time.Hour), false)
+	// a's clock is a day ahead of b's (b's moved 5 minutes and an hour,
+	// a's a day): the account is a day less five minutes and an hour
+	// further on there.
+	readsOn(a, "a, its clock ahead of b's", epoch.Add(100*time.Hour+24*time.Hour-5*time.Minute), false)
+
+	var wg sync.WaitGroup
+	for i := range 10 {
+		srv := []server{a, b}[i%2]
+		wg.Go(func() {
+			if _, err := srv.svc.AdvanceAccountClock(ctx, acct, time.Minute); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	readsOn(b, "b after 10 moves of a minute", epoch.Add(101*time.Hour+10*time.Minute), false)
+	if _, err := a.svc.FreezeAccountClock(ctx, acct, true); err != nil {
+		t.Fatal(err)
+	}
+	frozenAt := epoch.Add(100*time.Hour + 24*time.Hour - 5*time.Minute + 10*time.Minute)
+	readsOn(a, "a, frozen through a", frozenAt, true)
+	readsOn(b, "b, frozen through a", frozenAt, true)
+}

@@ -14,8 +14,16 @@ import (
 // decoding the rest; its JSON encoding is therefore part of the stored
 // format.
 type Facts struct {
-	Stage    Stage   `json:"stage"`
-	Events   int     `json:"events"`
+	Stage Stage `json:"stage"`
+	// Events counts the letter's events: a few dozen at most. An int32,
+	// so that Fetch takes no room of its own: the facts are part of every
+	// letter a run reads and writes.
+	Events int32 `json:"events"`
+	// Fetch says the letter prints content fetched from a URL when it is
+	// printed. The timeline carries it and does not read it: the caller,
+	// which fetches, holds such a letter at ready until its content is
+	// fetched, and then lets it into production.
+	Fetch    bool    `json:"fetch,omitempty"`
 	SendDate string  `json:"sendDate,omitempty"`
 	Outcome  Outcome `json:"outcome,omitempty"`
 	From     Place   `json:"from"`
@@ -34,15 +42,15 @@ type Course struct {
 	Modified time.Time // when the letter last changed
 	Added    []Event   // the events of the steps taken, in order
 
-	hash *letterHash // of ID, made when first needed
+	hash   letterHash // of ID, made when first needed
+	hashed bool
 }
 
 func (c *Course) varied() *letterHash {
-	if c.hash == nil {
-		h := hashLetter(c.ID)
-		c.hash = &h
+	if !c.hashed {
+		c.hash, c.hashed = hashLetter(c.ID), true
 	}
-	return c.hash
+	return &c.hash
 }
 
 // Event is what a step records: a status event, or once the letter is
@@ -140,7 +148,7 @@ func (c *Course) enter(st Stage, at time.Time) {
 		e = trackingEvent(c, st, at)
 	} else {
 		c.Status = st
-		e = Event{N: c.Facts.Events, At: at, Status: st, Description: Describe(st)}
+		e = Event{N: int(c.Facts.Events), At: at, Status: st, Description: Describe(st)}
 	}
 	if c.Added == nil {
 		c.Added = make([]Event, 0, 4) // a day's run takes one to three steps

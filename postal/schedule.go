@@ -161,7 +161,11 @@ func federalHolidays(y int) []time.Time {
 // letterHash is the source of a letter's deterministic variation.
 type letterHash [sha256.Size]byte
 
-func hashLetter(id string) letterHash { return sha256.Sum256([]byte("lifecycle:" + id)) }
+func hashLetter(id string) letterHash {
+	// Room on the stack for the ids the service makes (30 bytes).
+	var buf [64]byte
+	return sha256.Sum256(append(append(buf[:0], "lifecycle:"...), id...))
+}
 
 // minutes is a whole number of minutes in [0, n), the k-th draw.
 func (h *letterHash) minutes(k, n int) time.Duration {

@@ -2,6 +2,7 @@ package postal
 
 import (
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,12 +54,60 @@ func trackingEvent(c *Course, st Stage, at time.Time) Event {
 	if k.atDestination {
 		p = c.Facts.To
 	}
-	f := facilityOf(p, k.deliveryUnit)
+	f := facilities.of(p, k.deliveryUnit)
 	return Event{
-		N: c.Facts.Events, At: at, Tracking: true, Status: st, Description: k.description,
-		OperationCode: k.code, ActionRequired: k.actionRequired, Location: location(p.City, p.State, f.FacilityZip),
+		N: int(c.Facts.Events), At: at, Tracking: true, Status: st, Description: k.description,
+		OperationCode: k.code, ActionRequired: k.actionRequired, Location: f.location,
 		Facility: f.Facility, FacilityType: f.FacilityType, FacilityZip: f.FacilityZip, Notes: k.notes,
 	}
+}
+
+// facilities keeps the facilities made for the places letters went
+// through: most letters of a run go from and to places others went, and a
+// facility's name and location are strings made of the place's.
+var facilities = facilityCache{m: map[facilityKey]placedFacility{}}
+
+// facilityCache is a bounded memo of facilityOf: when full, it starts
+// again empty.
+type facilityCache struct {
+	mu sync.Mutex
+	m  map[facilityKey]placedFacility
+}
+
+type facilityKey struct {
+	place        Place
+	deliveryUnit bool
+}
+
+// placedFacility is a facility and the location its scans show.
+type placedFacility struct {
+	facility
+	location string
+}
+
+const maxFacilities = 4096
+
+func (fc *facilityCache) of(p Place, deliveryUnit bool) placedFacility {
+	k := facilityKey{p, deliveryUnit}
+	fc.mu.Lock()
+	f, ok := fc.m[k]
+	fc.mu.Unlock()
+	if ok {
+		return f
+	}
+	f.facility = facilityOf(p, deliveryUnit)
+	f.location = location(p.City, p.State, f.FacilityZip)
+	// The key's strings are the caller's, which may be parts of a larger
+	// one: the memo keeps copies of its own.
+	k.place = Place{City: strings.Clone(p.City), State: strings.Clone(p.State), Zip: strings.Clone(p.Zip)}
+	f.FacilityZip, f.location = strings.Clone(f.FacilityZip), strings.Clone(f.location)
+	fc.mu.Lock()
+	if len(fc.m) >= maxFacilities {
+		clear(fc.m)
+	}
+	fc.m[k] = f
+	fc.mu.Unlock()
+	return f
 }
 
 // facilityOf names the postal facility serving p: its post office (at p's

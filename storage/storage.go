@@ -51,6 +51,7 @@ var (
 // safe for concurrent use, also across processes where the backend is shared.
 type Storage interface {
 	WebhookStorage
+	ClockStorage
 
 	// CreateLetter stores a new letter with Revision 1 and returns it.
 	// Errors: ErrAlreadyExists when the id is taken; ErrClaimLost as for
@@ -67,9 +68,9 @@ type Storage interface {
 	// incremented. ID, Account and CreatedAt never change.
 	// Errors: ErrNotFound; ErrConflict when the revision differs; ErrClaimLost.
 	UpdateLetter(ctx context.Context, l Letter, c *Completion) (Letter, error)
-	// ProcessDueLetters takes up to q.Limit letters that q selects and whose
-	// DueAt is set and not after q.Now, earliest DueAt first (then lowest
-	// id), and calls fn with a copy of each. When fn returns nil the store
+	// ProcessDueLetters takes up to q.Limit letters that q selects and that
+	// are due at q.Now (see DueQuery), earliest first (then lowest id), and
+	// calls fn with a copy of each. When fn returns nil the store
 	// writes the changed copy as an update (Revision incremented); when it
 	// returns an error, nothing more is written. It returns the number of
 	// letters written, with fn's error if there was one. Each letter is read
@@ -78,7 +79,8 @@ type Storage interface {
 	// same revision. fn must not call the store. The letter fn gets is its
 	// own, but what fn leaves in it (Doc, Metadata) passes to the store,
 	// which may keep it without copying: fn must not keep or reuse it after
-	// returning. A query of one account costs O(log n + letters taken).
+	// returning. A query costs O(log n + letters taken): a store finds
+	// the letters through what is due, never by a walk over accounts.
 	ProcessDueLetters(ctx context.Context, q DueQuery, fn func(*Letter) error) (int, error)
 
 	// WriteAsset writes an asset and changes to its versions as one atomic
@@ -277,11 +279,19 @@ type LetterQuery struct {
 }
 
 // DueQuery selects the letters ProcessDueLetters takes: those due at Now,
-// of every account or of one. Accounts keep time on clocks of their own
-// when a test moves them apart, so a run may be for one account, at that
-// account's time, or for all but the accounts whose clocks are elsewhere.
+// of one account or of every one. Accounts keep time on clocks of their own
+// when a test moves them apart (ClockStorage), so a run is for one account,
+// at that account's time, or for all, at the server's time, each account's
+// letters due by its own clock.
 type DueQuery struct {
-	// Now is the time the letters are due at: DueAt is set and not after it.
+	// Now is the time the letters are due at. With Account, the account's
+	// time: a letter is due when its DueAt is set and not after Now.
+	// Without, the server's time: a letter is due when its DueAt is set
+	// and not after its account's time when the server's clock reads Now
+	// (AccountClock.Time; Now itself for an account without a clock), and
+	// they are taken in the order they fell due on the server's clock. A
+	// frozen clock does not move with the server's, so the letters of an
+	// account whose clock is frozen are left to runs of the account.
 	Now time.Time
 	// Limit is how many letters one call takes at most; below 1, none.
 	Limit int

@@ -12,9 +12,10 @@ import (
 	"github.com/lettershop/lettershop/memstore"
 )
 
-// hiddenMock is a clock.Mock the lifecycle does not recognise as one, so it
-// runs as on a real clock: catching up at most once a second.
-type hiddenMock struct{ *clock.Mock }
+// hiddenMock is a clock.Mock the Service does not take for a test clock
+// (it has no Set), so its lifecycle runs as on a real clock: catching up
+// at most once a second.
+type hiddenMock struct{ clock.Clock }
 
 // TestAppendLetterOfLetterDueShowsSteps: a letter due whose steps no run
 // has stored yet is shown with them, as GetLetter shows it, and its

@@ -16,6 +16,7 @@ import (
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/snapshot"
 )
 
 // config is the server's configuration, from flags and the environment.
@@ -58,6 +59,10 @@ type config struct {
 	// may make per duration, at the API and the inbox together; n == 0 is
 	// no throttle.
 	authFailures rateLimit
+	// seed is the fixture file the server starts from, "" for none, and
+	// fixture its snapshots, read and checked by parseConfig (seed.go).
+	seed    string
+	fixture []*snapshot.Snapshot
 }
 
 // The default caps on connections. A connection costs the server a few
@@ -126,7 +131,7 @@ Usage:
              [--log-level debug|info|warn|error] [--log-format text|json]
              [--metrics-addr off | HOST:PORT]
              [--webhook-hosts HOST,HOST...] [--webhook-timeout DURATION]
-             [--egress-allow HOST,NETWORK...]
+             [--egress-allow HOST,NETWORK...] [--seed FILE]
 
 Each flag can also be set by an environment variable (LETTERSHOP_ADDR,
 LETTERSHOP_API_KEY, ...); a flag given on the command line wins. Several
@@ -209,6 +214,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		cfg.egress = p
 		return nil
 	})
+	fs.StringVar(&cfg.seed, "seed", "", "start from the snapshots in `FILE` (one as GET /_test/snapshot answers it, or a JSON array\n"+
+		"of them), each restored with its ids into the account it was taken from; needs --test-clock.\n"+
+		"An account that has records already is left as it is (LETTERSHOP_SEED)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -261,6 +269,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if _, _, err := net.SplitHostPort(cfg.metricsAddr); err != nil {
 			return config{}, fmt.Errorf("--metrics-addr: want HOST:PORT or off, got %q", cfg.metricsAddr)
 		}
+	}
+	if cfg.seed != "" {
+		snaps, err := readSeed(cfg)
+		if err != nil {
+			return config{}, err
+		}
+		cfg.fixture = snaps
 	}
 	return cfg, nil
 }

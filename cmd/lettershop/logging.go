@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/prom"
 )
 
 // logLevel is --log-level: debug, info, warn or error.
@@ -155,6 +156,9 @@ func greetJSON(w io.Writer, cfg config, local, base, metricsURL string) {
 		slog.String("inbox", base+inboxPath+"/"),
 		slog.String("test_clock", clock),
 	)
+	if cfg.seed != "" {
+		attrs = append(attrs, slog.String("seed", cfg.seed))
+	}
 	slog.New(slog.NewJSONHandler(w, nil)).LogAttrs(context.Background(), slog.LevelInfo, "listening", attrs...)
 }
 
@@ -181,7 +185,7 @@ func metricsPath(cfg config) string {
 
 // metricsServer serves m at /metrics on a listener of its own, for
 // --metrics-addr HOST:PORT.
-func metricsServer(m *httpadapter.Metrics, logger *slog.Logger) *http.Server {
+func metricsServer(m *prom.Metrics, logger *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	return &http.Server{

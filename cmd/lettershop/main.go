@@ -34,6 +34,7 @@ import (
 	"github.com/lettershop/lettershop/inbox"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/prom"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -108,10 +109,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger := newLogger(cfg, logOut)
 	ln := newLimitListener(bare, cfg.maxConns, cfg.maxConnsPerClient, logger)
 	defer ln.Close()
-	var metrics *httpadapter.Metrics
+	var metrics *prom.Metrics
 	var metricsLn net.Listener
 	if cfg.metricsAddr != metricsOff {
-		metrics = httpadapter.NewMetrics()
+		metrics = prom.New()
 	}
 	if metrics != nil && cfg.metricsAddr != "" {
 		if metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
@@ -142,7 +143,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.testClock {
 		mock := clock.NewMock()
-		mock.Set(time.Now().Truncate(time.Second))
+		mock.Set(seedStart(cfg.fixture, time.Now()))
 		opts = append(opts, lettershop.WithClock(mock))
 		// Clients pace themselves by the wall clock; on the stopped test
 		// clock a used-up bucket would never refill.
@@ -155,7 +156,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if metrics != nil {
 		opts = append(opts, lettershop.WithHooks(metrics.Hooks()))
-		hopts = append(hopts, httpadapter.WithMetrics(metrics, metricsPath(cfg)))
+		hopts = append(hopts, httpadapter.WithObserver(metrics))
+		if path := metricsPath(cfg); path != "" {
+			hopts = append(hopts, httpadapter.WithMetricsHandler(path, metrics.Handler()))
+		}
 	}
 	if len(cfg.apiKeys) > 0 {
 		auth, err := httpadapter.NewKeyAuthenticator(cfg.apiKeys...)
@@ -167,6 +171,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	svc := lettershop.New(store, opts...)
 	defer svc.Close()
+	var seededAccounts []seeded
+	if len(cfg.fixture) > 0 {
+		if seededAccounts, err = seed(ctx, svc, store, cfg.fixture, cfg.sharedClock); err != nil {
+			return err
+		}
+	}
 
 	srv := &http.Server{
 		Handler:           trackServing(logRequests(logger, withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))),
@@ -198,10 +208,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.logFormat == "json" {
 		greetJSON(stdout, cfg, local, base, metricsURL)
+		if cfg.seed != "" {
+			logSeed(logger, cfg.seed, seededAccounts)
+		}
 	} else {
 		greet(stdout, cfg, local, base)
 		if msrv != nil {
 			fmt.Fprintf(stdout, "Metrics: %s\n", metricsURL)
+		}
+		if cfg.seed != "" {
+			greetSeed(stdout, cfg.seed, seededAccounts)
 		}
 	}
 

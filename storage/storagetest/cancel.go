@@ -55,6 +55,18 @@ var cancelTests = []test{
 		wantCanceled(t, err)
 		f.wantStored(t, l)
 	}},
+	{"AccountClocks", func(t *testing.T, f *fixture) {
+		c := f.putClock(t, ahead(acctA, time.Hour))
+		next := c
+		next.At = next.At.Add(time.Hour)
+		_, err := f.s.PutAccountClock(cancelled(f), next)
+		wantCanceled(t, err)
+		_, err = f.s.ClockStamp(cancelled(f))
+		wantCanceled(t, err)
+		_, err = f.s.AccountClocks(cancelled(f), 0, 10)
+		wantCanceled(t, err)
+		diff(t, "clocks", []storage.AccountClock{c}, f.clocksSince(t, 0, 10))
+	}},
 	{"WriteAsset", func(t *testing.T, f *fixture) {
 		a := f.asset(acctA)
 		v := f.version(a, "draft")

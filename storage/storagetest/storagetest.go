@@ -34,11 +34,14 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"Letters", letterTests},
 		{"LetterLists", letterListTests},
 		{"ProcessDueLetters", dueTests},
+		{"AccountClocks", clockTests},
+		{"ProcessDueLettersOnClocks", clockDueTests},
 		{"Assets", assetTests},
 		{"Idempotency", idempotencyTests},
 		{"Webhooks", webhookTests},
 		{"Completion", completionTests},
 		{"CancelledContext", cancelTests},
+		{"RestoreRecords", restoreTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,4 +1,11 @@
-package httpadapter
+// Package prom records a lettershop server in Prometheus metrics: the
+// Service's hooks (letters, renders, store errors, webhook attempts) and
+// the requests httpadapter answers, through its Observer. It is a package
+// of its own so that the Prometheus client is in no binary that does not
+// ask for it: not in a test binary of lettershoptest's, nor in an embedder's
+// that has metrics of its own. docs/operations.md lists every metric with
+// its labels.
+package prom
 
 import (
 	"net/http"
@@ -12,18 +19,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
 )
 
 // Metrics are the Prometheus metrics of one handler and its Service, in a
 // registry of their own: several handlers in one process (or one test
 // binary) never collide, and nothing is put in the global default
-// registry. docs/operations.md lists every metric with its labels.
+// registry.
 //
 // Wire a Metrics to both layers:
 //
-//	m := httpadapter.NewMetrics()
+//	m := prom.New()
 //	svc := lettershop.New(store, lettershop.WithHooks(m.Hooks()))
-//	h := httpadapter.New(svc, httpadapter.WithMetrics(m, "/metrics"))
+//	h := httpadapter.New(svc, httpadapter.WithObserver(m), httpadapter.WithMetricsHandler("/metrics", m.Handler()))
 type Metrics struct {
 	reg *prometheus.Registry
 
@@ -64,9 +72,12 @@ const (
 	methodOther    = "other"     // a method no route serves
 )
 
-// NewMetrics returns metrics in a new registry, which also holds the Go
-// runtime and process collectors.
-func NewMetrics() *Metrics {
+// Metrics is an httpadapter.Observer.
+var _ httpadapter.Observer = (*Metrics)(nil)
+
+// New returns metrics in a new registry, which also holds the Go runtime
+// and process collectors.
+func New() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
 	f(collectors.NewGoCollector())
@@ -170,17 +181,11 @@ func (m *Metrics) Hooks() lettershop.Hooks {
 	}
 }
 
-// WithMetrics records the handler's requests in m. With a path ("/metrics")
-// the handler also serves m there, without an API key and outside the rate
-// limit; with "" it does not, and the embedder serves m.Handler() where it
-// likes (another port, behind its own authentication). For the letter,
-// render and store metrics, give the Service m.Hooks() too.
-func WithMetrics(m *Metrics, path string) Option {
-	return func(c *config) { c.metrics, c.metricsPath = m, path }
-}
-
-// observe records one answered request.
-func (m *Metrics) observe(pattern, method string, status int, d time.Duration) {
+// ObserveRequest implements httpadapter.Observer: it counts the request
+// and its duration under its route, method and status class. The series of
+// a route, method and class are looked up once, then kept: a request costs
+// a map read, not a hash of its label values.
+func (m *Metrics) ObserveRequest(pattern, method string, status int, d time.Duration) {
 	k := seriesKey{pattern, labelMethod(method), statusClass(status)}
 	v, ok := m.series.Load(k)
 	if !ok {
@@ -198,11 +203,10 @@ func (m *Metrics) observe(pattern, method string, status int, d time.Duration) {
 	}
 }
 
-// idempotency records what an Idempotency-Key did to a request.
-func (m *Metrics) idempotency(replayed bool, err error) {
-	if m == nil {
-		return
-	}
+// ObserveIdempotency implements httpadapter.Observer: a replay, or a key
+// refused as reused for another request (mismatch) or still running
+// (in_flight).
+func (m *Metrics) ObserveIdempotency(replayed bool, err error) {
 	switch {
 	case replayed:
 		m.replays.Inc()
@@ -250,50 +254,4 @@ func statusClass(code int) string {
 		return statusClasses[i]
 	}
 	return strconv.Itoa(code)
-}
-
-// metricsWriter learns the status of an answer and, from the handler, the
-// pattern of the route that answered.
-type metricsWriter struct {
-	http.ResponseWriter
-	status  int
-	pattern string
-}
-
-func (w *metricsWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *metricsWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *metricsWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// notePattern tells the metrics, if any, which route pattern serves r.
-func notePattern(w http.ResponseWriter, pattern string) {
-	if mw, ok := w.(*metricsWriter); ok {
-		mw.pattern = pattern
-	}
-}
-
-// serveMeasured serves r through h, recording it in the handler's metrics.
-func (h *handler) serveMeasured(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	mw := &metricsWriter{ResponseWriter: w}
-	defer func() {
-		status := mw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		h.cfg.metrics.observe(mw.pattern, r.Method, status, time.Since(start))
-	}()
-	h.serve(mw, r)
 }

@@ -1,0 +1,267 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/lettershop/lettershop/storage"
+)
+
+// ErrInvalid is wrapped by the error of a snapshot Restore refuses before
+// writing anything; FieldError names where.
+var ErrInvalid = errors.New("invalid snapshot")
+
+// FieldError is a snapshot refused, naming the field at fault (a JSON
+// path: letters[3].id).
+type FieldError struct {
+	Field, Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// prefixes are the kinds of id a snapshot's records hold and Restore
+// replaces.
+var prefixes = []string{"ltr_", "astv_", "ast_", "evt_", "wh_", "dlv_"}
+
+// idLen is the length of a ULID as text.
+const idLen = 26
+
+// span is where an id stands in a document: bytes at to end, the id of
+// index id in prepared.ids.
+type span struct {
+	at, end, id int
+}
+
+// prepared is what Restore needs of a snapshot, worked out once, so that
+// a restore only makes fresh ids and writes them over the old: every id
+// the snapshot holds, in order, with the time of each; where each stands
+// in each document; the records' metadata in the store's form.
+type prepared struct {
+	ids []string
+	at  []time.Time
+	// assetDocs, versionDocs and letterDocs hold the spans of each
+	// record's document; docBytes is the length of the documents that
+	// have any.
+	assetDocs, versionDocs, letterDocs [][]span
+	docBytes                           int
+	assetMeta, letterMeta, webhookMeta [][]storage.Metadata
+}
+
+// Check reports what is wrong with the snapshot, as a *FieldError, before
+// anything is written; Restore checks too.
+func (s *Snapshot) Check() error {
+	_, err := s.prepare()
+	return err
+}
+
+// prepare checks the snapshot and works out what a restore needs, once.
+func (s *Snapshot) prepare() (*prepared, error) {
+	s.prep.Do(func() { s.prepared, s.prepErr = s.check() })
+	return s.prepared, s.prepErr
+}
+
+// formatName is the name of every form of snapshot: Format is its
+// version 1.
+const formatName = "lettershop-snapshot/"
+
+func (s *Snapshot) check() (*prepared, error) {
+	switch {
+	case s.Format == Format:
+	case strings.HasPrefix(s.Format, formatName):
+		return nil, invalid("format", "%q is a form of snapshot this lettershop does not read; it reads %q", s.Format, Format)
+	default:
+		return nil, invalid("format", "must be %q, got %q: not a lettershop snapshot", Format, s.Format)
+	}
+	if s.Clock.Now.IsZero() {
+		return nil, invalid("clock.now", "is required")
+	}
+	p := &prepared{}
+	ids := map[string]bool{}
+	// found are the ids the documents hold: the records' own, and the ids
+	// of events. docs are where they stand in each document, by name until
+	// the ids are numbered.
+	found := map[string]bool{}
+	var docs [][]idAt
+	own := func(field, id, prefix string) error {
+		if !validID(id, prefix) {
+			return invalid(field, "must be %s followed by a ULID, got %q", prefix, id)
+		}
+		if ids[id] {
+			return invalid(field, "%s is in the snapshot twice", id)
+		}
+		ids[id] = true
+		return nil
+	}
+	docSpans := func(field string, doc json.RawMessage) error {
+		if len(doc) == 0 || doc[0] != '{' || !json.Valid(doc) {
+			return invalid(field, "must be a JSON object")
+		}
+		sp := findIDs(doc)
+		for _, x := range sp {
+			found[x.id] = true
+		}
+		if len(sp) > 0 {
+			p.docBytes += len(doc)
+		}
+		docs = append(docs, sp)
+		return nil
+	}
+	assets := map[string]bool{}
+	for i, a := range s.Assets {
+		if err := own(fmt.Sprintf("assets[%d].id", i), a.ID, "ast_"); err != nil {
+			return nil, err
+		}
+		assets[a.ID] = true
+		if err := docSpans(fmt.Sprintf("assets[%d].doc", i), a.Doc); err != nil {
+			return nil, err
+		}
+		p.assetMeta = append(p.assetMeta, metadata(a.Metadata))
+	}
+	for i, v := range s.Versions {
+		if err := own(fmt.Sprintf("versions[%d].id", i), v.ID, "astv_"); err != nil {
+			return nil, err
+		}
+		if !assets[v.AssetID] {
+			return nil, invalid(fmt.Sprintf("versions[%d].assetId", i), "names no asset of the snapshot: %q", v.AssetID)
+		}
+		if v.Status == "" {
+			return nil, invalid(fmt.Sprintf("versions[%d].status", i), "is required")
+		}
+		if err := docSpans(fmt.Sprintf("versions[%d].doc", i), v.Doc); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range s.Content {
+		if c.Hash == "" {
+			return nil, invalid(fmt.Sprintf("content[%d].hash", i), "is required")
+		}
+	}
+	for i, l := range s.Letters {
+		if err := own(fmt.Sprintf("letters[%d].id", i), l.ID, "ltr_"); err != nil {
+			return nil, err
+		}
+		if l.Status == "" {
+			return nil, invalid(fmt.Sprintf("letters[%d].status", i), "is required")
+		}
+		if err := docSpans(fmt.Sprintf("letters[%d].doc", i), l.Doc); err != nil {
+			return nil, err
+		}
+		p.letterMeta = append(p.letterMeta, metadata(l.Metadata))
+	}
+	for i, w := range s.Webhooks {
+		if err := own(fmt.Sprintf("webhooks[%d].id", i), w.ID, "wh_"); err != nil {
+			return nil, err
+		}
+		if w.URL == "" || w.Secret == "" {
+			return nil, invalid(fmt.Sprintf("webhooks[%d]", i), "url and secret are required")
+		}
+		p.webhookMeta = append(p.webhookMeta, metadata(w.Metadata))
+	}
+	for id := range found {
+		ids[id] = true
+	}
+	for id := range ids {
+		p.ids = append(p.ids, id)
+	}
+	// Sorted, so that fresh ids made in this order keep the old ones'.
+	slices.Sort(p.ids)
+	index := make(map[string]int, len(p.ids))
+	p.at = make([]time.Time, len(p.ids))
+	for i, id := range p.ids {
+		index[id] = i
+		p.at[i] = idTime(id)
+	}
+	number := func(sp []idAt) []span {
+		if len(sp) == 0 {
+			return nil
+		}
+		out := make([]span, len(sp))
+		for i, x := range sp {
+			out[i] = span{at: x.at, end: x.end, id: index[x.id]}
+		}
+		return out
+	}
+	n := 0
+	for range s.Assets {
+		p.assetDocs = append(p.assetDocs, number(docs[n]))
+		n++
+	}
+	for range s.Versions {
+		p.versionDocs = append(p.versionDocs, number(docs[n]))
+		n++
+	}
+	for range s.Letters {
+		p.letterDocs = append(p.letterDocs, number(docs[n]))
+		n++
+	}
+	return p, nil
+}
+
+// idTime is the time of the ULID in id (prefix_ULID), the zero time when
+// it has none.
+func idTime(id string) time.Time {
+	u, err := ulid.ParseStrict(strings.ToUpper(id[strings.IndexByte(id, '_')+1:]))
+	if err != nil {
+		return time.Time{}
+	}
+	return ulid.Time(u.Time())
+}
+
+// validID reports whether id is prefix and a ULID in lower case. A ULID's
+// first character is at most 7: past it the time overflows 48 bits.
+func validID(id, prefix string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	return ok && len(rest) == idLen && rest[0] <= '7' &&
+		strings.IndexFunc(rest, func(r rune) bool { return r >= 0x80 || !ulidChar(byte(r)) }) < 0
+}
+
+func ulidChar(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' && c != 'i' && c != 'l' && c != 'o' && c != 'u'
+}
+
+func alnum(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// idAt is an id found in a document, at bytes at to end.
+type idAt struct {
+	at, end int
+	id      string
+}
+
+// findIDs returns where ids stand in b: a known prefix and a ULID, not
+// inside a longer word.
+func findIDs(b []byte) []idAt {
+	var out []idAt
+	for i := 0; i < len(b); i++ {
+		if i > 0 && (alnum(b[i-1]) || b[i-1] == '_') {
+			continue
+		}
+		for _, p := range prefixes {
+			end := i + len(p) + idLen
+			if end > len(b) || string(b[i:i+len(p)]) != p {
+				continue
+			}
+			if end < len(b) && (alnum(b[end]) || b[end] == '_') {
+				continue
+			}
+			if id := string(b[i:end]); validID(id, p) {
+				out = append(out, idAt{i, end, id})
+				i = end - 1
+			}
+			break
+		}
+	}
+	return out
+}
