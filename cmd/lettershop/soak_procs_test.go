@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // soakServer is one lettershop process, started again after each kill.
@@ -238,6 +241,22 @@ func readServerLog(path string) serverLog {
 		}
 	}
 	return out
+}
+
+// storedOutcomes reads from the schema what the account keeps under its
+// idempotency keys: how many outcomes, the largest in bytes, and all of
+// them in bytes.
+func storedOutcomes(dsn, schema, account string) (n, largest, total int64, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer conn.Close(ctx)
+	err = conn.QueryRow(ctx, `SELECT count(*), coalesce(max(octet_length(result)), 0), coalesce(sum(octet_length(result)), 0)
+		FROM `+pgx.Identifier{schema, "idempotency"}.Sanitize()+` WHERE account = $1`, account).Scan(&n, &largest, &total)
+	return n, largest, total, err
 }
 
 // freeAddr returns a loopback address with a port free a moment ago.
