@@ -102,8 +102,9 @@ func (s *soak) inboxBodies(ctx context.Context, c *soakClient) {
 // hugeUseType sends creates whose useType is 900,000 bytes, each under a
 // fresh idempotency key, from one sandbox key, and some a second time.
 // Before, the answer quoted the value whole, and each key kept its answer:
-// a few thousand requests held gigabytes. The answer must name useType and
-// stay small.
+// every request added 900 KB to what the server held. The answer must name
+// useType and stay small; the report reads what the keys keep from the
+// schema.
 func (s *soak) hugeUseType(ctx context.Context, key, asset string) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	body := strings.Replace(letterJSON(asset), `"useType": "transactional"`, `"useType": "`+strings.Repeat("x", 900_000)+`"`, 1)
@@ -191,7 +192,7 @@ func (s *soak) slowConn(ctx context.Context, srv *soakServer, ip string, seed ui
 	for ctx.Err() == nil {
 		c, err := d.DialContext(ctx, "tcp", srv.addr)
 		if err != nil {
-			s.counts.addRaw("slow-headers (conns)", 0) // refused: the server is down
+			s.counts.addRaw("slow-headers (no dial)", 0) // the server is down
 			pause(ctx, 500*time.Millisecond)
 			continue
 		}

@@ -473,8 +473,14 @@ func TestSoak(t *testing.T) {
 		duration, trafficEnded.Round(time.Second), len(kills), strings.Join(kills, ", "))
 	t.Logf("requests by kind (status 0 under slow-headers: closed unanswered, by the header timeout or to make room; net err: no answer, a server down or a body refused mid-send):\n%s",
 		strings.Join(s.counts.table(), "\n"))
-	t.Logf("5xx answers: %d; to the regular client at 127.0.0.1: 503 %d, 429 %d; answers a kind does not allow: %d",
-		s.counts.serverErrors, s.counts.normalStatus(503), s.counts.normalStatus(429), s.counts.unexpected)
+	serverLogs := map[*soakServer]serverLog{}
+	var logged5xx int
+	for _, srv := range servers {
+		serverLogs[srv] = readServerLog(srv.logPath)
+		logged5xx += serverLogs[srv].fivexx
+	}
+	t.Logf("5xx: %d answers read by the soak, %d in the servers' request logs; to the regular client at 127.0.0.1: 503 %d, 429 %d; answers a kind does not allow: %d",
+		s.counts.serverErrors, logged5xx, s.counts.normalStatus(503), s.counts.normalStatus(429), s.counts.unexpected)
 	for _, e := range s.counts.fivexx {
 		t.Errorf("5xx: %s", e)
 	}
@@ -574,7 +580,7 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	for _, srv := range servers {
-		if l := readServerLog(srv.logPath); l.errors+l.fivexx > 0 {
+		if l := serverLogs[srv]; l.errors+l.fivexx > 0 {
 			t.Errorf("%s logged %d errors and answered %d requests with a 5xx (the soak never hangs up on a request), the first:\n  %s",
 				srv.name, l.errors, l.fivexx, strings.Join(l.first, "\n  "))
 		}
