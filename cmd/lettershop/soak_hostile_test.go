@@ -333,15 +333,16 @@ func (s *soak) webhookReplays(ctx context.Context) {
 // 64 MiB the server keeps of them, so whole accounts go, and a key whose
 // faults went is answered 410 once. Each key sets faults whose paths are
 // near their limit of 1,024 bytes, and sends five requests whose paths are
-// 60,000 bytes, which its journal keeps up to 256 KiB.
-func (s *soak) controls(ctx context.Context, c *soakClient) {
-	rng := rand.New(rand.NewPCG(17, 17))
+// 60,000 bytes, which its journal keeps up to 256 KiB. Several run side by
+// side, told apart by g.
+func (s *soak) controls(ctx context.Context, c *soakClient, g int) {
+	rng := rand.New(rand.NewPCG(17, uint64(g)))
 	long := `{"path":"/nowhere/` + strings.Repeat("p", 1000) + `","status":429}`
 	junk := "/v1/letters/ltr_" + strings.Repeat("j", 60_000)
 	base := s.clock.url()
 	var keys []string
 	for n := 0; ctx.Err() == nil; n++ {
-		key := fmt.Sprintf("sk_test_soak_controls_%d", n)
+		key := fmt.Sprintf("sk_test_soak_controls_%d_%d", g, n)
 		keys = append(keys, key)
 		for range 3 {
 			rep, err := c.call(ctx, "controls-fault", "POST", base+"/_test/faults", key, long)

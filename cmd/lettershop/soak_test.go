@@ -360,7 +360,9 @@ func TestSoak(t *testing.T) {
 	})
 	// On the test-clock server: the controls of many fresh keys, and the
 	// lifecycle of the fast and hanging accounts.
-	wg.Go(func() { s.controls(ctx, newSoakClient(s.counts, "127.0.0.11", false)) })
+	for g := range 2 {
+		wg.Go(func() { s.controls(ctx, newSoakClient(s.counts, "127.0.0.11", false), g) })
+	}
 	wg.Go(func() { drivers["fast"].run(ctx, t, 1) })
 	wg.Go(func() { drivers["hanging"].run(ctx, t, 2) })
 
