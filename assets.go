@@ -576,7 +576,9 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 					return err
 				}
 			case defs:
-				s.recheckContent(ctx, account, v, f)
+				if err := s.recheckContent(ctx, account, v, f); err != nil {
+					return err
+				}
 			}
 			if err := f.err(); err != nil {
 				return err

@@ -233,3 +233,31 @@ func TestImportCutOffIsNotTheRequests(t *testing.T) {
 		t.Fatalf("the create tried again under its key: %+v, %v; want the version made", v, err)
 	}
 }
+
+// A version's new definitions are checked against its stored template: a
+// store that fails to read it fails the update, which its key does not
+// keep, rather than let the definitions through unchecked.
+func TestStoreFailureRecheckingATemplate(t *testing.T) {
+	st := &faultyStore{Storage: memstore.New()}
+	e := envOver(t, st)
+	a, err := e.svc.CreateAsset(e.ctx, renderAccount, lettershop.CreateAssetInput{Name: "Draft", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.svc.CreateVersion(e.ctx, renderAccount, a.ID, lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: "<p>Dear {{name}}</p>"},
+		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := []lettershop.VariableDefinition{{Name: "name"}, {Name: "order"}}
+	up := lettershop.UpdateVersionInput{VariableDefinitions: &defs}
+	st.fail("GetContent", 1, func() error { return errors.New("connection reset by peer") })
+	_, err = e.svc.UpdateVersion(lettershop.WithIdempotencyKey(e.ctx, "defs"), renderAccount, a.ID, v.ID, up)
+	wantCode(t, err, lettershop.CodeInternal)
+	got, err := e.svc.UpdateVersion(lettershop.WithIdempotencyKey(e.ctx, "defs"), renderAccount, a.ID, v.ID, up)
+	if err != nil || len(got.VariableDefinitions) != 2 {
+		t.Fatalf("the update tried again under its key: %+v, %v", got, err)
+	}
+}
