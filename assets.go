@@ -421,7 +421,10 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
 		// Definitions first: the content is checked against them.
 		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
-		data := s.takeContent(ctx, f, a.Type, in.Content, v, s.importContent)
+		data, err := s.takeContent(ctx, f, a.Type, in.Content, v, s.importContent)
+		if err != nil {
+			return nil, err
+		}
 		if err := f.err(); err != nil {
 			return nil, err
 		}
@@ -568,9 +571,14 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			case content && v.Status == VersionPublished:
 				f.add(contentPath, "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
 			case content:
-				data = s.takeContent(ctx, f, a.Type, in.Content, v, fetch)
+				var err error
+				if data, err = s.takeContent(ctx, f, a.Type, in.Content, v, fetch); err != nil {
+					return err
+				}
 			case defs:
-				s.recheckContent(ctx, account, v, f)
+				if err := s.recheckContent(ctx, account, v, f); err != nil {
+					return err
+				}
 			}
 			if err := f.err(); err != nil {
 				return err

@@ -39,6 +39,11 @@ const (
 	// CodeUpstream: content the operation fetched from elsewhere (a URL
 	// the caller gave) could not be fetched or is not what it should be.
 	CodeUpstream
+	// CodeCanceled: the caller's context ended before the operation was
+	// done (over HTTP, the client closed its connection). Like an internal
+	// error, it says nothing of the request: the same request may succeed
+	// when tried again, and an idempotency key does not keep it.
+	CodeCanceled
 )
 
 var codeNames = [...]string{
@@ -52,6 +57,7 @@ var codeNames = [...]string{
 	CodeForbidden:           "forbidden",
 	CodeRateLimited:         "rate limited",
 	CodeUpstream:            "upstream",
+	CodeCanceled:            "canceled",
 }
 
 // String returns the code's name.
@@ -83,7 +89,7 @@ func (e *Error) Error() string {
 	for _, k := range slices.Sorted(maps.Keys(e.Fields)) {
 		fmt.Fprintf(&b, "; %s: %s", k, e.Fields[k])
 	}
-	if e.Err != nil && e.Code == CodeInternal {
+	if e.Err != nil && (e.Code == CodeInternal || e.Code == CodeCanceled) {
 		fmt.Fprintf(&b, ": %v", e.Err)
 	}
 	return b.String()
@@ -160,12 +166,23 @@ func invalidField(path, format string, args ...any) *Error {
 	return f.err().(*Error) //nolint:errorlint // err returns the *Error it built, never wrapped
 }
 
-// storeErr maps a storage error to the service's errors.
+// storeErr maps a storage error to the service's errors: the caller's
+// context ended is CodeCanceled, anything else CodeInternal. Neither is
+// ever the request's fault, so neither becomes a field error: an
+// idempotency key keeps neither, and a retry runs again.
 func storeErr(op string, err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeInternal, Message: "the request was cancelled", Err: err}
+		return &Error{Code: CodeCanceled, Message: "the request was cancelled", Err: fmt.Errorf("%s: %w", op, err)}
 	default:
 		return internal(op, err)
 	}
+}
+
+// keepsOutcome reports whether an operation's error is an outcome of the
+// request itself, which an idempotency key keeps and replays: not an
+// internal error, nor a cancelled one.
+func keepsOutcome(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code != CodeInternal && e.Code != CodeCanceled
 }

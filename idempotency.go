@@ -98,7 +98,9 @@ type IdempotentRequest struct {
 	// or *AssetVersion; nil for a delete), so the outcome is stored with the
 	// write; otherwise with op's own result. keep false means the outcome is
 	// not stored (a failure the caller did not cause): the key is freed for
-	// a retry. Without a Key, Encode's outcome is returned, never stored.
+	// a retry. A failure of a request whose context ended, or a
+	// CodeCanceled error, is never stored, whatever Encode says. Without a
+	// Key, Encode's outcome is returned, never stored.
 	Encode func(value any, err error) (out Outcome, keep bool)
 }
 
@@ -127,7 +129,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	ctx = s.readClocks(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
-		out, keep := req.Encode(v, err)
+		out, keep := encodeKept(ctx, req.Encode, v, err)
 		if err != nil && !keep {
 			return IdempotentResult{}, err
 		}
@@ -176,7 +178,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
 		return IdempotentResult{Outcome: out}, nil
 	}
-	out, keep := req.Encode(v, opErr)
+	out, keep := encodeKept(ctx, req.Encode, v, opErr)
 	// The outcome is settled; a caller hanging up now must not leave the key
 	// stuck in flight.
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -203,6 +205,19 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	}
 	s.trimOutcomes(bg, req.Account, out.OutcomeSize())
 	return IdempotentResult{Outcome: out}, nil
+}
+
+// encodeKept is encode's outcome of an operation, and whether it is kept:
+// never a failure of a request that was cut off (its context ended, or
+// the operation says it was cancelled), whatever encode says. What such a
+// request failed with may come of the cut (a read that did not finish,
+// taken for what it read), not of the request: a retry must run again.
+func encodeKept(ctx context.Context, encode func(any, error) (Outcome, bool), v any, err error) (Outcome, bool) {
+	out, keep := encode(v, err)
+	if err != nil && (ctx.Err() != nil || ErrorCode(err) == CodeCanceled) {
+		return nil, false
+	}
+	return out, keep
 }
 
 // renewLease renews the lease of a claim every third of the lease, on the
@@ -387,15 +402,15 @@ type storedError struct {
 	Fields  map[string]string `json:"fields,omitempty"`
 }
 
-// encodeOutcome keeps values and errors the caller caused; internal errors
-// are not kept, so a retry can succeed. A letter is kept as a snapshot;
+// encodeOutcome keeps values and errors the caller caused; internal and
+// cancelled errors are not kept, so a retry can succeed. A letter is kept as a snapshot;
 // other values, and errors, as JSON. A webhook is kept without its secret,
 // which only the first answer shows.
 func encodeOutcome(v any, err error) (Outcome, bool) {
 	var out storedOutcome
 	if err != nil {
 		var e *Error
-		if !errors.As(err, &e) || e.Code == CodeInternal {
+		if !keepsOutcome(err) || !errors.As(err, &e) {
 			return nil, false
 		}
 		out.Error = &storedError{Code: e.Code, Message: e.Message, Fields: e.Fields}

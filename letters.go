@@ -369,8 +369,12 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 		f.add("content", "content is required")
 	} else {
 		l.Content = *in.Content
-		if s.resolveContent(ctx, account, l, f) {
-			s.checkLetterContent(ctx, account, l, f)
+		resolved, err := s.resolveContent(ctx, account, l, f)
+		if err == nil && resolved {
+			err = s.checkLetterContent(ctx, account, l, f)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if err := f.err(); err != nil {
@@ -558,13 +562,16 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		if ch.variables {
 			l.Variables = cloneVariables(*in.Variables)
 		}
-		resolved := true
+		resolved, err := true, error(nil)
 		if ch.content {
 			l.Content = *in.Content
-			resolved = s.resolveContent(ctx, account, l, f)
+			resolved, err = s.resolveContent(ctx, account, l, f)
 		}
-		if resolved {
-			s.checkLetterContent(ctx, account, l, f)
+		if err == nil && resolved {
+			err = s.checkLetterContent(ctx, account, l, f)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if err := f.err(); err != nil {
@@ -697,8 +704,9 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 // resolveContent checks the letter's content names an asset of the account
 // and a published version of it (its published one when none is named), and
 // snapshots what the letter will be printed from. It reports whether it
-// could.
-func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) bool {
+// could; err is the store's failure to tell (an internal or cancelled
+// error), never the request's.
+func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) (resolved bool, err error) {
 	c := &l.Content
 	ok := true
 	if c.Type != LetterContentAsset {
@@ -707,42 +715,41 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 	}
 	if !ValidID(assetPrefix, c.AssetID) {
 		f.add("content.assetId", "must be %s followed by letters and digits", assetPrefix)
-		return false
+		return false, nil
 	}
 	if c.AssetVersionID != "" && !ValidID(versionPrefix, c.AssetVersionID) {
 		f.add("content.assetVersionId", "must be %s followed by letters and digits", versionPrefix)
-		return false
+		return false, nil
 	}
 	a, err := s.getAsset(ctx, account, c.AssetID)
-	if err != nil {
-		if ErrorCode(err) == CodeNotFound {
-			f.add("content.assetId", "asset %s not found", c.AssetID)
-		} else {
-			f.add("content.assetId", "asset %s could not be read", c.AssetID)
-			s.logger.Error("resolve letter content", "err", err)
-		}
-		return false
+	if ErrorCode(err) == CodeNotFound {
+		f.add("content.assetId", "asset %s not found", c.AssetID)
+		return false, nil
+	} else if err != nil {
+		return false, err
 	}
 	vid := c.AssetVersionID
 	if vid == "" {
 		if a.PublishedVersionID == "" {
 			f.add("content.assetId", "asset %s has no published version", c.AssetID)
-			return false
+			return false, nil
 		}
 		vid = a.PublishedVersionID
 	}
 	v, err := s.getVersion(ctx, account, c.AssetID, vid)
-	if err != nil {
+	if ErrorCode(err) == CodeNotFound {
 		f.add("content.assetVersionId", "version %s of asset %s not found", vid, c.AssetID)
-		return false
+		return false, nil
+	} else if err != nil {
+		return false, err
 	}
 	if v.Status != VersionPublished {
 		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
-		return false
+		return false, nil
 	}
 	if why := printableContent(string(v.Content.Type)); why != "" {
 		f.add("content.assetId", "%s", why)
-		return false
+		return false, nil
 	}
 	c.AssetVersionID = vid
 	hash := v.contentHash
@@ -754,7 +761,7 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		Type:        string(v.Content.Type),
 		Definitions: slices.Clone(v.VariableDefinitions),
 	}
-	return ok
+	return ok, nil
 }
 
 // processAddresses runs address processing on the parties given (nil: keep

@@ -21,13 +21,15 @@ var addressPlacements = []string{string(render.InsertBlankPage), string(render.T
 
 // checkLetterContent checks a letter's variables against its content:
 // sets the values to merge, and resolves the images and fonts its
-// variables of type asset name.
-func (s *Service) checkLetterContent(ctx context.Context, account string, l *Letter, f fieldErrors) {
+// variables of type asset name. err is the store's failure to read them,
+// never the request's.
+func (s *Service) checkLetterContent(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	l.snapshot.Merge = checkLetterVariables(l, f)
 	l.snapshot.Assets = nil
 	if len(resourceVariables(l.snapshot.Definitions)) > 0 {
-		s.checkVariableAssets(ctx, account, l, f)
+		return s.checkVariableAssets(ctx, account, l, f)
 	}
+	return nil
 }
 
 // checkLetterVariables checks a letter's variables against its content and
@@ -121,7 +123,8 @@ type assetRef struct {
 // checked when it is fetched, as the letter is printed. Errors name
 // variables[i].value, i the variable's place in the request (a preset
 // value, which the request does not hold, is named by content.assetId).
-func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) {
+// A store that fails to read what is checked is err, not a field error.
+func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	var template []byte
 	var images, fonts []string
 	for _, d := range l.snapshot.Definitions {
@@ -144,19 +147,21 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 		if template == nil && l.snapshot.url() == "" {
 			var err error
 			if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
-				f.add("content.assetId", "the template could not be read")
-				s.logger.Error("read template", "hash", l.snapshot.Hash, "err", err)
-				return
+				return storeErr("read template", err)
 			}
 			images, fonts = render.TemplateResources(template)
 		}
-		ref, msg := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
+		ref, msg, err := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
+		if err != nil {
+			return err
+		}
 		if msg != "" {
 			f.add(at, "%s", msg)
 			continue
 		}
 		l.snapshot.Assets = append(l.snapshot.Assets, ref)
 	}
+	return nil
 }
 
 // mergedValue is the value a variable merges with, and the path of the
@@ -176,42 +181,43 @@ func mergedValue(l *Letter, name string) (value, at string) {
 }
 
 // resolveVariableAsset resolves the asset id a variable holds to the
-// content it prints, or says what is wrong with it.
-func (s *Service) resolveVariableAsset(ctx context.Context, account string, template []byte, name, id string, asImage, asFont bool) (assetRef, string) {
+// content it prints, or says what is wrong with it (msg); err is the
+// store's failure to read it.
+func (s *Service) resolveVariableAsset(ctx context.Context, account string, template []byte, name, id string, asImage, asFont bool) (ref assetRef, msg string, err error) {
 	if !ValidID(assetPrefix, id) {
-		return assetRef{}, fmt.Sprintf("a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix)
+		return assetRef{}, fmt.Sprintf("a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix), nil
 	}
 	a, err := s.getAsset(ctx, account, id)
-	if err != nil {
-		if ErrorCode(err) != CodeNotFound {
-			s.logger.Error("resolve variable asset", "asset", id, "err", err)
-			return assetRef{}, fmt.Sprintf("asset %s could not be read", id)
-		}
-		return assetRef{}, fmt.Sprintf("asset %s not found", id)
+	if ErrorCode(err) == CodeNotFound {
+		return assetRef{}, fmt.Sprintf("asset %s not found", id), nil
+	} else if err != nil {
+		return assetRef{}, "", err
 	}
 	switch {
 	case a.Type != AssetImage && a.Type != AssetFont:
-		return assetRef{}, fmt.Sprintf("asset %s is a %s asset: a variable of type asset names an image or a font asset", id, a.Type)
+		return assetRef{}, fmt.Sprintf("asset %s is a %s asset: a variable of type asset names an image or a font asset", id, a.Type), nil
 	case asImage && a.Type != AssetImage:
-		return assetRef{}, fmt.Sprintf("asset %s is a %s asset, and the template shows {{%s}} as an image: name an image asset", id, a.Type, name)
+		return assetRef{}, fmt.Sprintf("asset %s is a %s asset, and the template shows {{%s}} as an image: name an image asset", id, a.Type, name), nil
 	case asFont && a.Type != AssetFont:
-		return assetRef{}, fmt.Sprintf("asset %s is an %s asset, and the template uses {{%s}} as a font: name a font asset", id, a.Type, name)
+		return assetRef{}, fmt.Sprintf("asset %s is an %s asset, and the template uses {{%s}} as a font: name a font asset", id, a.Type, name), nil
 	case a.PublishedVersionID == "":
-		return assetRef{}, fmt.Sprintf("asset %s has no published version: publish one first", id)
+		return assetRef{}, fmt.Sprintf("asset %s has no published version: publish one first", id), nil
 	}
 	v, err := s.getVersion(ctx, account, id, a.PublishedVersionID)
-	if err != nil {
-		return assetRef{}, fmt.Sprintf("the published version of asset %s could not be read", id)
+	if ErrorCode(err) == CodeNotFound {
+		// Deleted since the asset was read.
+		return assetRef{}, fmt.Sprintf("asset %s not found", id), nil
+	} else if err != nil {
+		return assetRef{}, "", err
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)
 	if err != nil {
-		s.logger.Error("resolve variable asset", "asset", id, "err", err)
-		return assetRef{}, fmt.Sprintf("the content of asset %s could not be read", id)
+		return assetRef{}, "", storeErr("read the content of asset "+id, err)
 	}
 	if msg := checkResource(template, name, string(v.Content.Type), data); msg != "" {
-		return assetRef{}, fmt.Sprintf("asset %s: %s", id, msg)
+		return assetRef{}, fmt.Sprintf("asset %s: %s", id, msg), nil
 	}
-	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, ""
+	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, "", nil
 }
 
 // checkResource says what keeps an image or a font from printing where a

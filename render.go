@@ -283,20 +283,20 @@ func partyLines(p Party, above string) []string {
 
 // recheckContent checks a version's stored template against its new
 // variable definitions, which say which variables may be images or fonts.
-// A template kept at a URL is checked against them when it is fetched.
-func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVersion, f fieldErrors) {
+// A template kept at a URL is checked against them when it is fetched. err
+// is the store's failure to read the template, never the request's.
+func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVersion, f fieldErrors) error {
 	if v.Content.Type != ContentHTML || v.Content.Source == ContentExternalURL {
-		return
+		return nil
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)
 	if err != nil {
-		// A letter checks its variables against the template again.
-		s.logger.Error("recheck version content", "version", v.ID, "err", err)
-		return
+		return storeErr("recheck version content", err)
 	}
 	if msg := checkContent(string(v.Content.Type), data, v.VariableDefinitions); msg != "" {
 		f.add("variableDefinitions", "the template does not print with these definitions: %s", msg)
 	}
+	return nil
 }
 
 // printSources reads what l prints: its content (stored, or fetched from

@@ -37,14 +37,15 @@ const MaxContentURL = 2048
 // is, up to MaxUploadContent, as large as an upload. ExternalUrl content is
 // not fetched: its URL is checked (a form and a host this server may
 // reach), and the content is fetched and checked whenever it is needed.
-func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchFunc) []byte {
+// err is a fetch the caller's context cut off, never the request's fault.
+func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchFunc) ([]byte, error) {
 	if c == nil {
 		f.add("content", "content is required")
-		return nil
+		return nil, nil
 	}
 	if c.Content != "" && c.Data != "" {
 		f.add("content.data", "data is the former name of content: give one of them, not both")
-		return nil
+		return nil, nil
 	}
 	source := c.Source
 	if source == "" {
@@ -52,7 +53,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 	}
 	if !slices.Contains(contentSources, source) {
 		enum(f, "content.source", source, contentSources)
-		return nil
+		return nil, nil
 	}
 	typ := c.Type
 	if typ == "" {
@@ -60,7 +61,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 	}
 	if !slices.Contains(contentTypes[t], typ) {
 		f.add("content.type", "a %s asset holds %s, got %s", t, joinEnumWith(contentTypes[t], " or "), echo.Quote(string(typ)))
-		return nil
+		return nil, nil
 	}
 	text, path := c.given()
 	if source != ContentInline {
@@ -68,63 +69,63 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 	}
 	if text == "" {
 		f.add(path, "the content can not be empty")
-		return nil
+		return nil, nil
 	}
 	data := []byte(text)
 	if binaryContent(string(typ)) {
 		var err error
 		if data, err = base64.StdEncoding.DecodeString(text); err != nil {
 			f.add(path, "%s content must be base64-encoded: %v", typ, err)
-			return nil
+			return nil, nil
 		}
 	}
 	if len(data) > MaxInlineContent {
 		f.add(path, "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
-		return nil
+		return nil, nil
 	}
 	if msg := checkContent(string(typ), data, v.VariableDefinitions); msg != "" {
 		f.add(path, "%s", msg)
-		return nil
+		return nil, nil
 	}
 	setContent(v, source, typ, data)
-	return data
+	return data, nil
 }
 
 // takeURLContent is takeContent for import and externalUrl content, whose
 // text is a URL.
-func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source ContentSource, typ ContentType, url, path string, v *AssetVersion, fetch fetchFunc) []byte {
+func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source ContentSource, typ ContentType, url, path string, v *AssetVersion, fetch fetchFunc) ([]byte, error) {
 	switch {
 	case url == "":
 		f.add(path, "%s content is the http or https URL of the content: give it here", source)
-		return nil
+		return nil, nil
 	case len(url) > MaxContentURL:
 		f.add(path, "the URL is at most %d bytes, got %d", MaxContentURL, len(url))
-		return nil
+		return nil, nil
 	}
 	if _, err := s.egress.CheckURL(url); err != nil {
 		f.add(path, "%v", err)
-		return nil
+		return nil, nil
 	}
 	if source == ContentExternalURL {
 		v.Content = VersionContent{Source: source, Type: typ}
 		v.ContentLength, v.contentHash, v.externalURL = 0, "", url
-		return nil
+		return nil, nil
 	}
 	data, mediaType, err := fetch(ctx, url)
 	if notFetched(err) {
-		f.add(path, "the request ended before the url in %s was fetched", path)
-		return nil
+		// Cut off by the caller: nothing is known of the URL.
+		return nil, storeErr("fetch "+path, err)
 	}
 	if err != nil {
 		f.add(path, "the url in %s could not be fetched: %s", path, fetchFailure(err))
-		return nil
+		return nil, nil
 	}
 	if msg := fetchedContentProblem(typ, mediaType, data, v.VariableDefinitions); msg != "" {
 		f.add(path, "the content at the url in %s can not be taken: %s", path, msg)
-		return nil
+		return nil, nil
 	}
 	setContent(v, ContentImport, typ, data)
-	return data
+	return data, nil
 }
 
 // importContent is the fetch of import content: up to MaxUploadContent

@@ -15,13 +15,15 @@ import (
 // application/problem+json body with an X-Request-Id. A *lettershop.Error
 // is answered with its Code's status (and Retry-After when it sets
 // RetryAfter); an *http.MaxBytesError with a 413 body-too-large problem;
-// anything else with a 500 whose detail shows nothing of err but the
-// request id (the caller logs err).
+// an error of a request its client cut off (its context ended) with
+// StatusClientClosedRequest; anything else with a 500 whose detail shows
+// nothing of err but the request id (the caller logs err).
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		err = &bodyTooLargeError{limit: mbe.Limit}
 	}
+	err = answerable(r, err)
 	reqID := w.Header().Get(headerRequestID)
 	if reqID == "" {
 		reqID = newRequestID()

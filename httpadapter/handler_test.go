@@ -193,6 +193,7 @@ func TestStatusOf(t *testing.T) {
 		lettershop.CodeInFlight:            409,
 		lettershop.CodeRateLimited:         429,
 		lettershop.CodeUpstream:            502,
+		lettershop.CodeCanceled:            499,
 		lettershop.CodeInternal:            500,
 		lettershop.Code(99):                500,
 	}

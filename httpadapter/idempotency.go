@@ -215,8 +215,8 @@ type mutation struct {
 }
 
 // mutate runs m once per idempotency key. Client errors are stored and
-// replayed like successes; internal errors are not, so a retry can
-// succeed. A replay is byte for byte what the first request answered,
+// replayed like successes; internal and cancelled errors are not, so a
+// retry can succeed. A replay is byte for byte what the first request answered,
 // except what m.keep leaves out.
 func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m mutation) {
 	body, err := h.readBody(w, r, m.limit)
@@ -232,7 +232,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	encode := func(v any, err error) (lettershop.Outcome, bool) {
 		var resp response
 		switch {
-		case err != nil && isInternal(err):
+		case err != nil && (isInternal(err) || lettershop.ErrorCode(err) == lettershop.CodeCanceled):
 			return nil, false
 		case err != nil:
 			resp = problemResponse(ctx, err)

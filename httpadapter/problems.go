@@ -40,7 +40,15 @@ var codeKinds = map[lettershop.Code]problemKind{
 	lettershop.CodeRateLimited:         {http.StatusTooManyRequests, "rate-limited", "Too many requests"},
 	lettershop.CodeUpstream:            {http.StatusBadGateway, "bad-gateway", "Bad gateway"},
 	lettershop.CodeInternal:            {http.StatusInternalServerError, "internal", "Internal server error"},
+	lettershop.CodeCanceled:            {StatusClientClosedRequest, "client-closed-request", "Client closed request"},
 }
+
+// StatusClientClosedRequest is the status of a request its client gave up
+// on before it was answered (the connection closed, or its context ended):
+// nginx's 499. No client reads it; it is what the request log, metrics
+// and observers are told, so that a request cut off is counted as the
+// client's doing, among the 4xx, and never as a 500.
+const StatusClientClosedRequest = 499
 
 // tooLarge is the kind of a body over its limit; the core has no Code for
 // it because only the HTTP layer reads bodies.
@@ -130,10 +138,14 @@ func problemFor(ctx context.Context, err error) problem {
 		e = &lettershop.Error{Code: lettershop.CodeInternal}
 	}
 	k, ok := codeKinds[e.Code]
-	if !ok || e.Code == lettershop.CodeInternal {
+	switch {
+	case !ok || e.Code == lettershop.CodeInternal:
 		k = codeKinds[lettershop.CodeInternal]
 		return problem{Code: k.code, Title: k.title, Status: k.status,
 			Detail: "an internal error occurred; quote request id " + requestID(ctx) + " when reporting it"}
+	case e.Code == lettershop.CodeCanceled:
+		// Its cause is the service's to log, as an internal error's.
+		return problem{Code: k.code, Title: k.title, Status: k.status, Detail: "the request was cancelled before it was answered"}
 	}
 	e = boundedError(e)
 	// The detail repeats the field errors so a person reading a terminal
@@ -168,8 +180,37 @@ func (p problem) response() response {
 	return response{status: p.Status, contentType: problemContentType, body: marshalJSON(p)}
 }
 
-// fail answers err as a problem, logging internal errors in full.
+// cutOff reports whether err is what r failed with because its client
+// went away: r's context ended, and err says it was cancelled.
+func cutOff(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && (lettershop.ErrorCode(err) == lettershop.CodeCanceled ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// answerable is err as r is answered: a CodeCanceled error when r was cut
+// off by its client, whatever err's code; an internal error when err says
+// it was cancelled but r's context is live (another context ended: the
+// service's failure, not the client's).
+func answerable(r *http.Request, err error) error {
+	switch {
+	case cutOff(r, err):
+		if lettershop.ErrorCode(err) != lettershop.CodeCanceled {
+			err = &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: err}
+		}
+	case lettershop.ErrorCode(err) == lettershop.CodeCanceled:
+		err = &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err}
+	}
+	return err
+}
+
+// fail answers err as a problem, logging internal errors in full. A
+// request its client gave up on is answered 499 and logged at info.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	err = answerable(r, err)
+	if lettershop.ErrorCode(err) == lettershop.CodeCanceled {
+		h.cfg.logger.InfoContext(r.Context(), "request cancelled by its client", "request_id", requestID(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "err", err)
+	}
 	h.logIfInternal(r, err)
 	var e *lettershop.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {

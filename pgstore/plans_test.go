@@ -15,10 +15,12 @@ import (
 
 // planNode is one node of EXPLAIN (FORMAT JSON) output.
 type planNode struct {
-	NodeType   string     `json:"Node Type"`
-	IndexName  string     `json:"Index Name"`
-	ActualRows float64    `json:"Actual Rows"`
-	Plans      []planNode `json:"Plans"`
+	NodeType    string     `json:"Node Type"`
+	IndexName   string     `json:"Index Name"`
+	ActualRows  float64    `json:"Actual Rows"`
+	ActualLoops float64    `json:"Actual Loops"`
+	Removed     float64    `json:"Rows Removed by Filter"`
+	Plans       []planNode `json:"Plans"`
 }
 
 func (n planNode) walk(fn func(planNode)) {
@@ -60,6 +62,8 @@ func explain(t *testing.T, conn *pgx.Conn, mode, query string, args []any) planN
 	params := make([]string, len(args))
 	for i, a := range args {
 		switch a := a.(type) {
+		case nil:
+			params[i] = "NULL"
 		case string:
 			params[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
 		case int, int64:

@@ -273,15 +273,23 @@ func (s *Store) UpdateDelivery(ctx context.Context, d storage.Delivery, c *stora
 	return out, nil
 }
 
+// firstOfLetter is the condition that pending delivery d is the first of
+// its letter's to its webhook, the one to take: a lookup of the letter's
+// least pending seq in deliveries_pending_by_letter. Written as a scalar
+// subquery, not NOT EXISTS, so that it stays one lookup per delivery
+// whatever the planner believes: on a table without statistics (no
+// ANALYZE yet) an anti-join was planned as a scan of every pending
+// delivery of the account for each delivery looked at.
+const firstOfLetter = `d.seq = (SELECT min(e.seq) FROM deliveries e
+	WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending')`
+
 // dueDeliveriesSQL locks up to $2 deliveries due at $1 and not leased
 // after $3, as ProcessDueDeliveries says, passing over those another
 // transaction holds; %s adds the accounts' condition.
 const dueDeliveriesSQL = `SELECT ` + deliveryColumns + ` FROM deliveries d
 	WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $3) %s
 		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
-		AND NOT EXISTS (SELECT 1 FROM deliveries e
-			WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id
-				AND e.status = 'pending' AND e.seq < d.seq)
+		AND ` + firstOfLetter + `
 	ORDER BY %snext_attempt_at, d.webhook_id, d.id LIMIT $2
 	FOR UPDATE OF d SKIP LOCKED`
 
@@ -340,19 +348,47 @@ func (s *Store) ProcessDueDeliveries(ctx context.Context, q storage.DeliveryDueQ
 	return out, fnErr
 }
 
+// accountLookahead is how many of an account's pending deliveries,
+// earliest first, DeliveryAccounts looks at for one to take. Past them it
+// names the account with the last one's time, the earliest its next could
+// be due: the take that follows finds what there is.
+const accountLookahead = 64
+
 // deliveryAccountsSQL is DeliveryAccounts' query: the accounts after $1
 // with deliveries to take at leases judged at $2, due by $3 when it is
-// set, each with its earliest, up to $4 accounts. It reads the pending
-// deliveries by account and due time.
-const deliveryAccountsSQL = `SELECT DISTINCT ON (d.account) d.account, d.next_attempt_at FROM deliveries d
-	WHERE d.status = 'pending' AND ($1 = '' OR d.account > $1)
-		AND (d.leased_until IS NULL OR d.leased_until <= $2)
-		AND ($3::timestamptz IS NULL OR d.next_attempt_at <= $3)
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
-		AND NOT EXISTS (SELECT 1 FROM deliveries e
-			WHERE e.account = d.account AND e.webhook_id = d.webhook_id AND e.letter_id = d.letter_id AND e.status = 'pending' AND e.seq < d.seq)
-	ORDER BY d.account, d.next_attempt_at
-	LIMIT $4`
+// set, each with its earliest, up to $4 accounts. Its cost follows the
+// accounts with pending deliveries, not the deliveries: a loose index
+// scan (the recursive part) finds each account with pending deliveries
+// with one descent of an index of them, and each account's earliest to
+// take is looked for among its first accountLookahead pending deliveries
+// in deliveries_due_by_account's order: the first, unless it is leased,
+// of a disabled webhook, or waits behind an earlier change of its letter
+// (one lookup each). An account none of whose first accountLookahead can
+// be taken is named with the last one's time, which is no later than its
+// earliest to take. (OFFSET 0 keeps the accounts' subquery whole, so
+// that each account's earliest is looked for once, not again for the
+// outer WHERE.)
+var deliveryAccountsSQL = fmt.Sprintf(`WITH RECURSIVE accounts(account) AS (
+		(SELECT d.account FROM deliveries d WHERE d.status = 'pending' AND d.account > $1 ORDER BY d.account LIMIT 1)
+		UNION ALL
+		SELECT (SELECT d.account FROM deliveries d WHERE d.status = 'pending' AND d.account > a.account ORDER BY d.account LIMIT 1)
+		FROM accounts a WHERE a.account IS NOT NULL)
+	SELECT n.account, n.next FROM (
+		SELECT a.account, coalesce(
+			(SELECT d.next_attempt_at FROM (
+				SELECT d.account, d.webhook_id, d.letter_id, d.seq, d.leased_until, d.next_attempt_at FROM deliveries d
+				WHERE d.account = a.account AND d.status = 'pending' AND d.next_attempt_at <= coalesce($3::timestamptz, 'infinity')
+				ORDER BY d.next_attempt_at LIMIT %[1]d) d
+			WHERE (d.leased_until IS NULL OR d.leased_until <= $2)
+				AND EXISTS (SELECT 1 FROM webhooks w WHERE w.account = d.account AND w.id = d.webhook_id AND w.status = 'enabled')
+				AND %[2]s
+			ORDER BY d.next_attempt_at LIMIT 1),
+			(SELECT d.next_attempt_at FROM deliveries d
+			WHERE d.account = a.account AND d.status = 'pending' AND d.next_attempt_at <= coalesce($3::timestamptz, 'infinity')
+			ORDER BY d.next_attempt_at OFFSET %[3]d LIMIT 1)) AS next
+		FROM accounts a WHERE a.account IS NOT NULL OFFSET 0) n
+	WHERE n.next IS NOT NULL
+	LIMIT $4`, accountLookahead, firstOfLetter, accountLookahead-1)
 
 // DeliveryAccounts implements storage.Storage.
 func (s *Store) DeliveryAccounts(ctx context.Context, q storage.DeliveryAccountQuery) ([]storage.DeliveryAccount, error) {

@@ -77,7 +77,12 @@ type WebhookStorage interface {
 	// to q.Limit accounts, in account order, after q.After; with q.Until
 	// set, only deliveries whose NextAttemptAt is not after it count. Its
 	// cost follows the accounts with pending deliveries, not every
-	// account.
+	// account, nor every delivery: a store may look at only an account's
+	// first few pending deliveries, earliest first, and when none of them
+	// can be taken (under way, waiting behind an earlier one of their
+	// letter, of a disabled webhook) name the account with the last one's
+	// NextAttemptAt, no later than its earliest to take; a take then finds
+	// what there is.
 	DeliveryAccounts(ctx context.Context, q DeliveryAccountQuery) ([]DeliveryAccount, error)
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"container/list"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lettershop/lettershop/httpadapter"
@@ -114,13 +114,18 @@ const refuseWriteTimeout = time.Second
 // limitListener caps the connections open at once, in all and per client
 // address. A connection over the cap of its address is answered 503 with a
 // problem and closed at once, rather than left waiting: its client learns
-// why, and holds nothing of the server. At the cap in all, a new connection
-// takes the place of the oldest idle one, which is closed: a connection is
-// idle from when it is accepted until a request on it reaches the handler,
-// and again between requests. Connections that never finish a request
-// (headers sent a byte at a time, or nothing) therefore cannot keep out a
-// client that sends whole requests; only when every connection is serving
-// a request is a new one answered 503. Every connection it hands out is a
+// why, and holds nothing of the server. At the cap in all, a new
+// connection takes the place of one that holds its place for nothing,
+// which is closed: first the oldest of those that have not yet completed a
+// request (headers sent a byte at a time, or nothing at all), then the one
+// idle longest of those kept open between requests. A connection whose
+// request has begun is never closed to make room: one serving a request,
+// one whose request's headers have all arrived, and one kept open whose
+// next request's first bytes have arrived. Connections that never finish a
+// request therefore cannot keep out a client that sends whole requests,
+// nor cost it a request it sent; only when every connection has a request
+// under way is a new one answered 503. The http.Server tells it where each
+// connection stands through connState. Every connection it hands out is a
 // problemConn.
 type limitListener struct {
 	net.Listener
@@ -132,9 +137,11 @@ type limitListener struct {
 	mu   sync.Mutex
 	open int
 	byIP map[string]int
-	// idle holds the connections serving no request, the one idle longest
-	// at the front.
-	idle list.List
+	// fresh holds the connections that have not completed a request and
+	// have none under way, the oldest at the front; idle those between
+	// requests, kept open, the one idle longest at the front. The
+	// connections in neither are not closed to make room.
+	fresh, idle list.List
 }
 
 func newLimitListener(ln net.Listener, total, perClient int, logger *slog.Logger) *limitListener {
@@ -163,8 +170,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 }
 
 // take counts the new connection c, or says why it is over a cap. At the
-// cap in all it gives back the place of the oldest idle connection, which
-// the caller closes.
+// cap in all it gives back the place of a connection that holds it for
+// nothing, which the caller closes.
 func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -172,16 +179,19 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 		return "this client address has " + strconv.Itoa(l.perClient) + " connections open, as many as one address may; reuse them, or retry shortly", nil
 	}
 	if l.total > 0 && l.open >= l.total {
-		front := l.idle.Front()
+		front := l.fresh.Front()
 		if front == nil {
-			return "the server has " + strconv.Itoa(l.total) + " connections open, each serving a request, as many as it takes; retry shortly", nil
+			front = l.idle.Front()
+		}
+		if front == nil {
+			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil
 		}
 		shed = front.Value.(*countedConn)
 		l.releaseLocked(shed)
 	}
 	l.open++
 	l.byIP[c.ip]++
-	c.idle = l.idle.PushBack(c)
+	l.placeLocked(c, &l.fresh)
 	return "", shed
 }
 
@@ -197,61 +207,61 @@ func (l *limitListener) releaseLocked(c *countedConn) {
 		return
 	}
 	c.released = true
-	if c.idle != nil {
-		l.idle.Remove(c.idle)
-		c.idle = nil
-	}
+	c.between.Store(false)
+	l.unplaceLocked(c)
 	l.open--
 	if l.byIP[c.ip]--; l.byIP[c.ip] <= 0 {
 		delete(l.byIP, c.ip)
 	}
 }
 
-// serving notes that a request on c reached the handler: c is not idle.
-func (l *limitListener) serving(c *countedConn) {
+// placeLocked puts c at the back of to, l.fresh or l.idle.
+func (l *limitListener) placeLocked(c *countedConn, to *list.List) {
+	l.unplaceLocked(c)
+	c.place, c.in = to.PushBack(c), to
+}
+
+// unplaceLocked takes c out of the list it is in, if any: it is not
+// closed to make room.
+func (l *limitListener) unplaceLocked(c *countedConn) {
+	if c.place != nil {
+		c.in.Remove(c.place)
+		c.place, c.in = nil, nil
+	}
+}
+
+// connState is the http.Server's ConnState. A connection is active once a
+// request's headers have all arrived, before the handler runs, until the
+// answer is written: its request is under way. It is idle between
+// requests, kept open, until the first byte of the next one arrives
+// (begun).
+func (l *limitListener) connState(nc net.Conn, state http.ConnState) {
+	c, ok := nc.(*countedConn)
+	if !ok {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.busy++; c.idle != nil {
-		l.idle.Remove(c.idle)
-		c.idle = nil
-	}
-}
-
-// served notes that a request on c is answered: c is idle again, the
-// newest, when it serves no other.
-func (l *limitListener) served(c *countedConn) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if c.busy--; c.busy == 0 && !c.released && c.idle == nil {
-		c.idle = l.idle.PushBack(c)
-	}
-}
-
-// connKey carries a request's *countedConn in its context.
-type connKey struct{}
-
-// connContext is the http.Server's ConnContext: it lets trackServing find
-// the connection of a request.
-func connContext(ctx context.Context, c net.Conn) context.Context {
-	if cc, ok := c.(*countedConn); ok {
-		return context.WithValue(ctx, connKey{}, cc)
-	}
-	return ctx
-}
-
-// trackServing marks a request's connection as serving while next runs, so
-// that the listener never closes it to make room.
-func trackServing(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cc, ok := r.Context().Value(connKey{}).(*countedConn)
-		if !ok {
-			next.ServeHTTP(w, r)
-			return
+	switch state {
+	case http.StateActive, http.StateHijacked:
+		c.between.Store(false)
+		l.unplaceLocked(c)
+	case http.StateIdle:
+		if !c.released {
+			l.placeLocked(c, &l.idle)
+			c.between.Store(true)
 		}
-		cc.l.serving(cc)
-		defer cc.l.served(cc)
-		next.ServeHTTP(w, r)
-	})
+	}
+}
+
+// begun notes that the next request of c, kept open between requests, has
+// begun to arrive: it is not closed to make room.
+func (l *limitListener) begun(c *countedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.in == &l.idle {
+		l.unplaceLocked(c)
+	}
 }
 
 // refuse answers a connection over a cap and closes it. It reads what the
@@ -281,16 +291,29 @@ func clientIP(a net.Addr) string {
 	return host
 }
 
-// countedConn gives its place back to the listener when closed, once.
+// countedConn gives its place back to the listener when closed, once,
+// and tells it when a request begins to arrive on it between requests.
 type countedConn struct {
 	problemConn
 	l  *limitListener
 	ip string
-	// Under l.mu: the requests it serves, its place in l.idle (nil while
-	// serving), and whether its place was given back.
-	busy     int
-	idle     *list.Element
+	// between is set while the connection is kept open between requests:
+	// a byte read then is the next request's, which has begun.
+	between atomic.Bool
+	// Under l.mu: its place in l.fresh or l.idle (nil in neither), the
+	// list it is in, and whether its place was given back.
+	place    *list.Element
+	in       *list.List
 	released bool
+}
+
+// Read notes the first bytes of a request read between requests.
+func (c *countedConn) Read(b []byte) (int, error) {
+	n, err := c.problemConn.Read(b)
+	if n > 0 && c.between.CompareAndSwap(true, false) {
+		c.l.begun(c)
+	}
+	return n, err
 }
 
 func (c *countedConn) Close() error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -185,12 +186,12 @@ func TestMaxConns(t *testing.T) {
 	untilServed(t, base)
 }
 
-// At --max-conns, a new connection takes the place of the oldest idle one:
-// a connection kept open between requests, or one whose request never
-// came.
-func TestMaxConnsShedsTheOldestIdle(t *testing.T) {
+// At --max-conns, a new connection takes the place of one that has not
+// completed a request before one kept open between requests, however long
+// that one has been idle; one serving a request is never closed.
+func TestMaxConnsShedsWhatNeverCompletedARequestFirst(t *testing.T) {
 	base, _ := startServer(t, "--max-conns", "3", "--max-conns-per-client", "0", "--rate-limit", "0")
-	idle, resp, body := dialAnswered(t, base) // answered, kept open
+	kept, resp, body := dialAnswered(t, base) // answered, kept open: idle the longest
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("first connection: %d %s", resp.StatusCode, body)
 	}
@@ -200,13 +201,19 @@ func TestMaxConnsShedsTheOldestIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { quiet.Close() })
-	// The quiet one is idle, but not as long as the first.
 	if _, resp, body := dialAnswered(t, base); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a fourth connection: %d %s", resp.StatusCode, body)
 	}
-	_ = idle.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := idle.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Errorf("the oldest idle connection is still open: %v", err)
+	_ = quiet.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := quiet.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the connection that never sent a request is still open: %v", err)
+	}
+	// The one kept open still serves its next request.
+	if _, err := io.WriteString(kept, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := readAnswer(t, kept); resp.StatusCode != http.StatusOK {
+		t.Errorf("the connection kept open, its next request: %d %s", resp.StatusCode, body)
 	}
 	// The busy one is never shed: its request is answered.
 	if _, err := io.WriteString(busy, `{"name":"x","type":"template"}`+strings.Repeat(" ", 100-30)); err != nil {
@@ -215,6 +222,111 @@ func TestMaxConnsShedsTheOldestIdle(t *testing.T) {
 	resp, body = readAnswer(t, busy)
 	if resp.StatusCode != http.StatusCreated {
 		t.Errorf("the busy connection's request: %d %s", resp.StatusCode, body)
+	}
+}
+
+// pipeConn is a connection of l over a pipe, not yet taken, and the
+// client's end of it.
+func pipeConn(t *testing.T, l *limitListener) (*countedConn, net.Conn) {
+	t.Helper()
+	client, server := net.Pipe()
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return &countedConn{problemConn: problemConn{server}, l: l, ip: "127.0.0.1"}, client
+}
+
+// arrive has the server read what the client sends on c, as net/http
+// reads a request.
+func arrive(t *testing.T, c *countedConn, client net.Conn, data string) {
+	t.Helper()
+	go func() { _, _ = io.WriteString(client, data) }()
+	if _, err := io.ReadFull(c, make([]byte, len(data))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Which connection the listener closes to make room, as the http.Server
+// tells it where each stands: one that never completed a request (the
+// oldest first), then one kept open between requests (idle the longest
+// first); never one whose request has begun: its headers all read (the
+// server's active state, before the handler runs), or, kept open, the
+// first bytes of its next request read. With none to close, a new
+// connection is refused.
+func TestLimitListenerSheds(t *testing.T) {
+	l := newLimitListener(nil, 5, 0, slog.New(slog.DiscardHandler))
+	take := func(c *countedConn) *countedConn {
+		t.Helper()
+		why, shed := l.take(c)
+		if why != "" {
+			t.Fatalf("refused: %s", why)
+		}
+		return shed
+	}
+	// served has c serve a request, its headers read, and be kept open.
+	served := func(c *countedConn, client net.Conn) {
+		t.Helper()
+		l.connState(c, http.StateNew)
+		arrive(t, c, client, "GET / HTTP/1.1\r\n\r\n")
+		l.connState(c, http.StateActive)
+		arrive(t, c, client, "a body")
+		l.connState(c, http.StateIdle)
+	}
+	keptLong, keptLongClient := pipeConn(t, l)
+	begun, begunClient := pipeConn(t, l)
+	kept, keptClient := pipeConn(t, l)
+	slow, slowClient := pipeConn(t, l)
+	headersRead, headersReadClient := pipeConn(t, l)
+	for _, c := range []*countedConn{keptLong, begun, kept, slow, headersRead} {
+		if shed := take(c); shed != nil {
+			t.Fatalf("under the cap, a connection was closed")
+		}
+	}
+	served(keptLong, keptLongClient)
+	served(begun, begunClient)
+	served(kept, keptClient)
+	arrive(t, begun, begunClient, "GET /v1/le") // its next request begins
+	arrive(t, slow, slowClient, "GET /v1/le")   // never completes one
+	arrive(t, headersRead, headersReadClient, "GET / HTTP/1.1\r\n\r\n")
+	l.connState(headersRead, http.StateActive)
+
+	// The slow one goes first; then the new ones, which never completed a
+	// request either, each in turn.
+	n1, _ := pipeConn(t, l)
+	if shed := take(n1); shed != slow {
+		t.Fatalf("at the cap, closed %p, want the connection that never completed a request", shed)
+	}
+	n2, _ := pipeConn(t, l)
+	if shed := take(n2); shed != n1 {
+		t.Fatalf("at the cap, closed %p, want the newer one that never completed a request", shed)
+	}
+	// n2's request arrives: the connections kept open go next, the one
+	// idle longest first, never the one whose next request has begun.
+	l.connState(n2, http.StateActive)
+	n3, _ := pipeConn(t, l)
+	if shed := take(n3); shed != keptLong {
+		t.Fatalf("at the cap, closed %p, want the connection idle the longest", shed)
+	}
+	l.connState(n3, http.StateActive)
+	n4, _ := pipeConn(t, l)
+	if shed := take(n4); shed != kept {
+		t.Fatalf("at the cap, closed %p, want the other idle one", shed)
+	}
+	l.connState(n4, http.StateActive)
+	n5, _ := pipeConn(t, l)
+	if why, shed := l.take(n5); why == "" || shed != nil {
+		t.Fatalf("every connection with a request under way: closed %p, refused %q; want a refusal", shed, why)
+	}
+
+	// Once begun's request is answered it is idle again; closed, a
+	// connection gives its place back.
+	l.connState(begun, http.StateActive)
+	l.connState(begun, http.StateIdle)
+	if shed := take(n5); shed != begun {
+		t.Fatalf("at the cap, closed %p, want the one idle again", shed)
+	}
+	n2.Close()
+	n6, _ := pipeConn(t, l)
+	if shed := take(n6); shed != nil {
+		t.Fatalf("a place given back by a close: closed %p to make room", shed)
 	}
 }
 

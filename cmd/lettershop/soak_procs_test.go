@@ -206,11 +206,14 @@ func (w *tmpWatch) report() (string, bool) {
 }
 
 // serverLog is what a server's log says went wrong: its records at level
-// ERROR, and its request lines with a 5xx status (answers the server made,
-// whether or not a client was there to read them).
+// ERROR, its request lines with a 5xx status (answers the server made,
+// whether or not a client was there to read them), and those with a 499
+// (requests the server saw cut off before it answered).
 type serverLog struct {
-	errors, fivexx int
-	first          []string
+	// canceled counts requests answered 499: cut off by their client,
+	// which in the soak (it never hangs up) means by the server.
+	errors, fivexx, canceled int
+	first                    []string
 }
 
 func readServerLog(path string) serverLog {
@@ -230,6 +233,8 @@ func readServerLog(path string) serverLog {
 			out.errors++
 		case strings.Contains(line, " msg=request ") && strings.Contains(line, " status=5"):
 			out.fivexx++
+		case strings.Contains(line, " msg=request ") && strings.Contains(line, " status=499 "):
+			out.canceled++
 		default:
 			continue
 		}

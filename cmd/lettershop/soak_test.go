@@ -18,7 +18,9 @@ package main
 //	  go test -tags soak -run TestSoak -v -timeout 30m ./cmd/lettershop
 //
 // LETTERSHOP_SOAK_DURATION sets how long traffic runs (default 3m);
-// LETTERSHOP_SOAK_LOGS names a directory to keep the servers' logs in.
+// LETTERSHOP_SOAK_LOGS names a directory to keep the servers' logs in;
+// LETTERSHOP_SOAK_CLOCK_STORE=memory runs the test-clock server on the
+// in-memory store, to tell what its figures owe to PostgreSQL.
 // Servers and database are on the loopback interface only.
 // docs/operations.md describes what it sends, what it checks and what it
 // reports.
@@ -188,8 +190,11 @@ func TestSoak(t *testing.T) {
 		{name: "pair-0", bin: bin, addr: freeAddr(t), args: pairArgs, env: env, logPath: filepath.Join(logs, "pair-0.log")},
 		{name: "pair-1", bin: bin, addr: freeAddr(t), args: pairArgs, env: env, logPath: filepath.Join(logs, "pair-1.log")},
 	}
-	s.clock = &soakServer{name: "clock", bin: bin, addr: freeAddr(t), env: env, logPath: filepath.Join(logs, "clock.log"),
-		args: []string{"--store", dsn, "--schema", newSchema(t, dsn), "--rate-limit", "0", "--test-clock"}}
+	clockArgs, clockOn := []string{"--store", dsn, "--schema", newSchema(t, dsn), "--rate-limit", "0", "--test-clock"}, "on a schema of its own"
+	if os.Getenv("LETTERSHOP_SOAK_CLOCK_STORE") == "memory" {
+		clockArgs, clockOn = clockArgs[4:], "on the in-memory store"
+	}
+	s.clock = &soakServer{name: "clock", bin: bin, addr: freeAddr(t), env: env, logPath: filepath.Join(logs, "clock.log"), args: clockArgs}
 	servers := []*soakServer{s.pair[0], s.pair[1], s.clock}
 	for _, srv := range servers {
 		srv.start(t)
@@ -464,18 +469,19 @@ func TestSoak(t *testing.T) {
 	watch.check()
 
 	// The report.
-	t.Logf("soak: traffic for %s (ended at %s); pair-0 and pair-1 on one schema, %d SIGKILLs (%s); clock, a test-clock server on a schema of its own",
-		duration, trafficEnded.Round(time.Second), len(kills), strings.Join(kills, ", "))
+	t.Logf("soak: traffic for %s (ended at %s); pair-0 and pair-1 on one schema, %d SIGKILLs (%s); clock, a test-clock server %s",
+		duration, trafficEnded.Round(time.Second), len(kills), strings.Join(kills, ", "), clockOn)
 	t.Logf("requests by kind (status 0 under slow-headers: closed unanswered, by the header timeout or to make room; net err: no answer, a server down or a body refused mid-send):\n%s",
 		strings.Join(s.counts.table(), "\n"))
 	serverLogs := map[*soakServer]serverLog{}
-	var logged5xx int
+	var logged5xx, logged499 int
 	for _, srv := range servers {
 		serverLogs[srv] = readServerLog(srv.logPath)
 		logged5xx += serverLogs[srv].fivexx
+		logged499 += serverLogs[srv].canceled
 	}
-	t.Logf("5xx: %d answers read by the soak, %d in the servers' request logs; to the regular client at 127.0.0.1: 503 %d, 429 %d; answers a kind does not allow: %d",
-		s.counts.serverErrors, logged5xx, s.counts.normalStatus(503), s.counts.normalStatus(429), s.counts.unexpected)
+	t.Logf("5xx: %d answers read by the soak, %d in the servers' request logs; 499 (cut off before the answer) in the request logs %d; to the regular client at 127.0.0.1: 503 %d, 429 %d; answers a kind does not allow: %d",
+		s.counts.serverErrors, logged5xx, logged499, s.counts.normalStatus(503), s.counts.normalStatus(429), s.counts.unexpected)
 	for _, e := range s.counts.fivexx {
 		t.Errorf("5xx: %s", e)
 	}
@@ -575,9 +581,9 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	for _, srv := range servers {
-		if l := serverLogs[srv]; l.errors+l.fivexx > 0 {
-			t.Errorf("%s logged %d errors and answered %d requests with a 5xx (the soak never hangs up on a request), the first:\n  %s",
-				srv.name, l.errors, l.fivexx, strings.Join(l.first, "\n  "))
+		if l := serverLogs[srv]; l.errors+l.fivexx+l.canceled > 0 {
+			t.Errorf("%s logged %d errors, answered %d requests with a 5xx and %d with a 499 (the soak never hangs up on a request), the first:\n  %s",
+				srv.name, l.errors, l.fivexx, l.canceled, strings.Join(l.first, "\n  "))
 		}
 	}
 }
