@@ -238,3 +238,66 @@ func checkResource(template []byte, name, mime string, data []byte) string {
 	}
 	return ""
 }
+
+// resolveContent checks the letter's content names an asset of the account
+// and a published version of it (its published one when none is named), and
+// snapshots what the letter will be printed from. It reports whether it
+// could; err is the store's failure to tell (an internal or cancelled
+// error), never the request's.
+func (s *Service) resolveContent(ctx context.Context, account string, l *Letter, f fieldErrors) (resolved bool, err error) {
+	c := &l.Content
+	ok := true
+	if c.Type != LetterContentAsset {
+		f.add("content.type", "must be asset")
+		ok = false
+	}
+	if !ValidID(assetPrefix, c.AssetID) {
+		f.add("content.assetId", "must be %s followed by letters and digits", assetPrefix)
+		return false, nil
+	}
+	if c.AssetVersionID != "" && !ValidID(versionPrefix, c.AssetVersionID) {
+		f.add("content.assetVersionId", "must be %s followed by letters and digits", versionPrefix)
+		return false, nil
+	}
+	a, err := s.getAsset(ctx, account, c.AssetID)
+	if ErrorCode(err) == CodeNotFound {
+		f.add("content.assetId", "asset %s not found", c.AssetID)
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	vid := c.AssetVersionID
+	if vid == "" {
+		if a.PublishedVersionID == "" {
+			f.add("content.assetId", "asset %s has no published version", c.AssetID)
+			return false, nil
+		}
+		vid = a.PublishedVersionID
+	}
+	v, err := s.getVersion(ctx, account, c.AssetID, vid)
+	if ErrorCode(err) == CodeNotFound {
+		f.add("content.assetVersionId", "version %s of asset %s not found", vid, c.AssetID)
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if v.Status != VersionPublished {
+		f.add("content.assetVersionId", "version %s is %s: only a published version can be mailed", vid, v.Status)
+		return false, nil
+	}
+	if why := printableContent(string(v.Content.Type)); why != "" {
+		f.add("content.assetId", "%s", why)
+		return false, nil
+	}
+	c.AssetVersionID = vid
+	hash := v.contentHash
+	if v.Content.Source == ContentExternalURL {
+		hash = v.externalURL
+	}
+	l.snapshot = contentSnapshot{
+		Hash:        hash,
+		Type:        string(v.Content.Type),
+		Definitions: slices.Clone(v.VariableDefinitions),
+	}
+	return ok, nil
+}
