@@ -92,6 +92,12 @@
 //   - internal/clockview: a Service's view of the accounts' own clocks as
 //     the store keeps them, read again only when the store's clock stamp
 //     moved.
+//   - internal/pack: the compact byte form a record is kept in, in
+//     memory: values written and read back in order, common words as
+//     numbers; it knows nothing of what it packs.
+//   - internal/lettersnap: a stored letter kept as an answer showed it,
+//     for an idempotent request's replay, and its compressed encoding
+//     for a store that serializes; it knows storage's records only.
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
 //     it knows nothing of what it fetches, nor how.
@@ -110,7 +116,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch
+//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, internal/pack, internal/lettersnap
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -132,6 +138,8 @@
 //	egress              -> (std only)
 //	testclock           -> (none)
 //	internal/clockview  -> storage
+//	internal/pack       -> (std only)
+//	internal/lettersnap -> storage, internal/pack
 //	fetchbatch          -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)

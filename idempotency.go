@@ -1,7 +1,6 @@
 package lettershop
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -438,7 +437,7 @@ func encodeOutcome(v any, err error) (Outcome, bool) {
 // idempotent Go call holds.
 func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 	var zero T
-	if b, ok := stored.(storage.Encoded); ok && bytes.HasPrefix(b, []byte(snapshotMagic)) {
+	if b, ok := stored.(storage.Encoded); ok && isEncodedSnapshot(b) {
 		snap, err := DecodeLetterSnapshot(b)
 		if err != nil {
 			return zero, internal(op+": stored outcome", err)

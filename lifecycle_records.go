@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -173,35 +174,34 @@ var courses = sync.Pool{New: func() any { return &postal.Course{} }}
 // nothing, for a form it cannot read or an event it cannot pack; the
 // caller then unpacks the letter.
 func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time) bool {
-	u := unpacker{s: k.data}
+	u := pack.NewReader(k.data, keptWords)
 	c := courses.Get().(*postal.Course)
 	defer courses.Put(c)
 	*c = postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Added: c.Added[:0]}
-	u.life(&c.Facts)
-	mid := u.uvarint()
-	if u.err != nil || mid > uint64(len(u.s)-u.i) {
+	unpackLife(&u, &c.Facts)
+	mid := u.Uvarint()
+	midStart := u.Pos()
+	if u.Err() != nil || !u.Skip(mid) {
 		return false
 	}
-	midStart := u.i
-	u.i += int(mid)
-	old, _ := u.count()
-	if u.err != nil {
+	old, _ := u.Count()
+	if u.Err() != nil {
 		return false
 	}
-	oldEvents := k.data[u.i:]
+	oldEvents := u.Rest()
 	lc.advance(c, now)
 	if len(c.Added) == 0 {
 		r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
 		return true
 	}
-	p := packers.Get().(*packer)
-	defer p.release()
-	p.life(&c.Facts)
-	p.uvarint(mid)
-	p.b = append(p.b, k.data[midStart:midStart+int(mid)]...)
-	p.uvarint(uint64(old+len(c.Added)) + 1)
-	p.b = append(p.b, oldEvents...)
-	var ids [16]int // where each new event's id starts in p.b
+	p := pack.Get(keptWords)
+	defer p.Release()
+	packLife(p, &c.Facts)
+	p.Uvarint(mid)
+	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
+	p.Uvarint(uint64(old+len(c.Added)) + 1)
+	p.B = append(p.B, oldEvents...)
+	var ids [16]int // where each new event's id starts in p.B
 	if len(c.Added) > len(ids) {
 		return false
 	}
@@ -210,31 +210,31 @@ func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time
 		if e.At.Location() != time.UTC {
 			return false
 		}
-		p.byte(flags(e.Tracking, e.ActionRequired))
-		p.uvarint(uint64(eventIDLen) << 1)
-		ids[i] = len(p.b)
-		p.b = appendEventID(p.b, r.ID, e.N, e.At)
-		p.time(e.At)
+		p.Byte(pack.Flags(e.Tracking, e.ActionRequired))
+		p.Uvarint(uint64(eventIDLen) << 1)
+		ids[i] = len(p.B)
+		p.B = appendEventID(p.B, r.ID, e.N, e.At)
+		p.Time(e.At)
 		if e.Tracking {
-			p.str(string(eventTracking))
+			p.Str(string(eventTracking))
 		} else {
-			p.str(string(eventStatus))
+			p.Str(string(eventStatus))
 		}
-		p.str(string(e.Status))
-		p.str(e.Description)
-		p.str(e.OperationCode)
-		p.str(e.Location)
+		p.Str(string(e.Status))
+		p.Str(e.Description)
+		p.Str(e.OperationCode)
+		p.Str(e.Location)
 		if e.Tracking {
-			p.str(e.Notes)
-			p.str(e.Facility)
-			p.str(e.FacilityType)
-			p.str(e.FacilityZip)
+			p.Str(e.Notes)
+			p.Str(e.Facility)
+			p.Str(e.FacilityType)
+			p.Str(e.FacilityZip)
 		}
 	}
-	if p.err != nil {
+	if p.Err() != nil {
 		return false
 	}
-	data := string(p.b)
+	data := p.String()
 	r.Notices = slices.Grow(r.Notices, len(c.Added))
 	for i := range c.Added {
 		e := &c.Added[i]

@@ -1,15 +1,11 @@
 package lettershop
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
-	"sync"
-	"time"
 	"unique"
 
+	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -76,45 +72,40 @@ func (k *keptLetter) EncodeDocument() ([]byte, error) {
 	return encodeDoc(&d)
 }
 
-// errUnkeepable stops packing a document that holds what the packed form
-// does not.
-var errUnkeepable = errors.New("not keepable")
-
 // keepLetter packs d, and reports false when d holds what a keptLetter
 // does not.
 func keepLetter(d *letterDoc) (*keptLetter, bool) {
-	p := packers.Get().(*packer)
-	defer p.release()
-	p.life(&d.Life)
+	p := pack.Get(keptWords)
+	defer p.Release()
+	packLife(p, &d.Life)
 	// The middle part, which a lifecycle step leaves as it is, goes after
 	// its length, so that a step copies it without reading it
 	// (advanceKept).
-	lifeEnd := len(p.b)
-	p.party(&d.Sender)
-	p.party(&d.Recipient)
-	p.str(string(d.UseType))
-	p.str(d.SendDate)
-	p.str(d.Description)
-	p.variables(d.Variables)
-	p.options(&d.Options)
-	p.str(d.IssueMessage)
-	p.variables(d.Snapshot.Merge)
-	p.assetRefs(d.Snapshot.Assets)
-	var n [binary.MaxVarintLen64]byte
-	p.b = slices.Insert(p.b, lifeEnd, n[:binary.PutUvarint(n[:], uint64(len(p.b)-lifeEnd))]...)
-	p.events(d.Events)
-	if p.err != nil {
+	lifeEnd := len(p.B)
+	packParty(p, &d.Sender)
+	packParty(p, &d.Recipient)
+	p.Str(string(d.UseType))
+	p.Str(d.SendDate)
+	p.Str(d.Description)
+	packVariables(p, d.Variables)
+	packOptions(p, &d.Options)
+	p.Str(d.IssueMessage)
+	packVariables(p, d.Snapshot.Merge)
+	packAssetRefs(p, d.Snapshot.Assets)
+	p.InsertLength(lifeEnd)
+	packEvents(p, d.Events)
+	if p.Err() != nil {
 		return nil, false
 	}
-	data := string(p.b)
-	p.b = p.b[:0]
-	p.definitions(d.Snapshot.Definitions)
-	if p.err != nil {
+	data := p.String()
+	p.Reset()
+	packDefinitions(p, d.Snapshot.Definitions)
+	if p.Err() != nil {
 		return nil, false
 	}
 	shared := unique.Make(keptContent{
 		contentType: d.Content.Type, assetID: d.Content.AssetID, versionID: d.Content.AssetVersionID,
-		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, definitions: string(p.b),
+		hash: d.Snapshot.Hash, snapType: d.Snapshot.Type, definitions: p.String(),
 	})
 	return &keptLetter{data: data, shared: shared}, true
 }
@@ -122,55 +113,45 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 // unpack writes the document k was made from into d.
 func (k *keptLetter) unpack(d *letterDoc) error {
 	c := k.shared.Value()
-	u := unpacker{s: k.data}
-	u.life(&d.Life)
-	mid := u.uvarint()
-	midStart := u.i
-	u.party(&d.Sender)
-	u.party(&d.Recipient)
+	r := pack.NewReader(k.data, keptWords)
+	u := &r
+	unpackLife(u, &d.Life)
+	mid := u.Uvarint()
+	midStart := u.Pos()
+	unpackParty(u, &d.Sender)
+	unpackParty(u, &d.Recipient)
 	d.Content = LetterContent{Type: c.contentType, AssetID: c.assetID, AssetVersionID: c.versionID}
-	d.UseType = UseType(u.str())
-	d.SendDate = u.str()
-	d.Description = u.str()
-	d.Variables = u.variables()
-	u.options(&d.Options)
-	d.IssueMessage = u.str()
-	d.Snapshot.Merge = u.variables()
-	d.Snapshot.Assets = u.assetRefs()
-	if uint64(u.i-midStart) != mid {
-		u.fail("middle part")
+	d.UseType = UseType(u.Str())
+	d.SendDate = u.Str()
+	d.Description = u.Str()
+	d.Variables = unpackVariables(u)
+	unpackOptions(u, &d.Options)
+	d.IssueMessage = u.Str()
+	d.Snapshot.Merge = unpackVariables(u)
+	d.Snapshot.Assets = unpackAssetRefs(u)
+	if uint64(u.Pos()-midStart) != mid {
+		u.Fail("middle part")
 	}
-	d.Events = u.events()
+	d.Events = unpackEvents(u)
 	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
-	du := unpacker{s: c.definitions}
-	d.Snapshot.Definitions = du.definitions()
-	u.end()
-	du.end()
-	if err := errors.Join(u.err, du.err); err != nil {
+	du := pack.NewReader(c.definitions, keptWords)
+	d.Snapshot.Definitions = unpackDefinitions(&du)
+	u.End()
+	du.End()
+	if err := errors.Join(u.Err(), du.Err()); err != nil {
 		return fmt.Errorf("kept letter document: %w", err)
 	}
 	return nil
 }
 
-// The packed form is the life facts, the length of the middle part (the
-// parties, content, options and snapshot: what a lifecycle step does not
-// change) and the middle part, then the events: each a sequence of values,
-// written by one method of packer and read back by the method of the same
-// name of unpacker, in the same order:
-//
-//   - an unsigned number is a uvarint, a signed one a zigzag varint;
-//   - a string is a uvarint n: n/2 bytes of text follow when n is even,
-//     and when n is odd it is the common word keptWords[n/2];
-//   - a slice is its length plus one, 0 for nil, then its elements;
-//   - an optional part (a pointer) is a flag bit in a byte before it;
-//   - a time is its Unix seconds, then its nanoseconds (as milliseconds
-//     when whole); only UTC times are packed.
-//
-// The form lives only in memory, never on disk or the wire, so it may
-// change from one build to the next.
+// The packed form (package pack) is the life facts, the length of the
+// middle part (the parties, content, options and snapshot: what a
+// lifecycle step does not change) and the middle part, then the events:
+// each a sequence of values, written by one packX function and read back
+// by the unpackX of the same name, in the same order.
 
 // keptWords are values many letters hold, packed as a number each.
-var keptWords = [...]string{
+var keptWords = pack.NewWords(
 	"queued", "ready", "inProduction", "mailed", "issue", "canceled",
 	"inTransit", "inLocalArea", "processedForDelivery", "delivered", "reRouted", "returnedToSender",
 	"status", "tracking", "marketing", "transactional", "asset", "none", "basic", "proper", "upper",
@@ -178,599 +159,388 @@ var keptWords = [...]string{
 	"Letter received", requeuedDescription,
 	"Letter processed and ready for printing", "Letter is being printed and enclosed",
 	"Letter handed to the postal service", "Canceled at the sender's request",
+)
+
+func packLife(p *pack.Writer, f *postal.Facts) {
+	p.Str(string(f.Stage))
+	p.Varint(int64(f.Events))
+	p.Str(f.SendDate)
+	p.Str(string(f.Outcome))
+	p.Str(f.From.City)
+	p.Str(f.From.State)
+	p.Str(f.From.Zip)
+	p.Str(f.To.City)
+	p.Str(f.To.State)
+	p.Str(f.To.Zip)
+	p.Byte(pack.Flags(f.Fetch))
 }
 
-var keptWordIndex = func() map[string]int {
-	m := make(map[string]int, len(keptWords))
-	for i, w := range keptWords {
-		m[w] = i
-	}
-	return m
-}()
-
-// packer writes the packed form into b. It is pooled: a letter is packed
-// into a scratch buffer and then copied once into a string of its size.
-type packer struct {
-	b   []byte
-	err error
-}
-
-var packers = sync.Pool{New: func() any { return &packer{b: make([]byte, 0, 1024)} }}
-
-func (p *packer) release() {
-	if cap(p.b) > 64<<10 {
-		return
-	}
-	p.b, p.err = p.b[:0], nil
-	packers.Put(p)
-}
-
-func (p *packer) uvarint(v uint64) {
-	for v >= 0x80 {
-		p.b = append(p.b, byte(v)|0x80)
-		v >>= 7
-	}
-	p.b = append(p.b, byte(v))
-}
-
-func (p *packer) varint(v int64) { p.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
-
-func (p *packer) byte(c byte) { p.b = append(p.b, c) }
-
-func (p *packer) bool(v bool) {
-	if v {
-		p.byte(1)
-	} else {
-		p.byte(0)
-	}
-}
-
-func (p *packer) str(s string) {
-	if len(s) <= 40 {
-		if i, ok := keptWordIndex[s]; ok && s != "" {
-			p.uvarint(uint64(i)<<1 | 1)
-			return
-		}
-	}
-	p.uvarint(uint64(len(s)) << 1)
-	p.b = append(p.b, s...)
-}
-
-func (p *packer) strs(ss []string) {
-	if ss == nil {
-		p.uvarint(0)
-		return
-	}
-	p.uvarint(uint64(len(ss)) + 1)
-	for _, s := range ss {
-		p.str(s)
-	}
-}
-
-func (p *packer) float(f float64) { p.uvarint(math.Float64bits(f)) }
-
-func (p *packer) time(t time.Time) {
-	if t.Location() != time.UTC {
-		p.err = errUnkeepable
-		return
-	}
-	p.varint(t.Unix())
-	if ns := uint64(t.Nanosecond()); ns%1e6 == 0 {
-		p.uvarint((ns / 1e6) << 1)
-	} else {
-		p.uvarint(ns<<1 | 1)
-	}
-}
-
-// flags packs up to eight conditions into one byte, the first the lowest
-// bit.
-func flags(conds ...bool) byte {
-	var f byte
-	for i, c := range conds {
-		if c {
-			f |= 1 << i
-		}
-	}
-	return f
-}
-
-func (p *packer) life(f *postal.Facts) {
-	p.str(string(f.Stage))
-	p.varint(int64(f.Events))
-	p.str(f.SendDate)
-	p.str(string(f.Outcome))
-	p.str(f.From.City)
-	p.str(f.From.State)
-	p.str(f.From.Zip)
-	p.str(f.To.City)
-	p.str(f.To.State)
-	p.str(f.To.Zip)
-	p.byte(flags(f.Fetch))
-}
-
-func (p *packer) party(x *Party) {
-	p.byte(flags(x.Individual != nil, x.AddressComponents != nil, x.AddressAnalysis != nil,
+func packParty(p *pack.Writer, x *Party) {
+	p.Byte(pack.Flags(x.Individual != nil, x.AddressComponents != nil, x.AddressAnalysis != nil,
 		x.AddressCorrections != nil, x.AddressMetadata != nil))
-	p.str(x.Address.AddressLine1)
-	p.str(x.Address.AddressLine2)
-	p.str(x.Address.LastLine)
+	p.Str(x.Address.AddressLine1)
+	p.Str(x.Address.AddressLine2)
+	p.Str(x.Address.LastLine)
 	if i := x.Individual; i != nil {
-		p.str(i.FullName)
-		p.str(i.Prefix)
-		p.str(i.FirstName)
-		p.str(i.MiddleName)
-		p.str(i.LastName)
-		p.str(i.Postfix)
-		p.str(i.Title)
+		p.Str(i.FullName)
+		p.Str(i.Prefix)
+		p.Str(i.FirstName)
+		p.Str(i.MiddleName)
+		p.Str(i.LastName)
+		p.Str(i.Postfix)
+		p.Str(i.Title)
 	}
-	p.str(x.Organization)
-	p.str(x.NonAddressData)
+	p.Str(x.Organization)
+	p.Str(x.NonAddressData)
 	if c := x.AddressComponents; c != nil {
-		p.str(string(c.CassType))
-		p.str(c.Urbanization)
-		p.str(c.City)
-		p.str(c.State)
-		p.str(c.ZipCode)
-		p.str(c.Plus4Code)
+		p.Str(string(c.CassType))
+		p.Str(c.Urbanization)
+		p.Str(c.City)
+		p.Str(c.State)
+		p.Str(c.ZipCode)
+		p.Str(c.Plus4Code)
 	}
 	if a := x.AddressAnalysis; a != nil {
-		p.str(a.DpvMatchCode)
-		p.strs(a.DpvFootnotes)
+		p.Str(a.DpvMatchCode)
+		p.Strs(a.DpvFootnotes)
 		for _, s := range [...]string{a.DpvCmra, a.DpvVacant, a.DpvNoStat, a.DpvActive, a.DpvInactiveReason,
 			a.DpvThrowback, a.DpvNonDeliveryDayIndicator, a.DpvNonDeliveryDayValues, a.DpvNoSecureLocation,
 			a.DpvDoorNotAccessible, a.LacslinkCode, a.LacslinkIndicator, a.SuitelinkIndicator} {
-			p.str(s)
+			p.Str(s)
 		}
-		p.bool(a.EwsIndicator)
+		p.Bool(a.EwsIndicator)
 	}
 	if x.AddressCorrections != nil {
-		p.uvarint(uint64(len(x.AddressCorrections)))
+		p.Uvarint(uint64(len(x.AddressCorrections)))
 		for _, c := range x.AddressCorrections {
-			p.str(c.Name)
-			p.str(c.Input)
-			p.str(c.Corrected)
+			p.Str(c.Name)
+			p.Str(c.Input)
+			p.Str(c.Corrected)
 		}
 	}
 	if m := x.AddressMetadata; m != nil {
 		for _, s := range [...]string{m.RecordType, m.AddressType, m.ZipCodeType, m.County, m.CountyFips,
 			m.CarrierRoute, m.CarrierRouteType, m.CongressionalDistrict} {
-			p.str(s)
+			p.Str(s)
 		}
-		p.bool(m.DefaultBuildingAddress)
-		p.str(m.ElotSequence)
-		p.str(m.ElotSort)
-		p.float(m.Latitude)
-		p.float(m.Longitude)
-		p.str(m.Precision)
-		p.str(m.UspsFinanceNumber)
-		p.str(m.TimeZone)
+		p.Bool(m.DefaultBuildingAddress)
+		p.Str(m.ElotSequence)
+		p.Str(m.ElotSort)
+		p.Float(m.Latitude)
+		p.Float(m.Longitude)
+		p.Str(m.Precision)
+		p.Str(m.UspsFinanceNumber)
+		p.Str(m.TimeZone)
 	}
 }
 
-func (p *packer) variables(vs []Variable) {
+func packVariables(p *pack.Writer, vs []Variable) {
 	if vs == nil {
-		p.uvarint(0)
+		p.Uvarint(0)
 		return
 	}
-	p.uvarint(uint64(len(vs)) + 1)
+	p.Uvarint(uint64(len(vs)) + 1)
 	for _, v := range vs {
-		p.str(v.Name)
-		p.bool(v.Value != nil)
+		p.Str(v.Name)
+		p.Bool(v.Value != nil)
 		if v.Value != nil {
-			p.str(*v.Value)
+			p.Str(*v.Value)
 		}
 	}
 }
 
-func (p *packer) assetRefs(rs []assetRef) {
+func packAssetRefs(p *pack.Writer, rs []assetRef) {
 	if rs == nil {
-		p.uvarint(0)
+		p.Uvarint(0)
 		return
 	}
-	p.uvarint(uint64(len(rs)) + 1)
+	p.Uvarint(uint64(len(rs)) + 1)
 	for _, r := range rs {
-		p.str(r.Name)
-		p.str(r.AssetID)
-		p.str(r.VersionID)
-		p.str(r.Hash)
-		p.str(r.Type)
+		p.Str(r.Name)
+		p.Str(r.AssetID)
+		p.Str(r.VersionID)
+		p.Str(r.Hash)
+		p.Str(r.Type)
 	}
 }
 
-func (p *packer) definitions(ds []VariableDefinition) {
+func packDefinitions(p *pack.Writer, ds []VariableDefinition) {
 	if ds == nil {
-		p.uvarint(0)
+		p.Uvarint(0)
 		return
 	}
-	p.uvarint(uint64(len(ds)) + 1)
+	p.Uvarint(uint64(len(ds)) + 1)
 	for _, d := range ds {
-		p.str(d.Name)
-		p.str(string(d.Type))
-		p.str(string(d.Behavior))
-		p.byte(flags(d.PresetValue != nil, d.AllowEmpty))
+		p.Str(d.Name)
+		p.Str(string(d.Type))
+		p.Str(string(d.Behavior))
+		p.Byte(pack.Flags(d.PresetValue != nil, d.AllowEmpty))
 		if d.PresetValue != nil {
-			p.str(*d.PresetValue)
+			p.Str(*d.PresetValue)
 		}
 	}
 }
 
-func (p *packer) options(o *LetterOptions) {
+func packOptions(p *pack.Writer, o *LetterOptions) {
 	ap := o.AddressProcessing
-	p.byte(flags(o.Print != nil, o.Mail != nil, o.VariableHandling != nil, ap != nil,
+	p.Byte(pack.Flags(o.Print != nil, o.Mail != nil, o.VariableHandling != nil, ap != nil,
 		ap != nil && ap.CassSender != nil, ap != nil && ap.CassRecipient != nil))
 	if o.Print != nil {
-		p.bool(o.Print.Color)
-		p.str(o.Print.AddressPlacement)
+		p.Bool(o.Print.Color)
+		p.Str(o.Print.AddressPlacement)
 	}
 	if o.Mail != nil {
-		p.str(string(o.Mail.Service))
+		p.Str(string(o.Mail.Service))
 		if o.Mail.ExtraServices == nil {
-			p.uvarint(0)
+			p.Uvarint(0)
 		} else {
-			p.uvarint(uint64(len(o.Mail.ExtraServices)) + 1)
+			p.Uvarint(uint64(len(o.Mail.ExtraServices)) + 1)
 			for _, x := range o.Mail.ExtraServices {
-				p.str(string(x))
+				p.Str(string(x))
 			}
 		}
 	}
 	if o.VariableHandling != nil {
-		p.str(string(o.VariableHandling.ValidationScope))
+		p.Str(string(o.VariableHandling.ValidationScope))
 	}
 	if ap != nil {
 		for _, c := range [...]*CassOptions{ap.CassSender, ap.CassRecipient} {
 			if c != nil {
-				p.str(string(c.Type))
-				p.str(string(c.Casing))
+				p.Str(string(c.Type))
+				p.Str(string(c.Casing))
 			}
 		}
-		p.str(string(ap.NcoaRecipient))
+		p.Str(string(ap.NcoaRecipient))
 	}
-	p.str(string(o.DeliverabilityThreshold))
+	p.Str(string(o.DeliverabilityThreshold))
 	if o.DeliverabilityValues == nil {
-		p.uvarint(0)
+		p.Uvarint(0)
 	} else {
-		p.uvarint(uint64(len(o.DeliverabilityValues)) + 1)
+		p.Uvarint(uint64(len(o.DeliverabilityValues)) + 1)
 		for _, v := range o.DeliverabilityValues {
-			p.str(string(v))
+			p.Str(string(v))
 		}
 	}
 }
 
-func (p *packer) events(es []Event) {
+func packEvents(p *pack.Writer, es []Event) {
 	if es == nil {
-		p.uvarint(0)
+		p.Uvarint(0)
 		return
 	}
-	p.uvarint(uint64(len(es)) + 1)
+	p.Uvarint(uint64(len(es)) + 1)
 	for i := range es {
 		e := &es[i]
 		t := e.TrackingEventDetails
 		if t != nil && t.AdditionalData != nil {
 			// Decoded JSON of any shape: kept typed, not packed.
-			p.err = errUnkeepable
+			p.Fail()
 			return
 		}
 		// Every time packed is in UTC: an instant equal to CreatedAt reads
 		// back as the same time.
 		modified := !e.ModifiedAt.Equal(e.CreatedAt)
 		stamped := !e.Timestamp.Equal(e.CreatedAt)
-		p.byte(flags(t != nil, e.ActionRequired, modified, stamped))
-		p.str(e.ID)
-		p.time(e.CreatedAt)
+		p.Byte(pack.Flags(t != nil, e.ActionRequired, modified, stamped))
+		p.Str(e.ID)
+		p.Time(e.CreatedAt)
 		if modified {
-			p.time(e.ModifiedAt)
+			p.Time(e.ModifiedAt)
 		}
 		if stamped {
-			p.time(e.Timestamp)
+			p.Time(e.Timestamp)
 		}
-		p.str(string(e.Type))
-		p.str(string(e.Status))
-		p.str(e.Description)
-		p.str(e.OperationCode)
-		p.str(e.Location)
+		p.Str(string(e.Type))
+		p.Str(string(e.Status))
+		p.Str(e.Description)
+		p.Str(e.OperationCode)
+		p.Str(e.Location)
 		if t != nil {
-			p.str(t.Notes)
-			p.str(t.Facility)
-			p.str(t.FacilityType)
-			p.str(t.FacilityZip)
+			p.Str(t.Notes)
+			p.Str(t.Facility)
+			p.Str(t.FacilityType)
+			p.Str(t.FacilityZip)
 		}
 	}
 }
 
-// unpacker reads the packed form from s. Its strings are parts of s. A
-// form that ends early, or holds a number out of range, sets err; the
-// values read after that are zero.
-type unpacker struct {
-	s   string
-	i   int
-	err error
+func unpackLife(u *pack.Reader, f *postal.Facts) {
+	f.Stage = postal.Stage(u.Str())
+	f.Events = int32(u.Varint())
+	f.SendDate = u.Str()
+	f.Outcome = postal.Outcome(u.Str())
+	f.From.City, f.From.State, f.From.Zip = u.Str(), u.Str(), u.Str()
+	f.To.City, f.To.State, f.To.Zip = u.Str(), u.Str(), u.Str()
+	f.Fetch = u.Byte()&1 != 0
 }
 
-// end sets err if bytes are left over: what was packed was not all read
-// back.
-func (u *unpacker) end() {
-	if u.i != len(u.s) && u.err == nil {
-		u.err = fmt.Errorf("%d bytes left over", len(u.s)-u.i)
-	}
-}
-
-func (u *unpacker) fail(what string) {
-	if u.err == nil {
-		u.err = fmt.Errorf("bad %s at byte %d of %d", what, u.i, len(u.s))
-	}
-	u.i = len(u.s)
-}
-
-func (u *unpacker) uvarint() uint64 {
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		if u.i >= len(u.s) {
-			u.fail("number")
-			return 0
-		}
-		c := u.s[u.i]
-		u.i++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
-	}
-	u.fail("number")
-	return 0
-}
-
-func (u *unpacker) varint() int64 {
-	v := u.uvarint()
-	return int64(v>>1) ^ -int64(v&1)
-}
-
-func (u *unpacker) byte() byte {
-	if u.i >= len(u.s) {
-		u.fail("byte")
-		return 0
-	}
-	c := u.s[u.i]
-	u.i++
-	return c
-}
-
-func (u *unpacker) bool() bool { return u.byte() != 0 }
-
-func (u *unpacker) str() string {
-	n := u.uvarint()
-	if n&1 == 1 {
-		if n>>1 >= uint64(len(keptWords)) {
-			u.fail("word")
-			return ""
-		}
-		return keptWords[n>>1]
-	}
-	n >>= 1
-	if n > uint64(len(u.s)-u.i) {
-		u.fail("string")
-		return ""
-	}
-	s := u.s[u.i : u.i+int(n)]
-	u.i += int(n)
-	return s
-}
-
-// count reads a slice's length plus one, and reports false for nil.
-func (u *unpacker) count() (int, bool) {
-	n := u.uvarint()
-	if n == 0 {
-		return 0, false
-	}
-	// Every element takes a byte at least.
-	if n-1 > uint64(len(u.s)-u.i) {
-		u.fail("length")
-		return 0, false
-	}
-	return int(n - 1), true
-}
-
-func (u *unpacker) strs() []string {
-	n, ok := u.count()
-	if !ok {
-		return nil
-	}
-	ss := make([]string, n)
-	for i := range ss {
-		ss[i] = u.str()
-	}
-	return ss
-}
-
-func (u *unpacker) float() float64 { return math.Float64frombits(u.uvarint()) }
-
-func (u *unpacker) time() time.Time {
-	sec := u.varint()
-	ns := u.uvarint()
-	if ns&1 == 0 {
-		ns = (ns >> 1) * 1e6
-	} else {
-		ns >>= 1
-	}
-	if ns >= 1e9 {
-		u.fail("time")
-		return time.Time{}
-	}
-	return time.Unix(sec, int64(ns)).UTC()
-}
-
-func (u *unpacker) life(f *postal.Facts) {
-	f.Stage = postal.Stage(u.str())
-	f.Events = int32(u.varint())
-	f.SendDate = u.str()
-	f.Outcome = postal.Outcome(u.str())
-	f.From.City, f.From.State, f.From.Zip = u.str(), u.str(), u.str()
-	f.To.City, f.To.State, f.To.Zip = u.str(), u.str(), u.str()
-	f.Fetch = u.byte()&1 != 0
-}
-
-func (u *unpacker) party(x *Party) {
-	f := u.byte()
-	x.Address = Address{AddressLine1: u.str(), AddressLine2: u.str(), LastLine: u.str()}
+func unpackParty(u *pack.Reader, x *Party) {
+	f := u.Byte()
+	x.Address = Address{AddressLine1: u.Str(), AddressLine2: u.Str(), LastLine: u.Str()}
 	if f&1 != 0 {
 		x.Individual = &Individual{
-			FullName: u.str(), Prefix: u.str(), FirstName: u.str(), MiddleName: u.str(),
-			LastName: u.str(), Postfix: u.str(), Title: u.str(),
+			FullName: u.Str(), Prefix: u.Str(), FirstName: u.Str(), MiddleName: u.Str(),
+			LastName: u.Str(), Postfix: u.Str(), Title: u.Str(),
 		}
 	}
-	x.Organization = u.str()
-	x.NonAddressData = u.str()
+	x.Organization = u.Str()
+	x.NonAddressData = u.Str()
 	if f&2 != 0 {
 		x.AddressComponents = &AddressComponents{
-			CassType: CassType(u.str()), Urbanization: u.str(), City: u.str(), State: u.str(),
-			ZipCode: u.str(), Plus4Code: u.str(),
+			CassType: CassType(u.Str()), Urbanization: u.Str(), City: u.Str(), State: u.Str(),
+			ZipCode: u.Str(), Plus4Code: u.Str(),
 		}
 	}
 	if f&4 != 0 {
 		x.AddressAnalysis = &AddressAnalysis{
-			DpvMatchCode: u.str(), DpvFootnotes: u.strs(), DpvCmra: u.str(), DpvVacant: u.str(),
-			DpvNoStat: u.str(), DpvActive: u.str(), DpvInactiveReason: u.str(), DpvThrowback: u.str(),
-			DpvNonDeliveryDayIndicator: u.str(), DpvNonDeliveryDayValues: u.str(),
-			DpvNoSecureLocation: u.str(), DpvDoorNotAccessible: u.str(), LacslinkCode: u.str(),
-			LacslinkIndicator: u.str(), SuitelinkIndicator: u.str(), EwsIndicator: u.bool(),
+			DpvMatchCode: u.Str(), DpvFootnotes: u.Strs(), DpvCmra: u.Str(), DpvVacant: u.Str(),
+			DpvNoStat: u.Str(), DpvActive: u.Str(), DpvInactiveReason: u.Str(), DpvThrowback: u.Str(),
+			DpvNonDeliveryDayIndicator: u.Str(), DpvNonDeliveryDayValues: u.Str(),
+			DpvNoSecureLocation: u.Str(), DpvDoorNotAccessible: u.Str(), LacslinkCode: u.Str(),
+			LacslinkIndicator: u.Str(), SuitelinkIndicator: u.Str(), EwsIndicator: u.Bool(),
 		}
 	}
 	if f&8 != 0 {
-		n := u.uvarint()
-		if n > uint64(len(u.s)-u.i) {
-			u.fail("length")
+		n := u.Uvarint()
+		if n > uint64(len(u.Rest())) {
+			u.Fail("length")
 			n = 0
 		}
 		x.AddressCorrections = make([]AddressCorrection, n)
 		for i := range x.AddressCorrections {
-			x.AddressCorrections[i] = AddressCorrection{Name: u.str(), Input: u.str(), Corrected: u.str()}
+			x.AddressCorrections[i] = AddressCorrection{Name: u.Str(), Input: u.Str(), Corrected: u.Str()}
 		}
 	}
 	if f&16 != 0 {
 		x.AddressMetadata = &AddressMetadata{
-			RecordType: u.str(), AddressType: u.str(), ZipCodeType: u.str(), County: u.str(),
-			CountyFips: u.str(), CarrierRoute: u.str(), CarrierRouteType: u.str(),
-			CongressionalDistrict: u.str(), DefaultBuildingAddress: u.bool(), ElotSequence: u.str(),
-			ElotSort: u.str(), Latitude: u.float(), Longitude: u.float(), Precision: u.str(),
-			UspsFinanceNumber: u.str(), TimeZone: u.str(),
+			RecordType: u.Str(), AddressType: u.Str(), ZipCodeType: u.Str(), County: u.Str(),
+			CountyFips: u.Str(), CarrierRoute: u.Str(), CarrierRouteType: u.Str(),
+			CongressionalDistrict: u.Str(), DefaultBuildingAddress: u.Bool(), ElotSequence: u.Str(),
+			ElotSort: u.Str(), Latitude: u.Float(), Longitude: u.Float(), Precision: u.Str(),
+			UspsFinanceNumber: u.Str(), TimeZone: u.Str(),
 		}
 	}
 }
 
-func (u *unpacker) variables() []Variable {
-	n, ok := u.count()
+func unpackVariables(u *pack.Reader) []Variable {
+	n, ok := u.Count()
 	if !ok {
 		return nil
 	}
 	vs := make([]Variable, n)
 	for i := range vs {
-		vs[i].Name = u.str()
-		if u.bool() {
-			v := u.str()
+		vs[i].Name = u.Str()
+		if u.Bool() {
+			v := u.Str()
 			vs[i].Value = &v
 		}
 	}
 	return vs
 }
 
-func (u *unpacker) assetRefs() []assetRef {
-	n, ok := u.count()
+func unpackAssetRefs(u *pack.Reader) []assetRef {
+	n, ok := u.Count()
 	if !ok {
 		return nil
 	}
 	rs := make([]assetRef, n)
 	for i := range rs {
-		rs[i] = assetRef{Name: u.str(), AssetID: u.str(), VersionID: u.str(), Hash: u.str(), Type: u.str()}
+		rs[i] = assetRef{Name: u.Str(), AssetID: u.Str(), VersionID: u.Str(), Hash: u.Str(), Type: u.Str()}
 	}
 	return rs
 }
 
-func (u *unpacker) definitions() []VariableDefinition {
-	n, ok := u.count()
+func unpackDefinitions(u *pack.Reader) []VariableDefinition {
+	n, ok := u.Count()
 	if !ok {
 		return nil
 	}
 	ds := make([]VariableDefinition, n)
 	for i := range ds {
 		d := &ds[i]
-		d.Name = u.str()
-		d.Type = VariableType(u.str())
-		d.Behavior = VariableBehavior(u.str())
-		f := u.byte()
+		d.Name = u.Str()
+		d.Type = VariableType(u.Str())
+		d.Behavior = VariableBehavior(u.Str())
+		f := u.Byte()
 		d.AllowEmpty = f&2 != 0
 		if f&1 != 0 {
-			v := u.str()
+			v := u.Str()
 			d.PresetValue = &v
 		}
 	}
 	return ds
 }
 
-func (u *unpacker) options(o *LetterOptions) {
-	f := u.byte()
+func unpackOptions(u *pack.Reader, o *LetterOptions) {
+	f := u.Byte()
 	if f&1 != 0 {
-		o.Print = &PrintOptions{Color: u.bool(), AddressPlacement: u.str()}
+		o.Print = &PrintOptions{Color: u.Bool(), AddressPlacement: u.Str()}
 	}
 	if f&2 != 0 {
-		o.Mail = &MailOptions{Service: MailService(u.str())}
-		if n, ok := u.count(); ok {
+		o.Mail = &MailOptions{Service: MailService(u.Str())}
+		if n, ok := u.Count(); ok {
 			o.Mail.ExtraServices = make([]ExtraService, n)
 			for i := range o.Mail.ExtraServices {
-				o.Mail.ExtraServices[i] = ExtraService(u.str())
+				o.Mail.ExtraServices[i] = ExtraService(u.Str())
 			}
 		}
 	}
 	if f&4 != 0 {
-		o.VariableHandling = &VariableHandling{ValidationScope: ValidationScope(u.str())}
+		o.VariableHandling = &VariableHandling{ValidationScope: ValidationScope(u.Str())}
 	}
 	if f&8 != 0 {
 		ap := &AddressProcessing{}
 		if f&16 != 0 {
-			ap.CassSender = &CassOptions{Type: CassType(u.str()), Casing: Casing(u.str())}
+			ap.CassSender = &CassOptions{Type: CassType(u.Str()), Casing: Casing(u.Str())}
 		}
 		if f&32 != 0 {
-			ap.CassRecipient = &CassOptions{Type: CassType(u.str()), Casing: Casing(u.str())}
+			ap.CassRecipient = &CassOptions{Type: CassType(u.Str()), Casing: Casing(u.Str())}
 		}
-		ap.NcoaRecipient = NcoaOption(u.str())
+		ap.NcoaRecipient = NcoaOption(u.Str())
 		o.AddressProcessing = ap
 	}
-	o.DeliverabilityThreshold = DeliverabilityThreshold(u.str())
-	if n, ok := u.count(); ok {
+	o.DeliverabilityThreshold = DeliverabilityThreshold(u.Str())
+	if n, ok := u.Count(); ok {
 		o.DeliverabilityValues = make([]Deliverability, n)
 		for i := range o.DeliverabilityValues {
-			o.DeliverabilityValues[i] = Deliverability(u.str())
+			o.DeliverabilityValues[i] = Deliverability(u.Str())
 		}
 	}
 }
 
-func (u *unpacker) events() []Event {
-	n, ok := u.count()
+func unpackEvents(u *pack.Reader) []Event {
+	n, ok := u.Count()
 	if !ok {
 		return nil
 	}
 	es := make([]Event, n)
 	for i := range es {
 		e := &es[i]
-		f := u.byte()
-		e.ID = u.str()
-		e.CreatedAt = u.time()
+		f := u.Byte()
+		e.ID = u.Str()
+		e.CreatedAt = u.Time()
 		e.ModifiedAt, e.Timestamp = e.CreatedAt, e.CreatedAt
 		if f&4 != 0 {
-			e.ModifiedAt = u.time()
+			e.ModifiedAt = u.Time()
 		}
 		if f&8 != 0 {
-			e.Timestamp = u.time()
+			e.Timestamp = u.Time()
 		}
-		e.Type = EventType(u.str())
-		e.Status = EventStatus(u.str())
-		e.Description = u.str()
-		e.OperationCode = u.str()
-		e.Location = u.str()
+		e.Type = EventType(u.Str())
+		e.Status = EventStatus(u.Str())
+		e.Description = u.Str()
+		e.OperationCode = u.Str()
+		e.Location = u.Str()
 		e.ActionRequired = f&2 != 0
 		if f&1 != 0 {
 			e.TrackingEventDetails = &TrackingEventDetails{
-				Notes: u.str(), Facility: u.str(), FacilityType: u.str(), FacilityZip: u.str(),
+				Notes: u.Str(), Facility: u.Str(), FacilityType: u.Str(), FacilityZip: u.Str(),
 			}
 		}
 	}
 	return es
 }
+
+// KeptSize implements lettersnap.Sizer: the letter's own part, which a
+// snapshot of it shares with the store.
+func (k *keptLetter) KeptSize() int { return len(k.data) }

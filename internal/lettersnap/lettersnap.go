@@ -1,0 +1,278 @@
+// Package lettersnap keeps a stored letter as an answer showed it, to show
+// it again: the record's own fields packed (package pack), its metadata
+// interned as a store that keeps records in memory interns it, and its
+// document in the form such a store keeps, which a snapshot made as the
+// letter is written shares with the store. A store that serializes gets
+// the snapshot's own encoding (AppendEncoded): the record's fields and its
+// stored document as JSON, compressed.
+//
+// It knows the storage record and nothing of the domain: the caller maps
+// the record to the letter it shows, and says which words its records hold
+// often (pack.Words).
+package lettersnap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+	"unique"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/lettershop/lettershop/internal/pack"
+	"github.com/lettershop/lettershop/storage"
+)
+
+// Snapshot is a stored letter as it was when the snapshot was made. It
+// never changes.
+type Snapshot struct {
+	// head is the record's own fields but its metadata, packed.
+	head string
+	// meta is the record's metadata, packed as PackMetadata says.
+	meta unique.Handle[string]
+	// base is what the letter's url begins with, before /letters/.
+	base unique.Handle[string]
+	// doc is the record's document, in the form a store keeps.
+	doc storage.Document
+}
+
+// Sizer is a document that knows about how many bytes it keeps of its
+// own, as a snapshot counts them (Size).
+type Sizer interface {
+	KeptSize() int
+}
+
+// LooseSize is about what a document that is not a Sizer holds.
+const LooseSize = 3 << 10
+
+// Make returns a snapshot of r, whose letter's url begins with base, its
+// document as it is (the caller gives it in the form to keep); words are
+// those the record's fields hold often, given again to Record.
+func Make(r *storage.Letter, base string, words *pack.Words) (Snapshot, error) {
+	p := pack.Get(words)
+	defer p.Release()
+	p.Str(r.ID)
+	p.Str(r.Status)
+	p.Str(r.ExternalID)
+	// Most snapshots are of letters just made: modified when created, and
+	// due a whole number of milliseconds later.
+	sameTime := r.ModifiedAt.Equal(r.CreatedAt) && r.ModifiedAt.Location() == r.CreatedAt.Location()
+	due := r.DueAt.Sub(r.CreatedAt)
+	dueMillis := !r.DueAt.IsZero() && r.DueAt.Location() == time.UTC && due%time.Millisecond == 0 &&
+		r.CreatedAt.Add(due).Equal(r.DueAt)
+	p.Byte(pack.Flags(sameTime, !r.DueAt.IsZero(), dueMillis))
+	p.Time(r.CreatedAt)
+	if !sameTime {
+		p.Time(r.ModifiedAt)
+	}
+	switch {
+	case dueMillis:
+		p.Varint(int64(due / time.Millisecond))
+	case !r.DueAt.IsZero():
+		p.Time(r.DueAt)
+	}
+	p.Varint(r.Revision)
+	if err := p.Err(); err != nil {
+		return Snapshot{}, fmt.Errorf("letter %s: %w", r.ID, err)
+	}
+	return Snapshot{head: p.String(), meta: PackMetadata(r.Metadata), base: unique.Make(base), doc: r.Doc}, nil
+}
+
+// PackMetadata packs m, interned: the number of pairs, then each key and
+// value as a uvarint length and the text. (memstore keeps a letter's
+// metadata in the same form, interned the same way, so a snapshot shares
+// its copy with the store's.)
+func PackMetadata(m []storage.Metadata) unique.Handle[string] {
+	var b []byte
+	if len(m) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(m)))
+		for _, p := range m {
+			b = binary.AppendUvarint(b, uint64(len(p.Key)))
+			b = append(b, p.Key...)
+			b = binary.AppendUvarint(b, uint64(len(p.Value)))
+			b = append(b, p.Value...)
+		}
+	}
+	return unique.Make(string(b))
+}
+
+// unpackMetadata reads what PackMetadata packed.
+func unpackMetadata(h unique.Handle[string]) ([]storage.Metadata, error) {
+	s := h.Value()
+	if s == "" {
+		return nil, nil
+	}
+	next := func() (string, bool) {
+		n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+		if w <= 0 || uint64(len(s)-w) < n {
+			return "", false
+		}
+		v := s[w : w+int(n)]
+		s = s[w+int(n):]
+		return v, true
+	}
+	n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+	if w <= 0 || n > uint64(len(s)) {
+		return nil, errors.New("packed metadata: bad count")
+	}
+	s = s[w:]
+	out := make([]storage.Metadata, n)
+	for i := range out {
+		k, ok1 := next()
+		v, ok2 := next()
+		if !ok1 || !ok2 {
+			return nil, errors.New("packed metadata: cut short")
+		}
+		out[i] = storage.Metadata{Key: k, Value: v}
+	}
+	if s != "" {
+		return nil, errors.New("packed metadata: bytes left over")
+	}
+	return out, nil
+}
+
+// Record returns the stored letter the snapshot was made from, read with
+// the words it was made with. Its document is the snapshot's, which
+// nothing may change.
+func (s *Snapshot) Record(words *pack.Words) (storage.Letter, error) {
+	u := pack.NewReader(s.head, words)
+	r := storage.Letter{ID: u.Str(), Status: u.Str(), ExternalID: u.Str(), Doc: s.doc}
+	meta, err := unpackMetadata(s.meta)
+	if err != nil {
+		return storage.Letter{}, fmt.Errorf("letter snapshot: %w", err)
+	}
+	r.Metadata = meta
+	f := u.Byte()
+	r.CreatedAt = u.Time()
+	r.ModifiedAt = r.CreatedAt
+	if f&1 == 0 {
+		r.ModifiedAt = u.Time()
+	}
+	switch {
+	case f&4 != 0:
+		r.DueAt = r.CreatedAt.Add(time.Duration(u.Varint()) * time.Millisecond)
+	case f&2 != 0:
+		r.DueAt = u.Time()
+	}
+	r.Revision = u.Varint()
+	u.End()
+	if err := u.Err(); err != nil {
+		return storage.Letter{}, fmt.Errorf("letter snapshot: %w", err)
+	}
+	return r, nil
+}
+
+// Base returns what the letter's url begins with, before /letters/.
+func (s *Snapshot) Base() string { return s.base.Value() }
+
+// Size is about how many bytes the snapshot keeps of its own: the part of
+// the document a letter does not share with the letters of its asset
+// version (Sizer, else LooseSize), and the letter's fields.
+func (s *Snapshot) Size() int {
+	n := len(s.head) + 16
+	if k, ok := s.doc.(Sizer); ok {
+		return n + k.KeptSize()
+	}
+	return n + LooseSize
+}
+
+// head is what an encoded snapshot holds.
+type head struct {
+	ID         string    `json:"id"`
+	Status     string    `json:"status"`
+	ExternalID string    `json:"externalId,omitempty"`
+	Metadata   []pair    `json:"metadata,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	// ModifiedAt is left out when it is CreatedAt; DueAt when the letter
+	// has nothing due.
+	ModifiedAt *time.Time `json:"modifiedAt,omitempty"`
+	DueAt      *time.Time `json:"dueAt,omitempty"`
+	Revision   int64      `json:"revision"`
+	// Base is what the letter's url holds before /letters/{id}/download.
+	Base string            `json:"base"`
+	Doc  gojson.RawMessage `json:"doc,omitempty"`
+}
+
+// pair is a metadata pair as an encoded snapshot holds it.
+type pair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// magic begins an encoded snapshot: a version of the form, so a later one
+// can be told apart.
+const magic = "lsnap1\n"
+
+// AppendEncoded appends the snapshot's serialized form, which a store that
+// serializes keeps: the letter's fields and stored document as JSON,
+// compressed. The form is stable from one build to the next. words are
+// those the snapshot was made with.
+func (s *Snapshot) AppendEncoded(dst []byte, words *pack.Words) ([]byte, error) {
+	r, err := s.Record(words)
+	if err != nil {
+		return dst, err
+	}
+	doc, err := storage.EncodeDocument(r.Doc)
+	if err != nil {
+		return dst, err
+	}
+	pairs := make([]pair, len(r.Metadata))
+	for i, m := range r.Metadata {
+		pairs[i] = pair(m)
+	}
+	h := head{
+		ID: r.ID, Status: r.Status, ExternalID: r.ExternalID, Metadata: pairs,
+		CreatedAt: r.CreatedAt, Revision: r.Revision,
+		Base: s.base.Value(), Doc: doc,
+	}
+	if !r.ModifiedAt.Equal(r.CreatedAt) || r.ModifiedAt.Location() != r.CreatedAt.Location() {
+		h.ModifiedAt = &r.ModifiedAt
+	}
+	if !r.DueAt.IsZero() {
+		h.DueAt = &r.DueAt
+	}
+	raw, err := gojson.Marshal(h)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, magic...)
+	return deflate(dst, raw)
+}
+
+// Decode reads what AppendEncoded wrote: the record, its document
+// serialized (storage.Encoded), and the base of its letter's url.
+func Decode(b []byte) (storage.Letter, string, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(magic))
+	if !ok {
+		return storage.Letter{}, "", errors.New("letter snapshot: unknown form")
+	}
+	raw, err := inflate(rest)
+	if err != nil {
+		return storage.Letter{}, "", fmt.Errorf("letter snapshot: %w", err)
+	}
+	var h head
+	if err := gojson.Unmarshal(raw, &h); err != nil {
+		return storage.Letter{}, "", fmt.Errorf("letter snapshot: %w", err)
+	}
+	meta := make([]storage.Metadata, len(h.Metadata))
+	for i, m := range h.Metadata {
+		meta[i] = storage.Metadata(m)
+	}
+	r := storage.Letter{
+		ID: h.ID, Status: h.Status, ExternalID: h.ExternalID, Metadata: meta,
+		CreatedAt: h.CreatedAt, ModifiedAt: h.CreatedAt, Revision: h.Revision,
+		Doc: storage.Encoded(h.Doc),
+	}
+	if h.ModifiedAt != nil {
+		r.ModifiedAt = *h.ModifiedAt
+	}
+	if h.DueAt != nil {
+		r.DueAt = *h.DueAt
+	}
+	return r, h.Base, nil
+}
+
+// IsEncoded reports whether b begins as AppendEncoded's form does.
+func IsEncoded(b []byte) bool { return bytes.HasPrefix(b, []byte(magic)) }
