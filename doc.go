@@ -98,6 +98,9 @@
 //   - internal/lettersnap: a stored letter kept as an answer showed it,
 //     for an idempotent request's replay, and its compressed encoding
 //     for a store that serializes; it knows storage's records only.
+//   - internal/jsonsplice: changes the first and last members of a
+//     serialized JSON object without decoding the rest, for a lifecycle
+//     step on a letter a store keeps serialized.
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
 //     it knows nothing of what it fetches, nor how.
@@ -116,7 +119,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, internal/pack, internal/lettersnap
+//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, internal/pack, internal/lettersnap, internal/jsonsplice
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -140,6 +143,7 @@
 //	internal/clockview  -> storage
 //	internal/pack       -> (std only)
 //	internal/lettersnap -> storage, internal/pack
+//	internal/jsonsplice -> (std only)
 //	fetchbatch          -> (std only)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)

@@ -116,7 +116,7 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: kept as %T", rec.ID, kept.Doc)
 		}
-		if !s.life.advanceKept(&kept, before, now) {
+		if !step(s.life, &kept, before, now) {
 			t.Fatalf("%s: kept form not advanced in place", rec.ID)
 		}
 		if got, _ := storage.EncodeDocument(before); string(got) != string(encoded) {

@@ -1,37 +1,41 @@
 package lettershop
 
 import (
-	"bytes"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/jsonsplice"
 	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
-// A run moves many letters. A typed letter document (a store that keeps
-// records in memory hands out its copy) is advanced in place: its life
-// facts are stepped and the new events appended, nothing else is touched.
-// Decoding and encoding each serialized letter's whole document would cost
-// most of a run's time. A serialized letter document (see letterDoc in
-// records.go) is
-//
-//	{"life":{...},"sender":...,"events":[...]}
-//
-// so a run decodes the life document at the start, takes the steps, and
-// writes the new life document, the bytes in between unchanged, and the
-// events array with the new events appended.
+// A run moves many letters, and a step changes only a letter's life facts,
+// its status and due time, and adds events: so a run reads the facts of
+// each letter's stored document, takes the steps on them, and hands the
+// document the new facts and the events added, which it takes in whatever
+// form it is in (stepper) without decoding the rest: a typed document is
+// changed in place, a kept one (records_kept.go) is made again from the old
+// one's parts, a serialized one has its life replaced and its events
+// appended (package jsonsplice). Decoding and encoding each letter whole
+// would cost most of a run's time.
 
-// eventSize is room enough for most encoded events.
-const eventSize = 640
+// stepper is a stored letter document a run steps.
+type stepper interface {
+	// facts writes the letter's life facts into f, and reports false when
+	// it cannot read them.
+	facts(f *postal.Facts) bool
+	// stepped returns the document after steps that left the life facts
+	// f and added the events added (their ids made from the letter's id),
+	// with notices appended their notices. It reports false, changing
+	// nothing, when it cannot take them in its form.
+	stepped(id string, f *postal.Facts, added []postal.Event, notices []storage.Notice) (storage.Document, []storage.Notice, bool)
+}
 
-var (
-	lifeStart   = []byte(`{"life":`)
-	eventsEnd   = []byte(`]}`)
-	eventsEmpty = []byte(`"events":[]}`)
-)
+// courses are the postal courses of letters being advanced, reused: a run
+// moves many letters, one at a time.
+var courses = sync.Pool{New: func() any { return &postal.Course{} }}
 
 // advanceRecord takes in place the steps of a stored letter due up to now.
 // It reports false, changing nothing, when the document is neither typed
@@ -41,179 +45,149 @@ var (
 func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 	switch d := r.Doc.(type) {
 	case *letterDoc:
-		lc.advanceDoc(r, d, now)
-		return true
+		return step(lc, r, d, now)
 	case *keptLetter:
 		// The kept form never changes: the run makes a new one, from the
 		// old one's parts, or else advances a document of its own, which
 		// the store keeps in that form again.
-		if lc.advanceKept(r, d, now) {
+		if step(lc, r, d, now) {
 			return true
 		}
 		var doc letterDoc
 		if d.unpack(&doc) != nil {
 			return false
 		}
-		lc.advanceDoc(r, &doc, now)
-		r.Doc = &doc
-		return true
+		return step(lc, r, &doc, now)
 	case storage.Encoded:
-		return lc.advanceEncoded(r, d, now)
+		return step(lc, r, encodedLetter(d), now)
 	}
 	return false
 }
 
-// advanceDoc takes the steps of a letter with a typed document, which is
-// the caller's own.
-func (lc *lifecycle) advanceDoc(r *storage.Letter, d *letterDoc, now time.Time) {
-	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Facts: d.Life}
-	lc.advance(c, now)
-	d.Life = c.Facts
-	if d.Events == nil {
-		d.Events = []Event{}
-	}
-	for _, pe := range c.Added {
-		ev := eventOf(c.ID, pe)
-		d.Events = append(d.Events, ev)
-		r.Notices = append(r.Notices, noticeOf(ev, pe.N))
-	}
-	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
-}
-
-// advanceEncoded takes in place the steps of a letter whose document is
-// serialized, as advanceRecord says.
-func (lc *lifecycle) advanceEncoded(r *storage.Letter, data []byte, now time.Time) bool {
-	if !bytes.HasPrefix(data, lifeStart) {
-		return false
-	}
-	end := objectEnd(data[len(lifeStart):])
-	if end < 0 {
-		return false
-	}
-	end += len(lifeStart)
-	rest := data[end:]
-	if !bytes.HasPrefix(rest, []byte(`,"`)) || !bytes.HasSuffix(rest, eventsEnd) {
-		return false
-	}
-	c := &postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt}
-	if decodeDoc(data[len(lifeStart):end], &c.Facts) != nil {
-		return false
-	}
-	lc.advance(c, now)
-	life, err := encodeDoc(&c.Facts)
-	if err != nil {
-		return false
-	}
-	b := make([]byte, 0, len(data)+len(life)+eventSize*len(c.Added))
-	b = append(b, lifeStart...)
-	b = append(b, life...)
-	b = append(b, rest[:len(rest)-len(eventsEnd)]...)
-	sep := !bytes.HasSuffix(rest, eventsEmpty)
-	for _, pe := range c.Added {
-		if sep {
-			b = append(b, ',')
-		}
-		ev := eventOf(c.ID, pe)
-		e, err := encodeDoc(&ev)
-		if err != nil {
-			return false
-		}
-		r.Notices = append(r.Notices, noticeOf(ev, pe.N))
-		b = append(b, e...)
-		sep = true
-	}
-	b = append(b, eventsEnd...)
-	r.Doc, r.Status, r.DueAt, r.ModifiedAt = storage.Encoded(b), string(c.Status), c.Due, c.Modified
-	return true
-}
-
-// objectEnd returns the length of the JSON object at the start of b, or -1.
-// It only matches brackets outside strings; the caller decodes the object,
-// which checks it.
-func objectEnd(b []byte) int {
-	if len(b) == 0 || b[0] != '{' {
-		return -1
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
-
-// courses are the postal courses of kept letters being advanced, reused:
-// a run moves many letters, one at a time.
-var courses = sync.Pool{New: func() any { return &postal.Course{} }}
-
-// advanceKept takes the steps of a letter kept packed (keptLetter) due up to
-// now, making the new kept form from the old one's parts: the life facts
-// stepped, the middle part copied as it is, the old events copied and the
-// new ones packed after them, straight from the postal events. Nothing of
-// the letter is unpacked but its life facts, and the new events' ids and
-// the notices' are parts of the one new string. It reports false, changing
-// nothing, for a form it cannot read or an event it cannot pack; the
-// caller then unpacks the letter.
-func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time) bool {
-	u := pack.NewReader(k.data, keptWords)
+// step takes the steps of r, whose document is d, due up to now, and
+// reports false, changing nothing, when d cannot take them.
+func step[D stepper](lc *lifecycle, r *storage.Letter, d D, now time.Time) bool {
 	c := courses.Get().(*postal.Course)
 	defer courses.Put(c)
 	*c = postal.Course{ID: r.ID, Status: postal.Stage(r.Status), Due: r.DueAt, Modified: r.ModifiedAt, Added: c.Added[:0]}
-	unpackLife(&u, &c.Facts)
+	if !d.facts(&c.Facts) {
+		return false
+	}
+	lc.advance(c, now)
+	doc, notices, ok := d.stepped(r.ID, &c.Facts, c.Added, r.Notices)
+	if !ok {
+		return false
+	}
+	r.Doc, r.Notices = doc, notices
+	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
+	return true
+}
+
+func (d *letterDoc) facts(f *postal.Facts) bool {
+	*f = d.Life
+	return true
+}
+
+// stepped changes d itself, which is the caller's own.
+func (d *letterDoc) stepped(id string, f *postal.Facts, added []postal.Event, notices []storage.Notice) (storage.Document, []storage.Notice, bool) {
+	d.Life = *f
+	if d.Events == nil {
+		d.Events = []Event{}
+	}
+	for _, pe := range added {
+		ev := eventOf(id, pe)
+		d.Events = append(d.Events, ev)
+		notices = append(notices, noticeOf(ev, pe.N))
+	}
+	return d, notices, true
+}
+
+// encodedLetter is a serialized letter document (see letterDoc in
+// records.go):
+//
+//	{"life":{...},"sender":...,"events":[...]}
+type encodedLetter []byte
+
+// eventSize is room enough for most encoded events.
+const eventSize = 640
+
+func (e encodedLetter) facts(f *postal.Facts) bool {
+	o, ok := jsonsplice.Split(e, "life")
+	return ok && decodeDoc(o.First(), f) == nil
+}
+
+func (e encodedLetter) stepped(id string, f *postal.Facts, added []postal.Event, notices []storage.Notice) (storage.Document, []storage.Notice, bool) {
+	o, ok := jsonsplice.Split(e, "life")
+	if !ok {
+		return nil, nil, false
+	}
+	life, err := encodeDoc(f)
+	if err != nil {
+		return nil, nil, false
+	}
+	out := notices
+	a := o.Begin(make([]byte, 0, o.Len()+len(life)+eventSize*len(added)), life)
+	for _, pe := range added {
+		ev := eventOf(id, pe)
+		b, err := encodeDoc(&ev)
+		if err != nil {
+			return nil, nil, false
+		}
+		a.Element(b)
+		out = append(out, noticeOf(ev, pe.N))
+	}
+	return storage.Encoded(a.End()), out, true
+}
+
+func (k *keptLetter) facts(f *postal.Facts) bool {
+	r := pack.NewReader(k.data, keptWords)
+	unpackLife(&r, f)
+	return r.Err() == nil
+}
+
+// stepped makes the new kept form from the old one's parts: the life facts
+// f, the middle part copied as it is, the old events copied and the new
+// ones packed after them, straight from the postal events. Nothing of the
+// letter is unpacked but its life facts, and the new events' ids and the
+// notices' are parts of the one new string. It reports false for a form it
+// cannot read or an event it cannot pack; the caller then unpacks the
+// letter.
+func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, notices []storage.Notice) (storage.Document, []storage.Notice, bool) {
+	if len(added) == 0 {
+		return k, notices, true
+	}
+	u := pack.NewReader(k.data, keptWords)
+	var old postal.Facts
+	unpackLife(&u, &old)
 	mid := u.Uvarint()
 	midStart := u.Pos()
 	if u.Err() != nil || !u.Skip(mid) {
-		return false
+		return nil, nil, false
 	}
-	old, _ := u.Count()
+	n, _ := u.Count()
 	if u.Err() != nil {
-		return false
-	}
-	oldEvents := u.Rest()
-	lc.advance(c, now)
-	if len(c.Added) == 0 {
-		r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
-		return true
+		return nil, nil, false
 	}
 	p := pack.Get(keptWords)
 	defer p.Release()
-	packLife(p, &c.Facts)
+	packLife(p, f)
 	p.Uvarint(mid)
 	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
-	p.Uvarint(uint64(old+len(c.Added)) + 1)
-	p.B = append(p.B, oldEvents...)
+	p.Uvarint(uint64(n+len(added)) + 1)
+	p.B = append(p.B, u.Rest()...)
 	var ids [16]int // where each new event's id starts in p.B
-	if len(c.Added) > len(ids) {
-		return false
+	if len(added) > len(ids) {
+		return nil, nil, false
 	}
-	for i := range c.Added {
-		e := &c.Added[i]
+	for i := range added {
+		e := &added[i]
 		if e.At.Location() != time.UTC {
-			return false
+			return nil, nil, false
 		}
 		p.Byte(pack.Flags(e.Tracking, e.ActionRequired))
 		p.Uvarint(uint64(eventIDLen) << 1)
 		ids[i] = len(p.B)
-		p.B = appendEventID(p.B, r.ID, e.N, e.At)
+		p.B = appendEventID(p.B, id, e.N, e.At)
 		p.Time(e.At)
 		if e.Tracking {
 			p.Str(string(eventTracking))
@@ -232,18 +206,16 @@ func (lc *lifecycle) advanceKept(r *storage.Letter, k *keptLetter, now time.Time
 		}
 	}
 	if p.Err() != nil {
-		return false
+		return nil, nil, false
 	}
 	data := p.String()
-	r.Notices = slices.Grow(r.Notices, len(c.Added))
-	for i := range c.Added {
-		e := &c.Added[i]
-		r.Notices = append(r.Notices, storage.Notice{
+	notices = slices.Grow(notices, len(added))
+	for i := range added {
+		e := &added[i]
+		notices = append(notices, storage.Notice{
 			EventID: data[ids[i] : ids[i]+eventIDLen], Type: noticeType(EventStatus(e.Status), e.N),
 			Seq: e.N, At: e.At, RetryUntil: e.At.Add(WebhookRetryPeriod),
 		})
 	}
-	r.Doc = &keptLetter{data: data, shared: k.shared}
-	r.Status, r.DueAt, r.ModifiedAt = string(c.Status), c.Due, c.Modified
-	return true
+	return &keptLetter{data: data, shared: k.shared}, notices, true
 }

@@ -256,9 +256,12 @@ func Decode(b []byte) (storage.Letter, string, error) {
 	if err := gojson.Unmarshal(raw, &h); err != nil {
 		return storage.Letter{}, "", fmt.Errorf("letter snapshot: %w", err)
 	}
-	meta := make([]storage.Metadata, len(h.Metadata))
-	for i, m := range h.Metadata {
-		meta[i] = storage.Metadata(m)
+	var meta []storage.Metadata
+	if len(h.Metadata) > 0 {
+		meta = make([]storage.Metadata, len(h.Metadata))
+		for i, m := range h.Metadata {
+			meta[i] = storage.Metadata(m)
+		}
 	}
 	r := storage.Letter{
 		ID: h.ID, Status: h.Status, ExternalID: h.ExternalID, Metadata: meta,

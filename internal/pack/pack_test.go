@@ -1,0 +1,157 @@
+package pack_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop/internal/pack"
+)
+
+var words = pack.NewWords("queued", "delivered")
+
+// TestRoundTrip: every value written reads back the same, in order, and
+// the whole form is read.
+func TestRoundTrip(t *testing.T) {
+	at := time.Date(2026, 3, 2, 15, 0, 1, 2_000_000, time.UTC)
+	odd := time.Date(2026, 3, 2, 15, 0, 1, 3, time.UTC)
+	w := pack.Get(words)
+	defer w.Release()
+	w.Uvarint(math.MaxUint64)
+	w.Varint(-12345)
+	w.Byte(0xfe)
+	w.Bool(true)
+	w.Str("queued")
+	w.Str("not a word")
+	w.Str("")
+	w.Strs(nil)
+	w.Strs([]string{})
+	w.Strs([]string{"a", "delivered"})
+	w.Float(-1.5)
+	w.Time(at)
+	w.Time(odd)
+	w.Byte(pack.Flags(true, false, true))
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := pack.NewReader(w.String(), words)
+	if v := r.Uvarint(); v != math.MaxUint64 {
+		t.Errorf("Uvarint = %d", v)
+	}
+	if v := r.Varint(); v != -12345 {
+		t.Errorf("Varint = %d", v)
+	}
+	if v := r.Byte(); v != 0xfe {
+		t.Errorf("Byte = %x", v)
+	}
+	if !r.Bool() {
+		t.Error("Bool = false")
+	}
+	for _, want := range []string{"queued", "not a word", ""} {
+		if got := r.Str(); got != want {
+			t.Errorf("Str = %q, want %q", got, want)
+		}
+	}
+	if got := r.Strs(); got != nil {
+		t.Errorf("Strs = %#v, want nil", got)
+	}
+	if got := r.Strs(); got == nil || len(got) != 0 {
+		t.Errorf("Strs = %#v, want empty", got)
+	}
+	if got := r.Strs(); len(got) != 2 || got[0] != "a" || got[1] != "delivered" {
+		t.Errorf("Strs = %#v", got)
+	}
+	if v := r.Float(); v != -1.5 {
+		t.Errorf("Float = %v", v)
+	}
+	if v := r.Time(); !v.Equal(at) || v.Location() != time.UTC {
+		t.Errorf("Time = %v, want %v", v, at)
+	}
+	if v := r.Time(); !v.Equal(odd) {
+		t.Errorf("Time = %v, want %v", v, odd)
+	}
+	if f := r.Byte(); f != 5 {
+		t.Errorf("Flags = %b, want 101", f)
+	}
+	r.End()
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A common word takes one byte.
+func TestWordsAreNumbers(t *testing.T) {
+	w := pack.Get(words)
+	defer w.Release()
+	w.Str("delivered")
+	if len(w.B) != 1 {
+		t.Errorf("a word packed in %d bytes", len(w.B))
+	}
+}
+
+func TestTimeOutsideUTCFails(t *testing.T) {
+	w := pack.Get(nil)
+	defer w.Release()
+	w.Time(time.Date(2026, 3, 2, 15, 0, 0, 0, time.FixedZone("x", 3600)))
+	if !errors.Is(w.Err(), pack.ErrUnpackable) {
+		t.Errorf("Err = %v, want ErrUnpackable", w.Err())
+	}
+}
+
+// InsertLength puts before a part its length, which a reader skips by.
+func TestInsertLength(t *testing.T) {
+	w := pack.Get(nil)
+	defer w.Release()
+	w.Str("head")
+	at := len(w.B)
+	for range 50 {
+		w.Str("middle")
+	}
+	w.InsertLength(at)
+	w.Str("tail")
+	r := pack.NewReader(w.String(), nil)
+	if r.Str() != "head" {
+		t.Fatal("head")
+	}
+	if !r.Skip(r.Uvarint()) {
+		t.Fatal(r.Err())
+	}
+	if got := r.Str(); got != "tail" {
+		t.Fatalf("after the part: %q", got)
+	}
+	r.End()
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+}
+
+// A form cut short, or read past its end, sets the error and reads zero
+// values; bytes left over are an error too.
+func TestBadForms(t *testing.T) {
+	w := pack.Get(words)
+	defer w.Release()
+	w.Str("a longer string")
+	w.Strs([]string{"x", "y"})
+	full := w.String()
+	for n := range len(full) {
+		r := pack.NewReader(full[:n], words)
+		r.Str()
+		r.Strs()
+		r.End()
+		if r.Err() == nil {
+			t.Errorf("cut to %d bytes: no error", n)
+		}
+	}
+	r := pack.NewReader(full+"x", words)
+	r.Str()
+	r.Strs()
+	r.End()
+	if r.Err() == nil {
+		t.Error("a byte left over: no error")
+	}
+	r = pack.NewReader("\x07", words) // word 3 of 2
+	if r.Str() != "" || r.Err() == nil {
+		t.Error("an unknown word read")
+	}
+}
