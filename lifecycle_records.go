@@ -1,12 +1,10 @@
 package lettershop
 
 import (
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/lettershop/lettershop/internal/jsonsplice"
-	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -137,85 +135,4 @@ func (e encodedLetter) stepped(id string, f *postal.Facts, added []postal.Event,
 		out = append(out, noticeOf(ev, pe.N))
 	}
 	return storage.Encoded(a.End()), out, true
-}
-
-func (k *keptLetter) facts(f *postal.Facts) bool {
-	r := pack.NewReader(k.data, keptWords)
-	unpackLife(&r, f)
-	return r.Err() == nil
-}
-
-// stepped makes the new kept form from the old one's parts: the life facts
-// f, the middle part copied as it is, the old events copied and the new
-// ones packed after them, straight from the postal events. Nothing of the
-// letter is unpacked but its life facts, and the new events' ids and the
-// notices' are parts of the one new string. It reports false for a form it
-// cannot read or an event it cannot pack; the caller then unpacks the
-// letter.
-func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, notices []storage.Notice) (storage.Document, []storage.Notice, bool) {
-	if len(added) == 0 {
-		return k, notices, true
-	}
-	u := pack.NewReader(k.data, keptWords)
-	var old postal.Facts
-	unpackLife(&u, &old)
-	mid := u.Uvarint()
-	midStart := u.Pos()
-	if u.Err() != nil || !u.Skip(mid) {
-		return nil, nil, false
-	}
-	n, _ := u.Count()
-	if u.Err() != nil {
-		return nil, nil, false
-	}
-	p := pack.Get(keptWords)
-	defer p.Release()
-	packLife(p, f)
-	p.Uvarint(mid)
-	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
-	p.Uvarint(uint64(n+len(added)) + 1)
-	p.B = append(p.B, u.Rest()...)
-	var ids [16]int // where each new event's id starts in p.B
-	if len(added) > len(ids) {
-		return nil, nil, false
-	}
-	for i := range added {
-		e := &added[i]
-		if e.At.Location() != time.UTC {
-			return nil, nil, false
-		}
-		p.Byte(pack.Flags(e.Tracking, e.ActionRequired))
-		p.Uvarint(uint64(eventIDLen) << 1)
-		ids[i] = len(p.B)
-		p.B = appendEventID(p.B, id, e.N, e.At)
-		p.Time(e.At)
-		if e.Tracking {
-			p.Str(string(eventTracking))
-		} else {
-			p.Str(string(eventStatus))
-		}
-		p.Str(string(e.Status))
-		p.Str(e.Description)
-		p.Str(e.OperationCode)
-		p.Str(e.Location)
-		if e.Tracking {
-			p.Str(e.Notes)
-			p.Str(e.Facility)
-			p.Str(e.FacilityType)
-			p.Str(e.FacilityZip)
-		}
-	}
-	if p.Err() != nil {
-		return nil, nil, false
-	}
-	data := p.String()
-	notices = slices.Grow(notices, len(added))
-	for i := range added {
-		e := &added[i]
-		notices = append(notices, storage.Notice{
-			EventID: data[ids[i] : ids[i]+eventIDLen], Type: noticeType(EventStatus(e.Status), e.N),
-			Seq: e.N, At: e.At, RetryUntil: e.At.Add(WebhookRetryPeriod),
-		})
-	}
-	return &keptLetter{data: data, shared: k.shared}, notices, true
 }
