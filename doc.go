@@ -94,7 +94,9 @@
 //     moved.
 //   - internal/pack: the compact byte form a record is kept in, in
 //     memory: values written and read back in order, common words as
-//     numbers; it knows nothing of what it packs.
+//     numbers, and a record's metadata packed to be interned (memstore's
+//     form, which a letter snapshot shares); it knows nothing of what it
+//     packs but storage's metadata pairs.
 //   - internal/lettersnap: a stored letter kept as an answer showed it,
 //     for an idempotent request's replay, and its compressed encoding
 //     for a store that serializes; it knows storage's records only.
@@ -123,7 +125,7 @@
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
-//	memstore            -> storage
+//	memstore            -> storage, internal/pack
 //	pgstore             -> storage
 //	usps                -> (none)
 //	postal              -> usps
@@ -141,7 +143,7 @@
 //	egress              -> (std only)
 //	testclock           -> (none)
 //	internal/clockview  -> storage
-//	internal/pack       -> (std only)
+//	internal/pack       -> storage
 //	internal/lettersnap -> storage, internal/pack
 //	internal/jsonsplice -> (std only)
 //	fetchbatch          -> (std only)

@@ -5,6 +5,7 @@ import (
 	"time"
 	"unique"
 
+	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -130,9 +131,9 @@ func (n *names) lookup(s string) (name, bool) {
 
 func (n *names) str(id name) string { return n.strs[id] }
 
-// metaList is a letter's metadata: its pairs packed into one string, the
-// number of pairs and then each key and value as a uvarint length and the
-// text, interned so that letters with the same pairs share one copy. The
+// metaList is a letter's metadata: its pairs packed into one string as
+// package pack packs metadata, interned so that letters with the same
+// pairs share one copy (and a snapshot of the letter shares it too). The
 // zero metaList has no pairs.
 type metaList struct {
 	h unique.Handle[string]
@@ -142,19 +143,7 @@ func packMetadata(m []storage.Metadata) metaList {
 	if len(m) == 0 {
 		return metaList{}
 	}
-	n := uvarintLen(uint64(len(m)))
-	for _, p := range m {
-		n += len(p.Key) + len(p.Value) + 2*uvarintLen(uint64(max(len(p.Key), len(p.Value))))
-	}
-	b := make([]byte, 0, n)
-	b = appendUvarint(b, uint64(len(m)))
-	for _, p := range m {
-		b = appendUvarint(b, uint64(len(p.Key)))
-		b = append(b, p.Key...)
-		b = appendUvarint(b, uint64(len(p.Value)))
-		b = append(b, p.Value...)
-	}
-	return metaList{unique.Make(string(b))}
+	return metaList{unique.Make(string(pack.AppendMetadata(make([]byte, 0, pack.MetadataLen(m)), m)))}
 }
 
 func (m metaList) packed() string {
@@ -170,8 +159,8 @@ func (m metaList) each(fn func(key, value string) bool) {
 	_, s := m.count()
 	for len(s) > 0 {
 		var k, v string
-		k, s = nextString(s)
-		v, s = nextString(s)
+		k, s = pack.NextString(s)
+		v, s = pack.NextString(s)
 		if !fn(k, v) {
 			return
 		}
@@ -205,8 +194,8 @@ func (m metaList) appendPairs(dst []storage.Metadata) []storage.Metadata {
 	n, s := m.count()
 	for range n {
 		var p storage.Metadata
-		p.Key, s = nextString(s)
-		p.Value, s = nextString(s)
+		p.Key, s = pack.NextString(s)
+		p.Value, s = pack.NextString(s)
 		dst = append(dst, p)
 	}
 	return dst
@@ -228,53 +217,4 @@ func (m metaList) has(want []storage.Metadata) bool {
 }
 
 // count returns the number of pairs and the packed pairs after it.
-func (m metaList) count() (int, string) {
-	s := m.packed()
-	if s == "" {
-		return 0, ""
-	}
-	n, rest := nextUvarint(s)
-	return int(n), rest
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-// nextString reads a uvarint length and that many bytes from s, as
-// packMetadata writes them, and returns them and the rest of s.
-func nextString(s string) (string, string) {
-	n, s := nextUvarint(s)
-	n = min(n, uint64(len(s)))
-	return s[:n], s[n:]
-}
-
-// nextUvarint reads a uvarint from s and returns it and the rest of s.
-func nextUvarint(s string) (uint64, string) {
-	if len(s) > 0 && s[0] < 0x80 {
-		return uint64(s[0]), s[1:] // the common case: below 128
-	}
-	var n uint64
-	for shift := uint(0); len(s) > 0; shift += 7 {
-		c := s[0]
-		s = s[1:]
-		n |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			break
-		}
-	}
-	return n, s
-}
+func (m metaList) count() (int, string) { return pack.NextMetadata(m.packed()) }

@@ -13,7 +13,6 @@ package lettersnap
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -80,52 +79,35 @@ func Make(r *storage.Letter, base string, words *pack.Words) (Snapshot, error) {
 	return Snapshot{head: p.String(), meta: PackMetadata(r.Metadata), base: unique.Make(base), doc: r.Doc}, nil
 }
 
-// PackMetadata packs m, interned: the number of pairs, then each key and
-// value as a uvarint length and the text. (memstore keeps a letter's
-// metadata in the same form, interned the same way, so a snapshot shares
-// its copy with the store's.)
+// PackMetadata packs m, interned, as package pack packs metadata: as
+// memstore keeps a letter's, so a snapshot shares its copy with the
+// store's.
 func PackMetadata(m []storage.Metadata) unique.Handle[string] {
-	var b []byte
-	if len(m) > 0 {
-		b = binary.AppendUvarint(b, uint64(len(m)))
-		for _, p := range m {
-			b = binary.AppendUvarint(b, uint64(len(p.Key)))
-			b = append(b, p.Key...)
-			b = binary.AppendUvarint(b, uint64(len(p.Value)))
-			b = append(b, p.Value...)
-		}
-	}
-	return unique.Make(string(b))
+	return unique.Make(string(pack.AppendMetadata(nil, m)))
 }
 
 // unpackMetadata reads what PackMetadata packed.
 func unpackMetadata(h unique.Handle[string]) ([]storage.Metadata, error) {
-	s := h.Value()
-	if s == "" {
+	n, s := pack.NextMetadata(h.Value())
+	if n == 0 {
+		if s != "" {
+			return nil, errors.New("packed metadata: bytes left over")
+		}
 		return nil, nil
 	}
-	next := func() (string, bool) {
-		n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-		if w <= 0 || uint64(len(s)-w) < n {
-			return "", false
-		}
-		v := s[w : w+int(n)]
-		s = s[w+int(n):]
-		return v, true
-	}
-	n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-	if w <= 0 || n > uint64(len(s)) {
+	if n > len(s) {
 		return nil, errors.New("packed metadata: bad count")
 	}
-	s = s[w:]
 	out := make([]storage.Metadata, n)
 	for i := range out {
-		k, ok1 := next()
-		v, ok2 := next()
-		if !ok1 || !ok2 {
+		if s == "" {
 			return nil, errors.New("packed metadata: cut short")
 		}
-		out[i] = storage.Metadata{Key: k, Value: v}
+		out[i].Key, s = pack.NextString(s)
+		if s == "" {
+			return nil, errors.New("packed metadata: cut short")
+		}
+		out[i].Value, s = pack.NextString(s)
 	}
 	if s != "" {
 		return nil, errors.New("packed metadata: bytes left over")

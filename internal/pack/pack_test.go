@@ -3,10 +3,13 @@ package pack_test
 import (
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/lettershop/lettershop/internal/pack"
+	"github.com/lettershop/lettershop/storage"
 )
 
 var words = pack.NewWords("queued", "delivered")
@@ -153,5 +156,26 @@ func TestBadForms(t *testing.T) {
 	r = pack.NewReader("\x07", words) // word 3 of 2
 	if r.Str() != "" || r.Err() == nil {
 		t.Error("an unknown word read")
+	}
+}
+
+func TestMetadataRoundTrip(t *testing.T) {
+	long := strings.Repeat("v", 300)
+	for _, m := range [][]storage.Metadata{nil, {{Key: "a", Value: ""}}, {{Key: "k", Value: long}, {Key: "", Value: "x"}}} {
+		b := pack.AppendMetadata(nil, m)
+		if len(b) != pack.MetadataLen(m) {
+			t.Errorf("%v: packed in %d bytes, MetadataLen %d", m, len(b), pack.MetadataLen(m))
+		}
+		n, s := pack.NextMetadata(string(b))
+		var got []storage.Metadata
+		for range n {
+			var p storage.Metadata
+			p.Key, s = pack.NextString(s)
+			p.Value, s = pack.NextString(s)
+			got = append(got, p)
+		}
+		if s != "" || !slices.Equal(got, m) {
+			t.Errorf("%v read back as %v, %q left", m, got, s)
+		}
 	}
 }

@@ -1,0 +1,91 @@
+package pack
+
+import "github.com/lettershop/lettershop/storage"
+
+// A record's metadata is packed on its own, so that it can be interned
+// (unique.Make of the packed string) and shared by every record holding
+// the same pairs: memstore keeps a letter's metadata so, and a letter
+// snapshot (package lettersnap) the same way, sharing the store's copy.
+// The form is the number of pairs, then each key and value as a uvarint
+// length and the text; no pairs is the empty string.
+
+// MetadataLen returns the length of m packed.
+func MetadataLen(m []storage.Metadata) int {
+	if len(m) == 0 {
+		return 0
+	}
+	n := uvarintLen(uint64(len(m)))
+	for _, p := range m {
+		n += len(p.Key) + len(p.Value) + uvarintLen(uint64(len(p.Key))) + uvarintLen(uint64(len(p.Value)))
+	}
+	return n
+}
+
+// AppendMetadata appends m packed to b.
+func AppendMetadata(b []byte, m []storage.Metadata) []byte {
+	if len(m) == 0 {
+		return b
+	}
+	b = appendUvarint(b, uint64(len(m)))
+	for _, p := range m {
+		b = appendUvarint(b, uint64(len(p.Key)))
+		b = append(b, p.Key...)
+		b = appendUvarint(b, uint64(len(p.Value)))
+		b = append(b, p.Value...)
+	}
+	return b
+}
+
+// NextMetadata reads the number of pairs packed at the start of s, and
+// returns it and the pairs after it, which NextString reads: a key, then
+// its value.
+func NextMetadata(s string) (int, string) {
+	if s == "" {
+		return 0, ""
+	}
+	n, rest := NextUvarint(s)
+	return int(n), rest
+}
+
+// NextString reads a uvarint length and that many bytes from s, as
+// AppendMetadata writes them, and returns them and the rest of s. It
+// does not check s: a length past its end takes what is left.
+func NextString(s string) (string, string) {
+	n, s := NextUvarint(s)
+	n = min(n, uint64(len(s)))
+	return s[:n], s[n:]
+}
+
+// NextUvarint reads a uvarint from s and returns it and the rest of s.
+func NextUvarint(s string) (uint64, string) {
+	if len(s) > 0 && s[0] < 0x80 {
+		return uint64(s[0]), s[1:] // the common case: below 128
+	}
+	var n uint64
+	for shift := uint(0); len(s) > 0; shift += 7 {
+		c := s[0]
+		s = s[1:]
+		n |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+	}
+	return n, s
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+func appendUvarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
