@@ -95,6 +95,13 @@
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
 //     it knows nothing of what it fetches, nor how.
+//   - signedlink: signs download links and opens their signatures
+//     (AES-GCM with a synthetic IV); the root makes and serves the links.
+//   - rendercache: rendered letters kept in memory (an LRU) by the stored
+//     state they were rendered from; the root decides what renders.
+//   - internal/storehooks: a storage.Storage layer that tells callbacks of
+//     store failures and letters' statuses; the root's Hooks are wired
+//     through it.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -110,7 +117,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch
+//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -133,6 +140,9 @@
 //	testclock           -> (none)
 //	internal/clockview  -> storage
 //	fetchbatch          -> (std only)
+//	signedlink          -> (std only)
+//	rendercache         -> (none)
+//	internal/storehooks -> storage
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

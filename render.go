@@ -3,24 +3,21 @@ package lettershop
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/image/font/sfnt"
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
+	"github.com/lettershop/lettershop/rendercache"
+	"github.com/lettershop/lettershop/signedlink"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -104,15 +101,11 @@ type renderState struct {
 	cacheSize int
 	cacheSet  bool
 
-	once    sync.Once
-	cache   *lru.Cache[string, []byte]
-	encKey  []byte
-	signKey []byte
-	// serial numbers download links, so that no two are alike; it starts
-	// at random, so that servers sharing a key make different links too.
-	serial atomic.Uint64
-	// rendered counts letters rendered rather than taken from the cache.
-	rendered atomic.Int64
+	once sync.Once
+	// cache keeps rendered letters by their stored state.
+	cache *rendercache.Cache
+	// links signs download links and opens their signatures.
+	links *signedlink.Signer
 }
 
 func (s *Service) renders() *renderState {
@@ -127,20 +120,10 @@ func (s *Service) renders() *renderState {
 		if !r.cacheSet {
 			r.cacheSize = DefaultRenderCacheSize
 		}
-		if r.cacheSize > 0 {
-			r.cache, _ = lru.New[string, []byte](r.cacheSize)
-		}
-		// A key of its own, derived from the token key under a distinct label:
-		// servers sharing WithTokenKey share links, and a pagination token can
-		// never pass for a link signature or the other way round.
-		link := hmacSum(s.tokenKey, []byte("lettershop download link v1"))
-		r.encKey = hmacSum(link, []byte("encrypt"))
-		r.signKey = hmacSum(link, []byte("sign"))
-		var start [8]byte
-		if _, err := io.ReadFull(rand.Reader, start[:]); err != nil {
-			panic("lettershop: no randomness for download links: " + err.Error())
-		}
-		r.serial.Store(binary.BigEndian.Uint64(start[:]))
+		r.cache = rendercache.New(r.cacheSize)
+		// Servers sharing WithTokenKey share links; signedlink keeps its
+		// keys apart from the pagination tokens'.
+		r.links = signedlink.New(s.tokenKey, nil)
 	})
 	return r
 }
@@ -193,36 +176,26 @@ func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte,
 }
 
 // renderLetter renders l, from the cache when it was rendered since it last
-// changed.
-func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) ([]byte, error) {
+// changed; cached says which.
+func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (b []byte, cached bool, err error) {
 	r := s.renders()
-	// The revision tells apart two changes made at one instant (a stopped
-	// clock, or a store that keeps coarser times).
-	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", account, l.ID, l.ModifiedAt.UnixNano(), l.revision)
-	if r.cache != nil {
-		if b, ok := r.cache.Get(key); ok {
-			noteCacheHit(ctx)
-			return bytes.Clone(b), nil
+	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision}
+	return r.cache.Get(key, func() ([]byte, error) {
+		content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
+		if err != nil {
+			return nil, err
 		}
-	}
-	content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
-	if err != nil {
-		return nil, err
-	}
-	if problem != "" {
-		return nil, s.contentIssue(ctx, account, l, problem)
-	}
-	d := drawing(l, content)
-	d.Resources = res
-	r.rendered.Add(1)
-	b, err := r.renderer.Render(d)
-	if err != nil {
-		return nil, internal("render letter "+l.ID, err)
-	}
-	if r.cache != nil {
-		r.cache.Add(key, bytes.Clone(b))
-	}
-	return b, nil
+		if problem != "" {
+			return nil, s.contentIssue(ctx, account, l, problem)
+		}
+		d := drawing(l, content)
+		d.Resources = res
+		b, err := r.renderer.Render(d)
+		if err != nil {
+			return nil, internal("render letter "+l.ID, err)
+		}
+		return b, nil
+	})
 }
 
 // letterDate is the date a letter carries: its send date, else the day it
