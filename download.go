@@ -4,7 +4,10 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/lettershop/lettershop/signedlink"
 )
 
 // Download links.
@@ -16,6 +19,38 @@ import (
 // refused. Every link to one letter serves the same bytes, rendered once
 // (renderLetter's cache).
 
+// DefaultDownloadTTL is how long a download link lasts unless
+// WithDownloadTTL says otherwise.
+const DefaultDownloadTTL = 15 * time.Minute
+
+// WithDownloadTTL sets how long a link from DownloadURL stays good. The
+// default is DefaultDownloadTTL.
+func WithDownloadTTL(d time.Duration) Option {
+	return func(s *Service) { s.download.ttl = d }
+}
+
+// downloadState is the Service's download-link state, set up on first use
+// so that New need not know about it.
+type downloadState struct {
+	ttl  time.Duration
+	once sync.Once
+	// links signs download links and opens their signatures.
+	links *signedlink.Signer
+}
+
+func (s *Service) downloads() *downloadState {
+	d := &s.download
+	d.once.Do(func() {
+		if d.ttl <= 0 {
+			d.ttl = DefaultDownloadTTL
+		}
+		// Servers sharing WithTokenKey share links; signedlink keeps its
+		// keys apart from the pagination tokens'.
+		d.links = signedlink.New(s.tokenKey, nil)
+	})
+	return d
+}
+
 // DownloadURL returns a fresh signed link to the letter's PDF, good for the
 // download link lifetime (DefaultDownloadTTL unless WithDownloadTTL):
 // {base}/files/letters/{id}.pdf?expires=...&signature=... The link needs no
@@ -26,15 +61,15 @@ func (s *Service) DownloadURL(ctx context.Context, account, id string) (string, 
 	if err != nil {
 		return "", err
 	}
-	r := s.renders()
+	d := s.downloads()
 	// Rounded up to the second, so a link lasts at least the lifetime.
-	exp := s.now(account).Add(r.ttl)
+	exp := s.now(account).Add(d.ttl)
 	expires := exp.Unix()
 	if exp.After(time.Unix(expires, 0)) {
 		expires++
 	}
 	e := strconv.FormatInt(expires, 10)
-	sig := r.links.Sign(account, l.ID, e, r.links.NextSerial())
+	sig := d.links.Sign(account, l.ID, e, d.links.NextSerial())
 	return s.baseURL + "/files/letters/" + l.ID + ".pdf?expires=" + e + "&signature=" + sig, nil
 }
 
@@ -51,7 +86,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if err != nil || strconv.FormatInt(exp, 10) != expires {
 		return nil, errLinkInvalid
 	}
-	account, ok := s.renders().links.Open(id, expires, signature)
+	account, ok := s.downloads().links.Open(id, expires, signature)
 	if !ok {
 		return nil, errLinkInvalid
 	}

@@ -17,15 +17,11 @@ import (
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
 	"github.com/lettershop/lettershop/rendercache"
-	"github.com/lettershop/lettershop/signedlink"
 	"github.com/lettershop/lettershop/storage"
 )
 
 // Rendering defaults.
 const (
-	// DefaultDownloadTTL is how long a download link lasts unless
-	// WithDownloadTTL says otherwise.
-	DefaultDownloadTTL = 15 * time.Minute
 	// DefaultRenderCacheSize is how many rendered letters are kept unless
 	// WithRenderCacheSize says otherwise.
 	DefaultRenderCacheSize = 256
@@ -33,12 +29,6 @@ const (
 	// can hold.
 	MaxImagePixels = render.MaxImagePixels
 )
-
-// WithDownloadTTL sets how long a link from DownloadURL stays good. The
-// default is DefaultDownloadTTL.
-func WithDownloadTTL(d time.Duration) Option {
-	return func(s *Service) { s.render.ttl = d }
-}
 
 // WithRenderCacheSize sets how many rendered letters are kept in memory, so
 // repeated downloads of a letter are not rendered again. Zero or less turns
@@ -92,20 +82,17 @@ const (
 	ExternalFetchTimeout = 10 * time.Second
 )
 
-// renderState is the Service's rendering and download-link state, set up on
-// first use so that New need not know about it.
+// renderState is the Service's rendering state, set up on first use so
+// that New need not know about it.
 type renderState struct {
 	renderer  Renderer
 	fetcher   Fetcher
-	ttl       time.Duration
 	cacheSize int
 	cacheSet  bool
 
 	once sync.Once
 	// cache keeps rendered letters by their stored state.
 	cache *rendercache.Cache
-	// links signs download links and opens their signatures.
-	links *signedlink.Signer
 }
 
 func (s *Service) renders() *renderState {
@@ -114,16 +101,10 @@ func (s *Service) renders() *renderState {
 		if r.renderer == nil {
 			r.renderer = builtinRenderer{}
 		}
-		if r.ttl <= 0 {
-			r.ttl = DefaultDownloadTTL
-		}
 		if !r.cacheSet {
 			r.cacheSize = DefaultRenderCacheSize
 		}
 		r.cache = rendercache.New(r.cacheSize)
-		// Servers sharing WithTokenKey share links; signedlink keeps its
-		// keys apart from the pagination tokens'.
-		r.links = signedlink.New(s.tokenKey, nil)
 	})
 	return r
 }
