@@ -1,7 +1,6 @@
 package lettershop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -363,16 +362,8 @@ func assetUseProblem(template []byte, ref assetRef, data []byte) string {
 // asset's would be when a letter is made, or what is wrong with it, in
 // words a person can act on.
 func fetchedResource(template []byte, name string, body []byte) (render.Resource, string) {
-	// The bytes say what they are; a server's media type is often wrong.
-	mime := ""
-	switch {
-	case bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")):
-		mime = "image/png"
-	case bytes.HasPrefix(body, []byte{0xFF, 0xD8, 0xFF}):
-		mime = "image/jpeg"
-	case bytes.HasPrefix(body, []byte{0, 1, 0, 0}), bytes.HasPrefix(body, []byte("true")), bytes.HasPrefix(body, []byte("OTTO")):
-		mime = "font/ttf"
-	default:
+	mime := render.ResourceType(body)
+	if mime == "" {
 		return render.Resource{}, "it is neither a PNG or JPEG image nor a TrueType font"
 	}
 	if strings.HasPrefix(mime, "image/") {
