@@ -77,13 +77,13 @@ type AddressMetadata struct {
 // Deliverability is the verdict of address analysis on a recipient.
 type Deliverability string
 
-// The deliverability values.
+// The deliverability values, cass's verdicts (cass.Deliverability).
 const (
-	Deliverable                Deliverability = "deliverable"
-	DeliverableMissingUnit     Deliverability = "deliverableMissingUnit"
-	DeliverableIncorrectUnit   Deliverability = "deliverableIncorrectUnit"
-	DeliverableUnnecessaryUnit Deliverability = "deliverableUnnecessaryUnit"
-	Undeliverable              Deliverability = "undeliverable"
+	Deliverable                Deliverability = cass.Deliverable
+	DeliverableMissingUnit     Deliverability = cass.DeliverableMissingUnit
+	DeliverableIncorrectUnit   Deliverability = cass.DeliverableIncorrectUnit
+	DeliverableUnnecessaryUnit Deliverability = cass.DeliverableUnnecessaryUnit
+	Undeliverable              Deliverability = cass.Undeliverable
 )
 
 // PartyRole says which party of a letter an address belongs to.
@@ -183,7 +183,7 @@ func (b builtinProcessor) Process(_ context.Context, req AddressRequest) (Addres
 	}
 	analysis, metadata := AddressAnalysis(r.Analysis), AddressMetadata(r.Metadata)
 	party.AddressAnalysis, party.AddressMetadata = &analysis, &metadata
-	return AddressResult{Party: party, Deliverability: deliverabilityOf(analysis), Reason: r.Reason}, nil
+	return AddressResult{Party: party, Deliverability: Deliverability(r.Deliverability), Reason: r.Reason}, nil
 }
 
 // givenAddress is an address as package ncoa takes it: the lines, and the
@@ -194,22 +194,6 @@ func givenAddress(a Address, parts *AddressComponents) ncoa.Address {
 		out.Urbanization, out.City, out.State, out.ZIP, out.Plus4 = parts.Urbanization, parts.City, parts.State, parts.ZipCode, parts.Plus4Code
 	}
 	return out
-}
-
-// deliverabilityOf turns delivery point validation into a deliverability.
-func deliverabilityOf(a AddressAnalysis) Deliverability {
-	switch a.DpvMatchCode {
-	case cass.DPVConfirmed:
-		return Deliverable
-	case cass.DPVDefault:
-		return DeliverableMissingUnit
-	case cass.DPVSecondaryUnknown:
-		if slices.Contains(a.DpvFootnotes, "C1") {
-			return DeliverableIncorrectUnit
-		}
-		return DeliverableUnnecessaryUnit
-	}
-	return Undeliverable
 }
 
 // deliverabilityThresholds are the values each threshold accepts.

@@ -38,11 +38,12 @@ type Result struct {
 	// Address is the address processed: its lines, and the parts of its
 	// last line as read (as standardized, with CASS).
 	Address Address
-	// Analysis, Metadata and Reason are CASS's (cass.Result), set only
-	// with Request.CASS.
-	Analysis cass.Analysis
-	Metadata cass.Metadata
-	Reason   string
+	// Analysis, Metadata, Deliverability and Reason are CASS's
+	// (cass.Result), set only with Request.CASS.
+	Analysis       cass.Analysis
+	Metadata       cass.Metadata
+	Deliverability string
+	Reason         string
 	// Corrections are the fields changed, by NCOA then by CASS; nil when
 	// none was.
 	Corrections []Correction
@@ -95,7 +96,7 @@ func (p *Processor) Process(req Request) Result {
 			Line1: out.Line1, Line2: out.Line2, LastLine: lastLine,
 			Urbanization: out.Urbanization, City: out.City, State: out.State, ZIP: out.ZIP, Plus4: out.Plus4,
 		},
-		Analysis: a.Analysis, Metadata: a.Metadata, Reason: a.Reason,
+		Analysis: a.Analysis, Metadata: a.Metadata, Deliverability: a.Deliverability, Reason: a.Reason,
 		Corrections: corrections,
 	}
 }
