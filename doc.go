@@ -97,7 +97,8 @@
 //     moved.
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
-//     it knows nothing of what it fetches, nor how.
+//     it knows nothing of what it fetches, nor how. It keeps the helpers
+//     around one fetch too: Once, Answers, NotFetched.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
