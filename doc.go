@@ -6,8 +6,8 @@
 // This package holds the domain and the API's rules. The outside world a
 // real service would call on is simulated in packages of its own, pure and
 // replaceable: the postal timeline (package postal, behind Postal and
-// WithPostal), address processing (package cass, behind AddressProcessor
-// and WithAddressProcessor) and rendering (package render).
+// WithPostal), address processing (packages cass and ncoa, behind
+// AddressProcessor and WithAddressProcessor) and rendering (package render).
 //
 // # Quick start
 //
@@ -64,6 +64,9 @@
 //   - postal, cass, render: the simulations of the postal timeline, of
 //     address processing and of printing. postal, cass and usps are pure:
 //     no storage, no clock reads, time comes in as an argument.
+//   - ncoa: the built-in address processor below the root: the registry of
+//     moves NCOA forwards recipients by (state, in memory), and the run of
+//     NCOA then CASS on one address; the root maps a party onto it.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
 //     in testroutes.go. It tells an Observer of its requests and keeps no
 //     metrics itself; prom records them, and the Service's hooks, as
@@ -94,7 +97,8 @@
 //     moved.
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
-//     it knows nothing of what it fetches, nor how.
+//     it knows nothing of what it fetches, nor how. It keeps the helpers
+//     around one fetch too: Once, Answers, NotFetched.
 //   - signedlink: signs download links and opens their signatures
 //     (AES-GCM with a synthetic IV); the root makes and serves the links.
 //   - rendercache: rendered letters kept in memory (an LRU) by the stored
@@ -117,7 +121,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -126,6 +130,7 @@
 //	usps                -> (none)
 //	postal              -> usps
 //	cass                -> usps
+//	ncoa                -> cass, usps
 //	render              -> usps
 //	wire                -> lettershop
 //	delivery            -> lettershop, wire, webhook, egress
