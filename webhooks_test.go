@@ -347,7 +347,7 @@ func TestWebhookURLs(t *testing.T) {
 	}
 
 	// A server may limit the hosts.
-	limited := newEnv(t, lettershop.WithWebhookHosts("hooks.example.com", "*.example.org", "10.0.0.1"))
+	limited := newEnv(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithHosts("hooks.example.com", "*.example.org", "10.0.0.1"))))
 	for u, ok := range map[string]bool{
 		"https://hooks.example.com/in":       true,
 		"https://HOOKS.example.com./in":      true,
@@ -371,7 +371,7 @@ func TestWebhookURLs(t *testing.T) {
 // A receiver slower than the timeout, one that never answers, and one that
 // is not there: each attempt fails with what happened, and is retried.
 func TestWebhookUnansweredAttempts(t *testing.T) {
-	e := newEnv(t, lettershop.WithWebhookTimeout(100*time.Millisecond))
+	e := newEnv(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(100*time.Millisecond))))
 	slow := newReceiver(t)
 	slow.delay = 2 * time.Second
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
@@ -617,7 +617,7 @@ func TestSubscribeFunc(t *testing.T) {
 // The events of many letters, posted by several workers at once, reach the
 // receiver each letter's in order.
 func TestWebhookOrderPerLetter(t *testing.T) {
-	e := newEnv(t, lettershop.WithWebhookWorkers(4))
+	e := newEnv(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithPerAccount(4))))
 	rcv := newReceiver(t)
 	rcv.delay = time.Millisecond
 	e.createWebhook(t, acct, rcv.URL)
@@ -779,13 +779,13 @@ func TestClockMovesWithoutWebhooksDoNoWebhookWork(t *testing.T) {
 // lets it go. Another account's events go out meanwhile, however many of the
 // first account's events wait behind its hanging attempts: a hanging
 // receiver holds back its own account only, and that account has at most
-// WithWebhookWorkers attempts under way at once.
+// delivery.WithPerAccount attempts under way at once.
 func TestWebhookHangingReceiverCostsItsAccountOnly(t *testing.T) {
 	for _, waiting := range []int{12, 40} {
 		t.Run(fmt.Sprintf("%d letters waiting", waiting), func(t *testing.T) {
 			const workers = 4
 			// Attempts end when the test lets them, never by the timeout.
-			e := newEnv(t, lettershop.WithWebhookWorkers(workers), lettershop.WithWebhookTimeout(time.Hour))
+			e := newEnv(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithPerAccount(workers), delivery.WithTimeout(time.Hour))))
 			const other = "acct_other"
 			arrived := make(chan string, 2*waiting)
 			release := make(chan struct{})
