@@ -17,25 +17,22 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-// The Service records webhook events and their deliveries, in the same
-// store write as the change they tell of (webhooks.go); a Deliverer sends
-// them, through the Service's Deliveries: it asks which accounts have
-// deliveries due (each judged on its own clock), takes an account's due
-// deliveries (a letter's in order), each leased on the wall clock for as
-// long as the Deliverer says, reads each one's event and records how its
-// attempt went. A failed one is attempted again after the delay the
-// Deliverer gives, on the account's clock, until WebhookRetryPeriod has
-// passed since the event (or since the first attempt, when that came
-// later); then the delivery has failed. How attempts are made (workers,
-// timeouts, hosts, backoff) is the Deliverer's: package delivery's Open
-// makes the one lettershop comes with.
+// The Service records webhook events and their deliveries in the same
+// store write as the change they tell of (webhooks.go). A Deliverer sends
+// them through the Service's Deliveries: the accounts with deliveries due
+// on their own clocks, an account's due deliveries taken (a letter's in
+// order) under a lease on the wall clock as long as the Deliverer asks,
+// each one's event, and how its attempt went. A failure is attempted again
+// after the Deliverer's delay on the account's clock, until
+// WebhookRetryPeriod has passed since the event (or the first attempt, if
+// later); then the delivery has failed. How attempts are made is the
+// Deliverer's (package delivery's Open is the one lettershop comes with).
 //
-// The Service wakes its Deliverer once it knows of webhooks (it made one,
-// a delivery was taken, or the store held some when it started), when
-// something may have fallen due: a letter write that made deliveries,
-// letters moved by the lifecycle, a clock moved, a webhook enabled, a
-// retry asked for. On a test clock a Service that knows of no webhooks
-// does no webhook work at all.
+// Once the Service knows of webhooks (it made one, a delivery was taken,
+// the store held some at start) it wakes its Deliverer when something may
+// have fallen due: a letter write that made deliveries, letters moved, a
+// clock moved, a webhook enabled, a retry asked for. On a test clock a
+// Service that knows of no webhooks does no webhook work at all.
 
 // A Deliverer sends the webhook events a Service records, through the
 // Service's Deliveries (WithDeliverer).
@@ -169,12 +166,10 @@ type DeliverySettings struct {
 	// clock; other servers sharing the store): look for them now and then.
 	Poll bool
 	// Wall is the real time (WithWallClock), which signatures carry.
-	Wall clock.Clock
-	// Logger is the Service's.
+	Wall   clock.Clock
 	Logger *slog.Logger
-	// Egress and EgressOptions are the policy of the Service's own requests
-	// and its clients' options (WithEgress), which a client made to post
-	// events keeps.
+	// Egress and EgressOptions are the policy the Service's own requests
+	// keep, and its clients' options (WithEgress).
 	Egress        egress.Policy
 	EgressOptions []egress.Option
 }
