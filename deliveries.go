@@ -69,9 +69,9 @@ func (s *Service) UseDeliverer(open func(*Deliveries) Deliverer) bool {
 // Deliveries are a Service's webhook deliveries as its Deliverer works on
 // them. Its methods are safe for concurrent use.
 type Deliveries struct {
-	s      *Service
-	open   func(*Deliveries) Deliverer
-	engine atomic.Pointer[Deliverer]
+	s         *Service
+	open      func(*Deliveries) Deliverer
+	deliverer atomic.Pointer[Deliverer]
 	// active is set once this Service knows of webhooks: only then do
 	// letter changes and clock moves wake the Deliverer.
 	active atomic.Bool
@@ -91,11 +91,11 @@ func (d *Deliveries) init(s *Service) {
 func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 	d.useMu.Lock()
 	defer d.useMu.Unlock()
-	if d.closed || d.engine.Load() != nil {
+	if d.closed || d.deliverer.Load() != nil {
 		return false
 	}
 	e := open(d)
-	d.engine.Store(&e)
+	d.deliverer.Store(&e)
 	if !d.s.life.mock || d.s.rawStore == nil {
 		return true // a real clock polls; a Service without a store has nothing to send
 	}
@@ -117,14 +117,14 @@ func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 // activate notes that webhooks exist; a Service without a Deliverer says,
 // once, that their events are not sent.
 func (d *Deliveries) activate() {
-	if !d.active.Swap(true) && d.engine.Load() == nil {
+	if !d.active.Swap(true) && d.deliverer.Load() == nil {
 		d.s.logger.Warn("webhooks: this Service has no Deliverer: their events are recorded but not sent (see lettershop.WithDeliverer)")
 	}
 }
 
 // wake wakes the Deliverer, if this Service knows of webhooks.
 func (d *Deliveries) wake() {
-	if e := d.engine.Load(); e != nil && d.active.Load() {
+	if e := d.deliverer.Load(); e != nil && d.active.Load() {
 		(*e).Wake()
 	}
 }
@@ -144,14 +144,14 @@ func (d *Deliveries) stop() {
 	d.useMu.Lock()
 	d.closed = true
 	d.useMu.Unlock()
-	if e := d.engine.Load(); e != nil {
+	if e := d.deliverer.Load(); e != nil {
 		(*e).Close()
 	}
 }
 
 // checkHost asks the Deliverer whether webhooks may post to host.
 func (d *Deliveries) checkHost(host string) error {
-	if e := d.engine.Load(); e != nil {
+	if e := d.deliverer.Load(); e != nil {
 		if c, ok := (*e).(HostChecker); ok {
 			return c.CheckHost(host)
 		}
