@@ -83,10 +83,12 @@
 //     written field by field, and the encodings of a Service's letters kept
 //     by their stored state (wire.Letters); the root does not encode for
 //     the wire.
-//   - delivery: the Deliverer lettershop comes with (delivery.Open): it
-//     takes the deliveries due through the Service's Deliveries, fairly
-//     across accounts, posts each event signed, and retries with backoff.
-//     A Service sends its webhook events only with a Deliverer:
+//   - delivery: the Deliverer lettershop comes with (delivery.Open, or
+//     delivery.OpenWith and its options: timeout, attempts per account,
+//     allowed hosts, HTTP client): it takes the deliveries due through the
+//     Service's Deliveries, fairly across accounts, each leased for its
+//     attempt, posts each event signed, and retries with backoff. A Service
+//     sends its webhook events only with a Deliverer:
 //     WithDeliverer(delivery.Open), or httpadapter.New gives it this one.
 //   - snapshot: an account's records and clock as one JSON document, taken
 //     and restored (with fresh ids) for test fixtures.
@@ -133,7 +135,7 @@
 //	ncoa                -> cass, usps
 //	render              -> usps
 //	wire                -> lettershop
-//	delivery            -> lettershop, wire, webhook, egress
+//	delivery            -> lettershop, wire, webhook, egress, internal/echo
 //	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot, wire, delivery
 //	prom                -> lettershop, httpadapter
 //	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, testclock, wire, delivery
