@@ -2,12 +2,13 @@ package lettershop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/lettershop/lettershop/cass"
+	"github.com/lettershop/lettershop/ncoa"
 	"github.com/lettershop/lettershop/usps"
 )
 
@@ -76,13 +77,13 @@ type AddressMetadata struct {
 // Deliverability is the verdict of address analysis on a recipient.
 type Deliverability string
 
-// The deliverability values.
+// The deliverability values, cass's verdicts (cass.Deliverability).
 const (
-	Deliverable                Deliverability = "deliverable"
-	DeliverableMissingUnit     Deliverability = "deliverableMissingUnit"
-	DeliverableIncorrectUnit   Deliverability = "deliverableIncorrectUnit"
-	DeliverableUnnecessaryUnit Deliverability = "deliverableUnnecessaryUnit"
-	Undeliverable              Deliverability = "undeliverable"
+	Deliverable                Deliverability = cass.Deliverable
+	DeliverableMissingUnit     Deliverability = cass.DeliverableMissingUnit
+	DeliverableIncorrectUnit   Deliverability = cass.DeliverableIncorrectUnit
+	DeliverableUnnecessaryUnit Deliverability = cass.DeliverableUnnecessaryUnit
+	Undeliverable              Deliverability = cass.Undeliverable
 )
 
 // PartyRole says which party of a letter an address belongs to.
@@ -130,142 +131,69 @@ type AddressProcessor interface {
 // standardizes by USPS Publication 28 and simulates delivery point
 // validation deterministically with package cass (see docs/addresses.md
 // for the rules and the test addresses), and keeps a per-account registry
-// of moves for NCOA, in memory. It implements MoveRegistry.
+// of moves for NCOA, in memory (package ncoa). It implements MoveRegistry.
 func NewAddressProcessor() AddressProcessor {
-	return &builtinProcessor{moves: map[string]map[moveKey]Move{}}
+	return builtinProcessor{ncoa.New()}
 }
 
-// builtinProcessor is the processor of NewAddressProcessor.
-type builtinProcessor struct {
-	mu    sync.RWMutex
-	moves map[string]map[moveKey]Move
-}
+// builtinProcessor is the processor of NewAddressProcessor: it maps a
+// party to package ncoa's request and the result back onto the party.
+type builtinProcessor struct{ p *ncoa.Processor }
 
-// moveKey finds a move: the standardized delivery line and ZIP Code moved
-// from, and the name the move is limited to ("" for everyone there).
-type moveKey struct {
-	from string
-	name string
-}
+// MaxMovesPerAccount bounds the registry of moves of one account of the
+// built-in address processor, which lives in memory. Registering a move
+// again for the same address and name replaces it and does not count twice.
+const MaxMovesPerAccount = ncoa.MaxMovesPerAccount
 
-// Limits of the move registry.
-const (
-	// MaxMovesPerAccount bounds the registry of one account, which lives in
-	// memory. Registering a move again for the same address and name
-	// replaces it and does not count twice.
-	MaxMovesPerAccount = 1000
-	// maxForwardHops bounds the chain of moves followed (A to B, B to C).
-	maxForwardHops = 10
-)
-
-// Process runs NCOA (recipient only, when asked), then CASS when asked
-// (cass.Process), and maps the outcome onto the party.
-func (p *builtinProcessor) Process(_ context.Context, req AddressRequest) (AddressResult, error) {
+// Process runs NCOA (recipient only, when asked), then CASS when asked,
+// and maps the outcome onto the party.
+func (b builtinProcessor) Process(_ context.Context, req AddressRequest) (AddressResult, error) {
 	party := req.Party
+	in := ncoa.Request{
+		Account: req.Account, Address: givenAddress(party.Address, party.AddressComponents),
+		Organization: party.Organization, Business: party.Individual == nil && party.Organization != "",
+		Forward: req.NCOA && req.Role == RoleRecipient,
+	}
+	if party.Individual != nil {
+		in.Individual = party.Individual.FullName
+	}
+	cassType := CassNone
+	if req.CASS != nil {
+		casing, ok := usps.ParseCasing(string(req.CASS.Casing))
+		if !ok {
+			casing = usps.Proper
+		}
+		in.CASS, in.Casing, cassType = true, casing, req.CASS.Type
+	}
+	r := b.p.Process(in)
+	a := r.Address
+	party.Address = Address{AddressLine1: a.Line1, AddressLine2: a.Line2, LastLine: a.LastLine}
+	party.AddressComponents = &AddressComponents{
+		CassType: cassType, Urbanization: a.Urbanization, City: a.City, State: a.State, ZipCode: a.ZIP, Plus4Code: a.Plus4,
+	}
 	party.AddressAnalysis, party.AddressMetadata, party.AddressCorrections = nil, nil, nil
-	var corrections []AddressCorrection
-	if req.NCOA && req.Role == RoleRecipient {
-		if to, ok := p.forwarding(req.Account, party); ok {
-			corrections = append(corrections, changes("ncoa.", [][3]string{
-				{"addressLine1", party.Address.AddressLine1, to.Address.AddressLine1},
-				{"addressLine2", party.Address.AddressLine2, to.Address.AddressLine2},
-				{"lastLine", party.Address.LastLine, to.Address.LastLine},
-			})...)
-			party.Address, party.AddressComponents = to.Address, to.AddressComponents
+	if len(r.Corrections) > 0 {
+		party.AddressCorrections = make([]AddressCorrection, len(r.Corrections))
+		for i, c := range r.Corrections {
+			party.AddressCorrections[i] = AddressCorrection(c)
 		}
 	}
-	in, lastErr := uspsAddress(party)
 	if req.CASS == nil {
-		party.AddressComponents = &AddressComponents{
-			CassType: CassNone, Urbanization: in.Urbanization, City: in.City, State: in.State,
-			ZipCode: in.ZIP, Plus4Code: in.Plus4,
-		}
-		party.AddressCorrections = corrections
 		return AddressResult{Party: party}, nil
 	}
-	casing, ok := usps.ParseCasing(string(req.CASS.Casing))
-	if !ok {
-		casing = usps.Proper
-	}
-	a := cass.Process(cass.Input{
-		Address: in, LastLineErr: lastErr, Casing: casing,
-		Business: party.Individual == nil && party.Organization != "",
-	})
-	out := a.Address
-	lastLine := out.LastLine()
-	if lastErr != nil && !a.Test {
-		// Unreadable: the last line stays as written.
-		lastLine = party.Address.LastLine
-	}
-	corrections = append(corrections, changes("", [][3]string{
-		{"addressLine1", party.Address.AddressLine1, out.Line1},
-		{"addressLine2", party.Address.AddressLine2, out.Line2},
-		{"lastLine", party.Address.LastLine, lastLine},
-		{"city", in.City, out.City},
-		{"state", in.State, out.State},
-		{"zipCode", in.ZIP, out.ZIP},
-		{"plus4Code", in.Plus4, out.Plus4},
-		{"urbanization", in.Urbanization, out.Urbanization},
-	})...)
-	party.Address = Address{AddressLine1: out.Line1, AddressLine2: out.Line2, LastLine: lastLine}
-	party.AddressComponents = &AddressComponents{
-		CassType: req.CASS.Type, Urbanization: out.Urbanization, City: out.City, State: out.State,
-		ZipCode: out.ZIP, Plus4Code: out.Plus4,
-	}
-	analysis, metadata := AddressAnalysis(a.Analysis), AddressMetadata(a.Metadata)
+	analysis, metadata := AddressAnalysis(r.Analysis), AddressMetadata(r.Metadata)
 	party.AddressAnalysis, party.AddressMetadata = &analysis, &metadata
-	party.AddressCorrections = corrections
-	return AddressResult{Party: party, Deliverability: deliverabilityOf(analysis), Reason: a.Reason}, nil
+	return AddressResult{Party: party, Deliverability: Deliverability(r.Deliverability), Reason: r.Reason}, nil
 }
 
-// changes lists the fields whose value changed, each {name, input, corrected}.
-func changes(prefix string, fields [][3]string) []AddressCorrection {
-	var out []AddressCorrection
-	for _, f := range fields {
-		if f[1] != f[2] {
-			out = append(out, AddressCorrection{Name: prefix + f[0], Input: f[1], Corrected: f[2]})
-		}
+// givenAddress is an address as package ncoa takes it: the lines, and the
+// parts given separately, if any.
+func givenAddress(a Address, parts *AddressComponents) ncoa.Address {
+	out := ncoa.Address{Line1: a.AddressLine1, Line2: a.AddressLine2, LastLine: a.LastLine}
+	if parts != nil {
+		out.Urbanization, out.City, out.State, out.ZIP, out.Plus4 = parts.Urbanization, parts.City, parts.State, parts.ZipCode, parts.Plus4Code
 	}
 	return out
-}
-
-// uspsAddress reads a party's address into parts: the last line parsed, or
-// when it cannot be read, the parts given separately.
-func uspsAddress(p Party) (usps.Address, error) {
-	a := usps.Address{Line1: p.Address.AddressLine1, Line2: p.Address.AddressLine2}
-	var given AddressComponents
-	if p.AddressComponents != nil {
-		given = *p.AddressComponents
-	}
-	a.Urbanization = given.Urbanization
-	ll, err := usps.ParseLastLine(p.Address.LastLine)
-	if err != nil {
-		if given.City == "" || given.State == "" {
-			return a, err
-		}
-		ll = usps.LastLine{City: given.City, State: given.State, ZIP: given.ZipCode, Plus4: given.Plus4Code}
-	}
-	a.City, a.State, a.ZIP, a.Plus4 = ll.City, ll.State, ll.ZIP, ll.Plus4
-	if a.Plus4 == "" {
-		a.Plus4 = given.Plus4Code
-	}
-	return a, nil
-}
-
-// deliverabilityOf turns delivery point validation into a deliverability.
-func deliverabilityOf(a AddressAnalysis) Deliverability {
-	switch a.DpvMatchCode {
-	case cass.DPVConfirmed:
-		return Deliverable
-	case cass.DPVDefault:
-		return DeliverableMissingUnit
-	case cass.DPVSecondaryUnknown:
-		if slices.Contains(a.DpvFootnotes, "C1") {
-			return DeliverableIncorrectUnit
-		}
-		return DeliverableUnnecessaryUnit
-	}
-	return Undeliverable
 }
 
 // deliverabilityThresholds are the values each threshold accepts.
@@ -305,8 +233,10 @@ func deliverabilityIssue(opts LetterOptions, r AddressResult) string {
 		d, why, how, joinEnum(accepted))
 }
 
-// RegisterMove validates m and adds it to the account's registry.
-func (p *builtinProcessor) RegisterMove(_ context.Context, account string, m Move) error {
+// RegisterMove checks m (the limits of a letter's address, a readable
+// last line with a ZIP Code, two different addresses) and adds it to the
+// account's registry.
+func (b builtinProcessor) RegisterMove(_ context.Context, account string, m Move) error {
 	f := fieldErrors{}
 	from, fromOK := moveAddress(f, "from", m.From)
 	to, toOK := moveAddress(f, "to", m.To)
@@ -317,19 +247,18 @@ func (p *builtinProcessor) RegisterMove(_ context.Context, account string, m Mov
 	if err := f.err(); err != nil {
 		return err
 	}
-	key := moveKey{from: cass.DeliveryKey(from), name: cass.NameKey(m.Name)}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	reg := p.moves[account]
-	if reg == nil {
-		reg = map[moveKey]Move{}
-		p.moves[account] = reg
-	}
-	if _, exists := reg[key]; !exists && len(reg) >= MaxMovesPerAccount {
+	err := b.p.Register(account, ncoa.Move{Name: m.Name, From: moveGiven(m.From), To: moveGiven(m.To)})
+	if errors.Is(err, ncoa.ErrFull) {
 		return errorf(CodeConflict, "the account already has %d moves registered, the most it can hold", MaxMovesPerAccount)
 	}
-	reg[key] = m
-	return nil
+	return err
+}
+
+// moveGiven is an address of a move as package ncoa takes it, its last
+// line composed from its parts when given in parts, as a letter's is.
+func moveGiven(a AddressInput) ncoa.Address {
+	p := partyOf(&PartyInput{Address: a})
+	return givenAddress(p.Address, p.AddressComponents)
 }
 
 // moveAddress checks one address of a move: present, within the limits of
@@ -348,8 +277,7 @@ func moveAddress(f fieldErrors, path string, a AddressInput) (usps.Address, bool
 	maxLen(f, path+".state", a.State, 2)
 	maxLen(f, path+".zipCode", a.ZipCode, 5)
 	maxLen(f, path+".plus4Code", a.Plus4Code, 4)
-	p := partyOf(&PartyInput{Address: a})
-	addr, err := uspsAddress(p)
+	addr, err := ncoa.Read(moveGiven(a))
 	switch {
 	case err != nil:
 		f.add(path+".lastLine", "the last line could not be read: %v", err)
@@ -357,64 +285,4 @@ func moveAddress(f fieldErrors, path string, a AddressInput) (usps.Address, bool
 		f.add(path+".lastLine", "a ZIP Code is required")
 	}
 	return addr, len(f) == n
-}
-
-// ncoaTestForward is where the NCOA test address forwards to.
-var ncoaTestForward = AddressInput{AddressLine1: cass.NCOATestForward[0], LastLine: cass.NCOATestForward[1]}
-
-// forwarding returns the party at its new address when it has moved: the
-// NCOA test address, or the account's registered moves, followed from move
-// to move.
-func (p *builtinProcessor) forwarding(account string, party Party) (Party, bool) {
-	if cass.TestKey(party.Address.AddressLine1) == cass.NCOATestLine {
-		return p.moved(party, ncoaTestForward), true
-	}
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	reg := p.moves[account]
-	if len(reg) == 0 {
-		return party, false
-	}
-	names := []string{""}
-	if party.Individual != nil {
-		names = append([]string{cass.NameKey(party.Individual.FullName)}, names...)
-	}
-	if party.Organization != "" {
-		names = append([]string{cass.NameKey(party.Organization)}, names...)
-	}
-	current, moved := party, false
-	seen := map[string]bool{}
-	for hop := 0; hop < maxForwardHops; hop++ {
-		addr, err := uspsAddress(current)
-		if err != nil {
-			break
-		}
-		from := cass.DeliveryKey(addr)
-		if seen[from] {
-			break
-		}
-		seen[from] = true
-		m, ok := lookupMove(reg, from, names)
-		if !ok {
-			break
-		}
-		current, moved = p.moved(current, m.To), true
-	}
-	return current, moved
-}
-
-func lookupMove(reg map[moveKey]Move, from string, names []string) (Move, bool) {
-	for _, n := range names {
-		if m, ok := reg[moveKey{from: from, name: n}]; ok {
-			return m, true
-		}
-	}
-	return Move{}, false
-}
-
-// moved returns party with its address replaced by to.
-func (p *builtinProcessor) moved(party Party, to AddressInput) Party {
-	np := partyOf(&PartyInput{Address: to})
-	party.Address, party.AddressComponents = np.Address, np.AddressComponents
-	return party
 }

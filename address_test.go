@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -505,30 +504,6 @@ func TestNCOAThenCASS(t *testing.T) {
 	}
 }
 
-func TestNCOAChains(t *testing.T) {
-	// Hop i moves from "i Main St" to "i+1 Main St"; a recipient at 0 Main
-	// St is followed through at most 10 moves.
-	p := lettershop.NewAddressProcessor()
-	for i := range 11 {
-		apRegister(t, p, "acct", apMove("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", fmt.Sprintf("%d Main St", i+2), "Springfield IL 62701"))
-	}
-	for _, c := range []struct {
-		start, end int
-	}{{1, 11}, {2, 12}, {5, 12}, {12, 12}} {
-		r := apProcess(t, p, lettershop.AddressRequest{Party: apParty(fmt.Sprintf("%d Main St", c.start), "", "Springfield IL 62701"), NCOA: true})
-		if got, want := r.Party.Address.AddressLine1, fmt.Sprintf("%d Main St", c.end); got != want {
-			t.Errorf("from %d Main St: forwarded to %q, want %q", c.start, got, want)
-		}
-	}
-	// A cycle ends.
-	apRegister(t, p, "cycle", apMove("", "1 A St", "Springfield IL 62701", "2 A St", "Springfield IL 62701"))
-	apRegister(t, p, "cycle", apMove("", "2 A St", "Springfield IL 62701", "1 A St", "Springfield IL 62701"))
-	r := apProcess(t, p, lettershop.AddressRequest{Account: "cycle", Party: apParty("1 A St", "", "Springfield IL 62701"), NCOA: true})
-	if got := r.Party.Address.AddressLine1; got != "1 A St" && got != "2 A St" {
-		t.Errorf("cycle forwarded to %q", got)
-	}
-}
-
 func TestRegisterMoveValidation(t *testing.T) {
 	ok := lettershop.AddressInput{AddressLine1: "1 Main St", LastLine: "Springfield IL 62701"}
 	cases := []struct {
@@ -589,23 +564,6 @@ func TestRegisterMoveLimit(t *testing.T) {
 	if r.Party.Address.AddressLine1 != "2 Oak St" {
 		t.Errorf("replaced move not used: %+v", r.Party.Address)
 	}
-}
-
-func TestProcessorIsSafeForConcurrentUse(t *testing.T) {
-	p := lettershop.NewAddressProcessor()
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			apRegister(t, p, "acct", apMove("", fmt.Sprintf("%d Main St", i+1), "Springfield IL 62701", "1 Oak St", "Springfield IL 62702"))
-		}()
-		go func() {
-			defer wg.Done()
-			apProcess(t, p, lettershop.AddressRequest{Party: apParty(fmt.Sprintf("%d Main St", i+1), "", "Springfield IL 62701"), NCOA: true, CASS: apCassProper})
-		}()
-	}
-	wg.Wait()
 }
 
 // The move JSON shape documented in docs/addresses.md.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lettershop/lettershop/fetchbatch"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -538,7 +539,7 @@ func boolScope(b bool) string {
 // archived version not at all (a conflict).
 func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
-		fetch := onceFetch(s.importContent)
+		fetch := fetchbatch.Once(s.importContent)
 		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
 			if v.Status != VersionDraft && v.Status != VersionPublished {
 				return errorf(CodeConflict, "version %s is %s: only draft and published versions can be updated; clone it to make a new draft", v.ID, v.Status)

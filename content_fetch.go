@@ -2,7 +2,6 @@ package lettershop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -20,7 +19,7 @@ import (
 // fetchFunc fetches content a letter prints from a URL: fetchContent for
 // one letter; for a lifecycle run, the results of one batch of fetches
 // for all the letters it holds (lifecycle_fetch.go).
-type fetchFunc func(ctx context.Context, url string) (body []byte, mediaType string, err error)
+type fetchFunc = fetchbatch.Func
 
 // fetchURL fetches url through the Service's Fetcher (WithFetcher, else
 // the egress client), within ExternalFetchTimeout, taking at most maxBytes.
@@ -52,28 +51,16 @@ func (s *Service) fetchContent(ctx context.Context, url string) ([]byte, string,
 }
 
 // notFetched reports whether err says a fetch did not happen for a reason
-// of the caller's (its context ended, a batch did not reach the URL):
-// nothing is then known of the URL.
-func notFetched(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, fetchbatch.ErrNotStarted)
-}
+// of the caller's: nothing is then known of the URL (fetchbatch.NotFetched).
+func notFetched(err error) bool { return fetchbatch.NotFetched(err) }
 
 // fetchFailure words a failed fetch for a person, to follow "could not be
 // fetched from URL: ".
 func fetchFailure(err error) string {
-	var e *egress.Error
-	if errors.As(err, &e) && e.Kind == egress.KindTimeout || errors.Is(err, context.DeadlineExceeded) {
+	if egress.TimedOut(err) {
 		return fmt.Sprintf("no complete answer within %s", ExternalFetchTimeout)
 	}
 	return err.Error()
-}
-
-// hostDown reports whether a fetch's error says its host is down, not
-// that one URL of it is wrong: no answer in time, no connection, no such
-// host. A batch asks such a host for nothing more.
-func hostDown(err error) bool {
-	var e *egress.Error
-	return errors.As(err, &e) && (e.Kind == egress.KindTimeout || e.Kind == egress.KindUnreachable)
 }
 
 // fetchedAs are the media types, besides its own, that a server may give

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,111 +17,51 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-// The Service records webhook events and their deliveries, in the same
-// store write as the change they tell of (webhooks.go); a Deliverer sends
-// them. It asks the Service's Deliveries which accounts have deliveries due
-// (each account's earliest judged on its own clock) and takes an account's
-// due deliveries (pending, due on the account's clock, a letter's in
-// order), each leased for the length of an attempt on the wall clock: a
-// server that dies mid-attempt leaves the delivery leased, and once the
-// lease passes another takes it up, so a receiver may see an event twice
-// (its id tells), never none. The Deliverer posts each event, signed, and
-// records how the attempt went; a failed one is attempted again after the
-// Deliverer's backoff, on the account's clock, until WebhookRetryPeriod
-// has passed since the event (or since the first attempt, when that came
-// later), and then the delivery has failed.
+// The Service records webhook events and their deliveries in the same
+// store write as the change they tell of (webhooks.go). A Deliverer sends
+// them through the Service's Deliveries: the accounts with deliveries due
+// on their own clocks, an account's due deliveries taken (a letter's in
+// order) under a lease on the wall clock as long as the Deliverer asks,
+// each one's event, and how its attempt went. A failure is attempted again
+// after the Deliverer's delay on the account's clock, until
+// WebhookRetryPeriod has passed since the event (or the first attempt, if
+// later); then the delivery has failed. How attempts are made is the
+// Deliverer's (package delivery's Open is the one lettershop comes with).
 //
-// The Service wakes its Deliverer once it knows of webhooks (it made one,
-// took a delivery, or the store held some when it started), when something
-// may have fallen due: a letter write that made deliveries, letters moved
-// by the lifecycle, a clock moved, a retry asked for. On a test clock a
-// Service that knows of no webhooks does no webhook work at all. Package
-// delivery holds the Deliverer lettershop comes with.
+// Once the Service knows of webhooks (it made one, a delivery was taken,
+// the store held some at start) it wakes its Deliverer when something may
+// have fallen due: a letter write that made deliveries, letters moved, a
+// clock moved, a webhook enabled, a retry asked for. On a test clock a
+// Service that knows of no webhooks does no webhook work at all.
 
-// Defaults of webhook delivery.
-const (
-	// DefaultWebhookTimeout is how long an attempt waits for an answer.
-	DefaultWebhookTimeout = 10 * time.Second
-	// DefaultWebhookWorkers is how many attempts of one account run at
-	// once.
-	DefaultWebhookWorkers = 4
-)
-
-const (
-	// leaseMargin is how much longer than an attempt's timeout its lease
-	// lasts: the time to record the outcome.
-	leaseMargin = 30 * time.Second
-	// pollEvery is how often a deliverer on a real clock looks for due
-	// deliveries it was not woken for.
-	pollEvery = time.Second
-	// maxErrorText is how much of an attempt's error a delivery keeps, in
-	// bytes.
-	maxErrorText = 1000
-	// duePage is how many accounts one call for the accounts with due
-	// deliveries returns.
-	duePage = 500
-)
-
-// WithWebhookTimeout sets how long an attempt to post an event waits for
-// the answer, and so how long a delivery is leased for an attempt. The
-// default is DefaultWebhookTimeout.
-func WithWebhookTimeout(d time.Duration) Option { return func(s *Service) { s.deliveries.timeout = d } }
-
-// WithWebhookWorkers sets how many events of one account are posted at
-// once: an account whose receiver is slow or hangs has at most that many
-// attempts under way, and other accounts' events go out meanwhile. The
-// default is DefaultWebhookWorkers.
-func WithWebhookWorkers(n int) Option { return func(s *Service) { s.deliveries.workers = n } }
-
-// WithWebhookHosts limits the hosts webhooks may post to: a name (
-// "hooks.example.com"), a "*.example.com" for the names under a domain, or
-// an IP address. The default is any host: in tests the receiver is often
-// on the same machine.
-func WithWebhookHosts(hosts ...string) Option {
-	return func(s *Service) { s.deliveries.hosts = append([]string(nil), hosts...) }
-}
-
-// WithWebhookClient sets the HTTP client events are posted with. An attempt
-// still ends at WithWebhookTimeout, which its delivery's lease is measured
-// by: a Timeout of the client's cuts attempts shorter, never longer. The
-// default is a client of the Service's egress policy (WithEgress), which
-// follows no redirects (a 3xx is an answer, and not a success); a client
-// given here is trusted to keep whatever policy it needs.
-func WithWebhookClient(c *http.Client) Option { return func(s *Service) { s.deliveries.client = c } }
-
-// WebhookFunc receives the events of a webhook made by SubscribeFunc: the
-// event, and its JSON as it would be posted. An error is a failed
-// attempt, retried as a webhook's.
-type WebhookFunc func(ctx context.Context, e *WebhookEvent, body []byte) error
-
-// A Deliverer sends the webhook events a Service records: it finds the due
-// deliveries through the Service's Deliveries, takes them, attempts each
-// and records how it went. Package delivery's Open makes the one lettershop
-// comes with; another (a queue shared by several services, say) may take
-// its place.
+// A Deliverer sends the webhook events a Service records, through the
+// Service's Deliveries (WithDeliverer).
 type Deliverer interface {
 	// Wake tells the deliverer that deliveries may have fallen due. It
 	// must not block.
 	Wake()
-	// Close stops the deliverer: the attempts under way are cut short and
-	// waited for; their deliveries stay leased, and are taken again when
-	// the lease passes.
+	// Close stops the deliverer; the deliveries of attempts cut short stay
+	// leased, and are taken again when the lease passes.
 	Close()
+}
+
+// A HostChecker is a Deliverer that posts to some hosts only: a webhook url
+// whose host CheckHost refuses is refused when it is given.
+type HostChecker interface {
+	CheckHost(host string) error
 }
 
 // WithDeliverer sets what sends the Service's webhook events: New calls
 // open once with the Service's Deliveries, and the Deliverer it returns is
-// the Service's until Close. lettershop.New(store,
-// lettershop.WithDeliverer(delivery.Open)) sends them as lettershop always
-// has. Without a Deliverer a Service records events and their deliveries
-// but sends none, until UseDeliverer gives it one (httpadapter.New does).
+// the Service's until Close (lettershop.WithDeliverer(delivery.Open)).
+// Without one a Service records events and their deliveries but sends none,
+// until UseDeliverer gives it one (httpadapter.New does).
 func WithDeliverer(open func(*Deliveries) Deliverer) Option {
 	return func(s *Service) { s.deliveries.open = open }
 }
 
 // UseDeliverer gives the Service the Deliverer open makes, as WithDeliverer
-// does, unless it has one: it reports whether it took this one. A closed
-// Service takes none.
+// does, unless it has one or is closed; it reports whether it took it.
 func (s *Service) UseDeliverer(open func(*Deliveries) Deliverer) bool {
 	return s.deliveries.use(open)
 }
@@ -131,63 +69,38 @@ func (s *Service) UseDeliverer(open func(*Deliveries) Deliverer) bool {
 // Deliveries are a Service's webhook deliveries as its Deliverer works on
 // them. Its methods are safe for concurrent use.
 type Deliveries struct {
-	s       *Service
-	timeout time.Duration
-	workers int
-	hosts   []string
-	client  *http.Client
-	open    func(*Deliveries) Deliverer
-
-	// engine is the Deliverer, once the Service has one.
-	engine atomic.Pointer[Deliverer]
+	s         *Service
+	open      func(*Deliveries) Deliverer
+	deliverer atomic.Pointer[Deliverer]
 	// active is set once this Service knows of webhooks: only then do
 	// letter changes and clock moves wake the Deliverer.
 	active atomic.Bool
-	// useMu orders the taking of a Deliverer and Close; closed is set by
-	// Close: no Deliverer is taken after.
-	useMu  sync.Mutex
+	useMu  sync.Mutex // orders the taking of a Deliverer and Close
 	closed bool
-
-	mu sync.Mutex
-	// inflight holds the deliveries being attempted, so that a clock moved
-	// past a lease does not start a second attempt alongside.
-	inflight map[string]bool
-	funcs    map[string]WebhookFunc
+	mu     sync.Mutex
+	funcs  map[string]WebhookFunc // SubscribeFunc's, by url
 }
 
 func (d *Deliveries) init(s *Service) {
-	d.s = s
-	if d.timeout <= 0 {
-		d.timeout = DefaultWebhookTimeout
-	}
-	if d.workers <= 0 {
-		d.workers = DefaultWebhookWorkers
-	}
-	if d.client == nil {
-		d.client = s.egressClient(egress.WithTimeout(d.timeout), egress.WithMaxRedirects(0)).HTTP()
-	}
-	d.inflight = map[string]bool{}
-	d.funcs = map[string]WebhookFunc{}
+	d.s, d.funcs = s, map[string]WebhookFunc{}
 	if d.open != nil {
 		d.use(d.open)
 	}
 }
 
-// use makes open's Deliverer the Service's, unless it has one or is
-// closed, and reports whether it did.
 func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 	d.useMu.Lock()
 	defer d.useMu.Unlock()
-	if d.closed || d.engine.Load() != nil {
+	if d.closed || d.deliverer.Load() != nil {
 		return false
 	}
 	e := open(d)
-	d.engine.Store(&e)
+	d.deliverer.Store(&e)
 	if !d.s.life.mock || d.s.rawStore == nil {
 		return true // a real clock polls; a Service without a store has nothing to send
 	}
-	// A test clock has no poll: webhooks the store holds already (a
-	// Service started again over a database) are found now, once.
+	// A test clock has no poll: webhooks the store holds already (a Service
+	// started again over a database) are found now, once.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	has, err := d.s.store.HasWebhooks(ctx)
@@ -201,28 +114,22 @@ func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 	return true
 }
 
-// activate notes that webhooks exist, so letter changes and clock moves
-// wake the Deliverer. A Service without one says, once, that their events
-// are not sent.
+// activate notes that webhooks exist; a Service without a Deliverer says,
+// once, that their events are not sent.
 func (d *Deliveries) activate() {
-	if !d.active.Swap(true) && d.engine.Load() == nil {
+	if !d.active.Swap(true) && d.deliverer.Load() == nil {
 		d.s.logger.Warn("webhooks: this Service has no Deliverer: their events are recorded but not sent (see lettershop.WithDeliverer)")
 	}
 }
 
-// wake asks the Deliverer to look for due deliveries, if this Service
-// knows of webhooks.
+// wake wakes the Deliverer, if this Service knows of webhooks.
 func (d *Deliveries) wake() {
-	if d.active.Load() {
-		if e := d.engine.Load(); e != nil {
-			(*e).Wake()
-		}
+	if e := d.deliverer.Load(); e != nil && d.active.Load() {
+		(*e).Wake()
 	}
 }
 
-// made is called after a letter write that made n deliveries: when it made
-// any, they are due now. A write in an account without webhooks costs
-// nothing more.
+// made is called after a letter write that made n deliveries, due now.
 func (d *Deliveries) made(n int) {
 	if n > 0 {
 		d.activate()
@@ -230,50 +137,52 @@ func (d *Deliveries) made(n int) {
 	}
 }
 
-// changed is called after a run of due letters moved some: their changes
-// may have made deliveries.
+// changed is called after a run of due letters moved some.
 func (d *Deliveries) changed() { d.wake() }
 
-// stop closes the Deliverer, which waits for the attempts under way.
 func (d *Deliveries) stop() {
 	d.useMu.Lock()
 	d.closed = true
 	d.useMu.Unlock()
-	if e := d.engine.Load(); e != nil {
+	if e := d.deliverer.Load(); e != nil {
 		(*e).Close()
 	}
 }
 
-// DeliverySettings are what the Service's options say of sending its
-// events, for its Deliverer.
+// checkHost asks the Deliverer whether webhooks may post to host.
+func (d *Deliveries) checkHost(host string) error {
+	if e := d.deliverer.Load(); e != nil {
+		if c, ok := (*e).(HostChecker); ok {
+			return c.CheckHost(host)
+		}
+	}
+	return nil
+}
+
+// DeliverySettings are what the Service's options say that its Deliverer
+// needs.
 type DeliverySettings struct {
-	// Timeout is how long an attempt waits for an answer
-	// (WithWebhookTimeout); a delivery is leased a little longer.
-	Timeout time.Duration
-	// PerAccount is how many attempts of one account may be under way at
-	// once (WithWebhookWorkers).
-	PerAccount int
-	// Client posts events (WithWebhookClient, or a client of the Service's
-	// egress policy).
-	Client *http.Client
-	// Poll is how often to look for due deliveries without being woken,
-	// for those other servers sharing the store make; 0 on a test clock,
-	// where every change that makes some wakes the Deliverer.
-	Poll time.Duration
+	// Poll is set when deliveries may fall due without a wake (a real
+	// clock; other servers sharing the store): look for them now and then.
+	Poll bool
 	// Wall is the real time (WithWallClock), which signatures carry.
-	Wall clock.Clock
-	// Logger is the Service's.
+	Wall   clock.Clock
 	Logger *slog.Logger
+	// Egress and EgressOptions are the policy the Service's own requests
+	// keep, and its clients' options (WithEgress).
+	Egress        egress.Policy
+	EgressOptions []egress.Option
 }
 
 // Settings returns the settings of the Service's deliveries.
 func (d *Deliveries) Settings() DeliverySettings {
-	set := DeliverySettings{Timeout: d.timeout, PerAccount: d.workers, Client: d.client, Wall: d.s.wall, Logger: d.s.logger}
-	if !d.s.life.mock {
-		set.Poll = pollEvery
-	}
-	return set
+	return DeliverySettings{Poll: !d.s.life.mock, Wall: d.s.wall, Logger: d.s.logger, Egress: d.s.egress,
+		EgressOptions: append([]egress.Option(nil), d.s.egressOpts...)}
 }
+
+// duePage is how many accounts one call of the store for the accounts with
+// due deliveries returns.
+const duePage = 500
 
 // Due returns the accounts whose earliest delivery to take is due on their
 // own clock. The store names only accounts with pending deliveries; while
@@ -302,8 +211,23 @@ func (d *Deliveries) Due(ctx context.Context) ([]string, error) {
 	}
 }
 
-// DeliveryAttempt is a delivery taken for one attempt, leased to whoever
-// took it. It ends with Record, or Release when the attempt was cut short.
+// TakeRequest says which due deliveries Take claims, and for how long.
+type TakeRequest struct {
+	Account string
+	// Limit is how many to take at most.
+	Limit int
+	// Lease is how long, on the wall clock, each is held for its attempt
+	// (the attempt's timeout and the time to record it): no one takes it
+	// again before. It must be positive.
+	Lease time.Duration
+	// Busy, when set, tells the deliveries the caller still attempts (whose
+	// lease passed): the take stops at the first.
+	Busy func(webhookID, deliveryID string) bool
+}
+
+// DeliveryAttempt is a delivery taken for one attempt. It ends with Record,
+// or is let go when the attempt was cut short: the lease passes, and the
+// delivery is taken again.
 type DeliveryAttempt struct {
 	// Account, WebhookID and DeliveryID name the delivery.
 	Account    string
@@ -312,72 +236,54 @@ type DeliveryAttempt struct {
 	// Attempt counts the delivery's attempts, this one included.
 	Attempt int
 
-	d   *Deliveries
+	s   *Service
 	rec storage.Delivery
 }
 
-// Take claims up to n of the account's due deliveries, leasing each for an
-// attempt, and returns them. The attempts it returns are the caller's to
-// end even when it returns an error too.
-func (d *Deliveries) Take(ctx context.Context, account string, n int) ([]*DeliveryAttempt, error) {
-	return d.take(ctx, storage.DueQuery{Now: d.s.now(account), Account: account, Limit: n})
+// Take claims the account's due deliveries r selects, leasing each for an
+// attempt. The attempts it returns are the caller's even when it returns an
+// error too.
+func (d *Deliveries) Take(ctx context.Context, r TakeRequest) ([]*DeliveryAttempt, error) {
+	if r.Lease <= 0 {
+		return nil, errors.New("lettershop: a take needs a positive lease")
+	}
+	return d.take(ctx, storage.DueQuery{Now: d.s.now(r.Account), Account: r.Account, Limit: r.Limit}, r)
 }
 
-// take claims the due deliveries q selects.
-func (d *Deliveries) take(ctx context.Context, q storage.DueQuery) ([]*DeliveryAttempt, error) {
+// take claims the due deliveries q selects, as r says.
+func (d *Deliveries) take(ctx context.Context, q storage.DueQuery, r TakeRequest) ([]*DeliveryAttempt, error) {
 	wall := d.s.wall.Now()
 	claimed, err := d.s.store.ProcessDueDeliveries(ctx, storage.DeliveryDueQuery{DueQuery: q, Leased: wall},
-		func(r *storage.Delivery) error {
-			if d.busy(r) {
+		func(rec *storage.Delivery) error {
+			if r.Busy != nil && r.Busy(rec.WebhookID, rec.ID) {
 				return errBusy
 			}
-			r.Attempts++
-			r.LastAttemptAt = d.s.now(r.Account)
-			if until := r.LastAttemptAt.Add(WebhookRetryPeriod); r.Attempts == 1 && until.After(r.RetryUntil) {
-				// First attempted long after its event (the clock was
-				// moved past it, or it waited behind an earlier event of
-				// its letter): it is still retried for the whole period.
-				r.RetryUntil = until
+			rec.Attempts++
+			rec.LastAttemptAt = d.s.now(rec.Account)
+			if until := rec.LastAttemptAt.Add(WebhookRetryPeriod); rec.Attempts == 1 && until.After(rec.RetryUntil) {
+				// First attempted long after its event (a clock moved past
+				// it, or it waited behind an earlier event of its letter):
+				// still retried for the whole period.
+				rec.RetryUntil = until
 			}
-			r.LeasedUntil = wall.Add(d.timeout + leaseMargin)
+			rec.LeasedUntil = wall.Add(r.Lease)
 			return nil
 		})
 	if errors.Is(err, errBusy) {
 		err = nil
 	}
 	if len(claimed) > 0 {
-		d.activate() // found by the poll: made by another server
+		d.activate() // found by a poll: made by another server
 	}
-	out := make([]*DeliveryAttempt, 0, len(claimed))
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, r := range claimed {
-		d.inflight[inflightKey(&r)] = true
-		out = append(out, &DeliveryAttempt{
-			Account: r.Account, WebhookID: r.WebhookID, DeliveryID: r.ID, Attempt: r.Attempts, d: d, rec: r,
-		})
+	out := make([]*DeliveryAttempt, len(claimed))
+	for i, rec := range claimed {
+		out[i] = &DeliveryAttempt{Account: rec.Account, WebhookID: rec.WebhookID, DeliveryID: rec.ID, Attempt: rec.Attempts, s: d.s, rec: rec}
 	}
 	return out, err
 }
 
-// errBusy stops a take at a delivery this process is attempting already.
+// errBusy stops a take at a delivery its caller is attempting already.
 var errBusy = errors.New("delivery under way")
-
-func inflightKey(r *storage.Delivery) string { return r.WebhookID + "/" + r.ID }
-
-func (d *Deliveries) busy(r *storage.Delivery) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.inflight[inflightKey(r)]
-}
-
-// Release ends an attempt cut short, with nothing recorded: the lease
-// passes, and the delivery is taken again.
-func (a *DeliveryAttempt) Release() {
-	a.d.mu.Lock()
-	delete(a.d.inflight, inflightKey(&a.rec))
-	a.d.mu.Unlock()
-}
 
 // WebhookTarget is where an attempt sends its event: the webhook's url and
 // the secret that signs what is posted there, or, for a webhook
@@ -390,101 +296,80 @@ type WebhookTarget struct {
 
 // Event reads what the attempt sends and where: the event, with the letter
 // as it stood right after the change, and the webhook's target. An error
-// says why it cannot be sent, for Record: the webhook or the letter could
-// not be read, or the url is not one this Service may post to.
+// says why it cannot be sent, for Record.
 func (a *DeliveryAttempt) Event(ctx context.Context) (*WebhookEvent, WebhookTarget, error) {
-	d, r := a.d, a.rec
-	w, err := d.s.store.GetWebhook(ctx, r.Account, r.WebhookID)
+	s, r := a.s, a.rec
+	w, err := s.store.GetWebhook(ctx, r.Account, r.WebhookID)
 	if err != nil {
 		return nil, WebhookTarget{}, fmt.Errorf("the webhook could not be read: %w", err)
 	}
-	e, err := d.s.webhookEvent(ctx, r)
-	if err != nil {
-		return nil, WebhookTarget{}, err
-	}
-	u, err := url.Parse(w.URL)
-	if err != nil {
-		return nil, WebhookTarget{}, fmt.Errorf("the url %q can not be reached: %w", w.URL, err)
-	}
-	if u.Scheme == funcScheme {
-		d.mu.Lock()
-		fn := d.funcs[w.URL]
-		d.mu.Unlock()
-		if fn == nil {
-			return nil, WebhookTarget{}, errors.New("no function of this process is subscribed at this url (it was made by SubscribeFunc in a process that has ended)")
-		}
-		return e, WebhookTarget{URL: w.URL, Func: fn}, nil
-	}
-	if !d.hostAllowed(u.Hostname()) {
-		return nil, WebhookTarget{}, fmt.Errorf("the host %q is not one webhooks may reach on this server", u.Hostname())
-	}
-	return e, WebhookTarget{URL: w.URL, Secret: w.Secret}, nil
-}
-
-// webhookEvent is the event of delivery r: the letter as it stood right
-// after the change.
-func (s *Service) webhookEvent(ctx context.Context, r storage.Delivery) (*WebhookEvent, error) {
 	rec, err := s.store.GetLetter(ctx, r.Account, r.LetterID)
-	if err != nil {
-		return nil, fmt.Errorf("the letter %s could not be read: %w", r.LetterID, err)
+	var l *Letter
+	if err == nil {
+		l, err = letterFromRecord(rec)
 	}
-	l, err := letterFromRecord(rec)
 	if err != nil {
-		return nil, fmt.Errorf("the letter %s could not be read: %w", r.LetterID, err)
+		return nil, WebhookTarget{}, fmt.Errorf("the letter %s could not be read: %w", r.LetterID, err)
 	}
 	s.setURL(l)
-	return &WebhookEvent{ID: r.EventID, Type: WebhookEventType(r.Type), CreatedAt: r.EventAt.UTC(), Data: WebhookEventData{Object: letterAt(l, r.Seq)}}, nil
+	e := &WebhookEvent{ID: r.EventID, Type: WebhookEventType(r.Type), CreatedAt: r.EventAt.UTC(), Data: WebhookEventData{Object: letterAt(l, r.Seq)}}
+	if !strings.HasPrefix(w.URL, funcScheme+":") {
+		return e, WebhookTarget{URL: w.URL, Secret: w.Secret}, nil
+	}
+	s.deliveries.mu.Lock()
+	fn := s.deliveries.funcs[w.URL]
+	s.deliveries.mu.Unlock()
+	if fn == nil {
+		return nil, WebhookTarget{}, errors.New("no function of this process is subscribed at this url (it was made by SubscribeFunc in a process that has ended)")
+	}
+	return e, WebhookTarget{URL: w.URL, Func: fn}, nil
 }
 
 // AttemptOutcome is how an attempt went.
 type AttemptOutcome struct {
-	// StatusCode is the status of the receiver's answer; 0 when there was
-	// none.
+	// StatusCode is the status of the receiver's answer; 0 when none.
 	StatusCode int
 	// Err says what went wrong; nil for a success.
 	Err error
 	// RetryAfter is, after a failure, how long to wait on the account's
-	// clock before the next attempt. When that is past the delivery's
-	// retry period, the delivery has failed instead.
+	// clock before the next attempt; past the delivery's retry period, the
+	// delivery has failed instead.
 	RetryAfter time.Duration
 	// Took is how long the attempt took, for Hooks.WebhookAttempt.
 	Took time.Duration
 }
 
-// Record records how the attempt went, and ends it. A retry asked for
-// meanwhile (RetryDelivery) wins over it, as does the webhook's deletion;
-// any other error is the store's, and the delivery is taken again when its
-// lease passes.
+// Record records how the attempt went. A retry asked for meanwhile
+// (RetryDelivery) wins over it, as does the webhook's deletion; any other
+// error is the store's, and the delivery is taken again when its lease
+// passes.
 func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
-	defer a.Release()
-	d, r := a.d, a.rec
-	now := d.s.now(r.Account)
+	s, r := a.s, a.rec
 	outcome := "succeeded"
-	r.LeasedUntil = time.Time{}
-	r.StatusCode = o.StatusCode
+	r.LeasedUntil, r.StatusCode = time.Time{}, o.StatusCode
 	if o.Err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error = errorText(o.Err)
-		r.NextAttemptAt = now.Add(o.RetryAfter)
-		outcome = "retry"
+		r.Error, r.NextAttemptAt, outcome = errorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
 			r.Status, outcome = storage.DeliveryFailed, "failed"
 		}
 	}
-	if h := d.s.hooks.WebhookAttempt; h != nil {
+	if h := s.hooks.WebhookAttempt; h != nil {
 		h(outcome, o.Took)
 	}
-	_, err := d.s.store.UpdateDelivery(ctx, r, nil)
+	_, err := s.store.UpdateDelivery(ctx, r, nil)
 	if errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
 	return err
 }
 
+// maxErrorText is how much of an attempt's error a delivery keeps, in bytes.
+const maxErrorText = 1000
+
 // errorText is what a delivery keeps of an attempt's error: text every
-// store can hold, as the receiver's status line or a function's error need
-// not be (invalid UTF-8 and NUL bytes are replaced), and at most
+// store can hold (invalid UTF-8 and NUL bytes replaced), at most
 // maxErrorText bytes of it.
 func errorText(err error) string {
 	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "\uFFFD"), "\x00", "\uFFFD")
@@ -498,14 +383,10 @@ func errorText(err error) string {
 	return s[:cut] + "…"
 }
 
-// forget drops the function subscribed at target, if any.
-func (d *Deliveries) forget(target string) {
-	if strings.HasPrefix(target, funcScheme+":") {
-		d.mu.Lock()
-		delete(d.funcs, target)
-		d.mu.Unlock()
-	}
-}
+// WebhookFunc receives the events of a webhook made by SubscribeFunc: the
+// event, and its JSON as it would be posted. An error is a failed attempt,
+// retried as a webhook's.
+type WebhookFunc func(ctx context.Context, e *WebhookEvent, body []byte) error
 
 // SubscribeFunc makes a webhook in the account whose events go to fn in
 // this process rather than over HTTP, with the same order, retries and
@@ -536,4 +417,11 @@ func (s *Service) SubscribeFunc(ctx context.Context, account string, events []We
 		return nil, err
 	}
 	return w, nil
+}
+
+// forget drops the function subscribed at target, if any.
+func (d *Deliveries) forget(target string) {
+	d.mu.Lock()
+	delete(d.funcs, target)
+	d.mu.Unlock()
 }

@@ -6,8 +6,8 @@
 // This package holds the domain and the API's rules. The outside world a
 // real service would call on is simulated in packages of its own, pure and
 // replaceable: the postal timeline (package postal, behind Postal and
-// WithPostal), address processing (package cass, behind AddressProcessor
-// and WithAddressProcessor) and rendering (package render).
+// WithPostal), address processing (packages cass and ncoa, behind
+// AddressProcessor and WithAddressProcessor) and rendering (package render).
 //
 // # Quick start
 //
@@ -64,6 +64,9 @@
 //   - postal, cass, render: the simulations of the postal timeline, of
 //     address processing and of printing. postal, cass and usps are pure:
 //     no storage, no clock reads, time comes in as an argument.
+//   - ncoa: the built-in address processor below the root: the registry of
+//     moves NCOA forwards recipients by (state, in memory), and the run of
+//     NCOA then CASS on one address; the root maps a party onto it.
 //   - httpadapter: the http.Handler serving the API; its /_test routes are
 //     in testroutes.go. It tells an Observer of its requests and keeps no
 //     metrics itself; prom records them, and the Service's hooks, as
@@ -80,10 +83,12 @@
 //     written field by field, and the encodings of a Service's letters kept
 //     by their stored state (wire.Letters); the root does not encode for
 //     the wire.
-//   - delivery: the Deliverer lettershop comes with (delivery.Open): it
-//     takes the deliveries due through the Service's Deliveries, fairly
-//     across accounts, posts each event signed, and retries with backoff.
-//     A Service sends its webhook events only with a Deliverer:
+//   - delivery: the Deliverer lettershop comes with (delivery.Open, or
+//     delivery.OpenWith and its options: timeout, attempts per account,
+//     allowed hosts, HTTP client): it takes the deliveries due through the
+//     Service's Deliveries, fairly across accounts, each leased for its
+//     attempt, posts each event signed, and retries with backoff. A Service
+//     sends its webhook events only with a Deliverer:
 //     WithDeliverer(delivery.Open), or httpadapter.New gives it this one.
 //   - snapshot: an account's records and clock as one JSON document, taken
 //     and restored (with fresh ids) for test fixtures.
@@ -105,7 +110,15 @@
 //     step on a letter a store keeps serialized.
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
-//     it knows nothing of what it fetches, nor how.
+//     it knows nothing of what it fetches, nor how. It keeps the helpers
+//     around one fetch too: Once, Answers, NotFetched.
+//   - signedlink: signs download links and opens their signatures
+//     (AES-GCM with a synthetic IV); the root makes and serves the links.
+//   - rendercache: rendered letters kept in memory (an LRU) by the stored
+//     state they were rendered from; the root decides what renders.
+//   - internal/storehooks: a storage.Storage layer that tells callbacks of
+//     store failures and letters' statuses; the root's Hooks are wired
+//     through it.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -121,7 +134,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, internal/pack, internal/lettersnap, internal/jsonsplice
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/lettersnap, internal/jsonsplice
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -130,9 +143,10 @@
 //	usps                -> (none)
 //	postal              -> usps
 //	cass                -> usps
+//	ncoa                -> cass, usps
 //	render              -> usps
 //	wire                -> lettershop
-//	delivery            -> lettershop, wire, webhook, egress
+//	delivery            -> lettershop, wire, webhook, egress, internal/echo
 //	httpadapter         -> lettershop, storage, openapi, internal/echo, snapshot, wire, delivery
 //	prom                -> lettershop, httpadapter
 //	lettershoptest      -> lettershop, storage, memstore, httpadapter, webhook, client, snapshot, testclock, wire, delivery
@@ -147,6 +161,9 @@
 //	internal/lettersnap -> storage, internal/pack
 //	internal/jsonsplice -> (std only)
 //	fetchbatch          -> (std only)
+//	signedlink          -> (std only)
+//	rendercache         -> (none)
+//	internal/storehooks -> storage
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

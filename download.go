@@ -2,33 +2,54 @@ package lettershop
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
-	"encoding/binary"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/lettershop/lettershop/signedlink"
 )
 
 // Download links.
 //
 // A link names the letter ({id}.pdf) and when it expires; its signature
-// carries the account, which the link must identify but should not show,
-// and a serial number that makes every link different, sealed with AES-GCM.
-// The nonce is an HMAC-SHA256 of account, letter, expiry and serial (a
-// synthetic IV), so it never repeats for different contents, and opening a
-// link checks both the GCM tag and that HMAC: a link changed in any part
-// (letter, expiry, signature) is refused. Every link to one letter serves
-// the same bytes, rendered once (renderLetter's cache).
+// (package signedlink) carries the account, which the link must identify
+// but should not show, and a serial number that makes every link
+// different. A link changed in any part (letter, expiry, signature) is
+// refused. Every link to one letter serves the same bytes, rendered once
+// (renderLetter's cache).
 
-// maxSignature bounds the signature parameter read: an account id of a few
-// hundred bytes at most (740), with the link's serial number.
-const maxSignature = 1035
+// DefaultDownloadTTL is how long a download link lasts unless
+// WithDownloadTTL says otherwise.
+const DefaultDownloadTTL = 15 * time.Minute
+
+// WithDownloadTTL sets how long a link from DownloadURL stays good. The
+// default is DefaultDownloadTTL.
+func WithDownloadTTL(d time.Duration) Option {
+	return func(s *Service) { s.download.ttl = d }
+}
+
+// downloadState is the Service's download-link state, set up on first use
+// so that New need not know about it.
+type downloadState struct {
+	ttl  time.Duration
+	once sync.Once
+	// links signs download links and opens their signatures.
+	links *signedlink.Signer
+}
+
+func (s *Service) downloads() *downloadState {
+	d := &s.download
+	d.once.Do(func() {
+		if d.ttl <= 0 {
+			d.ttl = DefaultDownloadTTL
+		}
+		// Servers sharing WithTokenKey share links; signedlink keeps its
+		// keys apart from the pagination tokens'.
+		d.links = signedlink.New(s.tokenKey, nil)
+	})
+	return d
+}
 
 // DownloadURL returns a fresh signed link to the letter's PDF, good for the
 // download link lifetime (DefaultDownloadTTL unless WithDownloadTTL):
@@ -40,16 +61,16 @@ func (s *Service) DownloadURL(ctx context.Context, account, id string) (string, 
 	if err != nil {
 		return "", err
 	}
-	r := s.renders()
+	d := s.downloads()
 	// Rounded up to the second, so a link lasts at least the lifetime.
-	exp := s.now(account).Add(r.ttl)
+	exp := s.now(account).Add(d.ttl)
 	expires := exp.Unix()
 	if exp.After(time.Unix(expires, 0)) {
 		expires++
 	}
 	e := strconv.FormatInt(expires, 10)
-	serial := binary.BigEndian.AppendUint64(nil, r.serial.Add(1))
-	return s.baseURL + "/files/letters/" + l.ID + ".pdf?expires=" + e + "&signature=" + r.sign(account, l.ID, e, serial), nil
+	sig := d.links.Sign(account, l.ID, e, d.links.NextSerial())
+	return s.baseURL + "/files/letters/" + l.ID + ".pdf?expires=" + e + "&signature=" + sig, nil
 }
 
 // OpenDownload serves a signed link made by DownloadURL: file is the last
@@ -65,8 +86,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if err != nil || strconv.FormatInt(exp, 10) != expires {
 		return nil, errLinkInvalid
 	}
-	r := s.renders()
-	account, ok := r.open(id, expires, signature)
+	account, ok := s.downloads().links.Open(id, expires, signature)
 	if !ok {
 		return nil, errLinkInvalid
 	}
@@ -82,75 +102,3 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 }
 
 var errLinkInvalid = errorf(CodeForbidden, "the download link is not valid")
-
-// linkSerial is the length of a link's serial number.
-const linkSerial = 8
-
-// linkMAC is the HMAC of a link's parts, each length-prefixed so that no
-// two different links share an input.
-func (r *renderState) linkMAC(account, id, expires string, serial []byte) []byte {
-	m := hmac.New(sha256.New, r.signKey)
-	for _, p := range []string{account, id, expires, string(serial)} {
-		m.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
-		m.Write([]byte(p))
-	}
-	return m.Sum(nil)
-}
-
-func (r *renderState) aead() cipher.AEAD {
-	block, err := aes.NewCipher(r.encKey)
-	if err != nil {
-		panic("lettershop: link key: " + err.Error()) // a 32-byte key always works
-	}
-	g, err := cipher.NewGCM(block)
-	if err != nil {
-		panic("lettershop: link cipher: " + err.Error())
-	}
-	return g
-}
-
-func linkAAD(id, expires string) []byte { return []byte("v1\x00" + id + "\x00" + expires) }
-
-// sign returns the signature parameter of a link.
-func (r *renderState) sign(account, id, expires string, serial []byte) string {
-	g := r.aead()
-	nonce := r.linkMAC(account, id, expires, serial)[:g.NonceSize()]
-	plain := append(slices.Clip(serial), account...)
-	sealed := g.Seal(nonce[:len(nonce):len(nonce)], nonce, plain, linkAAD(id, expires))
-	return base64.RawURLEncoding.EncodeToString(sealed)
-}
-
-// open checks a signature against the link's letter and expiry and returns
-// the account it carries.
-func (r *renderState) open(id, expires, signature string) (string, bool) {
-	if len(signature) > maxSignature {
-		return "", false
-	}
-	// Strict: the unused bits of the last character must be zero, so no two
-	// signatures decode to the same bytes and any change to one is refused.
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(signature)
-	if err != nil {
-		return "", false
-	}
-	g := r.aead()
-	if len(raw) < g.NonceSize()+g.Overhead() {
-		return "", false
-	}
-	nonce, sealed := raw[:g.NonceSize()], raw[g.NonceSize():]
-	plain, err := g.Open(nil, nonce, sealed, linkAAD(id, expires))
-	if err != nil || len(plain) < linkSerial {
-		return "", false
-	}
-	serial, account := plain[:linkSerial], plain[linkSerial:]
-	want := r.linkMAC(string(account), id, expires, serial)[:g.NonceSize()]
-	if subtle.ConstantTimeCompare(nonce, want) != 1 {
-		return "", false
-	}
-	return string(account), true
-}
-
-func hmacSum(key, msg []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write(msg)
-	return m.Sum(nil)
-}

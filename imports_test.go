@@ -224,7 +224,7 @@ func allowedList(r importRule) string {
 }
 
 // pure are the packages that read no clock: time comes in as an argument.
-var pure = []string{"usps", "postal", "cass"}
+var pure = []string{"usps", "postal", "cass", "ncoa"}
 
 // clockReads are the functions of package time that read the clock or
 // wait on it.

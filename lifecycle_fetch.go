@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/fetchbatch"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -124,15 +125,9 @@ func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked ma
 		}
 	}
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
-		Limit: runFetches, PerHost: runFetchesPerHost, Budget: runFetchBudget, Down: hostDown,
+		Limit: runFetches, PerHost: runFetchesPerHost, Budget: runFetchBudget, Down: egress.HostDown,
 	})
-	fetched := func(_ context.Context, url string) ([]byte, string, error) {
-		r, ok := got[url]
-		if !ok {
-			return nil, "", fetchbatch.ErrNotStarted
-		}
-		return r.Body, r.MediaType, r.Err
-	}
+	fetched := fetchbatch.Answers(got)
 	moved := 0
 	for _, x := range letters {
 		_, _, problem, err := lc.s.printSources(ctx, x.account, x.l, fetched)

@@ -1,34 +1,26 @@
 package lettershop
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/image/font/sfnt"
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
+	"github.com/lettershop/lettershop/rendercache"
 	"github.com/lettershop/lettershop/storage"
 )
 
 // Rendering defaults.
 const (
-	// DefaultDownloadTTL is how long a download link lasts unless
-	// WithDownloadTTL says otherwise.
-	DefaultDownloadTTL = 15 * time.Minute
 	// DefaultRenderCacheSize is how many rendered letters are kept unless
 	// WithRenderCacheSize says otherwise.
 	DefaultRenderCacheSize = 256
@@ -36,12 +28,6 @@ const (
 	// can hold.
 	MaxImagePixels = render.MaxImagePixels
 )
-
-// WithDownloadTTL sets how long a link from DownloadURL stays good. The
-// default is DefaultDownloadTTL.
-func WithDownloadTTL(d time.Duration) Option {
-	return func(s *Service) { s.render.ttl = d }
-}
 
 // WithRenderCacheSize sets how many rendered letters are kept in memory, so
 // repeated downloads of a letter are not rendered again. Zero or less turns
@@ -95,24 +81,17 @@ const (
 	ExternalFetchTimeout = 10 * time.Second
 )
 
-// renderState is the Service's rendering and download-link state, set up on
-// first use so that New need not know about it.
+// renderState is the Service's rendering state, set up on first use so
+// that New need not know about it.
 type renderState struct {
 	renderer  Renderer
 	fetcher   Fetcher
-	ttl       time.Duration
 	cacheSize int
 	cacheSet  bool
 
-	once    sync.Once
-	cache   *lru.Cache[string, []byte]
-	encKey  []byte
-	signKey []byte
-	// serial numbers download links, so that no two are alike; it starts
-	// at random, so that servers sharing a key make different links too.
-	serial atomic.Uint64
-	// rendered counts letters rendered rather than taken from the cache.
-	rendered atomic.Int64
+	once sync.Once
+	// cache keeps rendered letters by their stored state.
+	cache *rendercache.Cache
 }
 
 func (s *Service) renders() *renderState {
@@ -121,26 +100,10 @@ func (s *Service) renders() *renderState {
 		if r.renderer == nil {
 			r.renderer = builtinRenderer{}
 		}
-		if r.ttl <= 0 {
-			r.ttl = DefaultDownloadTTL
-		}
 		if !r.cacheSet {
 			r.cacheSize = DefaultRenderCacheSize
 		}
-		if r.cacheSize > 0 {
-			r.cache, _ = lru.New[string, []byte](r.cacheSize)
-		}
-		// A key of its own, derived from the token key under a distinct label:
-		// servers sharing WithTokenKey share links, and a pagination token can
-		// never pass for a link signature or the other way round.
-		link := hmacSum(s.tokenKey, []byte("lettershop download link v1"))
-		r.encKey = hmacSum(link, []byte("encrypt"))
-		r.signKey = hmacSum(link, []byte("sign"))
-		var start [8]byte
-		if _, err := io.ReadFull(rand.Reader, start[:]); err != nil {
-			panic("lettershop: no randomness for download links: " + err.Error())
-		}
-		r.serial.Store(binary.BigEndian.Uint64(start[:]))
+		r.cache = rendercache.New(r.cacheSize)
 	})
 	return r
 }
@@ -193,36 +156,26 @@ func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte,
 }
 
 // renderLetter renders l, from the cache when it was rendered since it last
-// changed.
-func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) ([]byte, error) {
+// changed; cached says which.
+func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (b []byte, cached bool, err error) {
 	r := s.renders()
-	// The revision tells apart two changes made at one instant (a stopped
-	// clock, or a store that keeps coarser times).
-	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", account, l.ID, l.ModifiedAt.UnixNano(), l.revision)
-	if r.cache != nil {
-		if b, ok := r.cache.Get(key); ok {
-			noteCacheHit(ctx)
-			return bytes.Clone(b), nil
+	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision}
+	return r.cache.Get(key, func() ([]byte, error) {
+		content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
+		if err != nil {
+			return nil, err
 		}
-	}
-	content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
-	if err != nil {
-		return nil, err
-	}
-	if problem != "" {
-		return nil, s.contentIssue(ctx, account, l, problem)
-	}
-	d := drawing(l, content)
-	d.Resources = res
-	r.rendered.Add(1)
-	b, err := r.renderer.Render(d)
-	if err != nil {
-		return nil, internal("render letter "+l.ID, err)
-	}
-	if r.cache != nil {
-		r.cache.Add(key, bytes.Clone(b))
-	}
-	return b, nil
+		if problem != "" {
+			return nil, s.contentIssue(ctx, account, l, problem)
+		}
+		d := drawing(l, content)
+		d.Resources = res
+		b, err := r.renderer.Render(d)
+		if err != nil {
+			return nil, internal("render letter "+l.ID, err)
+		}
+		return b, nil
+	})
 }
 
 // letterDate is the date a letter carries: its send date, else the day it
@@ -409,16 +362,8 @@ func assetUseProblem(template []byte, ref assetRef, data []byte) string {
 // asset's would be when a letter is made, or what is wrong with it, in
 // words a person can act on.
 func fetchedResource(template []byte, name string, body []byte) (render.Resource, string) {
-	// The bytes say what they are; a server's media type is often wrong.
-	mime := ""
-	switch {
-	case bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")):
-		mime = "image/png"
-	case bytes.HasPrefix(body, []byte{0xFF, 0xD8, 0xFF}):
-		mime = "image/jpeg"
-	case bytes.HasPrefix(body, []byte{0, 1, 0, 0}), bytes.HasPrefix(body, []byte("true")), bytes.HasPrefix(body, []byte("OTTO")):
-		mime = "font/ttf"
-	default:
+	mime := render.ResourceType(body)
+	if mime == "" {
 		return render.Resource{}, "it is neither a PNG or JPEG image nor a TrueType font"
 	}
 	if strings.HasPrefix(mime, "image/") {

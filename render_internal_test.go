@@ -57,7 +57,7 @@ func TestDownloadsRenderOnce(t *testing.T) {
 			t.Fatal("links to one letter served different bytes")
 		}
 	}
-	if n := s.render.rendered.Load(); n != 1 {
+	if n := s.render.cache.Rendered(); n != 1 {
 		t.Errorf("%d links rendered the letter %d times, want once", links, n)
 	}
 }

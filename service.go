@@ -69,8 +69,10 @@ type Service struct {
 	// Close closes.
 	egressMade []*egress.Client
 
-	// render is the rendering and download-link state (render.go).
-	render renderState
+	// render is the rendering state (render.go), download the
+	// download-link state (download.go).
+	render   renderState
+	download downloadState
 
 	purgeMu   sync.Mutex
 	lastPurge time.Time

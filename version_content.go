@@ -134,27 +134,6 @@ func (s *Service) importContent(ctx context.Context, url string) ([]byte, string
 	return s.fetchURL(ctx, url, MaxUploadContent)
 }
 
-// onceFetch is fetch remembering what it fetched: an update that is tried
-// again after losing a race downloads its content once.
-func onceFetch(fetch fetchFunc) fetchFunc {
-	type got struct {
-		body []byte
-		typ  string
-		err  error
-	}
-	done := map[string]got{}
-	return func(ctx context.Context, url string) ([]byte, string, error) {
-		if g, ok := done[url]; ok {
-			return g.body, g.typ, g.err
-		}
-		body, typ, err := fetch(ctx, url)
-		if !notFetched(err) {
-			done[url] = got{body, typ, err}
-		}
-		return body, typ, err
-	}
-}
-
 // setContent makes data, of MIME type typ from source, v's content. Content
 // larger than inline content can be is left for showVersion to read, as it
 // is shown only when the version is fetched.

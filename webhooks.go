@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -530,8 +529,8 @@ func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id stri
 }
 
 // validateWebhookURL checks a url given for a webhook: absolute http or
-// https, with a host WithWebhookHosts and the egress policy allow (an
-// address is decided now; a name, when it is dialled).
+// https, with a host the Deliverer (a HostChecker) and the egress policy
+// allow (an address is decided now; a name, when it is dialled).
 func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 	if msg := badText(raw); msg != "" {
 		f.add("url", "%s", msg)
@@ -555,10 +554,10 @@ func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 		f.add("url", "must name a host, got %s", echo.Quote(raw))
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		f.add("url", "must not have a fragment (#...), got %s", echo.Quote(raw))
-	case !s.deliveries.hostAllowed(u.Hostname()):
-		f.add("url", "the host %s is not one webhooks may reach on this server (%s)", echo.Quote(u.Hostname()), strings.Join(s.deliveries.hosts, ", "))
 	default:
-		if err := s.egress.CheckHost(u.Hostname()); err != nil {
+		if err := s.deliveries.checkHost(u.Hostname()); err != nil {
+			f.add("url", "%v", err)
+		} else if err := s.egress.CheckHost(u.Hostname()); err != nil {
 			f.add("url", "%v", err)
 		}
 	}
@@ -580,34 +579,6 @@ func validateWebhookEvents(f fieldErrors, events []WebhookEventType) {
 
 func validateWebhookDescription(f fieldErrors, d string) {
 	maxLen(f, "description", d, MaxWebhookDescription)
-}
-
-// hostAllowed reports whether a webhook may reach host: any host when no
-// list is set, else a host of the list, or under a "*.domain" of it.
-func (d *Deliveries) hostAllowed(host string) bool {
-	if len(d.hosts) == 0 {
-		return true
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, h := range d.hosts {
-		h = strings.ToLower(h)
-		if rest, ok := strings.CutPrefix(h, "*."); ok {
-			if strings.HasSuffix(host, "."+rest) {
-				return true
-			}
-			continue
-		}
-		if ip := net.ParseIP(h); ip != nil {
-			if hip := net.ParseIP(host); hip != nil && hip.Equal(ip) {
-				return true
-			}
-			continue
-		}
-		if host == h {
-			return true
-		}
-	}
-	return false
 }
 
 func webhookRecord(account string, w *Webhook) storage.Webhook {

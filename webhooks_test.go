@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -345,69 +344,6 @@ func TestWebhookURLs(t *testing.T) {
 	if err != nil || len(page.Items) != 1 {
 		t.Errorf("webhooks after refusals: %v, %v; want the one made", page.Items, err)
 	}
-
-	// A server may limit the hosts.
-	limited := newEnv(t, lettershop.WithWebhookHosts("hooks.example.com", "*.example.org", "10.0.0.1"))
-	for u, ok := range map[string]bool{
-		"https://hooks.example.com/in":       true,
-		"https://HOOKS.example.com./in":      true,
-		"https://a.b.example.org/in":         true,
-		"http://10.0.0.1:8080/in":            true,
-		"https://example.org/in":             false,
-		"https://example.com/in":             false,
-		"http://127.0.0.1/in":                false,
-		"https://evil.com/hooks.example.com": false,
-	} {
-		_, err := limited.svc.CreateWebhook(limited.ctx, acct, lettershop.CreateWebhookInput{URL: u})
-		if ok && err != nil {
-			t.Errorf("%s: %v, want it allowed", u, err)
-		}
-		if !ok {
-			wantFields(t, err, "url")
-		}
-	}
-}
-
-// A receiver slower than the timeout, one that never answers, and one that
-// is not there: each attempt fails with what happened, and is retried.
-func TestWebhookUnansweredAttempts(t *testing.T) {
-	e := newEnv(t, lettershop.WithWebhookTimeout(100*time.Millisecond))
-	slow := newReceiver(t)
-	slow.delay = 2 * time.Second
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Close() })
-	go func() {
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() }) // read nothing, answer nothing
-		}
-	}()
-	gone, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	goneURL := "http://" + gone.Addr().String() + "/hooks"
-	gone.Close()
-
-	cases := map[string]string{slow.URL: "no answer within 100ms", "http://" + silent.Addr().String() + "/": "no answer within 100ms", goneURL: "no answer: "}
-	hooks := map[string]*lettershop.Webhook{}
-	for u := range cases {
-		hooks[u] = e.createWebhook(t, acct, u, lettershop.WebhookLetterCreated)
-	}
-	e.createLetterIn(t, acct)
-	for u, want := range cases {
-		d := e.settled(t, acct, hooks[u].ID, 1)[0]
-		if d.Status != lettershop.DeliveryPending || d.StatusCode != nil || d.Error == nil || !strings.Contains(*d.Error, want) ||
-			!d.NextAttemptAt.Equal(testStart.Add(time.Minute)) {
-			t.Errorf("%s: %+v (error %v), want pending, %q", u, d, d.Error, want)
-		}
-	}
 }
 
 // A disabled webhook gets no events; enabled again, it gets those made
@@ -617,7 +553,7 @@ func TestSubscribeFunc(t *testing.T) {
 // The events of many letters, posted by several workers at once, reach the
 // receiver each letter's in order.
 func TestWebhookOrderPerLetter(t *testing.T) {
-	e := newEnv(t, lettershop.WithWebhookWorkers(4))
+	e := newEnv(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithPerAccount(4))))
 	rcv := newReceiver(t)
 	rcv.delay = time.Millisecond
 	e.createWebhook(t, acct, rcv.URL)
@@ -773,90 +709,6 @@ func TestClockMovesWithoutWebhooksDoNoWebhookWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "a look for due deliveries once a webhook exists", func() bool { return st.calls.Load() > 0 })
-}
-
-// One account's receiver hangs: every attempt it gets waits until the test
-// lets it go. Another account's events go out meanwhile, however many of the
-// first account's events wait behind its hanging attempts: a hanging
-// receiver holds back its own account only, and that account has at most
-// WithWebhookWorkers attempts under way at once.
-func TestWebhookHangingReceiverCostsItsAccountOnly(t *testing.T) {
-	for _, waiting := range []int{12, 40} {
-		t.Run(fmt.Sprintf("%d letters waiting", waiting), func(t *testing.T) {
-			const workers = 4
-			// Attempts end when the test lets them, never by the timeout.
-			e := newEnv(t, lettershop.WithWebhookWorkers(workers), lettershop.WithWebhookTimeout(time.Hour))
-			const other = "acct_other"
-			arrived := make(chan string, 2*waiting)
-			release := make(chan struct{})
-			hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				arrived <- acct
-				select {
-				case <-release:
-				case <-r.Context().Done():
-				}
-			}))
-			t.Cleanup(hanging.Close)
-			var released sync.Once
-			letGo := func() { released.Do(func() { close(release) }) }
-			t.Cleanup(letGo) // before the server closes: Cleanup runs last in first out
-			prompt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { arrived <- other }))
-			t.Cleanup(prompt.Close)
-			next := func(what string) string {
-				t.Helper()
-				select {
-				case a := <-arrived:
-					return a
-				case <-time.After(10 * time.Second):
-					t.Fatalf("no request came: %s", what)
-					return ""
-				}
-			}
-
-			slow := e.createWebhook(t, acct, hanging.URL, lettershop.WebhookLetterCreated)
-			fast := e.createWebhook(t, other, prompt.URL, lettershop.WebhookLetterCreated)
-			for range waiting {
-				e.createLetterIn(t, acct)
-			}
-			for i := range workers {
-				if a := next(fmt.Sprintf("attempt %d of the hanging account", i+1)); a != acct {
-					t.Fatalf("request %d came for %s, want %s", i+1, a, acct)
-				}
-			}
-			e.createLetterIn(t, other)
-			if a := next("the other account's event, while the first account's receiver hangs"); a != other {
-				t.Fatalf("the next request came for %s while %d attempts hang: want the other account's, and no more than %d attempts of a hanging account at once",
-					a, workers, workers)
-			}
-			d := e.settled(t, other, fast.ID, 1)
-			if len(d) != 1 || d[0].Status != lettershop.DeliverySucceeded {
-				t.Errorf("the other account's delivery: %+v, want succeeded", d)
-			}
-			attempted, untried := 0, 0
-			for _, d := range e.deliveriesOf(t, acct, slow.ID) {
-				switch {
-				case d.Status != lettershop.DeliveryPending:
-					t.Errorf("delivery %s is %s while its receiver hangs", d.ID, d.Status)
-				case d.Attempt == 1:
-					attempted++
-				case d.Attempt == 0:
-					untried++
-				}
-			}
-			if attempted != workers || untried != waiting-workers {
-				t.Errorf("the hanging account's deliveries: %d under way, %d not yet tried; want %d and %d", attempted, untried, workers, waiting-workers)
-			}
-
-			// Let go, the hanging account's events all go out.
-			letGo()
-			for i := workers; i < waiting; i++ {
-				if a := next("the hanging account's events, let go"); a != acct {
-					t.Fatalf("request for %s, want %s", a, acct)
-				}
-			}
-			e.settled(t, acct, slow.ID, waiting)
-		})
-	}
 }
 
 // Creates arriving at once never take an account past MaxWebhooks: as many

@@ -72,6 +72,9 @@ type Result struct {
 	// Reason is a phrase saying why the address is or is not a delivery
 	// point ("the ZIP Code 62701 is in IL, not in CA").
 	Reason string
+	// Deliverability is the verdict on the address drawn from Analysis
+	// (the Deliverability function).
+	Deliverability string
 	// Test is set when the outcome is a test address's fixed one.
 	Test bool
 }
@@ -80,10 +83,42 @@ type Result struct {
 // test address (docs/addresses.md) gives its fixed result; any other is
 // standardized and analysed by the rules of package usps.
 func Process(in Input) Result {
+	var r Result
 	if t, ok := testAddresses[TestKey(in.Address.Line1)]; ok {
-		return t.result(in.Casing)
+		r = t.result(in.Casing)
+	} else {
+		r = analyse(in.Address, in.LastLineErr, in.Casing, in.Business)
 	}
-	return analyse(in.Address, in.LastLineErr, in.Casing, in.Business)
+	r.Deliverability = Deliverability(r.Analysis)
+	return r
+}
+
+// The deliverability verdicts, the values of the lettershop API's
+// deliverability.
+const (
+	Deliverable                = "deliverable"                // a confirmed delivery point
+	DeliverableMissingUnit     = "deliverableMissingUnit"     // the building, without the unit it needs
+	DeliverableIncorrectUnit   = "deliverableIncorrectUnit"   // the building; the unit given is not one of it
+	DeliverableUnnecessaryUnit = "deliverableUnnecessaryUnit" // the building; it has no units
+	Undeliverable              = "undeliverable"              // not a delivery point
+)
+
+// Deliverability is the verdict on an address by its delivery point
+// validation: the DPV match code and, for a secondary not confirmed, the
+// footnote C1 (a unit given that the building does not have).
+func Deliverability(a Analysis) string {
+	switch a.DpvMatchCode {
+	case DPVConfirmed:
+		return Deliverable
+	case DPVDefault:
+		return DeliverableMissingUnit
+	case DPVSecondaryUnknown:
+		if slices.Contains(a.DpvFootnotes, "C1") {
+			return DeliverableIncorrectUnit
+		}
+		return DeliverableUnnecessaryUnit
+	}
+	return Undeliverable
 }
 
 // The DPV match codes.

@@ -68,3 +68,19 @@ func TestKeys(t *testing.T) {
 		t.Errorf("DeliveryKey differs by form: %q, %q", a, b)
 	}
 }
+
+// TestDeliverability checks the verdict of each test address, which
+// Process gives with its analysis.
+func TestDeliverability(t *testing.T) {
+	want := map[string]string{
+		"deliverable": Deliverable, "missing unit": DeliverableMissingUnit, "incorrect unit": DeliverableIncorrectUnit,
+		"unnecessary unit": DeliverableUnnecessaryUnit, "undeliverable block match": Undeliverable,
+		"undeliverable no match": Undeliverable,
+	}
+	for line, d := range want {
+		r := Process(Input{Address: usps.Address{Line1: line}, Casing: usps.Upper})
+		if r.Deliverability != d || Deliverability(r.Analysis) != d {
+			t.Errorf("%s: %q, want %q", line, r.Deliverability, d)
+		}
+	}
+}

@@ -6,7 +6,6 @@
 //
 // It is pure: the same input always gives the same result, and it keeps
 // no state, reads no clock and knows no storage. It owns its value types
-// and never imports the lettershop root, whose built-in address processor
-// maps parties to an Input and a Result back, and keeps the registry of
-// moves NCOA follows.
+// and never imports the lettershop root. Package ncoa keeps the registry
+// of moves NCOA follows, which is state, and runs Process after it.
 package cass

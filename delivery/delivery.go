@@ -1,8 +1,12 @@
-// Package delivery sends lettershop's webhook events: Open makes the
-// Deliverer a Service is given with lettershop.WithDeliverer, which takes
-// the deliveries due through the Service's Deliveries, posts each event
-// signed (package webhook) as package wire writes it, and retries a failed
-// one after RetryDelay on the account's clock.
+// Package delivery sends lettershop's webhook events: Open (or OpenWith,
+// with options) makes the Deliverer a Service is given with
+// lettershop.WithDeliverer, which takes the deliveries due through the
+// Service's Deliveries, each leased for the length of its attempt, posts
+// each event signed (package webhook) as package wire writes it to the
+// hosts it allows, and retries a failed one after RetryDelay on the
+// account's clock. The Service decides what is due and keeps the record;
+// how attempts are made (timeouts, leases, workers, hosts, the HTTP
+// client, backoff) is this package's.
 //
 // Its Engine runs work that falls due account by account, fairly: it asks
 // a Source which accounts have work due, takes each one's, and runs it, at

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/egress"
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/webhook"
 	"github.com/lettershop/lettershop/wire"
 )
@@ -44,46 +48,191 @@ func RetryDelay(n int) time.Duration {
 	return d
 }
 
-// Open returns the Deliverer lettershop comes with, for a Service's
-// deliveries: an Engine that takes each account's due deliveries, at most
-// DeliverySettings.PerAccount of an account's at once, and posts each
-// event, signed (package webhook), to its webhook with the Service's
-// client; a 2xx answer is a success, anything else, or none within the
-// timeout, is retried after RetryDelay on the account's clock. Pass it to
-// lettershop.WithDeliverer:
-//
-//	svc := lettershop.New(store, lettershop.WithDeliverer(delivery.Open))
-func Open(d *lettershop.Deliveries) lettershop.Deliverer {
-	set := d.Settings()
-	w := &webhooks{d: d, set: set}
-	e := New(w, Options{PerAccount: set.PerAccount, Poll: set.Poll, OnError: func(account string, err error) {
-		set.Logger.Error("webhooks: take due deliveries", "account", account, "err", err)
-	}})
-	if set.Poll > 0 {
-		e.Start()
-	}
-	return e
+// Defaults of Open.
+const (
+	// DefaultTimeout is how long an attempt waits for an answer.
+	DefaultTimeout = 10 * time.Second
+	// leaseMargin is how much longer than an attempt's timeout its lease
+	// lasts: the time to record the outcome.
+	leaseMargin = 30 * time.Second
+	// pollEvery is how often a deliverer on a real clock looks for due
+	// deliveries it was not woken for.
+	pollEvery = time.Second
+)
+
+// OpenOption configures the Deliverer OpenWith makes.
+type OpenOption func(*settings)
+
+type settings struct {
+	timeout    time.Duration
+	perAccount int
+	hosts      []string
+	client     *http.Client
 }
 
-// webhooks is a Service's deliveries as a Source: an account's tasks are
-// the attempts of its due deliveries.
+// WithTimeout sets how long an attempt to post an event waits for the
+// answer, and so how long a delivery is leased for an attempt. The default
+// is DefaultTimeout.
+func WithTimeout(d time.Duration) OpenOption { return func(s *settings) { s.timeout = d } }
+
+// WithPerAccount sets how many events of one account are posted at once:
+// an account whose receiver is slow or hangs has at most that many
+// attempts under way, and other accounts' events go out meanwhile. The
+// default is DefaultPerAccount.
+func WithPerAccount(n int) OpenOption { return func(s *settings) { s.perAccount = n } }
+
+// WithHosts limits the hosts webhooks may post to: a name
+// ("hooks.example.com"), a "*.example.com" for the names under a domain,
+// or an IP address. A webhook url of another host is refused when it is
+// given, and an event to one is not sent. The default is any host: in
+// tests the receiver is often on the same machine.
+func WithHosts(hosts ...string) OpenOption {
+	return func(s *settings) { s.hosts = append([]string(nil), hosts...) }
+}
+
+// WithClient sets the HTTP client events are posted with. An attempt still
+// ends at WithTimeout, which its delivery's lease is measured by: a Timeout
+// of the client's cuts attempts shorter, never longer. The default is a
+// client of the Service's egress policy (lettershop.WithEgress), which
+// follows no redirects (a 3xx is an answer, and not a success); a client
+// given here is trusted to keep whatever policy it needs.
+func WithClient(c *http.Client) OpenOption { return func(s *settings) { s.client = c } }
+
+// Open returns the Deliverer lettershop comes with, as OpenWith() does.
+// Pass it to lettershop.WithDeliverer:
+//
+//	svc := lettershop.New(store, lettershop.WithDeliverer(delivery.Open))
+func Open(d *lettershop.Deliveries) lettershop.Deliverer { return OpenWith()(d) }
+
+// OpenWith returns what makes the Deliverer lettershop comes with, set by
+// opts, for lettershop.WithDeliverer: an Engine that takes each account's
+// due deliveries, at most WithPerAccount of an account's at once, and
+// posts each event, signed (package webhook), to its webhook; a 2xx answer
+// is a success, anything else, or none within the timeout, is retried
+// after RetryDelay on the account's clock.
+//
+//	lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(5*time.Second)))
+func OpenWith(opts ...OpenOption) func(*lettershop.Deliveries) lettershop.Deliverer {
+	set := settings{timeout: DefaultTimeout, perAccount: DefaultPerAccount}
+	for _, o := range opts {
+		o(&set)
+	}
+	if set.timeout <= 0 {
+		set.timeout = DefaultTimeout
+	}
+	return func(d *lettershop.Deliveries) lettershop.Deliverer {
+		svc := d.Settings()
+		w := &webhooks{d: d, svc: svc, settings: set, inflight: map[string]bool{}}
+		if w.client == nil {
+			c := egress.New(svc.Egress, append(svc.EgressOptions, egress.WithTimeout(set.timeout), egress.WithMaxRedirects(0))...)
+			w.client, w.made = c.HTTP(), c.HTTP()
+		}
+		o := Options{PerAccount: set.perAccount, OnError: func(account string, err error) {
+			svc.Logger.Error("webhooks: take due deliveries", "account", account, "err", err)
+		}}
+		if svc.Poll {
+			o.Poll = pollEvery
+		}
+		w.Engine = New(w, o)
+		if svc.Poll {
+			w.Start()
+		}
+		return w
+	}
+}
+
+// webhooks is a Service's deliveries as a Source, and the Deliverer that
+// runs them: an account's tasks are the attempts of its due deliveries.
 type webhooks struct {
+	*Engine
+	settings
 	d   *lettershop.Deliveries
-	set lettershop.DeliverySettings
+	svc lettershop.DeliverySettings
+	// made is the client OpenWith made, whose idle connections Close closes.
+	made *http.Client
+
+	mu sync.Mutex
+	// inflight holds the deliveries being attempted, so that a wall clock
+	// moved past a lease does not start a second attempt alongside.
+	inflight map[string]bool
+}
+
+// Close implements lettershop.Deliverer.
+func (w *webhooks) Close() {
+	w.Engine.Close()
+	if w.made != nil {
+		w.made.CloseIdleConnections()
+	}
+}
+
+// CheckHost implements lettershop.HostChecker: webhooks may reach any host
+// when no list is set, else a host of the list, or under a "*.domain" of
+// it.
+func (w *webhooks) CheckHost(host string) error {
+	if hostAllowed(w.hosts, host) {
+		return nil
+	}
+	return fmt.Errorf("the host %s is not one webhooks may reach on this server (%s)", echo.Quote(host), strings.Join(w.hosts, ", "))
+}
+
+func hostAllowed(hosts []string, host string) bool {
+	if len(hosts) == 0 {
+		return true
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, h := range hosts {
+		h = strings.ToLower(h)
+		if rest, ok := strings.CutPrefix(h, "*."); ok {
+			if strings.HasSuffix(host, "."+rest) {
+				return true
+			}
+			continue
+		}
+		if ip := net.ParseIP(h); ip != nil {
+			if hip := net.ParseIP(host); hip != nil && hip.Equal(ip) {
+				return true
+			}
+			continue
+		}
+		if host == h {
+			return true
+		}
+	}
+	return false
 }
 
 // Due implements Source.
 func (w *webhooks) Due(ctx context.Context) ([]string, error) { return w.d.Due(ctx) }
 
 // Take implements Source: it takes up to n of the account's due
-// deliveries, and returns their attempts.
+// deliveries, each leased for an attempt, and returns their attempts.
 func (w *webhooks) Take(ctx context.Context, account string, n int) ([]Task, error) {
-	attempts, err := w.d.Take(ctx, account, n)
+	attempts, err := w.d.Take(ctx, lettershop.TakeRequest{Account: account, Limit: n, Lease: w.timeout + leaseMargin, Busy: w.busy})
 	tasks := make([]Task, len(attempts))
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for i, a := range attempts {
-		tasks[i] = func(ctx context.Context) { w.attempt(ctx, a) }
+		w.inflight[inflightKey(a.WebhookID, a.DeliveryID)] = true
+		tasks[i] = func(ctx context.Context) {
+			defer w.done(a)
+			w.attempt(ctx, a)
+		}
 	}
 	return tasks, err
+}
+
+func inflightKey(webhookID, deliveryID string) string { return webhookID + "/" + deliveryID }
+
+func (w *webhooks) busy(webhookID, deliveryID string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inflight[inflightKey(webhookID, deliveryID)]
+}
+
+func (w *webhooks) done(a *lettershop.DeliveryAttempt) {
+	w.mu.Lock()
+	delete(w.inflight, inflightKey(a.WebhookID, a.DeliveryID))
+	w.mu.Unlock()
 }
 
 // attempt sends one delivery's event and records the outcome. A ctx ended
@@ -93,8 +242,7 @@ func (w *webhooks) attempt(ctx context.Context, a *lettershop.DeliveryAttempt) {
 	began := time.Now()
 	code, err := w.send(ctx, a)
 	if ctx.Err() != nil {
-		a.Release()
-		return
+		return // the lease passes, and the delivery is taken again
 	}
 	o := lettershop.AttemptOutcome{StatusCode: code, Err: err, Took: time.Since(began)}
 	if err != nil {
@@ -103,7 +251,7 @@ func (w *webhooks) attempt(ctx context.Context, a *lettershop.DeliveryAttempt) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := a.Record(rctx, o); err != nil {
-		w.set.Logger.Error("webhooks: record an attempt", "delivery", a.DeliveryID, "webhook", a.WebhookID, "err", err)
+		w.svc.Logger.Error("webhooks: record an attempt", "delivery", a.DeliveryID, "webhook", a.WebhookID, "err", err)
 	}
 }
 
@@ -121,12 +269,19 @@ func (w *webhooks) send(ctx context.Context, a *lettershop.DeliveryAttempt) (int
 	if target.Func != nil {
 		return 0, w.call(ctx, target.Func, e, body)
 	}
+	u, err := url.Parse(target.URL)
+	if err != nil {
+		return 0, fmt.Errorf("the url %q can not be reached: %w", target.URL, err)
+	}
+	if err := w.CheckHost(u.Hostname()); err != nil {
+		return 0, err
+	}
 	return w.post(ctx, target, body)
 }
 
 // post posts body to the target, signed.
 func (w *webhooks) post(ctx context.Context, target lettershop.WebhookTarget, body []byte) (int, error) {
-	actx, cancel := context.WithTimeout(ctx, w.set.Timeout)
+	actx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, target.URL, bytes.NewReader(body))
 	if err != nil {
@@ -134,15 +289,15 @@ func (w *webhooks) post(ctx context.Context, target lettershop.WebhookTarget, bo
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "lettershop-webhooks/1")
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(target.Secret, w.set.Wall.Now(), body))
-	resp, err := w.set.Client.Do(req)
+	req.Header.Set(webhook.SignatureHeader, webhook.Sign(target.Secret, w.svc.Wall.Now(), body))
+	resp, err := w.client.Do(req)
 	if err != nil {
 		var refused *egress.Error
 		if errors.As(err, &refused) && refused.Kind == egress.KindRefused {
 			return 0, fmt.Errorf("not sent: %w", refused)
 		}
 		if errors.Is(actx.Err(), context.DeadlineExceeded) {
-			return 0, fmt.Errorf("no answer within %s", w.set.Timeout)
+			return 0, fmt.Errorf("no answer within %s", w.timeout)
 		}
 		return 0, fmt.Errorf("no answer: %s", describeNetError(err))
 	}
@@ -167,7 +322,7 @@ func describeNetError(err error) string {
 // call hands an event to a function of this process, within the timeout;
 // a panic is a failed attempt.
 func (w *webhooks) call(ctx context.Context, fn lettershop.WebhookFunc, e *lettershop.WebhookEvent, body []byte) (err error) {
-	ctx, cancel := context.WithTimeout(ctx, w.set.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {

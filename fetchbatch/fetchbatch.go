@@ -9,6 +9,11 @@
 // spent, so a batch that meets many slow hosts ends at about the budget
 // plus one fetch's time, leaving the URLs it did not reach for a later
 // batch.
+//
+// Around a fetch of one URL it keeps the small helpers callers share:
+// NotFetched tells a fetch that did not happen from one that failed, Once
+// fetches each URL once for a request tried again, and Answers serves a
+// batch's results as a fetch.
 package fetchbatch
 
 import (

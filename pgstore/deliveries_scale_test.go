@@ -219,16 +219,13 @@ func TestHangingAccountDoesNotHoldUpAnother(t *testing.T) {
 	if err != nil || fmt.Sprint(due) != fmt.Sprint([]string{fastAccount, hangingAcct}) {
 		t.Fatalf("Due: %v %v, want both accounts", due, err)
 	}
-	fast, err := d.Take(ctx, fastAccount, 4)
+	fast, err := d.Take(ctx, lettershop.TakeRequest{Account: fastAccount, Limit: 4, Lease: time.Minute})
 	if err != nil || len(fast) != 3 {
 		t.Fatalf("Take from %s: %d deliveries, %v; want its 3", fastAccount, len(fast), err)
 	}
-	hanging, err := d.Take(ctx, hangingAcct, 4)
+	hanging, err := d.Take(ctx, lettershop.TakeRequest{Account: hangingAcct, Limit: 4, Lease: time.Minute})
 	if err != nil || len(hanging) != 4 || hanging[0].DeliveryID != "dlv_h7_0" {
 		t.Fatalf("Take from %s: %d deliveries, %v; want 4 from letter 7's", hangingAcct, len(hanging), err)
-	}
-	for _, a := range append(fast, hanging...) {
-		a.Release()
 	}
 }
 

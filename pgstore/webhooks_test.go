@@ -168,7 +168,7 @@ func TestWebhookDeliverySurvivesARestart(t *testing.T) {
 	if n := rcv.count(); n != 3 {
 		t.Fatalf("%d requests while the dead server's lease held", n)
 	}
-	wall.Add(lettershop.DefaultWebhookTimeout + time.Minute)
+	wall.Add(delivery.DefaultTimeout + time.Minute)
 	if _, err := c.svc.RunDue(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,22 @@ func Printable(mime string) bool {
 	return false
 }
 
+// ResourceType returns the MIME type of an image or font a template can
+// show, told by its first bytes, which say what they are where a server's
+// media type is often wrong: image/png, image/jpeg or font/ttf (TrueType,
+// or OpenType, which CheckFont refuses), and "" for data that is none.
+func ResourceType(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
+		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte{0, 1, 0, 0}), bytes.HasPrefix(data, []byte("true")), bytes.HasPrefix(data, []byte("OTTO")):
+		return "font/ttf"
+	}
+	return ""
+}
+
 // CheckImage returns what keeps an image of a MIME type (image/png or
 // image/jpeg) from printing, or "" when it prints.
 func CheckImage(mime string, data []byte) string {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/pgstore"
@@ -197,7 +197,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 		return nil
 	})
-	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", lettershop.DefaultWebhookTimeout,
+	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", delivery.DefaultTimeout,
 		"the `DURATION` a webhook attempt waits for an answer before it counts as failed\n"+
 			"(LETTERSHOP_WEBHOOK_TIMEOUT)")
 	fs.Func("egress-allow", "restrict the requests the server makes itself (webhooks, content fetched from a URL) to\n"+

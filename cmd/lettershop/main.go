@@ -127,8 +127,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	opts := []lettershop.Option{lettershop.WithLogger(logger), lettershop.WithBaseURL(base),
-		lettershop.WithWebhookHosts(cfg.webhookHosts...), lettershop.WithWebhookTimeout(cfg.webhookTimeout),
-		lettershop.WithEgress(cfg.egress), lettershop.WithDeliverer(delivery.Open)}
+		lettershop.WithEgress(cfg.egress), lettershop.WithDeliverer(delivery.OpenWith(
+			delivery.WithHosts(cfg.webhookHosts...), delivery.WithTimeout(cfg.webhookTimeout)))}
 	if cfg.tokenKey != "" {
 		opts = append(opts, lettershop.WithTokenKey([]byte(cfg.tokenKey)))
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
@@ -33,7 +33,7 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text", webhookTimeout: lettershop.DefaultWebhookTimeout,
+		logFormat: "text", webhookTimeout: delivery.DefaultTimeout,
 		authFailures: rateLimit{httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer}}
 	with := func(f func(*config)) config {
 		c := defaults

@@ -1,0 +1,100 @@
+package rendercache_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/lettershop/lettershop/rendercache"
+)
+
+func TestGetKeepsByKey(t *testing.T) {
+	c := rendercache.New(2)
+	renders := 0
+	render := func(s string) func() ([]byte, error) {
+		return func() ([]byte, error) { renders++; return []byte(s), nil }
+	}
+	k := rendercache.Key{Account: "acct", ID: "ltr_1", Modified: 1, Revision: 1}
+	steps := []struct {
+		k          rendercache.Key
+		give, want string
+		cached     bool
+	}{
+		{k, "v1", "v1", false},
+		{k, "other", "v1", true},
+		// A change of any part of the key is another rendering.
+		{rendercache.Key{Account: "acct", ID: "ltr_1", Modified: 1, Revision: 2}, "v2", "v2", false},
+		{rendercache.Key{Account: "acct", ID: "ltr_1", Modified: 2, Revision: 1}, "v3", "v3", false},
+		// Two renderings kept: k went first.
+		{k, "v1 again", "v1 again", false},
+	}
+	for i, s := range steps {
+		b, cached, err := c.Get(s.k, render(s.give))
+		if err != nil || string(b) != s.want || cached != s.cached {
+			t.Errorf("step %d: Get = %q, %v, %v; want %q, %v", i, b, cached, err, s.want, s.cached)
+		}
+	}
+	if got := c.Rendered(); got != 4 || renders != 4 {
+		t.Errorf("Rendered = %d (render called %d times), want 4", got, renders)
+	}
+}
+
+func TestGetGivesOwnBytes(t *testing.T) {
+	c := rendercache.New(1)
+	k := rendercache.Key{ID: "ltr_1"}
+	b, _, _ := c.Get(k, func() ([]byte, error) { return []byte("pdf"), nil })
+	b[0] = 'X'
+	again, cached, _ := c.Get(k, nil)
+	if !cached || string(again) != "pdf" {
+		t.Fatalf("Get after changing the bytes returned = %q (cached %v), want pdf", again, cached)
+	}
+	again[0] = 'Y'
+	if b, _, _ := c.Get(k, nil); string(b) != "pdf" {
+		t.Errorf("a change to a cached Get's bytes reached the cache: %q", b)
+	}
+}
+
+func TestGetKeepsNoFailure(t *testing.T) {
+	c := rendercache.New(1)
+	k := rendercache.Key{ID: "ltr_1"}
+	boom := errors.New("boom")
+	if _, _, err := c.Get(k, func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("Get = %v, want the render's error", err)
+	}
+	b, cached, err := c.Get(k, func() ([]byte, error) { return []byte("pdf"), nil })
+	if err != nil || cached || string(b) != "pdf" {
+		t.Errorf("Get after a failure = %q, %v, %v; want a new rendering", b, cached, err)
+	}
+}
+
+func TestSizeZeroKeepsNothing(t *testing.T) {
+	c := rendercache.New(0)
+	k := rendercache.Key{ID: "ltr_1"}
+	for i := range 3 {
+		b, cached, err := c.Get(k, func() ([]byte, error) { return fmt.Appendf(nil, "r%d", i), nil })
+		if err != nil || cached || string(b) != fmt.Sprintf("r%d", i) {
+			t.Errorf("Get %d = %q, %v, %v", i, b, cached, err)
+		}
+	}
+	if got := c.Rendered(); got != 3 {
+		t.Errorf("Rendered = %d, want 3", got)
+	}
+}
+
+func BenchmarkGetCached(b *testing.B) {
+	c := rendercache.New(256)
+	k := rendercache.Key{Account: "acct_bench", ID: "ltr_01jd6y0k7q9m2x3v4b5n6p7r8s", Modified: 1764201600000000000, Revision: 3}
+	pdf := make([]byte, 40<<10)
+	if _, _, err := c.Get(k, func() ([]byte, error) { return pdf, nil }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, cached, _ := c.Get(k, nil); !cached {
+				b.Error("not cached")
+				return
+			}
+		}
+	})
+}
