@@ -80,11 +80,12 @@ func newLifecycle(s *Service) *lifecycle {
 	lc := &lifecycle{s: s}
 	_, lc.mock = s.clock.(TestClock)
 	if !lc.mock {
-		lc.waker = waker.Start(s.clock, maxSleep, func(ctx context.Context) {
+		lc.waker = waker.New(s.clock, maxSleep, func(ctx context.Context) {
 			if _, err := lc.run(ctx); err != nil && ctx.Err() == nil {
 				lc.s.logger.Error("lifecycle: run due letters", "err", err)
 			}
 		})
+		lc.waker.Start()
 	}
 	return lc
 }

@@ -18,8 +18,8 @@ import (
 )
 
 // A Waker runs a function on a clock when the earliest due time it knows
-// of comes. A nil *Waker runs nothing and ignores every call, so code that
-// runs nothing in the background (on a test clock, say) need not ask.
+// of comes. A nil *Waker ignores Note, Reached and Stop, so code that runs
+// nothing in the background (on a test clock, say) need not ask.
 type Waker struct {
 	clock   clock.Clock
 	longest time.Duration
@@ -32,29 +32,27 @@ type Waker struct {
 	next time.Time // earliest due time noted and not yet reached
 	wake chan struct{}
 
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // ends the goroutine's context; nil until Start
 	done     chan struct{}
 	stopOnce sync.Once
 }
 
-// Start runs run in a goroutine of its own: at once, then whenever the
-// earliest time noted comes, and at least every longest, until Stop. run gets a
-// context that ends when Stop is called. longest must be above zero.
-func Start(c clock.Clock, longest time.Duration, run func(ctx context.Context)) *Waker {
-	return start(c, longest, run, nil)
+// New returns a Waker that, once started, runs run: at once, then
+// whenever the earliest time noted comes, and at least every longest,
+// until Stop. run gets a context that ends when Stop is called. longest
+// must be above zero. Due times may be noted before Start.
+func New(c clock.Clock, longest time.Duration, run func(ctx context.Context)) *Waker {
+	if longest <= 0 {
+		panic("waker: a longest sleep of " + longest.String())
+	}
+	return &Waker{clock: c, longest: longest, run: run, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func start(c clock.Clock, longest time.Duration, run func(ctx context.Context), waiting func(time.Duration)) *Waker {
-	if longest <= 0 {
-		panic("waker: Start with a longest sleep of " + longest.String())
-	}
+// Start starts the Waker's goroutine. It is called once, before Stop.
+func (w *Waker) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &Waker{
-		clock: c, longest: longest, run: run, waiting: waiting,
-		wake: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
-	}
+	w.cancel = cancel
 	go w.loop(ctx)
-	return w
 }
 
 // Stop ends the background work and waits for it: for the run under way,
@@ -64,8 +62,10 @@ func (w *Waker) Stop() {
 		return
 	}
 	w.stopOnce.Do(func() {
-		w.cancel()
-		<-w.done
+		if w.cancel != nil {
+			w.cancel()
+			<-w.done
+		}
 	})
 }
 

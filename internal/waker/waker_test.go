@@ -23,9 +23,7 @@ func newHarness(t *testing.T, longest time.Duration, run func(w *Waker, ctx cont
 	t.Helper()
 	h := &harness{clock: clock.NewMock(), runs: make(chan time.Time), waits: make(chan time.Duration)}
 	h.clock.Set(start0)
-	ready := make(chan struct{})
-	h.w = start(h.clock, longest, func(ctx context.Context) {
-		<-ready
+	h.w = New(h.clock, longest, func(ctx context.Context) {
 		if run != nil {
 			run(h.w, ctx)
 		}
@@ -33,8 +31,9 @@ func newHarness(t *testing.T, longest time.Duration, run func(w *Waker, ctx cont
 		case h.runs <- h.clock.Now():
 		case <-ctx.Done():
 		}
-	}, func(d time.Duration) { h.waits <- d })
-	close(ready)
+	})
+	h.w.waiting = func(d time.Duration) { h.waits <- d }
+	h.w.Start()
 	t.Cleanup(func() {
 		go func() { // let a Waker stopping while it sleeps go
 			for range h.waits {
@@ -136,11 +135,12 @@ func TestDueTimePassedRunsAgainAtOnce(t *testing.T) {
 
 func TestStopEndsTheRunAndWaits(t *testing.T) {
 	started, ended := make(chan struct{}), make(chan struct{})
-	w := Start(clock.NewMock(), time.Minute, func(ctx context.Context) {
+	w := New(clock.NewMock(), time.Minute, func(ctx context.Context) {
 		close(started)
 		<-ctx.Done()
 		close(ended)
 	})
+	w.Start()
 	<-started
 	w.Stop()
 	select {
@@ -149,6 +149,12 @@ func TestStopEndsTheRunAndWaits(t *testing.T) {
 		t.Fatal("Stop returned before the run did")
 	}
 	w.Stop() // again: nothing
+}
+
+func TestStopNotStarted(t *testing.T) {
+	w := New(clock.NewMock(), time.Minute, func(context.Context) { t.Error("ran") })
+	w.Note(start0)
+	w.Stop()
 }
 
 func TestNilWaker(t *testing.T) {
