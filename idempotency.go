@@ -172,9 +172,9 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	}
 
 	c := &claim{account: req.Account, scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
-	stopRenewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
+	renewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
 	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
-	stopRenewing()
+	renewing.Stop()
 	if out, ok := c.result(); ok {
 		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
 		return IdempotentResult{Outcome: out}, nil
@@ -223,11 +223,11 @@ func encodeKept(ctx context.Context, encode func(any, error) (Outcome, bool), v 
 
 // renewLease renews the lease of a claim every third of the lease, on the
 // Service's clock (the lease runs on the account's), until the returned
-// function is called; that function returns once renewing has stopped. A
+// Repeater is stopped; its Stop returns once renewing has stopped. A
 // renewal refused (the claim was taken over) or failing stops the
 // renewing: the request's own write then finds whether it still holds the
 // claim.
-func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) (stop func()) {
+func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) *upkeep.Repeater {
 	return upkeep.Repeat(s.clock, s.lease/3, func() bool {
 		now := s.now(account)
 		if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {

@@ -8,6 +8,7 @@ package upkeep
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -28,37 +29,57 @@ func Ticks(c clock.Clock, d time.Duration) (<-chan time.Time, func()) {
 	return t.C, t.Stop
 }
 
-// Repeat calls f in a goroutine of its own every period on c's ticks, until
-// f returns false or the returned function is called; that function
-// returns once the goroutine has ended, so f is not running then nor
-// called after. A period of zero or less calls nothing. Like a ticker's, a
-// tick that comes while f runs is taken once f returns, and ticks missed
-// meanwhile are dropped.
-func Repeat(c clock.Clock, period time.Duration, f func() bool) (stop func()) {
+// Repeat calls f in a goroutine of its own every period on c's ticks,
+// until f returns false or the Repeater is stopped. A period of zero or
+// less calls nothing, and returns a nil *Repeater, whose Stop does
+// nothing. Like a ticker's, a tick that comes while f runs is taken once f
+// returns, and ticks missed meanwhile are dropped.
+func Repeat(c clock.Clock, period time.Duration, f func() bool) *Repeater {
 	if period <= 0 {
-		return func() {}
+		return nil
 	}
-	ticks, stopTicks := Ticks(c, period)
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer stopTicks()
-		for {
-			select {
-			case <-done:
+	r := &Repeater{f: f, done: make(chan struct{})}
+	r.ticks, r.stopTicks = Ticks(c, period)
+	r.running.Add(1)
+	go r.run()
+	return r
+}
+
+// A Repeater is a function Repeat calls on a clock's ticks.
+type Repeater struct {
+	f         func() bool
+	ticks     <-chan time.Time
+	stopTicks func()
+	done      chan struct{} // closed by the first Stop
+	stopped   atomic.Bool
+	running   sync.WaitGroup
+}
+
+func (r *Repeater) run() {
+	defer r.running.Done()
+	defer r.stopTicks()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-r.ticks:
+			if !r.f() {
 				return
-			case <-ticks:
-				if !f() {
-					return
-				}
 			}
 		}
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() { close(done) })
-		<-finished
 	}
+}
+
+// Stop stops the calls and returns once the goroutine has ended, so f is
+// not running then nor called after. It may be called more than once.
+func (r *Repeater) Stop() {
+	if r == nil {
+		return
+	}
+	if r.stopped.CompareAndSwap(false, true) {
+		close(r.done)
+	}
+	r.running.Wait()
 }
 
 // Counters counts, per key, the items and their sizes added since the

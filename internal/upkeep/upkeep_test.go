@@ -39,7 +39,7 @@ func TestRepeatCallsEveryPeriodUntilStopped(t *testing.T) {
 			c := newClock()
 			calls := make(chan time.Time)
 			var n atomic.Int32
-			stop := upkeep.Repeat(c, 10*time.Second, func() bool {
+			r := upkeep.Repeat(c, 10*time.Second, func() bool {
 				n.Add(1)
 				calls <- c.Now()
 				return true
@@ -50,8 +50,8 @@ func TestRepeatCallsEveryPeriodUntilStopped(t *testing.T) {
 					t.Fatalf("call %d at %v, want %v", i, got, want)
 				}
 			}
-			stop()
-			stop() // again: nothing
+			r.Stop()
+			r.Stop() // again: nothing
 			c.Add(time.Minute)
 			if got := n.Load(); got != 3 {
 				t.Fatalf("%d calls, want 3: called after stop", got)
@@ -66,7 +66,7 @@ func TestRepeatEndsWhenToldTo(t *testing.T) {
 			c := newClock()
 			var n atomic.Int32
 			called := make(chan struct{})
-			stop := upkeep.Repeat(c, time.Second, func() bool {
+			r := upkeep.Repeat(c, time.Second, func() bool {
 				n.Add(1)
 				close(called)
 				return false
@@ -75,7 +75,7 @@ func TestRepeatEndsWhenToldTo(t *testing.T) {
 			<-called
 			c.Add(time.Second)
 			c.Add(time.Second)
-			stop()
+			r.Stop()
 			if got := n.Load(); got != 1 {
 				t.Fatalf("%d calls, want 1: called after it said to end", got)
 			}
@@ -85,12 +85,12 @@ func TestRepeatEndsWhenToldTo(t *testing.T) {
 
 func TestRepeatWithoutPeriodCallsNothing(t *testing.T) {
 	c := testclock.New(start)
-	stop := upkeep.Repeat(c, 0, func() bool {
+	r := upkeep.Repeat(c, 0, func() bool {
 		t.Error("called")
 		return true
 	})
 	c.Add(time.Hour)
-	stop()
+	r.Stop()
 }
 
 func TestTicksOfATestClockMakeNoMock(t *testing.T) {
