@@ -294,17 +294,3 @@ func (s *Service) moveClock(ctx context.Context, to func(now time.Time) (time.Ti
 func (cs *clocks) earliestBehind(server time.Time) time.Time {
 	return cs.view.EarliestBehind(server)
 }
-
-// ticks returns a channel that receives the Service's clock's time every
-// d, and a function that stops it: a ticker of the clock, or one of a
-// test clock that offers tickers costing nothing while they do not tick
-// (testclock.Clock).
-func (s *Service) ticks(d time.Duration) (<-chan time.Time, func()) {
-	if c, ok := s.clock.(interface {
-		Ticks(d time.Duration) (<-chan time.Time, func())
-	}); ok {
-		return c.Ticks(d)
-	}
-	t := s.clock.Ticker(d)
-	return t.C, t.Stop
-}

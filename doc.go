@@ -119,6 +119,12 @@
 //   - internal/storehooks: a storage.Storage layer that tells callbacks of
 //     store failures and letters' statuses; the root's Hooks are wired
 //     through it.
+//   - internal/waker: runs a function in the background when the earliest
+//     due time it was told of comes, or at least every so often, on a clock;
+//     the lifecycle's background runs on a real clock go through it.
+//   - internal/upkeep: paces upkeep work on a clock: a function repeated on
+//     its ticks (the renewal of an idempotency lease), counts per account
+//     that say when a trim is due, and the spacing of purges.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -134,7 +140,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/lettersnap, internal/jsonsplice
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -164,6 +170,8 @@
 //	signedlink          -> (std only)
 //	rendercache         -> (none)
 //	internal/storehooks -> storage
+//	internal/waker      -> (none)
+//	internal/upkeep     -> (none)
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)

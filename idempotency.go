@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -170,9 +171,9 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	}
 
 	c := &claim{account: req.Account, scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
-	stopRenewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
+	renewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
 	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
-	stopRenewing()
+	renewing.Stop()
 	if out, ok := c.result(); ok {
 		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
 		return IdempotentResult{Outcome: out}, nil
@@ -220,51 +221,27 @@ func encodeKept(ctx context.Context, encode func(any, error) (Outcome, bool), v 
 }
 
 // renewLease renews the lease of a claim every third of the lease, on the
-// Service's clock (the lease runs on the account's), until the returned function is called; that function
-// returns once renewing has stopped. A renewal refused (the claim was
-// taken over) or failing stops the renewing: the request's own write then
-// finds whether it still holds the claim.
-func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) (stop func()) {
-	every := s.lease / 3
-	if every <= 0 {
-		return func() {}
-	}
-	ticks, stopTicks := s.ticks(every)
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer stopTicks()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ticks:
-				now := s.now(account)
-				if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {
-					if ctx.Err() == nil {
-						s.logger.Warn("renew idempotency lease", "key", key, "err", err)
-					}
-					return
-				}
+// Service's clock (the lease runs on the account's), until the returned
+// Repeater is stopped; its Stop returns once renewing has stopped. A
+// renewal refused (the claim was taken over) or failing stops the
+// renewing: the request's own write then finds whether it still holds the
+// claim.
+func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) *upkeep.Repeater {
+	return upkeep.Repeat(s.clock, s.lease/3, func() bool {
+		now := s.now(account)
+		if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {
+			if ctx.Err() == nil {
+				s.logger.Warn("renew idempotency lease", "key", key, "err", err)
 			}
+			return false
 		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+		return true
+	})
 }
 
 // maxTrimCounters bounds the accounts whose stored outcomes trimOutcomes
 // counts; an account it cannot count is trimmed at each outcome.
 const maxTrimCounters = 10000
-
-// trimCounter is what an account has stored through this Service since
-// its outcomes were last trimmed.
-type trimCounter struct {
-	outcomes int
-	bytes    int64
-}
 
 // trimOutcomes keeps the account's stored outcomes within the caps, size
 // being the one just stored. A trim walks the account's outcomes, so it
@@ -282,20 +259,7 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 	if keepBytes <= 0 {
 		keepBytes = math.MaxInt64
 	}
-	every, everyBytes := max(1, keep/16), max(1, keepBytes/16)
-	s.trimMu.Lock()
-	n, counted := s.trimCount[account]
-	due := !counted && len(s.trimCount) >= maxTrimCounters
-	if !due {
-		n.outcomes++
-		n.bytes += int64(size)
-		if due = n.outcomes >= every || n.bytes >= everyBytes; due {
-			n = trimCounter{}
-		}
-		s.trimCount[account] = n
-	}
-	s.trimMu.Unlock()
-	if !due {
+	if !s.trims.Add(account, int64(size), keep/16, keepBytes/16) {
 		return
 	}
 	if _, err := s.store.TrimIdempotency(ctx, account, keep, keepBytes); err != nil {
@@ -303,24 +267,19 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 	}
 }
 
-// maybePurge removes expired idempotency records now and then, so stored
-// outcomes do not grow without bound. Records expire on their account's
-// clock: an account whose clock stands behind the Service's keeps its
-// records until its own time passes their expiry, so the purge goes no
-// further than the earliest such clock. (A record of an account ahead is
-// purged later than it expires; a claim finds it expired all the same.)
+// maybePurge removes expired idempotency records now and then (at most
+// every purgeEvery), so stored outcomes do not grow without bound. Records
+// expire on their account's clock: an account whose clock stands behind
+// the Service's keeps its records until its own time passes their expiry,
+// so the purge goes no further than the earliest such clock. (A record of
+// an account ahead is purged later than it expires; a claim finds it
+// expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.serverNow()
 	if earliest := s.clocks.earliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
-	s.purgeMu.Lock()
-	due := s.lastPurge.IsZero() || now.Sub(s.lastPurge) >= purgeEvery || now.Before(s.lastPurge)
-	if due {
-		s.lastPurge = now
-	}
-	s.purgeMu.Unlock()
-	if !due {
+	if !s.purges.Due(now, purgeEvery) {
 		return
 	}
 	if _, err := s.store.PurgeIdempotency(ctx, now); err != nil {

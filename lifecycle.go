@@ -10,6 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/lettershop/lettershop/internal/waker"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -54,9 +55,9 @@ type Postal interface {
 // On a TestClock nothing runs in the background (a ticker on a clock.Mock
 // would make every Add crawl, the Mock pausing after each tick): every read
 // and write first runs whatever is due, and RunDue does the same on demand. On
-// a real clock one goroutine sleeps until the next due time it knows of (at
-// most maxSleep) and runs what is due, and reads catch up at most once per
-// catchUpEvery.
+// a real clock a waker (internal/waker) runs what is due whenever the next
+// due time this process knows of comes, and at least every maxSleep, and
+// reads catch up at most once per catchUpEvery.
 type lifecycle struct {
 	s    *Service
 	mock bool
@@ -70,99 +71,31 @@ type lifecycle struct {
 	// production (lifecycle_fetch.go); runMu guards it.
 	held []heldLetter
 
-	mu   sync.Mutex
-	next time.Time // earliest future due time this process has written
-	wake chan struct{}
-
-	cancel   context.CancelFunc
-	done     chan struct{}
-	stopOnce sync.Once
+	// waker runs the background runs, told of every future due time this
+	// process writes; nil on a TestClock.
+	waker *waker.Waker
 }
 
 func newLifecycle(s *Service) *lifecycle {
-	lc := &lifecycle{s: s, wake: make(chan struct{}, 1)}
+	lc := &lifecycle{s: s}
 	_, lc.mock = s.clock.(TestClock)
 	if !lc.mock {
-		ctx, cancel := context.WithCancel(context.Background())
-		lc.cancel, lc.done = cancel, make(chan struct{})
-		go lc.loop(ctx)
+		lc.waker = waker.New(s.clock, maxSleep, func(ctx context.Context) {
+			if _, err := lc.run(ctx); err != nil && ctx.Err() == nil {
+				lc.s.logger.Error("lifecycle: run due letters", "err", err)
+			}
+		})
+		lc.waker.Start()
 	}
 	return lc
 }
 
 // stop ends the background work and waits for it. It may be called more
 // than once.
-func (lc *lifecycle) stop() {
-	lc.stopOnce.Do(func() {
-		if lc.cancel != nil {
-			lc.cancel()
-			<-lc.done
-		}
-	})
-}
+func (lc *lifecycle) stop() { lc.waker.Stop() }
 
-// loop runs due letters until ctx ends: at once, then whenever the
-// earliest known due time comes, and at least every maxSleep.
-func (lc *lifecycle) loop(ctx context.Context) {
-	defer close(lc.done)
-	for ctx.Err() == nil {
-		if _, err := lc.run(ctx); err != nil && ctx.Err() == nil {
-			lc.s.logger.Error("lifecycle: run due letters", "err", err)
-		}
-		if !lc.wait(ctx) {
-			return
-		}
-	}
-}
-
-// wait sleeps until the earliest known due time, or maxSleep, following
-// earlier due times as they are noted; it reports false when ctx ended.
-func (lc *lifecycle) wait(ctx context.Context) bool {
-	for {
-		d := lc.sleep()
-		if d <= 0 {
-			return true
-		}
-		t := lc.s.clock.Timer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		case <-t.C:
-			return true
-		case <-lc.wake:
-			t.Stop()
-		}
-	}
-}
-
-// sleep is how long the loop may sleep.
-func (lc *lifecycle) sleep() time.Duration {
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	d := maxSleep
-	if !lc.next.IsZero() {
-		d = min(d, lc.next.Sub(lc.s.serverNow()))
-	}
-	return max(d, 0)
-}
-
-// noteDue tells the loop that a letter falls due at t, waking it when that
-// is earlier than anything it knew of.
-func (lc *lifecycle) noteDue(t time.Time) {
-	if lc.mock || t.IsZero() {
-		return
-	}
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	if lc.next.IsZero() || t.Before(lc.next) {
-		lc.next = t
-		select {
-		case lc.wake <- struct{}{}:
-		default:
-		}
-	}
-}
+// noteDue tells the background runs that a letter falls due at t.
+func (lc *lifecycle) noteDue(t time.Time) { lc.waker.Note(t) }
 
 // catchUp brings every letter of the account whose next step fell due up
 // to now, so a read after a test clock moved sees every letter where it
@@ -208,11 +141,7 @@ func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
 		defer lc.runMu.Unlock()
 		now := lc.s.serverNow()
 		lc.lastRun.Store(now.UnixNano())
-		lc.mu.Lock()
-		if !lc.next.After(now) {
-			lc.next = time.Time{}
-		}
-		lc.mu.Unlock()
+		lc.waker.Reached(now)
 		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) }, checked)
 	})
 }

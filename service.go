@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/lettershop/lettershop/egress"
+	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -74,12 +75,10 @@ type Service struct {
 	render   renderState
 	download downloadState
 
-	purgeMu   sync.Mutex
-	lastPurge time.Time
-
-	// trimCount counts each account's outcomes stored since its last trim.
-	trimMu    sync.Mutex
-	trimCount map[string]trimCounter
+	// purges spaces the purges of expired idempotency records; trims
+	// counts each account's outcomes stored since its last trim.
+	purges upkeep.Spacing
+	trims  *upkeep.Counters
 }
 
 // Option configures a Service.
@@ -183,7 +182,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 		lease:     DefaultIdempotencyLease,
 		idemCap:   DefaultIdempotencyCap,
 		idemBytes: DefaultIdempotencyBytes,
-		trimCount: map[string]trimCounter{},
+		trims:     upkeep.NewCounters(maxTrimCounters),
 	}
 	for _, o := range opts {
 		o(s)
