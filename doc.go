@@ -102,6 +102,9 @@
 //     numbers, and a record's metadata packed to be interned (memstore's
 //     form, which a letter snapshot shares); it knows nothing of what it
 //     packs but storage's metadata pairs.
+//   - internal/letterpack: the layout of a letter document a store
+//     keeps in memory (storage.LetterDoc): which values, in which order,
+//     written with internal/pack; it knows storage's records only.
 //   - internal/lettersnap: a stored letter kept as an answer showed it,
 //     for an idempotent request's replay, and its compressed encoding
 //     for a store that serializes; it knows storage's records only.
@@ -140,7 +143,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/letterpack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -164,6 +167,7 @@
 //	testclock           -> (none)
 //	internal/clockview  -> storage
 //	internal/pack       -> storage
+//	internal/letterpack -> storage, internal/pack
 //	internal/lettersnap -> storage, internal/pack
 //	internal/jsonsplice -> (std only)
 //	fetchbatch          -> (std only)

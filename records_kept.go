@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 	"unique"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -20,11 +22,12 @@ import (
 // garbage collector a dozen pointers to trace, for every letter stored.
 //
 // keptLetter packs the document's values into one string, which holds no
-// pointers, and refers to what letters made from the same asset version
-// share (the content's ids and the snapshot of the version) through one
-// canonical copy. It is never changed once made: a copy of it is itself,
-// and a read unpacks it into a letterDoc whose strings are parts of the
-// packed string.
+// pointers: the document is mapped to storage.LetterDoc values
+// (records_letterdoc.go), which package letterpack lays out. It refers
+// to what letters made from the same asset version share (the content's
+// ids and the snapshot of the version) through one canonical copy. It is
+// never changed once made: a copy of it is itself, and a read unpacks it
+// into a letterDoc whose strings are parts of the packed string.
 
 // keptLetter is a letter document as a store keeps it.
 type keptLetter struct {
@@ -74,34 +77,31 @@ func (k *keptLetter) EncodeDocument() ([]byte, error) {
 	return encodeDoc(&d)
 }
 
-// keepLetter packs d, and reports false when d holds what a keptLetter
-// does not.
+// keptWords are the words letters are packed with, which a letter's
+// snapshot (letters_snapshot.go) packs its fields with too.
+var keptWords = letterpack.Words
+
+// letterValues are the storage.LetterDoc values letters are packed from
+// and unpacked into, reused.
+var letterValues = sync.Pool{New: func() any { return new(storage.LetterDoc) }}
+
+// keepLetter packs d (package letterpack), and reports false when d holds
+// what a keptLetter does not.
 func keepLetter(d *letterDoc) (*keptLetter, bool) {
-	p := pack.Get(keptWords)
+	v := letterValues.Get().(*storage.LetterDoc)
+	defer letterValues.Put(v)
+	if !letterDocValues(d, v) {
+		return nil, false
+	}
+	p := pack.Get(letterpack.Words)
 	defer p.Release()
-	packLife(p, &d.Life)
-	// The middle part, which a lifecycle step leaves as it is, goes after
-	// its length, so that a step copies it without reading it
-	// (advanceKept).
-	lifeEnd := len(p.B)
-	packParty(p, &d.Sender)
-	packParty(p, &d.Recipient)
-	p.Str(string(d.UseType))
-	p.Str(d.SendDate)
-	p.Str(d.Description)
-	packVariables(p, d.Variables)
-	packOptions(p, &d.Options)
-	p.Str(d.IssueMessage)
-	packVariables(p, d.Snapshot.Merge)
-	packAssetRefs(p, d.Snapshot.Assets)
-	p.InsertLength(lifeEnd)
-	packEvents(p, d.Events)
+	letterpack.Pack(p, v)
 	if p.Err() != nil {
 		return nil, false
 	}
 	data := p.String()
 	p.Reset()
-	packDefinitions(p, d.Snapshot.Definitions)
+	letterpack.PackDefinitions(p, &v.Snapshot)
 	if p.Err() != nil {
 		return nil, false
 	}
@@ -114,433 +114,22 @@ func keepLetter(d *letterDoc) (*keptLetter, bool) {
 
 // unpack writes the document k was made from into d.
 func (k *keptLetter) unpack(d *letterDoc) error {
+	v := letterValues.Get().(*storage.LetterDoc)
+	defer letterValues.Put(v)
 	c := k.shared.Value()
-	r := pack.NewReader(k.data, keptWords)
-	u := &r
-	unpackLife(u, &d.Life)
-	mid := u.Uvarint()
-	midStart := u.Pos()
-	unpackParty(u, &d.Sender)
-	unpackParty(u, &d.Recipient)
-	d.Content = LetterContent{Type: c.contentType, AssetID: c.assetID, AssetVersionID: c.versionID}
-	d.UseType = UseType(u.Str())
-	d.SendDate = u.Str()
-	d.Description = u.Str()
-	d.Variables = unpackVariables(u)
-	unpackOptions(u, &d.Options)
-	d.IssueMessage = u.Str()
-	d.Snapshot.Merge = unpackVariables(u)
-	d.Snapshot.Assets = unpackAssetRefs(u)
-	if uint64(u.Pos()-midStart) != mid {
-		u.Fail("middle part")
-	}
-	d.Events = unpackEvents(u)
-	d.Snapshot.Hash, d.Snapshot.Type = c.hash, c.snapType
-	du := pack.NewReader(c.definitions, keptWords)
-	d.Snapshot.Definitions = unpackDefinitions(&du)
+	u := pack.NewReader(k.data, letterpack.Words)
+	letterpack.Unpack(&u, v)
+	v.Content = storage.LetterContentRef{Type: string(c.contentType), AssetID: c.assetID, VersionID: c.versionID}
+	v.Snapshot.Hash, v.Snapshot.Type = c.hash, c.snapType
+	du := pack.NewReader(c.definitions, letterpack.Words)
+	letterpack.UnpackDefinitions(&du, &v.Snapshot)
 	u.End()
 	du.End()
 	if err := errors.Join(u.Err(), du.Err()); err != nil {
 		return fmt.Errorf("kept letter document: %w", err)
 	}
+	letterDocOf(v, d)
 	return nil
-}
-
-// The packed form (package pack) is the life facts, the length of the
-// middle part (the parties, content, options and snapshot: what a
-// lifecycle step does not change) and the middle part, then the events:
-// each a sequence of values, written by one packX function and read back
-// by the unpackX of the same name, in the same order.
-
-// keptWords are values many letters hold, packed as a number each.
-var keptWords = pack.NewWords(
-	"queued", "ready", "inProduction", "mailed", "issue", "canceled",
-	"inTransit", "inLocalArea", "processedForDelivery", "delivered", "reRouted", "returnedToSender",
-	"status", "tracking", "marketing", "transactional", "asset", "none", "basic", "proper", "upper",
-	"firstClass", "standard", "normal", "strict", "relaxed", "newAddress", "value", "required", "optional",
-	"Letter received", requeuedDescription,
-	"Letter processed and ready for printing", "Letter is being printed and enclosed",
-	"Letter handed to the postal service", "Canceled at the sender's request",
-)
-
-func packLife(p *pack.Writer, f *postal.Facts) {
-	p.Str(string(f.Stage))
-	p.Varint(int64(f.Events))
-	p.Str(f.SendDate)
-	p.Str(string(f.Outcome))
-	p.Str(f.From.City)
-	p.Str(f.From.State)
-	p.Str(f.From.Zip)
-	p.Str(f.To.City)
-	p.Str(f.To.State)
-	p.Str(f.To.Zip)
-	p.Byte(pack.Flags(f.Fetch))
-}
-
-func packParty(p *pack.Writer, x *Party) {
-	p.Byte(pack.Flags(x.Individual != nil, x.AddressComponents != nil, x.AddressAnalysis != nil,
-		x.AddressCorrections != nil, x.AddressMetadata != nil))
-	p.Str(x.Address.AddressLine1)
-	p.Str(x.Address.AddressLine2)
-	p.Str(x.Address.LastLine)
-	if i := x.Individual; i != nil {
-		p.Str(i.FullName)
-		p.Str(i.Prefix)
-		p.Str(i.FirstName)
-		p.Str(i.MiddleName)
-		p.Str(i.LastName)
-		p.Str(i.Postfix)
-		p.Str(i.Title)
-	}
-	p.Str(x.Organization)
-	p.Str(x.NonAddressData)
-	if c := x.AddressComponents; c != nil {
-		p.Str(string(c.CassType))
-		p.Str(c.Urbanization)
-		p.Str(c.City)
-		p.Str(c.State)
-		p.Str(c.ZipCode)
-		p.Str(c.Plus4Code)
-	}
-	if a := x.AddressAnalysis; a != nil {
-		p.Str(a.DpvMatchCode)
-		p.Strs(a.DpvFootnotes)
-		for _, s := range [...]string{a.DpvCmra, a.DpvVacant, a.DpvNoStat, a.DpvActive, a.DpvInactiveReason,
-			a.DpvThrowback, a.DpvNonDeliveryDayIndicator, a.DpvNonDeliveryDayValues, a.DpvNoSecureLocation,
-			a.DpvDoorNotAccessible, a.LacslinkCode, a.LacslinkIndicator, a.SuitelinkIndicator} {
-			p.Str(s)
-		}
-		p.Bool(a.EwsIndicator)
-	}
-	if x.AddressCorrections != nil {
-		p.Uvarint(uint64(len(x.AddressCorrections)))
-		for _, c := range x.AddressCorrections {
-			p.Str(c.Name)
-			p.Str(c.Input)
-			p.Str(c.Corrected)
-		}
-	}
-	if m := x.AddressMetadata; m != nil {
-		for _, s := range [...]string{m.RecordType, m.AddressType, m.ZipCodeType, m.County, m.CountyFips,
-			m.CarrierRoute, m.CarrierRouteType, m.CongressionalDistrict} {
-			p.Str(s)
-		}
-		p.Bool(m.DefaultBuildingAddress)
-		p.Str(m.ElotSequence)
-		p.Str(m.ElotSort)
-		p.Float(m.Latitude)
-		p.Float(m.Longitude)
-		p.Str(m.Precision)
-		p.Str(m.UspsFinanceNumber)
-		p.Str(m.TimeZone)
-	}
-}
-
-func packVariables(p *pack.Writer, vs []Variable) {
-	if vs == nil {
-		p.Uvarint(0)
-		return
-	}
-	p.Uvarint(uint64(len(vs)) + 1)
-	for _, v := range vs {
-		p.Str(v.Name)
-		p.Bool(v.Value != nil)
-		if v.Value != nil {
-			p.Str(*v.Value)
-		}
-	}
-}
-
-func packAssetRefs(p *pack.Writer, rs []assetRef) {
-	if rs == nil {
-		p.Uvarint(0)
-		return
-	}
-	p.Uvarint(uint64(len(rs)) + 1)
-	for _, r := range rs {
-		p.Str(r.Name)
-		p.Str(r.AssetID)
-		p.Str(r.VersionID)
-		p.Str(r.Hash)
-		p.Str(r.Type)
-	}
-}
-
-func packDefinitions(p *pack.Writer, ds []VariableDefinition) {
-	if ds == nil {
-		p.Uvarint(0)
-		return
-	}
-	p.Uvarint(uint64(len(ds)) + 1)
-	for _, d := range ds {
-		p.Str(d.Name)
-		p.Str(string(d.Type))
-		p.Str(string(d.Behavior))
-		p.Byte(pack.Flags(d.PresetValue != nil, d.AllowEmpty))
-		if d.PresetValue != nil {
-			p.Str(*d.PresetValue)
-		}
-	}
-}
-
-func packOptions(p *pack.Writer, o *LetterOptions) {
-	ap := o.AddressProcessing
-	p.Byte(pack.Flags(o.Print != nil, o.Mail != nil, o.VariableHandling != nil, ap != nil,
-		ap != nil && ap.CassSender != nil, ap != nil && ap.CassRecipient != nil))
-	if o.Print != nil {
-		p.Bool(o.Print.Color)
-		p.Str(o.Print.AddressPlacement)
-	}
-	if o.Mail != nil {
-		p.Str(string(o.Mail.Service))
-		if o.Mail.ExtraServices == nil {
-			p.Uvarint(0)
-		} else {
-			p.Uvarint(uint64(len(o.Mail.ExtraServices)) + 1)
-			for _, x := range o.Mail.ExtraServices {
-				p.Str(string(x))
-			}
-		}
-	}
-	if o.VariableHandling != nil {
-		p.Str(string(o.VariableHandling.ValidationScope))
-	}
-	if ap != nil {
-		for _, c := range [...]*CassOptions{ap.CassSender, ap.CassRecipient} {
-			if c != nil {
-				p.Str(string(c.Type))
-				p.Str(string(c.Casing))
-			}
-		}
-		p.Str(string(ap.NcoaRecipient))
-	}
-	p.Str(string(o.DeliverabilityThreshold))
-	if o.DeliverabilityValues == nil {
-		p.Uvarint(0)
-	} else {
-		p.Uvarint(uint64(len(o.DeliverabilityValues)) + 1)
-		for _, v := range o.DeliverabilityValues {
-			p.Str(string(v))
-		}
-	}
-}
-
-func packEvents(p *pack.Writer, es []Event) {
-	if es == nil {
-		p.Uvarint(0)
-		return
-	}
-	p.Uvarint(uint64(len(es)) + 1)
-	for i := range es {
-		e := &es[i]
-		t := e.TrackingEventDetails
-		if t != nil && t.AdditionalData != nil {
-			// Decoded JSON of any shape: kept typed, not packed.
-			p.Fail()
-			return
-		}
-		// Every time packed is in UTC: an instant equal to CreatedAt reads
-		// back as the same time.
-		modified := !e.ModifiedAt.Equal(e.CreatedAt)
-		stamped := !e.Timestamp.Equal(e.CreatedAt)
-		p.Byte(pack.Flags(t != nil, e.ActionRequired, modified, stamped))
-		p.Str(e.ID)
-		p.Time(e.CreatedAt)
-		if modified {
-			p.Time(e.ModifiedAt)
-		}
-		if stamped {
-			p.Time(e.Timestamp)
-		}
-		p.Str(string(e.Type))
-		p.Str(string(e.Status))
-		p.Str(e.Description)
-		p.Str(e.OperationCode)
-		p.Str(e.Location)
-		if t != nil {
-			p.Str(t.Notes)
-			p.Str(t.Facility)
-			p.Str(t.FacilityType)
-			p.Str(t.FacilityZip)
-		}
-	}
-}
-
-func unpackLife(u *pack.Reader, f *postal.Facts) {
-	f.Stage = postal.Stage(u.Str())
-	f.Events = int32(u.Varint())
-	f.SendDate = u.Str()
-	f.Outcome = postal.Outcome(u.Str())
-	f.From.City, f.From.State, f.From.Zip = u.Str(), u.Str(), u.Str()
-	f.To.City, f.To.State, f.To.Zip = u.Str(), u.Str(), u.Str()
-	f.Fetch = u.Byte()&1 != 0
-}
-
-func unpackParty(u *pack.Reader, x *Party) {
-	f := u.Byte()
-	x.Address = Address{AddressLine1: u.Str(), AddressLine2: u.Str(), LastLine: u.Str()}
-	if f&1 != 0 {
-		x.Individual = &Individual{
-			FullName: u.Str(), Prefix: u.Str(), FirstName: u.Str(), MiddleName: u.Str(),
-			LastName: u.Str(), Postfix: u.Str(), Title: u.Str(),
-		}
-	}
-	x.Organization = u.Str()
-	x.NonAddressData = u.Str()
-	if f&2 != 0 {
-		x.AddressComponents = &AddressComponents{
-			CassType: CassType(u.Str()), Urbanization: u.Str(), City: u.Str(), State: u.Str(),
-			ZipCode: u.Str(), Plus4Code: u.Str(),
-		}
-	}
-	if f&4 != 0 {
-		x.AddressAnalysis = &AddressAnalysis{
-			DpvMatchCode: u.Str(), DpvFootnotes: u.Strs(), DpvCmra: u.Str(), DpvVacant: u.Str(),
-			DpvNoStat: u.Str(), DpvActive: u.Str(), DpvInactiveReason: u.Str(), DpvThrowback: u.Str(),
-			DpvNonDeliveryDayIndicator: u.Str(), DpvNonDeliveryDayValues: u.Str(),
-			DpvNoSecureLocation: u.Str(), DpvDoorNotAccessible: u.Str(), LacslinkCode: u.Str(),
-			LacslinkIndicator: u.Str(), SuitelinkIndicator: u.Str(), EwsIndicator: u.Bool(),
-		}
-	}
-	if f&8 != 0 {
-		n := u.Uvarint()
-		if n > uint64(len(u.Rest())) {
-			u.Fail("length")
-			n = 0
-		}
-		x.AddressCorrections = make([]AddressCorrection, n)
-		for i := range x.AddressCorrections {
-			x.AddressCorrections[i] = AddressCorrection{Name: u.Str(), Input: u.Str(), Corrected: u.Str()}
-		}
-	}
-	if f&16 != 0 {
-		x.AddressMetadata = &AddressMetadata{
-			RecordType: u.Str(), AddressType: u.Str(), ZipCodeType: u.Str(), County: u.Str(),
-			CountyFips: u.Str(), CarrierRoute: u.Str(), CarrierRouteType: u.Str(),
-			CongressionalDistrict: u.Str(), DefaultBuildingAddress: u.Bool(), ElotSequence: u.Str(),
-			ElotSort: u.Str(), Latitude: u.Float(), Longitude: u.Float(), Precision: u.Str(),
-			UspsFinanceNumber: u.Str(), TimeZone: u.Str(),
-		}
-	}
-}
-
-func unpackVariables(u *pack.Reader) []Variable {
-	n, ok := u.Count()
-	if !ok {
-		return nil
-	}
-	vs := make([]Variable, n)
-	for i := range vs {
-		vs[i].Name = u.Str()
-		if u.Bool() {
-			v := u.Str()
-			vs[i].Value = &v
-		}
-	}
-	return vs
-}
-
-func unpackAssetRefs(u *pack.Reader) []assetRef {
-	n, ok := u.Count()
-	if !ok {
-		return nil
-	}
-	rs := make([]assetRef, n)
-	for i := range rs {
-		rs[i] = assetRef{Name: u.Str(), AssetID: u.Str(), VersionID: u.Str(), Hash: u.Str(), Type: u.Str()}
-	}
-	return rs
-}
-
-func unpackDefinitions(u *pack.Reader) []VariableDefinition {
-	n, ok := u.Count()
-	if !ok {
-		return nil
-	}
-	ds := make([]VariableDefinition, n)
-	for i := range ds {
-		d := &ds[i]
-		d.Name = u.Str()
-		d.Type = VariableType(u.Str())
-		d.Behavior = VariableBehavior(u.Str())
-		f := u.Byte()
-		d.AllowEmpty = f&2 != 0
-		if f&1 != 0 {
-			v := u.Str()
-			d.PresetValue = &v
-		}
-	}
-	return ds
-}
-
-func unpackOptions(u *pack.Reader, o *LetterOptions) {
-	f := u.Byte()
-	if f&1 != 0 {
-		o.Print = &PrintOptions{Color: u.Bool(), AddressPlacement: u.Str()}
-	}
-	if f&2 != 0 {
-		o.Mail = &MailOptions{Service: MailService(u.Str())}
-		if n, ok := u.Count(); ok {
-			o.Mail.ExtraServices = make([]ExtraService, n)
-			for i := range o.Mail.ExtraServices {
-				o.Mail.ExtraServices[i] = ExtraService(u.Str())
-			}
-		}
-	}
-	if f&4 != 0 {
-		o.VariableHandling = &VariableHandling{ValidationScope: ValidationScope(u.Str())}
-	}
-	if f&8 != 0 {
-		ap := &AddressProcessing{}
-		if f&16 != 0 {
-			ap.CassSender = &CassOptions{Type: CassType(u.Str()), Casing: Casing(u.Str())}
-		}
-		if f&32 != 0 {
-			ap.CassRecipient = &CassOptions{Type: CassType(u.Str()), Casing: Casing(u.Str())}
-		}
-		ap.NcoaRecipient = NcoaOption(u.Str())
-		o.AddressProcessing = ap
-	}
-	o.DeliverabilityThreshold = DeliverabilityThreshold(u.Str())
-	if n, ok := u.Count(); ok {
-		o.DeliverabilityValues = make([]Deliverability, n)
-		for i := range o.DeliverabilityValues {
-			o.DeliverabilityValues[i] = Deliverability(u.Str())
-		}
-	}
-}
-
-func unpackEvents(u *pack.Reader) []Event {
-	n, ok := u.Count()
-	if !ok {
-		return nil
-	}
-	es := make([]Event, n)
-	for i := range es {
-		e := &es[i]
-		f := u.Byte()
-		e.ID = u.Str()
-		e.CreatedAt = u.Time()
-		e.ModifiedAt, e.Timestamp = e.CreatedAt, e.CreatedAt
-		if f&4 != 0 {
-			e.ModifiedAt = u.Time()
-		}
-		if f&8 != 0 {
-			e.Timestamp = u.Time()
-		}
-		e.Type = EventType(u.Str())
-		e.Status = EventStatus(u.Str())
-		e.Description = u.Str()
-		e.OperationCode = u.Str()
-		e.Location = u.Str()
-		e.ActionRequired = f&2 != 0
-		if f&1 != 0 {
-			e.TrackingEventDetails = &TrackingEventDetails{
-				Notes: u.Str(), Facility: u.Str(), FacilityType: u.Str(), FacilityZip: u.Str(),
-			}
-		}
-	}
-	return es
 }
 
 // KeptSize implements lettersnap.Sizer: the letter's own part, which a
@@ -551,8 +140,10 @@ func (k *keptLetter) KeptSize() int { return len(k.data) }
 // stepper).
 
 func (k *keptLetter) facts(f *postal.Facts) bool {
-	r := pack.NewReader(k.data, keptWords)
-	unpackLife(&r, f)
+	r := pack.NewReader(k.data, letterpack.Words)
+	var l storage.LetterLife
+	letterpack.UnpackLife(&r, &l)
+	*f = lifeOf(&l)
 	return r.Err() == nil
 }
 
@@ -567,9 +158,9 @@ func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, n
 	if len(added) == 0 {
 		return k, notices, true
 	}
-	u := pack.NewReader(k.data, keptWords)
-	var old postal.Facts
-	unpackLife(&u, &old)
+	u := pack.NewReader(k.data, letterpack.Words)
+	var old storage.LetterLife
+	letterpack.UnpackLife(&u, &old)
 	mid := u.Uvarint()
 	midStart := u.Pos()
 	if u.Err() != nil || !u.Skip(mid) {
@@ -579,9 +170,10 @@ func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, n
 	if u.Err() != nil {
 		return nil, nil, false
 	}
-	p := pack.Get(keptWords)
+	p := pack.Get(letterpack.Words)
 	defer p.Release()
-	packLife(p, f)
+	life := lifeValues(f)
+	letterpack.PackLife(p, &life)
 	p.Uvarint(mid)
 	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
 	p.Uvarint(uint64(n+len(added)) + 1)

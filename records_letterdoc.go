@@ -17,11 +17,7 @@ import (
 // data.
 func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
 	v.Reset()
-	f := &d.Life
-	v.Life = storage.LetterLife{
-		Stage: string(f.Stage), Events: f.Events, Fetch: f.Fetch, SendDate: f.SendDate, Outcome: string(f.Outcome),
-		From: storage.LetterPlace(f.From), To: storage.LetterPlace(f.To),
-	}
+	v.Life = lifeValues(&d.Life)
 	partyValues(&d.Sender, &v.Sender)
 	partyValues(&d.Recipient, &v.Recipient)
 	v.Content = storage.LetterContentRef{Type: string(d.Content.Type), AssetID: d.Content.AssetID, VersionID: d.Content.AssetVersionID}
@@ -62,6 +58,20 @@ func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
 		v.Events = append(v.Events, ev)
 	}
 	return true
+}
+
+func lifeValues(f *postal.Facts) storage.LetterLife {
+	return storage.LetterLife{
+		Stage: string(f.Stage), Events: f.Events, Fetch: f.Fetch, SendDate: f.SendDate, Outcome: string(f.Outcome),
+		From: storage.LetterPlace(f.From), To: storage.LetterPlace(f.To),
+	}
+}
+
+func lifeOf(l *storage.LetterLife) postal.Facts {
+	return postal.Facts{
+		Stage: postal.Stage(l.Stage), Events: l.Events, Fetch: l.Fetch, SendDate: l.SendDate,
+		Outcome: postal.Outcome(l.Outcome), From: postal.Place(l.From), To: postal.Place(l.To),
+	}
 }
 
 func partyValues(x *Party, v *storage.LetterParty) {
@@ -148,11 +158,7 @@ func optionValues(o *LetterOptions, v *storage.LetterOptions) {
 // letterDocOf writes the letter document v holds into d. d shares none of
 // v's slices: v may be reused.
 func letterDocOf(v *storage.LetterDoc, d *letterDoc) {
-	l := &v.Life
-	d.Life = postal.Facts{
-		Stage: postal.Stage(l.Stage), Events: l.Events, Fetch: l.Fetch, SendDate: l.SendDate,
-		Outcome: postal.Outcome(l.Outcome), From: postal.Place(l.From), To: postal.Place(l.To),
-	}
+	d.Life = lifeOf(&v.Life)
 	partyOfValues(&v.Sender, &d.Sender)
 	partyOfValues(&v.Recipient, &d.Recipient)
 	d.Content = LetterContent{Type: LetterContentType(v.Content.Type), AssetID: v.Content.AssetID, AssetVersionID: v.Content.VersionID}
