@@ -655,7 +655,7 @@ const maxRetries = 10
 // modifyLetter reads a letter, applies change and writes it back, retrying
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
-	ctx = trackStoredStatus(ctx)
+	ctx = s.trackStoredStatus(ctx)
 	if err := s.life.catchUp(ctx, account); err != nil {
 		return nil, err
 	}

@@ -93,6 +93,11 @@ func (s *Service) renderObserved(ctx context.Context, account string, l *Letter)
 }
 
 // trackStoredStatus returns a context under which a read of a letter notes
-// its stored status for the update that follows, so the LetterStatus hook
-// hears of a change of status the update makes (storehooks.Track).
-func trackStoredStatus(ctx context.Context) context.Context { return storehooks.Track(ctx) }
+// its status, so that a LetterStatus hook hears of a change of status the
+// update makes (storehooks.Track); ctx as it is when no hook listens.
+func (s *Service) trackStoredStatus(ctx context.Context) context.Context {
+	if s.hooks.LetterStatus == nil {
+		return ctx
+	}
+	return storehooks.Track(ctx)
+}
