@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,6 +127,16 @@ func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 			checkShape(val, ft, joinPath(path, name), fields)
 		}
 	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			// []byte is base64 in JSON, as encoding/json writes it.
+			s, ok := v.(string)
+			if !ok {
+				fields[at] = "must be a base64 string, got " + jsonKind(v)
+			} else if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+				fields[at] = "must be base64"
+			}
+			return
+		}
 		arr, ok := v.([]any)
 		if !ok {
 			fields[at] = "must be an array, got " + jsonKind(v)

@@ -338,7 +338,10 @@ func TestTestRouteScopes(t *testing.T) {
 // naming the field, when it does not check.
 func TestSnapshotRoutes(t *testing.T) {
 	ts := newTestServer(t)
-	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Welcome"}`}).wantStatus(t, http.StatusCreated)
+	var asset struct{ ID string }
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Welcome"}`}).wantStatus(t, http.StatusCreated).decode(t, &asset)
+	ts.do(t, req{Method: "POST", Path: "/assets/" + asset.ID + "/versions", Body: `{"content":{"type":"text/html","content":"<p>Hello</p>"},"publish":true}`}).
+		wantStatus(t, http.StatusCreated)
 	var snap map[string]any
 	ts.get(t, "/_test/snapshot").wantStatus(t, http.StatusOK).decode(t, &snap)
 	assets, _ := snap["assets"].([]any)
@@ -354,6 +357,26 @@ func TestSnapshotRoutes(t *testing.T) {
 		t.Fatalf("ids %v", out.IDs)
 	}
 	ts.do(t, req{Method: "GET", Path: "/assets/" + newID, Header: hdr("X-Api-Key", keyB)}).wantStatus(t, http.StatusOK)
+	// The version's content came along: the snapshot's base64 is taken back.
+	var versions struct {
+		Items []struct {
+			Content struct{ Content string }
+		}
+	}
+	ts.do(t, req{Method: "GET", Path: "/assets/" + newID + "/versions", Header: hdr("X-Api-Key", keyB)}).
+		wantStatus(t, http.StatusOK).decode(t, &versions)
+	if len(versions.Items) != 1 || versions.Items[0].Content.Content != "<p>Hello</p>" {
+		t.Fatalf("restored versions %+v", versions)
+	}
+	content, _ := snap["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("snapshot content %v", snap["content"])
+	}
+	data := content[0].(map[string]any)["data"]
+	content[0].(map[string]any)["data"] = "not base64!"
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "sk_test_fourth")}).
+		problem(t, http.StatusBadRequest).wantFields(t, "content[0].data")
+	content[0].(map[string]any)["data"] = data
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusConflict)
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot?keepIds=yes", Body: snap}).problem(t, http.StatusBadRequest).wantFields(t, "keepIds")
 	snap["format"] = "other"
