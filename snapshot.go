@@ -140,6 +140,9 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 		return time.Time{}, errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
 	}
 	at := c.Now.UTC().Truncate(time.Millisecond)
+	if at.After(LastClockTime) {
+		return time.Time{}, invalidField("clock.now", "the clock goes no further than %s, got %s", LastClockTime.Format(time.RFC3339), at.Format(time.RFC3339))
+	}
 	now := s.now(account)
 	if shared {
 		now = s.Now()

@@ -143,6 +143,21 @@ func TestRestoreRefused(t *testing.T) {
 	if n := len(taken.Letters()); n != 0 || !taken.Now().Equal(before) {
 		t.Errorf("a refused restore wrote %d letters and moved the clock from %s to %s", n, before, taken.Now())
 	}
+	// A clock past the last time a clock may show: refused naming it, with
+	// nothing written; at the last time itself, taken.
+	far := src.Snapshot()
+	far.Clock.Now = lettershop.LastClockTime.Add(time.Millisecond)
+	farAcct := srv.NewAccount()
+	if _, err := srv.Service().RestoreAccount(t.Context(), farAcct.ID, far, lettershop.RestoreOptions{}); lettershop.ErrorCode(err) != lettershop.CodeInvalid || !strings.Contains(err.Error(), "clock.now") {
+		t.Errorf("restore past the last clock time: %v, want invalid naming clock.now", err)
+	}
+	if n := len(farAcct.Letters()); n != 0 {
+		t.Errorf("a restore refused for its clock wrote %d letters", n)
+	}
+	far.Clock.Now = lettershop.LastClockTime
+	if _, err := srv.Service().RestoreAccount(t.Context(), farAcct.ID, far, lettershop.RestoreOptions{}); err != nil {
+		t.Errorf("restore at the last clock time: %v", err)
+	}
 	b, _ := json.Marshal(snap)
 	var bad snapshot.Snapshot
 	if err := json.Unmarshal([]byte(strings.Replace(string(b), snapshot.Format, "other/1", 1)), &bad); err != nil {
