@@ -99,7 +99,9 @@ func (t *AuthThrottle) Allow(addr, key string) (bool, time.Duration) {
 	if t == nil {
 		return true, 0
 	}
-	b, ok := t.buckets.Get(addr)
+	// Peek, not Get: this runs on every request, and Get takes the cache's
+	// lock to reorder it; Failed keeps the order of addresses that fail.
+	b, ok := t.buckets.Peek(addr)
 	if !ok {
 		return true, 0
 	}
