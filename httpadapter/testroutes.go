@@ -80,16 +80,12 @@ type restored struct {
 // putSnapshot restores a snapshot into the key's account, which must have
 // no records yet: with fresh ids, or with ?keepIds=true its own.
 func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
-	var keep bool
-	switch q := r.URL.Query(); {
-	case len(q) == 0:
-	case len(q) == 1 && q.Has("keepIds") && (q.Get("keepIds") == "true" || q.Get("keepIds") == "false"):
-		keep = q.Get("keepIds") == "true"
-	case q.Has("keepIds"):
-		h.fail(w, r, invalid("keepIds", "must be true or false, got %s", echo.Quote(q.Get("keepIds"))))
-		return
-	default:
-		h.fail(w, r, noQuery(r))
+	fields := map[string]string{}
+	q := queryParams(r, fields)
+	keep := boolParam(q, "keepIds", fields)
+	onlyParams(q, fields, false, "keepIds")
+	if err := invalidFields(fields); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	body, err := h.readBody(w, r, MaxSnapshotBody)

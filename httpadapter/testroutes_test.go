@@ -379,6 +379,8 @@ func TestSnapshotRoutes(t *testing.T) {
 	content[0].(map[string]any)["data"] = data
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusConflict)
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot?keepIds=yes", Body: snap}).problem(t, http.StatusBadRequest).wantFields(t, "keepIds")
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot?keepIds=true&keepIds=false", Body: snap}).problem(t, http.StatusBadRequest).wantFields(t, "keepIds")
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot?keep=true", Body: snap}).problem(t, http.StatusBadRequest)
 	snap["format"] = "other"
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "sk_test_third")}).
 		problem(t, http.StatusBadRequest).wantFields(t, "format")
