@@ -108,8 +108,9 @@ func (p *Party) withoutCassDetails() {
 	p.AddressAnalysis, p.AddressCorrections, p.AddressMetadata = nil, nil, nil
 }
 
+// setURL sets the letter's download URL, as urlTail writes its path.
 func (s *Service) setURL(l *Letter) {
-	l.URL = s.baseURL + "/letters/" + l.ID + "/download"
+	l.URL = s.baseURL + urlTail(l.ID)
 }
 
 func validateParty(path string, p *PartyInput, role PartyRole, f fieldErrors) {
