@@ -42,13 +42,20 @@ type Client struct {
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	sleep      func(context.Context, time.Duration) error
-	now        func() time.Time
+	// now reads the client's clock; ctx is the call's, for a clock read
+	// over the network (WithTestClock).
+	now func(ctx context.Context) time.Time
 	// virtual: sleep moves a clock of the client's own (WithVirtualClock)
 	// and takes no real time, so a context's deadline does not bound it.
 	virtual   bool
 	jitter    func(time.Duration) time.Duration
 	newKey    func() string
 	userAgent string
+	// clock calls the test clock's routes for the client's waits. Its
+	// client attempts each request once and waits on the wall clock, so
+	// that a wait's request is not itself retried and waited on the test
+	// clock, one level deeper on each 429.
+	clock *TestClient
 }
 
 // Option configures a Client.
@@ -90,7 +97,9 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // until X-Rate-Limit-Reset (when a 429 carries no Retry-After), and to
 // judge whether a wait ends before the context's deadline. For a clock
 // that waits move, and that real time does not, use WithVirtualClock.
-func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
+func WithClock(now func() time.Time) Option {
+	return func(c *Client) { c.now = func(context.Context) time.Time { return now() } }
+}
 
 // WithVirtualClock makes the client keep time on a clock that is not the
 // wall's: it reads the time with now (to wait until X-Rate-Limit-Reset),
@@ -101,7 +110,10 @@ func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = n
 // retries then run at once, and the server's time moves as far as they
 // waited. WithTestClock does it for a lettershop server's test clock.
 func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d time.Duration) error) Option {
-	return func(c *Client) { c.now, c.sleep, c.virtual = now, advance, true }
+	return func(c *Client) {
+		c.now = func(context.Context) time.Time { return now() }
+		c.sleep, c.virtual = advance, true
+	}
 }
 
 // WithTestClock makes the client's retries wait on the API key's account's
@@ -110,13 +122,14 @@ func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d 
 // time the client reads is GET /_test/clock, so a retry after a 429 or a
 // request in flight costs no real time, and the account's letters move
 // on as far as the wait. A failure to read the clock reads the wall
-// clock's time instead. (In Go tests, lettershoptest's Account.Client
+// clock's time instead. The requests made for a wait are attempted once:
+// a wait that fails (a 429 included) fails the call. (In Go tests, lettershoptest's Account.Client
 // does the same without the round trips.)
 func WithTestClock() Option {
 	return func(c *Client) {
 		c.virtual = true
-		c.now = func() time.Time {
-			if t, err := c.Test.Now(context.Background()); err == nil {
+		c.now = func(ctx context.Context) time.Time {
+			if t, err := c.clock.Now(ctx); err == nil {
 				return t
 			}
 			return time.Now()
@@ -125,7 +138,7 @@ func WithTestClock() Option {
 			if d <= 0 {
 				return ctx.Err()
 			}
-			_, err := c.Test.Advance(ctx, d)
+			_, err := c.clock.Advance(ctx, d)
 			return err
 		}
 	}
@@ -157,7 +170,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 		minBackoff: DefaultMinBackoff,
 		maxBackoff: DefaultMaxBackoff,
 		sleep:      sleepContext,
-		now:        time.Now,
+		now:        wallNow,
 		jitter:     equalJitter,
 		newKey:     randomKey,
 		userAgent:  "lettershop-go-client/" + APIVersion,
@@ -169,8 +182,14 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
 	c.Test = &TestClient{c: c}
+	cc := *c
+	cc.maxRetries, cc.sleep, cc.now, cc.virtual = 0, sleepContext, wallNow, false
+	cc.Test = &TestClient{c: &cc}
+	c.clock = cc.Test
 	return c
 }
+
+func wallNow(context.Context) time.Time { return time.Now() }
 
 // RequestOption adjusts one call.
 type RequestOption func(*requestOptions)
@@ -268,11 +287,11 @@ func (c *Client) send(ctx context.Context, r request) (*response, error) {
 			}
 			return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, ctxErr)
 		}
-		wait, again := c.retryWait(r.retry, attempt, resp, err)
+		wait, again := c.retryWait(ctx, r.retry, attempt, resp, err)
 		if !again || attempt >= c.maxRetries {
 			return resp, err
 		}
-		if deadline, ok := ctx.Deadline(); ok && !c.virtual && c.now().Add(wait).After(deadline) {
+		if deadline, ok := ctx.Deadline(); ok && !c.virtual && c.now(ctx).Add(wait).After(deadline) {
 			return resp, err
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {
@@ -328,12 +347,12 @@ func (c *Client) attempt(ctx context.Context, r request, body []byte, key string
 
 // retryWait says whether an attempt's outcome is worth another attempt,
 // and how long to wait before it.
-func (c *Client) retryWait(mode retryMode, attempt int, resp *response, err error) (time.Duration, bool) {
+func (c *Client) retryWait(ctx context.Context, mode retryMode, attempt int, resp *response, err error) (time.Duration, bool) {
 	switch {
 	case err != nil:
 		return c.backoff(attempt), mode == retryAll
 	case resp.status == http.StatusTooManyRequests:
-		return c.rateLimitWait(attempt, resp.header), true
+		return c.rateLimitWait(ctx, attempt, resp.header), true
 	case mode != retryAll:
 		return 0, false
 	case resp.status == http.StatusConflict:
@@ -365,13 +384,13 @@ func (c *Client) backoff(attempt int) time.Duration {
 // X-Rate-Limit-Reset (or P-RateLimit-Reset, its other name), an instant
 // read against the client's clock, which a server on a test clock states
 // on its own; without either, the backoff.
-func (c *Client) rateLimitWait(attempt int, h http.Header) time.Duration {
+func (c *Client) rateLimitWait(ctx context.Context, attempt int, h http.Header) time.Duration {
 	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
 		return time.Duration(s) * time.Second
 	}
 	for _, name := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
 		if t, err := time.Parse(time.RFC3339, h.Get(name)); err == nil {
-			return max(t.Sub(c.now()), 0)
+			return max(t.Sub(c.now(ctx)), 0)
 		}
 	}
 	return c.backoff(attempt)

@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -391,4 +393,92 @@ func TestWithTestClock(t *testing.T) {
 	if now := s.Svc.Now(); !now.Equal(testStart) {
 		t.Errorf("the server's clock moved to %s; only the account's should", now)
 	}
+}
+
+// rateLimitedClock is a server on a test clock whose API routes answer 429
+// with apiHeader, and whose clock routes answer 429 (Retry-After: 1) where
+// limited says so; it counts the requests to each path. A clock route
+// asked more than 20 times answers 404, so that a client that nests its
+// waits' requests stops.
+type rateLimitedClock struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (s *rateLimitedClock) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+func newRateLimitedClock(t *testing.T, apiHeader http.Header, limited func(path string) bool) (*rateLimitedClock, string) {
+	s := &rateLimitedClock{counts: map[string]int{}}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.counts[r.URL.Path]++
+		n := s.counts[r.URL.Path]
+		s.mu.Unlock()
+		if !strings.HasPrefix(r.URL.Path, "/_test/") {
+			for k, v := range apiHeader {
+				w.Header()[k] = v
+			}
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		if n > 20 {
+			http.NotFound(w, r)
+			return
+		}
+		if limited(r.URL.Path) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"now":%q}`, testStart.Format(time.RFC3339))
+	}))
+	t.Cleanup(hs.Close)
+	return s, hs.URL + "/v1"
+}
+
+// TestWithTestClockRateLimited: the test clock's own requests for a wait
+// are attempted once, not retried with a wait on the same clock, which
+// would nest one request deeper on each 429 without end.
+func TestWithTestClockRateLimited(t *testing.T) {
+	const asset = "/v1/assets/ast_01kjqh0cc0abyzr1s1g9jmy5hz"
+	t.Run("advance", func(t *testing.T) {
+		s, base := newRateLimitedClock(t, http.Header{"Retry-After": {"1"}},
+			func(string) bool { return true })
+		c := client.New(base, testKey, client.WithTestClock())
+		_, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+		var e *client.Error
+		if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("got %v, want the advance's 429", err)
+		}
+		if n := s.count(asset); n != 1 {
+			t.Errorf("%d requests of the asset, want 1: the wait before the retry failed", n)
+		}
+		if n := s.count("/_test/clock/advance"); n != 1 {
+			t.Errorf("%d requests to advance the clock, want 1", n)
+		}
+	})
+
+	t.Run("now", func(t *testing.T) {
+		reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		s, base := newRateLimitedClock(t, http.Header{"X-Rate-Limit-Reset": {reset}},
+			func(path string) bool { return path == "/_test/clock" })
+		c := client.New(base, testKey, client.WithTestClock())
+		_, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+		var e *client.Error
+		if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("got %v, want the asset's 429", err)
+		}
+		// Four attempts of the asset, each 429 reading the clock once (a
+		// 429 there reads the wall clock instead), and three waits between.
+		for path, want := range map[string]int{asset: 4, "/_test/clock": 4, "/_test/clock/advance": 3} {
+			if n := s.count(path); n != want {
+				t.Errorf("%d requests of %s, want %d", n, path, want)
+			}
+		}
+	})
 }

@@ -102,14 +102,8 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, 8<<20))
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	defer func() {
-		select {
-		case r.notify <- struct{}{}:
-		default:
-		}
-	}()
+	// Every answer, whichever way the handler left, wakes the waiters.
+	defer r.wake()
 	if err == nil {
 		err = webhook.Verify(r.Webhook.Secret, req.Header.Get(webhook.SignatureHeader), body, 5*time.Minute)
 	}
@@ -118,29 +112,52 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		err = json.Unmarshal(body, &e)
 	}
 	if err != nil {
+		r.mu.Lock()
 		r.bad = append(r.bad, err.Error())
+		r.mu.Unlock()
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if len(r.fails) > 0 {
-		status := r.fails[0]
-		r.fails = r.fails[1:]
+	if status, ok := r.nextFail(); ok {
 		w.WriteHeader(status)
 		return
 	}
 	if r.h != nil {
 		// The test's handler gets the request as it came, and is not
 		// called under the lock: it may take its time, or read Events.
+		// No lock is held, or to be released, while it runs, so that a
+		// handler that panics or ends its goroutine (t.FailNow) leaves
+		// the receiver working.
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusWriter{ResponseWriter: w}
-		r.mu.Unlock()
 		r.h.ServeHTTP(rec, req)
-		r.mu.Lock()
 		if rec.status() < 200 || rec.status() > 299 {
 			return
 		}
 	}
+	r.mu.Lock()
 	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// nextFail takes the status FailNext set for the next delivery, if any.
+func (r *Receiver) nextFail() (int, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.fails) == 0 {
+		return 0, false
+	}
+	status := r.fails[0]
+	r.fails = r.fails[1:]
+	return status, true
+}
+
+// wake tells a waiter that the receiver was posted to.
+func (r *Receiver) wake() {
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
 }
 
 // statusWriter notes the status a handler answers with.

@@ -3,6 +3,8 @@ package lettershoptest_test
 import (
 	"fmt"
 	"net/http"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,5 +73,31 @@ func TestReceiversAreApart(t *testing.T) {
 				t.Errorf("%d events, want this account's one", n)
 			}
 		})
+	}
+}
+
+// A handler that ends its goroutine (as t.FailNow does) or panics fails
+// that attempt only: the receiver holds no lock across it, and takes the
+// retry that follows.
+func TestReceiverHandlerExits(t *testing.T) {
+	svc := lettershoptest.NewService(t)
+	acct := svc.NewAccount()
+	var calls atomic.Int32
+	rcv := acct.ServeWebhooks(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch calls.Add(1) {
+		case 1:
+			runtime.Goexit()
+		case 2:
+			panic(http.ErrAbortHandler)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}), client.WebhookLetterCreated)
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	rcv.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
+	if n := calls.Load(); n != 3 {
+		t.Errorf("the handler was called %d times, want 3", n)
+	}
+	if n := len(rcv.Events()); n != 1 {
+		t.Errorf("%d events taken, want 1", n)
 	}
 }
