@@ -3,9 +3,7 @@ package httpadapter
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 
 	"github.com/lettershop/lettershop"
 )
@@ -31,7 +29,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var e *lettershop.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		RetryAfter(w, e.RetryAfter)
 	}
 	problemResponse(context.WithValue(r.Context(), requestIDKey{}, reqID), err).write(w)
 }

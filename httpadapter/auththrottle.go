@@ -5,7 +5,10 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -47,7 +50,7 @@ type AuthThrottle struct {
 	limit rate.Limit
 	clock clock.Clock
 	// buckets are the addresses that failed lately.
-	buckets *lru.Cache[string, *rate.Limiter]
+	buckets *lru.Cache[string, *authBucket]
 	// known holds, for addresses that failed lately, the keys accepted from
 	// them, as hashes of address and key.
 	known *lru.Cache[[sha256.Size]byte, struct{}]
@@ -64,7 +67,7 @@ func NewAuthThrottle(n int, per time.Duration, c clock.Clock) *AuthThrottle {
 	if n <= 0 || per <= 0 {
 		return nil
 	}
-	buckets, err := lru.New[string, *rate.Limiter](maxRateAddresses)
+	buckets, err := lru.New[string, *authBucket](maxRateAddresses)
 	if err != nil {
 		panic("httpadapter: auth throttle: " + err.Error()) // only for a size below 1
 	}
@@ -94,50 +97,119 @@ func (t *AuthThrottle) Limit() (n int, per time.Duration) {
 }
 
 // Allow reports whether a request from addr may have key checked, and
-// when not, how long until it may.
+// when not, how long until it may. It takes nothing: Authenticate is what
+// counts; Allow is for a look before the request is served.
 func (t *AuthThrottle) Allow(addr, key string) (bool, time.Duration) {
 	if t == nil {
 		return true, 0
 	}
 	// Peek, not Get: this runs on every request, and Get takes the cache's
-	// lock to reorder it; Failed keeps the order of addresses that fail.
+	// lock to reorder it; Authenticate keeps the order of addresses that fail.
 	b, ok := t.buckets.Peek(addr)
 	if !ok {
 		return true, 0
 	}
-	tokens := b.TokensAt(t.clock.Now())
+	tokens := b.lim.TokensAt(t.clock.Now())
 	if tokens >= 1 || t.known.Contains(knownKey(addr, key)) {
 		return true, 0
 	}
-	return false, time.Duration(math.Ceil((1 - tokens) / float64(t.limit) * float64(time.Second)))
+	return false, t.wait(tokens)
 }
 
-// Failed counts a failed authentication from addr, and reports whether it
-// used up the address's last one: the moment to log that the address is
-// throttled, once.
-func (t *AuthThrottle) Failed(addr string) bool {
-	if t == nil {
-		return false
-	}
-	b, ok := t.buckets.Get(addr)
-	if !ok {
-		b = rate.NewLimiter(t.limit, t.n)
-		if prev, found, _ := t.buckets.PeekOrAdd(addr, b); found {
-			b = prev
+// wait is how long a bucket holding tokens takes to hold one.
+func (t *AuthThrottle) wait(tokens float64) time.Duration {
+	return time.Duration(math.Ceil((1 - tokens) / float64(t.limit) * float64(time.Second)))
+}
+
+// ThrottledError is what Authenticate returns for a request it refused
+// unchecked: its address has used up its failures for now.
+type ThrottledError struct {
+	// Wait is how long until a key from the address is checked again.
+	Wait time.Duration
+	// Failures per Per is the throttle's limit.
+	Failures int
+	Per      time.Duration
+}
+
+func (e *ThrottledError) Error() string {
+	return "this client address has failed to authenticate " + strconv.Itoa(e.Failures) + " times per " + e.Per.String() +
+		", as often as it may; no key is checked from it for now"
+}
+
+// Authenticate checks key, from addr, with check, unless the address is
+// throttled: then it returns a *ThrottledError without calling check. A
+// request from an address that failed lately takes a failure's worth of
+// its bucket before its key is checked and gives it back when the key is
+// accepted (or could not be checked), so that requests in flight at once
+// cannot fail more often than the limit. exhausted reports that this
+// failure used the bucket up after it was full: the moment to log that the
+// address is throttled, once per attack. A key that is not valid UTF-8 is
+// unknown, whatever check would say. A nil throttle just checks.
+func (t *AuthThrottle) Authenticate(addr, key string, check func(key string) (Principal, error)) (p Principal, exhausted bool, err error) {
+	ask := func() (Principal, error) {
+		if !utf8.ValidString(key) {
+			return Principal{}, ErrUnknownKey
 		}
+		return check(key)
+	}
+	if t == nil {
+		p, err = ask()
+		return p, false, err
 	}
 	now := t.clock.Now()
-	return b.AllowN(now, 1) && b.TokensAt(now) < 1
+	var r *rate.Reservation
+	b, ok := t.buckets.Get(addr)
+	if ok && !t.known.Contains(knownKey(addr, key)) {
+		if r = b.lim.ReserveN(now, 1); !r.OK() || r.DelayFrom(now) > 0 {
+			r.CancelAt(now)
+			return Principal{}, false, &ThrottledError{Wait: t.wait(b.lim.TokensAt(now)), Failures: t.n, Per: t.per}
+		}
+	}
+	p, err = ask()
+	switch {
+	case err == nil:
+		if r != nil {
+			r.CancelAt(now)
+		}
+		if ok {
+			t.known.Add(knownKey(addr, key), struct{}{})
+		}
+	case errors.Is(err, ErrUnknownKey):
+		if r == nil {
+			b = t.bucket(addr)
+			if !b.lim.AllowN(now, 1) {
+				return p, false, err
+			}
+		}
+		// The bucket was full when this attack began: say so once, when
+		// the attack has used it up; a refill to full starts another.
+		tokens := b.lim.TokensAt(now)
+		if tokens >= float64(t.n)-1 {
+			b.announced.Store(false)
+		}
+		exhausted = tokens < 1 && b.announced.CompareAndSwap(false, true)
+	default:
+		if r != nil {
+			r.CancelAt(now)
+		}
+	}
+	return p, exhausted, err
 }
 
-// Succeeded notes that key was accepted from addr, which lets it through
-// should the address be throttled later. Only addresses that failed lately
-// are noted: for the others there is nothing to let through.
-func (t *AuthThrottle) Succeeded(addr, key string) {
-	if t == nil || !t.buckets.Contains(addr) {
-		return
+// bucket is addr's bucket, made full when it has none.
+func (t *AuthThrottle) bucket(addr string) *authBucket {
+	b := &authBucket{lim: rate.NewLimiter(t.limit, t.n)}
+	if prev, found, _ := t.buckets.PeekOrAdd(addr, b); found {
+		return prev
 	}
-	t.known.Add(knownKey(addr, key), struct{}{})
+	return b
+}
+
+// authBucket is the failures an address has left, and whether its being
+// used up has been told.
+type authBucket struct {
+	lim       *rate.Limiter
+	announced atomic.Bool
 }
 
 // knownKey hashes an address and a key: the throttle holds no secret.
@@ -145,26 +217,18 @@ func knownKey(addr, key string) [sha256.Size]byte {
 	return sha256.Sum256([]byte("lettershop auth throttle\x00" + addr + "\x00" + key))
 }
 
-// throttled refuses a request from addr with key while the address is
-// throttled, before the key is looked at.
-func (h *handler) throttled(w http.ResponseWriter, addr, key string) error {
-	ok, wait := h.cfg.authThrottle.Allow(addr, key)
-	if ok {
-		return nil
-	}
-	n, per := h.cfg.authThrottle.Limit()
-	s := retryAfter(w, wait)
-	return errorf(lettershop.CodeRateLimited, "this client address has failed to authenticate %d times per %s, as often as it may; "+
-		"no key is checked from it for now: retry after %s s", n, per, s)
-}
-
-// authFailed counts a key the Authenticator refused, and logs the address
+// authenticateThrottled checks key from addr through the throttle,
+// answering a throttled address 429 with Retry-After, and logs an address
 // when it has used up its failures.
-func (h *handler) authFailed(r *http.Request, addr string, err error) {
-	if !errors.Is(err, ErrUnknownKey) || !h.cfg.authThrottle.Failed(addr) {
-		return
+func (h *handler) authenticateThrottled(w http.ResponseWriter, r *http.Request, addr, key string) (Principal, error) {
+	p, exhausted, err := h.cfg.authThrottle.Authenticate(addr, key, func(key string) (Principal, error) { return h.authenticate(r, key) })
+	var te *ThrottledError
+	if errors.As(err, &te) {
+		return p, errorf(lettershop.CodeRateLimited, "%s: retry after %s s", te.Error(), RetryAfter(w, te.Wait))
 	}
-	n, per := h.cfg.authThrottle.Limit()
-	h.cfg.logger.WarnContext(r.Context(), "authentication failures throttled", "remote", addr, "failures", n, "per", per,
-		"request_id", requestID(r.Context()))
+	if exhausted {
+		h.cfg.logger.WarnContext(r.Context(), "authentication failures throttled", "remote", addr, "failures", h.cfg.authThrottle.n,
+			"per", h.cfg.authThrottle.per, "request_id", requestID(r.Context()))
+	}
+	return p, err
 }

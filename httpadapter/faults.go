@@ -349,7 +349,7 @@ func (c *controlled) accountOf(r *http.Request) (account string, out *http.Reque
 	if err != nil || key == "" {
 		return "", r
 	}
-	if ok, _ := c.h.cfg.authThrottle.Allow(clientAddress(r), key); !ok {
+	if ok, _ := c.h.cfg.authThrottle.Allow(ClientAddress(r), key); !ok {
 		return "", r // the route answers 429 without looking at the key
 	}
 	p, err := c.h.askAuthenticator(r.Context(), key)
@@ -398,18 +398,18 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 		if n, per := c.h.cfg.rateN, c.h.cfg.ratePer; n > 0 && per > 0 {
 			setRateHeaders(h, n, 0, ceilSecond(c.h.rateNow(account).Add(wait)))
 		}
-		s := retryAfter(w, wait)
+		s := RetryAfter(w, wait)
 		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeRateLimited,
 			"a 429 injected by the test's fault %s (not a rate limit); retry after %s seconds", f.ID, s)))
 		return
 	case http.StatusConflict:
-		s := retryAfter(w, wait)
+		s := RetryAfter(w, wait)
 		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeInFlight,
 			"a 409 injected by the test's fault %s: as if a request with the same idempotency key were in flight; retry after %s seconds", f.ID, s)))
 		return
 	}
 	if f.RetryAfter > 0 {
-		retryAfter(w, f.RetryAfter)
+		RetryAfter(w, f.RetryAfter)
 	}
 	text := http.StatusText(status)
 	if text == "" {

@@ -366,18 +366,11 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
 			return
 		}
-		addr := clientAddress(r)
-		if err := h.throttled(w, addr, key); err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		p, err := h.authenticate(r, key)
+		p, err := h.authenticateThrottled(w, r, ClientAddress(r), key)
 		if err != nil {
-			h.authFailed(r, addr, err)
 			h.fail(w, r, authError(err))
 			return
 		}
-		h.cfg.authThrottle.Succeeded(addr, key)
 		c.account = p.Account
 		c.keyHash = h.digests.digest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {

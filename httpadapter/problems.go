@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -214,7 +213,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.logIfInternal(r, err)
 	var e *lettershop.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		RetryAfter(w, e.RetryAfter)
 	}
 	problemResponse(r.Context(), err).write(w)
 }

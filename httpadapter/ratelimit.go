@@ -162,8 +162,9 @@ func (a *addressLimits) allowNewKey(addr string, now time.Time) (bool, time.Dura
 // known reports whether key has a bucket, that is, was seen lately.
 func (l *limiter) known(key string) bool { return l.buckets.Contains(key) }
 
-// retryAfter sets Retry-After to d in whole seconds, at least 1.
-func retryAfter(w http.ResponseWriter, d time.Duration) string {
+// RetryAfter sets Retry-After to d in whole seconds, rounded up and at
+// least 1, and returns the seconds it set.
+func RetryAfter(w http.ResponseWriter, d time.Duration) string {
 	s := strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
 	w.Header().Set("Retry-After", s)
 	return s
@@ -175,16 +176,16 @@ func (h *handler) limitAddress(w http.ResponseWriter, r *http.Request, keyHash s
 	if h.byAddress == nil {
 		return nil
 	}
-	addr := clientAddress(r)
+	addr := ClientAddress(r)
 	now := h.rateNow("")
 	if ok, wait := h.byAddress.allowRequest(addr, now); !ok {
-		s := retryAfter(w, wait)
+		s := RetryAfter(w, wait)
 		return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d requests per %s across all sandbox keys; retry after %s s",
 			addressRequestFactor*h.cfg.rateN, h.cfg.ratePer, s)
 	}
 	if !h.limiter.known(keyHash) {
 		if ok, wait := h.byAddress.allowNewKey(addr, now); !ok {
-			s := retryAfter(w, wait)
+			s := RetryAfter(w, wait)
 			return errorf(lettershop.CodeRateLimited, "this client address has started too many new sandbox keys (%d at once, then %d per %s); reuse a key, or retry after %s s",
 				newKeyBurstFactor*h.cfg.rateN, h.cfg.rateN, h.cfg.ratePer, s)
 		}
@@ -192,8 +193,10 @@ func (h *handler) limitAddress(w http.ResponseWriter, r *http.Request, keyHash s
 	return nil
 }
 
-// clientAddress is the IP address r comes from, without the port.
-func clientAddress(r *http.Request) string {
+// ClientAddress is the IP address r comes from, without the port: what
+// the limits per client address and the failed-authentication throttle
+// count by.
+func ClientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
@@ -226,10 +229,10 @@ func (h *handler) limitLink(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	l := h.links
-	ok, wait := take(l.buckets, clientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow(""))
+	ok, wait := take(l.buckets, ClientAddress(r), rate.Limit(float64(l.n)/l.per.Seconds()), l.n, h.rateNow(""))
 	if ok {
 		return nil
 	}
-	s := retryAfter(w, wait)
+	s := RetryAfter(w, wait)
 	return errorf(lettershop.CodeRateLimited, "this client address has used up its limit of %d download links per %s; retry after %s s", l.n, l.per, s)
 }

@@ -15,7 +15,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
@@ -172,39 +171,22 @@ func originOf(raw string) (string, bool) {
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port), true
 }
 
-// clientAddress is the IP address r comes from, without the port: what
-// failed log-ins are counted by, as the API counts its failures.
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // authenticate checks key from r's address: refused unchecked while the
 // address is throttled, counted when the authenticator does not know it.
 // A key that is not valid UTF-8 is unknown, whatever the authenticator.
 func (h *handler) authenticate(r *http.Request, key string) (httpadapter.Principal, error) {
-	addr := clientAddress(r)
-	if ok, wait := h.throttle.Allow(addr, key); !ok {
+	addr := httpadapter.ClientAddress(r)
+	p, exhausted, err := h.throttle.Authenticate(addr, key, func(key string) (httpadapter.Principal, error) {
+		return h.auth.Authenticate(r.Context(), key)
+	})
+	var te *httpadapter.ThrottledError
+	if errors.As(err, &te) {
+		return p, &lettershop.Error{Code: lettershop.CodeRateLimited, RetryAfter: te.Wait,
+			Message: "Too many failed log-ins from this address (" + strconv.Itoa(te.Failures) + " per " + te.Per.String() + "); no key is checked from it for now."}
+	}
+	if exhausted {
 		n, per := h.throttle.Limit()
-		return httpadapter.Principal{}, &lettershop.Error{Code: lettershop.CodeRateLimited, RetryAfter: wait,
-			Message: "Too many failed log-ins from this address (" + strconv.Itoa(n) + " per " + per.String() + "); no key is checked from it for now."}
-	}
-	var p httpadapter.Principal
-	err := httpadapter.ErrUnknownKey
-	if utf8.ValidString(key) {
-		p, err = h.auth.Authenticate(r.Context(), key)
-	}
-	switch {
-	case errors.Is(err, httpadapter.ErrUnknownKey):
-		if h.throttle.Failed(addr) {
-			n, per := h.throttle.Limit()
-			h.logger.Warn("authentication failures throttled", "remote", addr, "failures", n, "per", per)
-		}
-	case err == nil:
-		h.throttle.Succeeded(addr, key)
+		h.logger.Warn("authentication failures throttled", "remote", addr, "failures", n, "per", per)
 	}
 	return p, err
 }
