@@ -169,7 +169,9 @@ func TestAuthThrottleCountsOnlyRefusedKeys(t *testing.T) {
 	th := httpadapter.NewAuthThrottle(2, time.Minute, clock.NewMock())
 	wrong := func(string) (httpadapter.Principal, error) { return httpadapter.Principal{}, httpadapter.ErrUnknownKey }
 	good := func(string) (httpadapter.Principal, error) { return httpadapter.Principal{Account: "a"}, nil }
-	down := func(string) (httpadapter.Principal, error) { return httpadapter.Principal{}, errors.New("authenticator down") }
+	down := func(string) (httpadapter.Principal, error) {
+		return httpadapter.Principal{}, errors.New("authenticator down")
+	}
 	th.Authenticate("10.0.0.1", "w1", wrong)
 	for i := range 5 {
 		if _, _, err := th.Authenticate("10.0.0.1", "k"+strconv.Itoa(i), good); err != nil {
