@@ -51,6 +51,10 @@ func ParseScope(s string) (Scope, error) {
 type Principal struct {
 	Account string
 	Scopes  []Scope
+	// Test says the key is a test key, as the real service's sk_test_
+	// keys are: its holder may choose what a live key's may not (a
+	// webhook's secret, so that a test builds its receiver first).
+	Test bool
 }
 
 // Has reports whether p holds scope s.
@@ -72,6 +76,9 @@ type APIKey struct {
 	Secret  string
 	// Scopes are what the key may do; empty means all of them.
 	Scopes []Scope
+	// Test makes the key a test key (Principal.Test); a Secret that
+	// begins SandboxKeyPrefix is one too.
+	Test bool
 }
 
 // KeyAuthenticator accepts a fixed set of API keys.
@@ -102,7 +109,8 @@ func NewKeyAuthenticator(keys ...APIKey) (*KeyAuthenticator, error) {
 		if len(scopes) == 0 {
 			scopes = slices.Clone(AllScopes)
 		}
-		a.keys = append(a.keys, keyEntry{sum: sum, principal: Principal{Account: k.Account, Scopes: scopes}})
+		a.keys = append(a.keys, keyEntry{sum: sum, principal: Principal{Account: k.Account, Scopes: scopes,
+			Test: k.Test || strings.HasPrefix(k.Secret, SandboxKeyPrefix)}})
 	}
 	return a, nil
 }
@@ -130,7 +138,7 @@ func (a *KeyAuthenticator) Authenticate(_ context.Context, apiKey string) (Princ
 const SandboxKeyPrefix = "sk_test_"
 
 // SandboxAuthenticator accepts any key that begins sk_test_ and has more
-// after it, with every scope. Each distinct key is its own account, so
+// after it, with every scope, as a test key. Each distinct key is its own account, so
 // tests that use different keys do not see each other's objects.
 type SandboxAuthenticator struct{}
 
@@ -144,7 +152,7 @@ func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Prin
 	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) || !keyText(apiKey) {
 		return Principal{}, ErrUnknownKey
 	}
-	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes)}, nil
+	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes), Test: true}, nil
 }
 
 // SandboxAccount is the account the sandbox authenticator gives apiKey.

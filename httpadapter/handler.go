@@ -292,6 +292,8 @@ type route struct {
 // call is what a route handler knows about the request beyond *http.Request.
 type call struct {
 	account string
+	// test says the key is a test key (Principal.Test).
+	test bool
 	// keyHash identifies the API key without holding the secret (a keyed
 	// hash under the Service's token key): the scope of its idempotency keys
 	// and of its rate limit.
@@ -371,7 +373,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, authError(err))
 			return
 		}
-		c.account = p.Account
+		c.account, c.test = p.Account, p.Test
 		c.keyHash = h.digests.digest(key)
 		if err := h.limitAddress(w, r, c.keyHash); err != nil {
 			h.fail(w, r, err)

@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/webhook"
 )
 
@@ -213,6 +215,44 @@ func TestWebhookChosenSecret(t *testing.T) {
 	if len(page.Items) != 0 {
 		t.Errorf("a refused webhook was made: %+v", page.Items)
 	}
+}
+
+// Whether a key may choose a secret is the authenticator's answer
+// (Principal.Test), not the key's spelling: a key an authenticator calls a
+// test key may, whatever it looks like; a key that looks like a test key
+// but is not called one may not.
+func TestWebhookChosenSecretByPrincipal(t *testing.T) {
+	auth := authFunc(func(_ context.Context, key string) (httpadapter.Principal, error) {
+		switch key {
+		case "ci-key":
+			return httpadapter.Principal{Account: "a", Scopes: httpadapter.AllScopes, Test: true}, nil
+		case "sk_test_but_live":
+			return httpadapter.Principal{Account: "b", Scopes: httpadapter.AllScopes}, nil
+		}
+		return httpadapter.Principal{}, httpadapter.ErrUnknownKey
+	})
+	ts := newTestServer(t, withAdapter(httpadapter.WithAuthenticator(auth)))
+	body := map[string]any{"url": "https://example.com/in", "secret": "whsec_" + strings.Repeat("a", 16)}
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Header: hdr("X-Api-Key", "ci-key"), Body: body}).wantStatus(t, http.StatusCreated)
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Header: hdr("X-Api-Key", "sk_test_but_live"), Body: body}).
+		problem(t, http.StatusBadRequest).wantFields(t, "secret")
+	// A configured key is a test key when it says so, or is spelled as one.
+	keys, err := httpadapter.NewKeyAuthenticator(httpadapter.APIKey{Account: "c", Secret: "plain", Test: true},
+		httpadapter.APIKey{Account: "d", Secret: "sk_test_configured"}, httpadapter.APIKey{Account: "e", Secret: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{"plain": true, "sk_test_configured": true, "live": false} {
+		if p, err := keys.Authenticate(context.Background(), key); err != nil || p.Test != want {
+			t.Errorf("key %s: test %v, err %v; want test %v", key, p.Test, err, want)
+		}
+	}
+}
+
+type authFunc func(ctx context.Context, key string) (httpadapter.Principal, error)
+
+func (f authFunc) Authenticate(ctx context.Context, key string) (httpadapter.Principal, error) {
+	return f(ctx, key)
 }
 
 // The webhook routes take the webhooks scopes.
