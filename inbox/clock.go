@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/lettershop/lettershop"
 )
 
@@ -55,11 +53,11 @@ func (c accountTestClock) advance(ctx context.Context, account string, d time.Du
 
 // serverTestClock is the server's one test clock, shared by every account.
 type serverTestClock struct {
-	svc  *lettershop.Service
-	mock *clock.Mock
+	svc   *lettershop.Service
+	clock lettershop.TestClock
 }
 
-func (c serverTestClock) now(context.Context, string) time.Time { return c.mock.Now().UTC() }
+func (c serverTestClock) now(context.Context, string) time.Time { return c.clock.Now().UTC() }
 func (serverTestClock) test() bool                              { return true }
 
 // advance moves the clock, then runs everything that fell due, so the page

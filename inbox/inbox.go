@@ -63,7 +63,7 @@ type Option func(*config)
 
 type config struct {
 	auth        httpadapter.Authenticator
-	testClock   *clock.Mock
+	testClock   lettershop.TestClock
 	sharedClock bool
 	logger      *slog.Logger
 	// throttle counts failed log-ins; throttleSet says WithAuthThrottle
@@ -80,11 +80,11 @@ func WithAuthenticator(a httpadapter.Authenticator) Option {
 	return func(c *config) { c.auth = a }
 }
 
-// WithTestClock is the *clock.Mock the Service runs on, as given to
-// httpadapter.WithTestClock: with it, the inbox can advance the clock of
+// WithTestClock is the test clock the Service runs on (a
+// testclock.Clock or a *clock.Mock), as given to httpadapter.WithTestClock: with it, the inbox can advance the clock of
 // the account logged in, and only that account's. Without it, the clock is
 // shown but not moved.
-func WithTestClock(m *clock.Mock) Option {
+func WithTestClock(m lettershop.TestClock) Option {
 	return func(c *config) { c.testClock = m }
 }
 
@@ -150,7 +150,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	}
 	switch {
 	case cfg.testClock != nil && cfg.sharedClock:
-		h.clock = serverTestClock{svc: svc, mock: cfg.testClock}
+		h.clock = serverTestClock{svc: svc, clock: cfg.testClock}
 	case cfg.testClock != nil:
 		h.clock = accountTestClock{svc: svc}
 	default:
