@@ -110,8 +110,9 @@ var testForward = Address{Line1: cass.NCOATestForward[0], LastLine: cass.NCOATes
 // forwarding returns the address req's party has moved to, if it has: the
 // NCOA test address's, or by the account's moves, followed from move to
 // move (a move for the party's organization or name first, then one for
-// everyone).
-func (p *Processor) forwarding(req *Request) (Address, bool) {
+// everyone). read and readErr are req's address as Read reads it, which
+// the caller has already done.
+func (p *Processor) forwarding(req *Request, read usps.Address, readErr error) (Address, bool) {
 	if cass.TestKey(req.Address.Line1) == cass.NCOATestLine {
 		return testForward, true
 	}
@@ -132,7 +133,10 @@ func (p *Processor) forwarding(req *Request) (Address, bool) {
 	current, moved := req.Address, false
 	seen := map[string]bool{}
 	for hop := 0; hop < maxForwardHops; hop++ {
-		addr, err := Read(current)
+		addr, err := read, readErr
+		if hop > 0 {
+			addr, err = Read(current)
+		}
 		if err != nil {
 			break
 		}

@@ -54,17 +54,18 @@ type Result struct {
 func (p *Processor) Process(req Request) Result {
 	addr := req.Address
 	var corrections []Correction
+	in, lastErr := Read(addr)
 	if req.Forward {
-		if to, ok := p.forwarding(&req); ok {
+		if to, ok := p.forwarding(&req, in, lastErr); ok {
 			corrections = changes(corrections, "ncoa.", [][3]string{
 				{"addressLine1", addr.Line1, to.Line1},
 				{"addressLine2", addr.Line2, to.Line2},
 				{"lastLine", addr.LastLine, to.LastLine},
 			})
 			addr = to
+			in, lastErr = Read(addr)
 		}
 	}
-	in, lastErr := Read(addr)
 	if !req.CASS {
 		return Result{
 			Address: Address{
