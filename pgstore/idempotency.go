@@ -13,8 +13,8 @@ import (
 
 const idemColumns = `scope, key, fingerprint, token, done, result, size, created_at, expires_at, lease_expires_at, account, failed`
 
-// claimSQL claims (account $10, scope $1, key $2) for the record $1..$8 at
-// time $9 in one statement: it inserts the record, or overwrites one that
+// claimSQL claims (account $9, scope $1, key $2) for the record $1..$7 at
+// time $8 in one statement: it inserts the record, or overwrites one that
 // is no longer live, and returns it with true; otherwise it returns the
 // live record with false. The unique key makes concurrent claimants queue
 // on one row, so exactly one of them wins. The second branch reads the
@@ -22,18 +22,18 @@ const idemColumns = `scope, key, fingerprint, token, done, result, size, created
 // just committed; claim then asks again.
 const claimSQL = `WITH won AS (
 		INSERT INTO idempotency AS i (` + idemColumns + `)
-		VALUES ($1, $2, $3, $4, false, $5::bytea, 0, $6, $7, $8, $10, false)
+		VALUES ($1, $2, $3, $4, false, NULL, 0, $5, $6, $7, $9, false)
 		ON CONFLICT (account, scope, key) DO UPDATE SET
 			fingerprint = excluded.fingerprint, token = excluded.token, done = false, result = NULL, size = 0,
 			created_at = excluded.created_at, expires_at = excluded.expires_at, lease_expires_at = excluded.lease_expires_at,
 			failed = false
-		WHERE i.expires_at <= $9 OR (NOT i.done AND i.lease_expires_at <= $9)
+		WHERE i.expires_at <= $8 OR (NOT i.done AND i.lease_expires_at <= $8)
 		RETURNING ` + idemColumns + `
 	)
 	SELECT ` + idemColumns + `, true FROM won
 	UNION ALL
 	SELECT ` + idemColumns + `, false FROM idempotency
-	WHERE account = $10 AND scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM won)`
+	WHERE account = $9 AND scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM won)`
 
 // claimAttempts bounds the retries of a claim that met a record changing
 // under it; each retry needs another claimant to have changed the record in
@@ -54,7 +54,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 			won    bool
 		)
 		err := s.pool.QueryRow(ctx, claimSQL,
-			r.Scope, r.Key, r.Fingerprint, r.Token, nil, r.CreatedAt, r.ExpiresAt, r.LeaseExpiresAt, now, r.Account,
+			r.Scope, r.Key, r.Fingerprint, r.Token, r.CreatedAt, r.ExpiresAt, r.LeaseExpiresAt, now, r.Account,
 		).Scan(&got.Scope, &got.Key, &got.Fingerprint, &got.Token, &got.Done, &result, &got.Size,
 			&got.CreatedAt, &got.ExpiresAt, &got.LeaseExpiresAt, &got.Account, &got.Failed, &won)
 		if result != nil {
