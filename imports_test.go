@@ -59,28 +59,41 @@ func listPackages(t *testing.T) []listedPackage {
 	return pkgs
 }
 
-// importRule is one line of doc.go's table of allowed imports.
+// importRule is one line of the table of allowed imports.
 type importRule struct {
 	allowed []string // module packages, relative to the module ("lettershop" is the root)
 	any     bool     // (any): every package of the module
 	stdOnly bool     // (std only): no package outside the standard library either
 }
 
-// readImportRules reads the table of allowed imports from doc.go: the
-// indented lines "package -> allowed, allowed" of its section on imports.
-// A package ending in /... covers every package under it.
+// importTable is where the table of allowed imports is written.
+const importTable = "docs/architecture.md"
+
+// readImportRules reads the table of allowed imports from importTable: the
+// lines "package -> allowed, allowed" of the code block of its section
+// "The allowed imports". A package ending in /... covers every package
+// under it.
 func readImportRules(t *testing.T) map[string]importRule {
 	t.Helper()
-	f, err := os.Open("doc.go")
+	f, err := os.Open(importTable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	rules := map[string]importRule{}
 	sc := bufio.NewScanner(f)
+	section, block := false, false
 	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "//\t")
-		if !ok {
+		line := sc.Text()
+		if strings.HasPrefix(line, "## ") {
+			section = line == "## The allowed imports"
+			continue
+		}
+		if section && strings.HasPrefix(line, "```") {
+			block = !block
+			continue
+		}
+		if !section || !block {
 			continue
 		}
 		pkg, allowed, ok := strings.Cut(line, "->")
@@ -101,7 +114,7 @@ func readImportRules(t *testing.T) map[string]importRule {
 			}
 		}
 		if _, dup := rules[pkg]; dup {
-			t.Errorf("doc.go: two rules for %s", pkg)
+			t.Errorf("%s: two rules for %s", importTable, pkg)
 		}
 		rules[pkg] = r
 	}
@@ -109,7 +122,7 @@ func readImportRules(t *testing.T) map[string]importRule {
 		t.Fatal(err)
 	}
 	if len(rules) == 0 {
-		t.Fatal("doc.go has no table of allowed imports")
+		t.Fatalf("%s has no table of allowed imports", importTable)
 	}
 	return rules
 }
@@ -136,7 +149,7 @@ func ruleFor(rules map[string]importRule, rel string) (importRule, bool) {
 }
 
 // TestImports checks the module's import graph against the allowed
-// imports doc.go lists, so the layering cannot rot: the root above storage,
+// imports the table lists, so the layering cannot rot: the root above storage,
 // usps and the simulations; the simulations and the stores never above the
 // root; a concrete store only in lettershoptest and the commands. Tests may
 // import what they need.
@@ -146,7 +159,7 @@ func TestImports(t *testing.T) {
 		rel := relative(p.ImportPath)
 		r, ok := ruleFor(rules, rel)
 		if !ok {
-			t.Errorf("%s has no rule in doc.go's table of allowed imports: add one", rel)
+			t.Errorf("%s has no rule in the table of allowed imports (%s): add one", rel, importTable)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -156,7 +169,7 @@ func TestImports(t *testing.T) {
 				t.Errorf("%s imports %s: it may import the standard library only", rel, imp)
 			case !inModule, r.any:
 			case !slices.Contains(r.allowed, relative(imp)):
-				t.Errorf("%s imports %s: doc.go allows it only %s", rel, relative(imp), allowedList(r))
+				t.Errorf("%s imports %s: %s allows it only %s", rel, relative(imp), importTable, allowedList(r))
 			}
 		}
 	}
