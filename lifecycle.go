@@ -2,14 +2,11 @@ package lettershop
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
+	"github.com/lettershop/lettershop/internal/ids"
 	"github.com/lettershop/lettershop/internal/waker"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -307,33 +304,11 @@ func newEvent(letterID string, n int, at time.Time, typ EventType, status EventS
 // always has the same ids, whichever server or catch-up wrote it.
 func eventID(letterID string, n int, at time.Time) string {
 	var buf [eventIDLen]byte
-	return string(appendEventID(buf[:0], letterID, n, at))
+	return string(ids.AppendEvent(buf[:0], eventPrefix, letterID, n, at))
 }
 
 // eventIDLen is the length of an event id: the prefix and a ULID.
-const eventIDLen = len(eventPrefix) + ulid.EncodedSize
-
-// appendEventID appends eventID(letterID, n, at) to dst.
-func appendEventID(dst []byte, letterID string, n int, at time.Time) []byte {
-	// Room on the stack for the ids the service makes (30 bytes).
-	var in [64]byte
-	seed := sha256.Sum256(binary.BigEndian.AppendUint64(append(in[:0], letterID...), uint64(n)))
-	var id ulid.ULID
-	if id.SetTime(ulid.Timestamp(at)) != nil || id.SetEntropy(seed[:10]) != nil {
-		// Only a time past the year 10889 gets here.
-		panic("lettershop: no event id for time " + at.String())
-	}
-	dst = append(dst, eventPrefix...)
-	start := len(dst)
-	dst = append(dst, make([]byte, ulid.EncodedSize)...)
-	_ = id.MarshalTextTo(dst[start:]) // cannot fail: the room is there
-	for i := start; i < len(dst); i++ {
-		if c := dst[i]; 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
-	}
-	return dst
-}
+const eventIDLen = len(eventPrefix) + ids.EventLen
 
 // courseOf is l as the postal timeline sees it.
 func courseOf(l *Letter) *postal.Course {

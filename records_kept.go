@@ -8,6 +8,7 @@ import (
 	"time"
 	"unique"
 
+	"github.com/lettershop/lettershop/internal/ids"
 	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/postal"
@@ -178,8 +179,8 @@ func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, n
 	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
 	p.Uvarint(uint64(n+len(added)) + 1)
 	p.B = append(p.B, u.Rest()...)
-	var ids [16]int // where each new event's id starts in p.B
-	if len(added) > len(ids) {
+	var idAt [16]int // where each new event's id starts in p.B
+	if len(added) > len(idAt) {
 		return nil, nil, false
 	}
 	for i := range added {
@@ -189,8 +190,8 @@ func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, n
 		}
 		p.Byte(pack.Flags(e.Tracking, e.ActionRequired))
 		p.Uvarint(uint64(eventIDLen) << 1)
-		ids[i] = len(p.B)
-		p.B = appendEventID(p.B, id, e.N, e.At)
+		idAt[i] = len(p.B)
+		p.B = ids.AppendEvent(p.B, eventPrefix, id, e.N, e.At)
 		p.Time(e.At)
 		if e.Tracking {
 			p.Str(string(eventTracking))
@@ -216,7 +217,7 @@ func (k *keptLetter) stepped(id string, f *postal.Facts, added []postal.Event, n
 	for i := range added {
 		e := &added[i]
 		notices = append(notices, storage.Notice{
-			EventID: data[ids[i] : ids[i]+eventIDLen], Type: noticeType(EventStatus(e.Status), e.N),
+			EventID: data[idAt[i] : idAt[i]+eventIDLen], Type: noticeType(EventStatus(e.Status), e.N),
 			Seq: e.N, At: e.At, RetryUntil: e.At.Add(WebhookRetryPeriod),
 		})
 	}

@@ -6,13 +6,12 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/lettershop/lettershop/egress"
+	"github.com/lettershop/lettershop/internal/ids"
 	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -37,15 +36,9 @@ type Service struct {
 	// idemBytes bounds the bytes of an account's stored outcomes.
 	idemBytes int64
 
-	entropyMu sync.Mutex
-	entropy   io.Reader
-	// ulid is where newID makes an id, under entropyMu: an id made in a
-	// variable of its own is read into through an interface, and so costs
-	// an allocation.
-	ulid ulid.ULID
-	// random is entropy as given, for secrets; entropy reads it
-	// monotonically, for ids.
-	random io.Reader
+	entropy io.Reader
+	// ids makes ids and secrets from entropy (package ids).
+	ids *ids.Maker
 	// wall is the real time, for what must follow it whatever the
 	// Service's clock says: the signatures and leases of webhook attempts.
 	wall clock.Clock
@@ -187,10 +180,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
-	// Monotonic within a millisecond, so ids made at one instant (a stopped
-	// test clock) still sort in the order they were made: lists are newest first.
-	s.random = s.entropy
-	s.entropy = ulid.Monotonic(s.entropy, 0)
+	s.ids = ids.NewMaker(s.entropy)
 	if len(s.tokenKey) == 0 {
 		s.tokenKey = make([]byte, 32)
 		if _, err := io.ReadFull(rand.Reader, s.tokenKey); err != nil {
@@ -227,39 +217,7 @@ func (s *Service) Now() time.Time { return s.serverNow() }
 // newID returns prefix followed by a lower-case ULID for the time at, the
 // current time of the account the object belongs to, so an account's
 // objects sort by the time on its clock.
-func (s *Service) newID(prefix string, at time.Time) string {
-	ms := ulid.Timestamp(at)
-	s.entropyMu.Lock()
-	err := s.ulid.SetTime(ms)
-	if err == nil {
-		if m, ok := s.entropy.(ulid.MonotonicReader); ok {
-			err = m.MonotonicRead(ms, s.ulid[6:])
-		} else {
-			_, err = io.ReadFull(s.entropy, s.ulid[6:])
-		}
-	}
-	id := s.ulid
-	s.entropyMu.Unlock()
-	if err != nil {
-		// Only a failing entropy source or a time past the year 10889
-		// gets here; ids are not optional.
-		panic("lettershop: cannot make an id: " + err.Error())
-	}
-	// The prefix and the id in lower case, made in one buffer and copied
-	// once into the string.
-	var b [16 + ulid.EncodedSize]byte
-	n := copy(b[:16], prefix)
-	if n < len(prefix) {
-		return prefix + strings.ToLower(id.String())
-	}
-	_ = id.MarshalTextTo(b[n : n+ulid.EncodedSize])
-	for i := n; i < n+ulid.EncodedSize; i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b[:n+ulid.EncodedSize])
-}
+func (s *Service) newID(prefix string, at time.Time) string { return s.ids.New(prefix, at) }
 
 // Id prefixes.
 const (

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"slices"
 	"strings"
@@ -273,10 +272,7 @@ func (s *Service) createWebhook(ctx context.Context, account, target string, in 
 // newSecret returns a new webhook secret: whsec_ and 32 random bytes.
 func (s *Service) newSecret() (string, error) {
 	b := make([]byte, 32)
-	s.entropyMu.Lock()
-	_, err := io.ReadFull(s.random, b)
-	s.entropyMu.Unlock()
-	if err != nil {
+	if err := s.ids.Read(b); err != nil {
 		return "", err
 	}
 	return secretPrefix + base64.RawURLEncoding.EncodeToString(b), nil

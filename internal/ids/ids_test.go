@@ -1,0 +1,84 @@
+package ids_test
+
+import (
+	"bytes"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/lettershop/lettershop/internal/ids"
+)
+
+var at = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
+
+// Ids are the prefix and a lower-case ULID of the time given; made at one
+// instant they sort in the order they were made; the same entropy makes
+// the same ids.
+func TestNew(t *testing.T) {
+	m := ids.NewMaker(rand.New(rand.NewSource(1)))
+	var made []string
+	for range 100 {
+		id := m.New("ltr_", at)
+		u, err := ulid.ParseStrict(strings.ToUpper(strings.TrimPrefix(id, "ltr_")))
+		if !strings.HasPrefix(id, "ltr_") || err != nil || id != strings.ToLower(id) || !ulid.Time(u.Time()).Equal(at) {
+			t.Fatalf("id %q: %v", id, err)
+		}
+		made = append(made, id)
+	}
+	if !slices.IsSorted(made) {
+		t.Errorf("ids made at one instant do not sort in order: %v", made)
+	}
+	again := ids.NewMaker(rand.New(rand.NewSource(1)))
+	if id := again.New("ltr_", at); id != made[0] {
+		t.Errorf("the same entropy made %q, then %q", made[0], id)
+	}
+	// A prefix longer than the buffer is kept whole.
+	long := strings.Repeat("p", 20) + "_"
+	if id := m.New(long, at); !strings.HasPrefix(id, long) || len(id) != len(long)+ulid.EncodedSize || id != strings.ToLower(id) {
+		t.Errorf("long prefix: %q", id)
+	}
+}
+
+// An event's id depends only on its letter, its position and its time.
+func TestAppendEvent(t *testing.T) {
+	a := ids.AppendEvent(nil, "evt_", "ltr_1", 0, at)
+	if string(a) != string(ids.AppendEvent([]byte("x"), "evt_", "ltr_1", 0, at)[1:]) {
+		t.Error("the same event has two ids")
+	}
+	if len(a) != len("evt_")+ids.EventLen || !bytes.Equal(a, bytes.ToLower(a)) {
+		t.Errorf("event id %q", a)
+	}
+	for _, other := range [][]byte{
+		ids.AppendEvent(nil, "evt_", "ltr_2", 0, at),
+		ids.AppendEvent(nil, "evt_", "ltr_1", 1, at),
+		ids.AppendEvent(nil, "evt_", "ltr_1", 0, at.Add(time.Millisecond)),
+	} {
+		if bytes.Equal(a, other) {
+			t.Errorf("two events share the id %q", a)
+		}
+	}
+}
+
+// Read fills a secret from the entropy as given, not the monotonic reader.
+func TestRead(t *testing.T) {
+	m := ids.NewMaker(bytes.NewReader([]byte("0123456789abcdef")))
+	b := make([]byte, 16)
+	if err := m.Read(b); err != nil || string(b) != "0123456789abcdef" {
+		t.Errorf("read %q, %v", b, err)
+	}
+	if err := m.Read(b); err == nil {
+		t.Error("an exhausted source read without an error")
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	m := ids.NewMaker(rand.New(rand.NewSource(1)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m.New("ltr_", at)
+	}
+}
