@@ -97,6 +97,10 @@
 //   - internal/clockview: a Service's view of the accounts' own clocks as
 //     the store keeps them, read again only when the store's clock stamp
 //     moved.
+//   - internal/acctclock: the Service's clock and the accounts' own beside
+//     it: the time an account reads, the moves of its clock (a
+//     compare-and-swap on the store, tried again), the test clock's moves
+//     in turn; the root says what a move runs.
 //   - internal/pack: the compact byte form a record is kept in, in
 //     memory: values written and read back in order, common words as
 //     numbers, and a record's metadata packed to be interned (memstore's
@@ -116,7 +120,8 @@
 //     it knows nothing of what it fetches, nor how. It keeps the helpers
 //     around one fetch too: Once, Answers, NotFetched.
 //   - signedlink: signs download links and opens their signatures
-//     (AES-GCM with a synthetic IV); the root makes and serves the links.
+//     (AES-GCM with a synthetic IV), with their expiry (Links); the root
+//     makes and serves the links.
 //   - rendercache: rendered letters kept in memory (an LRU) by the stored
 //     state they were rendered from; the root decides what renders.
 //   - internal/storehooks: a storage.Storage layer that tells callbacks of
@@ -143,7 +148,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/letterpack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/acctclock, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/letterpack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -166,6 +171,7 @@
 //	egress              -> (std only)
 //	testclock           -> (none)
 //	internal/clockview  -> storage
+//	internal/acctclock  -> storage, internal/clockview
 //	internal/pack       -> storage
 //	internal/letterpack -> storage, internal/pack
 //	internal/lettersnap -> storage, internal/pack

@@ -64,18 +64,7 @@ func (s *Service) Ping(ctx context.Context) error {
 func (s *Service) observeStore() {
 	s.rawStore = s.store
 	h := s.hooks
-	if h.StoreError == nil && h.LetterCreated == nil && h.LetterStatus == nil {
-		return
-	}
-	var sh storehooks.Hooks
-	sh.Error = h.StoreError
-	if f := h.LetterCreated; f != nil {
-		sh.Created = func(st string) { f(LetterStatus(st)) }
-	}
-	if f := h.LetterStatus; f != nil {
-		sh.Status = func(st string) { f(LetterStatus(st)) }
-	}
-	s.store = storehooks.Wrap(s.store, sh)
+	s.store = storehooks.Wrap(s.store, storehooks.Hooks[LetterStatus]{Error: h.StoreError, Created: h.LetterCreated, Status: h.LetterStatus})
 }
 
 // renderObserved is renderLetter, timed and reported to the Render hook.

@@ -81,8 +81,11 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 		}
 		return nil, invalidField("body", "%v", err)
 	}
-	if err := s.restorable(ctx, account); err != nil {
-		return nil, err
+	// A snapshot is a whole account, not a part to mix in.
+	if empty, err := snapshot.Empty(ctx, s.store, account); err != nil {
+		return nil, storeErr("restore", err)
+	} else if !empty {
+		return nil, errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
 	}
 	at, err := s.restoreClockAt(account, snap.Clock, o.SharedClock)
 	if err != nil {
@@ -108,27 +111,6 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	return ids, nil
 }
 
-// restorable answers CodeConflict when the account has records already:
-// a snapshot is a whole account, not a part to mix in.
-func (s *Service) restorable(ctx context.Context, account string) error {
-	ls, err := s.store.ListLetters(ctx, storage.LetterQuery{Account: account, Limit: 1, Brief: true})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	as, err := s.store.ListAssets(ctx, storage.AssetQuery{Account: account, Limit: 1})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	ws, err := s.store.ListWebhooks(ctx, storage.WebhookQuery{Account: account, Limit: 1})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	if len(ls)+len(as)+len(ws) > 0 {
-		return errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
-	}
-	return nil
-}
-
 // restoreClockAt returns the time the account's clock (or the shared
 // one) is to move to, the snapshot's, and answers CodeConflict when it
 // cannot: the clock is past it, or real.
@@ -136,7 +118,7 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 	if c.Now.IsZero() {
 		return time.Time{}, invalidField("clock.now", "is required")
 	}
-	if _, ok := s.clock.(TestClock); !ok {
+	if !s.clocks.Test() {
 		return time.Time{}, errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
 	}
 	at := c.Now.UTC().Truncate(time.Millisecond)

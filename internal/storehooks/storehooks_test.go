@@ -34,8 +34,8 @@ func (failingStore) ListLetters(context.Context, storage.LetterQuery) ([]storage
 // record keeps what the hooks were told.
 type record struct{ created, statuses, errors []string }
 
-func (r *record) hooks() storehooks.Hooks {
-	return storehooks.Hooks{
+func (r *record) hooks() storehooks.Hooks[string] {
+	return storehooks.Hooks[string]{
 		Created: func(st string) { r.created = append(r.created, st) },
 		Status:  func(st string) { r.statuses = append(r.statuses, st) },
 		Error:   func(op string) { r.errors = append(r.errors, op) },
@@ -122,7 +122,11 @@ func TestWrapReportsStatuses(t *testing.T) {
 }
 
 func TestWrapWithoutHooks(t *testing.T) {
-	s := storehooks.Wrap(failingStore{memstore.New()}, storehooks.Hooks{})
+	inner := failingStore{memstore.New()}
+	s := storehooks.Wrap(inner, storehooks.Hooks[string]{})
+	if s != storage.Storage(inner) {
+		t.Errorf("Wrap without hooks = %T; want the store itself", s)
+	}
 	if _, err := s.TrimIdempotency(context.Background(), "acct", 1, 1); !errors.Is(err, errDiskGone) {
 		t.Errorf("TrimIdempotency: %v, want the store's error", err)
 	}
