@@ -81,12 +81,9 @@ func (s *Service) renderObserved(ctx context.Context, account string, l *Letter)
 	return b, err
 }
 
-// trackStoredStatus returns a context under which a read of a letter notes
-// its status, so that a LetterStatus hook hears of a change of status the
-// update makes (storehooks.Track); ctx as it is when no hook listens.
+// trackStoredStatus returns a context under which a LetterStatus hook
+// hears of a change of status an update makes (storehooks.Track); ctx as
+// it is when no hook listens.
 func (s *Service) trackStoredStatus(ctx context.Context) context.Context {
-	if s.hooks.LetterStatus == nil {
-		return ctx
-	}
-	return storehooks.Track(ctx)
+	return storehooks.Track(ctx, s.store)
 }

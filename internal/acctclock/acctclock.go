@@ -49,6 +49,7 @@ type FieldError struct {
 	Message string
 }
 
+// Error says which input was refused, and why.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 func fieldErr(field, format string, args ...any) error {
@@ -61,8 +62,10 @@ type StoreError struct {
 	Err error
 }
 
+// Error says what the store failed, and how.
 func (e *StoreError) Error() string { return e.Op + ": " + e.Err.Error() }
 
+// Unwrap returns the store's error.
 func (e *StoreError) Unwrap() error { return e.Err }
 
 // MaxTries bounds how often a move of an account's clock is tried again
@@ -173,10 +176,49 @@ func (c *Clocks) Advance(ctx context.Context, account string, d time.Duration) e
 // Set moves the account's clock forward to t: a FieldError naming now for
 // a t before its time (a clock never goes back) or past the last time.
 func (c *Clocks) Set(ctx context.Context, account string, t time.Time) error {
+	return c.SetFrozen(ctx, account, t, false)
+}
+
+// SetFrozen moves the account's clock forward to t, as Set does, and with
+// frozen freezes it there, in one move. A clock frozen already stays so.
+func (c *Clocks) SetFrozen(ctx context.Context, account string, t time.Time, frozen bool) error {
 	return c.change(ctx, account, func(ac *storage.AccountClock, now time.Time) (err error) {
 		ac.At, err = c.setForwardTo(now, t.UTC().Truncate(time.Millisecond))
+		ac.Frozen = ac.Frozen || frozen
 		return err
 	})
+}
+
+// BehindError is a clock past the time it was to be set forward to.
+type BehindError struct {
+	// Now is the clock's time, At the time it was to be set to.
+	Now, At time.Time
+}
+
+// Error says where the clock is, and where it was to be set.
+func (e *BehindError) Error() string {
+	return "acctclock: the clock is at " + e.Now.Format(time.RFC3339Nano) + ", past " + e.At.Format(time.RFC3339Nano)
+}
+
+// CheckSet checks, before anything else is written, that the account's
+// clock, or with server the server's, can be set forward to at:
+// ErrRealClock on a real clock, a FieldError naming field for an at past
+// the last time, and a *BehindError for a clock past at.
+func (c *Clocks) CheckSet(account string, at time.Time, server bool, field string) error {
+	if c.test == nil {
+		return ErrRealClock
+	}
+	if at.After(c.last) {
+		return fieldErr(field, "the clock goes no further than %s, got %s", c.last.Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+	}
+	now := c.Now(account)
+	if server {
+		now = c.ServerNow()
+	}
+	if now.After(at) {
+		return &BehindError{Now: now, At: at}
+	}
+	return nil
 }
 
 // Freeze freezes the account's clock where it is, or lets it follow the

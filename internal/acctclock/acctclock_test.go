@@ -228,3 +228,49 @@ func TestStoreError(t *testing.T) {
 	}
 	cs.Refresh(context.Background()) // logged, not fatal
 }
+
+// CheckSet says, before any move, whether a clock can be set forward to a
+// time; SetFrozen sets and freezes it in one move.
+func TestCheckSetAndSetFrozen(t *testing.T) {
+	tc := testclock.New(t0)
+	st := memstore.New()
+	cs := newClocks(tc, st)
+	ctx := context.Background()
+	if err := cs.Advance(ctx, "ahead", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(30 * time.Minute)
+	var b *acctclock.BehindError
+	if err := cs.CheckSet("ahead", at, false, "clock.now"); !errors.As(err, &b) || !b.Now.Equal(t0.Add(time.Hour)) || !b.At.Equal(at) {
+		t.Errorf("CheckSet of a clock past the time = %v; want a BehindError", err)
+	}
+	for name, server := range map[string]bool{"account": false, "server": true} {
+		if err := cs.CheckSet("other", at, server, "clock.now"); err != nil {
+			t.Errorf("%s: CheckSet = %v", name, err)
+		}
+	}
+	if err := cs.CheckSet("ahead", at, true, "clock.now"); err != nil {
+		t.Errorf("CheckSet of the server's clock, behind the time: %v", err)
+	}
+	fieldErr(t, cs.CheckSet("other", last.Add(time.Second), false, "clock.now"), "clock.now",
+		"the clock goes no further than 9999-01-01T00:00:00Z, got 9999-01-01T00:00:01Z")
+	if err := newClocks(clock.New(), st).CheckSet("other", at, false, "clock.now"); !errors.Is(err, acctclock.ErrRealClock) {
+		t.Errorf("CheckSet on the real clock = %v; want ErrRealClock", err)
+	}
+	before, _ := st.ClockStamp(ctx)
+	if err := cs.SetFrozen(ctx, "other", at, true); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := st.ClockStamp(ctx)
+	c, ok := cs.Lookup("other")
+	if !ok || !c.Frozen || !c.At.Equal(at) || after != before+1 {
+		t.Errorf("SetFrozen: clock %+v, %d puts; want frozen at %v in one put", c, after-before, at)
+	}
+	tc.Add(time.Hour)
+	if err := cs.SetFrozen(ctx, "other", at.Add(time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := cs.Lookup("other"); !c.Frozen {
+		t.Error("SetFrozen without frozen unfroze the clock")
+	}
+}

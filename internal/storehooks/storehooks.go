@@ -41,13 +41,23 @@ func Wrap[S ~string](s storage.Storage, h Hooks[S]) storage.Storage {
 }
 
 // Track returns a context under which a read of a letter (GetLetter)
-// notes the status it is stored in for the update that follows, so the
-// Status hook hears of a change of status the update makes: the read may
-// settle the letter further along (steps due but not yet stored), and the
-// write that stores them is the one that changes its status.
-func Track(ctx context.Context) context.Context {
+// through s notes the status it is stored in for the update that follows,
+// so the Status hook hears of a change of status the update makes: the
+// read may settle the letter further along (steps due but not yet
+// stored), and the write that stores them is the one that changes its
+// status. When s is not a store of Wrap with a Status hook, it returns ctx
+// as it is, at no cost.
+func Track(ctx context.Context, s storage.Storage) context.Context {
+	if t, ok := s.(tracker); !ok || !t.tracksStatus() {
+		return ctx
+	}
 	return context.WithValue(ctx, storedStatusKey{}, &storedStatus{})
 }
+
+// tracker is a store of Wrap, whatever its status type.
+type tracker interface{ tracksStatus() bool }
+
+func (o *store[S]) tracksStatus() bool { return o.hooks.Status != nil }
 
 // storedStatusKey carries a *storedStatus from a read of a letter to the
 // write that follows it.
