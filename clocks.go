@@ -22,9 +22,9 @@ import (
 // The store keeps the clocks (storage.ClockStorage), so every server on one
 // store reads the same time for an account; internal/acctclock keeps what a
 // Service read of them, and moves them. An operation reads the store's
-// clock stamp once, at its start (acctclock.Clocks.Read), reading the clocks again
-// only when the stamp moved: a clock moved through one server is seen by
-// every other on its next request.
+// clock stamp once, at its start (acctclock.Clocks.Read), reading the
+// clocks again only when the stamp moved: a clock moved through one server
+// is seen by every other on its next request.
 //
 // Clocks of their own exist on a test clock (WithClock with a TestClock)
 // only, which never moves by itself: a real clock keeps one time for all.
