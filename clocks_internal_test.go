@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/acctclock"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/testclock"
 )
 
-// behind returns the accounts whose clocks stand behind the Service's
+// clocksBehind returns the accounts whose clocks stand behind the Service's
 // clock when it reads server, and the earliest of their times: what a run
 // once passed over, walking every clock; tests compare against it.
-func (cs *clocks) behind(server time.Time) (accounts []string, earliest time.Time) {
-	cs.view.Each(func(c storage.AccountClock) bool {
+func clocksBehind(cs *acctclock.Clocks, server time.Time) (accounts []string, earliest time.Time) {
+	cs.Each(func(c storage.AccountClock) bool {
 		if t := c.Time(server); t.Before(server) {
 			accounts = append(accounts, c.Account)
 			if earliest.IsZero() || t.Before(earliest) {
@@ -29,10 +30,10 @@ func (cs *clocks) behind(server time.Time) (accounts []string, earliest time.Tim
 	return accounts, earliest
 }
 
-// accounts returns the accounts with clocks of their own.
-func (cs *clocks) accounts() []string {
+// clockAccounts returns the accounts with clocks of their own.
+func clockAccounts(cs *acctclock.Clocks) []string {
 	var out []string
-	cs.view.Each(func(c storage.AccountClock) bool {
+	cs.Each(func(c storage.AccountClock) bool {
 		out = append(out, c.Account)
 		return true
 	})
@@ -52,13 +53,13 @@ func TestAccountClockKeptOnlyWhileApart(t *testing.T) {
 	ctx := context.Background()
 	apart := func(want bool, stamp int64) {
 		t.Helper()
-		_, own := s.clocks.view.Lookup("acct")
+		_, own := s.clocks.Lookup("acct")
 		n, err := st.ClockStamp(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.clocks.apart() != want || own != want || n != stamp {
-			t.Errorf("apart %v, own clock %v, store stamp %d; want %v, %v, %d", s.clocks.apart(), own, n, want, want, stamp)
+		if s.clocks.Apart() != want || own != want || n != stamp {
+			t.Errorf("apart %v, own clock %v, store stamp %d; want %v, %v, %d", s.clocks.Apart(), own, n, want, want, stamp)
 		}
 	}
 	apart(false, 0)
@@ -78,7 +79,7 @@ func TestAccountClockKeptOnlyWhileApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	apart(true, 3)
-	if got := s.clocks.accounts(); !slices.Equal(got, []string{"acct"}) {
+	if got := clockAccounts(&s.clocks); !slices.Equal(got, []string{"acct"}) {
 		t.Errorf("accounts with clocks of their own: %v", got)
 	}
 }
@@ -101,7 +102,7 @@ func BenchmarkAccountTime(b *testing.B) {
 		for _, account := range []string{"acct_0", "acct_none"} {
 			b.Run(fmt.Sprintf("clocks=%d/%s", n, account), func(b *testing.B) {
 				for b.Loop() {
-					s.syncClocks(ctx)
+					s.clocks.Refresh(ctx)
 					_ = s.now(account)
 				}
 			})

@@ -136,10 +136,10 @@ func pass(tb testing.TB, d *Deliveries) []string {
 func scanPass(tb testing.TB, d *Deliveries) []string {
 	tb.Helper()
 	ctx := context.Background()
-	server := d.s.serverNow()
-	except, _ := d.s.clocks.behind(server)
+	server := d.s.clocks.ServerNow()
+	except, _ := clocksBehind(&d.s.clocks, server)
 	queries := []storage.DueQuery{{Now: server, Except: except}}
-	for _, a := range d.s.clocks.accounts() {
+	for _, a := range clockAccounts(&d.s.clocks) {
 		queries = append(queries, storage.DueQuery{Now: d.s.now(a), Account: a})
 	}
 	var took []string

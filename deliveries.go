@@ -190,8 +190,8 @@ const duePage = 500
 // Service's time.
 func (d *Deliveries) Due(ctx context.Context) ([]string, error) {
 	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
-	if !d.s.clocks.apart() {
-		q.Until = d.s.serverNow()
+	if !d.s.clocks.Apart() {
+		q.Until = d.s.clocks.ServerNow()
 	}
 	var out []string
 	for {

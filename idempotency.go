@@ -126,7 +126,7 @@ type IdempotentResult struct {
 // request cut off mid-way leaves neither an object without an outcome nor an
 // outcome without an object.
 func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func(ctx context.Context) (any, error)) (IdempotentResult, error) {
-	ctx = s.readClocks(ctx)
+	ctx = s.clocks.Read(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
 		out, keep := encodeKept(ctx, req.Encode, v, err)
@@ -275,8 +275,8 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 // an account ahead is purged later than it expires; a claim finds it
 // expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
-	now := s.serverNow()
-	if earliest := s.clocks.earliestBehind(now); !earliest.IsZero() {
+	now := s.clocks.ServerNow()
+	if earliest := s.clocks.EarliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
 	if !s.purges.Due(now, purgeEvery) {
@@ -441,7 +441,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
 	if claimed := ctx.Value(claimKey{}) != nil; key == "" || claimed {
 		if !claimed {
-			ctx = s.readClocks(ctx) // Idempotent did, for a claimed write
+			ctx = s.clocks.Read(ctx) // Idempotent did, for a claimed write
 		}
 		return run(ctx)
 	}

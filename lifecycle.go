@@ -98,7 +98,7 @@ func (lc *lifecycle) noteDue(t time.Time) { lc.waker.Note(t) }
 // to now, so a read after a test clock moved sees every letter where it
 // should be: an account on a clock of its own at its time, any other with
 // every letter due on the Service's clock. It reads the accounts' clocks
-// from the store first (syncClocks), unless the operation it is part of
+// from the store first (acctclock.Clocks.Refresh), unless the operation it is part of
 // has. On a real clock it runs at most once per catchUpEvery.
 func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 	if !lc.mock {
@@ -106,11 +106,11 @@ func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 		if last != 0 && lc.s.clock.Now().UnixNano()-last < int64(catchUpEvery) {
 			return nil
 		}
-	} else if ctx.Value(clocksReadKey{}) == nil {
-		lc.s.syncClocks(ctx)
+	} else if !lc.s.clocks.WasRead(ctx) {
+		lc.s.clocks.Refresh(ctx)
 	}
-	if lc.mock && lc.s.clocks.apart() {
-		if _, own := lc.s.clocks.view.Lookup(account); own {
+	if lc.mock && lc.s.clocks.Apart() {
+		if _, own := lc.s.clocks.Lookup(account); own {
 			_, err := lc.runAccount(ctx, account)
 			return err
 		}
@@ -122,7 +122,7 @@ func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
 // run processes every letter due, each at the time of its account's clock,
 // and returns how many it moved.
 func (lc *lifecycle) run(ctx context.Context) (int, error) {
-	lc.s.syncClocks(ctx)
+	lc.s.clocks.Refresh(ctx)
 	return lc.runServer(ctx)
 }
 
@@ -136,10 +136,10 @@ func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
 	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
 		lc.runMu.Lock()
 		defer lc.runMu.Unlock()
-		now := lc.s.serverNow()
+		now := lc.s.clocks.ServerNow()
 		lc.lastRun.Store(now.UnixNano())
 		lc.waker.Reached(now)
-		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.accountTime(account, now) }, checked)
+		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.clocks.Time(account, now) }, checked)
 	})
 }
 
@@ -200,7 +200,7 @@ func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(acco
 		}
 		reread = early > 0
 		if reread {
-			lc.s.syncClocks(ctx)
+			lc.s.clocks.Refresh(ctx)
 		}
 	}
 }

@@ -276,7 +276,7 @@ func TestRunReadsTheClocksAgain(t *testing.T) {
 	if _, err := st.PutAccountClock(ctx, storage.AccountClock{Account: "acct", At: start.Add(24 * time.Hour), Anchor: start}); err != nil {
 		t.Fatal(err)
 	}
-	if s.clocks.apart() {
+	if s.clocks.Apart() {
 		t.Fatal("the Service read the clock already")
 	}
 	n, err := s.life.runServer(ctx)

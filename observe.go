@@ -64,18 +64,7 @@ func (s *Service) Ping(ctx context.Context) error {
 func (s *Service) observeStore() {
 	s.rawStore = s.store
 	h := s.hooks
-	if h.StoreError == nil && h.LetterCreated == nil && h.LetterStatus == nil {
-		return
-	}
-	var sh storehooks.Hooks
-	sh.Error = h.StoreError
-	if f := h.LetterCreated; f != nil {
-		sh.Created = func(st string) { f(LetterStatus(st)) }
-	}
-	if f := h.LetterStatus; f != nil {
-		sh.Status = func(st string) { f(LetterStatus(st)) }
-	}
-	s.store = storehooks.Wrap(s.store, sh)
+	s.store = storehooks.Wrap(s.store, storehooks.Hooks[LetterStatus]{Error: h.StoreError, Created: h.LetterCreated, Status: h.LetterStatus})
 }
 
 // renderObserved is renderLetter, timed and reported to the Render hook.
@@ -92,12 +81,9 @@ func (s *Service) renderObserved(ctx context.Context, account string, l *Letter)
 	return b, err
 }
 
-// trackStoredStatus returns a context under which a read of a letter notes
-// its status, so that a LetterStatus hook hears of a change of status the
-// update makes (storehooks.Track); ctx as it is when no hook listens.
+// trackStoredStatus returns a context under which a LetterStatus hook
+// hears of a change of status an update makes (storehooks.Track); ctx as
+// it is when no hook listens.
 func (s *Service) trackStoredStatus(ctx context.Context) context.Context {
-	if s.hooks.LetterStatus == nil {
-		return ctx
-	}
-	return storehooks.Track(ctx)
+	return storehooks.Track(ctx, s.store)
 }

@@ -147,7 +147,7 @@ func printableContent(mime string) string {
 // letter always renders to the same bytes: every date in it comes from the
 // letter (its sendDate, else its creation time), never from the clock.
 func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte, error) {
-	ctx = s.readClocks(ctx)
+	ctx = s.clocks.Read(ctx)
 	l, err := s.getLetter(ctx, account, id)
 	if err != nil {
 		return nil, err

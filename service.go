@@ -11,9 +11,11 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop/egress"
+	"github.com/lettershop/lettershop/internal/acctclock"
 	"github.com/lettershop/lettershop/internal/ids"
 	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/postal"
+	"github.com/lettershop/lettershop/signedlink"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -45,8 +47,8 @@ type Service struct {
 
 	life *lifecycle
 
-	// clocks are the accounts' own clocks (clocks.go).
-	clocks clocks
+	// clocks are the Service's clock and the accounts' own (clocks.go).
+	clocks acctclock.Clocks
 
 	// deliveries are the webhook deliveries its Deliverer sends
 	// (deliveries.go).
@@ -63,10 +65,10 @@ type Service struct {
 	// Close closes.
 	egressMade []*egress.Client
 
-	// render is the rendering state (render.go), download the
-	// download-link state (download.go).
+	// render is the rendering state (render.go), download the download
+	// links (download.go), signed with the token key.
 	render   renderState
-	download downloadState
+	download signedlink.Links
 
 	// purges spaces the purges of expired idempotency records; trims
 	// counts each account's outcomes stored since its last trim.
@@ -187,6 +189,9 @@ func New(store storage.Storage, opts ...Option) *Service {
 			panic("lettershop: no randomness for the token key: " + err.Error())
 		}
 	}
+	// Servers sharing WithTokenKey share links; signedlink keeps its keys
+	// apart from the pagination tokens'.
+	s.download.Key = s.tokenKey
 	if s.address == nil {
 		s.address = NewAddressProcessor()
 	}
@@ -195,6 +200,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	}
 	s.fetch = s.egressClient()
 	s.observeStore()
+	s.clocks.Init(s.clock, s.store, LastClockTime, s.logger)
 	s.life = newLifecycle(s)
 	s.deliveries.init(s)
 	return s
@@ -212,7 +218,7 @@ func (s *Service) Close() error {
 
 // Now returns the current time on the Service's clock, in UTC. An account
 // whose clock a test moved apart keeps its own time: AccountNow.
-func (s *Service) Now() time.Time { return s.serverNow() }
+func (s *Service) Now() time.Time { return s.clocks.ServerNow() }
 
 // newID returns prefix followed by a lower-case ULID for the time at, the
 // current time of the account the object belongs to, so an account's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/acctclock"
 	"github.com/lettershop/lettershop/snapshot"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -81,8 +82,11 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 		}
 		return nil, invalidField("body", "%v", err)
 	}
-	if err := s.restorable(ctx, account); err != nil {
-		return nil, err
+	// A snapshot is a whole account, not a part to mix in.
+	if empty, err := snapshot.Empty(ctx, s.store, account); err != nil {
+		return nil, storeErr("restore", err)
+	} else if !empty {
+		return nil, errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
 	}
 	at, err := s.restoreClockAt(account, snap.Clock, o.SharedClock)
 	if err != nil {
@@ -98,7 +102,13 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	if err != nil {
 		return nil, storeErr("restore", err)
 	}
-	if err := s.restoreClock(ctx, account, at, snap.Clock.Frozen, o.SharedClock); err != nil {
+	// The clock moves forward to the snapshot's, frozen as it was.
+	if o.SharedClock {
+		_, err = s.SetClock(ctx, at)
+	} else {
+		_, err = s.accountClockMoved(ctx, account, s.clocks.SetFrozen(ctx, account, at, snap.Clock.Frozen))
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.life.noteDue(snap.Earliest())
@@ -108,27 +118,6 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	return ids, nil
 }
 
-// restorable answers CodeConflict when the account has records already:
-// a snapshot is a whole account, not a part to mix in.
-func (s *Service) restorable(ctx context.Context, account string) error {
-	ls, err := s.store.ListLetters(ctx, storage.LetterQuery{Account: account, Limit: 1, Brief: true})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	as, err := s.store.ListAssets(ctx, storage.AssetQuery{Account: account, Limit: 1})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	ws, err := s.store.ListWebhooks(ctx, storage.WebhookQuery{Account: account, Limit: 1})
-	if err != nil {
-		return storeErr("restore", err)
-	}
-	if len(ls)+len(as)+len(ws) > 0 {
-		return errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
-	}
-	return nil
-}
-
 // restoreClockAt returns the time the account's clock (or the shared
 // one) is to move to, the snapshot's, and answers CodeConflict when it
 // cannot: the clock is past it, or real.
@@ -136,37 +125,11 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 	if c.Now.IsZero() {
 		return time.Time{}, invalidField("clock.now", "is required")
 	}
-	if _, ok := s.clock.(TestClock); !ok {
-		return time.Time{}, errorf(CodeConflict, "a snapshot restores on a test clock only; this service runs on the real time")
-	}
 	at := c.Now.UTC().Truncate(time.Millisecond)
-	if at.After(LastClockTime) {
-		return time.Time{}, invalidField("clock.now", "the clock goes no further than %s, got %s", LastClockTime.Format(time.RFC3339), at.Format(time.RFC3339))
-	}
-	now := s.now(account)
-	if shared {
-		now = s.Now()
-	}
-	if now.After(at) {
+	err := s.clocks.CheckSet(account, at, shared, "clock.now")
+	if b := (*acctclock.BehindError)(nil); errors.As(err, &b) {
 		return time.Time{}, errorf(CodeConflict, "the account's clock is at %s, past the snapshot's %s, and a clock never goes back: restore into an account before moving the server's clock past it",
-			now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
+			b.Now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
 	}
-	return at, nil
-}
-
-// restoreClock moves the account's clock (or the shared one) forward to
-// at, and freezes it as the snapshot's was.
-func (s *Service) restoreClock(ctx context.Context, account string, at time.Time, frozen, shared bool) error {
-	if shared {
-		_, err := s.SetClock(ctx, at)
-		return err
-	}
-	if _, err := s.SetAccountClock(ctx, account, at); err != nil {
-		return err
-	}
-	if frozen {
-		_, err := s.FreezeAccountClock(ctx, account, true)
-		return err
-	}
-	return nil
+	return at, clockErr(err, "a snapshot restores on a test clock only; this service runs on the real time")
 }

@@ -8,7 +8,10 @@ import (
 
 func Example() {
 	s := signedlink.New([]byte("a secret key shared by the servers"), nil)
-	sig := s.Sign("acct_1", "ltr_01abc", "1800000000", s.NextSerial())
+	sig, err := s.Sign("acct_1", "ltr_01abc", "1800000000", s.NextSerial())
+	if err != nil {
+		panic(err)
+	}
 
 	// A server holding the same key opens the signature of the link.
 	other := signedlink.New([]byte("a secret key shared by the servers"), nil)

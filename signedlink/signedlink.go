@@ -8,8 +8,10 @@
 // signature checks both the GCM tag and that HMAC: a link changed in any
 // part (object, expiry, signature) is refused.
 //
-// The package knows nothing of what a link serves, nor of its expiry's
-// meaning: the parts it signs are strings, compared as they are.
+// The package knows nothing of what a link serves: the parts it signs are
+// strings, compared as they are. Links adds the expiry: a lifetime after
+// a link is made, in Unix seconds, which the caller compares with its
+// clock.
 package signedlink
 
 import (
@@ -21,16 +23,30 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"io"
 	"sync/atomic"
 )
 
-// MaxSignature is the longest signature Open reads: an account of a few
-// hundred bytes at most (740), with the link's serial number.
-const MaxSignature = 1035
+// MaxAccount is the longest account, in bytes, a link carries: Sign
+// refuses a longer one (ErrAccountTooLong), whose link Open would refuse.
+const MaxAccount = 740
 
-// serialLen is the length of a link's serial number.
-const serialLen = 8
+// MaxSignature is the longest signature Open reads, 1035 characters: that
+// of a link carrying an account of MaxAccount bytes.
+const MaxSignature = ((nonceLen+tagLen+serialLen+MaxAccount)*8 + 5) / 6
+
+// The lengths of a signature's parts: the nonce, the GCM tag and the serial
+// number.
+const (
+	nonceLen  = 12
+	tagLen    = 16
+	serialLen = 8
+)
+
+// ErrAccountTooLong is what Sign returns for an account longer than
+// MaxAccount.
+var ErrAccountTooLong = errors.New("signedlink: the account is too long for a link")
 
 // label sets the keys of links apart from every other use of the key a
 // Signer is made from.
@@ -70,15 +86,19 @@ func New(key []byte, random io.Reader) *Signer {
 func (s *Signer) NextSerial() uint64 { return s.serial.Add(1) }
 
 // Sign returns the signature of the link to object id in account, which
-// expires at expires, numbered serial: URL-safe base64 without padding.
-func (s *Signer) Sign(account, id, expires string, serial uint64) string {
+// expires at expires, numbered serial: URL-safe base64 without padding. An
+// account longer than MaxAccount is ErrAccountTooLong.
+func (s *Signer) Sign(account, id, expires string, serial uint64) (string, error) {
+	if len(account) > MaxAccount {
+		return "", ErrAccountTooLong
+	}
 	g := s.aead()
 	plain := make([]byte, serialLen, serialLen+len(account))
 	binary.BigEndian.PutUint64(plain, serial)
 	nonce := s.mac(account, id, expires, plain)[:g.NonceSize()]
 	plain = append(plain, account...)
 	sealed := g.Seal(nonce[:len(nonce):len(nonce)], nonce, plain, aad(id, expires))
-	return base64.RawURLEncoding.EncodeToString(sealed)
+	return base64.RawURLEncoding.EncodeToString(sealed), nil
 }
 
 // Open checks signature against the link's object id and expiry, and

@@ -2,6 +2,8 @@ package signedlink_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -16,11 +18,21 @@ func newSigner(k []byte) *signedlink.Signer {
 	return signedlink.New(k, bytes.NewReader(make([]byte, 8)))
 }
 
+// sign is s.Sign, for an account it takes.
+func sign(tb testing.TB, s *signedlink.Signer, account, id, expires string, serial uint64) string {
+	tb.Helper()
+	sig, err := s.Sign(account, id, expires, serial)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sig
+}
+
 // TestSignStable holds the signature of known parts fixed: links made
 // before a change of this package open after it.
 func TestSignStable(t *testing.T) {
 	s := newSigner(key)
-	got := s.Sign("acct_1", "ltr_01abc", "1800000000", 42)
+	got := sign(t, s, "acct_1", "ltr_01abc", "1800000000", 42)
 	const want = "1BB9RRJCQKfEaCwXdCMCC4eU36bGbJJs9tnlUiy_-QrArUhBoOiMMuPK"
 	if got != want {
 		t.Errorf("Sign = %q, want %q", got, want)
@@ -30,7 +42,7 @@ func TestSignStable(t *testing.T) {
 func TestOpenRoundTrip(t *testing.T) {
 	s := newSigner(key)
 	for _, account := range []string{"acct_1", "", strings.Repeat("é", 370)} {
-		sig := s.Sign(account, "ltr_1", "1800000000", s.NextSerial())
+		sig := sign(t, s, account, "ltr_1", "1800000000", s.NextSerial())
 		got, ok := s.Open("ltr_1", "1800000000", sig)
 		if !ok || got != account {
 			t.Errorf("Open(Sign(%.12q)) = %q, %v", account, got, ok)
@@ -44,7 +56,7 @@ func TestOpenRoundTrip(t *testing.T) {
 
 func TestOpenRefusesChanges(t *testing.T) {
 	s := newSigner(key)
-	sig := s.Sign("acct_1", "ltr_1", "1800000000", 7)
+	sig := sign(t, s, "acct_1", "ltr_1", "1800000000", 7)
 	flip := func(sig string, i int) string {
 		b := []byte(sig)
 		if b[i] == 'A' {
@@ -75,11 +87,36 @@ func TestOpenRefusesChanges(t *testing.T) {
 	}
 }
 
+// The longest account a link carries makes a signature of MaxSignature
+// characters, which opens; one byte more is refused by Sign, as its
+// signature would be by Open.
+func TestAccountLimit(t *testing.T) {
+	s := newSigner(key)
+	for _, account := range []string{strings.Repeat("a", signedlink.MaxAccount), strings.Repeat("é", signedlink.MaxAccount/2)} {
+		sig := sign(t, s, account, "ltr_1", "1800000000", s.NextSerial())
+		if len(sig) != signedlink.MaxSignature {
+			t.Errorf("signature of %d characters; want MaxSignature, %d", len(sig), signedlink.MaxSignature)
+		}
+		if got, ok := s.Open("ltr_1", "1800000000", sig); !ok || got != account {
+			t.Errorf("the longest account's link: Open = %.12q, %v", got, ok)
+		}
+	}
+	long := strings.Repeat("a", signedlink.MaxAccount+1)
+	if sig, err := s.Sign(long, "ltr_1", "1800000000", s.NextSerial()); !errors.Is(err, signedlink.ErrAccountTooLong) || sig != "" {
+		t.Errorf("Sign of an account of MaxAccount+1 bytes = %q, %v; want ErrAccountTooLong", sig, err)
+	}
+	// Were it signed, its signature would be one character past what Open
+	// reads.
+	if n := base64.RawURLEncoding.EncodedLen(12 + 16 + 8 + len(long)); n <= signedlink.MaxSignature {
+		t.Errorf("a signature for MaxAccount+1 bytes would be %d characters, within MaxSignature", n)
+	}
+}
+
 func TestSerialsDiffer(t *testing.T) {
 	s := newSigner(key)
 	seen := map[string]bool{}
 	for range 100 {
-		sig := s.Sign("acct_1", "ltr_1", "1800000000", s.NextSerial())
+		sig := sign(t, s, "acct_1", "ltr_1", "1800000000", s.NextSerial())
 		if seen[sig] {
 			t.Fatalf("signature %q made twice", sig)
 		}
@@ -103,7 +140,7 @@ func TestNewPanicsWithoutRandomness(t *testing.T) {
 
 func BenchmarkOpen(b *testing.B) {
 	s := newSigner(key)
-	sig := s.Sign("acct_1", "ltr_01abc", "1800000000", 42)
+	sig := sign(b, s, "acct_1", "ltr_01abc", "1800000000", 42)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok := s.Open("ltr_01abc", "1800000000", sig); !ok {

@@ -44,6 +44,24 @@ func (s *Snapshot) Restore(ctx context.Context, st storage.Storage, account stri
 	return m, nil
 }
 
+// Empty reports whether the account of st holds no letters, assets nor
+// webhooks, as an account a snapshot restores into must: one read of each.
+func Empty(ctx context.Context, st storage.Storage, account string) (bool, error) {
+	ls, err := st.ListLetters(ctx, storage.LetterQuery{Account: account, Limit: 1, Brief: true})
+	if err != nil {
+		return false, err
+	}
+	as, err := st.ListAssets(ctx, storage.AssetQuery{Account: account, Limit: 1})
+	if err != nil {
+		return false, err
+	}
+	ws, err := st.ListWebhooks(ctx, storage.WebhookQuery{Account: account, Limit: 1})
+	if err != nil {
+		return false, err
+	}
+	return len(ls)+len(as)+len(ws) == 0, nil
+}
+
 // fresh returns the ids to write, in the order of p.ids, and the map of
 // the old to them.
 func (p *prepared) fresh(newID NewID, keep bool) ([]string, map[string]string) {

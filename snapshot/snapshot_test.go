@@ -513,3 +513,37 @@ func FuzzDecodeFixture(f *testing.F) {
 		}
 	})
 }
+
+// An account is empty for a restore while it holds none of the records a
+// snapshot writes; any one of them makes it not.
+func TestEmpty(t *testing.T) {
+	st := source(t)
+	for _, tt := range []struct {
+		account string
+		want    bool
+	}{{"acct_src", false}, {"acct_new", true}} {
+		if got, err := snapshot.Empty(ctx, st, tt.account); err != nil || got != tt.want {
+			t.Errorf("Empty(%s) = %v, %v; want %v", tt.account, got, err, tt.want)
+		}
+	}
+	only := memstore.New()
+	if _, err := only.WriteWebhook(ctx, storage.Webhook{ID: hookID, Account: "acct", URL: "https://example.test/hooks", Events: []string{"letter.mailed"},
+		Status: storage.WebhookEnabled, Secret: "whsec_1", CreatedAt: t0, ModifiedAt: t0}, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := snapshot.Empty(ctx, only, "acct"); err != nil || got {
+		t.Errorf("Empty of an account with a webhook only = %v, %v; want false", got, err)
+	}
+	if _, err := snapshot.Empty(ctx, failingList{only}, "acct"); !errors.Is(err, errListing) {
+		t.Errorf("Empty on a store that fails: %v; want its error", err)
+	}
+}
+
+// failingList is a store whose lists of letters fail.
+type failingList struct{ storage.Storage }
+
+var errListing = errors.New("listing failed")
+
+func (failingList) ListLetters(context.Context, storage.LetterQuery) ([]storage.Letter, error) {
+	return nil, errListing
+}

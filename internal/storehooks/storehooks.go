@@ -1,7 +1,8 @@
 // Package storehooks puts a layer in front of a storage.Storage that tells
 // callbacks what passes through it, for metrics: the failures of its
 // methods and the statuses letters are written in. It knows only package
-// storage; a status is the stored string.
+// storage; a status is the stored string, handed to the hooks in a string
+// type of the caller's.
 package storehooks
 
 import (
@@ -12,16 +13,16 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-// Hooks are the callbacks a wrapped store reports to. Every one is
-// optional; each must be quick and safe for concurrent use, since it runs
-// inside the store call it reports on.
-type Hooks struct {
+// Hooks are the callbacks a wrapped store reports to, a letter's status
+// given as S. Every one is optional; each must be quick and safe for
+// concurrent use, since it runs inside the store call it reports on.
+type Hooks[S ~string] struct {
 	// Created is called once a new letter is stored, with its status.
-	Created func(status string)
+	Created func(status S)
 	// Status is called when a letter is written in a status other than
 	// the one it was stored in: created, or updated after a read under a
 	// context of Track, or moved by ProcessDueLetters.
-	Status func(status string)
+	Status func(status S)
 	// Error is called when a method fails with anything but the sentinel
 	// errors of the storage contract or a cancelled context; op is the
 	// method's name (GetLetter).
@@ -30,19 +31,33 @@ type Hooks struct {
 
 // Wrap returns s behind a layer that reports to h. It reports the
 // failures of the methods of the letters, assets, versions, content and
-// idempotency; those of webhooks and clocks pass through unobserved.
-func Wrap(s storage.Storage, h Hooks) storage.Storage {
-	return &store{Storage: s, hooks: h}
+// idempotency; those of webhooks and clocks pass through unobserved. With
+// no hook set it returns s itself.
+func Wrap[S ~string](s storage.Storage, h Hooks[S]) storage.Storage {
+	if h.Created == nil && h.Status == nil && h.Error == nil {
+		return s
+	}
+	return &store[S]{Storage: s, hooks: h}
 }
 
 // Track returns a context under which a read of a letter (GetLetter)
-// notes the status it is stored in for the update that follows, so the
-// Status hook hears of a change of status the update makes: the read may
-// settle the letter further along (steps due but not yet stored), and the
-// write that stores them is the one that changes its status.
-func Track(ctx context.Context) context.Context {
+// through s notes the status it is stored in for the update that follows,
+// so the Status hook hears of a change of status the update makes: the
+// read may settle the letter further along (steps due but not yet
+// stored), and the write that stores them is the one that changes its
+// status. When s is not a store of Wrap with a Status hook, it returns ctx
+// as it is, at no cost.
+func Track(ctx context.Context, s storage.Storage) context.Context {
+	if t, ok := s.(tracker); !ok || !t.tracksStatus() {
+		return ctx
+	}
 	return context.WithValue(ctx, storedStatusKey{}, &storedStatus{})
 }
+
+// tracker is a store of Wrap, whatever its status type.
+type tracker interface{ tracksStatus() bool }
+
+func (o *store[S]) tracksStatus() bool { return o.hooks.Status != nil }
 
 // storedStatusKey carries a *storedStatus from a read of a letter to the
 // write that follows it.
@@ -55,9 +70,9 @@ type storedStatus struct {
 }
 
 // store reports store failures and letters' statuses to the hooks.
-type store struct {
+type store[S ~string] struct {
 	storage.Storage
-	hooks Hooks
+	hooks Hooks[S]
 }
 
 // contract are the errors a method may return as part of its contract, or
@@ -66,7 +81,7 @@ var contract = []error{storage.ErrNotFound, storage.ErrAlreadyExists, storage.Er
 
 // failed reports err to the Error hook unless it is part of the method's
 // contract or the caller gave up.
-func (o *store) failed(op string, err error) {
+func (o *store[S]) failed(op string, err error) {
 	if err == nil || o.hooks.Error == nil {
 		return
 	}
@@ -78,25 +93,25 @@ func (o *store) failed(op string, err error) {
 	o.hooks.Error(op)
 }
 
-func (o *store) status(st string) {
+func (o *store[S]) status(st string) {
 	if o.hooks.Status != nil {
-		o.hooks.Status(st)
+		o.hooks.Status(S(st))
 	}
 }
 
-func (o *store) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+func (o *store[S]) CreateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	out, err := o.Storage.CreateLetter(ctx, l, c)
 	o.failed("CreateLetter", err)
 	if err == nil {
 		if o.hooks.Created != nil {
-			o.hooks.Created(out.Status)
+			o.hooks.Created(S(out.Status))
 		}
 		o.status(out.Status)
 	}
 	return out, err
 }
 
-func (o *store) GetLetter(ctx context.Context, account, id string) (storage.Letter, error) {
+func (o *store[S]) GetLetter(ctx context.Context, account, id string) (storage.Letter, error) {
 	out, err := o.Storage.GetLetter(ctx, account, id)
 	o.failed("GetLetter", err)
 	if n, ok := ctx.Value(storedStatusKey{}).(*storedStatus); ok && err == nil {
@@ -105,7 +120,7 @@ func (o *store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 	return out, err
 }
 
-func (o *store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
+func (o *store[S]) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
 	out, err := o.Storage.ListLetters(ctx, q)
 	o.failed("ListLetters", err)
 	return out, err
@@ -113,7 +128,7 @@ func (o *store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 
 // UpdateLetter reports a new status when the letter was stored in another
 // one: GetLetter noted that status on the context (Track).
-func (o *store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
+func (o *store[S]) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.Completion) (storage.Letter, error) {
 	out, err := o.Storage.UpdateLetter(ctx, l, c)
 	o.failed("UpdateLetter", err)
 	if n, ok := ctx.Value(storedStatusKey{}).(*storedStatus); ok && err == nil && n.read && n.status != out.Status {
@@ -122,7 +137,7 @@ func (o *store) UpdateLetter(ctx context.Context, l storage.Letter, c *storage.C
 	return out, err
 }
 
-func (o *store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn func(*storage.Letter) error) (int, error) {
+func (o *store[S]) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn func(*storage.Letter) error) (int, error) {
 	n, err := o.Storage.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
 		before := r.Status
 		err := fn(r)
@@ -135,79 +150,79 @@ func (o *store) ProcessDueLetters(ctx context.Context, q storage.DueQuery, fn fu
 	return n, err
 }
 
-func (o *store) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.Asset, error) {
+func (o *store[S]) WriteAsset(ctx context.Context, w storage.AssetWrite) (storage.Asset, error) {
 	out, err := o.Storage.WriteAsset(ctx, w)
 	o.failed("WriteAsset", err)
 	return out, err
 }
 
-func (o *store) GetAsset(ctx context.Context, account, id string) (storage.Asset, error) {
+func (o *store[S]) GetAsset(ctx context.Context, account, id string) (storage.Asset, error) {
 	out, err := o.Storage.GetAsset(ctx, account, id)
 	o.failed("GetAsset", err)
 	return out, err
 }
 
-func (o *store) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage.Asset, error) {
+func (o *store[S]) ListAssets(ctx context.Context, q storage.AssetQuery) ([]storage.Asset, error) {
 	out, err := o.Storage.ListAssets(ctx, q)
 	o.failed("ListAssets", err)
 	return out, err
 }
 
-func (o *store) DeleteAsset(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
+func (o *store[S]) DeleteAsset(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
 	err := o.Storage.DeleteAsset(ctx, account, id, revision, c)
 	o.failed("DeleteAsset", err)
 	return err
 }
 
-func (o *store) GetAssetVersion(ctx context.Context, account, assetID, versionID string) (storage.AssetVersion, error) {
+func (o *store[S]) GetAssetVersion(ctx context.Context, account, assetID, versionID string) (storage.AssetVersion, error) {
 	out, err := o.Storage.GetAssetVersion(ctx, account, assetID, versionID)
 	o.failed("GetAssetVersion", err)
 	return out, err
 }
 
-func (o *store) ListAssetVersions(ctx context.Context, q storage.VersionQuery) ([]storage.AssetVersion, error) {
+func (o *store[S]) ListAssetVersions(ctx context.Context, q storage.VersionQuery) ([]storage.AssetVersion, error) {
 	out, err := o.Storage.ListAssetVersions(ctx, q)
 	o.failed("ListAssetVersions", err)
 	return out, err
 }
 
-func (o *store) GetContent(ctx context.Context, account, hash string) ([]byte, error) {
+func (o *store[S]) GetContent(ctx context.Context, account, hash string) ([]byte, error) {
 	out, err := o.Storage.GetContent(ctx, account, hash)
 	o.failed("GetContent", err)
 	return out, err
 }
 
-func (o *store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecord, now time.Time) (storage.IdempotencyRecord, bool, error) {
+func (o *store[S]) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecord, now time.Time) (storage.IdempotencyRecord, bool, error) {
 	out, won, err := o.Storage.ClaimIdempotency(ctx, r, now)
 	o.failed("ClaimIdempotency", err)
 	return out, won, err
 }
 
-func (o *store) CompleteIdempotency(ctx context.Context, c storage.Completion) error {
+func (o *store[S]) CompleteIdempotency(ctx context.Context, c storage.Completion) error {
 	err := o.Storage.CompleteIdempotency(ctx, c)
 	o.failed("CompleteIdempotency", err)
 	return err
 }
 
-func (o *store) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
+func (o *store[S]) ReleaseIdempotency(ctx context.Context, account, scope, key, token string) error {
 	err := o.Storage.ReleaseIdempotency(ctx, account, scope, key, token)
 	o.failed("ReleaseIdempotency", err)
 	return err
 }
 
-func (o *store) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
+func (o *store[S]) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
 	n, err := o.Storage.PurgeIdempotency(ctx, now)
 	o.failed("PurgeIdempotency", err)
 	return n, err
 }
 
-func (o *store) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
+func (o *store[S]) RenewIdempotency(ctx context.Context, account, scope, key, token string, now, leaseExpiresAt time.Time) error {
 	err := o.Storage.RenewIdempotency(ctx, account, scope, key, token, now, leaseExpiresAt)
 	o.failed("RenewIdempotency", err)
 	return err
 }
 
-func (o *store) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
+func (o *store[S]) TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error) {
 	n, err := o.Storage.TrimIdempotency(ctx, account, keep, keepBytes)
 	o.failed("TrimIdempotency", err)
 	return n, err

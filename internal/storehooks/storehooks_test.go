@@ -34,8 +34,8 @@ func (failingStore) ListLetters(context.Context, storage.LetterQuery) ([]storage
 // record keeps what the hooks were told.
 type record struct{ created, statuses, errors []string }
 
-func (r *record) hooks() storehooks.Hooks {
-	return storehooks.Hooks{
+func (r *record) hooks() storehooks.Hooks[string] {
+	return storehooks.Hooks[string]{
 		Created: func(st string) { r.created = append(r.created, st) },
 		Status:  func(st string) { r.statuses = append(r.statuses, st) },
 		Error:   func(op string) { r.errors = append(r.errors, op) },
@@ -81,7 +81,7 @@ func TestWrapReportsStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Under Track, an update after a read reports a change of status...
-	tctx := storehooks.Track(ctx)
+	tctx := storehooks.Track(ctx, s)
 	if l, err = s.GetLetter(tctx, "acct", "ltr_1"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestWrapReportsStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// ...and not a write in the status read.
-	tctx = storehooks.Track(ctx)
+	tctx = storehooks.Track(ctx, s)
 	if l, err = s.GetLetter(tctx, "acct", "ltr_1"); err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +122,32 @@ func TestWrapReportsStatuses(t *testing.T) {
 }
 
 func TestWrapWithoutHooks(t *testing.T) {
-	s := storehooks.Wrap(failingStore{memstore.New()}, storehooks.Hooks{})
+	inner := failingStore{memstore.New()}
+	s := storehooks.Wrap(inner, storehooks.Hooks[string]{})
+	if s != storage.Storage(inner) {
+		t.Errorf("Wrap without hooks = %T; want the store itself", s)
+	}
 	if _, err := s.TrimIdempotency(context.Background(), "acct", 1, 1); !errors.Is(err, errDiskGone) {
 		t.Errorf("TrimIdempotency: %v, want the store's error", err)
+	}
+}
+
+// Track costs nothing where no Status hook listens: the context comes back
+// as it was, from a store without hooks or with others only.
+func TestTrackWithoutStatusHook(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range map[string]storage.Storage{
+		"unwrapped":  memstore.New(),
+		"error hook": storehooks.Wrap(memstore.New(), storehooks.Hooks[string]{Error: func(string) {}}),
+	} {
+		if got := storehooks.Track(ctx, s); got != ctx {
+			t.Errorf("%s: Track made a new context", name)
+		}
+		if n := testing.AllocsPerRun(100, func() { storehooks.Track(ctx, s) }); n != 0 {
+			t.Errorf("%s: Track allocates %v times", name, n)
+		}
+	}
+	if got := storehooks.Track(ctx, storehooks.Wrap(memstore.New(), storehooks.Hooks[string]{Status: func(string) {}})); got == ctx {
+		t.Error("Track did not mark the context for a Status hook")
 	}
 }

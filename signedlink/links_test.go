@@ -1,0 +1,57 @@
+package signedlink_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop/signedlink"
+)
+
+var now = time.Date(2026, 3, 2, 15, 0, 0, 500_000_000, time.UTC)
+
+// A link expires its lifetime after it is made, rounded up to the second,
+// and opens with its account and expiry.
+func TestLinks(t *testing.T) {
+	l := &signedlink.Links{Key: key, TTL: time.Minute}
+	expires, sig, err := l.Sign("acct_1", "ltr_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := now.Add(time.Minute).Truncate(time.Second).Add(time.Second)
+	if expires != strconv.FormatInt(want.Unix(), 10) {
+		t.Errorf("expires = %s; want %d, rounded up", expires, want.Unix())
+	}
+	account, exp, ok := l.Open("ltr_1", expires, sig)
+	if !ok || account != "acct_1" || !exp.Equal(want) {
+		t.Errorf("Open = %q, %v, %v", account, exp, ok)
+	}
+	// Another Links of the key, as on another server, opens it.
+	if account, _, ok := (&signedlink.Links{Key: key}).Open("ltr_1", expires, sig); !ok || account != "acct_1" {
+		t.Errorf("another Links of the key: Open = %q, %v", account, ok)
+	}
+	// On the second, a link lasts exactly its lifetime.
+	if expires, _, _ := l.Sign("acct_1", "ltr_1", now.Truncate(time.Second)); expires != strconv.FormatInt(now.Truncate(time.Second).Add(time.Minute).Unix(), 10) {
+		t.Errorf("expires = %s for a link made on the second", expires)
+	}
+	for _, e := range []string{"", "+" + expires, "0" + expires, expires + "0", "x", "-1"} {
+		if _, _, ok := l.Open("ltr_1", e, sig); ok {
+			t.Errorf("Open with expiry %q: opened", e)
+		}
+	}
+	if _, _, err := l.Sign(strings.Repeat("a", signedlink.MaxAccount+1), "ltr_1", now); err == nil {
+		t.Error("Sign made a link for an account too long to open")
+	}
+}
+
+func TestLinksDefaultTTL(t *testing.T) {
+	l := &signedlink.Links{Key: key}
+	expires, _, err := l.Sign("acct_1", "ltr_1", now.Truncate(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := now.Truncate(time.Second).Add(signedlink.DefaultTTL).Unix(); expires != strconv.FormatInt(want, 10) {
+		t.Errorf("expires = %s; want DefaultTTL on, %d", expires, want)
+	}
+}
