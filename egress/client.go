@@ -289,9 +289,19 @@ func mediaType(header string, body []byte) string {
 	return t
 }
 
-// failure turns what a request returned into an *Error. ctx is the
-// caller's context, to tell its deadline from the client's timeout.
+// failure turns what a request returned into an *Error (Classify).
 func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
+	return Classify(ctx, u, err, c.timeout)
+}
+
+// Classify turns what an HTTP request to u returned, an error of an
+// http.Client's Do or of reading its answer, into an *Error whose Kind and
+// text say why, as a Client's Fetch does: an *Error already (a refusal) as
+// it is, with its URL; no complete answer within timeout, or before ctx's
+// deadline, KindTimeout; a name not found, no connection, anything else
+// KindUnreachable. ctx is the caller's context: once canceled, its error
+// is returned as it is.
+func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration) error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e.URL == "" {
@@ -312,7 +322,7 @@ func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
 	at := u.Redacted()
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		msg := fmt.Sprintf("no complete answer within %s", c.timeout)
+		msg := fmt.Sprintf("no complete answer within %s", timeout)
 		if ctx.Err() != nil {
 			msg = "no complete answer before the deadline"
 		}
