@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 
@@ -180,35 +179,28 @@ func (d *Deliveries) Settings() DeliverySettings {
 		EgressOptions: append([]egress.Option(nil), d.s.egressOpts...)}
 }
 
-// duePage is how many accounts one call of the store for the accounts with
-// due deliveries returns.
-const duePage = 500
-
-// Due returns the accounts whose earliest delivery to take is due on their
-// own clock. The store names only accounts with pending deliveries; while
-// no account has a clock of its own, only those with one due at the
-// Service's time.
-func (d *Deliveries) Due(ctx context.Context) ([]string, error) {
-	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
+// DueAccounts returns a page of the accounts whose earliest delivery to
+// take is due on their own clock: of the next limit accounts with
+// deliveries to take, in account order after the account after ("" for
+// the first page), those due; and the account the next page starts after,
+// "" after the last page (delivery.Due reads every page). The store names
+// only accounts with pending deliveries; while no account has a clock of
+// its own, only those with one due at the Service's time.
+func (d *Deliveries) DueAccounts(ctx context.Context, after string, limit int) (due []string, next string, err error) {
+	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), After: after, Limit: limit}
 	if !d.s.clocks.apart() {
 		q.Until = d.s.serverNow()
 	}
-	var out []string
-	for {
-		page, err := d.s.store.DeliveryAccounts(ctx, q)
-		if err != nil {
-			return out, err
+	page, err := d.s.store.DeliveryAccounts(ctx, q)
+	for _, a := range page {
+		if !a.Next.After(d.s.now(a.Account)) {
+			due = append(due, a.Account)
 		}
-		for _, a := range page {
-			if !a.Next.After(d.s.now(a.Account)) {
-				out = append(out, a.Account)
-			}
-		}
-		if len(page) < q.Limit {
-			return out, nil
-		}
-		q.After = page[len(page)-1].Account
 	}
+	if err == nil && len(page) == limit && limit > 0 {
+		next = page[len(page)-1].Account
+	}
+	return due, next, err
 }
 
 // TakeRequest says which due deliveries Take claims, and for how long.
@@ -350,7 +342,7 @@ func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
 	if o.Err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error, r.NextAttemptAt, outcome = errorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
+		r.Error, r.NextAttemptAt, outcome = storage.ErrorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
 			r.Status, outcome = storage.DeliveryFailed, "failed"
 		}
@@ -363,24 +355,6 @@ func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
 		return nil
 	}
 	return err
-}
-
-// maxErrorText is how much of an attempt's error a delivery keeps, in bytes.
-const maxErrorText = 1000
-
-// errorText is what a delivery keeps of an attempt's error: text every
-// store can hold (invalid UTF-8 and NUL bytes replaced), at most
-// maxErrorText bytes of it.
-func errorText(err error) string {
-	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "\uFFFD"), "\x00", "\uFFFD")
-	if len(s) <= maxErrorText {
-		return s
-	}
-	cut := maxErrorText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // WebhookFunc receives the events of a webhook made by SubscribeFunc: the

@@ -175,7 +175,30 @@ func (w *webhooks) CheckHost(host string) error {
 }
 
 // Due implements Source.
-func (w *webhooks) Due(ctx context.Context) ([]string, error) { return w.d.Due(ctx) }
+func (w *webhooks) Due(ctx context.Context) ([]string, error) { return Due(ctx, w.d) }
+
+// duePage is how many accounts one call of DueAccounts names at most.
+const duePage = 500
+
+// Due returns the accounts whose earliest delivery to take is due on their
+// own clock, from every page of d.DueAccounts: where a pass of a
+// Deliverer begins.
+func Due(ctx context.Context, d *lettershop.Deliveries) ([]string, error) {
+	var out []string
+	after := ""
+	for {
+		due, next, err := d.DueAccounts(ctx, after, duePage)
+		if out == nil {
+			out = due
+		} else {
+			out = append(out, due...)
+		}
+		if err != nil || next == "" {
+			return out, err
+		}
+		after = next
+	}
+}
 
 // Take implements Source: it takes up to n of the account's due
 // deliveries, each leased for an attempt, and returns their attempts.
