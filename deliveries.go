@@ -17,15 +17,12 @@ import (
 )
 
 // The Service records webhook events and their deliveries in the same
-// store write as the change they tell of (webhooks.go). A Deliverer sends
-// them through the Service's Deliveries: the accounts with deliveries due
-// on their own clocks, an account's due deliveries taken (a letter's in
-// order) under a lease on the wall clock as long as the Deliverer asks,
-// each one's event, and how its attempt went. A failure is attempted again
-// after the Deliverer's delay on the account's clock, until
-// WebhookRetryPeriod has passed since the event (or the first attempt, if
-// later); then the delivery has failed. How attempts are made is the
-// Deliverer's (package delivery's Open is the one lettershop comes with).
+// store write as the change they tell of (webhooks.go); a Deliverer sends
+// them through the Service's Deliveries, and how attempts are made is its
+// own (package delivery's Open is the one lettershop comes with). The
+// rules stay here: what is due, on which clock, and when a failure is
+// retried (until WebhookRetryPeriod has passed since the event, or the
+// first attempt if later) or has failed.
 //
 // Once the Service knows of webhooks (it made one, a delivery was taken,
 // the store held some at start) it wakes its Deliverer when something may

@@ -657,12 +657,12 @@ func noticeType(status EventStatus, n int) string {
 	return "letter." + string(status)
 }
 
-// noticeTypes are the webhook event types of the statuses, made once.
+// noticeTypes are the webhook event types of the statuses (every type but
+// letter.created is "letter." and its status), made once.
 var noticeTypes = func() map[EventStatus]string {
 	m := map[EventStatus]string{}
-	for _, st := range []string{"queued", "ready", "inProduction", "mailed", "issue", "canceled",
-		"inTransit", "inLocalArea", "processedForDelivery", "delivered", "reRouted", "returnedToSender"} {
-		m[EventStatus(st)] = "letter." + st
+	for _, t := range WebhookEventTypes[1:] {
+		m[EventStatus(strings.TrimPrefix(string(t), "letter."))] = string(t)
 	}
 	return m
 }()
