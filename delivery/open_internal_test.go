@@ -78,3 +78,17 @@ func TestDeliveryUnderWayNotTakenAgain(t *testing.T) {
 		t.Fatalf("deliveries %+v, %v; want one succeeded at its first attempt", p.Items, err)
 	}
 }
+
+// BenchmarkCheckHost is the check of a webhook's host that every attempt
+// makes before it posts, against a list of WithHosts.
+func BenchmarkCheckHost(b *testing.B) {
+	w := &webhooks{settings: settings{}}
+	WithHosts("hooks.example.com", "*.example.org", "10.0.0.1", "::1")(&w.settings)
+	for b.Loop() {
+		for _, h := range []string{"hooks.example.com", "a.b.example.org", "10.0.0.1"} {
+			if err := w.CheckHost(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

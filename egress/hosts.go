@@ -34,7 +34,7 @@ func ListHosts(entries ...string) HostList {
 				n = netip.PrefixFrom(n.Addr().Unmap(), n.Bits()-96)
 			}
 			l.nets = append(l.nets, n)
-		} else if a, ok := hostAddr(e); ok {
+		} else if a, ok := hostAddr(hostName(e)); ok {
 			l.nets = append(l.nets, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 		} else {
 			l.names = append(l.names, hostName(e))
@@ -52,16 +52,20 @@ func (l HostList) String() string { return Policy{hosts: l.names, nets: l.nets}.
 // Match reports whether host (a name, or an IP address bracketed or not)
 // is listed.
 func (l HostList) Match(host string) bool {
+	host = hostName(host)
 	if a, ok := hostAddr(host); ok {
 		return containsAddr(l.nets, a)
 	}
-	return matchName(l.names, hostName(host))
+	return matchName(l.names, host)
 }
 
 // hostAddr is host as an IP address without a zone, brackets taken off.
 func hostAddr(host string) (netip.Addr, bool) {
 	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
 		host = host[1 : len(host)-1]
+	}
+	if host == "" || !strings.Contains(host, ":") && (host[len(host)-1] < '0' || host[len(host)-1] > '9') {
+		return netip.Addr{}, false // a name: no parse, and no error made
 	}
 	a, err := netip.ParseAddr(host)
 	return a.WithZone(""), err == nil

@@ -19,7 +19,7 @@ func TestHostList(t *testing.T) {
 	l := egress.ListHosts("Hooks.Example.COM.", " *.example.org ", "", "10.0.0.1", "[::1]", "192.168.0.0/16", "not a host")
 	for host, want := range map[string]bool{
 		"hooks.example.com": true, "HOOKS.example.com.": true, "a.b.example.org": true, "a.example.org.": true,
-		"10.0.0.1": true, "::ffff:10.0.0.1": true, "::1": true, "[::1]": true, "0:0::1": true, "192.168.7.7": true,
+		"10.0.0.1": true, "10.0.0.1.": true, "::ffff:10.0.0.1": true, "::1": true, "[::1]": true, "0:0::1": true, "192.168.7.7": true,
 		"not a host":  true,
 		"example.org": false, "example.com": false, "x.hooks.example.com": false, "127.0.0.1": false, "10.0.0.2": false,
 		"": false,
