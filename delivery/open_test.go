@@ -343,23 +343,32 @@ func TestWithHostsMatchesAsEgress(t *testing.T) {
 	}
 }
 
-// notFound is a resolver that finds no name.
-type notFound struct{}
+// table is a resolver answering from a map, so that no lookup leaves the
+// machine; any other name is not found.
+type table map[string]string
 
-func (notFound) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+func (t table) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := t[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(a)}, nil
+	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // An attempt's error is sorted as the egress client sorts it: a name not
-// found says so, and a client's own timeout, shorter than the attempt's,
-// is no answer within it.
+// found says so, a refused address is not sent (a url with a password is
+// no redirect), and a client's own timeout, shorter than the attempt's, is
+// no answer within it.
 func TestAttemptErrorsSortedAsEgress(t *testing.T) {
-	svc := newService(t, lettershop.WithEgress(egress.Default(), egress.WithResolver(notFound{})),
+	svc := newService(t, lettershop.WithEgress(egress.Default(), egress.WithResolver(table{"meta.test": "169.254.169.254"})),
 		lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(time.Second))))
 	w := createWebhook(t, svc, acct, "http://nowhere.test/in")
+	meta := createWebhook(t, svc, acct, "http://user:pw@meta.test/in")
 	createLetters(t, svc, acct, 1)
 	if d := settled(t, svc, acct, w.ID, 1)[0]; d.Error == nil || *d.Error != "the host nowhere.test is not found" {
 		t.Errorf("a name not found: %s, error %s", d.Status, errText(d))
+	}
+	if d := settled(t, svc, acct, meta.ID, 1)[0]; d.Error == nil || !strings.HasPrefix(*d.Error, "not sent: meta.test resolves to 169.254.169.254") {
+		t.Errorf("a refused address: %s, error %s", d.Status, errText(d))
 	}
 
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -309,7 +310,7 @@ func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration)
 			// whether it followed a redirect.
 			e.URL = u.Redacted()
 			var ue *url.Error
-			if errors.As(err, &ue) && ue.URL != e.URL {
+			if errors.As(err, &ue) && !sameURL(ue.URL, u) {
 				e.URL = ue.URL
 				e.msg = fmt.Sprintf("the server redirected to %s, which is refused: %s", ue.URL, e.msg)
 			}
@@ -336,4 +337,16 @@ func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration)
 		return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("the host %s could not be looked up: %s", u.Hostname(), dns.Err)}
 	}
 	return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("no answer: %v", unwrapURLError(err))}
+}
+
+// sameURL reports whether raw, the URL of a *url.Error, is u: as an
+// http.Client writes it (a password as ***), or as u.Redacted does.
+func sameURL(raw string, u *url.URL) bool {
+	if raw == u.Redacted() || raw == u.String() {
+		return true
+	}
+	if _, ok := u.User.Password(); ok {
+		return raw == strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,14 @@ func TestClassify(t *testing.T) {
 		egress.KindUnreachable, "no answer: connection refused")
 	if e != nil && e.Error() != "no answer: connection refused" {
 		t.Errorf("the request is named in %q", e.Error())
+	}
+	// Refused at the dial of the URL asked for, with a password, which an
+	// http.Client writes as ***: not a redirect.
+	withUser, _ := url.Parse("https://user:pw@hooks.example.com/in")
+	e = wantKind(t, "refused, with a password", egress.Classify(ctx, withUser, &url.Error{Op: "Post", URL: "https://user:***@hooks.example.com/in", Err: egress.Default().CheckHost("169.254.169.254")}, time.Second),
+		egress.KindRefused, "link-local")
+	if e != nil && strings.Contains(e.Error(), "redirected") {
+		t.Errorf("the URL asked for is taken for a redirect: %q", e.Error())
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
