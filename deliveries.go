@@ -73,12 +73,11 @@ type Deliveries struct {
 	active atomic.Bool
 	useMu  sync.Mutex // orders the taking of a Deliverer and Close
 	closed bool
-	mu     sync.Mutex
-	funcs  map[string]WebhookFunc // SubscribeFunc's, by url
+	funcs  sync.Map // SubscribeFunc's WebhookFunc, by url
 }
 
 func (d *Deliveries) init(s *Service) {
-	d.s, d.funcs = s, map[string]WebhookFunc{}
+	d.s = s
 	if d.open != nil {
 		d.use(d.open)
 	}
@@ -305,13 +304,11 @@ func (a *DeliveryAttempt) Event(ctx context.Context) (*WebhookEvent, WebhookTarg
 	if !strings.HasPrefix(w.URL, funcScheme+":") {
 		return e, WebhookTarget{URL: w.URL, Secret: w.Secret}, nil
 	}
-	s.deliveries.mu.Lock()
-	fn := s.deliveries.funcs[w.URL]
-	s.deliveries.mu.Unlock()
+	fn, _ := s.deliveries.funcs.Load(w.URL)
 	if fn == nil {
 		return nil, WebhookTarget{}, errors.New("no function of this process is subscribed at this url (it was made by SubscribeFunc in a process that has ended)")
 	}
-	return e, WebhookTarget{URL: w.URL, Func: fn}, nil
+	return e, WebhookTarget{URL: w.URL, Func: fn.(WebhookFunc)}, nil
 }
 
 // AttemptOutcome is how an attempt went.
@@ -378,21 +375,11 @@ func (s *Service) SubscribeFunc(ctx context.Context, account string, events []We
 		return nil, internal("subscribe", err)
 	}
 	target := funcScheme + ":" + strings.TrimPrefix(token, secretPrefix)
-	d := &s.deliveries
-	d.mu.Lock()
-	d.funcs[target] = fn
-	d.mu.Unlock()
+	s.deliveries.funcs.Store(target, fn)
 	w, err := s.createWebhook(ctx, account, target, CreateWebhookInput{Events: events, Description: "a function of the process"})
 	if err != nil {
-		d.forget(target)
+		s.deliveries.funcs.Delete(target)
 		return nil, err
 	}
 	return w, nil
-}
-
-// forget drops the function subscribed at target, if any.
-func (d *Deliveries) forget(target string) {
-	d.mu.Lock()
-	delete(d.funcs, target)
-	d.mu.Unlock()
 }

@@ -431,7 +431,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 			case err != nil:
 				return nil, storeErr("delete webhook", err)
 			}
-			s.deliveries.forget(w.URL)
+			s.deliveries.funcs.Delete(w.URL) // a function's, if it was SubscribeFunc's
 			return nil, nil
 		}
 	})
