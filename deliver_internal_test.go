@@ -111,7 +111,7 @@ func newDelivery(tb testing.TB, s *Service, account string, ahead time.Duration)
 func pass(tb testing.TB, d *Deliveries) []string {
 	tb.Helper()
 	ctx := context.Background()
-	accounts, err := d.Due(ctx)
+	accounts, err := due(ctx, d, 500)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -126,6 +126,24 @@ func pass(tb testing.TB, d *Deliveries) []string {
 		}
 	}
 	return took
+}
+
+// due reads every page of d.DueAccounts, as package delivery's Due does.
+func due(ctx context.Context, d *Deliveries, page int) ([]string, error) {
+	var out []string
+	after := ""
+	for {
+		due, next, err := d.DueAccounts(ctx, after, page)
+		if out == nil {
+			out = due
+		} else {
+			out = append(out, due...)
+		}
+		if err != nil || next == "" {
+			return out, err
+		}
+		after = next
+	}
 }
 
 // scanPass is a pass as it was made before the store named the accounts

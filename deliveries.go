@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 
@@ -18,15 +17,12 @@ import (
 )
 
 // The Service records webhook events and their deliveries in the same
-// store write as the change they tell of (webhooks.go). A Deliverer sends
-// them through the Service's Deliveries: the accounts with deliveries due
-// on their own clocks, an account's due deliveries taken (a letter's in
-// order) under a lease on the wall clock as long as the Deliverer asks,
-// each one's event, and how its attempt went. A failure is attempted again
-// after the Deliverer's delay on the account's clock, until
-// WebhookRetryPeriod has passed since the event (or the first attempt, if
-// later); then the delivery has failed. How attempts are made is the
-// Deliverer's (package delivery's Open is the one lettershop comes with).
+// store write as the change they tell of (webhooks.go); a Deliverer sends
+// them through the Service's Deliveries, and how attempts are made is its
+// own (package delivery's Open is the one lettershop comes with). The
+// rules stay here: what is due, on which clock, and when a failure is
+// retried (until WebhookRetryPeriod has passed since the event, or the
+// first attempt if later) or has failed.
 //
 // Once the Service knows of webhooks (it made one, a delivery was taken,
 // the store held some at start) it wakes its Deliverer when something may
@@ -77,12 +73,11 @@ type Deliveries struct {
 	active atomic.Bool
 	useMu  sync.Mutex // orders the taking of a Deliverer and Close
 	closed bool
-	mu     sync.Mutex
-	funcs  map[string]WebhookFunc // SubscribeFunc's, by url
+	funcs  sync.Map // SubscribeFunc's WebhookFunc, by url
 }
 
 func (d *Deliveries) init(s *Service) {
-	d.s, d.funcs = s, map[string]WebhookFunc{}
+	d.s = s
 	if d.open != nil {
 		d.use(d.open)
 	}
@@ -180,35 +175,28 @@ func (d *Deliveries) Settings() DeliverySettings {
 		EgressOptions: append([]egress.Option(nil), d.s.egressOpts...)}
 }
 
-// duePage is how many accounts one call of the store for the accounts with
-// due deliveries returns.
-const duePage = 500
-
-// Due returns the accounts whose earliest delivery to take is due on their
-// own clock. The store names only accounts with pending deliveries; while
-// no account has a clock of its own, only those with one due at the
-// Service's time.
-func (d *Deliveries) Due(ctx context.Context) ([]string, error) {
-	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), Limit: duePage}
+// DueAccounts returns a page of the accounts whose earliest delivery to
+// take is due on their own clock: of the next limit accounts with
+// deliveries to take, in account order after the account after ("" for
+// the first page), those due; and the account the next page starts after,
+// "" after the last page (delivery.Due reads every page). The store names
+// only accounts with pending deliveries; while no account has a clock of
+// its own, only those with one due at the Service's time.
+func (d *Deliveries) DueAccounts(ctx context.Context, after string, limit int) (due []string, next string, err error) {
+	q := storage.DeliveryAccountQuery{Leased: d.s.wall.Now(), After: after, Limit: limit}
 	if !d.s.clocks.Apart() {
 		q.Until = d.s.clocks.ServerNow()
 	}
-	var out []string
-	for {
-		page, err := d.s.store.DeliveryAccounts(ctx, q)
-		if err != nil {
-			return out, err
+	page, err := d.s.store.DeliveryAccounts(ctx, q)
+	for _, a := range page {
+		if !a.Next.After(d.s.now(a.Account)) {
+			due = append(due, a.Account)
 		}
-		for _, a := range page {
-			if !a.Next.After(d.s.now(a.Account)) {
-				out = append(out, a.Account)
-			}
-		}
-		if len(page) < q.Limit {
-			return out, nil
-		}
-		q.After = page[len(page)-1].Account
 	}
+	if err == nil && len(page) == limit && limit > 0 {
+		next = page[len(page)-1].Account
+	}
+	return due, next, err
 }
 
 // TakeRequest says which due deliveries Take claims, and for how long.
@@ -316,13 +304,11 @@ func (a *DeliveryAttempt) Event(ctx context.Context) (*WebhookEvent, WebhookTarg
 	if !strings.HasPrefix(w.URL, funcScheme+":") {
 		return e, WebhookTarget{URL: w.URL, Secret: w.Secret}, nil
 	}
-	s.deliveries.mu.Lock()
-	fn := s.deliveries.funcs[w.URL]
-	s.deliveries.mu.Unlock()
+	fn, _ := s.deliveries.funcs.Load(w.URL)
 	if fn == nil {
 		return nil, WebhookTarget{}, errors.New("no function of this process is subscribed at this url (it was made by SubscribeFunc in a process that has ended)")
 	}
-	return e, WebhookTarget{URL: w.URL, Func: fn}, nil
+	return e, WebhookTarget{URL: w.URL, Func: fn.(WebhookFunc)}, nil
 }
 
 // AttemptOutcome is how an attempt went.
@@ -350,7 +336,7 @@ func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
 	if o.Err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error, r.NextAttemptAt, outcome = errorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
+		r.Error, r.NextAttemptAt, outcome = storage.ErrorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
 			r.Status, outcome = storage.DeliveryFailed, "failed"
 		}
@@ -363,24 +349,6 @@ func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
 		return nil
 	}
 	return err
-}
-
-// maxErrorText is how much of an attempt's error a delivery keeps, in bytes.
-const maxErrorText = 1000
-
-// errorText is what a delivery keeps of an attempt's error: text every
-// store can hold (invalid UTF-8 and NUL bytes replaced), at most
-// maxErrorText bytes of it.
-func errorText(err error) string {
-	s := strings.ReplaceAll(strings.ToValidUTF8(err.Error(), "\uFFFD"), "\x00", "\uFFFD")
-	if len(s) <= maxErrorText {
-		return s
-	}
-	cut := maxErrorText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // WebhookFunc receives the events of a webhook made by SubscribeFunc: the
@@ -407,21 +375,11 @@ func (s *Service) SubscribeFunc(ctx context.Context, account string, events []We
 		return nil, internal("subscribe", err)
 	}
 	target := funcScheme + ":" + strings.TrimPrefix(token, secretPrefix)
-	d := &s.deliveries
-	d.mu.Lock()
-	d.funcs[target] = fn
-	d.mu.Unlock()
+	s.deliveries.funcs.Store(target, fn)
 	w, err := s.createWebhook(ctx, account, target, CreateWebhookInput{Events: events, Description: "a function of the process"})
 	if err != nil {
-		d.forget(target)
+		s.deliveries.funcs.Delete(target)
 		return nil, err
 	}
 	return w, nil
-}
-
-// forget drops the function subscribed at target, if any.
-func (d *Deliveries) forget(target string) {
-	d.mu.Lock()
-	delete(d.funcs, target)
-	d.mu.Unlock()
 }

@@ -71,7 +71,7 @@ func TestDelivererOfOnesOwn(t *testing.T) {
 		t.Fatalf("a letter that made a delivery did not wake the deliverer")
 	}
 	ctx := context.Background()
-	if due, err := hand.d.Due(ctx); err != nil || !slices.Equal(due, []string{acct}) {
+	if due, err := delivery.Due(ctx, hand.d); err != nil || !slices.Equal(due, []string{acct}) {
 		t.Fatalf("Due = %v, %v; want %s", due, err, acct)
 	}
 
@@ -220,5 +220,43 @@ func TestUseDeliverer(t *testing.T) {
 	svc.Close()
 	if svc.UseDeliverer(delivery.Open) {
 		t.Errorf("UseDeliverer: a closed Service took one")
+	}
+}
+
+// DueAccounts names the accounts a page at a time, in account order, with
+// where the next page starts; delivery.Due reads them all.
+func TestDueAccountsPages(t *testing.T) {
+	hand := &handDeliverer{}
+	e := newEnv(t, lettershop.WithDeliverer(hand.open))
+	accounts := []string{"acct_a", "acct_b", "acct_c"}
+	for _, a := range accounts {
+		e.createWebhook(t, a, "https://hooks.example.com/in", lettershop.WebhookLetterCreated)
+		e.createLetterIn(t, a)
+	}
+	ctx := context.Background()
+	var got []string
+	after := ""
+	for pages := 1; ; pages++ {
+		due, next, err := hand.d.DueAccounts(ctx, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, due...)
+		if next == "" {
+			if pages != 2 {
+				t.Errorf("%d pages of 2 for 3 accounts, want 2", pages)
+			}
+			break
+		}
+		if next != due[len(due)-1] {
+			t.Errorf("page %d ends at %s, want the next to start after its last, %s", pages, next, due[len(due)-1])
+		}
+		after = next
+	}
+	if !slices.Equal(got, accounts) {
+		t.Errorf("pages named %v, want %v", got, accounts)
+	}
+	if all, err := delivery.Due(ctx, hand.d); err != nil || !slices.Equal(all, accounts) {
+		t.Errorf("delivery.Due = %v, %v; want %v", all, err, accounts)
 	}
 }

@@ -427,7 +427,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 			case err != nil:
 				return nil, storeErr("delete webhook", err)
 			}
-			s.deliveries.forget(w.URL)
+			s.deliveries.funcs.Delete(w.URL) // a function's, if it was SubscribeFunc's
 			return nil, nil
 		}
 	})
@@ -653,12 +653,12 @@ func noticeType(status EventStatus, n int) string {
 	return "letter." + string(status)
 }
 
-// noticeTypes are the webhook event types of the statuses, made once.
+// noticeTypes are the webhook event types of the statuses (every type but
+// letter.created is "letter." and its status), made once.
 var noticeTypes = func() map[EventStatus]string {
 	m := map[EventStatus]string{}
-	for _, st := range []string{"queued", "ready", "inProduction", "mailed", "issue", "canceled",
-		"inTransit", "inLocalArea", "processedForDelivery", "delivered", "reRouted", "returnedToSender"} {
-		m[EventStatus(st)] = "letter." + st
+	for _, t := range WebhookEventTypes[1:] {
+		m[EventStatus(strings.TrimPrefix(string(t), "letter."))] = string(t)
 	}
 	return m
 }()

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/delivery"
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/webhook"
 )
@@ -308,4 +311,86 @@ func TestHangingReceiverCostsItsAccountOnly(t *testing.T) {
 			settled(t, svc, acct, slow.ID, waiting)
 		})
 	}
+}
+
+// WithHosts matches hosts as the egress policy's list does: a listed name
+// with a final dot or in capitals, an address in brackets and a network
+// are matched; an empty entry restricts nothing.
+func TestWithHostsMatchesAsEgress(t *testing.T) {
+	var d *lettershop.Deliveries
+	newService(t).UseDeliverer(func(ds *lettershop.Deliveries) lettershop.Deliverer { d = ds; return idle{} })
+	for _, c := range []struct {
+		hosts   []string
+		allowed []string
+		refused []string
+	}{
+		{[]string{"Hooks.Example.COM.", "[::1]", "10.1.0.0/16"}, []string{"hooks.example.com", "HOOKS.example.com.", "::1", "[::1]", "10.1.2.3"}, []string{"example.com", "::2", "10.2.0.1"}},
+		{[]string{"", "hooks.example.com"}, []string{"hooks.example.com"}, []string{"example.com"}},
+		{[]string{""}, []string{"anywhere.example.net", "127.0.0.1"}, nil},
+	} {
+		open := delivery.OpenWith(delivery.WithHosts(c.hosts...))(d)
+		for _, h := range c.allowed {
+			if err := open.(lettershop.HostChecker).CheckHost(h); err != nil {
+				t.Errorf("WithHosts(%q): %s refused: %v", c.hosts, h, err)
+			}
+		}
+		for _, h := range c.refused {
+			if err := open.(lettershop.HostChecker).CheckHost(h); err == nil {
+				t.Errorf("WithHosts(%q): %s allowed", c.hosts, h)
+			}
+		}
+		open.Close()
+	}
+}
+
+// table is a resolver answering from a map, so that no lookup leaves the
+// machine; any other name is not found.
+type table map[string]string
+
+func (t table) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := t[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(a)}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// An attempt's error is sorted as the egress client sorts it: a name not
+// found says so, a refused address is not sent (a url with a password is
+// no redirect), and a client's own timeout, shorter than the attempt's, is
+// no answer within it.
+func TestAttemptErrorsSortedAsEgress(t *testing.T) {
+	svc := newService(t, lettershop.WithEgress(egress.Default(), egress.WithResolver(table{"meta.test": "169.254.169.254"})),
+		lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(time.Second))))
+	w := createWebhook(t, svc, acct, "http://nowhere.test/in")
+	meta := createWebhook(t, svc, acct, "http://user:pw@meta.test/in")
+	createLetters(t, svc, acct, 1)
+	if d := settled(t, svc, acct, w.ID, 1)[0]; d.Error == nil || *d.Error != "the host nowhere.test is not found" {
+		t.Errorf("a name not found: %s, error %s", d.Status, errText(d))
+	}
+	if d := settled(t, svc, acct, meta.ID, 1)[0]; d.Error == nil || !strings.HasPrefix(*d.Error, "not sent: meta.test resolves to 169.254.169.254") {
+		t.Errorf("a refused address: %s, error %s", d.Status, errText(d))
+	}
+
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	svc = newService(t, lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(time.Minute),
+		delivery.WithClient(&http.Client{Timeout: 50 * time.Millisecond}))))
+	w = createWebhook(t, svc, acct, slow.URL)
+	createLetters(t, svc, acct, 1)
+	if d := settled(t, svc, acct, w.ID, 1)[0]; d.Error == nil || *d.Error != "no answer within 50ms" {
+		t.Errorf("the client's timeout: %s, error %s", d.Status, errText(d))
+	}
+}
+
+// errText is the delivery's error, quoted, or "none".
+func errText(d *lettershop.WebhookDelivery) string {
+	if d.Error == nil {
+		return "none"
+	}
+	return strconv.Quote(*d.Error)
 }

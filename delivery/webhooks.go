@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -66,7 +65,7 @@ type OpenOption func(*settings)
 type settings struct {
 	timeout    time.Duration
 	perAccount int
-	hosts      []string
+	hosts      egress.HostList
 	client     *http.Client
 }
 
@@ -83,11 +82,12 @@ func WithPerAccount(n int) OpenOption { return func(s *settings) { s.perAccount 
 
 // WithHosts limits the hosts webhooks may post to: a name
 // ("hooks.example.com"), a "*.example.com" for the names under a domain,
-// or an IP address. A webhook url of another host is refused when it is
-// given, and an event to one is not sent. The default is any host: in
-// tests the receiver is often on the same machine.
+// an IP address or a network, matched as the egress policy's list is
+// (egress.ListHosts; empty entries are skipped). A webhook url of another
+// host is refused when it is given, and an event to one is not sent. The
+// default is any host: in tests the receiver is often on the same machine.
 func WithHosts(hosts ...string) OpenOption {
-	return func(s *settings) { s.hosts = append([]string(nil), hosts...) }
+	return func(s *settings) { s.hosts = egress.ListHosts(hosts...) }
 }
 
 // WithClient sets the HTTP client events are posted with. An attempt still
@@ -166,43 +166,39 @@ func (w *webhooks) Close() {
 }
 
 // CheckHost implements lettershop.HostChecker: webhooks may reach any host
-// when no list is set, else a host of the list, or under a "*.domain" of
-// it.
+// when no list is set, else a host the list matches (egress.HostList).
 func (w *webhooks) CheckHost(host string) error {
-	if hostAllowed(w.hosts, host) {
+	if w.hosts.Empty() || w.hosts.Match(host) {
 		return nil
 	}
-	return fmt.Errorf("the host %s is not one webhooks may reach on this server (%s)", echo.Quote(host), strings.Join(w.hosts, ", "))
-}
-
-func hostAllowed(hosts []string, host string) bool {
-	if len(hosts) == 0 {
-		return true
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, h := range hosts {
-		h = strings.ToLower(h)
-		if rest, ok := strings.CutPrefix(h, "*."); ok {
-			if strings.HasSuffix(host, "."+rest) {
-				return true
-			}
-			continue
-		}
-		if ip := net.ParseIP(h); ip != nil {
-			if hip := net.ParseIP(host); hip != nil && hip.Equal(ip) {
-				return true
-			}
-			continue
-		}
-		if host == h {
-			return true
-		}
-	}
-	return false
+	return fmt.Errorf("the host %s is not one webhooks may reach on this server (%s)", echo.Quote(host), strings.ReplaceAll(w.hosts.String(), ",", ", "))
 }
 
 // Due implements Source.
-func (w *webhooks) Due(ctx context.Context) ([]string, error) { return w.d.Due(ctx) }
+func (w *webhooks) Due(ctx context.Context) ([]string, error) { return Due(ctx, w.d) }
+
+// duePage is how many accounts one call of DueAccounts names at most.
+const duePage = 500
+
+// Due returns the accounts whose earliest delivery to take is due on their
+// own clock, from every page of d.DueAccounts: where a pass of a
+// Deliverer begins.
+func Due(ctx context.Context, d *lettershop.Deliveries) ([]string, error) {
+	var out []string
+	after := ""
+	for {
+		due, next, err := d.DueAccounts(ctx, after, duePage)
+		if out == nil {
+			out = due
+		} else {
+			out = append(out, due...)
+		}
+		if err != nil || next == "" {
+			return out, err
+		}
+		after = next
+	}
+}
 
 // Take implements Source: it takes up to n of the account's due
 // deliveries, each leased for an attempt, and returns their attempts.
@@ -292,14 +288,7 @@ func (w *webhooks) post(ctx context.Context, target lettershop.WebhookTarget, bo
 	req.Header.Set(webhook.SignatureHeader, webhook.Sign(target.Secret, w.svc.Wall.Now(), body))
 	resp, err := w.client.Do(req)
 	if err != nil {
-		var refused *egress.Error
-		if errors.As(err, &refused) && refused.Kind == egress.KindRefused {
-			return 0, fmt.Errorf("not sent: %w", refused)
-		}
-		if errors.Is(actx.Err(), context.DeadlineExceeded) {
-			return 0, fmt.Errorf("no answer within %s", w.timeout)
-		}
-		return 0, fmt.Errorf("no answer: %s", describeNetError(err))
+		return 0, w.failure(ctx, req.URL, err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
 	resp.Body.Close()
@@ -309,14 +298,26 @@ func (w *webhooks) post(ctx context.Context, target lettershop.WebhookTarget, bo
 	return resp.StatusCode, nil
 }
 
-// describeNetError is a network error without the request it was for,
-// which the delivery shows already.
-func describeNetError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
+// failure says why a post got no answer, as the egress client sorts what
+// a request returns (egress.Classify): a refusal is not sent, no answer
+// within the attempt's time (or the client's own Timeout, when shorter)
+// says so, and anything else is egress's reason.
+func (w *webhooks) failure(ctx context.Context, u *url.URL, err error) error {
+	timeout := w.timeout
+	if t := w.client.Timeout; t > 0 && t < timeout {
+		timeout = t
 	}
-	return err.Error()
+	var e *egress.Error
+	if !errors.As(egress.Classify(ctx, u, err, timeout), &e) {
+		return err // ctx ended: nothing is recorded
+	}
+	switch e.Kind {
+	case egress.KindRefused:
+		return fmt.Errorf("not sent: %w", e)
+	case egress.KindTimeout:
+		return fmt.Errorf("no answer within %s", timeout)
+	}
+	return e
 }
 
 // call hands an event to a function of this process, within the timeout;

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -289,9 +290,19 @@ func mediaType(header string, body []byte) string {
 	return t
 }
 
-// failure turns what a request returned into an *Error. ctx is the
-// caller's context, to tell its deadline from the client's timeout.
+// failure turns what a request returned into an *Error (Classify).
 func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
+	return Classify(ctx, u, err, c.timeout)
+}
+
+// Classify turns what an HTTP request to u returned, an error of an
+// http.Client's Do or of reading its answer, into an *Error whose Kind and
+// text say why, as a Client's Fetch does: an *Error already (a refusal) as
+// it is, with its URL; no complete answer within timeout, or before ctx's
+// deadline, KindTimeout; a name not found, no connection, anything else
+// KindUnreachable. ctx is the caller's context: once canceled, its error
+// is returned as it is.
+func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration) error {
 	var e *Error
 	if errors.As(err, &e) {
 		if e.URL == "" {
@@ -299,7 +310,7 @@ func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
 			// whether it followed a redirect.
 			e.URL = u.Redacted()
 			var ue *url.Error
-			if errors.As(err, &ue) && ue.URL != e.URL {
+			if errors.As(err, &ue) && !sameURL(ue.URL, u) {
 				e.URL = ue.URL
 				e.msg = fmt.Sprintf("the server redirected to %s, which is refused: %s", ue.URL, e.msg)
 			}
@@ -312,7 +323,7 @@ func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
 	at := u.Redacted()
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		msg := fmt.Sprintf("no complete answer within %s", c.timeout)
+		msg := fmt.Sprintf("no complete answer within %s", timeout)
 		if ctx.Err() != nil {
 			msg = "no complete answer before the deadline"
 		}
@@ -326,4 +337,16 @@ func (c *Client) failure(ctx context.Context, u *url.URL, err error) error {
 		return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("the host %s could not be looked up: %s", u.Hostname(), dns.Err)}
 	}
 	return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("no answer: %v", unwrapURLError(err))}
+}
+
+// sameURL reports whether raw, the URL of a *url.Error, is u: as an
+// http.Client writes it (a password as ***), or as u.Redacted does.
+func sameURL(raw string, u *url.URL) bool {
+	if raw == u.Redacted() || raw == u.String() {
+		return true
+	}
+	if _, ok := u.User.Password(); ok {
+		return raw == strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	return false
 }

@@ -112,7 +112,7 @@ func (p *Policy) add(e string) error {
 			p.nets = append(p.nets, netip.PrefixFrom(a, a.BitLen()))
 			return nil
 		}
-		name := strings.ToLower(strings.TrimSuffix(e, "."))
+		name := hostName(e)
 		if rest, ok := strings.CutPrefix(name, "*."); ok {
 			if msg := checkName(rest); msg != "" {
 				return fmt.Errorf("%q: %s", e, msg)
@@ -279,29 +279,10 @@ func (p Policy) notAllowed(what string) *Error {
 }
 
 // contains reports whether a is in one of p's networks.
-func (p Policy) contains(a netip.Addr) bool {
-	a = a.WithZone("")
-	for _, n := range p.nets {
-		if n.Contains(a) || n.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
+func (p Policy) contains(a netip.Addr) bool { return containsAddr(p.nets, a) }
 
 // listed reports whether p lists name, itself or by a *.domain.
-func (p Policy) listed(name string) bool {
-	for _, h := range p.hosts {
-		if rest, ok := strings.CutPrefix(h, "*."); ok {
-			if strings.HasSuffix(name, "."+rest) {
-				return true
-			}
-		} else if name == h {
-			return true
-		}
-	}
-	return false
-}
+func (p Policy) listed(name string) bool { return matchName(p.hosts, name) }
 
 // refusedRange is a range of addresses no policy allows, and what they
 // are.

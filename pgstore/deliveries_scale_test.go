@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/pgstore"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -215,7 +216,7 @@ func TestHangingAccountDoesNotHoldUpAnother(t *testing.T) {
 	var d *lettershop.Deliveries
 	svc.UseDeliverer(func(ds *lettershop.Deliveries) lettershop.Deliverer { d = ds; return idle{} })
 	ctx := t.Context()
-	due, err := d.Due(ctx)
+	due, err := delivery.Due(ctx, d)
 	if err != nil || fmt.Sprint(due) != fmt.Sprint([]string{fastAccount, hangingAcct}) {
 		t.Fatalf("Due: %v %v, want both accounts", due, err)
 	}
