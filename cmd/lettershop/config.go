@@ -185,7 +185,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `HOST:PORT` of their own, or off; by default they are\n"+
 		"served with the API (LETTERSHOP_METRICS_ADDR)")
 	fs.Func("webhook-hosts", "the `HOSTS` webhooks may post to, comma-separated: a name, *.domain for the names under it,\n"+
-		"or an IP address; by default any host (LETTERSHOP_WEBHOOK_HOSTS)", func(v string) error {
+		"an IP address or a network (10.0.0.0/8); by default any host (LETTERSHOP_WEBHOOK_HOSTS)", func(v string) error {
 		cfg.webhookHosts = nil
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
