@@ -72,32 +72,16 @@ type heldLetter struct{ account, id string }
 
 // toCheck are the letters of held not yet checked.
 func toCheck(held []heldLetter, checked map[string]bool) []heldLetter {
-	var out []heldLetter
-	for _, h := range held {
-		if !checked[h.id] {
-			out = append(out, h)
-		}
-	}
-	return out
+	return fetchbatch.Unchecked(held, checked, func(h heldLetter) string { return h.id })
 }
 
 // runChecked runs drain, which holds letters for their content, checking
 // those it held after each drain, until a drain holds none it has not
-// checked. It returns how many letters moved.
+// checked (fetchbatch.Rounds). It returns how many letters moved.
 func (lc *lifecycle) runChecked(ctx context.Context, drain func(checked map[string]bool) (int, []heldLetter, error)) (int, error) {
-	var checked map[string]bool
-	total := 0
-	for {
-		n, pending, err := drain(checked)
-		total += n
-		if err != nil || len(pending) == 0 {
-			return total, err
-		}
-		if checked == nil {
-			checked = map[string]bool{}
-		}
-		total += lc.check(ctx, pending, checked)
-	}
+	return fetchbatch.Rounds(drain, func(pending []heldLetter, checked map[string]bool) int {
+		return lc.check(ctx, pending, checked)
+	})
 }
 
 // check fetches and checks the content of the letters pending, noting them
