@@ -116,14 +116,14 @@ func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.renderObserved(ctx, account, l)
+	return s.renderLetter(ctx, account, l)
 }
 
 // renderLetter renders l, from the cache when it was rendered since it last
-// changed; cached says which.
-func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (b []byte, cached bool, err error) {
+// changed, and tells the Render hook.
+func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) ([]byte, error) {
 	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision}
-	return s.render.cache.Get(key, func() ([]byte, error) {
+	return s.render.cache.Observed(key, s.hooks.Render, func() ([]byte, error) {
 		content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
 		if err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -88,6 +89,22 @@ func (c *Cache) Get(k Key, render func() ([]byte, error)) (b []byte, cached bool
 		kept.Add(k, bytes.Clone(b))
 	}
 	return b, false, nil
+}
+
+// Observed is Get telling observe, unless it is nil, how long the Get
+// took on the wall clock and whether it found the rendering kept; a Get
+// that fails is not told of.
+func (c *Cache) Observed(k Key, observe func(d time.Duration, cached bool), render func() ([]byte, error)) ([]byte, error) {
+	if observe == nil {
+		b, _, err := c.Get(k, render)
+		return b, err
+	}
+	start := time.Now()
+	b, cached, err := c.Get(k, render)
+	if err == nil {
+		observe(time.Since(start), cached)
+	}
+	return b, err
 }
 
 // Rendered returns how many times Get has rendered rather than found a

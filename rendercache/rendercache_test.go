@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lettershop/lettershop/rendercache"
 )
@@ -129,5 +130,35 @@ func TestZeroValueAndSetSize(t *testing.T) {
 	fill(&none, 1)
 	if got := none.Rendered(); got != 2 {
 		t.Errorf("Cache of 0 rendered %d times for one letter twice, want 2", got)
+	}
+}
+
+// Observed tells its observer of each Get that succeeded, and whether it
+// found the rendering kept; a nil observer is Get.
+func TestObserved(t *testing.T) {
+	c := rendercache.New(1)
+	k := rendercache.Key{Account: "acct", ID: "ltr_1"}
+	var told []bool
+	observe := func(d time.Duration, cached bool) {
+		if d < 0 {
+			t.Errorf("told %v", d)
+		}
+		told = append(told, cached)
+	}
+	failing := func() ([]byte, error) { return nil, errors.New("no") }
+	ok := func() ([]byte, error) { return []byte("pdf"), nil }
+	if _, err := c.Observed(k, observe, failing); err == nil {
+		t.Error("a failed render is no error")
+	}
+	for range 2 {
+		if b, err := c.Observed(k, observe, ok); err != nil || string(b) != "pdf" {
+			t.Errorf("Observed = %q, %v", b, err)
+		}
+	}
+	if b, err := c.Observed(k, nil, failing); err != nil || string(b) != "pdf" {
+		t.Errorf("Observed without an observer = %q, %v", b, err)
+	}
+	if fmt.Sprint(told) != "[false true]" {
+		t.Errorf("told %v, want [false true]", told)
 	}
 }
