@@ -114,7 +114,8 @@
 //   - fetchbatch: fetches a set of URLs at once, fairly across their
 //     hosts, for a lifecycle run checking the content its letters fetch;
 //     it knows nothing of what it fetches, nor how. It keeps the helpers
-//     around one fetch too: Once, Answers, NotFetched.
+//     around one fetch too: Limited, Once, Answers, NotFetched; and
+//     Rounds, the plan of a run that holds letters for their fetches.
 //   - signedlink: signs download links and opens their signatures
 //     (AES-GCM with a synthetic IV); the root makes and serves the links.
 //   - rendercache: rendered letters kept in memory (an LRU) by the stored
