@@ -30,15 +30,11 @@ import (
 // with a message naming the URL, what failed and what to do. Then the run
 // drains on. A letter the batch did not reach stays held for the next run.
 
-// Bounds of the fetches of a run's batch.
-const (
-	runFetches        = fetchbatch.DefaultLimit
-	runFetchesPerHost = fetchbatch.DefaultPerHost
-	// runFetchBudget is how long after a batch begins a fetch of it may
-	// start: a batch ends at most about ExternalFetchTimeout after it,
-	// however many slow hosts its letters name.
-	runFetchBudget = 3 * ExternalFetchTimeout
-)
+// runFetchBudget is how long after a run's batch begins a fetch of it may
+// start: a batch ends at most about ExternalFetchTimeout after it, however
+// many slow hosts its letters name. It fetches as many URLs at once, and
+// of one host, as fetchbatch does by default.
+const runFetchBudget = 3 * ExternalFetchTimeout
 
 // advance takes c's steps due by now, but holds at ready, before
 // production, a letter whose printing fetches content: its production is
@@ -109,7 +105,7 @@ func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked ma
 		}
 	}
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
-		Limit: runFetches, PerHost: runFetchesPerHost, Budget: runFetchBudget, Down: egress.HostDown,
+		Budget: runFetchBudget, Down: egress.HostDown,
 	})
 	fetched := fetchbatch.Answers(got)
 	moved := 0
