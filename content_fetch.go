@@ -2,11 +2,11 @@ package lettershop
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/fetchbatch"
+	"github.com/lettershop/lettershop/render"
 )
 
 // Content given by URL: a version's content downloaded once (import) or
@@ -22,26 +22,14 @@ import (
 type fetchFunc = fetchbatch.Func
 
 // fetchURL fetches url through the Service's Fetcher (WithFetcher, else
-// the egress client), within ExternalFetchTimeout, taking at most maxBytes.
-// When ctx ends first, it returns ctx's error: the end of the caller, not
-// a fault of the URL.
+// the egress client), within ExternalFetchTimeout, taking at most maxBytes
+// (fetchbatch.Limited: when ctx ends first, its error).
 func (s *Service) fetchURL(ctx context.Context, url string, maxBytes int64) ([]byte, string, error) {
-	f := s.render.fetcher
-	if f == nil {
-		f = egressFetcher{s.fetch}
+	fetch := s.fetch.FetchBody
+	if s.render.fetcher != nil {
+		fetch = s.render.fetcher.Fetch
 	}
-	fctx, cancel := context.WithTimeout(ctx, ExternalFetchTimeout)
-	defer cancel()
-	body, typ, err := f.Fetch(fctx, url, maxBytes)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, "", ctx.Err()
-	case err != nil:
-		return nil, "", err
-	case int64(len(body)) > maxBytes:
-		return nil, "", fmt.Errorf("the answer is larger than the %d bytes taken", maxBytes)
-	}
-	return body, typ, nil
+	return fetchbatch.Limited(ctx, url, ExternalFetchTimeout, maxBytes, fetch)
 }
 
 // fetchContent is fetchURL with the limit of content fetched when a letter
@@ -56,40 +44,13 @@ func notFetched(err error) bool { return fetchbatch.NotFetched(err) }
 
 // fetchFailure words a failed fetch for a person, to follow "could not be
 // fetched from URL: ".
-func fetchFailure(err error) string {
-	if egress.TimedOut(err) {
-		return fmt.Sprintf("no complete answer within %s", ExternalFetchTimeout)
-	}
-	return err.Error()
-}
-
-// fetchedAs are the media types, besides its own, that a server may give
-// content of each type as: names in use before the types were registered,
-// and application/octet-stream, bytes of no stated kind, which the checks
-// of the content then judge alone. A template must come as text/html.
-var fetchedAs = map[ContentType][]string{
-	ContentPNG:  {"application/octet-stream"},
-	ContentJPEG: {"image/jpg", "image/pjpeg", "application/octet-stream"},
-	ContentPDF:  {"application/x-pdf", "application/octet-stream"},
-	ContentTTF:  {"font/sfnt", "application/font-sfnt", "application/x-font-ttf", "application/x-font-truetype", "application/octet-stream"},
-	ContentOTF:  {"font/sfnt", "application/font-sfnt", "application/x-font-opentype", "application/vnd.ms-opentype", "application/octet-stream"},
-}
+func fetchFailure(err error) string { return egress.Describe(err, ExternalFetchTimeout) }
 
 // fetchedContentProblem says what keeps content fetched for a version of
-// type typ, served as mediaType, from standing as its content, or "":
-// the media type must be typ (or a name of it), and the bytes pass the
-// checks inline content passes (checkContent).
-func fetchedContentProblem(typ ContentType, mediaType string, data []byte, defs []VariableDefinition) string {
-	if mediaType != string(typ) && !slices.Contains(fetchedAs[typ], mediaType) {
-		if mediaType == "" {
-			mediaType = "no type"
-		}
-		return fmt.Sprintf("the server gave %s, and the version holds %s: serve it as %s", mediaType, typ, typ)
-	}
-	if len(data) == 0 {
-		return "the server gave no content"
-	}
-	return checkContent(string(typ), data, defs)
+// MIME type typ, served as mediaType, from standing as its content, or ""
+// (render.FetchedProblem, with the resource variables of defs).
+func fetchedContentProblem(typ, mediaType string, data []byte, defs []VariableDefinition) string {
+	return render.FetchedProblem(typ, mediaType, data, resourceVariables(defs))
 }
 
 // printURLs are the URLs a letter's printing fetches: its content's, when

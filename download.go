@@ -67,7 +67,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if err != nil {
 		return nil, err
 	}
-	return s.renderObserved(ctx, account, l)
+	return s.renderLetter(ctx, account, l)
 }
 
 var errLinkInvalid = errorf(CodeForbidden, "the download link is not valid")

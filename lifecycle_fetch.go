@@ -30,15 +30,11 @@ import (
 // with a message naming the URL, what failed and what to do. Then the run
 // drains on. A letter the batch did not reach stays held for the next run.
 
-// Bounds of the fetches of a run's batch.
-const (
-	runFetches        = fetchbatch.DefaultLimit
-	runFetchesPerHost = fetchbatch.DefaultPerHost
-	// runFetchBudget is how long after a batch begins a fetch of it may
-	// start: a batch ends at most about ExternalFetchTimeout after it,
-	// however many slow hosts its letters name.
-	runFetchBudget = 3 * ExternalFetchTimeout
-)
+// runFetchBudget is how long after a run's batch begins a fetch of it may
+// start: a batch ends at most about ExternalFetchTimeout after it, however
+// many slow hosts its letters name. It fetches as many URLs at once, and
+// of one host, as fetchbatch does by default.
+const runFetchBudget = 3 * ExternalFetchTimeout
 
 // advance takes c's steps due by now, but holds at ready, before
 // production, a letter whose printing fetches content: its production is
@@ -72,32 +68,16 @@ type heldLetter struct{ account, id string }
 
 // toCheck are the letters of held not yet checked.
 func toCheck(held []heldLetter, checked map[string]bool) []heldLetter {
-	var out []heldLetter
-	for _, h := range held {
-		if !checked[h.id] {
-			out = append(out, h)
-		}
-	}
-	return out
+	return fetchbatch.Unchecked(held, checked, func(h heldLetter) string { return h.id })
 }
 
 // runChecked runs drain, which holds letters for their content, checking
 // those it held after each drain, until a drain holds none it has not
-// checked. It returns how many letters moved.
+// checked (fetchbatch.Rounds). It returns how many letters moved.
 func (lc *lifecycle) runChecked(ctx context.Context, drain func(checked map[string]bool) (int, []heldLetter, error)) (int, error) {
-	var checked map[string]bool
-	total := 0
-	for {
-		n, pending, err := drain(checked)
-		total += n
-		if err != nil || len(pending) == 0 {
-			return total, err
-		}
-		if checked == nil {
-			checked = map[string]bool{}
-		}
-		total += lc.check(ctx, pending, checked)
-	}
+	return fetchbatch.Rounds(drain, func(pending []heldLetter, checked map[string]bool) int {
+		return lc.check(ctx, pending, checked)
+	})
 }
 
 // check fetches and checks the content of the letters pending, noting them
@@ -125,7 +105,7 @@ func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked ma
 		}
 	}
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
-		Limit: runFetches, PerHost: runFetchesPerHost, Budget: runFetchBudget, Down: egress.HostDown,
+		Budget: runFetchBudget, Down: egress.HostDown,
 	})
 	fetched := fetchbatch.Answers(got)
 	moved := 0

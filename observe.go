@@ -67,20 +67,6 @@ func (s *Service) observeStore() {
 	s.store = storehooks.Wrap(s.store, storehooks.Hooks[LetterStatus]{Error: h.StoreError, Created: h.LetterCreated, Status: h.LetterStatus})
 }
 
-// renderObserved is renderLetter, timed and reported to the Render hook.
-func (s *Service) renderObserved(ctx context.Context, account string, l *Letter) ([]byte, error) {
-	if s.hooks.Render == nil {
-		b, _, err := s.renderLetter(ctx, account, l)
-		return b, err
-	}
-	start := time.Now()
-	b, cached, err := s.renderLetter(ctx, account, l)
-	if err == nil {
-		s.hooks.Render(time.Since(start), cached)
-	}
-	return b, err
-}
-
 // trackStoredStatus returns a context under which a LetterStatus hook
 // hears of a change of status an update makes (storehooks.Track); ctx as
 // it is when no hook listens.

@@ -1,13 +1,9 @@
 package lettershop
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"math"
 	"slices"
-	"strings"
 
 	"github.com/lettershop/lettershop/render"
 )
@@ -79,24 +75,17 @@ func checkPrintableParty(f fieldErrors, path string, p *PartyInput) {
 // checkPrintableAt is checkPrintable at path+sub+name, the path made only
 // for a problem: a party has a dozen fields, rarely one that can not print.
 func checkPrintableAt(f fieldErrors, path, sub, name, v string) {
-	if len(render.Unprintable(v)) == 0 {
-		return
+	if msg := render.TextProblem(v); msg != "" {
+		f.add(path+sub+name, "%s", msg)
 	}
-	checkPrintable(f, path+sub+name, v)
 }
 
 // checkPrintable adds an error at path when v has letters of a script the
 // letter fonts do not cover: such a letter would print wrong.
 func checkPrintable(f fieldErrors, path, v string) {
-	missing := render.Unprintable(v)
-	if len(missing) == 0 {
-		return
+	if msg := render.TextProblem(v); msg != "" {
+		f.add(path, "%s", msg)
 	}
-	var list []string
-	for _, r := range missing {
-		list = append(list, fmt.Sprintf("%q (U+%04X)", r, r))
-	}
-	f.add(path, "can not be printed: the letter fonts cover Latin, Greek and Cyrillic, and have no %s", strings.Join(list, ", "))
 }
 
 // assetRef is an image or font a letter's variable of type asset names, as
@@ -214,29 +203,10 @@ func (s *Service) resolveVariableAsset(ctx context.Context, account string, temp
 	if err != nil {
 		return assetRef{}, "", storeErr("read the content of asset "+id, err)
 	}
-	if msg := checkResource(template, name, string(v.Content.Type), data); msg != "" {
+	if msg := render.CheckResource(template, name, string(v.Content.Type), data); msg != "" {
 		return assetRef{}, fmt.Sprintf("asset %s: %s", id, msg), nil
 	}
 	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, "", nil
-}
-
-// checkResource says what keeps an image or a font from printing where a
-// template uses it as {{name}}, or "" when it prints: an image must print
-// at render.MinImageDPI or more, a font must be one a letter can embed.
-func checkResource(template []byte, name, mime string, data []byte) string {
-	if strings.HasPrefix(mime, "font/") {
-		return render.CheckFont(data)
-	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return "the image can not be read: " + err.Error()
-	}
-	dpi, shown := render.ImageDPI(template, name, cfg.Width, cfg.Height)
-	if shown && dpi < render.MinImageDPI-1e-9 {
-		return fmt.Sprintf("the image is %d x %d pixels and the template prints it at %d DPI; an image must print at %d DPI or more: use a larger image, or print it smaller",
-			cfg.Width, cfg.Height, int(math.Floor(dpi+1e-9)), render.MinImageDPI)
-	}
-	return ""
 }
 
 // resolveContent checks the letter's content names an asset of the account

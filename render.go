@@ -5,15 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/image/font/sfnt"
-
-	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/render"
 	"github.com/lettershop/lettershop/rendercache"
 	"github.com/lettershop/lettershop/storage"
@@ -23,7 +18,7 @@ import (
 const (
 	// DefaultRenderCacheSize is how many rendered letters are kept unless
 	// WithRenderCacheSize says otherwise.
-	DefaultRenderCacheSize = 256
+	DefaultRenderCacheSize = rendercache.DefaultSize
 	// MaxImagePixels is the largest image (width times height) a version
 	// can hold.
 	MaxImagePixels = render.MaxImagePixels
@@ -33,7 +28,7 @@ const (
 // repeated downloads of a letter are not rendered again. Zero or less turns
 // the cache off. The default is DefaultRenderCacheSize.
 func WithRenderCacheSize(n int) Option {
-	return func(s *Service) { s.render.cacheSize, s.render.cacheSet = n, true }
+	return func(s *Service) { s.render.cache.SetSize(n) }
 }
 
 // Renderer draws a letter, mapped to render's values, into its PDF. It
@@ -81,51 +76,20 @@ const (
 	ExternalFetchTimeout = 10 * time.Second
 )
 
-// renderState is the Service's rendering state, set up on first use so
-// that New need not know about it.
+// renderState is the Service's rendering state: its options, and the
+// cache of rendered letters by their stored state, made on first use.
 type renderState struct {
-	renderer  Renderer
-	fetcher   Fetcher
-	cacheSize int
-	cacheSet  bool
-
-	once sync.Once
-	// cache keeps rendered letters by their stored state.
-	cache *rendercache.Cache
+	renderer Renderer
+	fetcher  Fetcher
+	cache    rendercache.Cache
 }
 
-func (s *Service) renders() *renderState {
-	r := &s.render
-	r.once.Do(func() {
-		if r.renderer == nil {
-			r.renderer = builtinRenderer{}
-		}
-		if !r.cacheSet {
-			r.cacheSize = DefaultRenderCacheSize
-		}
-		r.cache = rendercache.New(r.cacheSize)
-	})
-	return r
-}
-
-// checkContent returns what is wrong with content of a MIME type, or "" when
-// it can be stored: for a template, an image or a document, when it can be
-// printed. It runs when a version is created or changed, so that a letter
-// never fails at download time.
+// checkContent returns what is wrong with content of a MIME type, or ""
+// when it can be stored: render.CheckContent, the variables of defs that
+// name images or fonts allowed in a template. It runs when a version is
+// created or changed, so that a letter never fails at download time.
 func checkContent(mime string, data []byte, defs []VariableDefinition) string {
-	switch mime {
-	case "text/html":
-		return render.CheckTemplate(data, resourceVariables(defs))
-	case "image/png", "image/jpeg":
-		return render.CheckImage(mime, data)
-	case "application/pdf":
-		return render.CheckPDF(data).Problem
-	case "font/ttf", "font/otf":
-		if _, err := sfnt.Parse(data); err != nil {
-			return "the font can not be read: " + err.Error()
-		}
-	}
-	return ""
+	return render.CheckContent(mime, data, resourceVariables(defs))
 }
 
 // printableContent returns why a letter can not be printed from content of a
@@ -152,15 +116,14 @@ func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	return s.renderObserved(ctx, account, l)
+	return s.renderLetter(ctx, account, l)
 }
 
 // renderLetter renders l, from the cache when it was rendered since it last
-// changed; cached says which.
-func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (b []byte, cached bool, err error) {
-	r := s.renders()
+// changed, and tells the Render hook.
+func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) ([]byte, error) {
 	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision}
-	return r.cache.Get(key, func() ([]byte, error) {
+	return s.render.cache.Observed(key, s.hooks.Render, func() ([]byte, error) {
 		content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
 		if err != nil {
 			return nil, err
@@ -170,7 +133,11 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 		}
 		d := drawing(l, content)
 		d.Resources = res
-		b, err := r.renderer.Render(d)
+		var r Renderer = builtinRenderer{}
+		if s.render.renderer != nil {
+			r = s.render.renderer
+		}
+		b, err := r.Render(d)
 		if err != nil {
 			return nil, internal("render letter "+l.ID, err)
 		}
@@ -270,7 +237,7 @@ func (s *Service) printSources(ctx context.Context, account string, l *Letter, f
 			return nil, nil, fmt.Sprintf("the content of version %s could not be fetched from %s (%s). Make sure the host answers at that URL with %s of at most %d MiB; then update the letter, giving its content again, to queue it again",
 				l.Content.AssetVersionID, u, fetchFailure(ferr), l.snapshot.Type, MaxExternalContent>>20), nil
 		}
-		if msg := fetchedContentProblem(ContentType(l.snapshot.Type), mediaType, body, l.snapshot.Definitions); msg != "" {
+		if msg := fetchedContentProblem(l.snapshot.Type, mediaType, body, l.snapshot.Definitions); msg != "" {
 			return nil, nil, fmt.Sprintf("the content of version %s fetched from %s can not be printed: %s. Fix the content at that URL; then update the letter, giving its content again, to queue it again",
 				l.Content.AssetVersionID, u, msg), nil
 		}
@@ -304,7 +271,7 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 			return nil, "", internal("render letter "+l.ID, fmt.Errorf("content %s of asset %s: %w", ref.Hash, ref.AssetID, err))
 		}
 		if external := l.snapshot.url(); external != "" {
-			if msg := assetUseProblem(template, ref, data); msg != "" {
+			if msg := render.UseProblem(template, ref.Name, ref.Type, data); msg != "" {
 				return nil, fmt.Sprintf("asset %s, the value of variable %s, does not print in the template fetched from %s: %s. Update the letter's variables, or the template at that URL",
 					ref.AssetID, ref.Name, external, msg), nil
 			}
@@ -334,7 +301,7 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 		}
 		var r render.Resource
 		if problem == "" {
-			r, problem = fetchedResource(template, d.Name, body)
+			r, problem = render.FetchedResource(template, d.Name, body)
 		}
 		if problem != "" {
 			return nil, fmt.Sprintf("the image or font of variable %s could not be used from %s: %s. Make sure the host answers at that URL with a PNG or JPEG image, or a TrueType font, of at most %d MiB, or use a variable of type asset; then update the letter's variables (giving them again is enough) to queue it again",
@@ -343,38 +310,6 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 		res[url] = r
 	}
 	return res, "", nil
-}
-
-// assetUseProblem says what keeps the asset content data of ref from
-// printing where template uses it, or "".
-func assetUseProblem(template []byte, ref assetRef, data []byte) string {
-	images, fonts := render.TemplateResources(template)
-	switch {
-	case slices.Contains(images, ref.Name) && !strings.HasPrefix(ref.Type, "image/"):
-		return fmt.Sprintf("the template shows {{%s}} as an image, and the asset is a font", ref.Name)
-	case slices.Contains(fonts, ref.Name) && !strings.HasPrefix(ref.Type, "font/"):
-		return fmt.Sprintf("the template uses {{%s}} as a font, and the asset is an image", ref.Name)
-	}
-	return checkResource(template, ref.Name, ref.Type, data)
-}
-
-// fetchedResource is the content of an externalUrl variable, checked as an
-// asset's would be when a letter is made, or what is wrong with it, in
-// words a person can act on.
-func fetchedResource(template []byte, name string, body []byte) (render.Resource, string) {
-	mime := render.ResourceType(body)
-	if mime == "" {
-		return render.Resource{}, "it is neither a PNG or JPEG image nor a TrueType font"
-	}
-	if strings.HasPrefix(mime, "image/") {
-		if msg := render.CheckImage(mime, body); msg != "" {
-			return render.Resource{}, msg
-		}
-	}
-	if msg := checkResource(template, name, mime, body); msg != "" {
-		return render.Resource{}, msg
-	}
-	return render.Resource{Type: mime, Data: body}, ""
 }
 
 // contentIssuePrefix begins the issueMessage of a letter whose content
@@ -399,16 +334,4 @@ func (s *Service) contentIssue(ctx context.Context, account string, l *Letter, w
 		s.logger.Error("put letter at issue", "letter", l.ID, "err", err)
 	}
 	return errorf(CodeConflict, "letter %s can not be printed: %s", l.ID, why)
-}
-
-// egressFetcher fetches through the Service's egress client, which keeps
-// its policy.
-type egressFetcher struct{ c *egress.Client }
-
-func (f egressFetcher) Fetch(ctx context.Context, url string, maxBytes int64) ([]byte, string, error) {
-	c, err := f.c.Fetch(ctx, url, maxBytes)
-	if err != nil {
-		return nil, "", err
-	}
-	return c.Body, c.MediaType, nil
 }

@@ -120,7 +120,7 @@ func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source Cont
 		f.add(path, "the url in %s could not be fetched: %s", path, fetchFailure(err))
 		return nil, nil
 	}
-	if msg := fetchedContentProblem(typ, mediaType, data, v.VariableDefinitions); msg != "" {
+	if msg := fetchedContentProblem(string(typ), mediaType, data, v.VariableDefinitions); msg != "" {
 		f.add(path, "the content at the url in %s can not be taken: %s", path, msg)
 		return nil, nil
 	}
@@ -274,7 +274,7 @@ func (s *Service) externalContent(ctx context.Context, v *AssetVersion) (Content
 	if err != nil {
 		return "", nil, errorf(CodeUpstream, "the content of version %s could not be fetched from %s: %s", v.ID, v.externalURL, fetchFailure(err))
 	}
-	if msg := fetchedContentProblem(v.Content.Type, mediaType, data, v.VariableDefinitions); msg != "" {
+	if msg := fetchedContentProblem(string(v.Content.Type), mediaType, data, v.VariableDefinitions); msg != "" {
 		return "", nil, errorf(CodeUpstream, "the content of version %s fetched from %s is not usable: %s", v.ID, v.externalURL, msg)
 	}
 	return v.Content.Type, data, nil

@@ -281,6 +281,16 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, maxBytes int64) (*Con
 	return &Content{Body: body, MediaType: mediaType(resp.Header.Get("Content-Type"), body), URL: resp.Request.URL.Redacted()}, nil
 }
 
+// FetchBody is Fetch giving the body and its media type apart, the form
+// of a function that fetches.
+func (c *Client) FetchBody(ctx context.Context, rawURL string, maxBytes int64) ([]byte, string, error) {
+	got, err := c.Fetch(ctx, rawURL, maxBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	return got.Body, got.MediaType, nil
+}
+
 // mediaType is the media type of header, else the one body shows.
 func mediaType(header string, body []byte) string {
 	if t, _, err := mime.ParseMediaType(header); err == nil {

@@ -217,6 +217,13 @@ func TestFetchLoopback(t *testing.T) {
 	if len(d.list()) == 0 {
 		t.Error("no dial was recorded")
 	}
+	// FetchBody gives what Fetch got, apart; a failure as Fetch's.
+	if body, typ, err := c.FetchBody(t.Context(), srv.URL+"/page", 1000); err != nil || string(body) != "<p>Hello {{name}}</p>" || typ != "text/html" {
+		t.Errorf("FetchBody = %q, %q, %v", body, typ, err)
+	}
+	if body, typ, err := c.FetchBody(t.Context(), srv.URL+"/page", 5); !errors.As(err, new(*egress.Error)) || body != nil || typ != "" {
+		t.Errorf("FetchBody over its limit = %q, %q, %v; want an *egress.Error", body, typ, err)
+	}
 	// A name with an IPv6 address where the server is not, and an IPv4
 	// one where it is: the second is tried.
 	if _, err := c.Fetch(t.Context(), "http://six.test:"+port(t, srv)+"/page", 1000); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lettershop/lettershop/egress"
 )
@@ -27,6 +28,21 @@ func TestHostDownAndTimedOut(t *testing.T) {
 		}
 		if got := egress.TimedOut(c.err); got != c.timedOut {
 			t.Errorf("TimedOut(%v) = %v, want %v", c.err, got, c.timedOut)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&egress.Error{Kind: egress.KindTimeout}, "no complete answer within 10s"},
+		{fmt.Errorf("fetch: %w", context.DeadlineExceeded), "no complete answer within 10s"},
+		{errors.New("the server answered 404 Not Found"), "the server answered 404 Not Found"},
+	} {
+		if got := egress.Describe(c.err, 10*time.Second); got != c.want {
+			t.Errorf("Describe(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }

@@ -11,9 +11,11 @@
 // batch.
 //
 // Around a fetch of one URL it keeps the small helpers callers share:
-// NotFetched tells a fetch that did not happen from one that failed, Once
-// fetches each URL once for a request tried again, and Answers serves a
-// batch's results as a fetch.
+// Limited bounds one fetch in time and size, NotFetched tells a fetch that
+// did not happen from one that failed, Once fetches each URL once for a
+// request tried again, and Answers serves a batch's results as a fetch.
+// Rounds is the plan of a run that holds items for their fetches: drain,
+// check what was held (Unchecked), drain again.
 package fetchbatch
 
 import (

@@ -6,7 +6,9 @@ package rendercache
 
 import (
 	"bytes"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -25,10 +27,18 @@ type Key struct {
 	Revision int64
 }
 
+// DefaultSize is how many renderings a Cache keeps when it is not told
+// otherwise (SetSize).
+const DefaultSize = 256
+
 // Cache keeps the renderings of up to a number of letters, the least
-// recently used going first. It is safe for concurrent use.
+// recently used going first. Its zero value is a Cache of DefaultSize,
+// made on its first Get. It is safe for concurrent use.
 type Cache struct {
-	lru *lru.Cache[Key, []byte]
+	size  int
+	sized bool
+	once  sync.Once
+	lru   *lru.Cache[Key, []byte]
 	// rendered counts calls of a render function.
 	rendered atomic.Int64
 }
@@ -37,10 +47,26 @@ type Cache struct {
 // none: every Get renders.
 func New(size int) *Cache {
 	c := &Cache{}
-	if size > 0 {
-		c.lru, _ = lru.New[Key, []byte](size) // only a size <= 0 fails
-	}
+	c.SetSize(size)
 	return c
+}
+
+// SetSize sets how many renderings c keeps; zero or less keeps none. It
+// takes effect only before c's first Get, and is not safe to call at the
+// same time as Get.
+func (c *Cache) SetSize(size int) { c.size, c.sized = size, true }
+
+// kept returns the LRU of c, made on first use; nil keeps nothing.
+func (c *Cache) kept() *lru.Cache[Key, []byte] {
+	c.once.Do(func() {
+		if !c.sized {
+			c.size = DefaultSize
+		}
+		if c.size > 0 {
+			c.lru, _ = lru.New[Key, []byte](c.size) // only a size <= 0 fails
+		}
+	})
+	return c.lru
 }
 
 // Get returns the rendering kept under k, or else what render returns,
@@ -48,8 +74,9 @@ func New(size int) *Cache {
 // returned are the caller's own. Two Gets of one Key at once may both
 // render.
 func (c *Cache) Get(k Key, render func() ([]byte, error)) (b []byte, cached bool, err error) {
-	if c.lru != nil {
-		if b, ok := c.lru.Get(k); ok {
+	kept := c.kept()
+	if kept != nil {
+		if b, ok := kept.Get(k); ok {
 			return bytes.Clone(b), true, nil
 		}
 	}
@@ -58,10 +85,26 @@ func (c *Cache) Get(k Key, render func() ([]byte, error)) (b []byte, cached bool
 	if err != nil {
 		return nil, false, err
 	}
-	if c.lru != nil {
-		c.lru.Add(k, bytes.Clone(b))
+	if kept != nil {
+		kept.Add(k, bytes.Clone(b))
 	}
 	return b, false, nil
+}
+
+// Observed is Get telling observe, unless it is nil, how long the Get
+// took on the wall clock and whether it found the rendering kept; a Get
+// that fails is not told of.
+func (c *Cache) Observed(k Key, observe func(d time.Duration, cached bool), render func() ([]byte, error)) ([]byte, error) {
+	if observe == nil {
+		b, _, err := c.Get(k, render)
+		return b, err
+	}
+	start := time.Now()
+	b, cached, err := c.Get(k, render)
+	if err == nil {
+		observe(time.Since(start), cached)
+	}
+	return b, err
 }
 
 // Rendered returns how many times Get has rendered rather than found a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lettershop/lettershop/rendercache"
 )
@@ -97,4 +98,67 @@ func BenchmarkGetCached(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A Cache's zero value keeps DefaultSize renderings, and SetSize before
+// its first Get sizes it.
+func TestZeroValueAndSetSize(t *testing.T) {
+	fill := func(c *rendercache.Cache, n int) {
+		for i := range n {
+			k := rendercache.Key{Account: "acct", ID: fmt.Sprint("ltr_", i)}
+			if _, _, err := c.Get(k, func() ([]byte, error) { return []byte("pdf"), nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var zero rendercache.Cache
+	fill(&zero, rendercache.DefaultSize)
+	fill(&zero, rendercache.DefaultSize)
+	if got := zero.Rendered(); got != rendercache.DefaultSize {
+		t.Errorf("zero Cache rendered %d times for twice %d letters, want %d", got, rendercache.DefaultSize, rendercache.DefaultSize)
+	}
+	var one rendercache.Cache
+	one.SetSize(1)
+	fill(&one, 2)
+	fill(&one, 2)
+	if got := one.Rendered(); got != 4 {
+		t.Errorf("Cache of 1 rendered %d times for twice 2 letters, want 4", got)
+	}
+	var none rendercache.Cache
+	none.SetSize(0)
+	fill(&none, 1)
+	fill(&none, 1)
+	if got := none.Rendered(); got != 2 {
+		t.Errorf("Cache of 0 rendered %d times for one letter twice, want 2", got)
+	}
+}
+
+// Observed tells its observer of each Get that succeeded, and whether it
+// found the rendering kept; a nil observer is Get.
+func TestObserved(t *testing.T) {
+	c := rendercache.New(1)
+	k := rendercache.Key{Account: "acct", ID: "ltr_1"}
+	var told []bool
+	observe := func(d time.Duration, cached bool) {
+		if d < 0 {
+			t.Errorf("told %v", d)
+		}
+		told = append(told, cached)
+	}
+	failing := func() ([]byte, error) { return nil, errors.New("no") }
+	ok := func() ([]byte, error) { return []byte("pdf"), nil }
+	if _, err := c.Observed(k, observe, failing); err == nil {
+		t.Error("a failed render is no error")
+	}
+	for range 2 {
+		if b, err := c.Observed(k, observe, ok); err != nil || string(b) != "pdf" {
+			t.Errorf("Observed = %q, %v", b, err)
+		}
+	}
+	if b, err := c.Observed(k, nil, failing); err != nil || string(b) != "pdf" {
+		t.Errorf("Observed without an observer = %q, %v", b, err)
+	}
+	if fmt.Sprint(told) != "[false true]" {
+		t.Errorf("told %v, want [false true]", told)
+	}
 }

@@ -1,0 +1,121 @@
+package render_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"golang.org/x/image/font/gofont/gosmallcaps"
+
+	"github.com/lettershop/lettershop/internal/pdftest"
+	"github.com/lettershop/lettershop/render"
+)
+
+// png is a PNG image of w by h pixels.
+func png(t *testing.T, w, h int) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(pdftest.PNG(t, w, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCheckContent(t *testing.T) {
+	for _, tt := range []struct {
+		name, mime string
+		data       []byte
+		resources  []string
+		want       string // "" or a part of the problem
+	}{
+		{"template", "text/html", []byte("<p>Hello {{name}}</p>"), nil, ""},
+		{"template showing a resource", "text/html", []byte(`<img src="{{logo}}">`), []string{"logo"}, ""},
+		{"template showing no resource", "text/html", []byte(`<img src="{{logo}}">`), nil, "logo"},
+		{"image", "image/png", png(t, 30, 20), nil, ""},
+		{"image that is not", "image/png", []byte("not an image"), nil, "image"},
+		{"font", "font/ttf", gosmallcaps.TTF, nil, ""},
+		{"font that is not", "font/otf", []byte("not a font"), nil, "the font can not be read: "},
+		{"document that is not", "application/pdf", []byte("not a document"), nil, "PDF"},
+	} {
+		got := render.CheckContent(tt.mime, tt.data, tt.resources)
+		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("%s: CheckContent = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestFetchedProblem(t *testing.T) {
+	image := png(t, 30, 20)
+	for _, tt := range []struct {
+		name, mime, mediaType string
+		data                  []byte
+		want                  string
+	}{
+		{"its own type", "image/png", "image/png", image, ""},
+		{"bytes of no stated kind", "image/png", "application/octet-stream", image, ""},
+		{"an older name", "font/ttf", "application/x-font-ttf", gosmallcaps.TTF, ""},
+		{"another type", "image/png", "image/jpeg", image, "the server gave image/jpeg, and the version holds image/png: serve it as image/png"},
+		{"no type", "text/html", "", []byte("<p>hi</p>"), "the server gave no type, and the version holds text/html: serve it as text/html"},
+		{"a template as bytes", "text/html", "application/octet-stream", []byte("<p>hi</p>"), "the server gave application/octet-stream"},
+		{"nothing", "image/png", "image/png", nil, "the server gave no content"},
+		{"bytes that do not pass", "font/ttf", "font/ttf", []byte("not a font"), "the font can not be read: "},
+	} {
+		got := render.FetchedProblem(tt.mime, tt.mediaType, tt.data, nil)
+		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: FetchedProblem = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestResourceChecks(t *testing.T) {
+	template := []byte(`<style>@font-face { font-family: Brand; src: url({{brand}}); }</style>
+<p style="font-family: Brand"><img src="{{logo}}" width="96" height="64"> Hi</p>`)
+	sharp, blurred := png(t, 300, 200), png(t, 90, 60)
+	if msg := render.CheckResource(template, "logo", "image/png", sharp); msg != "" {
+		t.Errorf("sharp image: %s", msg)
+	}
+	// 96 x 64 CSS pixels is an inch by two thirds: 90 pixels across is 90 DPI.
+	want := "the image is 90 x 60 pixels and the template prints it at 90 DPI; an image must print at 300 DPI or more: use a larger image, or print it smaller"
+	if msg := render.CheckResource(template, "logo", "image/png", blurred); msg != want {
+		t.Errorf("blurred image: %q, want %q", msg, want)
+	}
+	if msg := render.CheckResource(template, "logo", "image/png", []byte("no image")); !strings.HasPrefix(msg, "the image can not be read: ") {
+		t.Errorf("no image: %q", msg)
+	}
+	if msg := render.CheckResource(template, "brand", "font/ttf", gosmallcaps.TTF); msg != "" {
+		t.Errorf("font: %s", msg)
+	}
+
+	if msg := render.UseProblem(template, "logo", "font/ttf", gosmallcaps.TTF); msg != "the template shows {{logo}} as an image, and the asset is a font" {
+		t.Errorf("font as an image: %q", msg)
+	}
+	if msg := render.UseProblem(template, "brand", "image/png", sharp); msg != "the template uses {{brand}} as a font, and the asset is an image" {
+		t.Errorf("image as a font: %q", msg)
+	}
+	if msg := render.UseProblem(template, "logo", "image/png", blurred); msg != want {
+		t.Errorf("blurred image in use: %q, want %q", msg, want)
+	}
+
+	if r, msg := render.FetchedResource(template, "logo", sharp); msg != "" || r.Type != "image/png" || len(r.Data) != len(sharp) {
+		t.Errorf("fetched image: %s, %q", r.Type, msg)
+	}
+	if r, msg := render.FetchedResource(template, "brand", gosmallcaps.TTF); msg != "" || r.Type != "font/ttf" {
+		t.Errorf("fetched font: %s, %q", r.Type, msg)
+	}
+	if _, msg := render.FetchedResource(template, "logo", []byte("<html>")); msg != "it is neither a PNG or JPEG image nor a TrueType font" {
+		t.Errorf("fetched page: %q", msg)
+	}
+	if _, msg := render.FetchedResource(template, "logo", blurred); msg != want {
+		t.Errorf("fetched blurred image: %q, want %q", msg, want)
+	}
+}
+
+func TestTextProblem(t *testing.T) {
+	if msg := render.TextProblem("Zoë Łukasiewicz, Ελληνικά, Русский"); msg != "" {
+		t.Errorf("Latin, Greek and Cyrillic: %q", msg)
+	}
+	want := `can not be printed: the letter fonts cover Latin, Greek and Cyrillic, and have no '漢' (U+6F22), '字' (U+5B57)`
+	if msg := render.TextProblem("漢字 kanji"); msg != want {
+		t.Errorf("Han: %q, want %q", msg, want)
+	}
+}
