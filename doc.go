@@ -81,8 +81,9 @@
 //     internal/echo cuts what error messages quote of their input.
 //   - wire: the API's JSON of letters, pages of them and webhook events,
 //     written field by field, and the encodings of a Service's letters kept
-//     by their stored state (wire.Letters); the root does not encode for
-//     the wire.
+//     by their stored state (wire.Letters), and a letter read back from
+//     the API's JSON (wire.ReadLetter); the root does not encode for the
+//     wire.
 //   - delivery: the Deliverer lettershop comes with (delivery.Open, or
 //     delivery.OpenWith and its options: timeout, attempts per account,
 //     allowed hosts, HTTP client): it takes the deliveries due through the
@@ -128,6 +129,14 @@
 //   - internal/upkeep: paces upkeep work on a clock: a function repeated on
 //     its ticks (the renewal of an idempotency lease), counts per account
 //     that say when a trim is due, and the spacing of purges.
+//   - internal/pairjson: reads a metadata pair's JSON, a pair of another
+//     form read with its problem rather than refused; MetadataPair's
+//     UnmarshalJSON goes through it.
+//   - internal/idem: the mechanisms of idempotent requests: the claim a
+//     running request holds and the write that completes it, the byte form
+//     of an idempotent Go call's stored outcome, the pacing of trims, and
+//     the hashes of a request (Fingerprint) and of an API key; it knows
+//     storage and internal/upkeep only.
 //   - inbox: the web UI, an http.Handler beside the API's.
 //   - egress: the one policy for every request lettershop makes itself
 //     (webhook deliveries, content fetched from a URL), and the client that
@@ -143,7 +152,7 @@
 // package, the way database/sql/driver does not import database/sql; only
 // tests, lettershoptest and the commands import a concrete store.
 //
-//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/letterpack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep
+//	lettershop          -> storage, usps, postal, cass, ncoa, render, egress, internal/echo, internal/clockview, snapshot, fetchbatch, signedlink, rendercache, internal/storehooks, internal/pack, internal/letterpack, internal/lettersnap, internal/jsonsplice, internal/waker, internal/upkeep, internal/pairjson, internal/idem
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
@@ -176,6 +185,8 @@
 //	internal/storehooks -> storage
 //	internal/waker      -> (none)
 //	internal/upkeep     -> (none)
+//	internal/pairjson   -> internal/echo
+//	internal/idem       -> storage, internal/upkeep
 //	internal/openapitest -> openapi
 //	internal/pdftest    -> (none)
 //	internal/echo       -> (none)
