@@ -582,7 +582,3 @@ func TestLastLineAndPartsMustAgree(t *testing.T) {
 	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Sender: sender})
 	wantFields(t, err, "sender.address")
 }
-
-// TestLetterJSONRoundTrip checks a letter written as JSON, every field
-// present and null where empty, reads back as the same letter.
-

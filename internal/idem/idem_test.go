@@ -116,7 +116,7 @@ func TestKeyDigest(t *testing.T) {
 
 type outcome []byte
 
-func (o outcome) CloneDocument() storage.Document  { return append(outcome{}, o...) }
+func (o outcome) CloneDocument() storage.Document { return append(outcome{}, o...) }
 func (o outcome) EncodeDocument() ([]byte, error) { return o, nil }
 func (o outcome) OutcomeSize() int                { return len(o) }
 
