@@ -36,9 +36,7 @@ type MetadataPair struct {
 // decoding, so the caller hears about them together with the rest
 // (package internal/pairjson reads the pair).
 func (p *MetadataPair) UnmarshalJSON(b []byte) error {
-	r := pairjson.Pair{Key: p.Key, Value: p.Value, Problem: p.problem}
-	r.Read(b)
-	*p = MetadataPair{Key: r.Key, Value: r.Value, problem: r.Problem}
+	pairjson.Read(b, &p.Key, &p.Value, &p.problem)
 	return nil
 }
 

@@ -17,54 +17,51 @@ import (
 	"github.com/lettershop/lettershop/internal/echo"
 )
 
-// Pair is a metadata pair as read: its key and value, and Problem, what
-// makes it a pair that cannot be kept ("" when nothing does).
-type Pair struct {
-	Key, Value, Problem string
-}
-
-// Read reads the JSON value b, a pair. A pair of a form that cannot be
-// kept is read with a Problem, never refused: when b is an object, p is
-// what it holds, its members of the wrong type left empty; when b is not
-// an object, only p.Problem is set, and p's key and value are left as
-// they were.
-func (p *Pair) Read(b []byte) {
+// Read reads the JSON value b, a pair, into key, value and problem,
+// what makes it a pair that cannot be kept ("" when nothing does). A pair
+// of a form that cannot be kept is read with a problem, never refused:
+// when b is an object, key and value are what it holds, a member of the
+// wrong type left empty; when b is not an object, only problem is set, and
+// key and value are left as they were. They point into the pair being
+// decoded, which a reading of the general form decodes into directly.
+func Read(b []byte, key, value, problem *string) {
 	// Nearly every pair comes in the plain form, which is read in one
 	// pass; decoding every pair through a map of raw members was a seventh
 	// of what creating a letter cost.
-	if !p.readPlain(b) {
-		p.readAny(b)
+	if k, v, ok := readPlain(b); ok {
+		*key, *value, *problem = k, v, ""
+		return
 	}
+	readAny(b, key, value, problem)
 }
 
 // readPlain reads the plain form of a pair, {"key":"k","value":"v"}: each
 // member at most once, in either order, with JSON whitespace about them,
-// and strings of valid UTF-8 without escapes. It reports false, changing
-// nothing, for anything else, which readAny reads as it always has; for
-// what it reads, the two agree (FuzzMetadataPairPlain).
-func (p *Pair) readPlain(b []byte) bool {
+// and strings of valid UTF-8 without escapes. It reports false for
+// anything else, which readAny reads as it always has; for what it reads,
+// the two agree (FuzzMetadataPairPlain).
+func readPlain(b []byte) (key, value string, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return "", "", false
 	}
 	i = skipSpace(b, i+1)
-	var key, value string
 	var haveKey, haveValue bool
 	if i < len(b) && b[i] == '}' {
 		i++
 	} else {
 		for {
-			name, j, ok := plainString(b, i)
-			if !ok {
-				return false
+			name, j, isPlain := plainString(b, i)
+			if !isPlain {
+				return "", "", false
 			}
 			i = skipSpace(b, j)
 			if i >= len(b) || b[i] != ':' {
-				return false
+				return "", "", false
 			}
-			v, j, ok := plainString(b, skipSpace(b, i+1))
-			if !ok {
-				return false
+			v, j, isPlain := plainString(b, skipSpace(b, i+1))
+			if !isPlain {
+				return "", "", false
 			}
 			switch {
 			case string(name) == "key" && !haveKey:
@@ -72,7 +69,7 @@ func (p *Pair) readPlain(b []byte) bool {
 			case string(name) == "value" && !haveValue:
 				value, haveValue = string(v), true
 			default:
-				return false
+				return "", "", false
 			}
 			i = skipSpace(b, j)
 			if i < len(b) && b[i] == ',' {
@@ -83,14 +80,13 @@ func (p *Pair) readPlain(b []byte) bool {
 				i++
 				break
 			}
-			return false
+			return "", "", false
 		}
 	}
 	if skipSpace(b, i) != len(b) {
-		return false
+		return "", "", false
 	}
-	*p = Pair{Key: key, Value: value}
-	return true
+	return key, value, true
 }
 
 // plainString returns the text of the JSON string at b[i:] and the index
@@ -120,13 +116,13 @@ func skipSpace(b []byte, i int) int {
 }
 
 // readAny reads a pair of any form, as Read describes.
-func (p *Pair) readAny(b []byte) {
+func readAny(b []byte, key, value, problem *string) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		p.Problem = "must be an object with string key and value"
+		*problem = "must be an object with string key and value"
 		return
 	}
-	*p = Pair{}
+	*key, *value, *problem = "", "", ""
 	// The members in order of name, so that a pair with several wrong ones
 	// is told the same problem every time: an unknown member first, the
 	// first by name, over a member of the wrong type.
@@ -136,9 +132,9 @@ func (p *Pair) readAny(b []byte) {
 		var dst *string
 		switch name {
 		case "key":
-			dst = &p.Key
+			dst = key
 		case "value":
-			dst = &p.Value
+			dst = value
 		default:
 			if unknown == "" {
 				unknown = "unknown field " + echo.Quote(name)
@@ -146,12 +142,12 @@ func (p *Pair) readAny(b []byte) {
 			continue
 		}
 		if err := json.Unmarshal(v, dst); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			if p.Problem == "" {
-				p.Problem = name + " must be a string; nested values are not supported"
+			if *problem == "" {
+				*problem = name + " must be a string; nested values are not supported"
 			}
 		}
 	}
 	if unknown != "" {
-		p.Problem = unknown
+		*problem = unknown
 	}
 }

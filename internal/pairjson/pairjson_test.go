@@ -4,31 +4,36 @@ import (
 	"testing"
 )
 
+// pair is a pair as Read reads it.
+type pair struct{ Key, Value, Problem string }
+
+func (p *pair) read(b []byte) { Read(b, &p.Key, &p.Value, &p.Problem) }
+
 func TestRead(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Pair
+		want pair
 	}{
-		{`{"key":"a","value":"b"}`, Pair{Key: "a", Value: "b"}},
-		{` { "value" : "" ,"key":"k" } `, Pair{Key: "k"}},
-		{`{"key":"caf\u00e9","value":"x"}`, Pair{Key: "café", Value: "x"}},
-		{`{"key":"a","value":1}`, Pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
-		{`{"key":"a","value":{"x":"y"}}`, Pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
-		{`{"key":"a","value":null}`, Pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
-		{`{"key":"a","value":"1","extra":"x"}`, Pair{Key: "a", Value: "1", Problem: `unknown field "extra"`}},
-		{`{"key":1,"value":true}`, Pair{Problem: "key must be a string; nested values are not supported"}},
+		{`{"key":"a","value":"b"}`, pair{Key: "a", Value: "b"}},
+		{` { "value" : "" ,"key":"k" } `, pair{Key: "k"}},
+		{`{"key":"caf\u00e9","value":"x"}`, pair{Key: "café", Value: "x"}},
+		{`{"key":"a","value":1}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
+		{`{"key":"a","value":{"x":"y"}}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
+		{`{"key":"a","value":null}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
+		{`{"key":"a","value":"1","extra":"x"}`, pair{Key: "a", Value: "1", Problem: `unknown field "extra"`}},
+		{`{"key":1,"value":true}`, pair{Problem: "key must be a string; nested values are not supported"}},
 	}
 	for _, tc := range tests {
-		p := Pair{Problem: "left over"}
-		p.Read([]byte(tc.in))
+		p := pair{Key: "old", Value: "old", Problem: "left over"}
+		p.read([]byte(tc.in))
 		if p != tc.want {
 			t.Errorf("%s: read as %+v, want %+v", tc.in, p, tc.want)
 		}
 	}
 	// Not an object: the problem is said, and the pair otherwise left.
-	p := Pair{Key: "k", Value: "v"}
-	p.Read([]byte(`"a"`))
-	if want := (Pair{Key: "k", Value: "v", Problem: "must be an object with string key and value"}); p != want {
+	p := pair{Key: "k", Value: "v"}
+	p.read([]byte(`"a"`))
+	if want := (pair{Key: "k", Value: "v", Problem: "must be an object with string key and value"}); p != want {
 		t.Errorf("a string: read as %+v, want %+v", p, want)
 	}
 }
@@ -37,14 +42,14 @@ func TestRead(t *testing.T) {
 // message a client reads must not depend on the order a map is walked in.
 func TestMetadataPairProblemStable(t *testing.T) {
 	body := []byte(`{"x":1,"key":2,"a":"","0":1}`)
-	var first Pair
-	first.Read(body)
+	var first pair
+	first.read(body)
 	if first.Problem == "" {
 		t.Fatal("no problem")
 	}
 	for range 100 {
-		var p Pair
-		p.Read(body)
+		var p pair
+		p.read(body)
 		if p.Problem != first.Problem {
 			t.Fatalf("the same pair read as %q, then as %q", first.Problem, p.Problem)
 		}
@@ -63,15 +68,16 @@ func FuzzMetadataPairPlain(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var plain Pair
-		if !plain.readPlain(b) {
-			if plain != (Pair{}) {
-				t.Fatalf("%q: refused, but changed the pair to %+v", b, plain)
+		key, value, ok := readPlain(b)
+		if !ok {
+			if key != "" || value != "" {
+				t.Fatalf("%q: refused, but read %q, %q", b, key, value)
 			}
 			return
 		}
-		var general Pair
-		general.readAny(b)
+		plain := pair{Key: key, Value: value}
+		var general pair
+		readAny(b, &general.Key, &general.Value, &general.Problem)
 		if plain != general {
 			t.Fatalf("%q: read as %+v, generally as %+v", b, plain, general)
 		}
@@ -81,19 +87,19 @@ func FuzzMetadataPairPlain(f *testing.F) {
 // BenchmarkMetadataPair reads a plain pair as Read does and as the general
 // reading did alone, in one run.
 func BenchmarkMetadataPair(b *testing.B) {
-	pair := []byte(`{"key":"correlationId","value":"6f1c2b7e-3d94-4a8e-9b0f-2c5d7e8a1b34"}`)
+	text := []byte(`{"key":"correlationId","value":"6f1c2b7e-3d94-4a8e-9b0f-2c5d7e8a1b34"}`)
 	b.Run("served", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			var p Pair
-			p.Read(pair)
+			var p pair
+			p.read(text)
 		}
 	})
 	b.Run("general", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			var p Pair
-			p.readAny(pair)
+			var p pair
+			readAny(text, &p.Key, &p.Value, &p.Problem)
 		}
 	})
 }
