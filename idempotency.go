@@ -249,11 +249,11 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 
 // maybePurge removes expired idempotency records now and then (at most
 // every idem.PurgeEvery), so stored outcomes do not grow without bound.
-// Records expire on their account's clock: an account whose clock stands behind
-// the Service's keeps its records until its own time passes their expiry,
-// so the purge goes no further than the earliest such clock. (A record of
-// an account ahead is purged later than it expires; a claim finds it
-// expired all the same.)
+// Records expire on their account's clock: an account whose clock stands
+// behind the Service's keeps its records until its own time passes their
+// expiry, so the purge goes no further than the earliest such clock. (A
+// record of an account ahead is purged later than it expires; a claim
+// finds it expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.serverNow()
 	if earliest := s.clocks.earliestBehind(now); !earliest.IsZero() {
@@ -286,9 +286,10 @@ func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 }
 
 // encodeOutcome keeps values and errors the caller caused; internal and
-// cancelled errors are not kept, so a retry can succeed. A letter is kept as a snapshot;
-// other values, and errors, as JSON. A webhook is kept without its secret,
-// which only the first answer shows.
+// cancelled errors are not kept, so a retry can succeed. A letter is kept
+// as a snapshot; other values, and errors, in idem's stored form (their
+// JSON). A webhook is kept without its secret, which only the first answer
+// shows.
 func encodeOutcome(v any, err error) (Outcome, bool) {
 	var b []byte
 	if err != nil {
