@@ -2,18 +2,13 @@ package lettershop
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -25,9 +20,6 @@ const (
 	// counted from the first request on the Service's clock.
 	IdempotencyRetention = 24 * time.Hour
 )
-
-// purgeEvery spaces the sweeps that remove expired idempotency records.
-const purgeEvery = 10 * time.Minute
 
 // DefaultIdempotencyLease is how long an unfinished idempotent request
 // holds its key without renewing it. A running request renews its lease
@@ -170,11 +162,11 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		return IdempotentResult{Outcome: stored.Result, Replayed: true}, nil
 	}
 
-	c := &claim{account: req.Account, scope: req.Scope, key: req.Key, token: rec.Token, encode: req.Encode}
+	c := idem.NewClaim(req.Account, req.Scope, req.Key, rec.Token, req.Encode)
 	renewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
-	v, opErr := op(context.WithValue(ctx, claimKey{}, c))
+	v, opErr := op(idem.WithClaim(ctx, c))
 	renewing.Stop()
-	if out, ok := c.result(); ok {
+	if out, ok := c.Result(); ok {
 		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
 		return IdempotentResult{Outcome: out}, nil
 	}
@@ -244,22 +236,10 @@ func (s *Service) renewLease(ctx context.Context, account, scope, key, token str
 const maxTrimCounters = 10000
 
 // trimOutcomes keeps the account's stored outcomes within the caps, size
-// being the one just stored. A trim walks the account's outcomes, so it
-// runs once per cap/16 outcomes, or bytes cap/16 bytes, the account stores
-// through this Service: an account holds at most that much more than a cap
-// per server between trims.
+// being the one just stored; idem.TrimDue paces the trims.
 func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
-	keep, keepBytes := s.idemCap, s.idemBytes
-	if keep <= 0 && keepBytes <= 0 {
-		return
-	}
-	if keep <= 0 {
-		keep = math.MaxInt
-	}
-	if keepBytes <= 0 {
-		keepBytes = math.MaxInt64
-	}
-	if !s.trims.Add(account, int64(size), keep/16, keepBytes/16) {
+	keep, keepBytes, due := idem.TrimDue(s.trims, account, size, s.idemCap, s.idemBytes)
+	if !due {
 		return
 	}
 	if _, err := s.store.TrimIdempotency(ctx, account, keep, keepBytes); err != nil {
@@ -268,18 +248,18 @@ func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
 }
 
 // maybePurge removes expired idempotency records now and then (at most
-// every purgeEvery), so stored outcomes do not grow without bound. Records
-// expire on their account's clock: an account whose clock stands behind
-// the Service's keeps its records until its own time passes their expiry,
-// so the purge goes no further than the earliest such clock. (A record of
-// an account ahead is purged later than it expires; a claim finds it
-// expired all the same.)
+// every idem.PurgeEvery), so stored outcomes do not grow without bound.
+// Records expire on their account's clock: an account whose clock stands
+// behind the Service's keeps its records until its own time passes their
+// expiry, so the purge goes no further than the earliest such clock. (A
+// record of an account ahead is purged later than it expires; a claim
+// finds it expired all the same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.clocks.ServerNow()
 	if earliest := s.clocks.EarliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
-	if !s.purges.Due(now, purgeEvery) {
+	if !s.purges.Due(now, idem.PurgeEvery) {
 		return
 	}
 	if _, err := s.store.PurgeIdempotency(ctx, now); err != nil {
@@ -287,54 +267,11 @@ func (s *Service) maybePurge(ctx context.Context) {
 	}
 }
 
-// claimKey carries the running request's claim to the write that completes it.
-type claimKey struct{}
-
-// claim is an idempotency claim held by a running request.
-type claim struct {
-	account, scope, key, token string
-	encode                     func(any, error) (Outcome, bool)
-
-	mu   sync.Mutex
-	done bool
-	out  Outcome
-}
-
-func (c *claim) result() (Outcome, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.out, c.done
-}
-
 // withCompletion runs a store write. When the request holds an idempotency
 // claim not yet completed, the write carries the completion, with value (what
 // the operation returns) encoded as the stored outcome.
 func withCompletion[T any](ctx context.Context, value any, write func(*storage.Completion) (T, error)) (T, error) {
-	c, _ := ctx.Value(claimKey{}).(*claim)
-	if c == nil {
-		return write(nil)
-	}
-	c.mu.Lock()
-	done := c.done
-	c.mu.Unlock()
-	if done {
-		return write(nil)
-	}
-	outcome, keep := c.encode(value, nil)
-	if !keep {
-		// Completed, or released, once the operation returns.
-		return write(nil)
-	}
-	out, err := write(&storage.Completion{
-		Account: c.account, Scope: c.scope, Key: c.key, Token: c.token,
-		Result: outcome, Size: int64(outcome.OutcomeSize()),
-	})
-	if err == nil {
-		c.mu.Lock()
-		c.done, c.out = true, outcome
-		c.mu.Unlock()
-	}
-	return out, err
+	return idem.Complete[Outcome](ctx, value, write)
 }
 
 // idempotencyKeyKey carries a key set by WithIdempotencyKey.
@@ -348,48 +285,35 @@ func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, idempotencyKeyKey{}, key)
 }
 
-// storedOutcome is how idempotent Go calls keep their outcome.
-type storedOutcome struct {
-	Value json.RawMessage `json:"value,omitempty"`
-	Error *storedError    `json:"error,omitempty"`
-}
-
-type storedError struct {
-	Code    Code              `json:"code"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields,omitempty"`
-}
-
 // encodeOutcome keeps values and errors the caller caused; internal and
-// cancelled errors are not kept, so a retry can succeed. A letter is kept as a snapshot;
-// other values, and errors, as JSON. A webhook is kept without its secret,
-// which only the first answer shows.
+// cancelled errors are not kept, so a retry can succeed. A letter is kept
+// as a snapshot; other values, and errors, in idem's stored form (their
+// JSON). A webhook is kept without its secret, which only the first answer
+// shows.
 func encodeOutcome(v any, err error) (Outcome, bool) {
-	var out storedOutcome
+	var b []byte
 	if err != nil {
 		var e *Error
 		if !keepsOutcome(err) || !errors.As(err, &e) {
 			return nil, false
 		}
-		out.Error = &storedError{Code: e.Code, Message: e.Message, Fields: e.Fields}
+		b, err = idem.EncodeFailure(idem.Failure{Code: int(e.Code), Message: e.Message, Fields: e.Fields})
 	} else {
-		switch v := v.(type) {
+		switch w := v.(type) {
 		case *Letter:
-			snap, sErr := v.Snapshot()
+			snap, sErr := w.Snapshot()
 			return snap, sErr == nil
 		case *Webhook:
-			w := *v
-			w.Secret = ""
-			out.Value, err = json.Marshal(&w)
-		default:
-			out.Value, err = json.Marshal(v)
+			cp := *w
+			cp.Secret = ""
+			v = &cp
 		}
-		if err != nil {
-			return nil, false
-		}
+		b, err = idem.EncodeValue(v)
 	}
-	b, mErr := json.Marshal(out)
-	return BytesOutcome(b), mErr == nil
+	if err != nil {
+		return nil, false
+	}
+	return BytesOutcome(b), true
 }
 
 // decodeOutcome returns the value or error a stored outcome of an
@@ -418,18 +342,13 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 	if err != nil {
 		return zero, internal(op+": stored outcome", err)
 	}
-	var out storedOutcome
-	if err := json.Unmarshal(data, &out); err != nil {
-		return zero, internal(op+": stored outcome", err)
-	}
-	if out.Error != nil {
-		return zero, &Error{Code: out.Error.Code, Message: out.Error.Message, Fields: out.Error.Fields}
-	}
 	var v T
-	if len(out.Value) > 0 {
-		if err := json.Unmarshal(out.Value, &v); err != nil {
-			return zero, internal(op+": stored outcome", err)
-		}
+	failure, err := idem.Decode(data, &v)
+	switch {
+	case err != nil:
+		return zero, internal(op+": stored outcome", err)
+	case failure != nil:
+		return zero, &Error{Code: Code(failure.Code), Message: failure.Message, Fields: failure.Fields}
 	}
 	return v, nil
 }
@@ -439,7 +358,7 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 // (the HTTP layer's), it just runs.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
 	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
-	if claimed := ctx.Value(claimKey{}) != nil; key == "" || claimed {
+	if claimed := idem.Claimed(ctx); key == "" || claimed {
 		if !claimed {
 			ctx = s.clocks.Read(ctx) // Idempotent did, for a claimed write
 		}
@@ -458,7 +377,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		Scope:       "account:" + account,
 		Account:     account,
 		Key:         key,
-		Fingerprint: Fingerprint([]byte(op), in),
+		Fingerprint: idem.Fingerprint([]byte(op), in),
 		Encode:      encodeOutcome,
 	}, func(ctx context.Context) (any, error) {
 		first, firstErr = run(ctx)
@@ -476,24 +395,12 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 }
 
 // Fingerprint hashes the parts of a request into a fingerprint for
-// IdempotentRequest.
-func Fingerprint(parts ...[]byte) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(p))))
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// IdempotentRequest (idem.Fingerprint).
+func Fingerprint(parts ...[]byte) string { return idem.Fingerprint(parts...) }
 
 // APIKeyDigest returns a keyed hash of apiKey (HMAC-SHA256 under the
 // Service's token key), in hex, to identify an API key without keeping it:
 // the scope of its idempotency keys, say. Servers with the same token key
 // derive the same digest; without the key, a stored digest is of no use
 // for testing guesses of API keys.
-func (s *Service) APIKeyDigest(apiKey string) string {
-	m := hmac.New(sha256.New, s.tokenKey)
-	m.Write([]byte("lettershop api key\x00"))
-	m.Write([]byte(apiKey))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func (s *Service) APIKeyDigest(apiKey string) string { return idem.KeyDigest(s.tokenKey, apiKey) }

@@ -189,6 +189,8 @@ var layers = []struct {
 	{"storage", []string{"lettershop"}},
 	{"memstore", []string{"lettershop"}},
 	{"pgstore", []string{"lettershop"}},
+	{"internal/idem", []string{"lettershop"}},
+	{"internal/pairjson", []string{"lettershop"}},
 }
 
 // TestLayering checks the arrows of layers on the module's import graph,

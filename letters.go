@@ -2,7 +2,6 @@ package lettershop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -82,27 +81,6 @@ type Letter struct {
 // addressCorrections or addressMetadata at all, where a fetch shows them,
 // null when there are none.
 func (l *Letter) CassDetailsLeftOut() bool { return l.cassLeftOut }
-
-// UnmarshalJSON reads a letter as the API shows it (package wire writes
-// it), every field present and null where empty. Tracking details without
-// any value, as status events show them, are read as none.
-func (l *Letter) UnmarshalJSON(b []byte) error {
-	type plain Letter
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	for i, e := range p.Events {
-		if d := e.TrackingEventDetails; d != nil && len(d.AdditionalData) == 0 {
-			d.AdditionalData = nil
-			if d.Notes == "" && d.Facility == "" && d.FacilityType == "" && d.FacilityZip == "" {
-				p.Events[i].TrackingEventDetails = nil
-			}
-		}
-	}
-	*l = Letter(p)
-	return nil
-}
 
 // Party is a letter's sender or recipient: who, where, and the results of
 // address processing.

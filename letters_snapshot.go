@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/internal/lettersnap"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -113,7 +114,7 @@ func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
 // complete: the letter's answer, snapshotted for the claim's outcome, then
 // shares it with the store (Letter.Snapshot).
 func keepForClaim(ctx context.Context, rec *storage.Letter, l *Letter) {
-	if c, _ := ctx.Value(claimKey{}).(*claim); c == nil {
+	if !idem.Claimed(ctx) {
 		return
 	}
 	rec.Doc = storage.KeepDocument(rec.Doc)

@@ -1,7 +1,6 @@
 package lettershop_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
-	"github.com/lettershop/lettershop/wire"
 )
 
 func TestCreateLetterShape(t *testing.T) {
@@ -583,26 +581,4 @@ func TestLastLineAndPartsMustAgree(t *testing.T) {
 	sender.Address.State = "WI"
 	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Sender: sender})
 	wantFields(t, err, "sender.address")
-}
-
-// TestLetterJSONRoundTrip checks a letter written as JSON, every field
-// present and null where empty, reads back as the same letter.
-func TestLetterJSONRoundTrip(t *testing.T) {
-	e := newEnv(t)
-	l := e.newLetter(t, nil)
-	if _, err := e.svc.Simulate(e.ctx, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}); err != nil {
-		t.Fatal(err)
-	}
-	l = e.get(t, l.ID)
-	b, err := wire.Letter(l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back lettershop.Letter
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(l, &back, cmp.AllowUnexported(lettershop.MetadataPair{}), ignoreUnexported); diff != "" {
-		t.Errorf("letter read back (-want +got):\n%s", diff)
-	}
 }

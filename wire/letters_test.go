@@ -1,8 +1,11 @@
 package wire_test
 
 import (
+	"go/token"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/wire"
@@ -186,4 +189,42 @@ func TestSnapshotEncodesTheLetterAsItWas(t *testing.T) {
 		t.Fatalf("the letter did not move: %d events", len(moved.Events))
 	}
 	check(t, moved, func() {})
+}
+
+// TestReadLetterRoundTrip: a letter written as the API shows it and read
+// back with ReadLetter is the letter it was, every exported field.
+func TestReadLetterRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	assetID := e.publishedTemplate(t, acct)
+	in := letterInput(assetID)
+	in.Metadata = lettershop.Metadata{{Key: "campaign", Value: "spring"}}
+	made, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Simulate(e.ctx, acct, made.ID, lettershop.SimulateTarget{Event: "delivered"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.svc.GetLetter(e.ctx, acct, made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := wire.Letter(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := wire.ReadLetter(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exportedOnly := cmp.FilterPath(func(p cmp.Path) bool {
+		sf, ok := p.Last().(cmp.StructField)
+		return ok && !token.IsExported(sf.Name())
+	}, cmp.Ignore())
+	if diff := cmp.Diff(l, back, exportedOnly); diff != "" {
+		t.Errorf("letter read back (-want +got):\n%s", diff)
+	}
+	if _, err := wire.ReadLetter([]byte(`{"id":1}`)); err == nil {
+		t.Error("a letter whose id is a number was read")
+	}
 }

@@ -3,7 +3,8 @@
 // written field by field; and it keeps the encodings it made of a Service's
 // letters (Letters), so a letter or a page read again unchanged costs a
 // copy, not an encoding. The HTTP adapter answers with it, and package
-// delivery posts webhook events with it.
+// delivery posts webhook events with it. ReadLetter reads a letter the API
+// showed back into the Go form.
 //
 // A letter is shown with every field of the specification's Letter, Party
 // and Event tables, null where there is no value, so a client reading a
