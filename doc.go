@@ -104,7 +104,10 @@
 //     packs but storage's metadata pairs.
 //   - internal/letterpack: the layout of a letter document a store
 //     keeps in memory (storage.LetterDoc): which values, in which order,
-//     written with internal/pack; it knows storage's records only.
+//     written with internal/pack, and the kept form itself (Kept: read,
+//     encoded and stepped through storage's letter interfaces), which
+//     memstore keeps and a letter snapshot shares; it knows storage's
+//     records only.
 //   - internal/lettersnap: a stored letter kept as an answer showed it,
 //     for an idempotent request's replay, and its compressed encoding
 //     for a store that serializes; it knows storage's records only.
@@ -147,7 +150,7 @@
 //	snapshot            -> storage
 //	storage             -> (std only)
 //	storage/storagetest -> storage
-//	memstore            -> storage, internal/pack
+//	memstore            -> storage, internal/pack, internal/letterpack
 //	pgstore             -> storage
 //	usps                -> (none)
 //	postal              -> usps
@@ -168,7 +171,7 @@
 //	internal/clockview  -> storage
 //	internal/pack       -> storage
 //	internal/letterpack -> storage, internal/pack
-//	internal/lettersnap -> storage, internal/pack
+//	internal/lettersnap -> storage, internal/pack, internal/letterpack
 //	internal/jsonsplice -> (std only)
 //	fetchbatch          -> (std only)
 //	signedlink          -> (std only)

@@ -42,16 +42,14 @@ func (l *Letter) Snapshot() (*LetterSnapshot, error) {
 		ID: l.ID, Status: string(l.Status), ExternalID: l.ExternalID, Metadata: metadataRecords(l.Metadata),
 		CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt, DueAt: l.dueAt, Revision: l.revision,
 	}
-	if l.kept != nil {
-		r.Doc = l.kept
-	} else {
+	if r.Doc = l.kept; r.Doc == nil {
 		rec, err := letterRecord("", l)
 		if err != nil {
 			return nil, err
 		}
-		r.Doc = storage.KeepDocument(rec.Doc)
+		r.Doc = lettersnap.Keep(rec.Doc)
 	}
-	s, err := lettersnap.Make(&r, base, keptWords)
+	s, err := lettersnap.Make(&r, base)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +58,7 @@ func (l *Letter) Snapshot() (*LetterSnapshot, error) {
 
 // Letter returns the letter as it was when the snapshot was made.
 func (ls *LetterSnapshot) Letter() (*Letter, error) {
-	r, err := ls.s.Record(keptWords)
+	r, err := ls.s.Record()
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +89,7 @@ func (ls *LetterSnapshot) OutcomeSize() int { return ls.Size() }
 // serializes keeps: the letter's fields and stored document as JSON,
 // compressed. The form is stable from one build to the next.
 func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
-	return ls.s.AppendEncoded(dst, keptWords)
+	return ls.s.AppendEncoded(dst)
 }
 
 // DecodeLetterSnapshot reads a snapshot AppendEncoded wrote.
@@ -116,10 +114,8 @@ func keepForClaim(ctx context.Context, rec *storage.Letter, l *Letter) {
 	if c, _ := ctx.Value(claimKey{}).(*claim); c == nil {
 		return
 	}
-	rec.Doc = storage.KeepDocument(rec.Doc)
-	if k, ok := rec.Doc.(*keptLetter); ok {
-		l.kept = k
-	}
+	rec.Doc = lettersnap.Keep(rec.Doc)
+	l.kept = rec.Doc
 }
 
 // isEncodedSnapshot reports whether a stored outcome is a snapshot

@@ -98,8 +98,8 @@ func docOf[T any, P interface {
 
 func letterFromRecord(r storage.Letter) (*Letter, error) {
 	var d letterDoc
-	if k, ok := r.Doc.(*keptLetter); ok {
-		if err := k.unpack(&d); err != nil {
+	if k, ok := r.Doc.(storage.LetterReader); ok {
+		if err := readLetterDoc(k, &d); err != nil {
 			return nil, fmt.Errorf("letter %s: %w", r.ID, err)
 		}
 	} else {
