@@ -94,6 +94,16 @@ func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
 
 // DecodeLetterSnapshot reads a snapshot AppendEncoded wrote.
 func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
+	l, err := decodedLetter(b)
+	if err != nil {
+		return nil, err
+	}
+	return l.Snapshot()
+}
+
+// decodedLetter returns the letter of a snapshot AppendEncoded wrote, its
+// record read into the letter once.
+func decodedLetter(b []byte) (*Letter, error) {
 	r, base, err := lettersnap.Decode(b)
 	if err != nil {
 		return nil, err
@@ -103,7 +113,23 @@ func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
 		return nil, fmt.Errorf("letter snapshot: %w", err)
 	}
 	l.URL = base + urlTail(l.ID)
-	return l.Snapshot()
+	return l, nil
+}
+
+// snapshotLetter returns the letter of a stored outcome that is a letter's
+// snapshot, kept or serialized, and reports false for another outcome.
+func snapshotLetter(stored storage.Document) (*Letter, bool, error) {
+	switch d := stored.(type) {
+	case *LetterSnapshot:
+		l, err := d.Letter()
+		return l, true, err
+	case storage.Encoded:
+		if lettersnap.IsEncoded(d) {
+			l, err := decodedLetter(d)
+			return l, true, err
+		}
+	}
+	return nil, false, nil
 }
 
 // keepForClaim puts rec's document in the form a store that keeps
@@ -117,7 +143,3 @@ func keepForClaim(ctx context.Context, rec *storage.Letter, l *Letter) {
 	rec.Doc = lettersnap.Keep(rec.Doc)
 	l.kept = rec.Doc
 }
-
-// isEncodedSnapshot reports whether a stored outcome is a snapshot
-// AppendEncoded wrote.
-func isEncodedSnapshot(b []byte) bool { return lettersnap.IsEncoded(b) }
