@@ -148,3 +148,67 @@ func TestKeptLetterOnlyWhatItHolds(t *testing.T) {
 		})
 	}
 }
+
+// change sets every value v reaches in place, following pointers, slices
+// and maps without replacing them: what a copy shares with its original
+// then shows in the original.
+func change(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("changed")
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		v.SetInt(v.Int() + 1)
+	case reflect.Float64:
+		v.SetFloat(v.Float() + 1)
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() && v.Elem().CanSet() {
+			change(v.Elem())
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			change(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		v.SetMapIndex(reflect.ValueOf("changed"), reflect.ValueOf(any(1.0)))
+		for _, k := range v.MapKeys() {
+			if m, ok := v.MapIndex(k).Interface().(map[string]any); ok {
+				change(reflect.ValueOf(m))
+			}
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Time{}))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Field(i).CanSet() {
+				change(v.Field(i))
+			}
+		}
+	}
+}
+
+// A letter document's copy is equal to it and shares nothing with it, a
+// tracking event's additional data included.
+func TestLetterDocCloneSharesNothing(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		d := filledDoc(empty)
+		if !empty {
+			d.Events[0].TrackingEventDetails.AdditionalData = map[string]any{"n": 1.0, "inner": map[string]any{"a": "b"}}
+		}
+		before, _ := d.EncodeDocument()
+		c := d.CloneDocument().(*letterDoc)
+		if diff := cmp.Diff(d, c); diff != "" {
+			t.Fatalf("copy differs (-original +copy):\n%s", diff)
+		}
+		change(reflect.ValueOf(c).Elem())
+		if after, _ := d.EncodeDocument(); string(after) != string(before) {
+			t.Errorf("changing the copy changed the original:\n%s\n%s", before, after)
+		}
+	}
+}

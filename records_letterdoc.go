@@ -49,8 +49,9 @@ func readLetterDoc(k storage.LetterReader, d *letterDoc) error {
 
 // letterDocValues writes d into v, which it resets first, and reports
 // false when d holds what the values cannot: a tracking event's additional
-// data.
+// data, which it leaves out.
 func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
+	fits := true
 	v.Reset()
 	v.Life = lifeValues(&d.Life)
 	partyValues(&d.Sender, &v.Sender)
@@ -84,15 +85,13 @@ func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
 			OperationCode: e.OperationCode, Location: e.Location, ActionRequired: e.ActionRequired,
 		}
 		if t := e.TrackingEventDetails; t != nil {
-			if t.AdditionalData != nil {
-				return false
-			}
+			fits = fits && t.AdditionalData == nil
 			ev.HasTracking = true
 			ev.Notes, ev.Facility, ev.FacilityType, ev.FacilityZip = t.Notes, t.Facility, t.FacilityType, t.FacilityZip
 		}
 		v.Events = append(v.Events, ev)
 	}
-	return true
+	return fits
 }
 
 func lifeValues(f *postal.Facts) storage.LetterLife {
