@@ -17,8 +17,8 @@ import (
 // form it is in (stepper) without decoding the rest: a typed document is
 // changed in place, a store's own form (storage.LetterStepper) is made
 // again by the store from the old one's parts, a serialized one has its
-// life replaced and its events appended (package jsonsplice). Decoding and encoding each letter whole
-// would cost most of a run's time.
+// life replaced and its events appended (package jsonsplice). Decoding
+// and encoding each letter whole would cost most of a run's time.
 
 // stepper is a stored letter document a run steps.
 type stepper interface {
