@@ -3,7 +3,9 @@ package letterpack
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	"github.com/lettershop/lettershop/internal/pack"
@@ -40,14 +42,44 @@ type Kept struct {
 
 // keptShared is the part of a kept letter letters made from the same
 // asset version share: the content they name, the snapshot of the version
-// (its definitions packed) without the values merged, and the encoder of
-// the values.
+// (its definitions packed) without the values merged, and the number of
+// the encoder of the values (encoders).
 type keptShared struct {
 	content     storage.LetterContentRef
 	hash        string
 	snapType    string
 	definitions string
-	enc         storage.LetterEncoder
+	enc         int
+}
+
+// encoders are the encoders of the documents letters were kept from, by
+// number. A kept letter's shared part names its encoder by number, so
+// that it holds strings and numbers only: unique.Make then copies what it
+// keeps of them, and the caller's strings do not escape.
+var encoders struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]storage.LetterEncoder]
+}
+
+// encoderNumber returns e's number, numbering it if new.
+func encoderNumber(e storage.LetterEncoder) int {
+	if l := encoders.list.Load(); l != nil {
+		if i := slices.Index(*l, e); i >= 0 {
+			return i
+		}
+	}
+	encoders.mu.Lock()
+	defer encoders.mu.Unlock()
+	var l []storage.LetterEncoder
+	if p := encoders.list.Load(); p != nil {
+		l = *p
+	}
+	if i := slices.Index(l, e); i >= 0 {
+		return i
+	}
+	l = append(slices.Clip(l), e)
+	encoders.list.Store(&l)
+	return len(l) - 1
 }
 
 // values are the storage.LetterDoc values letters are packed from and
@@ -88,7 +120,7 @@ func Keep(d storage.LetterValuer) (*Kept, bool) {
 	}
 	shared := unique.Make(keptShared{
 		content: v.Content, hash: v.Snapshot.Hash, snapType: v.Snapshot.Type,
-		definitions: p.String(), enc: d.LetterEncoder(),
+		definitions: p.String(), enc: encoderNumber(d.LetterEncoder()),
 	})
 	return &Kept{data: data, shared: shared}, true
 }
@@ -108,7 +140,7 @@ func (k *Kept) EncodeDocument() ([]byte, error) {
 	if err := k.ReadLetter(v); err != nil {
 		return nil, err
 	}
-	return k.shared.Value().enc.EncodeLetter(v)
+	return (*encoders.list.Load())[k.shared.Value().enc].EncodeLetter(v)
 }
 
 // ReadLetter implements storage.LetterReader.
