@@ -52,7 +52,9 @@ func (lc *lifecycle) advanceRecord(r *storage.Letter, now time.Time) bool {
 		k := keptSteppers.Get().(*keptStepper)
 		k.doc = d
 		ok := step(lc, r, k, now)
-		k.doc, k.added = nil, nil
+		// What the pool holds must not keep the letter's strings alive.
+		clear(k.events)
+		k.doc, k.added, k.life = nil, nil, storage.LetterLife{}
 		keptSteppers.Put(k)
 		if ok {
 			return true
