@@ -92,13 +92,25 @@ func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
 	return ls.s.AppendEncoded(dst)
 }
 
-// DecodeLetterSnapshot reads a snapshot AppendEncoded wrote.
+// DecodeLetterSnapshot reads a snapshot AppendEncoded wrote: the record
+// and its document, decoded, made a snapshot again without a letter made
+// of them on the way.
 func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
-	l, err := decodedLetter(b)
+	r, base, err := lettersnap.Decode(b)
 	if err != nil {
 		return nil, err
 	}
-	return l.Snapshot()
+	d, err := docOf[letterDoc]("letter", r.ID, r.Doc)
+	if err != nil {
+		return nil, fmt.Errorf("letter snapshot: %w", err)
+	}
+	r.Doc = lettersnap.Keep(d)
+	r.CreatedAt, r.ModifiedAt, r.DueAt = r.CreatedAt.UTC(), r.ModifiedAt.UTC(), utcOrZero(r.DueAt)
+	s, err := lettersnap.Make(&r, base)
+	if err != nil {
+		return nil, err
+	}
+	return &LetterSnapshot{s}, nil
 }
 
 // decodedLetter returns the letter of a snapshot AppendEncoded wrote, its

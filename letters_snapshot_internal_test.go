@@ -115,3 +115,37 @@ func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
 		t.Errorf("a replay allocates %v times, reading the record into the letter %v", replay, once)
 	}
 }
+
+// An encoded snapshot read back is made a snapshot again from its record
+// and document as decoded, without a letter made of them on the way.
+func TestDecodeLetterSnapshotMakesNoLetter(t *testing.T) {
+	_, l := benchRecord(t)
+	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
+	snap, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := snap.EncodeDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := testing.AllocsPerRun(20, func() {
+		r, _, err := lettersnap.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := docOf[letterDoc]("letter", r.ID, r.Doc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read := testing.AllocsPerRun(20, func() {
+		if _, err := DecodeLetterSnapshot(enc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The allocations more are the kept form (its packed string and
+	// itself), the snapshot's packed fields and the snapshot.
+	if read > decoded+4 {
+		t.Errorf("reading an encoded snapshot allocates %v times, decoding its record and document %v", read, decoded)
+	}
+}
