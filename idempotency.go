@@ -320,15 +320,7 @@ func encodeOutcome(v any, err error) (Outcome, bool) {
 // idempotent Go call holds.
 func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 	var zero T
-	if b, ok := stored.(storage.Encoded); ok && isEncodedSnapshot(b) {
-		snap, err := DecodeLetterSnapshot(b)
-		if err != nil {
-			return zero, internal(op+": stored outcome", err)
-		}
-		stored = snap
-	}
-	if snap, ok := stored.(*LetterSnapshot); ok {
-		l, err := snap.Letter()
+	if l, ok, err := snapshotLetter(stored); ok {
 		if err != nil {
 			return zero, internal(op+": stored outcome", err)
 		}

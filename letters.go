@@ -72,7 +72,7 @@ type Letter struct {
 	cassLeftOut bool
 	// kept is the document form the store keeps, set while the letter is
 	// written under an idempotency claim, for Snapshot to share.
-	kept *keptLetter
+	kept storage.Document
 }
 
 // CassDetailsLeftOut reports whether the letter was read by a list that

@@ -43,16 +43,14 @@ func (l *Letter) Snapshot() (*LetterSnapshot, error) {
 		ID: l.ID, Status: string(l.Status), ExternalID: l.ExternalID, Metadata: metadataRecords(l.Metadata),
 		CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt, DueAt: l.dueAt, Revision: l.revision,
 	}
-	if l.kept != nil {
-		r.Doc = l.kept
-	} else {
+	if r.Doc = l.kept; r.Doc == nil {
 		rec, err := letterRecord("", l)
 		if err != nil {
 			return nil, err
 		}
-		r.Doc = storage.KeepDocument(rec.Doc)
+		r.Doc = lettersnap.Keep(rec.Doc)
 	}
-	s, err := lettersnap.Make(&r, base, keptWords)
+	s, err := lettersnap.Make(&r, base)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +59,7 @@ func (l *Letter) Snapshot() (*LetterSnapshot, error) {
 
 // Letter returns the letter as it was when the snapshot was made.
 func (ls *LetterSnapshot) Letter() (*Letter, error) {
-	r, err := ls.s.Record(keptWords)
+	r, err := ls.s.Record()
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +90,33 @@ func (ls *LetterSnapshot) OutcomeSize() int { return ls.Size() }
 // serializes keeps: the letter's fields and stored document as JSON,
 // compressed. The form is stable from one build to the next.
 func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
-	return ls.s.AppendEncoded(dst, keptWords)
+	return ls.s.AppendEncoded(dst)
 }
 
-// DecodeLetterSnapshot reads a snapshot AppendEncoded wrote.
+// DecodeLetterSnapshot reads a snapshot AppendEncoded wrote: the record
+// and its document, decoded, made a snapshot again without a letter made
+// of them on the way.
 func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
+	r, base, err := lettersnap.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	d, err := docOf[letterDoc]("letter", r.ID, r.Doc)
+	if err != nil {
+		return nil, fmt.Errorf("letter snapshot: %w", err)
+	}
+	r.Doc = lettersnap.Keep(d)
+	r.CreatedAt, r.ModifiedAt, r.DueAt = r.CreatedAt.UTC(), r.ModifiedAt.UTC(), utcOrZero(r.DueAt)
+	s, err := lettersnap.Make(&r, base)
+	if err != nil {
+		return nil, err
+	}
+	return &LetterSnapshot{s}, nil
+}
+
+// decodedLetter returns the letter of a snapshot AppendEncoded wrote, its
+// record read into the letter once.
+func decodedLetter(b []byte) (*Letter, error) {
 	r, base, err := lettersnap.Decode(b)
 	if err != nil {
 		return nil, err
@@ -106,7 +126,23 @@ func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
 		return nil, fmt.Errorf("letter snapshot: %w", err)
 	}
 	l.URL = base + urlTail(l.ID)
-	return l.Snapshot()
+	return l, nil
+}
+
+// snapshotLetter returns the letter of a stored outcome that is a letter's
+// snapshot, kept or serialized, and reports false for another outcome.
+func snapshotLetter(stored storage.Document) (*Letter, bool, error) {
+	switch d := stored.(type) {
+	case *LetterSnapshot:
+		l, err := d.Letter()
+		return l, true, err
+	case storage.Encoded:
+		if lettersnap.IsEncoded(d) {
+			l, err := decodedLetter(d)
+			return l, true, err
+		}
+	}
+	return nil, false, nil
 }
 
 // keepForClaim puts rec's document in the form a store that keeps
@@ -117,12 +153,6 @@ func keepForClaim(ctx context.Context, rec *storage.Letter, l *Letter) {
 	if !idem.Claimed(ctx) {
 		return
 	}
-	rec.Doc = storage.KeepDocument(rec.Doc)
-	if k, ok := rec.Doc.(*keptLetter); ok {
-		l.kept = k
-	}
+	rec.Doc = lettersnap.Keep(rec.Doc)
+	l.kept = rec.Doc
 }
-
-// isEncodedSnapshot reports whether a stored outcome is a snapshot
-// AppendEncoded wrote.
-func isEncodedSnapshot(b []byte) bool { return lettersnap.IsEncoded(b) }

@@ -7,6 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/lettershop/lettershop/internal/lettersnap"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // TestLetterSnapshotShowsTheLetterAsItWas: a snapshot, and its encoding
@@ -71,5 +74,78 @@ func TestLetterSnapshotShowsTheLetterAsItWas(t *testing.T) {
 				t.Errorf("a cut encoding reads back")
 			}
 		})
+	}
+}
+
+// A letter's answer a serializing store kept (its encoded snapshot) is
+// replayed by reading the record once into the letter: no snapshot is
+// made of it again on the way.
+func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
+	_, l := benchRecord(t)
+	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
+	snap, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := snap.EncodeDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeOutcome[*Letter]("get letter", storage.Encoded(enc))
+	if err != nil || got.ID != l.ID || got.URL != l.URL || len(got.Events) != len(l.Events) {
+		t.Fatalf("replayed %+v, %v", got, err)
+	}
+	once := testing.AllocsPerRun(20, func() {
+		r, _, err := lettersnap.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := letterFromRecord(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	replay := testing.AllocsPerRun(20, func() {
+		if _, err := decodeOutcome[*Letter]("get letter", storage.Encoded(enc)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The allocations more are the letter's url (its tail, then the
+	// whole) and the stored bytes made a storage.Document.
+	if replay > once+3 {
+		t.Errorf("a replay allocates %v times, reading the record into the letter %v", replay, once)
+	}
+}
+
+// An encoded snapshot read back is made a snapshot again from its record
+// and document as decoded, without a letter made of them on the way.
+func TestDecodeLetterSnapshotMakesNoLetter(t *testing.T) {
+	_, l := benchRecord(t)
+	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
+	snap, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := snap.EncodeDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := testing.AllocsPerRun(20, func() {
+		r, _, err := lettersnap.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := docOf[letterDoc]("letter", r.ID, r.Doc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read := testing.AllocsPerRun(20, func() {
+		if _, err := DecodeLetterSnapshot(enc); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The allocations more are the kept form (its packed string and
+	// itself), the snapshot's packed fields and the snapshot.
+	if read > decoded+4 {
+		t.Errorf("reading an encoded snapshot allocates %v times, decoding its record and document %v", read, decoded)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -60,7 +61,7 @@ func TestHeldBeforeProductionEveryWay(t *testing.T) {
 			typed := rec
 			typed.Doc = storage.CloneDocument(rec.Doc)
 			kept := rec
-			kept.Doc = rec.Doc.(*letterDoc).KeepDocument()
+			kept.Doc = letterpack.KeepDocument(rec.Doc)
 			inPlace := rec
 			inPlace.Doc = storage.Encoded(encoded)
 			for name, r := range map[string]storage.Letter{"typed": typed, "kept": kept, "encoded": inPlace} {

@@ -12,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -111,12 +112,12 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 			t.Fatalf("%s: layout not recognised", rec.ID)
 		}
 		kept := rec
-		kept.Doc = storage.KeepDocument(rec.Doc)
-		before, ok := kept.Doc.(*keptLetter)
+		kept.Doc = letterpack.KeepDocument(rec.Doc)
+		before, ok := kept.Doc.(storage.LetterStepper)
 		if !ok {
 			t.Fatalf("%s: kept as %T", rec.ID, kept.Doc)
 		}
-		if !step(s.life, &kept, before, now) {
+		if !step(s.life, &kept, &keptStepper{doc: before}, now) {
 			t.Fatalf("%s: kept form not advanced in place", rec.ID)
 		}
 		if got, _ := storage.EncodeDocument(before); string(got) != string(encoded) {

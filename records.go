@@ -3,7 +3,6 @@ package lettershop
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -98,8 +97,8 @@ func docOf[T any, P interface {
 
 func letterFromRecord(r storage.Letter) (*Letter, error) {
 	var d letterDoc
-	if k, ok := r.Doc.(*keptLetter); ok {
-		if err := k.unpack(&d); err != nil {
+	if k, ok := r.Doc.(storage.LetterReader); ok {
+		if err := readLetterDoc(k, &d); err != nil {
 			return nil, fmt.Errorf("letter %s: %w", r.ID, err)
 		}
 	} else {
@@ -233,26 +232,21 @@ func decodeDoc(b []byte, v any) error { return gojson.Unmarshal(b, v) }
 // CloneDocument, which copies everything a pointer or slice reaches, and a
 // serializing store writes them with EncodeDocument.
 
-// CloneDocument implements storage.Document.
+// CloneDocument implements storage.Document: d mapped to values and back
+// (records_letterdoc.go), which shares nothing, and a tracking event's
+// additional data, which the values do not hold, copied.
 func (d *letterDoc) CloneDocument() storage.Document {
-	c := *d
-	c.Sender = cloneParty(d.Sender)
-	c.Recipient = cloneParty(d.Recipient)
-	c.Variables = cloneVariables(d.Variables)
-	c.Options = cloneOptions(d.Options)
-	c.Snapshot = cloneSnapshot(d.Snapshot)
-	if d.Events != nil {
-		c.Events = make([]Event, len(d.Events))
-		for i, e := range d.Events {
-			if e.TrackingEventDetails != nil {
-				t := *e.TrackingEventDetails
-				t.AdditionalData = cloneJSONMap(t.AdditionalData)
-				e.TrackingEventDetails = &t
-			}
-			c.Events[i] = e
+	v := letterValues.Get().(*storage.LetterDoc)
+	defer letterValues.Put(v)
+	c := new(letterDoc)
+	letterDocValues(d, v)
+	letterDocOf(v, c)
+	for i := range d.Events {
+		if t := d.Events[i].TrackingEventDetails; t != nil && t.AdditionalData != nil {
+			c.Events[i].TrackingEventDetails.AdditionalData = cloneJSONMap(t.AdditionalData)
 		}
 	}
-	return &c
+	return c
 }
 
 // EncodeDocument implements storage.Document.
@@ -285,19 +279,6 @@ func clonePtr[T any](p *T) *T {
 	return &c
 }
 
-func cloneParty(p Party) Party {
-	p.Individual = clonePtr(p.Individual)
-	p.AddressComponents = clonePtr(p.AddressComponents)
-	if p.AddressAnalysis != nil {
-		a := *p.AddressAnalysis
-		a.DpvFootnotes = slices.Clone(a.DpvFootnotes)
-		p.AddressAnalysis = &a
-	}
-	p.AddressCorrections = slices.Clone(p.AddressCorrections)
-	p.AddressMetadata = clonePtr(p.AddressMetadata)
-	return p
-}
-
 func cloneDefinitions(ds []VariableDefinition) []VariableDefinition {
 	if ds == nil {
 		return nil
@@ -310,24 +291,6 @@ func cloneDefinitions(ds []VariableDefinition) []VariableDefinition {
 	return out
 }
 
-func cloneOptions(o LetterOptions) LetterOptions {
-	o.Print = clonePtr(o.Print)
-	if o.Mail != nil {
-		m := *o.Mail
-		m.ExtraServices = slices.Clone(m.ExtraServices)
-		o.Mail = &m
-	}
-	o.VariableHandling = clonePtr(o.VariableHandling)
-	if o.AddressProcessing != nil {
-		a := *o.AddressProcessing
-		a.CassSender = clonePtr(a.CassSender)
-		a.CassRecipient = clonePtr(a.CassRecipient)
-		o.AddressProcessing = &a
-	}
-	o.DeliverabilityValues = slices.Clone(o.DeliverabilityValues)
-	return o
-}
-
 // url is where the letter's content stays, when it is kept at a URL, else
 // "": a hash is hexadecimal, and never begins as an http or https URL.
 func (s *contentSnapshot) url() string {
@@ -335,13 +298,6 @@ func (s *contentSnapshot) url() string {
 		return s.Hash
 	}
 	return ""
-}
-
-func cloneSnapshot(s contentSnapshot) contentSnapshot {
-	s.Definitions = cloneDefinitions(s.Definitions)
-	s.Merge = cloneVariables(s.Merge)
-	s.Assets = slices.Clone(s.Assets)
-	return s
 }
 
 // cloneJSONMap copies a map of decoded JSON values, and the maps and

@@ -5,11 +5,10 @@ import (
 	"reflect"
 	"testing"
 	"time"
-	"unique"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lettershop/lettershop/storage"
+	"github.com/lettershop/lettershop/internal/letterpack"
 )
 
 // fill sets every field v reaches, recursively, so a field the kept form
@@ -75,6 +74,9 @@ func filledDoc(empty bool) *letterDoc {
 	return &d
 }
 
+// A letter document a store keeps packed (package letterpack, through
+// storage.LetterValuer) reads back as it was made, and encodes as it did,
+// through the encoder the kept form holds.
 func TestKeptLetterReadsBackAsMade(t *testing.T) {
 	// A letter as the Service makes it, mailed, with tracking events.
 	_, l := benchRecord(t)
@@ -98,29 +100,29 @@ func TestKeptLetterReadsBackAsMade(t *testing.T) {
 		"empty snapshot": {Snapshot: contentSnapshot{Definitions: []VariableDefinition{}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			kept, ok := d.KeepDocument().(*keptLetter)
+			kept, ok := letterpack.KeepDocument(d).(*letterpack.Kept)
 			if !ok {
-				t.Fatalf("KeepDocument returned %T, want *keptLetter", d.KeepDocument())
+				t.Fatalf("KeepDocument returned %T, want *letterpack.Kept", letterpack.KeepDocument(d))
 			}
 			var got letterDoc
-			if err := kept.unpack(&got); err != nil {
+			if err := readLetterDoc(kept, &got); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(d, &got); diff != "" {
-				t.Errorf("unpacked document differs (-made +unpacked):\n%s", diff)
+				t.Errorf("read back document differs (-made +read):\n%s", diff)
 			}
 			want, _ := d.EncodeDocument()
 			enc, err := kept.EncodeDocument()
 			if err != nil || string(enc) != string(want) {
 				t.Errorf("EncodeDocument = %s, %v; want %s", enc, err, want)
 			}
-			if kept.CloneDocument() != storage.Document(kept) {
-				t.Errorf("CloneDocument of a kept letter is not itself")
-			}
 		})
 	}
 }
 
+// A document holding what the values do not (a tracking event's
+// additional data) or the packed form does not (a time outside UTC) is
+// kept as a deep copy of itself.
 func TestKeptLetterOnlyWhatItHolds(t *testing.T) {
 	for name, change := range map[string]func(d *letterDoc){
 		"additional data": func(d *letterDoc) {
@@ -133,9 +135,9 @@ func TestKeptLetterOnlyWhatItHolds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			d := filledDoc(false)
 			change(d)
-			got, ok := d.KeepDocument().(*letterDoc)
+			got, ok := letterpack.KeepDocument(d).(*letterDoc)
 			if !ok {
-				t.Fatalf("KeepDocument returned %T, want a copy of the *letterDoc", d.KeepDocument())
+				t.Fatalf("KeepDocument returned %T, want a copy of the *letterDoc", letterpack.KeepDocument(d))
 			}
 			if got == d {
 				t.Fatalf("KeepDocument returned the document itself, not a copy")
@@ -147,39 +149,66 @@ func TestKeptLetterOnlyWhatItHolds(t *testing.T) {
 	}
 }
 
-func TestKeptLetterTruncatedIsAnError(t *testing.T) {
-	k, ok := keepLetter(filledDoc(false))
-	if !ok {
-		t.Fatal("not kept")
-	}
-	for n := range len(k.data) {
-		cut := &keptLetter{data: k.data[:n], shared: k.shared}
-		var d letterDoc
-		if err := cut.unpack(&d); err == nil {
-			t.Fatalf("unpacking the first %d of %d bytes: no error", n, len(k.data))
+// change sets every value v reaches in place, following pointers, slices
+// and maps without replacing them: what a copy shares with its original
+// then shows in the original.
+func change(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("changed")
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		v.SetInt(v.Int() + 1)
+	case reflect.Float64:
+		v.SetFloat(v.Float() + 1)
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() && v.Elem().CanSet() {
+			change(v.Elem())
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			change(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		v.SetMapIndex(reflect.ValueOf("changed"), reflect.ValueOf(any(1.0)))
+		for _, k := range v.MapKeys() {
+			if m, ok := v.MapIndex(k).Interface().(map[string]any); ok {
+				change(reflect.ValueOf(m))
+			}
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Time{}))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Field(i).CanSet() {
+				change(v.Field(i))
+			}
 		}
 	}
 }
 
-// TestKeptLetterSharedPartChecked: the part letters of one asset version
-// share is checked as the letter's own part is: cut short or with bytes
-// left over, it is an error.
-func TestKeptLetterSharedPartChecked(t *testing.T) {
-	k, ok := keepLetter(filledDoc(false))
-	if !ok {
-		t.Fatal("not kept")
-	}
-	c := k.shared.Value()
-	defs := c.definitions
-	for n := range len(defs) + 1 {
-		c.definitions = defs[:n]
-		if n == len(defs) {
-			c.definitions = defs + "x"
+// A letter document's copy is equal to it and shares nothing with it, a
+// tracking event's additional data included.
+func TestLetterDocCloneSharesNothing(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		d := filledDoc(empty)
+		if !empty {
+			d.Events[0].TrackingEventDetails.AdditionalData = map[string]any{"n": 1.0, "inner": map[string]any{"a": "b"}}
 		}
-		cut := &keptLetter{data: k.data, shared: unique.Make(c)}
-		var d letterDoc
-		if err := cut.unpack(&d); err == nil {
-			t.Errorf("unpacking definitions %q (packed %q): no error", c.definitions, defs)
+		before, _ := d.EncodeDocument()
+		c := d.CloneDocument().(*letterDoc)
+		if diff := cmp.Diff(d, c); diff != "" {
+			t.Fatalf("copy differs (-original +copy):\n%s", diff)
+		}
+		change(reflect.ValueOf(c).Elem())
+		if after, _ := d.EncodeDocument(); string(after) != string(before) {
+			t.Errorf("changing the copy changed the original:\n%s\n%s", before, after)
 		}
 	}
 }

@@ -1,21 +1,57 @@
 package lettershop
 
 import (
+	"sync"
+
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
 
-// A store that lays letters out in a form of its own takes a letter's
-// document as a storage.LetterDoc, plain values, and gives one back: the
-// two functions below map the letter document to and from it. Reading
-// allocates only what the domain's types need (a part behind a pointer, a
-// list, a variable's value); the storage.LetterDoc is the caller's, reused
-// from one letter to the next.
+// A store that lays letters out in a form of its own (memstore) takes a
+// letter's document as a storage.LetterDoc, plain values, and gives one
+// back (storage.LetterValuer, storage.LetterReader): the functions below
+// map the letter document to and from it. Reading allocates only what the
+// domain's types need (a part behind a pointer, a list, a variable's
+// value); the storage.LetterDoc is the caller's, reused from one letter to
+// the next.
+
+// LetterValues implements storage.LetterValuer.
+func (d *letterDoc) LetterValues(v *storage.LetterDoc) bool { return letterDocValues(d, v) }
+
+// LetterEncoder implements storage.LetterValuer.
+func (d *letterDoc) LetterEncoder() storage.LetterEncoder { return letterEncoding{} }
+
+// letterEncoding encodes a letter's values as its letterDoc encodes.
+type letterEncoding struct{}
+
+// EncodeLetter implements storage.LetterEncoder.
+func (letterEncoding) EncodeLetter(v *storage.LetterDoc) ([]byte, error) {
+	var d letterDoc
+	letterDocOf(v, &d)
+	return encodeDoc(&d)
+}
+
+// letterValues are the storage.LetterDoc values letters are read into,
+// reused.
+var letterValues = sync.Pool{New: func() any { return new(storage.LetterDoc) }}
+
+// readLetterDoc writes into d the document a store keeps in a form of its
+// own, its values read into reused ones.
+func readLetterDoc(k storage.LetterReader, d *letterDoc) error {
+	v := letterValues.Get().(*storage.LetterDoc)
+	defer letterValues.Put(v)
+	if err := k.ReadLetter(v); err != nil {
+		return err
+	}
+	letterDocOf(v, d)
+	return nil
+}
 
 // letterDocValues writes d into v, which it resets first, and reports
 // false when d holds what the values cannot: a tracking event's additional
-// data.
+// data, which it leaves out.
 func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
+	fits := true
 	v.Reset()
 	v.Life = lifeValues(&d.Life)
 	partyValues(&d.Sender, &v.Sender)
@@ -49,15 +85,13 @@ func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
 			OperationCode: e.OperationCode, Location: e.Location, ActionRequired: e.ActionRequired,
 		}
 		if t := e.TrackingEventDetails; t != nil {
-			if t.AdditionalData != nil {
-				return false
-			}
+			fits = fits && t.AdditionalData == nil
 			ev.HasTracking = true
 			ev.Notes, ev.Facility, ev.FacilityType, ev.FacilityZip = t.Notes, t.Facility, t.FacilityType, t.FacilityZip
 		}
 		v.Events = append(v.Events, ev)
 	}
-	return true
+	return fits
 }
 
 func lifeValues(f *postal.Facts) storage.LetterLife {

@@ -82,9 +82,9 @@ func TestKeptLetterAllocatesOnlyTheDomainsParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := rec.Doc.(*letterDoc)
-	k, ok := keepLetter(doc)
+	k, ok := letterpack.Keep(doc)
 	if !ok {
-		t.Fatal("keepLetter reported false")
+		t.Fatal("letterpack.Keep reported false")
 	}
 	var v storage.LetterDoc
 	if !letterDocValues(doc, &v) {
@@ -92,7 +92,7 @@ func TestKeptLetterAllocatesOnlyTheDomainsParts(t *testing.T) {
 	}
 	var d letterDoc
 	unpacked := testing.AllocsPerRun(100, func() {
-		if err := k.unpack(&d); err != nil {
+		if err := readLetterDoc(k, &d); err != nil {
 			t.Fatal(err)
 		}
 	})

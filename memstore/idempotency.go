@@ -18,8 +18,10 @@ import (
 // one for each request made with a key for a day, as many as the letters
 // those requests make, so it is kept small. Its scope and account are
 // interned (an API key's scope is shared by all of its records), its times
-// are Unix nanoseconds, and a fingerprint in hex (as the service makes
-// them) is kept as the bytes it spells.
+// are Unix seconds and nanoseconds (an account's clock may stand anywhere
+// up to the year 9999, which Unix nanoseconds, ending in 2262, do not
+// reach), and a fingerprint in hex (as the service makes them) is kept as
+// the bytes it spells.
 type idemRec struct {
 	scope   unique.Handle[string]
 	account unique.Handle[string]
@@ -28,18 +30,48 @@ type idemRec struct {
 	fp    string
 	token string
 	// result is the kept form of the outcome; nil in flight.
-	result                  storage.Document
-	size                    int64
-	created, expires, lease int64
-	done, failed, fpHex     bool
+	result storage.Document
+	size   int64
+	// secs and nsecs are the record's times (idemCreated, idemExpires,
+	// idemLease).
+	secs                [3]int64
+	nsecs               [3]int32
+	done, failed, fpHex bool
+}
+
+// The times of an idemRec, by index.
+const (
+	idemCreated = iota
+	idemExpires
+	idemLease
+)
+
+func (r *idemRec) time(i int) time.Time { return time.Unix(r.secs[i], int64(r.nsecs[i])).UTC() }
+
+func (r *idemRec) setTime(i int, t time.Time) { r.secs[i], r.nsecs[i] = stamp(t) }
+
+// after reports whether r's time i is after t.
+func (r *idemRec) after(i int, t time.Time) bool {
+	sec, nsec := stamp(t)
+	return r.secs[i] > sec || r.secs[i] == sec && r.nsecs[i] > nsec
+}
+
+// timeLess orders a and b by their times i.
+func timeLess(a, b *idemRec, i int) (less, equal bool) {
+	if a.secs[i] != b.secs[i] {
+		return a.secs[i] < b.secs[i], false
+	}
+	return a.nsecs[i] < b.nsecs[i], a.nsecs[i] == b.nsecs[i]
 }
 
 func newIdemRec(r storage.IdempotencyRecord) *idemRec {
 	rec := &idemRec{
 		scope: unique.Make(r.Scope), account: unique.Make(r.Account), key: strings.Clone(r.Key),
 		fp: strings.Clone(r.Fingerprint), token: strings.Clone(r.Token),
-		created: r.CreatedAt.UnixNano(), expires: r.ExpiresAt.UnixNano(), lease: r.LeaseExpiresAt.UnixNano(),
 	}
+	rec.setTime(idemCreated, r.CreatedAt)
+	rec.setTime(idemExpires, r.ExpiresAt)
+	rec.setTime(idemLease, r.LeaseExpiresAt)
 	if b, err := hex.DecodeString(r.Fingerprint); err == nil && hex.EncodeToString(b) == r.Fingerprint {
 		rec.fp, rec.fpHex = string(b), true
 	}
@@ -55,8 +87,8 @@ func (r *idemRec) record() storage.IdempotencyRecord {
 	return storage.IdempotencyRecord{
 		Scope: r.scope.Value(), Key: r.key, Fingerprint: fp, Token: r.token,
 		Done: r.done, Result: storage.CloneDocument(r.result), Size: r.size, Failed: r.failed,
-		Account: r.account.Value(), CreatedAt: fromNanos(r.created), ExpiresAt: fromNanos(r.expires),
-		LeaseExpiresAt: fromNanos(r.lease),
+		Account: r.account.Value(), CreatedAt: r.time(idemCreated), ExpiresAt: r.time(idemExpires),
+		LeaseExpiresAt: r.time(idemLease),
 	}
 }
 
@@ -74,14 +106,12 @@ func (s *Store) findIdem(scope, key string) *idemRec {
 	return r
 }
 
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
-
 // expired reports whether the record no longer counts at now.
-func (r *idemRec) expired(now int64) bool { return r.expires <= now }
+func (r *idemRec) expired(now time.Time) bool { return !r.after(idemExpires, now) }
 
 func idemExpiryLess(a, b *idemRec) bool {
-	if a.expires != b.expires {
-		return a.expires < b.expires
+	if less, equal := timeLess(a, b, idemExpires); !equal {
+		return less
 	}
 	if a.scope != b.scope {
 		return a.scope.Value() < b.scope.Value()
@@ -103,8 +133,8 @@ func idemTrimLess(a, b *idemRec) bool {
 	if a.failed != b.failed {
 		return a.failed
 	}
-	if a.created != b.created {
-		return a.created < b.created
+	if less, equal := timeLess(a, b, idemCreated); !equal {
+		return less
 	}
 	if a.scope != b.scope {
 		return a.scope.Value() < b.scope.Value()
@@ -151,7 +181,7 @@ func (s *Store) purge(now time.Time, limit int) int {
 	n := 0
 	for n != limit {
 		r, ok := s.idemExpiry.Min()
-		if !ok || !r.expired(now.UnixNano()) {
+		if !ok || !r.expired(now) {
 			break
 		}
 		s.removeIdem(r)
@@ -164,9 +194,10 @@ func (s *Store) purge(now time.Time, limit int) int {
 func (s *Store) purgeAccount(account string, now time.Time, limit int) {
 	var expired []*idemRec
 	acct := unique.Make(account)
-	pivot := &idemRec{account: acct, expires: math.MinInt64}
+	pivot := &idemRec{account: acct}
+	pivot.secs[idemExpires] = math.MinInt64
 	s.idemAccountExpiry.AscendGreaterOrEqual(pivot, func(r *idemRec) bool {
-		if r.account != acct || !r.expired(now.UnixNano()) {
+		if r.account != acct || !r.expired(now) {
 			return false
 		}
 		expired = append(expired, r)
@@ -225,8 +256,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r storage.IdempotencyRecor
 	}
 	s.purgeAccount(r.Account, now, claimPurgeBatch)
 	if old := s.findIdem(r.Scope, r.Key); old != nil {
-		at := now.UnixNano()
-		if live := !old.expired(at) && (old.done || old.lease > at); live {
+		if live := !old.expired(now) && (old.done || old.after(idemLease, now)); live {
 			return old.record(), false, nil
 		}
 		s.removeIdem(old)
@@ -283,10 +313,12 @@ func (s *Store) RenewIdempotency(ctx context.Context, account, scope, key, token
 		return err
 	}
 	r := s.findIdem(scope, key)
-	if r == nil || r.done || r.token != token || r.account.Value() != account || r.lease <= now.UnixNano() {
+	if r == nil || r.done || r.token != token || r.account.Value() != account || !r.after(idemLease, now) {
 		return fmt.Errorf("memstore: renew idempotency key: %w", storage.ErrClaimLost)
 	}
-	r.lease = max(r.lease, leaseExpiresAt.UnixNano())
+	if !r.after(idemLease, leaseExpiresAt) {
+		r.setTime(idemLease, leaseExpiresAt)
+	}
 	return nil
 }
 

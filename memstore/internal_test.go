@@ -518,3 +518,11 @@ func TestRecordsKeepNoCallerStrings(t *testing.T) {
 		}
 	}
 }
+
+// A store keeps an idempotency record for each key for a day: it stays in
+// the 128-byte size class, its times as seconds and nanoseconds included.
+func TestIdemRecSize(t *testing.T) {
+	if n := unsafe.Sizeof(idemRec{}); n > 128 {
+		t.Errorf("an idempotency record takes %d bytes, more than 128", n)
+	}
+}

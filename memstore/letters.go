@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/storage"
 )
 
 // newLetterRec returns the store's own record of l, its document in the
-// form to keep.
+// form to keep: a letter document that gives its values packed (package
+// letterpack), one string with no pointers, a few hundred bytes where the
+// typed document costs about 2 KB and a dozen pointers to trace.
 func (s *Store) newLetterRec(l storage.Letter) *letterRec {
 	r := &letterRec{
 		id: strings.Clone(l.ID), account: s.names.id(l.Account), revision: l.Revision,
@@ -31,7 +34,7 @@ func (s *Store) setLetter(r *letterRec, l storage.Letter) {
 	}
 	r.setTime(modified, l.ModifiedAt)
 	r.setTime(due, l.DueAt)
-	r.doc = storage.KeepDocument(l.Doc)
+	r.doc = letterpack.KeepDocument(l.Doc)
 }
 
 // indexLetter adds r to the indexes of the fields an update may change; the

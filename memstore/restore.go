@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/btree"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -118,8 +119,13 @@ func (s *Store) checkRestore(r storage.AccountRecords) error {
 }
 
 // owned is the form to keep of a document the store was given, not lent:
-// a Keeper's kept form, or the document itself.
+// a letter document packed, a Keeper's kept form, or the document itself.
 func owned(d storage.Document) storage.Document {
+	if lv, ok := d.(storage.LetterValuer); ok {
+		if k, ok := letterpack.Keep(lv); ok {
+			return k
+		}
+	}
 	if k, ok := d.(storage.Keeper); ok {
 		return k.KeepDocument()
 	}

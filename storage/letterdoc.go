@@ -270,3 +270,61 @@ type LetterEvent struct {
 	FacilityType string
 	FacilityZip  string
 }
+
+// A store that keeps letters in a form of its own reaches the service's
+// letter documents through the interfaces below, which they implement as
+// a database/sql/driver value does: the service gives and takes values,
+// the store lays them out.
+
+// LetterValuer is a letter document that gives its values as a LetterDoc.
+// A store that keeps letters in a form of its own takes it in so.
+type LetterValuer interface {
+	Document
+	// LetterValues writes the document into d, which it resets first
+	// (LetterDoc.Reset), and reports false when d cannot hold all of it.
+	LetterValues(d *LetterDoc) bool
+	// LetterEncoder returns what encodes the values LetterValues gave as
+	// the document itself encodes (EncodeDocument), so that a form made
+	// from them encodes as the document did. It must be comparable, as
+	// forms made from many documents share it.
+	LetterEncoder() LetterEncoder
+}
+
+// LetterEncoder encodes a letter's values as the service's document of
+// them encodes.
+type LetterEncoder interface {
+	EncodeLetter(d *LetterDoc) ([]byte, error)
+}
+
+// LetterReader is a letter document a store keeps in a form of its own,
+// which the service reads back as values.
+type LetterReader interface {
+	Document
+	// ReadLetter writes the document's values into d, which it resets
+	// first, appending to its slices' storage. Its strings may share the
+	// form's memory, which never changes.
+	ReadLetter(d *LetterDoc) error
+}
+
+// LetterStepper is a letter document a store keeps in a form of its own
+// that a lifecycle step changes without reading the rest of it: the step
+// reads the letter's life, and hands over the new life and the events it
+// added.
+type LetterStepper interface {
+	Document
+	// LetterLife writes the letter's life into l, and reports false when
+	// it cannot read it.
+	LetterLife(l *LetterLife) bool
+	// StepLetter returns the document with its life l and the events
+	// added appended to its own. The id of added[i] is what ids appends
+	// for i (its ID is ignored); StepLetter sets added[i].ID to it, a
+	// string that may share the new form's memory. It reports false,
+	// the document unchanged, when its form cannot take them.
+	StepLetter(l *LetterLife, added []LetterEvent, ids LetterEventIDs) (Document, bool)
+}
+
+// LetterEventIDs makes the ids of the events a lifecycle step adds.
+type LetterEventIDs interface {
+	// AppendEventID appends the id of the i-th event added to dst.
+	AppendEventID(dst []byte, i int) []byte
+}

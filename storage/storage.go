@@ -6,9 +6,10 @@
 // index or check (ids, account, status, timestamps, metadata, revision) and
 // a Document, the rest of the record, typed by the service. A store that
 // keeps records in memory keeps the Document as it is, or in the form a
-// Keeper gives, copying it in and out; only a store that must serialize
-// encodes it, and it hands documents back as Encoded, which the service
-// decodes.
+// Keeper gives, or a letter's in a layout of its own from the values the
+// document gives (LetterValuer, letterdoc.go), copying it in and out; only
+// a store that must serialize encodes it, and it hands documents back as
+// Encoded, which the service decodes.
 //
 // Every method takes a context first; a cancelled context makes the method
 // return the context's error and leaves nothing half written. Backends copy

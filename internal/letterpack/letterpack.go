@@ -253,32 +253,47 @@ func PackEvents(p *pack.Writer, es []storage.LetterEvent, has bool) {
 		return
 	}
 	for i := range es {
-		e := &es[i]
-		// Every time packed is in UTC: an instant equal to CreatedAt reads
-		// back as the same time.
-		modified := !e.ModifiedAt.Equal(e.CreatedAt)
-		stamped := !e.Timestamp.Equal(e.CreatedAt)
-		p.Byte(pack.Flags(e.HasTracking, e.ActionRequired, modified, stamped))
-		p.Str(e.ID)
-		p.Time(e.CreatedAt)
-		if modified {
-			p.Time(e.ModifiedAt)
-		}
-		if stamped {
-			p.Time(e.Timestamp)
-		}
-		p.Str(e.Type)
-		p.Str(e.Status)
-		p.Str(e.Description)
-		p.Str(e.OperationCode)
-		p.Str(e.Location)
-		if e.HasTracking {
-			p.Str(e.Notes)
-			p.Str(e.Facility)
-			p.Str(e.FacilityType)
-			p.Str(e.FacilityZip)
-		}
+		packEvent(p, &es[i], nil, 0)
 	}
+}
+
+// packEvent writes e, its id the one ids appends for i when ids is not
+// nil, and returns where that id's text begins and ends in p.B.
+func packEvent(p *pack.Writer, e *storage.LetterEvent, ids storage.LetterEventIDs, i int) (int, int) {
+	// Every time packed is in UTC: an instant equal to CreatedAt reads
+	// back as the same time.
+	modified := !e.ModifiedAt.Equal(e.CreatedAt)
+	stamped := !e.Timestamp.Equal(e.CreatedAt)
+	p.Byte(pack.Flags(e.HasTracking, e.ActionRequired, modified, stamped))
+	var start, end int
+	if ids != nil {
+		at := len(p.B)
+		p.B = ids.AppendEventID(p.B, i)
+		n := len(p.B) - at
+		start = p.StrAt(at)
+		end = start + n
+	} else {
+		p.Str(e.ID)
+	}
+	p.Time(e.CreatedAt)
+	if modified {
+		p.Time(e.ModifiedAt)
+	}
+	if stamped {
+		p.Time(e.Timestamp)
+	}
+	p.Str(e.Type)
+	p.Str(e.Status)
+	p.Str(e.Description)
+	p.Str(e.OperationCode)
+	p.Str(e.Location)
+	if e.HasTracking {
+		p.Str(e.Notes)
+		p.Str(e.Facility)
+		p.Str(e.FacilityType)
+		p.Str(e.FacilityZip)
+	}
+	return start, end
 }
 
 func unpackParty(u *pack.Reader, x *storage.LetterParty) {

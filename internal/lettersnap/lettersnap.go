@@ -7,8 +7,8 @@
 // stored document as JSON, compressed.
 //
 // It knows the storage record and nothing of the domain: the caller maps
-// the record to the letter it shows, and says which words its records hold
-// often (pack.Words).
+// the record to the letter it shows. A letter document that gives its
+// values (storage.LetterValuer) is kept as package letterpack packs it.
 package lettersnap
 
 import (
@@ -20,6 +20,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -46,10 +47,17 @@ type Sizer interface {
 // LooseSize is about what a document that is not a Sizer holds.
 const LooseSize = 3 << 10
 
+// words are those the record's fields hold often, as a letter's.
+var words = letterpack.Words
+
+// Keep returns the form of a letter's document a snapshot keeps, which a
+// store that keeps letters in memory keeps too: given to both, it is
+// shared (letterpack.KeepDocument).
+func Keep(d storage.Document) storage.Document { return letterpack.KeepDocument(d) }
+
 // Make returns a snapshot of r, whose letter's url begins with base, its
-// document as it is (the caller gives it in the form to keep); words are
-// those the record's fields hold often, given again to Record.
-func Make(r *storage.Letter, base string, words *pack.Words) (Snapshot, error) {
+// document as it is: the caller gives it in the form to keep (Keep).
+func Make(r *storage.Letter, base string) (Snapshot, error) {
 	p := pack.Get(words)
 	defer p.Release()
 	p.Str(r.ID)
@@ -115,10 +123,9 @@ func unpackMetadata(h unique.Handle[string]) ([]storage.Metadata, error) {
 	return out, nil
 }
 
-// Record returns the stored letter the snapshot was made from, read with
-// the words it was made with. Its document is the snapshot's, which
-// nothing may change.
-func (s *Snapshot) Record(words *pack.Words) (storage.Letter, error) {
+// Record returns the stored letter the snapshot was made from. Its
+// document is the snapshot's, which nothing may change.
+func (s *Snapshot) Record() (storage.Letter, error) {
 	u := pack.NewReader(s.head, words)
 	r := storage.Letter{ID: u.Str(), Status: u.Str(), ExternalID: u.Str(), Doc: s.doc}
 	meta, err := unpackMetadata(s.meta)
@@ -189,10 +196,9 @@ const magic = "lsnap1\n"
 
 // AppendEncoded appends the snapshot's serialized form, which a store that
 // serializes keeps: the letter's fields and stored document as JSON,
-// compressed. The form is stable from one build to the next. words are
-// those the snapshot was made with.
-func (s *Snapshot) AppendEncoded(dst []byte, words *pack.Words) ([]byte, error) {
-	r, err := s.Record(words)
+// compressed. The form is stable from one build to the next.
+func (s *Snapshot) AppendEncoded(dst []byte) ([]byte, error) {
+	r, err := s.Record()
 	if err != nil {
 		return dst, err
 	}

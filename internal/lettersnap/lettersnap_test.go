@@ -7,11 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop/internal/lettersnap"
-	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/storage"
 )
-
-var words = pack.NewWords("queued")
 
 // sized is a document that counts its own bytes.
 type sized struct{ storage.Encoded }
@@ -31,11 +28,11 @@ func TestSnapshotKeepsTheRecord(t *testing.T) {
 			Revision: 2, Doc: storage.Encoded(`{}`)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, err := lettersnap.Make(&r, "https://example.com/v1", words)
+			s, err := lettersnap.Make(&r, "https://example.com/v1")
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.Record(words)
+			got, err := s.Record()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +42,7 @@ func TestSnapshotKeepsTheRecord(t *testing.T) {
 			if s.Base() != "https://example.com/v1" {
 				t.Errorf("Base = %q", s.Base())
 			}
-			enc, err := s.AppendEncoded([]byte("prefix"), words)
+			enc, err := s.AppendEncoded([]byte("prefix"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,12 +66,12 @@ func TestSnapshotKeepsTheRecord(t *testing.T) {
 func TestSnapshotSize(t *testing.T) {
 	at := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	r := storage.Letter{ID: "ltr_1", CreatedAt: at, ModifiedAt: at, Doc: storage.Encoded(`{}`)}
-	loose, err := lettersnap.Make(&r, "", words)
+	loose, err := lettersnap.Make(&r, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Doc = sized{}
-	kept, err := lettersnap.Make(&r, "", words)
+	kept, err := lettersnap.Make(&r, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +83,7 @@ func TestSnapshotSize(t *testing.T) {
 func TestSnapshotRefusesTimesOutsideUTC(t *testing.T) {
 	at := time.Date(2026, 3, 2, 15, 0, 0, 0, time.FixedZone("x", 3600))
 	r := storage.Letter{ID: "ltr_1", CreatedAt: at, ModifiedAt: at}
-	if _, err := lettersnap.Make(&r, "", words); err == nil {
+	if _, err := lettersnap.Make(&r, ""); err == nil {
 		t.Error("made a snapshot of a time outside UTC")
 	}
 }

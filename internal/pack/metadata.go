@@ -81,11 +81,3 @@ func uvarintLen(v uint64) int {
 	}
 	return n
 }
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}

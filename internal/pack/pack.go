@@ -95,12 +95,16 @@ func (w *Writer) String() string { return string(w.B) }
 func (w *Writer) Reset() { w.B = w.B[:0] }
 
 // Uvarint writes an unsigned number.
-func (w *Writer) Uvarint(v uint64) {
+func (w *Writer) Uvarint(v uint64) { w.B = appendUvarint(w.B, v) }
+
+// appendUvarint appends v as a uvarint: every number the form holds, and
+// the lengths of packed metadata, are written by it.
+func appendUvarint(b []byte, v uint64) []byte {
 	for v >= 0x80 {
-		w.B = append(w.B, byte(v)|0x80)
+		b = append(b, byte(v)|0x80)
 		v >>= 7
 	}
-	w.B = append(w.B, byte(v))
+	return append(b, byte(v))
 }
 
 // Varint writes a signed number.
@@ -129,18 +133,6 @@ func (w *Writer) Str(s string) {
 	}
 	w.Uvarint(uint64(len(s)) << 1)
 	w.B = append(w.B, s...)
-}
-
-// Strs writes a slice of strings, telling nil from empty.
-func (w *Writer) Strs(ss []string) {
-	if ss == nil {
-		w.Uvarint(0)
-		return
-	}
-	w.Uvarint(uint64(len(ss)) + 1)
-	for _, s := range ss {
-		w.Str(s)
-	}
 }
 
 // Count writes a slice's length, telling nil from empty: what Reader.Count
@@ -172,19 +164,24 @@ func (w *Writer) Time(t time.Time) {
 
 // InsertLength inserts, at position at of B, the length of what was
 // written since: a part a reader can then skip or copy without reading it.
-func (w *Writer) InsertLength(at int) {
-	var n [10]byte
-	v, i := uint64(len(w.B)-at), 0
-	for v >= 0x80 {
-		n[i] = byte(v) | 0x80
-		v >>= 7
-		i++
-	}
-	n[i] = byte(v)
-	i++
-	w.B = append(w.B, n[:i]...)
-	copy(w.B[at+i:], w.B[at:len(w.B)-i])
-	copy(w.B[at:], n[:i])
+func (w *Writer) InsertLength(at int) { w.insertUvarint(at, uint64(len(w.B)-at)) }
+
+// StrAt makes what was appended to B since position at a string, as Str
+// writes one (its length goes in before it), for text a caller appends
+// in place; it returns where the text begins now.
+func (w *Writer) StrAt(at int) int {
+	n := len(w.B) - at
+	w.insertUvarint(at, uint64(n)<<1)
+	return len(w.B) - n
+}
+
+// insertUvarint inserts v as a uvarint at position at of B.
+func (w *Writer) insertUvarint(at int, v uint64) {
+	var buf [10]byte
+	n := appendUvarint(buf[:0], v)
+	w.B = append(w.B, n...)
+	copy(w.B[at+len(n):], w.B[at:len(w.B)-len(n)])
+	copy(w.B[at:], n)
 }
 
 // Flags packs up to eight conditions into one byte, the first the lowest
@@ -319,19 +316,6 @@ func (u *Reader) Count() (int, bool) {
 		return 0, false
 	}
 	return int(n - 1), true
-}
-
-// Strs reads a slice of strings.
-func (u *Reader) Strs() []string {
-	n, ok := u.Count()
-	if !ok {
-		return nil
-	}
-	ss := make([]string, n)
-	for i := range ss {
-		ss[i] = u.Str()
-	}
-	return ss
 }
 
 // Float reads a float.

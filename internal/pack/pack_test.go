@@ -28,9 +28,11 @@ func TestRoundTrip(t *testing.T) {
 	w.Str("queued")
 	w.Str("not a word")
 	w.Str("")
-	w.Strs(nil)
-	w.Strs([]string{})
-	w.Strs([]string{"a", "delivered"})
+	w.Count(0, true)
+	w.Count(0, false)
+	w.Count(2, false)
+	w.Str("a")
+	w.Str("delivered")
 	w.Float(-1.5)
 	w.Time(at)
 	w.Time(odd)
@@ -56,14 +58,17 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("Str = %q, want %q", got, want)
 		}
 	}
-	if got := r.Strs(); got != nil {
-		t.Errorf("Strs = %#v, want nil", got)
+	if n, ok := r.Count(); n != 0 || ok {
+		t.Errorf("Count = %d, %v; want 0 for nil", n, ok)
 	}
-	if got := r.Strs(); got == nil || len(got) != 0 {
-		t.Errorf("Strs = %#v, want empty", got)
+	if n, ok := r.Count(); n != 0 || !ok {
+		t.Errorf("Count = %d, %v; want 0 for empty", n, ok)
 	}
-	if got := r.Strs(); len(got) != 2 || got[0] != "a" || got[1] != "delivered" {
-		t.Errorf("Strs = %#v", got)
+	if n, ok := r.Count(); n != 2 || !ok {
+		t.Errorf("Count = %d, %v; want 2", n, ok)
+	}
+	if a, b := r.Str(), r.Str(); a != "a" || b != "delivered" {
+		t.Errorf("elements %q %q", a, b)
 	}
 	if v := r.Float(); v != -1.5 {
 		t.Errorf("Float = %v", v)
@@ -102,6 +107,41 @@ func TestTimeOutsideUTCFails(t *testing.T) {
 	}
 }
 
+// readBad reads what TestBadForms wrote.
+func readBad(r *pack.Reader) {
+	r.Str()
+	n, _ := r.Count()
+	for range n {
+		r.Str()
+	}
+	r.End()
+}
+
+// StrAt makes text appended in place a string, read back as Str writes
+// it, however long.
+func TestStrAt(t *testing.T) {
+	for _, text := range []string{"", "id_01", strings.Repeat("x", 200)} {
+		w := pack.Get(words)
+		w.Str("head")
+		at := len(w.B)
+		w.B = append(w.B, text...)
+		start := w.StrAt(at)
+		if got := string(w.B[start : start+len(text)]); got != text {
+			t.Errorf("StrAt: text at %d is %q", start, got)
+		}
+		w.Str("tail")
+		r := pack.NewReader(w.String(), words)
+		if h, got, tail := r.Str(), r.Str(), r.Str(); h != "head" || got != text || tail != "tail" {
+			t.Errorf("read back %q %q %q", h, got, tail)
+		}
+		r.End()
+		if r.Err() != nil {
+			t.Error(r.Err())
+		}
+		w.Release()
+	}
+}
+
 // InsertLength puts before a part its length, which a reader skips by.
 func TestInsertLength(t *testing.T) {
 	w := pack.Get(nil)
@@ -135,21 +175,19 @@ func TestBadForms(t *testing.T) {
 	w := pack.Get(words)
 	defer w.Release()
 	w.Str("a longer string")
-	w.Strs([]string{"x", "y"})
+	w.Count(2, false)
+	w.Str("x")
+	w.Str("y")
 	full := w.String()
 	for n := range len(full) {
 		r := pack.NewReader(full[:n], words)
-		r.Str()
-		r.Strs()
-		r.End()
+		readBad(&r)
 		if r.Err() == nil {
 			t.Errorf("cut to %d bytes: no error", n)
 		}
 	}
 	r := pack.NewReader(full+"x", words)
-	r.Str()
-	r.Strs()
-	r.End()
+	readBad(&r)
 	if r.Err() == nil {
 		t.Error("a byte left over: no error")
 	}
