@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
@@ -221,5 +222,40 @@ func TestNoStartAfterTheEnd(t *testing.T) {
 	res = fetchbatch.Fetch(ctx, urls, r.fetch, fetchbatch.Options{})
 	if len(r.asked) != 0 || !errors.Is(res["http://h2/0"].Err, fetchbatch.ErrNotStarted) {
 		t.Errorf("with the context ended: asked %v, results %v", r.asked, res)
+	}
+}
+
+// The budget bounds when a fetch may start, not how long one runs: a
+// fetch running when it is spent finishes, with its context still live,
+// and the URLs after it are ErrNotStarted; with budget left, every URL
+// is fetched.
+func TestBudget(t *testing.T) {
+	urls := []string{"http://h1/0", "http://h1/1", "http://h2/0"}
+	const budget = 20 * time.Millisecond
+	var liveAfterBudget bool
+	r := newRecorder(func(url string) ([]byte, string, error) { return ok(url) })
+	slow := func(ctx context.Context, url string) ([]byte, string, error) {
+		if url == "http://h1/0" {
+			time.Sleep(5 * budget) // the budget is spent while this runs
+			liveAfterBudget = ctx.Err() == nil
+		}
+		return r.fetch(ctx, url)
+	}
+	res := fetchbatch.Fetch(context.Background(), urls, slow, fetchbatch.Options{Limit: 1, Budget: budget})
+	if res["http://h1/0"].Err != nil || !liveAfterBudget {
+		t.Errorf("the fetch running when the budget was spent: %v, its context live: %v", res["http://h1/0"].Err, liveAfterBudget)
+	}
+	for _, u := range urls[1:] {
+		if !errors.Is(res[u].Err, fetchbatch.ErrNotStarted) {
+			t.Errorf("%s after the budget: %v, want ErrNotStarted", u, res[u].Err)
+		}
+	}
+
+	r = newRecorder(ok)
+	res = fetchbatch.Fetch(context.Background(), urls, r.fetch, fetchbatch.Options{Limit: 1, Budget: time.Hour})
+	for _, u := range urls {
+		if res[u].Err != nil {
+			t.Errorf("%s within the budget: %v", u, res[u].Err)
+		}
 	}
 }

@@ -14,12 +14,12 @@ import (
 	"github.com/benbjohnson/clock"
 )
 
-// Ticks returns a channel that receives c's time every d, and a function
+// ticks returns a channel that receives c's time every d, and a function
 // that stops it: a ticker of c, or the ticks of a clock that offers
 // tickers of its own with a method Ticks(d) (<-chan time.Time, func()),
 // such as a testclock.Clock, whose ticks cost nothing while they do not
 // tick. d must be above zero.
-func Ticks(c clock.Clock, d time.Duration) (<-chan time.Time, func()) {
+func ticks(c clock.Clock, d time.Duration) (<-chan time.Time, func()) {
 	if c, ok := c.(interface {
 		Ticks(d time.Duration) (<-chan time.Time, func())
 	}); ok {
@@ -39,7 +39,7 @@ func Repeat(c clock.Clock, period time.Duration, f func() bool) *Repeater {
 		return nil
 	}
 	r := &Repeater{f: f, done: make(chan struct{})}
-	r.ticks, r.stopTicks = Ticks(c, period)
+	r.ticks, r.stopTicks = ticks(c, period)
 	r.running.Add(1)
 	go r.run()
 	return r

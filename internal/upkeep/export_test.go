@@ -1,0 +1,4 @@
+package upkeep
+
+// Ticks is ticks, for the tests.
+var Ticks = ticks
