@@ -131,6 +131,16 @@ type ThrottledError struct {
 	Per      time.Duration
 }
 
+// asThrottled is err's *ThrottledError, or nil. Apart, so that the target
+// errors.As takes is made only for a request that failed.
+func asThrottled(err error) *ThrottledError {
+	var te *ThrottledError
+	if errors.As(err, &te) {
+		return te
+	}
+	return nil
+}
+
 func (e *ThrottledError) Error() string {
 	return "this client address has failed to authenticate " + strconv.Itoa(e.Failures) + " times per " + e.Per.String() +
 		", as often as it may; no key is checked from it for now"
@@ -158,7 +168,10 @@ func (t *AuthThrottle) Authenticate(addr, key string, check func(key string) (Pr
 	}
 	now := t.clock.Now()
 	var r *rate.Reservation
-	b, ok := t.buckets.Get(addr)
+	// Peek, not Get: this runs on every request, and Get takes the cache's
+	// lock to reorder it; a failure (bucket) keeps the order of addresses
+	// that fail.
+	b, ok := t.buckets.Peek(addr)
 	if ok && !t.known.Contains(knownKey(addr, key)) {
 		if r = b.lim.ReserveN(now, 1); !r.OK() || r.DelayFrom(now) > 0 {
 			r.CancelAt(now)
@@ -175,11 +188,9 @@ func (t *AuthThrottle) Authenticate(addr, key string, check func(key string) (Pr
 			t.known.Add(knownKey(addr, key), struct{}{})
 		}
 	case errors.Is(err, ErrUnknownKey):
-		if r == nil {
-			b = t.bucket(addr)
-			if !b.lim.AllowN(now, 1) {
-				return p, false, err
-			}
+		b = t.bucket(addr)
+		if r == nil && !b.lim.AllowN(now, 1) {
+			return p, false, err
 		}
 		// The bucket was full when this attack began: say so once, when
 		// the attack has used it up; a refill to full starts another.
@@ -196,8 +207,12 @@ func (t *AuthThrottle) Authenticate(addr, key string, check func(key string) (Pr
 	return p, exhausted, err
 }
 
-// bucket is addr's bucket, made full when it has none.
+// bucket is addr's bucket, made full when it has none, and made the
+// newest address to fail.
 func (t *AuthThrottle) bucket(addr string) *authBucket {
+	if b, ok := t.buckets.Get(addr); ok {
+		return b
+	}
 	b := &authBucket{lim: rate.NewLimiter(t.limit, t.n)}
 	if prev, found, _ := t.buckets.PeekOrAdd(addr, b); found {
 		return prev
@@ -222,9 +237,10 @@ func knownKey(addr, key string) [sha256.Size]byte {
 // when it has used up its failures.
 func (h *handler) authenticateThrottled(w http.ResponseWriter, r *http.Request, addr, key string) (Principal, error) {
 	p, exhausted, err := h.cfg.authThrottle.Authenticate(addr, key, func(key string) (Principal, error) { return h.authenticate(r, key) })
-	var te *ThrottledError
-	if errors.As(err, &te) {
-		return p, errorf(lettershop.CodeRateLimited, "%s: retry after %s s", te.Error(), RetryAfter(w, te.Wait))
+	if err != nil {
+		if te := asThrottled(err); te != nil {
+			return p, errorf(lettershop.CodeRateLimited, "%s: retry after %s s", te.Error(), RetryAfter(w, te.Wait))
+		}
 	}
 	if exhausted {
 		h.cfg.logger.WarnContext(r.Context(), "authentication failures throttled", "remote", addr, "failures", h.cfg.authThrottle.n,
