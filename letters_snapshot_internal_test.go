@@ -81,16 +81,7 @@ func TestLetterSnapshotShowsTheLetterAsItWas(t *testing.T) {
 // replayed by reading the record once into the letter: no snapshot is
 // made of it again on the way.
 func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
-	_, l := benchRecord(t)
-	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
-	snap, err := l.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := snap.EncodeDocument()
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, enc := encodedSnapshot(t)
 	got, err := decodeOutcome[*Letter]("get letter", storage.Encoded(enc))
 	if err != nil || got.ID != l.ID || got.URL != l.URL || len(got.Events) != len(l.Events) {
 		t.Fatalf("replayed %+v, %v", got, err)
@@ -119,16 +110,7 @@ func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
 // An encoded snapshot read back is made a snapshot again from its record
 // and document as decoded, without a letter made of them on the way.
 func TestDecodeLetterSnapshotMakesNoLetter(t *testing.T) {
-	_, l := benchRecord(t)
-	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
-	snap, err := l.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := snap.EncodeDocument()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc := encodedSnapshot(t)
 	decoded := testing.AllocsPerRun(20, func() {
 		r, _, err := lettersnap.Decode(enc)
 		if err != nil {
@@ -148,4 +130,21 @@ func TestDecodeLetterSnapshotMakesNoLetter(t *testing.T) {
 	if read > decoded+4 {
 		t.Errorf("reading an encoded snapshot allocates %v times, decoding its record and document %v", read, decoded)
 	}
+}
+
+// encodedSnapshot is a letter and its answer as a serializing store keeps
+// it: its snapshot, encoded.
+func encodedSnapshot(t *testing.T) (Letter, []byte) {
+	t.Helper()
+	_, l := benchRecord(t)
+	l.URL = "https://lettershop.test/v1" + urlTail(l.ID)
+	snap, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := snap.EncodeDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, enc
 }
