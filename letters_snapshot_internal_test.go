@@ -81,6 +81,9 @@ func TestLetterSnapshotShowsTheLetterAsItWas(t *testing.T) {
 // replayed by reading the record once into the letter: no snapshot is
 // made of it again on the way.
 func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops what it is given: allocation counts do not hold")
+	}
 	l, enc := encodedSnapshot(t)
 	got, err := decodeOutcome[*Letter]("get letter", storage.Encoded(enc))
 	if err != nil || got.ID != l.ID || got.URL != l.URL || len(got.Events) != len(l.Events) {
@@ -110,6 +113,9 @@ func TestEncodedSnapshotReplayedInOneConversion(t *testing.T) {
 // An encoded snapshot read back is made a snapshot again from its record
 // and document as decoded, without a letter made of them on the way.
 func TestDecodeLetterSnapshotMakesNoLetter(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops what it is given: allocation counts do not hold")
+	}
 	_, enc := encodedSnapshot(t)
 	decoded := testing.AllocsPerRun(20, func() {
 		r, _, err := lettersnap.Decode(enc)
