@@ -95,7 +95,9 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	// The records first, the clock after: a restore the store refuses
 	// leaves the clock where it was. The letters are due at the snapshot's
 	// time or later, so none runs early on the clock not yet moved.
-	ids, err := snap.Restore(ctx, s.store, account, s.newID, o.KeepIDs)
+	// Ids of a sequence of the restore's own: other goroutines' ids at
+	// other instants would break the order of its copies at one instant.
+	ids, err := snap.Restore(ctx, s.store, account, s.ids.Fork().New, o.KeepIDs)
 	if errors.Is(err, storage.ErrAlreadyExists) {
 		return nil, errorf(CodeConflict, "the snapshot's ids are taken in this store: restore it without keeping them (%v)", err)
 	}

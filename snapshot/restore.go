@@ -1,10 +1,13 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/lettershop/lettershop/storage"
@@ -67,9 +70,20 @@ func Empty(ctx context.Context, st storage.Storage, account string) (bool, error
 func (p *prepared) fresh(newID NewID, keep bool) ([]string, map[string]string) {
 	ids := p.ids
 	if !keep {
+		// Made in the order of the times and ids they replace, so that
+		// the ids of one instant, made one after another by a monotonic
+		// source, keep the order of those they replace: lists show the
+		// copies in the order of the originals.
+		order := make([]int, len(p.ids))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			return cmp.Or(p.at[a].Compare(p.at[b]), strings.Compare(p.ids[a], p.ids[b]))
+		})
 		ids = make([]string, len(p.ids))
-		for i, id := range p.ids {
-			ids[i] = newID(id[:prefixLen(id)], p.at[i])
+		for _, i := range order {
+			ids[i] = newID(p.ids[i][:prefixLen(p.ids[i])], p.at[i])
 		}
 	}
 	m := make(map[string]string, len(ids))

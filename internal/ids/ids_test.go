@@ -82,3 +82,23 @@ func BenchmarkNew(b *testing.B) {
 		m.New("ltr_", at)
 	}
 }
+
+// A fork's ids at one instant increase in the order made, whatever the
+// Maker it draws from makes meanwhile at other instants; with the shared
+// sequence, an id at another instant in between starts that instant's
+// sequence again.
+func TestFork(t *testing.T) {
+	m := ids.NewMaker(rand.New(rand.NewSource(2)))
+	f := m.Fork()
+	var made []string
+	for i := range 200 {
+		made = append(made, f.New("ltr_", at))
+		m.New("ltr_", at.Add(time.Duration(i+1)*time.Second))
+	}
+	if !slices.IsSorted(made) {
+		t.Errorf("a fork's ids at one instant do not sort in the order made")
+	}
+	if id := f.New("ltr_", at); slices.Contains(made, id) {
+		t.Errorf("the fork made %q twice", id)
+	}
+}
