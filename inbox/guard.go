@@ -179,7 +179,8 @@ func (h *handler) authenticate(r *http.Request, key string) (httpadapter.Princip
 	p, exhausted, err := h.throttle.Authenticate(addr, key, func(key string) (httpadapter.Principal, error) {
 		return h.auth.Authenticate(r.Context(), key)
 	})
-	if te := (*httpadapter.ThrottledError)(nil); err != nil && errors.As(err, &te) {
+	var te *httpadapter.ThrottledError
+	if errors.As(err, &te) {
 		return p, &lettershop.Error{Code: lettershop.CodeRateLimited, RetryAfter: te.Wait,
 			Message: "Too many failed log-ins from this address (" + strconv.Itoa(te.Failures) + " per " + te.Per.String() + "); no key is checked from it for now."}
 	}
