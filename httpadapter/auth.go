@@ -138,8 +138,9 @@ func (a *KeyAuthenticator) Authenticate(_ context.Context, apiKey string) (Princ
 const SandboxKeyPrefix = "sk_test_"
 
 // SandboxAuthenticator accepts any key that begins sk_test_ and has more
-// after it, with every scope, as a test key. Each distinct key is its own account, so
-// tests that use different keys do not see each other's objects.
+// after it, with every scope, as a test key. Each distinct key is its own
+// account, so tests that use different keys do not see each other's
+// objects.
 type SandboxAuthenticator struct{}
 
 // NewSandboxAuthenticator returns the sandbox authenticator.
