@@ -315,7 +315,9 @@ func TestHangingReceiverCostsItsAccountOnly(t *testing.T) {
 
 // WithHosts matches hosts as the egress policy's list does: a listed name
 // with a final dot or in capitals, an address in brackets and a network
-// are matched; an empty entry restricts nothing.
+// are matched; an empty entry is skipped, but a list of nothing else
+// allows no host (a setting read empty never opens every host), while
+// WithHosts with no entry, as the default, allows any.
 func TestWithHostsMatchesAsEgress(t *testing.T) {
 	var d *lettershop.Deliveries
 	newService(t).UseDeliverer(func(ds *lettershop.Deliveries) lettershop.Deliverer { d = ds; return idle{} })
@@ -326,7 +328,9 @@ func TestWithHostsMatchesAsEgress(t *testing.T) {
 	}{
 		{[]string{"Hooks.Example.COM.", "[::1]", "10.1.0.0/16"}, []string{"hooks.example.com", "HOOKS.example.com.", "::1", "[::1]", "10.1.2.3"}, []string{"example.com", "::2", "10.2.0.1"}},
 		{[]string{"", "hooks.example.com"}, []string{"hooks.example.com"}, []string{"example.com"}},
-		{[]string{""}, []string{"anywhere.example.net", "127.0.0.1"}, nil},
+		{[]string{""}, nil, []string{"anywhere.example.net", "127.0.0.1"}},
+		{[]string{" ", ""}, nil, []string{"hooks.example.com"}},
+		{nil, []string{"anywhere.example.net", "127.0.0.1"}, nil},
 	} {
 		open := delivery.OpenWith(delivery.WithHosts(c.hosts...))(d)
 		for _, h := range c.allowed {

@@ -66,6 +66,9 @@ type settings struct {
 	timeout    time.Duration
 	perAccount int
 	hosts      egress.HostList
+	// restricted says WithHosts was given entries: then only hosts the
+	// list matches, none when its entries were all blank.
+	restricted bool
 	client     *http.Client
 }
 
@@ -83,11 +86,13 @@ func WithPerAccount(n int) OpenOption { return func(s *settings) { s.perAccount 
 // WithHosts limits the hosts webhooks may post to: a name
 // ("hooks.example.com"), a "*.example.com" for the names under a domain,
 // an IP address or a network, matched as the egress policy's list is
-// (egress.ListHosts; empty entries are skipped). A webhook url of another
-// host is refused when it is given, and an event to one is not sent. The
-// default is any host: in tests the receiver is often on the same machine.
+// (egress.ListHosts; empty entries are skipped, and a list of nothing but
+// empty entries allows no host). A webhook url of another host is refused
+// when it is given, and an event to one is not sent. The default, and
+// WithHosts with no entry, is any host: in tests the receiver is often on
+// the same machine.
 func WithHosts(hosts ...string) OpenOption {
-	return func(s *settings) { s.hosts = egress.ListHosts(hosts...) }
+	return func(s *settings) { s.hosts, s.restricted = egress.ListHosts(hosts...), len(hosts) > 0 }
 }
 
 // WithClient sets the HTTP client events are posted with. An attempt still
@@ -168,7 +173,7 @@ func (w *webhooks) Close() {
 // CheckHost implements lettershop.HostChecker: webhooks may reach any host
 // when no list is set, else a host the list matches (egress.HostList).
 func (w *webhooks) CheckHost(host string) error {
-	if w.hosts.Empty() || w.hosts.Match(host) {
+	if !w.restricted || w.hosts.Match(host) {
 		return nil
 	}
 	return fmt.Errorf("the host %s is not one webhooks may reach on this server (%s)", echo.Quote(host), strings.ReplaceAll(w.hosts.String(), ",", ", "))
