@@ -75,6 +75,9 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	if snap == nil {
 		return nil, invalidField("body", "a snapshot is required")
 	}
+	// The clock is checked before anything is written: on the clocks as
+	// the store has them now, which another server may have moved.
+	ctx = s.clocks.Read(ctx)
 	if err := snap.Check(); err != nil {
 		var fe *snapshot.FieldError
 		if errors.As(err, &fe) {

@@ -68,9 +68,9 @@ func (e *StoreError) Error() string { return e.Op + ": " + e.Err.Error() }
 // Unwrap returns the store's error.
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// MaxTries bounds how often a move of an account's clock is tried again
+// maxTries bounds how often a move of an account's clock is tried again
 // when other moves of it keep coming first.
-const MaxTries = 100
+const maxTries = 100
 
 // Clocks are a server's clock and the accounts' clocks beside it, as the
 // server last read them from the store. Set it up with Init before use;
@@ -97,9 +97,6 @@ func (c *Clocks) Init(server clock.Clock, store storage.ClockStorage, last time.
 	c.server, c.store, c.last, c.logger = server, store, last, logger
 	c.test, _ = server.(settable)
 }
-
-// Test reports whether the server runs on a test clock.
-func (c *Clocks) Test() bool { return c.test != nil }
 
 // Apart reports whether any account keeps a clock of its own.
 func (c *Clocks) Apart() bool { return c.view.Apart() }
@@ -258,7 +255,7 @@ func (c *Clocks) change(ctx context.Context, account string, fn func(ac *storage
 			return nil // nothing to keep
 		}
 		put, err := c.store.PutAccountClock(ctx, next)
-		if errors.Is(err, storage.ErrConflict) && tries < MaxTries {
+		if errors.Is(err, storage.ErrConflict) && tries < maxTries {
 			continue
 		}
 		if err != nil {

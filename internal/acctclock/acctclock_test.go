@@ -39,9 +39,6 @@ func fieldErr(t *testing.T, err error, field, message string) {
 func TestRealClock(t *testing.T) {
 	cs := newClocks(clock.New(), memstore.New())
 	ctx := context.Background()
-	if cs.Test() {
-		t.Error("the real clock is a test clock")
-	}
 	for name, err := range map[string]error{
 		"Advance":       cs.Advance(ctx, "acct", time.Hour),
 		"Set":           cs.Set(ctx, "acct", time.Now().Add(time.Hour)),
@@ -78,6 +75,19 @@ func TestMovesRefused(t *testing.T) {
 	fieldErr(t, cs.AdvanceServer(-time.Second), "duration", "the clock only moves forward, got -1s")
 	fieldErr(t, cs.SetServer(t0.Add(-time.Second)), "now",
 		"the clock only moves forward: it is at 2026-03-02T15:00:00Z, got 2026-03-02T14:59:59Z")
+	// The last time itself is reached, by an advance and by a set, and a
+	// clock may be checked for a restore at its own time or the last.
+	if err := cs.Advance(ctx, "late", time.Hour); err != nil {
+		t.Errorf("an advance to exactly the last time: %v", err)
+	}
+	if err := cs.Set(ctx, "acct", last); err != nil {
+		t.Errorf("a set to exactly the last time: %v", err)
+	}
+	for _, at := range []time.Time{t0, last} {
+		if err := cs.CheckSet("fresh", at, false, "clock.now"); err != nil {
+			t.Errorf("CheckSet at %v: %v", at, err)
+		}
+	}
 	if err := cs.Set(ctx, "acct", last); err != nil {
 		t.Errorf("Set to the last time: %v", err)
 	}
