@@ -657,8 +657,10 @@ func noticeType(status EventStatus, n int) string {
 // letter.created is "letter." and its status), made once.
 var noticeTypes = func() map[EventStatus]string {
 	m := map[EventStatus]string{}
-	for _, t := range WebhookEventTypes[1:] {
-		m[EventStatus(strings.TrimPrefix(string(t), "letter."))] = string(t)
+	for _, t := range WebhookEventTypes {
+		if t != WebhookLetterCreated {
+			m[EventStatus(strings.TrimPrefix(string(t), "letter."))] = string(t)
+		}
 	}
 	return m
 }()

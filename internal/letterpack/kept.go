@@ -200,7 +200,7 @@ func (k *Kept) StepLetter(l *storage.LetterLife, added []storage.LetterEvent, id
 	}
 	p := pack.Get(Words)
 	defer p.Release()
-	PackLife(p, l)
+	packLife(p, l)
 	p.Uvarint(mid)
 	p.B = append(p.B, k.data[midStart:midStart+int(mid)]...)
 	p.Count(n+len(added), false)

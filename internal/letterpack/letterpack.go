@@ -32,7 +32,7 @@ var Words = pack.NewWords(
 // snapshot's hash, type and definitions) to p, which was made with Words.
 // p.Err reports a value the form cannot hold.
 func Pack(p *pack.Writer, d *storage.LetterDoc) {
-	PackLife(p, &d.Life)
+	packLife(p, &d.Life)
 	// The middle part, which a lifecycle step leaves as it is, goes after
 	// its length, so that a step copies it without reading it.
 	lifeEnd := len(p.B)
@@ -47,7 +47,7 @@ func Pack(p *pack.Writer, d *storage.LetterDoc) {
 	packVariables(p, &d.Snapshot.Merge)
 	packAssetRefs(p, &d.Snapshot)
 	p.InsertLength(lifeEnd)
-	PackEvents(p, d.Events, d.HasEvents)
+	packEvents(p, d.Events, d.HasEvents)
 }
 
 // Unpack reads what Pack wrote into d, which it resets first, appending to
@@ -73,8 +73,8 @@ func Unpack(u *pack.Reader, d *storage.LetterDoc) {
 	d.Events, d.HasEvents = unpackEvents(u, d.Events)
 }
 
-// PackLife writes a letter's life facts, the first values Pack writes.
-func PackLife(p *pack.Writer, f *storage.LetterLife) {
+// packLife writes a letter's life facts, the first values Pack writes.
+func packLife(p *pack.Writer, f *storage.LetterLife) {
 	p.Str(f.Stage)
 	p.Varint(int64(f.Events))
 	p.Str(f.SendDate)
@@ -88,7 +88,7 @@ func PackLife(p *pack.Writer, f *storage.LetterLife) {
 	p.Byte(pack.Flags(f.Fetch))
 }
 
-// UnpackLife reads what PackLife wrote.
+// UnpackLife reads what packLife wrote.
 func UnpackLife(u *pack.Reader, f *storage.LetterLife) {
 	f.Stage = u.Str()
 	f.Events = int32(u.Varint())
@@ -246,8 +246,8 @@ func packOptions(p *pack.Writer, o *storage.LetterOptions) {
 	packStrs(p, o.DeliverabilityValues, o.HasDeliverabilityValues)
 }
 
-// PackEvents writes a letter's events, the last values Pack writes.
-func PackEvents(p *pack.Writer, es []storage.LetterEvent, has bool) {
+// packEvents writes a letter's events, the last values Pack writes.
+func packEvents(p *pack.Writer, es []storage.LetterEvent, has bool) {
 	p.Count(len(es), !has)
 	if !has {
 		return
