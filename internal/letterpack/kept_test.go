@@ -200,3 +200,34 @@ func TestKeptStep(t *testing.T) {
 		t.Error("stepped with a time outside UTC")
 	}
 }
+
+// A step adds at most 16 events in place: 16 are added, 17 are refused
+// (the caller steps the decoded letter instead), the letter unchanged.
+func TestKeptStepBound(t *testing.T) {
+	d := content(filled(false))
+	k := kept(t, d)
+	at := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
+	newLife := d.Life
+	newLife.Events += 17
+	for _, n := range []int{16, 17} {
+		added := make([]storage.LetterEvent, n)
+		for i := range added {
+			added[i] = storage.LetterEvent{CreatedAt: at, ModifiedAt: at, Timestamp: at, Type: "tracking", Status: "inTransit"}
+		}
+		doc, ok := k.StepLetter(&newLife, added, ids{})
+		if ok != (n == 16) {
+			t.Fatalf("a step of %d events: stepped %v", n, ok)
+		}
+		if !ok {
+			continue
+		}
+		var got storage.LetterDoc
+		if err := doc.(*letterpack.Kept).ReadLetter(&got); err != nil || len(got.Events) != len(d.Events)+n {
+			t.Errorf("a step of %d events: %d events, %v", n, len(got.Events), err)
+		}
+	}
+	var old storage.LetterDoc
+	if err := k.ReadLetter(&old); err != nil || !cmp.Equal(d, old, valuesEqual) {
+		t.Errorf("the letter stepped from changed: %v", err)
+	}
+}
