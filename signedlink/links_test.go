@@ -40,6 +40,21 @@ func TestLinks(t *testing.T) {
 			t.Errorf("Open with expiry %q: opened", e)
 		}
 	}
+	// An expiry in another spelling of the same number is refused even
+	// with a signature over that spelling: only Sign's is a link's.
+	signer := signedlink.New(key, nil)
+	for _, e := range []string{"+" + expires, "0" + expires} {
+		other, err := signer.Sign("acct_1", "ltr_1", e, signer.NextSerial())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := signer.Open("ltr_1", e, other); !ok {
+			t.Fatalf("the signer does not open its own signature over %q", e)
+		}
+		if _, _, ok := l.Open("ltr_1", e, other); ok {
+			t.Errorf("Open with expiry %q, signed so: opened", e)
+		}
+	}
 	if _, _, err := l.Sign(strings.Repeat("a", signedlink.MaxAccount+1), "ltr_1", now); err == nil {
 		t.Error("Sign made a link for an account too long to open")
 	}
