@@ -47,7 +47,7 @@ func (w *assetChange) setStatus(a *Asset, v *AssetVersion, to VersionStatus) {
 // same asset got there first. result picks what the operation returns (and
 // stores for idempotent replay); by default the asset.
 func (s *Service) changeAsset(ctx context.Context, account, id string, change func(*Asset, *assetChange) error, result func(*Asset) any) (*Asset, error) {
-	for attempt := 0; ; attempt++ {
+	return storage.RetryConflicts(maxRetries, func() (*Asset, error) {
 		a, err := s.getAsset(ctx, account, id)
 		if err != nil {
 			return nil, err
@@ -66,15 +66,11 @@ func (s *Service) changeAsset(ctx context.Context, account, id string, change fu
 		if result != nil {
 			value = result(a)
 		}
-		err = s.writeAssetChange(ctx, account, a, w, value)
-		switch {
-		case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
-			continue
-		case err != nil:
+		if err := s.writeAssetChange(ctx, account, a, w, value); err != nil {
 			return nil, err
 		}
 		return a, nil
-	}
+	})
 }
 
 // changeVersion applies change to one version of an asset; the version is

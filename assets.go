@@ -384,24 +384,19 @@ func (s *Service) UpdateAsset(ctx context.Context, account, id string, in Update
 // keep their content.
 func (s *Service) DeleteAsset(ctx context.Context, account, id string) error {
 	_, err := idempotent(ctx, s, account, "deleteAsset:"+id, nil, func(ctx context.Context) (*Asset, error) {
-		for attempt := 0; ; attempt++ {
+		_, err := storage.RetryConflicts(maxRetries, func() (struct{}, error) {
 			a, err := s.getAsset(ctx, account, id)
 			if err != nil {
-				return nil, err
+				return struct{}{}, err
 			}
-			_, err = withCompletion(ctx, nil, func(c *storage.Completion) (struct{}, error) {
+			return withCompletion(ctx, nil, func(c *storage.Completion) (struct{}, error) {
 				return struct{}{}, s.store.DeleteAsset(ctx, account, id, a.revision, c)
 			})
-			switch {
-			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
-				continue
-			case errors.Is(err, storage.ErrNotFound):
-				return nil, notFound("asset", id)
-			case err != nil:
-				return nil, storeErr("delete asset", err)
-			}
-			return nil, nil
+		})
+		if err != nil {
+			return nil, writeErr(err, "asset", id, "delete asset")
 		}
+		return nil, nil
 	})
 	return err
 }

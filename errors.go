@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // Code classifies an Error. The HTTP layer maps each Code to one status.
@@ -177,6 +178,20 @@ func storeErr(op string, err error) error {
 	default:
 		return internal(op, err)
 	}
+}
+
+// writeErr is the error of a change to the kind's object id that failed:
+// an error of the API's as it is, the object gone as not found, anything
+// else the store's, in op.
+func writeErr(err error, kind, id, op string) error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return err
+	case errors.Is(err, storage.ErrNotFound):
+		return notFound(kind, id)
+	}
+	return storeErr(op, err)
 }
 
 // keepsOutcome reports whether an operation's error is an outcome of the

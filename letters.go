@@ -637,7 +637,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 	if err := s.life.catchUp(ctx, account); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
+	l, err := storage.RetryConflicts(maxRetries, func() (*Letter, error) {
 		l, err := s.getLetter(ctx, account, id)
 		if err != nil {
 			return nil, err
@@ -659,17 +659,15 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 			return s.store.UpdateLetter(ctx, rec, c)
 		})
 		l.kept = nil
-		if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
-			continue
-		}
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, notFound("letter", id)
-		}
 		if err != nil {
-			return nil, storeErr("update letter", err)
+			return nil, err
 		}
 		l.revision, l.storedEvents = stored.Revision, len(l.Events)
 		s.deliveries.made(stored.Deliveries)
 		return l, nil
+	})
+	if err != nil {
+		return nil, writeErr(err, "letter", id, "update letter")
 	}
+	return l, nil
 }

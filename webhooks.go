@@ -335,7 +335,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 		if err := f.err(); err != nil {
 			return nil, err
 		}
-		for attempt := 0; ; attempt++ {
+		w, err := storage.RetryConflicts(maxRetries, func() (*Webhook, error) {
 			w, err := s.getWebhook(ctx, account, id)
 			if err != nil {
 				return nil, err
@@ -345,23 +345,15 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 			if in.URL != nil && *in.URL != w.URL {
 				s.validateWebhookURL(f, *in.URL)
 			}
-			if err := f.err(); err != nil {
-				return nil, err
-			}
-			if !applyWebhookChange(w, in) {
-				return w, nil
+			if err := f.err(); err != nil || !applyWebhookChange(w, in) {
+				return w, err
 			}
 			w.ModifiedAt = s.now(account)
 			stored, err := withCompletion(ctx, w, func(c *storage.Completion) (storage.Webhook, error) {
 				return s.store.WriteWebhook(ctx, webhookRecord(account, w), 0, c)
 			})
-			switch {
-			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
-				continue
-			case errors.Is(err, storage.ErrNotFound):
-				return nil, notFound("webhook", id)
-			case err != nil:
-				return nil, storeErr("update webhook", err)
+			if err != nil {
+				return nil, err
 			}
 			w.revision = stored.Revision
 			if w.Status == WebhookEnabled {
@@ -369,7 +361,11 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 				s.deliveries.wake()
 			}
 			return w, nil
+		})
+		if err != nil {
+			return nil, writeErr(err, "webhook", id, "update webhook")
 		}
+		return w, nil
 	})
 }
 
@@ -411,7 +407,7 @@ func checkWebhookReadOnly(f fieldErrors, in UpdateWebhookInput, w *Webhook) {
 // to it.
 func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 	_, err := idempotent(ctx, s, account, "deleteWebhook:"+id, nil, func(ctx context.Context) (*Webhook, error) {
-		for attempt := 0; ; attempt++ {
+		w, err := storage.RetryConflicts(maxRetries, func() (*Webhook, error) {
 			w, err := s.getWebhook(ctx, account, id)
 			if err != nil {
 				return nil, err
@@ -419,17 +415,13 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 			_, err = withCompletion(ctx, nil, func(c *storage.Completion) (struct{}, error) {
 				return struct{}{}, s.store.DeleteWebhook(ctx, account, id, w.revision, c)
 			})
-			switch {
-			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
-				continue
-			case errors.Is(err, storage.ErrNotFound):
-				return nil, notFound("webhook", id)
-			case err != nil:
-				return nil, storeErr("delete webhook", err)
-			}
-			s.deliveries.funcs.Delete(w.URL) // a function's, if it was SubscribeFunc's
-			return nil, nil
+			return w, err
+		})
+		if err != nil {
+			return nil, writeErr(err, "webhook", id, "delete webhook")
 		}
+		s.deliveries.funcs.Delete(w.URL) // a function's, if it was SubscribeFunc's
+		return nil, nil
 	})
 	return err
 }
@@ -495,32 +487,26 @@ const deliveryPrefix = "dlv_"
 // from now. A delivery under way is a CodeConflict.
 func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id string) (*WebhookDelivery, error) {
 	return idempotent(ctx, s, account, "retryDelivery:"+webhookID+"/"+id, nil, func(ctx context.Context) (*WebhookDelivery, error) {
-		for attempt := 0; ; attempt++ {
+		stored, err := storage.RetryConflicts(maxRetries, func() (storage.Delivery, error) {
 			d, err := s.getDelivery(ctx, account, webhookID, id)
 			if err != nil {
-				return nil, err
+				return d, err
 			}
 			if d.LeasedUntil.After(s.wall.Now()) {
-				return nil, errorf(CodeConflict, "delivery %s is being attempted; wait for the attempt to end", id)
+				return d, errorf(CodeConflict, "delivery %s is being attempted; wait for the attempt to end", id)
 			}
 			now := s.now(account)
 			d.Status, d.NextAttemptAt, d.RetryUntil = storage.DeliveryPending, now, now.Add(WebhookRetryPeriod)
-			out := deliveryFromRecord(d)
-			stored, err := withCompletion(ctx, out, func(c *storage.Completion) (storage.Delivery, error) {
+			return withCompletion(ctx, deliveryFromRecord(d), func(c *storage.Completion) (storage.Delivery, error) {
 				return s.store.UpdateDelivery(ctx, d, c)
 			})
-			switch {
-			case errors.Is(err, storage.ErrConflict) && attempt < maxRetries:
-				continue
-			case errors.Is(err, storage.ErrNotFound):
-				return nil, notFound("delivery", id)
-			case err != nil:
-				return nil, storeErr("retry delivery", err)
-			}
-			s.deliveries.activate()
-			s.deliveries.wake()
-			return deliveryFromRecord(stored), nil
+		})
+		if err != nil {
+			return nil, writeErr(err, "delivery", id, "retry delivery")
 		}
+		s.deliveries.activate()
+		s.deliveries.wake()
+		return deliveryFromRecord(stored), nil
 	})
 }
 

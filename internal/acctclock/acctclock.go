@@ -237,9 +237,9 @@ func (c *Clocks) change(ctx context.Context, account string, fn func(ac *storage
 	if account == "" {
 		return fieldErr("account", "an account is required")
 	}
-	for tries := 0; ; tries++ {
+	_, err := storage.RetryConflicts(maxTries, func() (struct{}, error) {
 		if err := c.view.Sync(ctx, c.store); err != nil {
-			return &StoreError{"read the accounts' clocks", err}
+			return struct{}{}, &StoreError{"read the accounts' clocks", err}
 		}
 		stored, had := c.view.Stored(account)
 		server := c.ServerNow()
@@ -249,21 +249,19 @@ func (c *Clocks) change(ctx context.Context, account string, fn func(ac *storage
 		}
 		next := storage.AccountClock{Account: account, At: now, Anchor: server, Frozen: stored.Frozen, Stamp: stored.Stamp}
 		if err := fn(&next, now); err != nil {
-			return err
+			return struct{}{}, err
 		}
 		if !had && next.OnServerTime() {
-			return nil // nothing to keep
+			return struct{}{}, nil // nothing to keep
 		}
 		put, err := c.store.PutAccountClock(ctx, next)
-		if errors.Is(err, storage.ErrConflict) && tries < maxTries {
-			continue
-		}
 		if err != nil {
-			return &StoreError{"put the account's clock", err}
+			return struct{}{}, &StoreError{"put the account's clock", err}
 		}
 		c.view.Apply(put)
-		return nil
-	}
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // AdvanceServer moves the server's test clock on by d, as Advance moves an
