@@ -108,7 +108,8 @@ func WithAuthThrottle(t *httpadapter.AuthThrottle) Option {
 // WithPublicURL is the URL browsers reach the server at when it is not the
 // request's own: behind a proxy that ends TLS, https://mail.example.com for
 // a server that sees http. Forms are taken from its origin (scheme, host
-// and port) as well as from the request's own.
+// and port) as well as from the request's own, and an https one marks the
+// session cookie Secure.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = u }
 }
@@ -124,12 +125,15 @@ type handler struct {
 	auth         httpadapter.Authenticator
 	throttle     *httpadapter.AuthThrottle
 	publicOrigin string // "" for none
-	clock        accountClock
-	logger       *slog.Logger
-	csrfKey      []byte
-	mux          *http.ServeMux
-	pages        map[string]*template.Template
-	staticFiles  fs.FS
+	// secure marks the session cookie Secure on a request that came
+	// without TLS: the public URL is https, so a proxy ended TLS.
+	secure      bool
+	clock       accountClock
+	logger      *slog.Logger
+	csrfKey     []byte
+	mux         *http.ServeMux
+	pages       map[string]*template.Template
+	staticFiles fs.FS
 }
 
 // New returns the inbox for svc.
@@ -147,6 +151,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, auth: cfg.auth, throttle: cfg.throttle, logger: cfg.logger, mux: http.NewServeMux()}
 	if cfg.publicURL != "" {
 		h.publicOrigin, _ = originOf(cfg.publicURL)
+		h.secure = strings.HasPrefix(h.publicOrigin, "https://")
 	}
 	switch {
 	case cfg.testClock != nil && cfg.sharedClock:
@@ -284,7 +289,7 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) (*session, boo
 			h.refuse(w, r, &lettershop.Error{Code: lettershop.CodeInternal, Message: "the key could not be checked",
 				Err: fmt.Errorf("inbox: authenticate: %w", err)})
 		default:
-			clearCookie(w, r, base)
+			h.clearCookie(w, r, base)
 			http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 		}
 		return nil, false
@@ -302,10 +307,12 @@ func (h *handler) csrfToken(apiKey string) string {
 func cookiePath(base string) string { return base + "/" }
 
 // The cookie holds the key base64url-encoded: a key may hold characters
-// (";", quotes, backslashes) a cookie value can not.
-func setCookie(w http.ResponseWriter, r *http.Request, base, key string) {
+// (";", quotes, backslashes) a cookie value can not. It is Secure when the
+// browser reached the inbox over TLS: its own, or a proxy's in front of
+// the public URL.
+func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, base, key string) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(key)), Path: cookiePath(base),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || h.secure})
 }
 
 // cookieKey is the key the request's cookie holds.
@@ -321,9 +328,9 @@ func cookieKey(r *http.Request) (string, bool) {
 	return string(key), true
 }
 
-func clearCookie(w http.ResponseWriter, r *http.Request, base string) {
+func (h *handler) clearCookie(w http.ResponseWriter, r *http.Request, base string) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: cookiePath(base), MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || h.secure})
 }
 
 // loginPage asks for an API key.
@@ -381,7 +388,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := mountPrefix(r)
-	setCookie(w, r, base, key)
+	h.setCookie(w, r, base, key)
 	http.Redirect(w, r, base+"/", http.StatusSeeOther)
 }
 
@@ -395,7 +402,7 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := mountPrefix(r)
-	clearCookie(w, r, base)
+	h.clearCookie(w, r, base)
 	http.Redirect(w, r, base+"/login", http.StatusSeeOther)
 }
 

@@ -242,6 +242,35 @@ func TestOriginOfThePublicURL(t *testing.T) {
 	}
 }
 
+// The session cookie is Secure when browsers reach the inbox over TLS:
+// behind a proxy that ends it (an https public URL) although the server
+// itself sees http; not when the public URL is http, nor without one on a
+// server without TLS.
+func TestCookieSecureBehindATLSProxy(t *testing.T) {
+	for _, tc := range []struct {
+		public string
+		secure bool
+	}{
+		{"https://mail.example.com/", true},
+		{"http://mail.example.com/", false},
+		{"", false},
+	} {
+		var opts []inbox.Option
+		if tc.public != "" {
+			opts = append(opts, inbox.WithPublicURL(tc.public))
+		}
+		e := newEnv(t, withInboxOptions(opts...))
+		res := e.client().postFrom(e.srv.URL, "/inbox/login", url.Values{"key": {testKey}})
+		cookies := (&http.Response{Header: res.Header}).Cookies()
+		if res.StatusCode != http.StatusSeeOther || len(cookies) != 1 {
+			t.Fatalf("public URL %q: log-in %d with cookies %v", tc.public, res.StatusCode, cookies)
+		}
+		if cookies[0].Secure != tc.secure {
+			t.Errorf("public URL %q: cookie Secure %v, want %v", tc.public, cookies[0].Secure, tc.secure)
+		}
+	}
+}
+
 // Failed log-ins are throttled per client address, together with the
 // API's failed authentications when the two share a throttle.
 func TestLoginThrottled(t *testing.T) {
