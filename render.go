@@ -28,7 +28,7 @@ const (
 // repeated downloads of a letter are not rendered again. Zero or less turns
 // the cache off. The default is DefaultRenderCacheSize.
 func WithRenderCacheSize(n int) Option {
-	return func(s *Service) { s.render.cache.SetSize(n) }
+	return func(s *Service) { s.render.cacheSize = n }
 }
 
 // Renderer draws a letter, mapped to render's values, into its PDF. It
@@ -77,11 +77,21 @@ const (
 )
 
 // renderState is the Service's rendering state: its options, and the
-// cache of rendered letters by their stored state, made on first use.
+// cache of rendered letters by their stored state.
 type renderState struct {
-	renderer Renderer
-	fetcher  Fetcher
-	cache    rendercache.Cache
+	renderer  Renderer
+	fetcher   Fetcher
+	cacheSize int
+	cache     *rendercache.Cache
+}
+
+// setUp makes what the options chose, once, as the Service is made: the
+// built-in renderer unless WithRenderer gave another, and the cache.
+func (r *renderState) setUp() {
+	if r.renderer == nil {
+		r.renderer = builtinRenderer{}
+	}
+	r.cache = rendercache.New(r.cacheSize)
 }
 
 // checkContent returns what is wrong with content of a MIME type, or ""
@@ -133,11 +143,7 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 		}
 		d := drawing(l, content)
 		d.Resources = res
-		var r Renderer = builtinRenderer{}
-		if s.render.renderer != nil {
-			r = s.render.renderer
-		}
-		b, err := r.Render(d)
+		b, err := s.render.renderer.Render(d)
 		if err != nil {
 			return nil, internal("render letter "+l.ID, err)
 		}

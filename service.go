@@ -178,6 +178,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 		idemCap:   DefaultIdempotencyCap,
 		idemBytes: DefaultIdempotencyBytes,
 		trims:     upkeep.NewCounters(maxTrimCounters),
+		render:    renderState{cacheSize: DefaultRenderCacheSize},
 	}
 	for _, o := range opts {
 		o(s)
@@ -190,8 +191,9 @@ func New(store storage.Storage, opts ...Option) *Service {
 		}
 	}
 	// Servers sharing WithTokenKey share links; signedlink keeps its keys
-	// apart from the pagination tokens'.
-	s.download.Key = s.tokenKey
+	// apart from the pagination tokens'. The TTL is WithDownloadTTL's.
+	s.download = signedlink.NewLinks(s.tokenKey, s.download.TTL)
+	s.render.setUp()
 	if s.address == nil {
 		s.address = NewAddressProcessor()
 	}

@@ -347,6 +347,22 @@ func TestWithHostsMatchesAsEgress(t *testing.T) {
 	}
 }
 
+// WithHosts with a malformed entry (a network of 33 bits, which is no
+// host name either) allows no host, the listed ones included, and the
+// refusal names the entry as egress.ListHosts does.
+func TestWithHostsMalformedAllowsNone(t *testing.T) {
+	var d *lettershop.Deliveries
+	newService(t).UseDeliverer(func(ds *lettershop.Deliveries) lettershop.Deliverer { d = ds; return idle{} })
+	open := delivery.OpenWith(delivery.WithHosts("hooks.example.com", "10.0.0.0/33"))(d)
+	defer open.Close()
+	for _, h := range []string{"hooks.example.com", "10.0.0.0/33", "10.0.0.1"} {
+		err := open.(lettershop.HostChecker).CheckHost(h)
+		if err == nil || !strings.Contains(err.Error(), `"10.0.0.0/33": want a network`) {
+			t.Errorf("CheckHost(%q) = %v, want a refusal naming the malformed entry", h, err)
+		}
+	}
+}
+
 // table is a resolver answering from a map, so that no lookup leaves the
 // machine; any other name is not found.
 type table map[string]string

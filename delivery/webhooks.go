@@ -69,7 +69,9 @@ type settings struct {
 	// restricted says WithHosts was given entries: then only hosts the
 	// list matches, none when its entries were all blank.
 	restricted bool
-	client     *http.Client
+	// badHosts is what was wrong with WithHosts' entries: then no host.
+	badHosts error
+	client   *http.Client
 }
 
 // WithTimeout sets how long an attempt to post an event waits for the
@@ -85,14 +87,17 @@ func WithPerAccount(n int) OpenOption { return func(s *settings) { s.perAccount 
 
 // WithHosts limits the hosts webhooks may post to: a name
 // ("hooks.example.com"), a "*.example.com" for the names under a domain,
-// an IP address or a network, matched as the egress policy's list is
-// (egress.ListHosts; empty entries are skipped, and a list of nothing but
-// empty entries allows no host). A webhook url of another host is refused
-// when it is given, and an event to one is not sent. The default, and
-// WithHosts with no entry, is any host: in tests the receiver is often on
-// the same machine.
+// an IP address or a network, read, checked and matched as the egress
+// policy's list is (egress.ListHosts; empty entries are skipped, and a list
+// of nothing but empty entries allows no host). A webhook url of another
+// host is refused when it is given, and an event to one is not sent. The
+// default, and WithHosts with no entry, is any host: in tests the receiver
+// is often on the same machine. A list with a malformed entry allows no
+// host, and the refusal names the entry; check a list read from a setting
+// with egress.ListHosts first, as the server does.
 func WithHosts(hosts ...string) OpenOption {
-	return func(s *settings) { s.hosts, s.restricted = egress.ListHosts(hosts...), len(hosts) > 0 }
+	l, err := egress.ListHosts(hosts...)
+	return func(s *settings) { s.hosts, s.restricted, s.badHosts = l, len(hosts) > 0, err }
 }
 
 // WithClient sets the HTTP client events are posted with. An attempt still
@@ -173,6 +178,9 @@ func (w *webhooks) Close() {
 // CheckHost implements lettershop.HostChecker: webhooks may reach any host
 // when no list is set, else a host the list matches (egress.HostList).
 func (w *webhooks) CheckHost(host string) error {
+	if w.badHosts != nil {
+		return fmt.Errorf("webhooks may reach no host on this server: its list of hosts is malformed: %w", w.badHosts)
+	}
 	if !w.restricted || w.hosts.Match(host) {
 		return nil
 	}

@@ -18,29 +18,23 @@ type HostList struct {
 	nets  []netip.Prefix
 }
 
-// ListHosts returns the list of entries: names, "*.domain", IP addresses
-// (bracketed or not) and networks. Spaces around an entry are ignored and
-// an empty entry is skipped. Entries are not checked (Allow does): one of
-// no known form is a name, matched as it is written.
-func ListHosts(entries ...string) HostList {
-	var l HostList
+// ListHosts returns the list of entries, each read and checked as Allow
+// reads it: names, "*.domain", IP addresses and networks. Spaces around an
+// entry are ignored and an empty entry is skipped; an entry of no known
+// form, or one that names only refused addresses, is an error naming it,
+// as Allow's is.
+func ListHosts(entries ...string) (HostList, error) {
+	given := make([]string, 0, len(entries))
 	for _, e := range entries {
-		e = strings.TrimSpace(e)
-		if e == "" {
-			continue
-		}
-		if n, err := netip.ParsePrefix(e); err == nil {
-			if n = n.Masked(); n.Addr().Is4In6() && n.Bits() >= 96 {
-				n = netip.PrefixFrom(n.Addr().Unmap(), n.Bits()-96)
-			}
-			l.nets = append(l.nets, n)
-		} else if a, ok := hostAddr(hostName(e)); ok {
-			l.nets = append(l.nets, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-		} else {
-			l.names = append(l.names, hostName(e))
+		if e = strings.TrimSpace(e); e != "" {
+			given = append(given, e)
 		}
 	}
-	return l
+	p, err := Allow(given...)
+	if err != nil {
+		return HostList{}, err
+	}
+	return HostList{names: p.hosts, nets: p.nets}, nil
 }
 
 // Empty reports whether l lists no host.
@@ -61,14 +55,21 @@ func (l HostList) Match(host string) bool {
 
 // hostAddr is host as an IP address without a zone, brackets taken off.
 func hostAddr(host string) (netip.Addr, bool) {
-	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
+	host = unbracket(host)
 	if host == "" || !strings.Contains(host, ":") && (host[len(host)-1] < '0' || host[len(host)-1] > '9') {
 		return netip.Addr{}, false // a name: no parse, and no error made
 	}
 	a, err := netip.ParseAddr(host)
 	return a.WithZone(""), err == nil
+}
+
+// unbracket is host without the brackets around it, if it has them (an
+// IPv6 address as a URL writes it).
+func unbracket(host string) string {
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		return host[1 : len(host)-1]
+	}
+	return host
 }
 
 // hostName is a host name as lists keep it: lower case, without a final

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +18,13 @@ import (
 // under it; addresses bracketed or not, an IPv4-mapped one as its IPv4
 // address; networks. Empty entries are skipped.
 func TestHostList(t *testing.T) {
-	l := egress.ListHosts("Hooks.Example.COM.", " *.example.org ", "", "10.0.0.1", "[::1]", "192.168.0.0/16", "not a host")
+	l, err := egress.ListHosts("Hooks.Example.COM.", " *.example.org ", "", "10.0.0.1", "[::1]", "192.168.0.0/16")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for host, want := range map[string]bool{
 		"hooks.example.com": true, "HOOKS.example.com.": true, "a.b.example.org": true, "a.example.org.": true,
 		"10.0.0.1": true, "10.0.0.1.": true, "::ffff:10.0.0.1": true, "::1": true, "[::1]": true, "0:0::1": true, "192.168.7.7": true,
-		"not a host":  true,
 		"example.org": false, "example.com": false, "x.hooks.example.com": false, "127.0.0.1": false, "10.0.0.2": false,
 		"": false,
 	} {
@@ -32,21 +35,42 @@ func TestHostList(t *testing.T) {
 	if l.Empty() {
 		t.Errorf("Empty: true for %v", l)
 	}
-	if got, want := l.String(), "hooks.example.com,*.example.org,not a host,10.0.0.1,::1,192.168.0.0/16"; got != want {
+	if got, want := l.String(), "hooks.example.com,*.example.org,10.0.0.1,::1,192.168.0.0/16"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
-	if e := egress.ListHosts("", " "); !e.Empty() || e.Match("example.com") {
-		t.Errorf("a list of empty entries: %v, want empty, matching nothing", e)
+	if e, err := egress.ListHosts("", " "); err != nil || !e.Empty() || e.Match("example.com") {
+		t.Errorf("a list of empty entries: %v, %v; want empty, matching nothing", e, err)
 	}
 
 	// A policy's list matches the same hosts.
-	p, err := egress.Allow("Hooks.Example.COM.", "*.example.org", "10.0.0.1", "::1")
+	p, err := egress.Allow("Hooks.Example.COM.", "*.example.org", "10.0.0.1", "[::1]")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, host := range []string{"hooks.example.com.", "a.b.example.org", "[::1]", "10.0.0.1"} {
 		if err := p.CheckHost(host); err != nil {
 			t.Errorf("the policy refuses %s, which its list matches: %v", host, err)
+		}
+	}
+}
+
+// ListHosts checks its entries as Allow does: an entry of no known form (a
+// malformed network above all, which is not a host name either) or one
+// that names only refused addresses is an error naming it, and the error
+// is Allow's.
+func TestListHostsChecksEntries(t *testing.T) {
+	for _, bad := range []string{"10.0.0.0/33", "10.0.0.0/x", "not a host", "a..b", "http://example.com", "example.com:80",
+		"169.254.0.0/16", "169.254.169.254", "fe80::1%eth0", "0x7f000001", "*"} {
+		l, err := egress.ListHosts("hooks.example.com", bad)
+		if err == nil {
+			t.Errorf("ListHosts(%q) = %v, no error", bad, l)
+			continue
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ListHosts(%q): %q does not name the entry", bad, err)
+		}
+		if _, perr := egress.Allow(bad); perr == nil || perr.Error() != err.Error() {
+			t.Errorf("ListHosts(%q): %q, but Allow says %v", bad, err, perr)
 		}
 	}
 }

@@ -50,7 +50,8 @@ func Default() Policy { return Policy{} }
 // Allow returns the policy that reaches only the given hosts and networks,
 // and never the refused addresses. An entry is a host name
 // ("files.example.com"), "*.example.com" for every name under a domain, an
-// IP address ("10.0.0.7", "::1") or a network ("10.0.0.0/8", "fd00::/8").
+// IP address ("10.0.0.7", "::1", or bracketed, "[::1]") or a network
+// ("10.0.0.0/8", "fd00::/8").
 // A request to a listed name goes to whatever address the name has, but a
 // refused one; a request to any other name goes only to addresses in the
 // listed networks. An entry that names only refused addresses is an error,
@@ -101,7 +102,7 @@ func (p *Policy) add(e string) error {
 		}
 		p.nets = append(p.nets, n)
 	default:
-		if a, err := netip.ParseAddr(e); err == nil {
+		if a, err := netip.ParseAddr(unbracket(e)); err == nil {
 			if a.Zone() != "" {
 				return fmt.Errorf("%q: write the address without a zone", e)
 			}
@@ -184,10 +185,7 @@ func asError(e *Error) error {
 // (valid); for a name, whether the name is listed (so that any address it
 // resolves to, but a refused one, may be dialled).
 func (p Policy) checkHost(host string) (addr netip.Addr, listed bool, err *Error) {
-	h := strings.ToLower(host)
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		h = h[1 : len(h)-1]
-	}
+	h := unbracket(strings.ToLower(host))
 	if h == "" {
 		return netip.Addr{}, false, badURL("", "no host is given")
 	}

@@ -426,8 +426,12 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 	writeProblem(w, problemFor(ctx, errorf(code, "%s", detail)))
 }
 
-// faultJSON is a Fault on the wire: the latency as a Go duration ("2s").
-type faultJSON struct {
+// FaultJSON is a Fault on the wire, as POST /_test/faults takes it and
+// GET /_test/faults answers it: Latency and RetryAfter as Go durations
+// ("2s", "150ms"). The server sets ID. A Go test helper (lettershoptest)
+// hands its faults to TestControls through it, so that they are read and
+// refused as a request's are.
+type FaultJSON struct {
 	ID              string  `json:"id,omitempty"`
 	Method          string  `json:"method,omitempty"`
 	Path            string  `json:"path,omitempty"`
@@ -440,8 +444,36 @@ type faultJSON struct {
 	RetryAfter      string  `json:"retryAfter,omitempty"`
 }
 
-func faultToJSON(f Fault) faultJSON {
-	j := faultJSON{ID: f.ID, Method: f.Method, Path: f.Path, Status: f.Status, CloseConnection: f.CloseConnection,
+// Fault reads j as a fault to add: its durations parsed, an ID refused
+// (the server gives it). What is wrong is a lettershop.Error of
+// CodeInvalid naming the field; AddFault checks the rest of the fault.
+func (j FaultJSON) Fault() (Fault, error) {
+	if j.ID != "" {
+		return Fault{}, invalid("id", "is given by the server; leave it out")
+	}
+	f := Fault{Method: j.Method, Path: j.Path, Status: j.Status, CloseConnection: j.CloseConnection,
+		AfterWrite: j.AfterWrite, Times: j.Times, Probability: j.Probability}
+	for _, d := range []struct {
+		field, text, example string
+		to                   *time.Duration
+	}{{"latency", j.Latency, `"2s" or "150ms"`, &f.Latency}, {"retryAfter", j.RetryAfter, `"30s" or "2h"`, &f.RetryAfter}} {
+		if d.text == "" {
+			continue
+		}
+		if len(d.text) > maxFaultLatencyText {
+			return Fault{}, invalid(d.field, "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(d.text), echo.Quote(d.text))
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil {
+			return Fault{}, invalid(d.field, "must be a duration such as %s, got %s", d.example, echo.Quote(d.text))
+		}
+		*d.to = v
+	}
+	return f, nil
+}
+
+func faultToJSON(f Fault) FaultJSON {
+	j := FaultJSON{ID: f.ID, Method: f.Method, Path: f.Path, Status: f.Status, CloseConnection: f.CloseConnection,
 		AfterWrite: f.AfterWrite, Times: f.Times, Probability: f.Probability}
 	if f.Latency > 0 {
 		j.Latency = f.Latency.String()
@@ -454,7 +486,7 @@ func faultToJSON(f Fault) faultJSON {
 
 // faultList is the body of GET /_test/faults.
 type faultList struct {
-	Items []faultJSON `json:"items"`
+	Items []FaultJSON `json:"items"`
 }
 
 func (h *handler) faultRoutes() {
@@ -494,7 +526,7 @@ func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	out := faultList{Items: []faultJSON{}}
+	out := faultList{Items: []FaultJSON{}}
 	for _, f := range h.cfg.controls.Faults(c.account) {
 		out.Items = append(out.Items, faultToJSON(f))
 	}
@@ -504,42 +536,17 @@ func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
 // addFault adds a fault to the key's account; the answer is the fault with
 // its id.
 func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
-	var in faultJSON
+	var in FaultJSON
 	if err := h.readJSON(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	if in.ID != "" {
-		h.fail(w, r, invalid("id", "is given by the server; leave it out"))
+	f, err := in.Fault()
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
-	f := Fault{Method: in.Method, Path: in.Path, Status: in.Status, CloseConnection: in.CloseConnection,
-		AfterWrite: in.AfterWrite, Times: in.Times, Probability: in.Probability}
-	if in.Latency != "" {
-		if len(in.Latency) > maxFaultLatencyText {
-			h.fail(w, r, invalid("latency", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.Latency), echo.Quote(in.Latency)))
-			return
-		}
-		d, err := time.ParseDuration(in.Latency)
-		if err != nil {
-			h.fail(w, r, invalid("latency", `must be a duration such as "2s" or "150ms", got %s`, echo.Quote(in.Latency)))
-			return
-		}
-		f.Latency = d
-	}
-	if in.RetryAfter != "" {
-		if len(in.RetryAfter) > maxFaultLatencyText {
-			h.fail(w, r, invalid("retryAfter", "must be at most %d bytes, got %d (%s)", maxFaultLatencyText, len(in.RetryAfter), echo.Quote(in.RetryAfter)))
-			return
-		}
-		d, err := time.ParseDuration(in.RetryAfter)
-		if err != nil {
-			h.fail(w, r, invalid("retryAfter", `must be a duration such as "30s" or "2h", got %s`, echo.Quote(in.RetryAfter)))
-			return
-		}
-		f.RetryAfter = d
-	}
-	f, err := h.cfg.controls.AddFault(c.account, f)
+	f, err = h.cfg.controls.AddFault(c.account, f)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -316,22 +316,12 @@ func (a *Account) Fault(f client.Fault) string {
 	if a.c.controls == nil {
 		a.c.t.Fatalf("lettershoptest: faults need a Server (New), not a Service")
 	}
-	hf := httpadapter.Fault{Method: f.Method, Path: f.Path, Status: f.Status, CloseConnection: f.CloseConnection,
-		AfterWrite: f.AfterWrite, Times: f.Times, Probability: f.Probability}
-	for _, d := range []struct {
-		field, text string
-		to          *time.Duration
-	}{{"latency", f.Latency, &hf.Latency}, {"retryAfter", f.RetryAfter, &hf.RetryAfter}} {
-		if d.text == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.text)
-		if err != nil {
-			a.c.t.Fatalf("lettershoptest: fault: %s %q is not a duration (\"2s\", \"150ms\")", d.field, d.text)
-		}
-		*d.to = v
+	// client.Fault and httpadapter.FaultJSON are the same wire shape: the
+	// fault is read and checked as the server reads one a request adds.
+	hf, err := httpadapter.FaultJSON(f).Fault()
+	if err == nil {
+		hf, err = a.c.controls.AddFault(a.ID, hf)
 	}
-	hf, err := a.c.controls.AddFault(a.ID, hf)
 	if err != nil {
 		a.c.t.Fatalf("lettershoptest: fault: %v", err)
 	}

@@ -2,7 +2,9 @@ package lettershoptest_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,6 +53,39 @@ func TestFaultInvalidFailsTheTest(t *testing.T) {
 	}()
 	if !ft.failed {
 		t.Error("a fault with status 200 was taken")
+	}
+}
+
+// A fault Fault refuses fails the test with the words the server answers
+// the same fault with over HTTP: a duration that is none, one too long, an
+// id, and a check of the fault itself.
+func TestFaultInvalidAsTheServerSaysIt(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	srv := lettershoptest.New(ft)
+	acct := srv.NewAccount()
+	c := acct.Client()
+	for _, f := range []client.Fault{
+		{Path: "/letters", Latency: "soon"},
+		{Path: "/letters", Status: 429, RetryAfter: "later"},
+		{Path: "/letters", Latency: strings.Repeat("1", 65) + "s"},
+		{ID: "flt_1", Path: "/letters", Status: 500},
+		{Path: "/letters", Status: 200},
+	} {
+		msg := fails(t, ft, func() { acct.Fault(f) })
+		_, err := c.Test.AddFault(context.Background(), &f)
+		var ce *client.Error
+		if !errors.As(err, &ce) || len(ce.Fields) != 1 {
+			t.Errorf("%+v: the server answers %v, want one field at fault", f, err)
+			continue
+		}
+		for field, text := range ce.Fields {
+			if want := field + ": " + text; !strings.Contains(msg, want) {
+				t.Errorf("%+v: Fault fails the test with %q, not the server's %q", f, msg, want)
+			}
+		}
+	}
+	if faults, err := c.Test.Faults(context.Background()); err != nil || len(faults) != 0 {
+		t.Errorf("faults kept: %+v, %v", faults, err)
 	}
 }
 

@@ -90,11 +90,8 @@ func (d dueIndex) serverDue(r *letterRec) (int64, int32) {
 func (d dueIndex) serverLess(a, b *letterRec) bool {
 	as, an := d.serverDue(a)
 	bs, bn := d.serverDue(b)
-	switch {
-	case as != bs:
-		return as < bs
-	case an != bn:
-		return an < bn
+	if less, equal := stampLess(as, an, bs, bn); !equal {
+		return less
 	}
 	return a.id < b.id
 }
@@ -106,13 +103,12 @@ func (d dueIndex) serverDueAfter(r *letterRec, now time.Time) bool {
 		return true
 	}
 	secs, nsecs := d.serverDue(r)
-	sec, nsec := stamp(now)
-	return secs > sec || secs == sec && nsecs > nsec
+	return stampAfter(secs, nsecs, now)
 }
 
 func dueLess(a, b *letterRec) bool {
-	if !sameDue(a, b) {
-		return dueBefore(a, b)
+	if less, equal := stampLess(a.secs[due], a.nsecs[due], b.secs[due], b.nsecs[due]); !equal {
+		return less
 	}
 	return a.id < b.id
 }

@@ -33,7 +33,7 @@ type idemRec struct {
 	result storage.Document
 	size   int64
 	// secs and nsecs are the record's times (idemCreated, idemExpires,
-	// idemLease).
+	// idemLease), as stamp keeps them.
 	secs                [3]int64
 	nsecs               [3]int32
 	done, failed, fpHex bool
@@ -46,22 +46,16 @@ const (
 	idemLease
 )
 
-func (r *idemRec) time(i int) time.Time { return time.Unix(r.secs[i], int64(r.nsecs[i])).UTC() }
+func (r *idemRec) time(i int) time.Time { return unstamp(r.secs[i], r.nsecs[i]) }
 
 func (r *idemRec) setTime(i int, t time.Time) { r.secs[i], r.nsecs[i] = stamp(t) }
 
 // after reports whether r's time i is after t.
-func (r *idemRec) after(i int, t time.Time) bool {
-	sec, nsec := stamp(t)
-	return r.secs[i] > sec || r.secs[i] == sec && r.nsecs[i] > nsec
-}
+func (r *idemRec) after(i int, t time.Time) bool { return stampAfter(r.secs[i], r.nsecs[i], t) }
 
 // timeLess orders a and b by their times i.
 func timeLess(a, b *idemRec, i int) (less, equal bool) {
-	if a.secs[i] != b.secs[i] {
-		return a.secs[i] < b.secs[i], false
-	}
-	return a.nsecs[i] < b.nsecs[i], a.nsecs[i] == b.nsecs[i]
+	return stampLess(a.secs[i], a.nsecs[i], b.secs[i], b.nsecs[i])
 }
 
 func newIdemRec(r storage.IdempotencyRecord) *idemRec {

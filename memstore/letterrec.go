@@ -27,7 +27,7 @@ type letterRec struct {
 	meta       metaList
 	revision   int64
 	// secs and nsecs are the letter's times (created, modified, due) as
-	// Unix seconds and nanoseconds.
+	// Unix seconds and nanoseconds (stamp).
 	secs    [3]int64
 	nsecs   [3]int32
 	account name
@@ -47,10 +47,7 @@ const (
 
 func letterLess(a, b *letterRec) bool { return a.id < b.id }
 
-// stamp returns t as letterRec keeps it.
-func stamp(t time.Time) (int64, int32) { return t.Unix(), int32(t.Nanosecond()) }
-
-func (r *letterRec) time(i int) time.Time { return time.Unix(r.secs[i], int64(r.nsecs[i])).UTC() }
+func (r *letterRec) time(i int) time.Time { return unstamp(r.secs[i], r.nsecs[i]) }
 
 func (r *letterRec) setTime(i int, t time.Time) { r.secs[i], r.nsecs[i] = stamp(t) }
 
@@ -61,22 +58,7 @@ func (r *letterRec) isDue() bool { return r.secs[due] != zeroSecs || r.nsecs[due
 var zeroSecs, _ = stamp(time.Time{})
 
 // dueAfter reports whether the letter's due time is after t.
-func (r *letterRec) dueAfter(t time.Time) bool {
-	sec, nsec := stamp(t)
-	return r.secs[due] > sec || r.secs[due] == sec && r.nsecs[due] > nsec
-}
-
-// dueBefore orders two letters by due time.
-func dueBefore(a, b *letterRec) bool {
-	if a.secs[due] != b.secs[due] {
-		return a.secs[due] < b.secs[due]
-	}
-	return a.nsecs[due] < b.nsecs[due]
-}
-
-func sameDue(a, b *letterRec) bool {
-	return a.secs[due] == b.secs[due] && a.nsecs[due] == b.nsecs[due]
-}
+func (r *letterRec) dueAfter(t time.Time) bool { return stampAfter(r.secs[due], r.nsecs[due], t) }
 
 // letter returns a copy of the stored letter, its own to change.
 func (s *Store) letter(r *letterRec) storage.Letter {

@@ -30,7 +30,7 @@ func (s *Store) RestoreRecords(ctx context.Context, r storage.AccountRecords) er
 		doc := a.Doc
 		a.Doc = nil
 		a = storedAsset(a)
-		a.Doc, a.Revision = owned(doc), 1
+		a.Doc, a.Revision = letterpack.OwnDocument(doc), 1
 		ar := &assetRec{a: a, versions: make(map[string]*btree.BTreeG[*versionRec])}
 		s.assets[a.ID] = ar
 		s.assetsByAccount.add(a.Account, ar)
@@ -38,7 +38,7 @@ func (s *Store) RestoreRecords(ctx context.Context, r storage.AccountRecords) er
 		assets[a.ID] = ar
 	}
 	for _, v := range r.Versions {
-		v.Doc = owned(v.Doc)
+		v.Doc = letterpack.OwnDocument(v.Doc)
 		vr := &versionRec{v: v}
 		s.versions[v.ID] = vr
 		s.addVersion(assets[v.AssetID], vr)
@@ -50,7 +50,7 @@ func (s *Store) RestoreRecords(ctx context.Context, r storage.AccountRecords) er
 		doc := l.Doc
 		l.Doc, l.Notices, l.Revision = nil, nil, 1
 		lr := s.newLetterRec(l)
-		lr.doc = owned(doc)
+		lr.doc = letterpack.OwnDocument(doc)
 		s.letters[lr.id] = lr
 		s.lettersByAccount.add(lr.account, lr)
 		s.indexLetter(lr)
@@ -116,20 +116,6 @@ func (s *Store) checkRestore(r storage.AccountRecords) error {
 		}
 	}
 	return nil
-}
-
-// owned is the form to keep of a document the store was given, not lent:
-// a letter document packed, a Keeper's kept form, or the document itself.
-func owned(d storage.Document) storage.Document {
-	if lv, ok := d.(storage.LetterValuer); ok {
-		if k, ok := letterpack.Keep(lv); ok {
-			return k
-		}
-	}
-	if k, ok := d.(storage.Keeper); ok {
-		return k.KeepDocument()
-	}
-	return d
 }
 
 // putContent stores c unless its account has content of that hash. Equal

@@ -27,18 +27,17 @@ type Key struct {
 	Revision int64
 }
 
-// DefaultSize is how many renderings a Cache keeps when it is not told
-// otherwise (SetSize).
+// DefaultSize is how many renderings a zero Cache keeps.
 const DefaultSize = 256
 
 // Cache keeps the renderings of up to a number of letters, the least
-// recently used going first. Its zero value is a Cache of DefaultSize,
-// made on its first Get. It is safe for concurrent use.
+// recently used going first. New makes one of a size; the zero value is a
+// Cache of DefaultSize, made on its first Get. It is safe for concurrent
+// use.
 type Cache struct {
-	size  int
-	sized bool
-	once  sync.Once
-	lru   *lru.Cache[Key, []byte]
+	// once makes lru: in New, or on a zero Cache's first Get.
+	once sync.Once
+	lru  *lru.Cache[Key, []byte]
 	// rendered counts calls of a render function.
 	rendered atomic.Int64
 }
@@ -47,25 +46,23 @@ type Cache struct {
 // none: every Get renders.
 func New(size int) *Cache {
 	c := &Cache{}
-	c.SetSize(size)
+	c.once.Do(func() { c.lru = keep(size) })
 	return c
 }
 
-// SetSize sets how many renderings c keeps; zero or less keeps none. It
-// takes effect only before c's first Get, and is not safe to call at the
-// same time as Get.
-func (c *Cache) SetSize(size int) { c.size, c.sized = size, true }
+// keep returns an LRU of size renderings; nil, keeping nothing, for a size
+// of zero or less.
+func keep(size int) *lru.Cache[Key, []byte] {
+	if size <= 0 {
+		return nil
+	}
+	l, _ := lru.New[Key, []byte](size) // only a size <= 0 fails
+	return l
+}
 
-// kept returns the LRU of c, made on first use; nil keeps nothing.
+// kept returns the LRU of c, nil when it keeps nothing.
 func (c *Cache) kept() *lru.Cache[Key, []byte] {
-	c.once.Do(func() {
-		if !c.sized {
-			c.size = DefaultSize
-		}
-		if c.size > 0 {
-			c.lru, _ = lru.New[Key, []byte](c.size) // only a size <= 0 fails
-		}
-	})
+	c.once.Do(func() { c.lru = keep(DefaultSize) })
 	return c.lru
 }
 

@@ -100,9 +100,9 @@ func BenchmarkGetCached(b *testing.B) {
 	})
 }
 
-// A Cache's zero value keeps DefaultSize renderings, and SetSize before
-// its first Get sizes it.
-func TestZeroValueAndSetSize(t *testing.T) {
+// A Cache's zero value keeps DefaultSize renderings, one of New the size
+// it was made with.
+func TestZeroValueAndNew(t *testing.T) {
 	fill := func(c *rendercache.Cache, n int) {
 		for i := range n {
 			k := rendercache.Key{Account: "acct", ID: fmt.Sprint("ltr_", i)}
@@ -117,19 +117,19 @@ func TestZeroValueAndSetSize(t *testing.T) {
 	if got := zero.Rendered(); got != rendercache.DefaultSize {
 		t.Errorf("zero Cache rendered %d times for twice %d letters, want %d", got, rendercache.DefaultSize, rendercache.DefaultSize)
 	}
-	var one rendercache.Cache
-	one.SetSize(1)
-	fill(&one, 2)
-	fill(&one, 2)
-	if got := one.Rendered(); got != 4 {
-		t.Errorf("Cache of 1 rendered %d times for twice 2 letters, want 4", got)
+	var over rendercache.Cache
+	fill(&over, rendercache.DefaultSize+1)
+	fill(&over, rendercache.DefaultSize+1)
+	if got, want := over.Rendered(), int64(2*(rendercache.DefaultSize+1)); got != want {
+		t.Errorf("zero Cache rendered %d times for twice %d letters in turn, want %d", got, rendercache.DefaultSize+1, want)
 	}
-	var none rendercache.Cache
-	none.SetSize(0)
-	fill(&none, 1)
-	fill(&none, 1)
-	if got := none.Rendered(); got != 2 {
-		t.Errorf("Cache of 0 rendered %d times for one letter twice, want 2", got)
+	for size, want := range map[int]int64{1: 4, 2: 2, 0: 4, -1: 4} {
+		c := rendercache.New(size)
+		fill(c, 2)
+		fill(c, 2)
+		if got := c.Rendered(); got != want {
+			t.Errorf("Cache of %d rendered %d times for twice 2 letters, want %d", size, got, want)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ var now = time.Date(2026, 3, 2, 15, 0, 0, 500_000_000, time.UTC)
 // A link expires its lifetime after it is made, rounded up to the second,
 // and opens with its account and expiry.
 func TestLinks(t *testing.T) {
-	l := &signedlink.Links{Key: key, TTL: time.Minute}
+	l := signedlink.NewLinks(key, time.Minute)
 	expires, sig, err := l.Sign("acct_1", "ltr_1", now)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestLinks(t *testing.T) {
 		t.Errorf("Open = %q, %v, %v", account, exp, ok)
 	}
 	// Another Links of the key, as on another server, opens it.
-	if account, _, ok := (&signedlink.Links{Key: key}).Open("ltr_1", expires, sig); !ok || account != "acct_1" {
+	if account, _, ok := signedlink.NewLinks(key, 0).Open("ltr_1", expires, sig); !ok || account != "acct_1" {
 		t.Errorf("another Links of the key: Open = %q, %v", account, ok)
 	}
 	// On the second, a link lasts exactly its lifetime.
@@ -60,13 +60,33 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// A lifetime of zero or below is DefaultTTL; one just above zero rounds up
+// to the second.
 func TestLinksDefaultTTL(t *testing.T) {
-	l := &signedlink.Links{Key: key}
-	expires, _, err := l.Sign("acct_1", "ltr_1", now.Truncate(time.Second))
+	at := now.Truncate(time.Second)
+	for ttl, want := range map[time.Duration]time.Time{
+		0: at.Add(signedlink.DefaultTTL), -time.Second: at.Add(signedlink.DefaultTTL), time.Nanosecond: at.Add(time.Second),
+	} {
+		l := signedlink.NewLinks(key, ttl)
+		expires, _, err := l.Sign("acct_1", "ltr_1", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if expires != strconv.FormatInt(want.Unix(), 10) {
+			t.Errorf("a lifetime of %v: expires = %s; want %d", ttl, expires, want.Unix())
+		}
+	}
+}
+
+// Links made with another key do not open a link.
+func TestLinksOtherKey(t *testing.T) {
+	l := signedlink.NewLinks(key, time.Minute)
+	expires, sig, err := l.Sign("acct_1", "ltr_1", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := now.Truncate(time.Second).Add(signedlink.DefaultTTL).Unix(); expires != strconv.FormatInt(want, 10) {
-		t.Errorf("expires = %s; want DefaultTTL on, %d", expires, want)
+	other := signedlink.NewLinks([]byte("another key of thirty-two bytes!"), time.Minute)
+	if account, _, ok := other.Open("ltr_1", expires, sig); ok {
+		t.Errorf("Links of another key opened the link, for %q", account)
 	}
 }

@@ -195,7 +195,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if len(cfg.webhookHosts) == 0 {
 			return errors.New("want one host at least")
 		}
-		return nil
+		_, err := egress.ListHosts(cfg.webhookHosts...)
+		return err
 	})
 	fs.DurationVar(&cfg.webhookTimeout, "webhook-timeout", delivery.DefaultTimeout,
 		"the `DURATION` a webhook attempt waits for an answer before it counts as failed\n"+

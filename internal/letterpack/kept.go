@@ -88,14 +88,37 @@ var values = sync.Pool{New: func() any { return new(storage.LetterDoc) }}
 
 // KeepDocument returns the form of d a store that keeps letters in memory
 // keeps: a letter document that gives its values (storage.LetterValuer),
-// packed, when they fit the form; else what storage.KeepDocument returns.
+// packed, when they fit the form; else what storage.KeepDocument returns,
+// a copy of a document with no kept form of its own.
 func KeepDocument(d storage.Document) storage.Document {
-	if lv, ok := d.(storage.LetterValuer); ok {
-		if k, ok := Keep(lv); ok {
-			return k
-		}
+	if k, ok := keptForm(d); ok {
+		return k
 	}
 	return storage.KeepDocument(d)
+}
+
+// OwnDocument is KeepDocument for a document its caller gave up, such as
+// a restore's: one with no kept form of its own is kept as it is, not
+// copied.
+func OwnDocument(d storage.Document) storage.Document {
+	if k, ok := keptForm(d); ok {
+		return k
+	}
+	return d
+}
+
+// keptForm returns d's kept form: its letter values packed when they fit
+// the form, else a storage.Keeper's own; false when d has neither.
+func keptForm(d storage.Document) (storage.Document, bool) {
+	if lv, ok := d.(storage.LetterValuer); ok {
+		if k, ok := Keep(lv); ok {
+			return k, true
+		}
+	}
+	if k, ok := d.(storage.Keeper); ok {
+		return k.KeepDocument(), true
+	}
+	return nil, false
 }
 
 // Keep packs the values d gives, and reports false when they do not fit

@@ -105,6 +105,51 @@ func TestKeptReadsBackAsMade(t *testing.T) {
 	}
 }
 
+// keeper is a document with a kept form of its own: a keptForm of a copy
+// of its bytes.
+type keeper struct{ storage.Encoded }
+
+// keptForm is what a keeper keeps.
+type keptForm struct{ storage.Encoded }
+
+func (k keeper) KeepDocument() storage.Document {
+	return keptForm{append(storage.Encoded{}, k.Encoded...)}
+}
+
+// A document given up (OwnDocument) is kept in the form KeepDocument keeps
+// one lent in, a letter packed or a Keeper's own; one with no such form
+// is kept as it is, where KeepDocument copies it.
+func TestOwnDocument(t *testing.T) {
+	letter := &valuer{Encoded: storage.Encoded("{}"), d: content(filled(false)), ok: true}
+	for name, keep := range map[string]func(storage.Document) storage.Document{
+		"KeepDocument": letterpack.KeepDocument, "OwnDocument": letterpack.OwnDocument,
+	} {
+		if _, ok := keep(letter).(*letterpack.Kept); !ok {
+			t.Errorf("%s of a letter: %T, want it packed", name, keep(letter))
+		}
+		if got, ok := keep(keeper{storage.Encoded("kept")}).(keptForm); !ok || string(got.Encoded) != "kept" {
+			t.Errorf("%s of a Keeper: %#v, want its kept form", name, got)
+		}
+		if got := keep(nil); got != nil {
+			t.Errorf("%s of nil: %#v", name, got)
+		}
+	}
+	refused := &valuer{Encoded: storage.Encoded("refused"), d: filled(false)}
+	if got := letterpack.OwnDocument(refused); got != storage.Document(refused) {
+		t.Errorf("OwnDocument of a letter that does not fit: %#v, not the document itself", got)
+	}
+	if got, ok := letterpack.KeepDocument(refused).(storage.Encoded); !ok || &got[0] == &refused.Encoded[0] {
+		t.Errorf("KeepDocument of a letter that does not fit: %#v, want a copy", got)
+	}
+	plain := storage.Encoded("plain")
+	if got, ok := letterpack.OwnDocument(plain).(storage.Encoded); !ok || &got[0] != &plain[0] {
+		t.Errorf("OwnDocument of a plain document: %#v, not the document itself", got)
+	}
+	if got, ok := letterpack.KeepDocument(plain).(storage.Encoded); !ok || string(got) != "plain" || &got[0] == &plain[0] {
+		t.Errorf("KeepDocument of a plain document: %#v, want a copy", got)
+	}
+}
+
 // A kept letter is a string and a handle on what letters of one asset
 // version share: 24 bytes a letter, however large the letter.
 func TestKeptHeader(t *testing.T) {
