@@ -1,10 +1,13 @@
 // Package idem holds the mechanisms of idempotent requests, below the
-// rules the root keeps of them: the claim a running request holds and the
-// write that completes it (Claim, Complete), the byte form an idempotent
-// Go call's outcome is stored in (EncodeValue, EncodeFailure, Decode), the
-// pacing of trims of an account's stored outcomes (TrimDue), and the
-// hashes that name a request and an API key (Fingerprint, KeyDigest). It
-// knows storage and internal/upkeep only, never the root.
+// rules the root keeps of them: the running of a request whose claim was
+// won (Requests: its lease renewed, its claim completed or released, its
+// account's outcomes trimmed, expired ones purged), the claim a running
+// request holds and the write that completes it (Claim, Complete), the
+// byte form an idempotent Go call's outcome is stored in (EncodeValue,
+// EncodeFailure, Decode, Replay), the pacing of trims of an account's
+// stored outcomes (TrimDue), and the hashes that name a request and an API
+// key (Fingerprint, KeyDigest). It knows storage, internal/upkeep and the
+// clock only, never the root.
 package idem
 
 import (
@@ -13,13 +16,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
-	"time"
 
 	"github.com/lettershop/lettershop/internal/upkeep"
 )
-
-// PurgeEvery spaces the sweeps that remove expired idempotency records.
-const PurgeEvery = 10 * time.Minute
 
 // TrimDue counts an outcome of size bytes an account just stored, in
 // trims, and reports whether the
