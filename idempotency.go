@@ -2,7 +2,6 @@ package lettershop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 	"unicode/utf8"
@@ -200,15 +199,12 @@ func withCompletion[T any](ctx context.Context, value any, write func(*storage.C
 	return idem.Complete[Outcome](ctx, value, write)
 }
 
-// idempotencyKeyKey carries a key set by WithIdempotencyKey.
-type idempotencyKeyKey struct{}
-
 // WithIdempotencyKey returns a context under which the Service's operations
 // with side effects are idempotent under key: a repeat of the same operation
 // with the same input in the same account within 24 hours returns the first
 // outcome, errors included, without doing anything again.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, idempotencyKeyKey{}, key)
+	return idem.WithKey(ctx, key)
 }
 
 // encodeOutcome keeps values and errors the caller caused; internal and
@@ -260,7 +256,7 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 // WithIdempotencyKey, if any. Within a request that already holds a claim
 // (the HTTP layer's), it just runs.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
-	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
+	key := idem.Key(ctx)
 	if claimed := idem.Claimed(ctx); key == "" || claimed {
 		if !claimed {
 			ctx = s.clocks.Read(ctx) // Idempotent did, for a claimed write
@@ -268,7 +264,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		return run(ctx)
 	}
 	var zero T
-	in, err := json.Marshal(input)
+	fingerprint, err := idem.CallFingerprint(op, input)
 	if err != nil {
 		return zero, internal(op, err)
 	}
@@ -280,7 +276,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		Scope:       "account:" + account,
 		Account:     account,
 		Key:         key,
-		Fingerprint: idem.Fingerprint([]byte(op), in),
+		Fingerprint: fingerprint,
 		Encode:      encodeOutcome,
 	}, func(ctx context.Context) (any, error) {
 		first, firstErr = run(ctx)

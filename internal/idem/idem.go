@@ -11,10 +11,12 @@
 package idem
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 
 	"github.com/lettershop/lettershop/internal/upkeep"
@@ -53,6 +55,31 @@ func Fingerprint(parts ...[]byte) string {
 		h.Write(p)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CallFingerprint returns the fingerprint of a Go call: of op, the name
+// of the operation, and the JSON of its input.
+func CallFingerprint(op string, input any) (string, error) {
+	in, err := json.Marshal(input)
+	if err != nil {
+		return "", err
+	}
+	return Fingerprint([]byte(op), in), nil
+}
+
+// keyKey carries the key WithKey sets.
+type keyKey struct{}
+
+// WithKey returns a context that carries an idempotency key for the Go
+// calls made under it.
+func WithKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, keyKey{}, key)
+}
+
+// Key returns the key WithKey set in ctx, or "".
+func Key(ctx context.Context) string {
+	key, _ := ctx.Value(keyKey{}).(string)
+	return key
 }
 
 // KeyDigest returns a keyed hash of apiKey (HMAC-SHA256 under key), in

@@ -207,3 +207,29 @@ func TestReplay(t *testing.T) {
 		t.Error("a value of another type read")
 	}
 }
+
+// A Go call's fingerprint is of its operation and its input's JSON: stores
+// keep it across versions.
+func TestCallFingerprint(t *testing.T) {
+	got, err := idem.CallFingerprint("createLetter", struct{}{})
+	if want := idem.Fingerprint([]byte("createLetter"), []byte("{}")); err != nil || got != want {
+		t.Errorf("%s, %v; want %s", got, err, want)
+	}
+	other, _ := idem.CallFingerprint("createLetter", map[string]int{"a": 1})
+	if other == got {
+		t.Error("another input, the same fingerprint")
+	}
+	if _, err := idem.CallFingerprint("op", math.Inf(1)); err == nil {
+		t.Error("an input JSON cannot hold was fingerprinted")
+	}
+}
+
+func TestKey(t *testing.T) {
+	ctx := context.Background()
+	if k := idem.Key(ctx); k != "" {
+		t.Errorf("a bare context carries key %q", k)
+	}
+	if k := idem.Key(idem.WithKey(ctx, "k1")); k != "k1" {
+		t.Errorf("key %q, want k1", k)
+	}
+}
