@@ -159,18 +159,26 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		return IdempotentResult{Outcome: stored.Result, Replayed: true}, nil
 	}
 	out, err := s.idem.Run(ctx, rec, req.Encode, op)
+	if err != nil {
+		return IdempotentResult{}, runErr(err)
+	}
+	return IdempotentResult{Outcome: out}, nil
+}
+
+// runErr is the Service's error for a claimed request that did not
+// complete (idem.Requests.Run): op's own error, or a claim taken over
+// while it ran, CodeInFlight.
+func runErr(err error) error {
 	var se *idem.StoreError
 	switch {
 	case errors.As(err, &se) && errors.Is(se.Err, storage.ErrClaimLost):
-		return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
+		return errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
 	case errors.As(err, &se):
-		return IdempotentResult{}, storeErr(se.Op, se.Err)
+		return storeErr(se.Op, se.Err)
 	case errors.Is(err, idem.ErrNotKept):
-		return IdempotentResult{}, internal("idempotent request", err)
-	case err != nil:
-		return IdempotentResult{}, err
+		return internal("idempotent request", err)
 	}
-	return IdempotentResult{Outcome: out}, nil
+	return err
 }
 
 // canceled reports whether err says its request was cut off: its failure
