@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/fetchbatch"
+	"github.com/lettershop/lettershop/internal/pagetoken"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -310,7 +311,7 @@ func (s *Service) ListAssets(ctx context.Context, account string, in ListAssetsI
 	for _, m := range in.Metadata {
 		scope = append(scope, m.Key, m.Value)
 	}
-	c := s.openPage(in.PageRequest, pageScope(account, "assets", scope...), f)
+	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "assets", scope...), f)
 	if err := f.err(); err != nil {
 		return Page[*Asset]{}, err
 	}
@@ -493,7 +494,7 @@ func (s *Service) getVersion(ctx context.Context, account, assetID, versionID st
 // with its content unless it is larger than inline content can be.
 func (s *Service) ListVersions(ctx context.Context, account, assetID string, in ListVersionsInput) (Page[*AssetVersion], error) {
 	f := fieldErrors{}
-	c := s.openPage(in.PageRequest, pageScope(account, "versions", assetID, boolScope(in.IncludeArchived)), f)
+	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "versions", assetID, boolScope(in.IncludeArchived)), f)
 	if err := f.err(); err != nil {
 		return Page[*AssetVersion]{}, err
 	}

@@ -15,19 +15,11 @@ import (
 // against the Service's clock, or an instant it is frozen at. Everything
 // that reads the time for an account reads that clock: its letters'
 // lifecycle, the dates of what it creates, its idempotency keys' expiry,
-// its download links' expiry. Accounts whose clocks nobody moved cost
-// nothing: while no account has a clock of its own, reading one is reading
-// the Service's clock.
+// its download links' expiry.
 //
-// The store keeps the clocks (storage.ClockStorage), so every server on one
-// store reads the same time for an account; internal/acctclock keeps what a
-// Service read of them, and moves them. An operation reads the store's
-// clock stamp once, at its start (acctclock.Clocks.Read), reading the
-// clocks again only when the stamp moved: a clock moved through one server
-// is seen by every other on its next request.
-//
-// Clocks of their own exist on a test clock (WithClock with a TestClock)
-// only, which never moves by itself: a real clock keeps one time for all.
+// The store keeps the clocks, so every server on one store reads the same
+// time for an account; an operation reads them at its start
+// (internal/acctclock). Clocks of their own exist on a test clock only.
 
 // TestClock is a clock that moves only when a test moves it:
 // *testclock.Clock, which moves without pausing, or *clock.Mock. On a

@@ -2,14 +2,11 @@ package lettershop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 	"unicode/utf8"
 
 	"github.com/lettershop/lettershop/internal/idem"
-	"github.com/lettershop/lettershop/internal/upkeep"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -121,7 +118,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	ctx = s.clocks.Read(ctx)
 	if req.Key == "" {
 		v, err := op(ctx)
-		out, keep := encodeKept(ctx, req.Encode, v, err)
+		out, keep := s.idem.Kept(ctx, req.Encode, v, err)
 		if err != nil && !keep {
 			return IdempotentResult{}, err
 		}
@@ -143,7 +140,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		Account:        req.Account,
 		CreatedAt:      now,
 		ExpiresAt:      now.Add(IdempotencyRetention),
-		LeaseExpiresAt: now.Add(s.lease),
+		LeaseExpiresAt: now.Add(s.idem.Lease),
 	}
 	stored, won, err := s.store.ClaimIdempotency(ctx, rec, now)
 	if err != nil {
@@ -161,110 +158,46 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 		}
 		return IdempotentResult{Outcome: stored.Result, Replayed: true}, nil
 	}
-
-	c := idem.NewClaim(req.Account, req.Scope, req.Key, rec.Token, req.Encode)
-	renewing := s.renewLease(ctx, req.Account, req.Scope, req.Key, rec.Token)
-	v, opErr := op(idem.WithClaim(ctx, c))
-	renewing.Stop()
-	if out, ok := c.Result(); ok {
-		s.trimOutcomes(context.WithoutCancel(ctx), req.Account, out.OutcomeSize())
-		return IdempotentResult{Outcome: out}, nil
-	}
-	out, keep := encodeKept(ctx, req.Encode, v, opErr)
-	// The outcome is settled; a caller hanging up now must not leave the key
-	// stuck in flight.
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if !keep {
-		if err := s.store.ReleaseIdempotency(bg, req.Account, req.Scope, req.Key, rec.Token); err != nil {
-			s.logger.Error("release idempotency key", "err", err)
-		}
-		if opErr == nil {
-			opErr = internal("idempotent request", errors.New("outcome not kept"))
-		}
-		return IdempotentResult{}, opErr
-	}
-	err = s.store.CompleteIdempotency(bg, storage.Completion{
-		Account: req.Account, Scope: req.Scope, Key: req.Key, Token: rec.Token,
-		Result: out, Size: int64(out.OutcomeSize()), Failed: opErr != nil,
-	})
-	if errors.Is(err, storage.ErrClaimLost) {
-		return IdempotentResult{}, errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
-	}
+	out, err := s.idem.Run(ctx, rec, req.Encode, op)
 	if err != nil {
-		_ = s.store.ReleaseIdempotency(bg, req.Account, req.Scope, req.Key, rec.Token)
-		return IdempotentResult{}, storeErr("complete idempotency key", err)
+		return IdempotentResult{}, runErr(err)
 	}
-	s.trimOutcomes(bg, req.Account, out.OutcomeSize())
 	return IdempotentResult{Outcome: out}, nil
 }
 
-// encodeKept is encode's outcome of an operation, and whether it is kept:
-// never a failure of a request that was cut off (its context ended, or
-// the operation says it was cancelled), whatever encode says. What such a
-// request failed with may come of the cut (a read that did not finish,
-// taken for what it read), not of the request: a retry must run again.
-func encodeKept(ctx context.Context, encode func(any, error) (Outcome, bool), v any, err error) (Outcome, bool) {
-	out, keep := encode(v, err)
-	if err != nil && (ctx.Err() != nil || ErrorCode(err) == CodeCanceled) {
-		return nil, false
+// runErr is the Service's error for a claimed request that did not
+// complete (idem.Requests.Run): op's own error, or a claim taken over
+// while it ran, CodeInFlight.
+func runErr(err error) error {
+	var se *idem.StoreError
+	switch {
+	case errors.As(err, &se) && errors.Is(se.Err, storage.ErrClaimLost):
+		return errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
+	case errors.As(err, &se):
+		return storeErr(se.Op, se.Err)
+	case errors.Is(err, idem.ErrNotKept):
+		return internal("idempotent request", err)
 	}
-	return out, keep
+	return err
 }
 
-// renewLease renews the lease of a claim every third of the lease, on the
-// Service's clock (the lease runs on the account's), until the returned
-// Repeater is stopped; its Stop returns once renewing has stopped. A
-// renewal refused (the claim was taken over) or failing stops the
-// renewing: the request's own write then finds whether it still holds the
-// claim.
-func (s *Service) renewLease(ctx context.Context, account, scope, key, token string) *upkeep.Repeater {
-	return upkeep.Repeat(s.clock, s.lease/3, func() bool {
-		now := s.now(account)
-		if err := s.store.RenewIdempotency(ctx, account, scope, key, token, now, now.Add(s.lease)); err != nil {
-			if ctx.Err() == nil {
-				s.logger.Warn("renew idempotency lease", "key", key, "err", err)
-			}
-			return false
-		}
-		return true
-	})
-}
+// canceled reports whether err says its request was cut off: its failure
+// is not kept, as the failure of a request whose context ended is not.
+func canceled(err error) bool { return ErrorCode(err) == CodeCanceled }
 
-// maxTrimCounters bounds the accounts whose stored outcomes trimOutcomes
-// counts; an account it cannot count is trimmed at each outcome.
-const maxTrimCounters = 10000
-
-// trimOutcomes keeps the account's stored outcomes within the caps, size
-// being the one just stored; idem.TrimDue paces the trims.
-func (s *Service) trimOutcomes(ctx context.Context, account string, size int) {
-	keep, keepBytes, due := idem.TrimDue(s.trims, account, size, s.idemCap, s.idemBytes)
-	if !due {
-		return
-	}
-	if _, err := s.store.TrimIdempotency(ctx, account, keep, keepBytes); err != nil {
-		s.logger.Warn("trim idempotency records", "account", account, "err", err)
-	}
-}
-
-// maybePurge removes expired idempotency records now and then (at most
-// every idem.PurgeEvery), so stored outcomes do not grow without bound.
-// Records expire on their account's clock: an account whose clock stands
-// behind the Service's keeps its records until its own time passes their
-// expiry, so the purge goes no further than the earliest such clock. (A
-// record of an account ahead is purged later than it expires; a claim
-// finds it expired all the same.)
+// maybePurge has expired idempotency records removed now and then, so
+// stored outcomes do not grow without bound. Records expire on their
+// account's clock: an account whose clock stands behind the Service's
+// keeps its records until its own time passes their expiry, so the purge
+// goes no further than the earliest such clock. (A record of an account
+// ahead is purged later than it expires; a claim finds it expired all the
+// same.)
 func (s *Service) maybePurge(ctx context.Context) {
 	now := s.clocks.ServerNow()
 	if earliest := s.clocks.EarliestBehind(now); !earliest.IsZero() {
 		now = earliest
 	}
-	if !s.purges.Due(now, idem.PurgeEvery) {
-		return
-	}
-	if _, err := s.store.PurgeIdempotency(ctx, now); err != nil {
-		s.logger.Warn("purge idempotency records", "err", err)
-	}
+	s.idem.Purge(ctx, now)
 }
 
 // withCompletion runs a store write. When the request holds an idempotency
@@ -274,15 +207,12 @@ func withCompletion[T any](ctx context.Context, value any, write func(*storage.C
 	return idem.Complete[Outcome](ctx, value, write)
 }
 
-// idempotencyKeyKey carries a key set by WithIdempotencyKey.
-type idempotencyKeyKey struct{}
-
 // WithIdempotencyKey returns a context under which the Service's operations
 // with side effects are idempotent under key: a repeat of the same operation
 // with the same input in the same account within 24 hours returns the first
 // outcome, errors included, without doing anything again.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, idempotencyKeyKey{}, key)
+	return idem.WithKey(ctx, key)
 }
 
 // encodeOutcome keeps values and errors the caller caused; internal and
@@ -317,25 +247,10 @@ func encodeOutcome(v any, err error) (Outcome, bool) {
 }
 
 // decodeOutcome returns the value or error a stored outcome of an
-// idempotent Go call holds.
+// idempotent Go call holds: a letter's snapshot, or idem's stored form.
 func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 	var zero T
-	if l, ok, err := snapshotLetter(stored); ok {
-		if err != nil {
-			return zero, internal(op+": stored outcome", err)
-		}
-		v, ok := any(l).(T)
-		if !ok {
-			return zero, internal(op+": stored outcome", fmt.Errorf("a letter, for a %T", zero))
-		}
-		return v, nil
-	}
-	data, err := storage.EncodeDocument(stored)
-	if err != nil {
-		return zero, internal(op+": stored outcome", err)
-	}
-	var v T
-	failure, err := idem.Decode(data, &v)
+	v, failure, err := idem.Replay[T](stored, snapshotLetter)
 	switch {
 	case err != nil:
 		return zero, internal(op+": stored outcome", err)
@@ -349,7 +264,7 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 // WithIdempotencyKey, if any. Within a request that already holds a claim
 // (the HTTP layer's), it just runs.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
-	key, _ := ctx.Value(idempotencyKeyKey{}).(string)
+	key := idem.Key(ctx)
 	if claimed := idem.Claimed(ctx); key == "" || claimed {
 		if !claimed {
 			ctx = s.clocks.Read(ctx) // Idempotent did, for a claimed write
@@ -357,7 +272,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		return run(ctx)
 	}
 	var zero T
-	in, err := json.Marshal(input)
+	fingerprint, err := idem.CallFingerprint(op, input)
 	if err != nil {
 		return zero, internal(op, err)
 	}
@@ -369,7 +284,7 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		Scope:       "account:" + account,
 		Account:     account,
 		Key:         key,
-		Fingerprint: idem.Fingerprint([]byte(op), in),
+		Fingerprint: fingerprint,
 		Encode:      encodeOutcome,
 	}, func(ctx context.Context) (any, error) {
 		first, firstErr = run(ctx)

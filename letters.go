@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/pagetoken"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -449,7 +450,7 @@ func (s *Service) letterQuery(ctx context.Context, account string, in ListLetter
 	for _, m := range in.Metadata {
 		scope = append(scope, m.Key, m.Value)
 	}
-	c := s.openPage(in.PageRequest, pageScope(account, "letters", scope...), f)
+	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "letters", scope...), f)
 	if err := f.err(); err != nil {
 		return storage.LetterQuery{}, c, err
 	}

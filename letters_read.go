@@ -161,5 +161,5 @@ func (p *StoredLetters) NextToken() string {
 	if !p.More() {
 		return ""
 	}
-	return p.s.signToken(p.c.scope, p.recs[p.c.limit-1].ID)
+	return p.s.pages.Sign(p.c.scope, p.recs[p.c.limit-1].ID)
 }

@@ -10,17 +10,9 @@ import (
 	"github.com/lettershop/lettershop/storage"
 )
 
-// An idempotent request's answer is replayed, byte for byte, for a day.
-// Kept as the bytes it was sent as, a letter's answer cost about 2.7 KB per
-// letter created, four times what the letter itself costs a store that
-// keeps it in memory. A LetterSnapshot keeps instead what the answer was
-// made from, the letter's record as it then was, with its document in the
-// compact form such a store keeps its letters in: when the snapshot is
-// made as the letter is written, it shares that very form with the store,
-// which never changes it (a letter that changes gets a new one). A replay
-// maps the record to the letter again, which encodes to the same bytes.
-// The snapshot's form, and its encoding for a store that serializes, are
-// package lettersnap's.
+// An idempotent request's answer is replayed, byte for byte, for a day:
+// a letter's is kept as what the answer was made from, the letter's record
+// as it then was, which maps to the letter again (package lettersnap).
 
 // LetterSnapshot is a letter as an answer showed it, kept to show it again:
 // it never changes, whatever becomes of the letter.
@@ -63,11 +55,16 @@ func (ls *LetterSnapshot) Letter() (*Letter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return letterOnBase(r, ls.s.Base())
+}
+
+// letterOnBase is the letter of a snapshot's record, its url on base.
+func letterOnBase(r storage.Letter, base string) (*Letter, error) {
 	l, err := letterFromRecord(r)
 	if err != nil {
 		return nil, err
 	}
-	l.URL = ls.s.Base() + urlTail(l.ID)
+	l.URL = base + urlTail(l.ID)
 	return l, nil
 }
 
@@ -97,50 +94,32 @@ func (ls *LetterSnapshot) AppendEncoded(dst []byte) ([]byte, error) {
 // and its document, decoded, made a snapshot again without a letter made
 // of them on the way.
 func DecodeLetterSnapshot(b []byte) (*LetterSnapshot, error) {
-	r, base, err := lettersnap.Decode(b)
-	if err != nil {
-		return nil, err
-	}
-	d, err := docOf[letterDoc]("letter", r.ID, r.Doc)
-	if err != nil {
-		return nil, fmt.Errorf("letter snapshot: %w", err)
-	}
-	r.Doc = lettersnap.Keep(d)
-	r.CreatedAt, r.ModifiedAt, r.DueAt = r.CreatedAt.UTC(), r.ModifiedAt.UTC(), utcOrZero(r.DueAt)
-	s, err := lettersnap.Make(&r, base)
+	s, err := lettersnap.DecodeKept(b, func(id string, doc storage.Document) (storage.Document, error) {
+		return docOf[letterDoc]("letter", id, doc)
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &LetterSnapshot{s}, nil
 }
 
-// decodedLetter returns the letter of a snapshot AppendEncoded wrote, its
-// record read into the letter once.
-func decodedLetter(b []byte) (*Letter, error) {
-	r, base, err := lettersnap.Decode(b)
-	if err != nil {
-		return nil, err
-	}
-	l, err := letterFromRecord(r)
-	if err != nil {
-		return nil, fmt.Errorf("letter snapshot: %w", err)
-	}
-	l.URL = base + urlTail(l.ID)
-	return l, nil
-}
-
 // snapshotLetter returns the letter of a stored outcome that is a letter's
 // snapshot, kept or serialized, and reports false for another outcome.
-func snapshotLetter(stored storage.Document) (*Letter, bool, error) {
+func snapshotLetter(stored storage.Document) (any, bool, error) {
 	switch d := stored.(type) {
 	case *LetterSnapshot:
 		l, err := d.Letter()
 		return l, true, err
 	case storage.Encoded:
-		if lettersnap.IsEncoded(d) {
-			l, err := decodedLetter(d)
-			return l, true, err
+		if !lettersnap.IsEncoded(d) {
+			break
 		}
+		r, base, err := lettersnap.Decode(d)
+		if err != nil {
+			return nil, true, err
+		}
+		l, err := letterOnBase(r, base)
+		return l, true, err
 	}
 	return nil, false, nil
 }

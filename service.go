@@ -12,8 +12,9 @@ import (
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/internal/acctclock"
+	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/internal/ids"
-	"github.com/lettershop/lettershop/internal/upkeep"
+	"github.com/lettershop/lettershop/internal/pagetoken"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/signedlink"
 	"github.com/lettershop/lettershop/storage"
@@ -33,10 +34,9 @@ type Service struct {
 	postal   Postal
 	baseURL  string
 	tokenKey []byte
-	lease    time.Duration
-	idemCap  int
-	// idemBytes bounds the bytes of an account's stored outcomes.
-	idemBytes int64
+	// idem runs idempotent requests: the lease, the bounds on an
+	// account's stored outcomes (idempotency.go).
+	idem idem.Requests[Outcome]
 
 	entropy io.Reader
 	// ids makes ids and secrets from entropy (package ids).
@@ -69,11 +69,8 @@ type Service struct {
 	// links (download.go), signed with the token key.
 	render   renderState
 	download signedlink.Links
-
-	// purges spaces the purges of expired idempotency records; trims
-	// counts each account's outcomes stored since its last trim.
-	purges upkeep.Spacing
-	trims  *upkeep.Counters
+	// pages signs the tokens that continue lists, with the token key.
+	pages pagetoken.Signer
 }
 
 // Option configures a Service.
@@ -135,12 +132,12 @@ func WithPostal(p Postal) Option { return func(s *Service) { s.postal = p } }
 // its key without renewing it: a running request renews it every third of
 // d, and a retry may take over once it ends (when the server died
 // mid-request). The default is DefaultIdempotencyLease, 10 seconds.
-func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.lease = d } }
+func WithIdempotencyLease(d time.Duration) Option { return func(s *Service) { s.idem.Lease = d } }
 
 // WithIdempotencyCap sets how many stored idempotency outcomes an account
 // keeps at most; over it the oldest failures go first, then the oldest
 // successes. The default is DefaultIdempotencyCap; n <= 0 sets no cap.
-func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idemCap = n } }
+func WithIdempotencyCap(n int) Option { return func(s *Service) { s.idem.MaxOutcomes = n } }
 
 // WithEgress sets the policy every request the Service makes itself
 // follows (webhook deliveries, content fetched from a URL), and options of
@@ -164,21 +161,20 @@ func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
 // an account keeps at most (see Outcome); over it, as over the cap of
 // WithIdempotencyCap, the oldest failures go first, then the oldest
 // successes. The default is DefaultIdempotencyBytes; n <= 0 sets no bound.
-func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idemBytes = n } }
+func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idem.MaxBytes = n } }
 
 // New returns a Service over store. Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
 	s := &Service{
-		store:     store,
-		clock:     clock.New(),
-		wall:      clock.New(),
-		logger:    slog.New(slog.DiscardHandler),
-		entropy:   rand.Reader,
-		lease:     DefaultIdempotencyLease,
-		idemCap:   DefaultIdempotencyCap,
-		idemBytes: DefaultIdempotencyBytes,
-		trims:     upkeep.NewCounters(maxTrimCounters),
-		render:    renderState{cacheSize: DefaultRenderCacheSize},
+		store:   store,
+		clock:   clock.New(),
+		wall:    clock.New(),
+		logger:  slog.New(slog.DiscardHandler),
+		entropy: rand.Reader,
+		idem: idem.Requests[Outcome]{
+			Lease: DefaultIdempotencyLease, MaxOutcomes: DefaultIdempotencyCap, MaxBytes: DefaultIdempotencyBytes,
+		},
+		render: renderState{cacheSize: DefaultRenderCacheSize},
 	}
 	for _, o := range opts {
 		o(s)
@@ -193,6 +189,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	// Servers sharing WithTokenKey share links; signedlink keeps its keys
 	// apart from the pagination tokens'. The TTL is WithDownloadTTL's.
 	s.download = signedlink.NewLinks(s.tokenKey, s.download.TTL)
+	s.pages.Key = s.tokenKey
 	s.render.setUp()
 	if s.address == nil {
 		s.address = NewAddressProcessor()
@@ -202,6 +199,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	}
 	s.fetch = s.egressClient()
 	s.observeStore()
+	s.idem.Init(s.store, s.clock, s.now, canceled, s.logger)
 	s.clocks.Init(s.clock, s.store, LastClockTime, s.logger)
 	s.life = newLifecycle(s)
 	s.deliveries.init(s)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/internal/pagetoken"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -300,7 +301,7 @@ func (s *Service) getWebhook(ctx context.Context, account, id string) (*Webhook,
 // ListWebhooks returns a page of the account's webhooks, newest first.
 func (s *Service) ListWebhooks(ctx context.Context, account string, in ListWebhooksInput) (Page[*Webhook], error) {
 	f := fieldErrors{}
-	c := s.openPage(in.PageRequest, pageScope(account, "webhooks"), f)
+	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "webhooks"), f)
 	if err := f.err(); err != nil {
 		return Page[*Webhook]{}, err
 	}
@@ -429,7 +430,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 // ListDeliveries returns a page of a webhook's deliveries, newest first.
 func (s *Service) ListDeliveries(ctx context.Context, account, webhookID string, in ListDeliveriesInput) (Page[*WebhookDelivery], error) {
 	f := fieldErrors{}
-	c := s.openPage(in.PageRequest, pageScope(account, "deliveries", webhookID), f)
+	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "deliveries", webhookID), f)
 	if err := f.err(); err != nil {
 		return Page[*WebhookDelivery]{}, err
 	}

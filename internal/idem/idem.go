@@ -1,25 +1,26 @@
 // Package idem holds the mechanisms of idempotent requests, below the
-// rules the root keeps of them: the claim a running request holds and the
-// write that completes it (Claim, Complete), the byte form an idempotent
-// Go call's outcome is stored in (EncodeValue, EncodeFailure, Decode), the
-// pacing of trims of an account's stored outcomes (TrimDue), and the
-// hashes that name a request and an API key (Fingerprint, KeyDigest). It
-// knows storage and internal/upkeep only, never the root.
+// rules the root keeps of them: the running of a request whose claim was
+// won (Requests: its lease renewed, its claim completed or released, its
+// account's outcomes trimmed, expired ones purged), the claim a running
+// request holds and the write that completes it (Claim, Complete), the
+// byte form an idempotent Go call's outcome is stored in (EncodeValue,
+// EncodeFailure, Decode, Replay), the pacing of trims of an account's
+// stored outcomes (TrimDue), and the hashes that name a request and an API
+// key (Fingerprint, KeyDigest). It knows storage, internal/upkeep and the
+// clock only, never the root.
 package idem
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"math"
-	"time"
 
 	"github.com/lettershop/lettershop/internal/upkeep"
 )
-
-// PurgeEvery spaces the sweeps that remove expired idempotency records.
-const PurgeEvery = 10 * time.Minute
 
 // TrimDue counts an outcome of size bytes an account just stored, in
 // trims, and reports whether the
@@ -54,6 +55,31 @@ func Fingerprint(parts ...[]byte) string {
 		h.Write(p)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CallFingerprint returns the fingerprint of a Go call: of op, the name
+// of the operation, and the JSON of its input.
+func CallFingerprint(op string, input any) (string, error) {
+	in, err := json.Marshal(input)
+	if err != nil {
+		return "", err
+	}
+	return Fingerprint([]byte(op), in), nil
+}
+
+// keyKey carries the key WithKey sets.
+type keyKey struct{}
+
+// WithKey returns a context that carries an idempotency key for the Go
+// calls made under it.
+func WithKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, keyKey{}, key)
+}
+
+// Key returns the key WithKey set in ctx, or "".
+func Key(ctx context.Context) string {
+	key, _ := ctx.Value(keyKey{}).(string)
+	return key
 }
 
 // KeyDigest returns a keyed hash of apiKey (HMAC-SHA256 under key), in

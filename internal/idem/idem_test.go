@@ -175,3 +175,61 @@ func TestComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Replay reads an outcome special reads as its value, which must be of the
+// type asked; any other from its stored bytes.
+func TestReplay(t *testing.T) {
+	special := func(d storage.Document) (any, bool, error) {
+		switch string(d.(outcome)) {
+		case "special":
+			return "kept", true, nil
+		case "broken":
+			return nil, true, errors.New("broken")
+		}
+		return nil, false, nil
+	}
+	if v, f, err := idem.Replay[string](outcome("special"), special); v != "kept" || f != nil || err != nil {
+		t.Errorf("special: %q, %+v, %v", v, f, err)
+	}
+	if v, _, err := idem.Replay[int](outcome("special"), special); err == nil || v != 0 {
+		t.Errorf("special of another type: %d, %v", v, err)
+	}
+	if _, _, err := idem.Replay[string](outcome("broken"), special); err == nil || err.Error() != "broken" {
+		t.Errorf("broken special: %v", err)
+	}
+	if v, f, err := idem.Replay[string](outcome(`{"value":"v"}`), special); v != "v" || f != nil || err != nil {
+		t.Errorf("value: %q, %+v, %v", v, f, err)
+	}
+	if _, f, err := idem.Replay[string](outcome(`{"error":{"code":3,"message":"m"}}`), special); f == nil || f.Code != 3 || err != nil {
+		t.Errorf("failure: %+v, %v", f, err)
+	}
+	if _, _, err := idem.Replay[string](outcome(`{"value":1}`), special); err == nil {
+		t.Error("a value of another type read")
+	}
+}
+
+// A Go call's fingerprint is of its operation and its input's JSON: stores
+// keep it across versions.
+func TestCallFingerprint(t *testing.T) {
+	got, err := idem.CallFingerprint("createLetter", struct{}{})
+	if want := idem.Fingerprint([]byte("createLetter"), []byte("{}")); err != nil || got != want {
+		t.Errorf("%s, %v; want %s", got, err, want)
+	}
+	other, _ := idem.CallFingerprint("createLetter", map[string]int{"a": 1})
+	if other == got {
+		t.Error("another input, the same fingerprint")
+	}
+	if _, err := idem.CallFingerprint("op", math.Inf(1)); err == nil {
+		t.Error("an input JSON cannot hold was fingerprinted")
+	}
+}
+
+func TestKey(t *testing.T) {
+	ctx := context.Background()
+	if k := idem.Key(ctx); k != "" {
+		t.Errorf("a bare context carries key %q", k)
+	}
+	if k := idem.Key(idem.WithKey(ctx, "k1")); k != "k1" {
+		t.Errorf("key %q, want k1", k)
+	}
+}

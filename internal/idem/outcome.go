@@ -1,6 +1,11 @@
 package idem
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/lettershop/lettershop/storage"
+)
 
 // stored is how an idempotent Go call's outcome is kept: the JSON of the
 // value it returned, or the error it failed with.
@@ -49,4 +54,31 @@ func Decode(data []byte, v any) (*Failure, error) {
 		}
 	}
 	return nil, nil
+}
+
+// Replay reads a stored outcome of an idempotent Go call that returns a T:
+// the value kept, or the failure. An outcome special reads (ok true) is
+// its value, which must be a T; any other is read by Decode, from the
+// bytes of its EncodeDocument.
+func Replay[T any](stored storage.Document, special func(storage.Document) (v any, ok bool, err error)) (T, *Failure, error) {
+	if s, ok, err := special(stored); ok {
+		t, isT := s.(T)
+		if err == nil && !isT {
+			err = fmt.Errorf("a %T, for a %T", s, t)
+		}
+		return t, nil, err
+	}
+	return replayDecoded[T](stored)
+}
+
+// replayDecoded is Replay of an outcome Decode reads. (Apart, so that a
+// special outcome does not allocate the value Decode reads into.)
+func replayDecoded[T any](stored storage.Document) (T, *Failure, error) {
+	var v T
+	data, err := storage.EncodeDocument(stored)
+	if err != nil {
+		return v, nil, err
+	}
+	failure, err := Decode(data, &v)
+	return v, failure, err
 }

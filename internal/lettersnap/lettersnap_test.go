@@ -1,6 +1,7 @@
 package lettersnap_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -94,5 +95,50 @@ func TestPackMetadataInterns(t *testing.T) {
 	m := []storage.Metadata{{Key: "a", Value: "b"}}
 	if lettersnap.PackMetadata(m) != lettersnap.PackMetadata([]storage.Metadata{{Key: "a", Value: "b"}}) {
 		t.Error("equal pairs packed apart")
+	}
+}
+
+// An encoded snapshot decodes with its times in UTC, and is made a
+// snapshot again with the document its decoder reads, kept.
+func TestDecodeKept(t *testing.T) {
+	created := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	r := storage.Letter{ID: "ltr_1", Status: "queued", CreatedAt: created, ModifiedAt: created.Add(time.Second),
+		DueAt: created.Add(time.Minute), Revision: 1, Doc: storage.Encoded(`{"a":1}`)}
+	s, err := lettersnap.Make(&r, "https://example.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := s.AppendEncoded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := lettersnap.Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{back.CreatedAt, back.ModifiedAt, back.DueAt} {
+		if at.Location() != time.UTC {
+			t.Errorf("%v is not in UTC", at)
+		}
+	}
+	var gotID string
+	kept, err := lettersnap.DecodeKept(enc, func(id string, doc storage.Document) (storage.Document, error) {
+		gotID = id
+		return storage.Encoded(`{"read":true}`), nil
+	})
+	if err != nil || gotID != "ltr_1" {
+		t.Fatalf("%v; decoder given %q", err, gotID)
+	}
+	rec, err := kept.Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := storage.EncodeDocument(rec.Doc); string(doc) != `{"read":true}` || !rec.DueAt.Equal(r.DueAt) || kept.Base() != "https://example.com/v1" {
+		t.Errorf("kept %s, due %v, base %q", doc, rec.DueAt, kept.Base())
+	}
+	if _, err := lettersnap.DecodeKept(enc, func(string, storage.Document) (storage.Document, error) {
+		return nil, errors.New("unreadable")
+	}); err == nil {
+		t.Error("a document its decoder cannot read is kept")
 	}
 }
