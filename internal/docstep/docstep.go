@@ -190,6 +190,12 @@ func (s *Stepper) eventValues(e *postal.Event) storage.LetterEvent {
 // It reports false, changing nothing, when d is not laid out so; the
 // caller then decodes the whole letter. The document stepped is a new
 // slice: a store may hold on to d until it writes a whole batch.
+//
+// It is not inlined: a caller in another package would then call Step's
+// instantiation itself, whose escape analysis it does not have, and move
+// its record to the heap on every call.
+//
+//go:noinline
 func (s *Stepper) Encoded(r *storage.Letter, d storage.Encoded, now time.Time) bool {
 	return Step(s, r, encoded{s, d}, now)
 }
