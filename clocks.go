@@ -92,7 +92,7 @@ func (s *Service) accountClockMoved(ctx context.Context, account string, err err
 	if err != nil {
 		return AccountClock{}, clockErr(err, "accounts keep clocks of their own only on a test clock; this service runs on the real time")
 	}
-	if _, err := s.life.runAccount(ctx, account); err != nil {
+	if _, err := s.life.RunAccount(ctx, account); err != nil {
 		return AccountClock{}, err
 	}
 	s.deliveries.wake()

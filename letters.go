@@ -379,7 +379,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 
 // GetLetter returns a letter of the account.
 func (s *Service) GetLetter(ctx context.Context, account, id string) (*Letter, error) {
-	if err := s.life.catchUp(ctx, account); err != nil {
+	if err := s.life.CatchUp(ctx, account); err != nil {
 		return nil, err
 	}
 	return s.getLetter(ctx, account, id)
@@ -454,7 +454,7 @@ func (s *Service) letterQuery(ctx context.Context, account string, in ListLetter
 	if err := f.err(); err != nil {
 		return storage.LetterQuery{}, c, err
 	}
-	if err := s.life.catchUp(ctx, account); err != nil {
+	if err := s.life.CatchUp(ctx, account); err != nil {
 		return storage.LetterQuery{}, c, err
 	}
 	return storage.LetterQuery{
@@ -635,7 +635,7 @@ const maxRetries = 10
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
 	ctx = s.trackStoredStatus(ctx)
-	if err := s.life.catchUp(ctx, account); err != nil {
+	if err := s.life.CatchUp(ctx, account); err != nil {
 		return nil, err
 	}
 	l, err := storage.RetryConflicts(maxRetries, func() (*Letter, error) {

@@ -45,7 +45,7 @@ type StoredLetter struct {
 // ReadLetter reads a letter of the account as GetLetter does, and leaves
 // making it a Letter to the caller (Letter).
 func (s *Service) ReadLetter(ctx context.Context, account, id string) (StoredLetter, error) {
-	if err := s.life.catchUp(ctx, account); err != nil {
+	if err := s.life.CatchUp(ctx, account); err != nil {
 		return StoredLetter{}, err
 	}
 	rec, err := s.readLetter(ctx, account, id)

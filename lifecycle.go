@@ -1,33 +1,13 @@
 package lettershop
 
 import (
-	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/lettershop/lettershop/internal/docstep"
+	"github.com/lettershop/lettershop/internal/duerun"
 	"github.com/lettershop/lettershop/internal/ids"
-	"github.com/lettershop/lettershop/internal/waker"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
-)
-
-// Event types.
-const (
-	eventStatus   = EventTypeStatus
-	eventTracking = EventTypeTracking
-)
-
-const (
-	// runBatch is how many due letters one ProcessDueLetters call takes.
-	runBatch = 500
-	// catchUpEvery throttles the catch-up of reads on a real clock: a
-	// letter that fell due within it may be a moment late in a list, never
-	// in a fetch (getLetter settles the letter it reads).
-	catchUpEvery = time.Second
-	// maxSleep bounds the background loop's sleep, so letters written by
-	// other servers sharing the store are not left waiting long.
-	maxSleep = time.Minute
 )
 
 // Postal is the postal world a letter goes through once it is accepted:
@@ -48,161 +28,32 @@ type Postal interface {
 }
 
 // lifecycle moves letters through their statuses on the Service's clock.
-//
-// On a TestClock nothing runs in the background (a ticker on a clock.Mock
-// would make every Add crawl, the Mock pausing after each tick): every read
-// and write first runs whatever is due, and RunDue does the same on demand. On
-// a real clock a waker (internal/waker) runs what is due whenever the next
-// due time this process knows of comes, and at least every maxSleep, and
-// reads catch up at most once per catchUpEvery.
+// The runs of what is due are driven by internal/duerun: on a TestClock on
+// demand (every read and write first runs whatever is due, and RunDue), on
+// a real clock in the background too. The lifecycle decides what a run does
+// with each letter (process) and with the letters it holds for their
+// content (check, lifecycle_fetch.go).
 type lifecycle struct {
+	*duerun.Runner
 	s    *Service
 	mock bool
-
-	// runMu makes the runs of this process take turns, so a read that
-	// catches up never returns while another run still holds letters that
-	// are due.
-	runMu   sync.Mutex
-	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
-	// held are the letters the batch running left due, held before
-	// production (lifecycle_fetch.go); runMu guards it.
-	held []heldLetter
-
-	// waker runs the background runs, told of every future due time this
-	// process writes; nil on a TestClock.
-	waker *waker.Waker
+	// steps takes a run's steps on stored documents in place
+	// (lifecycle_records.go).
+	steps docstep.Stepper
 }
 
 func newLifecycle(s *Service) *lifecycle {
 	lc := &lifecycle{s: s}
 	_, lc.mock = s.clock.(TestClock)
-	if !lc.mock {
-		lc.waker = waker.New(s.clock, maxSleep, func(ctx context.Context) {
-			if _, err := lc.run(ctx); err != nil && ctx.Err() == nil {
-				lc.s.logger.Error("lifecycle: run due letters", "err", err)
-			}
-		})
-		lc.waker.Start()
-	}
+	lc.steps = lc.stepper()
+	lc.Runner = duerun.New(duerun.Config{
+		Store: s.store, Clocks: &s.clocks, Clock: s.clock, OnDemand: lc.mock,
+		Process: lc.process, Check: lc.check, Moved: s.deliveries.changed,
+		StoreErr: func(err error) error { return storeErr("run due letters", err) },
+		Logger:   s.logger,
+	})
+	lc.Start()
 	return lc
-}
-
-// stop ends the background work and waits for it. It may be called more
-// than once.
-func (lc *lifecycle) stop() { lc.waker.Stop() }
-
-// noteDue tells the background runs that a letter falls due at t.
-func (lc *lifecycle) noteDue(t time.Time) { lc.waker.Note(t) }
-
-// catchUp brings every letter of the account whose next step fell due up
-// to now, so a read after a test clock moved sees every letter where it
-// should be: an account on a clock of its own at its time, any other with
-// every letter due on the Service's clock. It reads the accounts' clocks
-// from the store first (acctclock.Clocks.Refresh), unless the operation it is part of
-// has. On a real clock it runs at most once per catchUpEvery.
-func (lc *lifecycle) catchUp(ctx context.Context, account string) error {
-	if !lc.mock {
-		last := lc.lastRun.Load()
-		if last != 0 && lc.s.clock.Now().UnixNano()-last < int64(catchUpEvery) {
-			return nil
-		}
-	} else if !lc.s.clocks.WasRead(ctx) {
-		lc.s.clocks.Refresh(ctx)
-	}
-	if lc.mock && lc.s.clocks.Apart() {
-		if _, own := lc.s.clocks.Lookup(account); own {
-			_, err := lc.runAccount(ctx, account)
-			return err
-		}
-	}
-	_, err := lc.runServer(ctx)
-	return err
-}
-
-// run processes every letter due, each at the time of its account's clock,
-// and returns how many it moved.
-func (lc *lifecycle) run(ctx context.Context) (int, error) {
-	lc.s.clocks.Refresh(ctx)
-	return lc.runServer(ctx)
-}
-
-// runServer processes every letter due at the Service's clock's current
-// time, each at its account's time: the store orders the letters by when
-// they fall due on the Service's clock, each account's by its own clock
-// (storage.DueQuery), so one walk of what is due finds them all. Frozen
-// clocks stand still while the Service's moves: their accounts' letters
-// are left to their own runs.
-func (lc *lifecycle) runServer(ctx context.Context) (int, error) {
-	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
-		lc.runMu.Lock()
-		defer lc.runMu.Unlock()
-		now := lc.s.clocks.ServerNow()
-		lc.lastRun.Store(now.UnixNano())
-		lc.waker.Reached(now)
-		return lc.drain(ctx, storage.DueQuery{Now: now}, func(account string) time.Time { return lc.s.clocks.Time(account, now) }, checked)
-	})
-}
-
-// runAccount processes the account's letters due at the time of its clock.
-func (lc *lifecycle) runAccount(ctx context.Context, account string) (int, error) {
-	return lc.runChecked(ctx, func(checked map[string]bool) (int, []heldLetter, error) {
-		lc.runMu.Lock()
-		defer lc.runMu.Unlock()
-		now := lc.s.now(account)
-		return lc.drain(ctx, storage.DueQuery{Now: now, Account: account}, func(string) time.Time { return now }, checked)
-	})
-}
-
-// drain processes the letters q selects, a batch at a time, until none is
-// left due, and returns how many it moved. at is the time of a letter's
-// account, which its steps are taken up to.
-//
-// A store hands out letters by its own clocks. A clock another Service
-// moved since this one read the clocks can make a letter due by the
-// store's reading and not by this Service's: such a letter is written
-// back unchanged (which also sets its place in the store's order again),
-// the clocks are read again, and a batch of nothing but such letters, read
-// again, ends the run.
-//
-// A letter held before production for its content (lifecycle_fetch.go) is
-// not one moved either; drain stops after a batch that held letters not yet
-// checked, and returns them, for its caller to fetch their content outside
-// the run's lock.
-func (lc *lifecycle) drain(ctx context.Context, q storage.DueQuery, at func(account string) time.Time, checked map[string]bool) (int, []heldLetter, error) {
-	q.Limit = runBatch
-	total, reread := 0, false
-	for {
-		early := 0
-		n, err := lc.s.store.ProcessDueLetters(ctx, q, func(r *storage.Letter) error {
-			t := at(r.Account)
-			if r.DueAt.After(t) {
-				early++
-			}
-			lc.process(r, t)
-			if !r.DueAt.IsZero() && !r.DueAt.After(t) {
-				lc.held = append(lc.held, heldLetter{r.Account, r.ID})
-			}
-			return nil
-		})
-		held, pending := len(lc.held), toCheck(lc.held, checked)
-		lc.held = lc.held[:0]
-		total += n - min(early+held, n)
-		if err != nil {
-			return total, nil, storeErr("run due letters", err)
-		}
-		// Stop only when nothing moved: a short batch may have passed over
-		// letters changed while it ran, which are due still.
-		if n == 0 || len(pending) > 0 || n == early+held && (early == 0 || reread) {
-			if total > 0 {
-				lc.s.deliveries.changed()
-			}
-			return total, pending, nil
-		}
-		reread = early > 0
-		if reread {
-			lc.s.clocks.Refresh(ctx)
-		}
-	}
 }
 
 // process applies to a stored letter every step due up to now: in place
@@ -215,7 +66,7 @@ func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 		// the run that holds it (lifecycle_fetch.go): the loop must not
 		// wake for it.
 		if r.DueAt.After(now) {
-			lc.noteDue(r.DueAt)
+			lc.NoteDue(r.DueAt)
 		}
 		return
 	}
@@ -244,7 +95,7 @@ func (lc *lifecycle) settle(l *Letter, now time.Time) {
 	lc.advance(c, now)
 	applyCourse(c, l)
 	if l.dueAt.After(now) {
-		lc.noteDue(l.dueAt)
+		lc.NoteDue(l.dueAt)
 	}
 }
 
@@ -273,7 +124,7 @@ func (lc *lifecycle) rescheduled(l *Letter, now time.Time) {
 		lc.transition(l, StatusQueued, now, requeuedDescription)
 	}
 	l.dueAt = now.Add(postal.ProcessingDelay)
-	lc.noteDue(l.dueAt)
+	lc.NoteDue(l.dueAt)
 }
 
 // requeuedDescription is the description of the status event of a letter
@@ -283,7 +134,7 @@ const requeuedDescription = "Issue resolved: letter queued again"
 // transition moves l to status at time at, recording a status event.
 func (lc *lifecycle) transition(l *Letter, status LetterStatus, at time.Time, description string) {
 	l.Status = status
-	l.Events = append(l.Events, newEvent(l.ID, len(l.Events), at, eventStatus, EventStatus(status), description))
+	l.Events = append(l.Events, newEvent(l.ID, len(l.Events), at, EventTypeStatus, EventStatus(status), description))
 	switch status {
 	case StatusCanceled, StatusIssue:
 		l.dueAt = time.Time{}
@@ -334,7 +185,7 @@ func stageOf(l *Letter) postal.Stage {
 		return postal.Stage(l.Status)
 	}
 	for i := len(l.Events) - 1; i >= 0; i-- {
-		if e := l.Events[i]; e.Type == eventTracking {
+		if e := l.Events[i]; e.Type == EventTypeTracking {
 			return postal.Stage(e.Status)
 		}
 	}
@@ -362,9 +213,9 @@ func applyCourse(c *postal.Course, l *Letter) {
 // eventOf is the letter event of a postal step.
 func eventOf(letterID string, e postal.Event) Event {
 	if !e.Tracking {
-		return newEvent(letterID, e.N, e.At, eventStatus, EventStatus(e.Status), e.Description)
+		return newEvent(letterID, e.N, e.At, EventTypeStatus, EventStatus(e.Status), e.Description)
 	}
-	ev := newEvent(letterID, e.N, e.At, eventTracking, EventStatus(e.Status), e.Description)
+	ev := newEvent(letterID, e.N, e.At, EventTypeTracking, EventStatus(e.Status), e.Description)
 	ev.TrackingEventDetails = &TrackingEventDetails{
 		Facility: e.Facility, FacilityType: e.FacilityType, FacilityZip: e.FacilityZip, Notes: e.Notes,
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/fetchbatch"
+	"github.com/lettershop/lettershop/internal/duerun"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -63,27 +64,10 @@ func (lc *lifecycle) advanceHeld(c *postal.Course, now time.Time) {
 	}
 }
 
-// heldLetter is a letter a batch left due, held before production.
-type heldLetter struct{ account, id string }
-
-// toCheck are the letters of held not yet checked.
-func toCheck(held []heldLetter, checked map[string]bool) []heldLetter {
-	return fetchbatch.Unchecked(held, checked, func(h heldLetter) string { return h.id })
-}
-
-// runChecked runs drain, which holds letters for their content, checking
-// those it held after each drain, until a drain holds none it has not
-// checked (fetchbatch.Rounds). It returns how many letters moved.
-func (lc *lifecycle) runChecked(ctx context.Context, drain func(checked map[string]bool) (int, []heldLetter, error)) (int, error) {
-	return fetchbatch.Rounds(drain, func(pending []heldLetter, checked map[string]bool) int {
-		return lc.check(ctx, pending, checked)
-	})
-}
-
 // check fetches and checks the content of the letters pending, noting them
 // checked, and writes each one's outcome. It returns how many letters it
 // moved.
-func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked map[string]bool) int {
+func (lc *lifecycle) check(ctx context.Context, pending []duerun.Held, checked map[string]bool) int {
 	type held struct {
 		account string
 		l       *Letter
@@ -92,15 +76,15 @@ func (lc *lifecycle) check(ctx context.Context, pending []heldLetter, checked ma
 	var letters []held
 	var urls []string
 	for _, p := range pending {
-		checked[p.id] = true
-		now := lc.s.now(p.account)
-		l, err := lc.readHeld(ctx, p.account, p.id, now)
+		checked[p.ID] = true
+		now := lc.s.now(p.Account)
+		l, err := lc.readHeld(ctx, p.Account, p.ID, now)
 		if err != nil {
-			lc.s.logger.Error("lifecycle: read a letter held for its content", "letter", p.id, "err", err)
+			lc.s.logger.Error("lifecycle: read a letter held for its content", "letter", p.ID, "err", err)
 			continue
 		}
 		if l != nil {
-			letters = append(letters, held{p.account, l, now})
+			letters = append(letters, held{p.Account, l, now})
 			urls = append(urls, printURLs(l)...)
 		}
 	}
@@ -186,7 +170,7 @@ func (lc *lifecycle) finishHeld(ctx context.Context, account string, checked *Le
 			return err
 		}
 		lc.s.deliveries.made(stored.Deliveries)
-		lc.noteDue(l.dueAt)
+		lc.NoteDue(l.dueAt)
 		return nil
 	}
 }

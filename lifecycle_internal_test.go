@@ -12,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lettershop/lettershop/internal/duerun"
 	"github.com/lettershop/lettershop/internal/letterpack"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/postal"
@@ -117,7 +118,7 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: kept as %T", rec.ID, kept.Doc)
 		}
-		if !step(s.life, &kept, &keptStepper{doc: before}, now) {
+		if !s.life.steps.Kept(&kept, before, now) {
 			t.Fatalf("%s: kept form not advanced in place", rec.ID)
 		}
 		if got, _ := storage.EncodeDocument(before); string(got) != string(encoded) {
@@ -218,7 +219,7 @@ func TestAdvanceRecordFallsBack(t *testing.T) {
 // however many batches they fill: exactly one, and one letter more.
 func TestRunTakesEveryBatch(t *testing.T) {
 	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
-	for _, n := range []int{runBatch, runBatch + 1} {
+	for _, n := range []int{duerun.Batch, duerun.Batch + 1} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			ctx := context.Background()
 			st := memstore.New()
@@ -280,7 +281,7 @@ func TestRunReadsTheClocksAgain(t *testing.T) {
 	if s.clocks.Apart() {
 		t.Fatal("the Service read the clock already")
 	}
-	n, err := s.life.runServer(ctx)
+	n, err := s.life.RunServer(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("runServer = %d, %v; want the letter moved, once the clocks were read again", n, err)
 	}
@@ -311,7 +312,7 @@ func TestRunReadsTheClocksAgain(t *testing.T) {
 	if _, err := st.PutAccountClock(ctx, storage.AccountClock{Account: "acct_b", At: start.Add(24 * time.Hour), Anchor: start}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s2.life.runServer(ctx); err != nil || n != 0 {
+	if n, err := s2.life.RunServer(ctx); err != nil || n != 0 {
 		t.Errorf("runServer on clocks it cannot read = %d, %v; want 0, and an end", n, err)
 	}
 	if got, _ := st.GetLetter(ctx, "acct_b", other.ID); got.Status != string(StatusQueued) || got.Revision != 3 {

@@ -40,7 +40,7 @@ type contentSnapshot struct {
 
 // letterDoc begins with Life and ends with Events: a lifecycle run reads
 // the one and appends to the other without decoding the rest
-// (lifecycle_records.go). Add new fields between them.
+// (internal/docstep). Add new fields between them.
 type letterDoc struct {
 	Life         postal.Facts    `json:"life"`
 	Sender       Party           `json:"sender"`

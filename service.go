@@ -208,7 +208,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 
 // Close stops the Service's background work. It does not close the store.
 func (s *Service) Close() error {
-	s.life.stop()
+	s.life.Stop()
 	s.deliveries.stop()
 	for _, c := range s.egressMade {
 		c.HTTP().CloseIdleConnections()

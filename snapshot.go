@@ -19,7 +19,7 @@ import (
 // its clock, its letters caught up first. Take it while nothing else
 // writes to the account: the records are read one list after another.
 func (s *Service) SnapshotAccount(ctx context.Context, account string) (*snapshot.Snapshot, error) {
-	if err := s.life.catchUp(ctx, account); err != nil {
+	if err := s.life.CatchUp(ctx, account); err != nil {
 		return nil, err
 	}
 	c := s.AccountClock(account)
@@ -116,7 +116,7 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	if err != nil {
 		return nil, err
 	}
-	s.life.noteDue(snap.Earliest())
+	s.life.NoteDue(snap.Earliest())
 	if len(snap.Webhooks) > 0 {
 		s.deliveries.activate()
 	}

@@ -21,7 +21,7 @@ import (
 // due, and returns how many letters moved. Tests that move a clock.Mock call
 // it (or any read, which catches up first) to see the effect.
 func (s *Service) RunDue(ctx context.Context) (int, error) {
-	n, err := s.life.run(ctx)
+	n, err := s.life.Run(ctx)
 	// Webhook attempts fall due on the clock too.
 	s.deliveries.wake()
 	return n, err
@@ -107,7 +107,7 @@ func (lc *lifecycle) simulate(l *Letter, target postal.Stage, now time.Time) err
 		return fmt.Errorf("simulate: %w", err)
 	}
 	applyCourse(c, l)
-	lc.noteDue(l.dueAt)
+	lc.NoteDue(l.dueAt)
 	return nil
 }
 
