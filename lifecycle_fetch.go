@@ -138,13 +138,13 @@ func (lc *lifecycle) readHeld(ctx context.Context, account, id string, now time.
 // production fell due. It is errUnchanged when the letter is no longer
 // the one checked (it moved, or was canceled).
 func (lc *lifecycle) finishHeld(ctx context.Context, account string, checked *Letter, now time.Time, problem string) error {
-	for attempt := 0; ; attempt++ {
+	_, err := storage.RetryConflicts(maxRetries, func() (struct{}, error) {
 		l, err := lc.readHeld(ctx, account, checked.ID, now)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		if l == nil || !l.dueAt.Equal(checked.dueAt) {
-			return errUnchanged
+			return struct{}{}, errUnchanged
 		}
 		if problem == "" {
 			c := courseOf(l)
@@ -160,19 +160,17 @@ func (lc *lifecycle) finishHeld(ctx context.Context, account string, checked *Le
 		}
 		rec, err := letterRecord(account, l)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		stored, err := lc.s.store.UpdateLetter(ctx, rec, nil)
-		if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
-			continue
-		}
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		lc.s.deliveries.made(stored.Deliveries)
 		lc.NoteDue(l.dueAt)
-		return nil
-	}
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // checkToSimulate checks, as a run would, the content of a letter that
