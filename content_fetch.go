@@ -16,11 +16,6 @@ import (
 // a fetch gives is checked as content stored in the service is, each time
 // it is fetched: a server's content can change between two fetches.
 
-// fetchFunc fetches content a letter prints from a URL: fetchContent for
-// one letter; for a lifecycle run, the results of one batch of fetches
-// for all the letters it holds (lifecycle_fetch.go).
-type fetchFunc = fetchbatch.Func
-
 // fetchURL fetches url through the Service's Fetcher (WithFetcher, else
 // the egress client), within ExternalFetchTimeout, taking at most maxBytes
 // (fetchbatch.Limited: when ctx ends first, its error).
@@ -37,10 +32,6 @@ func (s *Service) fetchURL(ctx context.Context, url string, maxBytes int64) ([]b
 func (s *Service) fetchContent(ctx context.Context, url string) ([]byte, string, error) {
 	return s.fetchURL(ctx, url, MaxExternalContent)
 }
-
-// notFetched reports whether err says a fetch did not happen for a reason
-// of the caller's: nothing is then known of the URL (fetchbatch.NotFetched).
-func notFetched(err error) bool { return fetchbatch.NotFetched(err) }
 
 // fetchFailure words a failed fetch for a person, to follow "could not be
 // fetched from URL: ".

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/fetchbatch"
 	"github.com/lettershop/lettershop/render"
 	"github.com/lettershop/lettershop/rendercache"
 	"github.com/lettershop/lettershop/storage"
@@ -233,11 +234,11 @@ func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVe
 // service is. problem says why the letter can not be printed, for its
 // sender to act on; err is a failure of the service (its store, or ctx
 // ended), after which nothing is known of the letter's content.
-func (s *Service) printSources(ctx context.Context, account string, l *Letter, fetch fetchFunc) (content []byte, res map[string]render.Resource, problem string, err error) {
+func (s *Service) printSources(ctx context.Context, account string, l *Letter, fetch fetchbatch.Func) (content []byte, res map[string]render.Resource, problem string, err error) {
 	if u := l.snapshot.url(); u != "" {
 		body, mediaType, ferr := fetch(ctx, u)
 		switch {
-		case notFetched(ferr):
+		case fetchbatch.NotFetched(ferr):
 			return nil, nil, "", storeErr("fetch letter content", ferr)
 		case ferr != nil:
 			return nil, nil, fmt.Sprintf("the content of version %s could not be fetched from %s (%s). Make sure the host answers at that URL with %s of at most %d MiB; then update the letter, giving its content again, to queue it again",
@@ -266,7 +267,7 @@ func (s *Service) printSources(ctx context.Context, account string, l *Letter, f
 // content kept when the letter was made, and the content of externalUrl
 // variables, fetched. A template fetched from a URL was not at hand when
 // the letter was made: how it shows the assets is checked here.
-func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte, fetch fetchFunc) (map[string]render.Resource, string, error) {
+func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte, fetch fetchbatch.Func) (map[string]render.Resource, string, error) {
 	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
 		return nil, "", nil
 	}
@@ -298,7 +299,7 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 			continue
 		}
 		body, _, err := fetch(ctx, url)
-		if notFetched(err) {
+		if fetchbatch.NotFetched(err) {
 			return nil, "", storeErr("fetch letter content", err)
 		}
 		problem := ""

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/lettershop/lettershop/fetchbatch"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -38,7 +39,7 @@ const MaxContentURL = 2048
 // not fetched: its URL is checked (a form and a host this server may
 // reach), and the content is fetched and checked whenever it is needed.
 // err is a fetch the caller's context cut off, never the request's fault.
-func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchFunc) ([]byte, error) {
+func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchbatch.Func) ([]byte, error) {
 	if c == nil {
 		f.add("content", "content is required")
 		return nil, nil
@@ -93,7 +94,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 
 // takeURLContent is takeContent for import and externalUrl content, whose
 // text is a URL.
-func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source ContentSource, typ ContentType, url, path string, v *AssetVersion, fetch fetchFunc) ([]byte, error) {
+func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source ContentSource, typ ContentType, url, path string, v *AssetVersion, fetch fetchbatch.Func) ([]byte, error) {
 	switch {
 	case url == "":
 		f.add(path, "%s content is the http or https URL of the content: give it here", source)
@@ -112,7 +113,7 @@ func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source Cont
 		return nil, nil
 	}
 	data, mediaType, err := fetch(ctx, url)
-	if notFetched(err) {
+	if fetchbatch.NotFetched(err) {
 		// Cut off by the caller: nothing is known of the URL.
 		return nil, storeErr("fetch "+path, err)
 	}
@@ -268,7 +269,7 @@ func (s *Service) GetVersionContent(ctx context.Context, account, versionID stri
 // GetVersionContent.
 func (s *Service) externalContent(ctx context.Context, v *AssetVersion) (ContentType, []byte, error) {
 	data, mediaType, err := s.fetchContent(ctx, v.externalURL)
-	if notFetched(err) {
+	if fetchbatch.NotFetched(err) {
 		return "", nil, storeErr("fetch version content", err)
 	}
 	if err != nil {
