@@ -2,7 +2,7 @@ package lettershop
 
 import (
 	"context"
-	"slices"
+	"iter"
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/fetchbatch"
@@ -46,40 +46,30 @@ func fetchedContentProblem(typ, mediaType string, data []byte, defs []VariableDe
 
 // printURLs are the URLs a letter's printing fetches: its content's, when
 // its version keeps the content at a URL, and the values of its variables
-// of type externalUrl, in that order, each once.
-func printURLs(l *Letter) []string {
-	var urls []string
-	if u := l.snapshot.url(); u != "" {
-		urls = append(urls, u)
-	}
-	for _, d := range l.snapshot.Definitions {
-		if d.Type != VariableTypeExternalURL {
-			continue
+// of type externalUrl, in that order (a URL two variables give, twice).
+func printURLs(l *Letter) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if u := l.snapshot.url(); u != "" && !yield(u) {
+			return
 		}
-		for _, v := range l.snapshot.Merge {
-			if v.Name == d.Name && v.Value != nil && *v.Value != "" && !slices.Contains(urls, *v.Value) {
-				urls = append(urls, *v.Value)
+		for _, d := range l.snapshot.Definitions {
+			if d.Type != VariableTypeExternalURL {
+				continue
+			}
+			for _, v := range l.snapshot.Merge {
+				if v.Name == d.Name && v.Value != nil && *v.Value != "" && !yield(*v.Value) {
+					return
+				}
 			}
 		}
 	}
-	return urls
 }
 
-// fetches reports whether printing l fetches anything (printURLs is not
-// empty), without making the list: it is asked of every letter written.
+// fetches reports whether printing l fetches anything: it is asked of
+// every letter written.
 func fetches(l *Letter) bool {
-	if l.snapshot.url() != "" {
+	for range printURLs(l) {
 		return true
-	}
-	for _, d := range l.snapshot.Definitions {
-		if d.Type != VariableTypeExternalURL {
-			continue
-		}
-		for _, v := range l.snapshot.Merge {
-			if v.Name == d.Name && v.Value != nil && *v.Value != "" {
-				return true
-			}
-		}
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package lettershop
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/lettershop/lettershop/egress"
@@ -85,7 +86,7 @@ func (lc *lifecycle) check(ctx context.Context, pending []duerun.Held, checked m
 		}
 		if l != nil {
 			letters = append(letters, held{p.Account, l, now})
-			urls = append(urls, printURLs(l)...)
+			urls = slices.AppendSeq(urls, printURLs(l))
 		}
 	}
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
