@@ -95,7 +95,7 @@ func (s *Service) accountClockMoved(ctx context.Context, account string, err err
 	if _, err := s.life.RunAccount(ctx, account); err != nil {
 		return AccountClock{}, err
 	}
-	s.deliveries.wake()
+	s.deliveries.deliverer.Wake()
 	return s.AccountClock(account), nil
 }
 

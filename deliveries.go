@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop/egress"
+	"github.com/lettershop/lettershop/internal/wakeable"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -65,15 +65,13 @@ func (s *Service) UseDeliverer(open func(*Deliveries) Deliverer) bool {
 // Deliveries are a Service's webhook deliveries as its Deliverer works on
 // them. Its methods are safe for concurrent use.
 type Deliveries struct {
-	s         *Service
-	open      func(*Deliveries) Deliverer
-	deliverer atomic.Pointer[Deliverer]
-	// active is set once this Service knows of webhooks: only then do
-	// letter changes and clock moves wake the Deliverer.
-	active atomic.Bool
-	useMu  sync.Mutex // orders the taking of a Deliverer and Close
-	closed bool
-	funcs  sync.Map // SubscribeFunc's WebhookFunc, by url
+	s    *Service
+	open func(*Deliveries) Deliverer
+	// deliverer holds the Deliverer, given once; it is activated once this
+	// Service knows of webhooks: only then do letter changes and clock
+	// moves wake it.
+	deliverer wakeable.Slot
+	funcs     sync.Map // SubscribeFunc's WebhookFunc, by url
 }
 
 func (d *Deliveries) init(s *Service) {
@@ -84,43 +82,35 @@ func (d *Deliveries) init(s *Service) {
 }
 
 func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
-	d.useMu.Lock()
-	defer d.useMu.Unlock()
-	if d.closed || d.deliverer.Load() != nil {
-		return false
-	}
-	e := open(d)
-	d.deliverer.Store(&e)
-	if !d.s.life.mock || d.s.rawStore == nil {
-		return true // a real clock polls; a Service without a store has nothing to send
-	}
-	// A test clock has no poll: webhooks the store holds already (a Service
-	// started again over a database) are found now, once.
+	return d.deliverer.Give(func() wakeable.Worker {
+		e := open(d)
+		if d.s.life.mock && d.s.rawStore != nil && d.storedWebhooks() {
+			d.deliverer.Activate()
+			e.Wake()
+		}
+		return e
+	})
+}
+
+// storedWebhooks reports whether the store holds webhooks already (a
+// Service started again over a database), or could not say. A real clock
+// polls and needs not ask; on a test clock, which has no poll, it is asked
+// once, when the Deliverer is given.
+func (d *Deliveries) storedWebhooks() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	has, err := d.s.store.HasWebhooks(ctx)
 	if err != nil {
 		d.s.logger.Error("webhooks: look for stored webhooks", "err", err)
 	}
-	if has || err != nil {
-		d.active.Store(true)
-		e.Wake()
-	}
-	return true
+	return has || err != nil
 }
 
 // activate notes that webhooks exist; a Service without a Deliverer says,
 // once, that their events are not sent.
 func (d *Deliveries) activate() {
-	if !d.active.Swap(true) && d.deliverer.Load() == nil {
+	if d.deliverer.Activate() && d.deliverer.Worker() == nil {
 		d.s.logger.Warn("webhooks: this Service has no Deliverer: their events are recorded but not sent (see lettershop.WithDeliverer)")
-	}
-}
-
-// wake wakes the Deliverer, if this Service knows of webhooks.
-func (d *Deliveries) wake() {
-	if e := d.deliverer.Load(); e != nil && d.active.Load() {
-		(*e).Wake()
 	}
 }
 
@@ -128,28 +118,14 @@ func (d *Deliveries) wake() {
 func (d *Deliveries) made(n int) {
 	if n > 0 {
 		d.activate()
-		d.wake()
-	}
-}
-
-// changed is called after a run of due letters moved some.
-func (d *Deliveries) changed() { d.wake() }
-
-func (d *Deliveries) stop() {
-	d.useMu.Lock()
-	d.closed = true
-	d.useMu.Unlock()
-	if e := d.deliverer.Load(); e != nil {
-		(*e).Close()
+		d.deliverer.Wake()
 	}
 }
 
 // checkHost asks the Deliverer whether webhooks may post to host.
 func (d *Deliveries) checkHost(host string) error {
-	if e := d.deliverer.Load(); e != nil {
-		if c, ok := (*e).(HostChecker); ok {
-			return c.CheckHost(host)
-		}
+	if c, ok := d.deliverer.Worker().(HostChecker); ok {
+		return c.CheckHost(host)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func newLifecycle(s *Service) *lifecycle {
 	lc.steps = lc.stepper()
 	lc.Runner = duerun.New(duerun.Config{
 		Store: s.store, Clocks: &s.clocks, Clock: s.clock, OnDemand: lc.mock,
-		Process: lc.process, Check: lc.check, Moved: s.deliveries.changed,
+		Process: lc.process, Check: lc.check, Moved: s.deliveries.deliverer.Wake,
 		StoreErr: func(err error) error { return storeErr("run due letters", err) },
 		Logger:   s.logger,
 	})

@@ -209,7 +209,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 // Close stops the Service's background work. It does not close the store.
 func (s *Service) Close() error {
 	s.life.Stop()
-	s.deliveries.stop()
+	s.deliveries.deliverer.Close()
 	for _, c := range s.egressMade {
 		c.HTTP().CloseIdleConnections()
 	}

@@ -23,7 +23,7 @@ import (
 func (s *Service) RunDue(ctx context.Context) (int, error) {
 	n, err := s.life.Run(ctx)
 	// Webhook attempts fall due on the clock too.
-	s.deliveries.wake()
+	s.deliveries.deliverer.Wake()
 	return n, err
 }
 

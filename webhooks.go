@@ -359,7 +359,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 			w.revision = stored.Revision
 			if w.Status == WebhookEnabled {
 				s.deliveries.activate()
-				s.deliveries.wake()
+				s.deliveries.deliverer.Wake()
 			}
 			return w, nil
 		})
@@ -506,7 +506,7 @@ func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id stri
 			return nil, writeErr(err, "delivery", id, "retry delivery")
 		}
 		s.deliveries.activate()
-		s.deliveries.wake()
+		s.deliveries.deliverer.Wake()
 		return deliveryFromRecord(stored), nil
 	})
 }

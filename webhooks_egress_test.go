@@ -1,38 +1,12 @@
 package lettershop_test
 
 import (
-	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/egress"
 )
-
-// names is an egress.Resolver answering from a map, so that no lookup
-// leaves the machine.
-type names struct {
-	mu    sync.Mutex
-	addrs map[string]string
-	asked []string
-}
-
-func (n *names) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.asked = append(n.asked, host)
-	a, ok := n.addrs[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []netip.Addr{netip.MustParseAddr(a)}, nil
-}
 
 // A webhook url naming a refused address, in any of its forms, is refused
 // when the webhook is made or changed; a name is decided when dialled.
@@ -90,87 +64,4 @@ func mustAllow(t *testing.T, entries ...string) egress.Policy {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// Deliveries go through the egress policy: a receiver on loopback gets
-// them; a name that resolves to a refused address, or off a restricted
-// list, is not dialled, and the delivery says why.
-func TestWebhookEgressDeliveries(t *testing.T) {
-	rcv := newReceiver(t)
-	u, err := url.Parse(rcv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &names{addrs: map[string]string{"hooks.test": "127.0.0.1", "other.test": "127.0.0.1",
-		"meta.test": "169.254.169.254", "mapped.test": "::ffff:169.254.169.254"}}
-	e := newEnv(t, lettershop.WithEgress(mustAllow(t, "hooks.test", "meta.test", "mapped.test", "10.0.0.0/8"), egress.WithResolver(r)))
-	good := e.createWebhook(t, acct, "http://hooks.test:"+u.Port()+"/in", lettershop.WebhookLetterCreated)
-	refused := map[*lettershop.Webhook]string{
-		e.createWebhook(t, acct, "http://other.test:"+u.Port()+"/in", lettershop.WebhookLetterCreated): "not sent: other.test (at 127.0.0.1) is not among the hosts and networks this server may reach",
-		e.createWebhook(t, acct, "http://meta.test:"+u.Port()+"/in", lettershop.WebhookLetterCreated):  "not sent: meta.test resolves to 169.254.169.254, which is a cloud metadata address",
-		e.createWebhook(t, acct, "http://mapped.test/in", lettershop.WebhookLetterCreated):             "not sent: mapped.test resolves to ::ffff:169.254.169.254",
-	}
-	e.createLetterIn(t, acct)
-
-	if d := e.settled(t, acct, good.ID, 1)[0]; d.Status != lettershop.DeliverySucceeded {
-		t.Errorf("to a listed name on loopback: %+v (error %v)", d, d.Error)
-	}
-	if n := len(rcv.received()); n != 1 {
-		t.Errorf("the receiver got %d requests, want 1", n)
-	}
-	for w, want := range refused {
-		d := e.settled(t, acct, w.ID, 1)[0]
-		if d.Status != lettershop.DeliveryPending || d.StatusCode != nil || d.Error == nil || !strings.Contains(*d.Error, want) {
-			t.Errorf("%s: %+v (error %q), want pending, %q", w.URL, d, deref(d.Error), want)
-		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if got := strings.Join(r.asked, " "); !strings.Contains(got, "hooks.test") || !strings.Contains(got, "meta.test") {
-		t.Errorf("names looked up: %s; the webhooks' names should be", got)
-	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return *s
-}
-
-// Close closes the connections the Service's egress clients keep for
-// reuse: a receiver sees the connection of a delivery closed.
-func TestCloseEndsWebhookConnections(t *testing.T) {
-	var mu sync.Mutex
-	states := map[net.Conn]http.ConnState{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		mu.Lock()
-		defer mu.Unlock()
-		states[c] = s
-	}
-	srv.Start()
-	defer srv.Close()
-	e := newEnv(t)
-	w := e.createWebhook(t, acct, srv.URL+"/in", lettershop.WebhookLetterCreated)
-	e.createLetterIn(t, acct)
-	if d := e.settled(t, acct, w.ID, 1)[0]; d.Status != lettershop.DeliverySucceeded {
-		t.Fatalf("delivery %+v", d)
-	}
-	open := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		n := 0
-		for _, s := range states {
-			if s != http.StateClosed && s != http.StateHijacked {
-				n++
-			}
-		}
-		return n
-	}
-	if open() == 0 {
-		t.Fatal("no connection is kept after the delivery; the test shows nothing")
-	}
-	e.svc.Close()
-	waitFor(t, "the receiver's connections closed", func() bool { return open() == 0 })
 }
