@@ -13,23 +13,6 @@ import (
 	"github.com/lettershop/lettershop/testclock"
 )
 
-// clocksBehind returns the accounts whose clocks stand behind the Service's
-// clock when it reads server, and the earliest of their times: what a run
-// once passed over, walking every clock; tests compare against it.
-func clocksBehind(cs *acctclock.Clocks, server time.Time) (accounts []string, earliest time.Time) {
-	cs.Each(func(c storage.AccountClock) bool {
-		if t := c.Time(server); t.Before(server) {
-			accounts = append(accounts, c.Account)
-			if earliest.IsZero() || t.Before(earliest) {
-				earliest = t
-			}
-		}
-		return true
-	})
-	slices.Sort(accounts)
-	return accounts, earliest
-}
-
 // clockAccounts returns the accounts with clocks of their own.
 func clockAccounts(cs *acctclock.Clocks) []string {
 	var out []string

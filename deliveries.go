@@ -211,13 +211,9 @@ func (d *Deliveries) Take(ctx context.Context, r TakeRequest) ([]*DeliveryAttemp
 	if r.Lease <= 0 {
 		return nil, errors.New("lettershop: a take needs a positive lease")
 	}
-	return d.take(ctx, storage.DueQuery{Now: d.s.now(r.Account), Account: r.Account, Limit: r.Limit}, r)
-}
-
-// take claims the due deliveries q selects, as r says.
-func (d *Deliveries) take(ctx context.Context, q storage.DueQuery, r TakeRequest) ([]*DeliveryAttempt, error) {
 	wall := d.s.wall.Now()
-	claimed, err := d.s.store.ProcessDueDeliveries(ctx, storage.DeliveryDueQuery{DueQuery: q, Leased: wall},
+	q := storage.DeliveryDueQuery{DueQuery: storage.DueQuery{Now: d.s.now(r.Account), Account: r.Account, Limit: r.Limit}, Leased: wall}
+	claimed, err := d.s.store.ProcessDueDeliveries(ctx, q,
 		func(rec *storage.Delivery) error {
 			if r.Busy != nil && r.Busy(rec.WebhookID, rec.ID) {
 				return errBusy

@@ -41,7 +41,7 @@ func newService(t *testing.T, opts ...lettershop.Option) *lettershop.Service {
 
 // createLetters makes n letters in the account: the letter.created event
 // of each is a delivery to each of the account's webhooks.
-func createLetters(t *testing.T, svc *lettershop.Service, account string, n int) {
+func createLetters(t testing.TB, svc *lettershop.Service, account string, n int) {
 	t.Helper()
 	ctx := context.Background()
 	asset, err := svc.CreateAsset(ctx, account, lettershop.CreateAssetInput{Name: "Notice"})
@@ -65,7 +65,7 @@ func createLetters(t *testing.T, svc *lettershop.Service, account string, n int)
 	}
 }
 
-func createWebhook(t *testing.T, svc *lettershop.Service, account, url string) *lettershop.Webhook {
+func createWebhook(t testing.TB, svc *lettershop.Service, account, url string) *lettershop.Webhook {
 	t.Helper()
 	w, err := svc.CreateWebhook(context.Background(), account, lettershop.CreateWebhookInput{URL: url, Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated}})
 	if err != nil {
