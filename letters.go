@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/internal/pagetoken"
+	"github.com/lettershop/lettershop/internal/storehooks"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -634,7 +635,7 @@ const maxRetries = 10
 // modifyLetter reads a letter, applies change and writes it back, retrying
 // when a concurrent write (the lifecycle moving the letter) got there first.
 func (s *Service) modifyLetter(ctx context.Context, account, id string, change func(*Letter) error) (*Letter, error) {
-	ctx = s.trackStoredStatus(ctx)
+	ctx = storehooks.Track(ctx, s.store) // a LetterStatus hook hears of the change of status
 	if err := s.life.CatchUp(ctx, account); err != nil {
 		return nil, err
 	}

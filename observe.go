@@ -66,10 +66,3 @@ func (s *Service) observeStore() {
 	h := s.hooks
 	s.store = storehooks.Wrap(s.store, storehooks.Hooks[LetterStatus]{Error: h.StoreError, Created: h.LetterCreated, Status: h.LetterStatus})
 }
-
-// trackStoredStatus returns a context under which a LetterStatus hook
-// hears of a change of status an update makes (storehooks.Track); ctx as
-// it is when no hook listens.
-func (s *Service) trackStoredStatus(ctx context.Context) context.Context {
-	return storehooks.Track(ctx, s.store)
-}
