@@ -1,6 +1,8 @@
 package lettershop
 
 import (
+	"slices"
+
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -95,8 +97,9 @@ func letterDocOf(v *storage.LetterDoc, d *letterDoc) {
 // reads it back, each given how one element maps.
 
 // appendList appends xs, each mapped by value, to dst, and reports whether
-// xs is a list at all (not nil).
+// xs is a list at all (not nil). dst grows once, if at all.
 func appendList[X, V any](dst []V, xs []X, value func(*X) V) ([]V, bool) {
+	dst = slices.Grow(dst, len(xs))
 	for i := range xs {
 		dst = append(dst, value(&xs[i]))
 	}
