@@ -31,16 +31,9 @@ func (l *Letter) Snapshot() (*LetterSnapshot, error) {
 	if !ok {
 		return nil, fmt.Errorf("letter %s: url %q does not end as a letter's", l.ID, l.URL)
 	}
-	r := storage.Letter{
-		ID: l.ID, Status: string(l.Status), ExternalID: l.ExternalID, Metadata: metadataRecords(l.Metadata),
-		CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt, DueAt: l.dueAt, Revision: l.revision,
-	}
+	r := letterHead("", l)
 	if r.Doc = l.kept; r.Doc == nil {
-		rec, err := letterRecord("", l)
-		if err != nil {
-			return nil, err
-		}
-		r.Doc = lettersnap.Keep(rec.Doc)
+		r.Doc = lettersnap.Keep(letterDocument(l))
 	}
 	s, err := lettersnap.Make(&r, base)
 	if err != nil {

@@ -2,12 +2,12 @@ package lettershop
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/lettershop/lettershop/internal/jsonclone"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -57,22 +57,35 @@ type letterDoc struct {
 }
 
 func letterRecord(account string, l *Letter) (storage.Letter, error) {
+	r := letterHead(account, l)
+	doc := letterDocument(l)
+	r.Doc, r.Notices = doc, noticesOf(l.ID, doc.Events, l.storedEvents)
+	return r, nil
+}
+
+// letterHead is the record of l without its document and notices: the
+// fields a store indexes or checks, which a snapshot keeps as well.
+func letterHead(account string, l *Letter) storage.Letter {
+	return storage.Letter{
+		ID: l.ID, Account: account, Status: string(l.Status), ExternalID: l.ExternalID,
+		Metadata: metadataRecords(l.Metadata), CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
+		DueAt: l.dueAt, Revision: l.revision,
+	}
+}
+
+// letterDocument is the document of l's record. The store copies the
+// document in: it may share l's slices here.
+func letterDocument(l *Letter) *letterDoc {
 	events := l.Events
 	if events == nil {
 		events = []Event{}
 	}
-	// The store copies the document in: it may share l's slices here.
-	doc := &letterDoc{
+	return &letterDoc{
 		Life:   factsOf(l),
 		Sender: l.Sender, Recipient: l.Recipient, Content: l.Content, UseType: l.UseType,
 		Events: events, SendDate: l.SendDate, Description: l.Description, Variables: l.Variables,
 		Options: l.Options, IssueMessage: l.IssueMessage, Snapshot: l.snapshot,
 	}
-	return storage.Letter{
-		ID: l.ID, Account: account, Status: string(l.Status), ExternalID: l.ExternalID,
-		Metadata: metadataRecords(l.Metadata), CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
-		DueAt: l.dueAt, Revision: l.revision, Doc: doc, Notices: noticesOf(l.ID, events, l.storedEvents),
-	}, nil
 }
 
 // docOf returns the document of a stored record, what and id naming the
@@ -236,14 +249,14 @@ func decodeDoc(b []byte, v any) error { return gojson.Unmarshal(b, v) }
 // (records_letterdoc.go), which shares nothing, and a tracking event's
 // additional data, which the values do not hold, copied.
 func (d *letterDoc) CloneDocument() storage.Document {
-	v := letterValues.Get().(*storage.LetterDoc)
-	defer letterValues.Put(v)
+	v := storage.GetLetterDoc()
+	defer storage.PutLetterDoc(v)
 	c := new(letterDoc)
 	letterDocValues(d, v)
 	letterDocOf(v, c)
 	for i := range d.Events {
 		if t := d.Events[i].TrackingEventDetails; t != nil && t.AdditionalData != nil {
-			c.Events[i].TrackingEventDetails.AdditionalData = cloneJSONMap(t.AdditionalData)
+			c.Events[i].TrackingEventDetails.AdditionalData = jsonclone.Map(t.AdditionalData)
 		}
 	}
 	return c
@@ -264,32 +277,19 @@ func (d *assetDoc) EncodeDocument() ([]byte, error) { return encodeDoc(d) }
 // CloneDocument implements storage.Document.
 func (d *versionDoc) CloneDocument() storage.Document {
 	c := *d
-	c.Definitions = cloneDefinitions(d.Definitions)
+	c.Definitions = listOf(d.Definitions != nil, d.Definitions, func(x *VariableDefinition) VariableDefinition {
+		y := *x
+		if x.PresetValue != nil {
+			p := *x.PresetValue
+			y.PresetValue = &p
+		}
+		return y
+	})
 	return &c
 }
 
 // EncodeDocument implements storage.Document.
 func (d *versionDoc) EncodeDocument() ([]byte, error) { return encodeDoc(d) }
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	return &c
-}
-
-func cloneDefinitions(ds []VariableDefinition) []VariableDefinition {
-	if ds == nil {
-		return nil
-	}
-	out := make([]VariableDefinition, len(ds))
-	for i, d := range ds {
-		d.PresetValue = clonePtr(d.PresetValue)
-		out[i] = d
-	}
-	return out
-}
 
 // url is where the letter's content stays, when it is kept at a URL, else
 // "": a hash is hexadecimal, and never begins as an http or https URL.
@@ -298,32 +298,4 @@ func (s *contentSnapshot) url() string {
 		return s.Hash
 	}
 	return ""
-}
-
-// cloneJSONMap copies a map of decoded JSON values, and the maps and
-// slices in it.
-func cloneJSONMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = cloneJSONValue(v)
-	}
-	return out
-}
-
-func cloneJSONValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return cloneJSONMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneJSONValue(e)
-		}
-		return out
-	default:
-		return v
-	}
 }

@@ -1,7 +1,7 @@
 package lettershop
 
 import (
-	"sync"
+	"slices"
 
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
@@ -31,15 +31,11 @@ func (letterEncoding) EncodeLetter(v *storage.LetterDoc) ([]byte, error) {
 	return encodeDoc(&d)
 }
 
-// letterValues are the storage.LetterDoc values letters are read into,
-// reused.
-var letterValues = sync.Pool{New: func() any { return new(storage.LetterDoc) }}
-
 // readLetterDoc writes into d the document a store keeps in a form of its
 // own, its values read into reused ones.
 func readLetterDoc(k storage.LetterReader, d *letterDoc) error {
-	v := letterValues.Get().(*storage.LetterDoc)
-	defer letterValues.Put(v)
+	v := storage.GetLetterDoc()
+	defer storage.PutLetterDoc(v)
 	if err := k.ReadLetter(v); err != nil {
 		return err
 	}
@@ -51,48 +47,82 @@ func readLetterDoc(k storage.LetterReader, d *letterDoc) error {
 // false when d holds what the values cannot: a tracking event's additional
 // data, which it leaves out.
 func letterDocValues(d *letterDoc, v *storage.LetterDoc) bool {
-	fits := true
 	v.Reset()
 	v.Life = lifeValues(&d.Life)
 	partyValues(&d.Sender, &v.Sender)
 	partyValues(&d.Recipient, &v.Recipient)
 	v.Content = storage.LetterContentRef{Type: string(d.Content.Type), AssetID: d.Content.AssetID, VersionID: d.Content.AssetVersionID}
 	v.UseType, v.SendDate, v.Description = string(d.UseType), d.SendDate, d.Description
-	variableValues(d.Variables, &v.Variables)
+	v.Variables.List, v.Variables.Has = appendList(v.Variables.List, d.Variables, variableValue)
 	optionValues(&d.Options, &v.Options)
 	v.IssueMessage = d.IssueMessage
-	s := &d.Snapshot
-	v.Snapshot.Hash, v.Snapshot.Type = s.Hash, s.Type
-	v.Snapshot.HasDefinitions = s.Definitions != nil
-	for _, x := range s.Definitions {
-		dv := storage.LetterDefinition{Name: x.Name, Type: string(x.Type), Behavior: string(x.Behavior), AllowEmpty: x.AllowEmpty}
-		if x.PresetValue != nil {
-			dv.HasPresetValue, dv.PresetValue = true, *x.PresetValue
-		}
-		v.Snapshot.Definitions = append(v.Snapshot.Definitions, dv)
-	}
-	variableValues(s.Merge, &v.Snapshot.Merge)
-	v.Snapshot.HasAssets = s.Assets != nil
-	for _, r := range s.Assets {
-		v.Snapshot.Assets = append(v.Snapshot.Assets, storage.LetterAssetRef(r))
-	}
-	v.HasEvents = d.Events != nil
+	s, vs := &d.Snapshot, &v.Snapshot
+	vs.Hash, vs.Type = s.Hash, s.Type
+	vs.Definitions, vs.HasDefinitions = appendList(vs.Definitions, s.Definitions, definitionValue)
+	vs.Merge.List, vs.Merge.Has = appendList(vs.Merge.List, s.Merge, variableValue)
+	vs.Assets, vs.HasAssets = appendList(vs.Assets, s.Assets, func(r *assetRef) storage.LetterAssetRef { return storage.LetterAssetRef(*r) })
+	v.Events, v.HasEvents = appendList(v.Events, d.Events, eventValue)
 	for i := range d.Events {
-		e := &d.Events[i]
-		ev := storage.LetterEvent{
-			ID: e.ID, CreatedAt: e.CreatedAt, ModifiedAt: e.ModifiedAt, Timestamp: e.Timestamp,
-			Type: string(e.Type), Status: string(e.Status), Description: e.Description,
-			OperationCode: e.OperationCode, Location: e.Location, ActionRequired: e.ActionRequired,
+		if t := d.Events[i].TrackingEventDetails; t != nil && t.AdditionalData != nil {
+			return false
 		}
-		if t := e.TrackingEventDetails; t != nil {
-			fits = fits && t.AdditionalData == nil
-			ev.HasTracking = true
-			ev.Notes, ev.Facility, ev.FacilityType, ev.FacilityZip = t.Notes, t.Facility, t.FacilityType, t.FacilityZip
-		}
-		v.Events = append(v.Events, ev)
 	}
-	return fits
+	return true
 }
+
+// letterDocOf writes the letter document v holds into d. d shares none of
+// v's slices: v may be reused.
+func letterDocOf(v *storage.LetterDoc, d *letterDoc) {
+	d.Life = lifeOf(&v.Life)
+	partyOfValues(&v.Sender, &d.Sender)
+	partyOfValues(&v.Recipient, &d.Recipient)
+	d.Content = LetterContent{Type: LetterContentType(v.Content.Type), AssetID: v.Content.AssetID, AssetVersionID: v.Content.VersionID}
+	d.UseType, d.SendDate, d.Description = UseType(v.UseType), v.SendDate, v.Description
+	d.Variables = listOf(v.Variables.Has, v.Variables.List, variableOfValue)
+	optionsOfValues(&v.Options, &d.Options)
+	d.IssueMessage = v.IssueMessage
+	s := &v.Snapshot
+	d.Snapshot = contentSnapshot{
+		Hash: s.Hash, Type: s.Type,
+		Definitions: listOf(s.HasDefinitions, s.Definitions, definitionOfValue),
+		Merge:       listOf(s.Merge.Has, s.Merge.List, variableOfValue),
+		Assets:      listOf(s.HasAssets, s.Assets, func(r *storage.LetterAssetRef) assetRef { return assetRef(*r) }),
+	}
+	d.Events = listOf(v.HasEvents, v.Events, eventOfValue)
+}
+
+// A list a storage.LetterDoc holds is its values and a flag that tells a
+// nil list from an empty one, so that values reused from one letter to the
+// next keep their slices' storage: appendList writes such a list, listOf
+// reads it back, each given how one element maps.
+
+// appendList appends xs, each mapped by value, to dst, and reports whether
+// xs is a list at all (not nil). dst grows once, if at all.
+func appendList[X, V any](dst []V, xs []X, value func(*X) V) ([]V, bool) {
+	dst = slices.Grow(dst, len(xs))
+	for i := range xs {
+		dst = append(dst, value(&xs[i]))
+	}
+	return dst, xs != nil
+}
+
+// listOf returns the list of vs, each mapped by of: nil unless has.
+func listOf[V, X any](has bool, vs []V, of func(*V) X) []X {
+	if !has {
+		return nil
+	}
+	xs := make([]X, len(vs))
+	for i := range vs {
+		xs[i] = of(&vs[i])
+	}
+	return xs
+}
+
+// str and strOf map an element of a list of a string type, such as
+// []ExtraService, to a string and back.
+func str[S ~string](s *S) string { return string(*s) }
+
+func strOf[S ~string](s *string) S { return S(*s) }
 
 func lifeValues(f *postal.Facts) storage.LetterLife {
 	return storage.LetterLife{
@@ -124,10 +154,10 @@ func partyValues(x *Party, v *storage.LetterParty) {
 	}
 	if a := x.AddressAnalysis; a != nil {
 		v.HasAnalysis = true
-		footnotes := v.Analysis.DpvFootnotes
+		footnotes, has := appendList(v.Analysis.DpvFootnotes, a.DpvFootnotes, str)
 		v.Analysis = storage.LetterAddressAnalysis{
-			DpvMatchCode: a.DpvMatchCode, HasDpvFootnotes: a.DpvFootnotes != nil,
-			DpvFootnotes: append(footnotes, a.DpvFootnotes...), DpvCmra: a.DpvCmra, DpvVacant: a.DpvVacant,
+			DpvMatchCode: a.DpvMatchCode, HasDpvFootnotes: has,
+			DpvFootnotes: footnotes, DpvCmra: a.DpvCmra, DpvVacant: a.DpvVacant,
 			DpvNoStat: a.DpvNoStat, DpvActive: a.DpvActive, DpvInactiveReason: a.DpvInactiveReason,
 			DpvThrowback: a.DpvThrowback, DpvNonDeliveryDayIndicator: a.DpvNonDeliveryDayIndicator,
 			DpvNonDeliveryDayValues: a.DpvNonDeliveryDayValues, DpvNoSecureLocation: a.DpvNoSecureLocation,
@@ -136,26 +166,111 @@ func partyValues(x *Party, v *storage.LetterParty) {
 			EwsIndicator: a.EwsIndicator,
 		}
 	}
-	if x.AddressCorrections != nil {
-		v.HasCorrections = true
-		for _, c := range x.AddressCorrections {
-			v.Corrections = append(v.Corrections, storage.LetterCorrection(c))
-		}
-	}
+	v.Corrections, v.HasCorrections = appendList(v.Corrections, x.AddressCorrections,
+		func(c *AddressCorrection) storage.LetterCorrection { return storage.LetterCorrection(*c) })
 	if m := x.AddressMetadata; m != nil {
 		v.HasAddressMetadata, v.AddressMetadata = true, storage.LetterAddressMetadata(*m)
 	}
 }
 
-func variableValues(vs []Variable, out *storage.LetterVariables) {
-	out.Has = vs != nil
-	for _, x := range vs {
-		v := storage.LetterVariable{Name: x.Name}
-		if x.Value != nil {
-			v.HasValue, v.Value = true, *x.Value
-		}
-		out.List = append(out.List, v)
+func partyOfValues(v *storage.LetterParty, x *Party) {
+	*x = Party{
+		Address:      Address{AddressLine1: v.AddressLine1, AddressLine2: v.AddressLine2, LastLine: v.LastLine},
+		Organization: v.Organization, NonAddressData: v.NonAddressData,
+		AddressCorrections: listOf(v.HasCorrections, v.Corrections,
+			func(c *storage.LetterCorrection) AddressCorrection { return AddressCorrection(*c) }),
 	}
+	if v.HasIndividual {
+		i := Individual(v.Individual)
+		x.Individual = &i
+	}
+	if v.HasComponents {
+		c := &v.Components
+		x.AddressComponents = &AddressComponents{
+			CassType: CassType(c.CassType), Urbanization: c.Urbanization, City: c.City, State: c.State,
+			ZipCode: c.ZipCode, Plus4Code: c.Plus4Code,
+		}
+	}
+	if v.HasAnalysis {
+		a := &v.Analysis
+		x.AddressAnalysis = &AddressAnalysis{
+			DpvMatchCode: a.DpvMatchCode, DpvFootnotes: listOf(a.HasDpvFootnotes, a.DpvFootnotes, strOf[string]),
+			DpvCmra: a.DpvCmra, DpvVacant: a.DpvVacant,
+			DpvNoStat: a.DpvNoStat, DpvActive: a.DpvActive, DpvInactiveReason: a.DpvInactiveReason,
+			DpvThrowback: a.DpvThrowback, DpvNonDeliveryDayIndicator: a.DpvNonDeliveryDayIndicator,
+			DpvNonDeliveryDayValues: a.DpvNonDeliveryDayValues, DpvNoSecureLocation: a.DpvNoSecureLocation,
+			DpvDoorNotAccessible: a.DpvDoorNotAccessible, LacslinkCode: a.LacslinkCode,
+			LacslinkIndicator: a.LacslinkIndicator, SuitelinkIndicator: a.SuitelinkIndicator,
+			EwsIndicator: a.EwsIndicator,
+		}
+	}
+	if v.HasAddressMetadata {
+		m := AddressMetadata(v.AddressMetadata)
+		x.AddressMetadata = &m
+	}
+}
+
+func variableValue(x *Variable) storage.LetterVariable {
+	v := storage.LetterVariable{Name: x.Name}
+	if x.Value != nil {
+		v.HasValue, v.Value = true, *x.Value
+	}
+	return v
+}
+
+func variableOfValue(v *storage.LetterVariable) Variable {
+	x := Variable{Name: v.Name}
+	if v.HasValue {
+		s := v.Value
+		x.Value = &s
+	}
+	return x
+}
+
+func definitionValue(x *VariableDefinition) storage.LetterDefinition {
+	v := storage.LetterDefinition{Name: x.Name, Type: string(x.Type), Behavior: string(x.Behavior), AllowEmpty: x.AllowEmpty}
+	if x.PresetValue != nil {
+		v.HasPresetValue, v.PresetValue = true, *x.PresetValue
+	}
+	return v
+}
+
+func definitionOfValue(v *storage.LetterDefinition) VariableDefinition {
+	x := VariableDefinition{Name: v.Name, Type: VariableType(v.Type), Behavior: VariableBehavior(v.Behavior), AllowEmpty: v.AllowEmpty}
+	if v.HasPresetValue {
+		p := v.PresetValue
+		x.PresetValue = &p
+	}
+	return x
+}
+
+// eventValue leaves out a tracking event's additional data, which the
+// values cannot hold.
+func eventValue(e *Event) storage.LetterEvent {
+	v := storage.LetterEvent{
+		ID: e.ID, CreatedAt: e.CreatedAt, ModifiedAt: e.ModifiedAt, Timestamp: e.Timestamp,
+		Type: string(e.Type), Status: string(e.Status), Description: e.Description,
+		OperationCode: e.OperationCode, Location: e.Location, ActionRequired: e.ActionRequired,
+	}
+	if t := e.TrackingEventDetails; t != nil {
+		v.HasTracking = true
+		v.Notes, v.Facility, v.FacilityType, v.FacilityZip = t.Notes, t.Facility, t.FacilityType, t.FacilityZip
+	}
+	return v
+}
+
+func eventOfValue(v *storage.LetterEvent) Event {
+	e := Event{
+		ID: v.ID, CreatedAt: v.CreatedAt, ModifiedAt: v.ModifiedAt, Timestamp: v.Timestamp,
+		Type: EventType(v.Type), Status: EventStatus(v.Status), Description: v.Description,
+		OperationCode: v.OperationCode, Location: v.Location, ActionRequired: v.ActionRequired,
+	}
+	if v.HasTracking {
+		e.TrackingEventDetails = &TrackingEventDetails{
+			Notes: v.Notes, Facility: v.Facility, FacilityType: v.FacilityType, FacilityZip: v.FacilityZip,
+		}
+	}
+	return e
 }
 
 func optionValues(o *LetterOptions, v *storage.LetterOptions) {
@@ -164,10 +279,7 @@ func optionValues(o *LetterOptions, v *storage.LetterOptions) {
 	}
 	if m := o.Mail; m != nil {
 		v.HasMail, v.MailService = true, string(m.Service)
-		v.HasExtraServices = m.ExtraServices != nil
-		for _, x := range m.ExtraServices {
-			v.ExtraServices = append(v.ExtraServices, string(x))
-		}
+		v.ExtraServices, v.HasExtraServices = appendList(v.ExtraServices, m.ExtraServices, str)
 	}
 	if h := o.VariableHandling; h != nil {
 		v.HasVariableHandling, v.ValidationScope = true, string(h.ValidationScope)
@@ -183,136 +295,19 @@ func optionValues(o *LetterOptions, v *storage.LetterOptions) {
 		v.NcoaRecipient = string(ap.NcoaRecipient)
 	}
 	v.DeliverabilityThreshold = string(o.DeliverabilityThreshold)
-	v.HasDeliverabilityValues = o.DeliverabilityValues != nil
-	for _, x := range o.DeliverabilityValues {
-		v.DeliverabilityValues = append(v.DeliverabilityValues, string(x))
-	}
-}
-
-// letterDocOf writes the letter document v holds into d. d shares none of
-// v's slices: v may be reused.
-func letterDocOf(v *storage.LetterDoc, d *letterDoc) {
-	d.Life = lifeOf(&v.Life)
-	partyOfValues(&v.Sender, &d.Sender)
-	partyOfValues(&v.Recipient, &d.Recipient)
-	d.Content = LetterContent{Type: LetterContentType(v.Content.Type), AssetID: v.Content.AssetID, AssetVersionID: v.Content.VersionID}
-	d.UseType, d.SendDate, d.Description = UseType(v.UseType), v.SendDate, v.Description
-	d.Variables = variablesOf(&v.Variables)
-	optionsOfValues(&v.Options, &d.Options)
-	d.IssueMessage = v.IssueMessage
-	s := &v.Snapshot
-	d.Snapshot = contentSnapshot{Hash: s.Hash, Type: s.Type, Merge: variablesOf(&s.Merge)}
-	if s.HasDefinitions {
-		d.Snapshot.Definitions = make([]VariableDefinition, len(s.Definitions))
-		for i := range s.Definitions {
-			x := &s.Definitions[i]
-			dd := &d.Snapshot.Definitions[i]
-			dd.Name, dd.Type, dd.Behavior, dd.AllowEmpty = x.Name, VariableType(x.Type), VariableBehavior(x.Behavior), x.AllowEmpty
-			if x.HasPresetValue {
-				p := x.PresetValue
-				dd.PresetValue = &p
-			}
-		}
-	}
-	if s.HasAssets {
-		d.Snapshot.Assets = make([]assetRef, len(s.Assets))
-		for i, r := range s.Assets {
-			d.Snapshot.Assets[i] = assetRef(r)
-		}
-	}
-	d.Events = nil
-	if v.HasEvents {
-		d.Events = make([]Event, len(v.Events))
-		for i := range v.Events {
-			x := &v.Events[i]
-			e := &d.Events[i]
-			*e = Event{
-				ID: x.ID, CreatedAt: x.CreatedAt, ModifiedAt: x.ModifiedAt, Timestamp: x.Timestamp,
-				Type: EventType(x.Type), Status: EventStatus(x.Status), Description: x.Description,
-				OperationCode: x.OperationCode, Location: x.Location, ActionRequired: x.ActionRequired,
-			}
-			if x.HasTracking {
-				e.TrackingEventDetails = &TrackingEventDetails{
-					Notes: x.Notes, Facility: x.Facility, FacilityType: x.FacilityType, FacilityZip: x.FacilityZip,
-				}
-			}
-		}
-	}
-}
-
-func partyOfValues(v *storage.LetterParty, x *Party) {
-	*x = Party{
-		Address:      Address{AddressLine1: v.AddressLine1, AddressLine2: v.AddressLine2, LastLine: v.LastLine},
-		Organization: v.Organization, NonAddressData: v.NonAddressData,
-	}
-	if v.HasIndividual {
-		i := Individual(v.Individual)
-		x.Individual = &i
-	}
-	if v.HasComponents {
-		c := &v.Components
-		x.AddressComponents = &AddressComponents{
-			CassType: CassType(c.CassType), Urbanization: c.Urbanization, City: c.City, State: c.State,
-			ZipCode: c.ZipCode, Plus4Code: c.Plus4Code,
-		}
-	}
-	if v.HasAnalysis {
-		a := &v.Analysis
-		var footnotes []string
-		if a.HasDpvFootnotes {
-			footnotes = append(make([]string, 0, len(a.DpvFootnotes)), a.DpvFootnotes...)
-		}
-		x.AddressAnalysis = &AddressAnalysis{
-			DpvMatchCode: a.DpvMatchCode, DpvFootnotes: footnotes, DpvCmra: a.DpvCmra, DpvVacant: a.DpvVacant,
-			DpvNoStat: a.DpvNoStat, DpvActive: a.DpvActive, DpvInactiveReason: a.DpvInactiveReason,
-			DpvThrowback: a.DpvThrowback, DpvNonDeliveryDayIndicator: a.DpvNonDeliveryDayIndicator,
-			DpvNonDeliveryDayValues: a.DpvNonDeliveryDayValues, DpvNoSecureLocation: a.DpvNoSecureLocation,
-			DpvDoorNotAccessible: a.DpvDoorNotAccessible, LacslinkCode: a.LacslinkCode,
-			LacslinkIndicator: a.LacslinkIndicator, SuitelinkIndicator: a.SuitelinkIndicator,
-			EwsIndicator: a.EwsIndicator,
-		}
-	}
-	if v.HasCorrections {
-		x.AddressCorrections = make([]AddressCorrection, len(v.Corrections))
-		for i, c := range v.Corrections {
-			x.AddressCorrections[i] = AddressCorrection(c)
-		}
-	}
-	if v.HasAddressMetadata {
-		m := AddressMetadata(v.AddressMetadata)
-		x.AddressMetadata = &m
-	}
-}
-
-func variablesOf(v *storage.LetterVariables) []Variable {
-	if !v.Has {
-		return nil
-	}
-	vs := make([]Variable, len(v.List))
-	for i := range v.List {
-		x := &v.List[i]
-		vs[i].Name = x.Name
-		if x.HasValue {
-			s := x.Value
-			vs[i].Value = &s
-		}
-	}
-	return vs
+	v.DeliverabilityValues, v.HasDeliverabilityValues = appendList(v.DeliverabilityValues, o.DeliverabilityValues, str)
 }
 
 func optionsOfValues(v *storage.LetterOptions, o *LetterOptions) {
-	*o = LetterOptions{DeliverabilityThreshold: DeliverabilityThreshold(v.DeliverabilityThreshold)}
+	*o = LetterOptions{
+		DeliverabilityThreshold: DeliverabilityThreshold(v.DeliverabilityThreshold),
+		DeliverabilityValues:    listOf(v.HasDeliverabilityValues, v.DeliverabilityValues, strOf[Deliverability]),
+	}
 	if v.HasPrint {
 		o.Print = &PrintOptions{Color: v.Color, AddressPlacement: v.AddressPlacement}
 	}
 	if v.HasMail {
-		o.Mail = &MailOptions{Service: MailService(v.MailService)}
-		if v.HasExtraServices {
-			o.Mail.ExtraServices = make([]ExtraService, len(v.ExtraServices))
-			for i, x := range v.ExtraServices {
-				o.Mail.ExtraServices[i] = ExtraService(x)
-			}
-		}
+		o.Mail = &MailOptions{Service: MailService(v.MailService), ExtraServices: listOf(v.HasExtraServices, v.ExtraServices, strOf[ExtraService])}
 	}
 	if v.HasVariableHandling {
 		o.VariableHandling = &VariableHandling{ValidationScope: ValidationScope(v.ValidationScope)}
@@ -326,11 +321,5 @@ func optionsOfValues(v *storage.LetterOptions, o *LetterOptions) {
 			ap.CassRecipient = &CassOptions{Type: CassType(v.CassRecipient.Type), Casing: Casing(v.CassRecipient.Casing)}
 		}
 		o.AddressProcessing = ap
-	}
-	if v.HasDeliverabilityValues {
-		o.DeliverabilityValues = make([]Deliverability, len(v.DeliverabilityValues))
-		for i, x := range v.DeliverabilityValues {
-			o.DeliverabilityValues[i] = Deliverability(x)
-		}
 	}
 }

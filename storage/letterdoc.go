@@ -1,6 +1,9 @@
 package storage
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // LetterDoc is a letter's document as plain values, for a store that lays
 // letters out in a form of its own: the service maps its letter document
@@ -47,6 +50,18 @@ func (d *LetterDoc) Reset() {
 		Events: d.Events[:0],
 	}
 }
+
+// letterDocs are the LetterDocs GetLetterDoc hands out, reused.
+var letterDocs = sync.Pool{New: func() any { return new(LetterDoc) }}
+
+// GetLetterDoc returns a LetterDoc to write a letter's values into, one
+// that went before, its slices' storage grown (Reset leaves it), so that
+// mapping a letter allocates nothing here. Give it back with PutLetterDoc
+// once nothing refers to its slices.
+func GetLetterDoc() *LetterDoc { return letterDocs.Get().(*LetterDoc) }
+
+// PutLetterDoc gives d back for a later GetLetterDoc.
+func PutLetterDoc(d *LetterDoc) { letterDocs.Put(d) }
 
 // LetterLife is where a letter is on its postal course, and the inputs of
 // its timing.

@@ -82,10 +82,6 @@ func encoderNumber(e storage.LetterEncoder) int {
 	return len(l) - 1
 }
 
-// values are the storage.LetterDoc values letters are packed from and
-// unpacked into, reused.
-var values = sync.Pool{New: func() any { return new(storage.LetterDoc) }}
-
 // KeepDocument returns the form of d a store that keeps letters in memory
 // keeps: a letter document that gives its values (storage.LetterValuer),
 // packed, when they fit the form; else what storage.KeepDocument returns,
@@ -124,8 +120,8 @@ func keptForm(d storage.Document) (storage.Document, bool) {
 // Keep packs the values d gives, and reports false when they do not fit
 // the form (values d does not give, a time outside UTC).
 func Keep(d storage.LetterValuer) (*Kept, bool) {
-	v := values.Get().(*storage.LetterDoc)
-	defer values.Put(v)
+	v := storage.GetLetterDoc()
+	defer storage.PutLetterDoc(v)
 	if !d.LetterValues(v) {
 		return nil, false
 	}
@@ -158,8 +154,8 @@ func (k *Kept) KeepDocument() storage.Document { return k }
 // EncodeDocument implements storage.Document: the encoding of the
 // document it was made from, by that document's encoder.
 func (k *Kept) EncodeDocument() ([]byte, error) {
-	v := values.Get().(*storage.LetterDoc)
-	defer values.Put(v)
+	v := storage.GetLetterDoc()
+	defer storage.PutLetterDoc(v)
 	if err := k.ReadLetter(v); err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func Make(r *storage.Letter, base string) (Snapshot, error) {
 	p.Str(r.ExternalID)
 	// Most snapshots are of letters just made: modified when created, and
 	// due a whole number of milliseconds later.
-	sameTime := r.ModifiedAt.Equal(r.CreatedAt) && r.ModifiedAt.Location() == r.CreatedAt.Location()
+	sameTime := modifiedWhenCreated(r)
 	due := r.DueAt.Sub(r.CreatedAt)
 	dueMillis := !r.DueAt.IsZero() && r.DueAt.Location() == time.UTC && due%time.Millisecond == 0 &&
 		r.CreatedAt.Add(due).Equal(r.DueAt)
@@ -93,6 +93,13 @@ func Make(r *storage.Letter, base string) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("letter %s: %w", r.ID, err)
 	}
 	return Snapshot{head: p.String(), meta: PackMetadata(r.Metadata), base: unique.Make(base), doc: r.Doc}, nil
+}
+
+// modifiedWhenCreated reports whether r was last modified when it was
+// created, in the same location: both forms then leave ModifiedAt out, and
+// read it back as CreatedAt.
+func modifiedWhenCreated(r *storage.Letter) bool {
+	return r.ModifiedAt.Equal(r.CreatedAt) && r.ModifiedAt.Location() == r.CreatedAt.Location()
 }
 
 // PackMetadata packs m, interned, as package pack packs metadata: as
@@ -223,7 +230,7 @@ func (s *Snapshot) AppendEncoded(dst []byte) ([]byte, error) {
 		CreatedAt: r.CreatedAt, Revision: r.Revision,
 		Base: s.base.Value(), Doc: doc,
 	}
-	if !r.ModifiedAt.Equal(r.CreatedAt) || r.ModifiedAt.Location() != r.CreatedAt.Location() {
+	if !modifiedWhenCreated(&r) {
 		h.ModifiedAt = &r.ModifiedAt
 	}
 	if !r.DueAt.IsZero() {
