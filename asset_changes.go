@@ -117,17 +117,9 @@ func (s *Service) changeVersion(ctx context.Context, account, assetID, versionID
 // writeAssetChange stores a and the changes in w as one write, carrying the
 // completion of the request's idempotency claim with value as the outcome.
 func (s *Service) writeAssetChange(ctx context.Context, account string, a *Asset, w *assetChange, value any) error {
-	rec, err := assetRecord(account, a)
-	if err != nil {
-		return internal("write asset", err)
-	}
-	write := storage.AssetWrite{Asset: rec, DeleteVersions: w.deletes, PutContent: w.content}
+	write := storage.AssetWrite{Asset: assetRecord(account, a), DeleteVersions: w.deletes, PutContent: w.content}
 	for _, v := range w.puts {
-		vr, err := versionRecord(account, v)
-		if err != nil {
-			return internal("write asset", err)
-		}
-		write.PutVersions = append(write.PutVersions, vr)
+		write.PutVersions = append(write.PutVersions, versionRecord(account, v))
 	}
 	stored, err := withCompletion(ctx, value, func(c *storage.Completion) (storage.Asset, error) {
 		write.Completion = c

@@ -361,10 +361,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	l.ID = s.newID(letterPrefix, now)
 	s.life.begin(l, now)
 	s.setURL(l)
-	rec, err := letterRecord(account, l)
-	if err != nil {
-		return nil, internal("create letter", err)
-	}
+	rec := letterRecord(account, l)
 	keepForClaim(ctx, &rec, l)
 	stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 		return s.store.CreateLetter(ctx, rec, c)
@@ -652,10 +649,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 			return nil, err
 		}
 		l.ModifiedAt = s.now(account)
-		rec, err := letterRecord(account, l)
-		if err != nil {
-			return nil, internal("update letter", err)
-		}
+		rec := letterRecord(account, l)
 		keepForClaim(ctx, &rec, l)
 		stored, err := withCompletion(ctx, l, func(c *storage.Completion) (storage.Letter, error) {
 			return s.store.UpdateLetter(ctx, rec, c)

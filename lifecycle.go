@@ -73,11 +73,8 @@ func (lc *lifecycle) process(r *storage.Letter, now time.Time) {
 	l, err := letterFromRecord(*r)
 	if err == nil {
 		lc.settle(l, now)
-		var rec storage.Letter
-		if rec, err = letterRecord(r.Account, l); err == nil {
-			*r = rec
-			return
-		}
+		*r = letterRecord(r.Account, l)
+		return
 	}
 	lc.s.logger.Error("lifecycle: letter taken off the schedule", "letter", r.ID, "err", err)
 	r.DueAt, r.Notices = time.Time{}, nil

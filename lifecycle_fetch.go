@@ -159,11 +159,7 @@ func (lc *lifecycle) finishHeld(ctx context.Context, account string, checked *Le
 				l.ModifiedAt = at
 			}
 		}
-		rec, err := letterRecord(account, l)
-		if err != nil {
-			return struct{}{}, err
-		}
-		stored, err := lc.s.store.UpdateLetter(ctx, rec, nil)
+		stored, err := lc.s.store.UpdateLetter(ctx, letterRecord(account, l), nil)
 		if err != nil {
 			return struct{}{}, err
 		}

@@ -56,11 +56,11 @@ type letterDoc struct {
 	Events       []Event         `json:"events"`
 }
 
-func letterRecord(account string, l *Letter) (storage.Letter, error) {
+func letterRecord(account string, l *Letter) storage.Letter {
 	r := letterHead(account, l)
 	doc := letterDocument(l)
 	r.Doc, r.Notices = doc, noticesOf(l.ID, doc.Events, l.storedEvents)
-	return r, nil
+	return r
 }
 
 // letterHead is the record of l without its document and notices: the
@@ -143,14 +143,14 @@ type assetDoc struct {
 	PublishedVersionID string        `json:"publishedVersionId,omitempty"`
 }
 
-func assetRecord(account string, a *Asset) (storage.Asset, error) {
+func assetRecord(account string, a *Asset) storage.Asset {
 	doc := &assetDoc{
 		Name: a.Name, Description: a.Description, Type: a.Type, Counts: a.counts, PublishedVersionID: a.PublishedVersionID,
 	}
 	return storage.Asset{
 		ID: a.ID, Account: account, Metadata: metadataRecords(a.Metadata),
 		CreatedAt: a.CreatedAt, ModifiedAt: a.ModifiedAt, Revision: a.revision, Doc: doc,
-	}, nil
+	}
 }
 
 func assetFromRecord(r storage.Asset) (*Asset, error) {
@@ -180,7 +180,7 @@ type versionDoc struct {
 	Definitions []VariableDefinition `json:"definitions,omitempty"`
 }
 
-func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error) {
+func versionRecord(account string, v *AssetVersion) storage.AssetVersion {
 	doc := &versionDoc{
 		Notes: v.Notes, Source: string(v.Content.Source), Type: string(v.Content.Type), Hash: v.contentHash,
 		Length: v.ContentLength, URL: v.externalURL, Definitions: v.VariableDefinitions,
@@ -188,7 +188,7 @@ func versionRecord(account string, v *AssetVersion) (storage.AssetVersion, error
 	return storage.AssetVersion{
 		ID: v.ID, Account: account, AssetID: v.AssetID, Status: string(v.Status),
 		CreatedAt: v.CreatedAt, ModifiedAt: v.ModifiedAt, Doc: doc,
-	}, nil
+	}
 }
 
 func versionFromRecord(r storage.AssetVersion) (*AssetVersion, error) {

@@ -80,10 +80,7 @@ func filledDoc(empty bool) *letterDoc {
 func TestKeptLetterReadsBackAsMade(t *testing.T) {
 	// A letter as the Service makes it, mailed, with tracking events.
 	_, l := benchRecord(t)
-	rec, err := letterRecord("acct", &l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := letterRecord("acct", &l)
 	created := rec.Doc.(*letterDoc)
 	msTimes := created.CloneDocument().(*letterDoc)
 	for i := range msTimes.Events {

@@ -58,10 +58,7 @@ func TestLetterRecordRoundTrip(t *testing.T) {
 		revision:     7,
 		storedEvents: 1,
 	}
-	rec, err := letterRecord("acct", l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := letterRecord("acct", l)
 	if rec.Notices != nil {
 		t.Errorf("notices of events the store holds: %+v", rec.Notices)
 	}
@@ -83,10 +80,7 @@ func TestAssetRecordRoundTrip(t *testing.T) {
 		Metadata: Metadata{{Key: "k", Value: ""}}, CreatedAt: at, ModifiedAt: at.Add(time.Minute),
 		counts: versionCounts{Draft: 1, Published: 1, Archived: 2, Deleted: 3}, revision: 4}
 	a.derive()
-	rec, err := assetRecord("acct", a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := assetRecord("acct", a)
 	back, err := assetFromRecord(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -98,10 +92,7 @@ func TestAssetRecordRoundTrip(t *testing.T) {
 		Content: VersionContent{Source: "inline", Type: "image/png"}, ContentLength: 10,
 		VariableDefinitions: []VariableDefinition{{Name: "x", Type: "value", Behavior: VariableRequired}},
 		CreatedAt:           at, ModifiedAt: at, contentHash: "abc"}
-	vr, err := versionRecord("acct", v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vr := versionRecord("acct", v)
 	vback, err := versionFromRecord(vr)
 	if err != nil {
 		t.Fatal(err)
