@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/btree"
@@ -310,7 +311,7 @@ func (s *Store) pend(r *deliveryRec) {
 		if a.d.Seq != b.d.Seq {
 			return a.d.Seq - b.d.Seq
 		}
-		return compareStrings(a.d.ID, b.d.ID)
+		return strings.Compare(a.d.ID, b.d.ID)
 	})
 	wh.pending[k] = slices.Insert(q, i, r)
 }
@@ -327,16 +328,6 @@ func (s *Store) unpend(r *deliveryRec) {
 	} else {
 		wh.pending[k] = q
 	}
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // first reports whether r is the first pending delivery of its letter to

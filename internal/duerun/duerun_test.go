@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *store) ProcessDueLetters(_ context.Context, q storage.DueQuery, fn func
 		if c := a.DueAt.Compare(b.DueAt); c != 0 {
 			return c
 		}
-		return compareStrings(a.ID, b.ID)
+		return strings.Compare(a.ID, b.ID)
 	})
 	if len(due) > q.Limit {
 		due = due[:q.Limit]
@@ -76,16 +77,6 @@ func (s *store) ProcessDueLetters(_ context.Context, q storage.DueQuery, fn func
 		return len(due), err
 	}
 	return len(due), nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // clocks are accounts' clocks as the store has them (stored) and as the
