@@ -3,7 +3,10 @@
 // nil), so that a copy shares no map or slice with the original.
 package jsonclone
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Map returns a copy of m and of every map and slice it holds, at any
 // depth; nil for nil.
@@ -25,11 +28,8 @@ func Value(v any) any {
 	case map[string]any:
 		return Map(x)
 	case []any:
-		if x == nil {
-			return x
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
+		out := slices.Clone(x) // nil stays nil
+		for i, e := range out {
 			out[i] = Value(e)
 		}
 		return out
