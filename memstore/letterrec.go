@@ -3,7 +3,6 @@ package memstore
 import (
 	"strings"
 	"time"
-	"unique"
 
 	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/storage"
@@ -24,7 +23,7 @@ type letterRec struct {
 	id         string
 	externalID string
 	doc        storage.Document
-	meta       metaList
+	meta       pack.Interned
 	revision   int64
 	// secs and nsecs are the letter's times (created, modified, due) as
 	// Unix seconds and nanoseconds (stamp).
@@ -63,7 +62,7 @@ func (r *letterRec) dueAfter(t time.Time) bool { return stampAfter(r.secs[due], 
 // letter returns a copy of the stored letter, its own to change.
 func (s *Store) letter(r *letterRec) storage.Letter {
 	l := s.letterWithoutMetadata(r)
-	l.Metadata = r.meta.pairs()
+	l.Metadata = r.meta.Pairs()
 	return l
 }
 
@@ -112,91 +111,3 @@ func (n *names) lookup(s string) (name, bool) {
 }
 
 func (n *names) str(id name) string { return n.strs[id] }
-
-// metaList is a letter's metadata: its pairs packed into one string as
-// package pack packs metadata, interned so that letters with the same
-// pairs share one copy (and a snapshot of the letter shares it too). The
-// zero metaList has no pairs.
-type metaList struct {
-	h unique.Handle[string]
-}
-
-func packMetadata(m []storage.Metadata) metaList {
-	if len(m) == 0 {
-		return metaList{}
-	}
-	return metaList{unique.Make(string(pack.AppendMetadata(make([]byte, 0, pack.MetadataLen(m)), m)))}
-}
-
-func (m metaList) packed() string {
-	if m == (metaList{}) {
-		return ""
-	}
-	return m.h.Value()
-}
-
-// each calls fn with every pair, in order, until fn returns false. The
-// strings are parts of the interned string.
-func (m metaList) each(fn func(key, value string) bool) {
-	_, s := m.count()
-	for len(s) > 0 {
-		var k, v string
-		k, s = pack.NextString(s)
-		v, s = pack.NextString(s)
-		if !fn(k, v) {
-			return
-		}
-	}
-}
-
-// equal reports whether m holds exactly the pairs of l, in order.
-func (m metaList) equal(l []storage.Metadata) bool {
-	i := 0
-	same := true
-	m.each(func(k, v string) bool {
-		same = i < len(l) && l[i].Key == k && l[i].Value == v
-		i++
-		return same
-	})
-	return same && i == len(l)
-}
-
-// pairs returns the pairs as a new slice; nil for none.
-func (m metaList) pairs() []storage.Metadata {
-	if m == (metaList{}) {
-		return nil
-	}
-	n, _ := m.count()
-	return m.appendPairs(make([]storage.Metadata, 0, n))
-}
-
-// appendPairs appends the pairs to dst: one pass, no callback, as every
-// listed letter's pairs are copied here.
-func (m metaList) appendPairs(dst []storage.Metadata) []storage.Metadata {
-	n, s := m.count()
-	for range n {
-		var p storage.Metadata
-		p.Key, s = pack.NextString(s)
-		p.Value, s = pack.NextString(s)
-		dst = append(dst, p)
-	}
-	return dst
-}
-
-// has reports whether every pair of want is among m's.
-func (m metaList) has(want []storage.Metadata) bool {
-	for _, w := range want {
-		found := false
-		m.each(func(k, v string) bool {
-			found = k == w.Key && v == w.Value
-			return !found
-		})
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// count returns the number of pairs and the packed pairs after it.
-func (m metaList) count() (int, string) { return pack.NextMetadata(m.packed()) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lettershop/lettershop/internal/letterpack"
+	"github.com/lettershop/lettershop/internal/pack"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -29,8 +30,8 @@ func (s *Store) setLetter(r *letterRec, l storage.Letter) {
 	if r.externalID != l.ExternalID {
 		r.externalID = strings.Clone(l.ExternalID)
 	}
-	if !r.meta.equal(l.Metadata) {
-		r.meta = packMetadata(l.Metadata)
+	if !r.meta.Equal(l.Metadata) {
+		r.meta = pack.Intern(l.Metadata)
 	}
 	r.setTime(modified, l.ModifiedAt)
 	r.setTime(due, l.DueAt)
@@ -48,7 +49,7 @@ func (s *Store) indexLetter(r *letterRec) {
 	if r.externalID != "" {
 		s.lettersByExternal.add(externalKey{r.account, r.externalID}, r)
 	}
-	r.meta.each(func(k, v string) bool {
+	r.meta.Each(func(k, v string) bool {
 		s.lettersByMeta.add(letterMetaKey{r.account, k, v}, r)
 		return true
 	})
@@ -89,11 +90,11 @@ func (s *Store) replaceLetter(r *letterRec, l storage.Letter) {
 		s.lettersByExternal.add(externalKey{r.account, r.externalID}, r)
 	}
 	if r.meta != oldMeta {
-		oldMeta.each(func(k, v string) bool {
+		oldMeta.Each(func(k, v string) bool {
 			s.lettersByMeta.remove(letterMetaKey{r.account, k, v}, r)
 			return true
 		})
-		r.meta.each(func(k, v string) bool {
+		r.meta.Each(func(k, v string) bool {
 			s.lettersByMeta.add(letterMetaKey{r.account, k, v}, r)
 			return true
 		})
@@ -172,8 +173,7 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	p.walk(letterLess, before, before != nil, func(r *letterRec) bool {
 		if s.matches(r, q) {
 			recs = append(recs, r)
-			n, _ := r.meta.count()
-			pairs += n
+			pairs += r.meta.Len()
 		}
 		return len(recs) < q.Limit
 	})
@@ -184,7 +184,7 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	out := make([]storage.Letter, len(recs))
 	for i, r := range recs {
 		start := len(meta)
-		meta = r.meta.appendPairs(meta)
+		meta = r.meta.AppendPairs(meta)
 		out[i] = s.letterWithoutMetadata(r)
 		if len(meta) > start {
 			out[i].Metadata = meta[start:len(meta):len(meta)]
@@ -214,7 +214,7 @@ func (s *Store) briefLetters(p posting[*letterRec], before *letterRec, q storage
 func (s *Store) matches(r *letterRec, q storage.LetterQuery) bool {
 	return (q.Status == "" || s.names.str(r.status) == q.Status) &&
 		(q.ExternalID == "" || r.externalID == q.ExternalID) &&
-		r.meta.has(q.Metadata)
+		r.meta.Has(q.Metadata)
 }
 
 // letterCandidates returns the smallest of the postings q's filters select:

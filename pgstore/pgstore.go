@@ -309,21 +309,14 @@ func completionArgs(c *storage.Completion) ([]any, error) {
 	return []any{c.Account, c.Scope, c.Key, c.Token, result, c.Size, c.Failed}, nil
 }
 
-// pair is how one metadata entry is kept in a jsonb array, in order. An
-// object rather than a [key, value] array, because jsonb containment ignores
-// the order of array elements.
-type pair struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
-
-// encodeMetadata returns m as jsonb text.
+// encodeMetadata returns m as jsonb text: an array of {"key", "value"}
+// objects, in order. Objects rather than [key, value] arrays, because
+// jsonb containment ignores the order of array elements.
 func encodeMetadata(m []storage.Metadata) (string, error) {
-	ps := make([]pair, len(m))
-	for i, p := range m {
-		ps[i] = pair(p)
+	if m == nil {
+		m = []storage.Metadata{}
 	}
-	b, err := json.Marshal(ps)
+	b, err := json.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("metadata: %w", err)
 	}
@@ -331,16 +324,12 @@ func encodeMetadata(m []storage.Metadata) (string, error) {
 }
 
 func decodeMetadata(b []byte) ([]storage.Metadata, error) {
-	var ps []pair
-	if err := json.Unmarshal(b, &ps); err != nil {
+	var m []storage.Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("metadata: %w", err)
 	}
-	if len(ps) == 0 {
+	if len(m) == 0 {
 		return nil, nil
-	}
-	m := make([]storage.Metadata, len(ps))
-	for i, p := range ps {
-		m[i] = storage.Metadata(p)
 	}
 	return m, nil
 }

@@ -61,11 +61,8 @@ type Clock struct {
 	Frozen bool      `json:"frozen"`
 }
 
-// Pair is one metadata pair.
-type Pair struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
+// Pair is one metadata pair, {"key": ..., "value": ...}.
+type Pair = storage.Metadata
 
 // Asset is a stored asset.
 type Asset struct {
@@ -157,7 +154,7 @@ func Take(ctx context.Context, st storage.Storage, account string, clock Clock,
 			if err != nil {
 				return nil, err
 			}
-			s.Assets = append(s.Assets, Asset{ID: a.ID, Metadata: pairs(a.Metadata), CreatedAt: a.CreatedAt, ModifiedAt: a.ModifiedAt, Doc: doc})
+			s.Assets = append(s.Assets, Asset{ID: a.ID, Metadata: slices.Clone(a.Metadata), CreatedAt: a.CreatedAt, ModifiedAt: a.ModifiedAt, Doc: doc})
 			for vBefore := ""; ; {
 				vs, err := st.ListAssetVersions(ctx, storage.VersionQuery{Account: account, AssetID: a.ID, Before: vBefore, Limit: pageSize})
 				if err != nil {
@@ -192,7 +189,7 @@ func Take(ctx context.Context, st storage.Storage, account string, clock Clock,
 			if err != nil {
 				return nil, err
 			}
-			out := Letter{ID: l.ID, Status: l.Status, ExternalID: l.ExternalID, Metadata: pairs(l.Metadata),
+			out := Letter{ID: l.ID, Status: l.Status, ExternalID: l.ExternalID, Metadata: slices.Clone(l.Metadata),
 				CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt, Doc: doc}
 			if !l.DueAt.IsZero() {
 				due := l.DueAt
@@ -212,7 +209,7 @@ func Take(ctx context.Context, st storage.Storage, account string, clock Clock,
 		}
 		for _, w := range page {
 			s.Webhooks = append(s.Webhooks, Webhook{ID: w.ID, URL: w.URL, Events: slices.Clone(w.Events), Description: w.Description,
-				Metadata: pairs(w.Metadata), Status: w.Status, Secret: w.Secret, CreatedAt: w.CreatedAt, ModifiedAt: w.ModifiedAt})
+				Metadata: slices.Clone(w.Metadata), Status: w.Status, Secret: w.Secret, CreatedAt: w.CreatedAt, ModifiedAt: w.ModifiedAt})
 		}
 		if len(page) < pageSize {
 			break
@@ -233,24 +230,10 @@ func encode(d storage.Document) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
-func pairs(m []storage.Metadata) []Pair {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]Pair, len(m))
-	for i, p := range m {
-		out[i] = Pair(p)
-	}
-	return out
-}
-
+// metadata is a record's copy of a snapshot's pairs: nil for none.
 func metadata(p []Pair) []storage.Metadata {
 	if len(p) == 0 {
 		return nil
 	}
-	out := make([]storage.Metadata, len(p))
-	for i, m := range p {
-		out[i] = storage.Metadata(m)
-	}
-	return out
+	return slices.Clone(p)
 }

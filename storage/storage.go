@@ -229,10 +229,11 @@ func EncodeDocument(d Document) ([]byte, error) {
 	return d.EncodeDocument()
 }
 
-// Metadata is one key-value pair; order is kept.
+// Metadata is one key-value pair; order is kept. A store or a document
+// that writes pairs as JSON writes each as {"key": ..., "value": ...}.
 type Metadata struct {
-	Key   string
-	Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Letter is a stored letter.

@@ -38,8 +38,9 @@ import (
 type Snapshot struct {
 	// head is the record's own fields but its metadata, packed.
 	head string
-	// meta is the record's metadata, packed as PackMetadata says.
-	meta unique.Handle[string]
+	// meta is the record's metadata, shared with a store that keeps it
+	// so (memstore).
+	meta pack.Interned
 	// base is what the letter's url begins with, before /letters/.
 	base unique.Handle[string]
 	// doc is the record's document, in the form a store keeps.
@@ -92,7 +93,7 @@ func Make(r *storage.Letter, base string) (Snapshot, error) {
 	if err := p.Err(); err != nil {
 		return Snapshot{}, fmt.Errorf("letter %s: %w", r.ID, err)
 	}
-	return Snapshot{head: p.String(), meta: PackMetadata(r.Metadata), base: unique.Make(base), doc: r.Doc}, nil
+	return Snapshot{head: p.String(), meta: pack.Intern(r.Metadata), base: unique.Make(base), doc: r.Doc}, nil
 }
 
 // modifiedWhenCreated reports whether r was last modified when it was
@@ -102,52 +103,12 @@ func modifiedWhenCreated(r *storage.Letter) bool {
 	return r.ModifiedAt.Equal(r.CreatedAt) && r.ModifiedAt.Location() == r.CreatedAt.Location()
 }
 
-// PackMetadata packs m, interned, as package pack packs metadata: as
-// memstore keeps a letter's, so a snapshot shares its copy with the
-// store's.
-func PackMetadata(m []storage.Metadata) unique.Handle[string] {
-	return unique.Make(string(pack.AppendMetadata(nil, m)))
-}
-
-// unpackMetadata reads what PackMetadata packed.
-func unpackMetadata(h unique.Handle[string]) ([]storage.Metadata, error) {
-	n, s := pack.NextMetadata(h.Value())
-	if n == 0 {
-		if s != "" {
-			return nil, errors.New("packed metadata: bytes left over")
-		}
-		return nil, nil
-	}
-	if n > len(s) {
-		return nil, errors.New("packed metadata: bad count")
-	}
-	out := make([]storage.Metadata, n)
-	for i := range out {
-		if s == "" {
-			return nil, errors.New("packed metadata: cut short")
-		}
-		out[i].Key, s = pack.NextString(s)
-		if s == "" {
-			return nil, errors.New("packed metadata: cut short")
-		}
-		out[i].Value, s = pack.NextString(s)
-	}
-	if s != "" {
-		return nil, errors.New("packed metadata: bytes left over")
-	}
-	return out, nil
-}
-
 // Record returns the stored letter the snapshot was made from. Its
 // document is the snapshot's, which nothing may change.
 func (s *Snapshot) Record() (storage.Letter, error) {
 	u := pack.NewReader(s.head, words)
 	r := storage.Letter{ID: u.Str(), Status: u.Str(), ExternalID: u.Str(), Doc: s.doc}
-	meta, err := unpackMetadata(s.meta)
-	if err != nil {
-		return storage.Letter{}, fmt.Errorf("letter snapshot: %w", err)
-	}
-	r.Metadata = meta
+	r.Metadata = s.meta.Pairs()
 	f := u.Byte()
 	r.CreatedAt = u.Time()
 	r.ModifiedAt = r.CreatedAt
@@ -184,11 +145,11 @@ func (s *Snapshot) Size() int {
 
 // head is what an encoded snapshot holds.
 type head struct {
-	ID         string    `json:"id"`
-	Status     string    `json:"status"`
-	ExternalID string    `json:"externalId,omitempty"`
-	Metadata   []pair    `json:"metadata,omitempty"`
-	CreatedAt  time.Time `json:"createdAt"`
+	ID         string             `json:"id"`
+	Status     string             `json:"status"`
+	ExternalID string             `json:"externalId,omitempty"`
+	Metadata   []storage.Metadata `json:"metadata,omitempty"`
+	CreatedAt  time.Time          `json:"createdAt"`
 	// ModifiedAt is left out when it is CreatedAt; DueAt when the letter
 	// has nothing due.
 	ModifiedAt *time.Time `json:"modifiedAt,omitempty"`
@@ -197,12 +158,6 @@ type head struct {
 	// Base is what the letter's url holds before /letters/{id}/download.
 	Base string            `json:"base"`
 	Doc  gojson.RawMessage `json:"doc,omitempty"`
-}
-
-// pair is a metadata pair as an encoded snapshot holds it.
-type pair struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
 }
 
 // magic begins an encoded snapshot: a version of the form, so a later one
@@ -221,12 +176,8 @@ func (s *Snapshot) AppendEncoded(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	pairs := make([]pair, len(r.Metadata))
-	for i, m := range r.Metadata {
-		pairs[i] = pair(m)
-	}
 	h := head{
-		ID: r.ID, Status: r.Status, ExternalID: r.ExternalID, Metadata: pairs,
+		ID: r.ID, Status: r.Status, ExternalID: r.ExternalID, Metadata: r.Metadata,
 		CreatedAt: r.CreatedAt, Revision: r.Revision,
 		Base: s.base.Value(), Doc: doc,
 	}
@@ -260,15 +211,8 @@ func Decode(b []byte) (storage.Letter, string, error) {
 	if err := gojson.Unmarshal(raw, &h); err != nil {
 		return storage.Letter{}, "", fmt.Errorf("letter snapshot: %w", err)
 	}
-	var meta []storage.Metadata
-	if len(h.Metadata) > 0 {
-		meta = make([]storage.Metadata, len(h.Metadata))
-		for i, m := range h.Metadata {
-			meta[i] = storage.Metadata(m)
-		}
-	}
 	r := storage.Letter{
-		ID: h.ID, Status: h.Status, ExternalID: h.ExternalID, Metadata: meta,
+		ID: h.ID, Status: h.Status, ExternalID: h.ExternalID, Metadata: h.Metadata,
 		CreatedAt: h.CreatedAt, ModifiedAt: h.CreatedAt, Revision: h.Revision,
 		Doc: storage.Encoded(h.Doc),
 	}

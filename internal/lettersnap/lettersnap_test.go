@@ -89,15 +89,6 @@ func TestSnapshotRefusesTimesOutsideUTC(t *testing.T) {
 	}
 }
 
-// The metadata is interned: snapshots of letters with the same pairs share
-// one copy.
-func TestPackMetadataInterns(t *testing.T) {
-	m := []storage.Metadata{{Key: "a", Value: "b"}}
-	if lettersnap.PackMetadata(m) != lettersnap.PackMetadata([]storage.Metadata{{Key: "a", Value: "b"}}) {
-		t.Error("equal pairs packed apart")
-	}
-}
-
 // An encoded snapshot decodes with its times in UTC, and is made a
 // snapshot again with the document its decoder reads, kept.
 func TestDecodeKept(t *testing.T) {

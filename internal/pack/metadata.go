@@ -1,6 +1,10 @@
 package pack
 
-import "github.com/lettershop/lettershop/storage"
+import (
+	"unique"
+
+	"github.com/lettershop/lettershop/storage"
+)
 
 // A record's metadata is packed on its own, so that it can be interned
 // (unique.Make of the packed string) and shared by every record holding
@@ -80,4 +84,96 @@ func uvarintLen(v uint64) int {
 		n++
 	}
 	return n
+}
+
+// Interned is a list of metadata pairs packed as AppendMetadata packs
+// them and interned (unique.Make), so that every holder of the same pairs
+// shares one copy: memstore's letters, and a letter snapshot shares the
+// store's. The zero Interned has no pairs.
+type Interned struct {
+	h unique.Handle[string]
+}
+
+// Intern packs m and interns it.
+func Intern(m []storage.Metadata) Interned {
+	if len(m) == 0 {
+		return Interned{}
+	}
+	return Interned{unique.Make(string(AppendMetadata(make([]byte, 0, MetadataLen(m)), m)))}
+}
+
+// Packed returns the pairs as AppendMetadata packs them.
+func (m Interned) Packed() string {
+	if m == (Interned{}) {
+		return ""
+	}
+	return m.h.Value()
+}
+
+// Len returns the number of pairs.
+func (m Interned) Len() int {
+	n, _ := NextMetadata(m.Packed())
+	return n
+}
+
+// Each calls fn with every pair, in order, until fn returns false. The
+// strings are parts of the interned string.
+func (m Interned) Each(fn func(key, value string) bool) {
+	_, s := NextMetadata(m.Packed())
+	for len(s) > 0 {
+		var k, v string
+		k, s = NextString(s)
+		v, s = NextString(s)
+		if !fn(k, v) {
+			return
+		}
+	}
+}
+
+// Equal reports whether m holds exactly the pairs of l, in order.
+func (m Interned) Equal(l []storage.Metadata) bool {
+	i := 0
+	same := true
+	m.Each(func(k, v string) bool {
+		same = i < len(l) && l[i].Key == k && l[i].Value == v
+		i++
+		return same
+	})
+	return same && i == len(l)
+}
+
+// Pairs returns the pairs as a new slice; nil for none.
+func (m Interned) Pairs() []storage.Metadata {
+	if m == (Interned{}) {
+		return nil
+	}
+	return m.AppendPairs(make([]storage.Metadata, 0, m.Len()))
+}
+
+// AppendPairs appends the pairs to dst: one pass, no callback, as every
+// listed letter's pairs are copied here.
+func (m Interned) AppendPairs(dst []storage.Metadata) []storage.Metadata {
+	n, s := NextMetadata(m.Packed())
+	for range n {
+		var p storage.Metadata
+		p.Key, s = NextString(s)
+		p.Value, s = NextString(s)
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// Has reports whether every pair of want is among m's.
+func (m Interned) Has(want []storage.Metadata) bool {
+	for _, w := range want {
+		found := false
+		m.Each(func(k, v string) bool {
+			found = k == w.Key && v == w.Value
+			return !found
+		})
+		if !found {
+			return false
+		}
+	}
+	return true
 }

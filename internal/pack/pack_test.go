@@ -217,3 +217,45 @@ func TestMetadataRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Interned pairs read back as given; equal lists share one copy; none is
+// the zero Interned, which reads as nil.
+func TestInterned(t *testing.T) {
+	long := strings.Repeat("v", 300)
+	m := []storage.Metadata{{Key: "k", Value: long}, {Key: "a", Value: ""}}
+	in := pack.Intern(m)
+	if in != pack.Intern(slices.Clone(m)) {
+		t.Error("equal pairs interned apart")
+	}
+	if in.Len() != 2 || !slices.Equal(in.Pairs(), m) || in.Packed() != string(pack.AppendMetadata(nil, m)) {
+		t.Errorf("read back %d pairs %v", in.Len(), in.Pairs())
+	}
+	if got := in.AppendPairs(slices.Clone(m[:1])); !slices.Equal(got, append(m[:1:1], m...)) {
+		t.Errorf("AppendPairs = %v", got)
+	}
+	var keys []string
+	in.Each(func(k, _ string) bool { keys = append(keys, k); return false })
+	if !slices.Equal(keys, []string{"k"}) {
+		t.Errorf("Each went on after false: %v", keys)
+	}
+	for _, e := range []struct {
+		l          []storage.Metadata
+		equal, has bool
+	}{
+		{m, true, true},
+		{m[:1], false, true},
+		{m[1:], false, true},
+		{[]storage.Metadata{m[1], m[0]}, false, true},
+		{append(slices.Clone(m), storage.Metadata{Key: "z"}), false, false},
+		{[]storage.Metadata{{Key: "k", Value: "v"}}, false, false},
+		{nil, false, true},
+	} {
+		if in.Equal(e.l) != e.equal || in.Has(e.l) != e.has {
+			t.Errorf("%v: Equal %v Has %v, want %v %v", e.l, in.Equal(e.l), in.Has(e.l), e.equal, e.has)
+		}
+	}
+	none := pack.Intern([]storage.Metadata{})
+	if none != (pack.Interned{}) || none.Pairs() != nil || none.Len() != 0 || !none.Equal(nil) || none.Packed() != "" {
+		t.Error("no pairs is not the zero Interned")
+	}
+}
