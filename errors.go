@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -138,34 +137,6 @@ const (
 	MaxFieldPath    = 200
 	MaxFieldMessage = 500
 )
-
-// fieldErrors collects every problem with a request before it is refused,
-// so the caller learns them all at once (up to MaxFieldErrors of them).
-// The first message for a path wins.
-type fieldErrors map[string]string
-
-func (f fieldErrors) add(path, format string, args ...any) {
-	path = echo.Cut(path, MaxFieldPath)
-	if _, ok := f[path]; ok || len(f) >= MaxFieldErrors {
-		return
-	}
-	f[path] = echo.Cut(fmt.Sprintf(format, args...), MaxFieldMessage)
-}
-
-// err returns nil when nothing was collected, else an invalid-input Error.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return &Error{Code: CodeInvalid, Message: "the request is invalid", Fields: map[string]string(f)}
-}
-
-// invalidField is an invalid-input Error about one field.
-func invalidField(path, format string, args ...any) *Error {
-	f := fieldErrors{}
-	f.add(path, format, args...)
-	return f.err().(*Error) //nolint:errorlint // err returns the *Error it built, never wrapped
-}
 
 // storeErr maps a storage error to the service's errors: the caller's
 // context ended is CodeCanceled, anything else CodeInternal. Neither is

@@ -1,7 +1,7 @@
 package lettershop
 
 // The parties of a letter as given and as processed, and the checks of the
-// letter's other fields: lengths, use type, send date and options.
+// letter's other fields: use type, send date and options.
 
 import (
 	"context"
@@ -217,36 +217,6 @@ func cityWords(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
-// maxLen checks a text field: at most n characters, and text a store can
-// keep (valid UTF-8 without NUL).
-func maxLen(f fieldErrors, path, v string, n int) {
-	if msg := badText(v); msg != "" {
-		f.add(path, "%s", msg)
-	} else if c := utf8.RuneCountInString(v); c > n {
-		f.add(path, "must be at most %d characters, got %d", n, c)
-	}
-}
-
-// maxLenAt is maxLen at path+sub; the path is made only for a problem,
-// as a letter's parties have a score of fields and rarely a problem.
-func maxLenAt(f fieldErrors, path, sub, v string, n int) {
-	if len(v) <= n && badText(v) == "" {
-		return // no more bytes than n, so no more characters
-	}
-	maxLen(f, path+sub, v, n)
-}
-
-// badText says what is wrong with text no field may hold, or "".
-func badText(v string) string {
-	switch {
-	case !utf8.ValidString(v):
-		return "must be valid UTF-8 text"
-	case strings.IndexByte(v, 0) >= 0:
-		return "must not contain a NUL character"
-	}
-	return ""
-}
-
 func validateFreeText(f fieldErrors, path, v string) { maxLen(f, path, v, maxFreeText) }
 
 func validateUseType(path string, u UseType, f fieldErrors) {
@@ -370,20 +340,4 @@ func normalizeCass(f fieldErrors, path string, c *CassOptions) *CassOptions {
 	}
 	enum(f, path+".casing", n.Casing, cassCasings)
 	return &n
-}
-
-func enum[T ~string](f fieldErrors, path string, v T, allowed []T) {
-	if !slices.Contains(allowed, v) {
-		f.add(path, "must be one of %s, got %s", joinEnum(allowed), echo.Quote(string(v)))
-	}
-}
-
-func joinEnum[T ~string](vs []T) string { return joinEnumWith(vs, ", ") }
-
-func joinEnumWith[T ~string](vs []T, sep string) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
-	}
-	return strings.Join(s, sep)
 }

@@ -1,0 +1,89 @@
+package lettershop
+
+// The checks of a request's fields: problems are collected, all of them,
+// before a request is refused, each under the path of its field.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lettershop/lettershop/internal/echo"
+)
+
+// fieldErrors collects every problem with a request before it is refused,
+// so the caller learns them all at once (up to MaxFieldErrors of them).
+// The first message for a path wins.
+type fieldErrors map[string]string
+
+func (f fieldErrors) add(path, format string, args ...any) {
+	path = echo.Cut(path, MaxFieldPath)
+	if _, ok := f[path]; ok || len(f) >= MaxFieldErrors {
+		return
+	}
+	f[path] = echo.Cut(fmt.Sprintf(format, args...), MaxFieldMessage)
+}
+
+// err returns nil when nothing was collected, else an invalid-input Error.
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "the request is invalid", Fields: map[string]string(f)}
+}
+
+// invalidField is an invalid-input Error about one field.
+func invalidField(path, format string, args ...any) *Error {
+	f := fieldErrors{}
+	f.add(path, format, args...)
+	return f.err().(*Error) //nolint:errorlint // err returns the *Error it built, never wrapped
+}
+
+// maxLen checks a text field: at most n characters, and text a store can
+// keep (valid UTF-8 without NUL).
+func maxLen(f fieldErrors, path, v string, n int) {
+	if msg := badText(v); msg != "" {
+		f.add(path, "%s", msg)
+	} else if c := utf8.RuneCountInString(v); c > n {
+		f.add(path, "must be at most %d characters, got %d", n, c)
+	}
+}
+
+// maxLenAt is maxLen at path+sub; the path is made only for a problem,
+// as a letter's parties have a score of fields and rarely a problem.
+func maxLenAt(f fieldErrors, path, sub, v string, n int) {
+	if len(v) <= n && badText(v) == "" {
+		return // no more bytes than n, so no more characters
+	}
+	maxLen(f, path+sub, v, n)
+}
+
+// badText says what is wrong with text no field may hold, or "".
+func badText(v string) string {
+	switch {
+	case !utf8.ValidString(v):
+		return "must be valid UTF-8 text"
+	case strings.IndexByte(v, 0) >= 0:
+		return "must not contain a NUL character"
+	}
+	return ""
+}
+
+// enum checks that v is one of allowed.
+func enum[T ~string](f fieldErrors, path string, v T, allowed []T) {
+	if !slices.Contains(allowed, v) {
+		f.add(path, "must be one of %s, got %s", joinEnum(allowed), echo.Quote(string(v)))
+	}
+}
+
+// joinEnum lists the values of an enumeration for a message: "a, b, c".
+func joinEnum[T ~string](vs []T) string { return joinEnumWith(vs, ", ") }
+
+func joinEnumWith[T ~string](vs []T, sep string) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, sep)
+}
