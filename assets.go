@@ -287,15 +287,12 @@ func (s *Service) GetAsset(ctx context.Context, account, id string) (*Asset, err
 }
 
 func (s *Service) getAsset(ctx context.Context, account, id string) (*Asset, error) {
-	if !ValidID(assetPrefix, id) {
-		return nil, invalidField("id", "must be %s followed by letters and digits", assetPrefix)
+	if err := idErr("id", assetPrefix, id); err != nil {
+		return nil, err
 	}
 	rec, err := s.store.GetAsset(ctx, account, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, notFound("asset", id)
-	}
 	if err != nil {
-		return nil, storeErr("get asset", err)
+		return nil, objectErr(err, "asset", id, "get asset")
 	}
 	a, err := assetFromRecord(rec)
 	if err != nil {
@@ -395,7 +392,7 @@ func (s *Service) DeleteAsset(ctx context.Context, account, id string) error {
 			})
 		})
 		if err != nil {
-			return nil, writeErr(err, "asset", id, "delete asset")
+			return nil, objectErr(err, "asset", id, "delete asset")
 		}
 		return nil, nil
 	})
@@ -470,18 +467,15 @@ func (s *Service) GetVersion(ctx context.Context, account, assetID, versionID st
 }
 
 func (s *Service) getVersion(ctx context.Context, account, assetID, versionID string) (*AssetVersion, error) {
-	if !ValidID(assetPrefix, assetID) {
-		return nil, invalidField("id", "must be %s followed by letters and digits", assetPrefix)
+	if err := idErr("id", assetPrefix, assetID); err != nil {
+		return nil, err
 	}
-	if !ValidID(versionPrefix, versionID) {
-		return nil, invalidField("versionId", "must be %s followed by letters and digits", versionPrefix)
+	if err := idErr("versionId", versionPrefix, versionID); err != nil {
+		return nil, err
 	}
 	rec, err := s.store.GetAssetVersion(ctx, account, assetID, versionID)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, notFound("version", versionID)
-	}
 	if err != nil {
-		return nil, storeErr("get version", err)
+		return nil, objectErr(err, "version", versionID, "get version")
 	}
 	v, err := versionFromRecord(rec)
 	if err != nil {

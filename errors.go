@@ -151,10 +151,10 @@ func storeErr(op string, err error) error {
 	}
 }
 
-// writeErr is the error of a change to the kind's object id that failed:
-// an error of the API's as it is, the object gone as not found, anything
-// else the store's, in op.
-func writeErr(err error, kind, id, op string) error {
+// objectErr is the error of a read or change of the kind's object id
+// that failed: an error of the API's as it is, the object gone as not
+// found, anything else the store's, in op.
+func objectErr(err error, kind, id, op string) error {
 	var e *Error
 	switch {
 	case errors.As(err, &e):

@@ -33,6 +33,24 @@ func (f fieldErrors) err() error {
 	return &Error{Code: CodeInvalid, Message: "the request is invalid", Fields: map[string]string(f)}
 }
 
+// id checks that id is one of the prefix's ids, a problem at path when
+// it is not, and reports whether it is.
+func (f fieldErrors) id(path, prefix, id string) bool {
+	if !ValidID(prefix, id) {
+		f.add(path, "must be %s followed by letters and digits", prefix)
+		return false
+	}
+	return true
+}
+
+// idErr is the invalid-input Error of an id at path that is not one of
+// the prefix's ids, or nil for one that is.
+func idErr(path, prefix, id string) error {
+	f := fieldErrors{}
+	f.id(path, prefix, id)
+	return f.err()
+}
+
 // invalidField is an invalid-input Error about one field.
 func invalidField(path, format string, args ...any) *Error {
 	f := fieldErrors{}

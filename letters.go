@@ -393,15 +393,12 @@ func (s *Service) getLetter(ctx context.Context, account, id string) (*Letter, e
 
 // readLetter reads a stored letter of the account.
 func (s *Service) readLetter(ctx context.Context, account, id string) (storage.Letter, error) {
-	if !ValidID(letterPrefix, id) {
-		return storage.Letter{}, invalidField("id", "must be %s followed by letters and digits", letterPrefix)
+	if err := idErr("id", letterPrefix, id); err != nil {
+		return storage.Letter{}, err
 	}
 	rec, err := s.store.GetLetter(ctx, account, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return storage.Letter{}, notFound("letter", id)
-	}
 	if err != nil {
-		return storage.Letter{}, storeErr("get letter", err)
+		return storage.Letter{}, objectErr(err, "letter", id, "get letter")
 	}
 	return rec, nil
 }
@@ -663,7 +660,7 @@ func (s *Service) modifyLetter(ctx context.Context, account, id string, change f
 		return l, nil
 	})
 	if err != nil {
-		return nil, writeErr(err, "letter", id, "update letter")
+		return nil, objectErr(err, "letter", id, "update letter")
 	}
 	return l, nil
 }

@@ -221,12 +221,10 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		f.add("content.type", "must be asset")
 		ok = false
 	}
-	if !ValidID(assetPrefix, c.AssetID) {
-		f.add("content.assetId", "must be %s followed by letters and digits", assetPrefix)
+	if !f.id("content.assetId", assetPrefix, c.AssetID) {
 		return false, nil
 	}
-	if c.AssetVersionID != "" && !ValidID(versionPrefix, c.AssetVersionID) {
-		f.add("content.assetVersionId", "must be %s followed by letters and digits", versionPrefix)
+	if c.AssetVersionID != "" && !f.id("content.assetVersionId", versionPrefix, c.AssetVersionID) {
 		return false, nil
 	}
 	a, err := s.getAsset(ctx, account, c.AssetID)

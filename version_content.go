@@ -5,12 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"slices"
 
 	"github.com/lettershop/lettershop/fetchbatch"
 	"github.com/lettershop/lettershop/internal/echo"
-	"github.com/lettershop/lettershop/storage"
 )
 
 // A version's content comes from a source: inline (sent in the request),
@@ -241,15 +239,12 @@ func (s *Service) showVersions(ctx context.Context, account string, vs []*AssetV
 // checks, is a CodeUpstream error saying why. A version of another account
 // is not found.
 func (s *Service) GetVersionContent(ctx context.Context, account, versionID string) (ContentType, []byte, error) {
-	if !ValidID(versionPrefix, versionID) {
-		return "", nil, invalidField("versionId", "must be %s followed by letters and digits", versionPrefix)
+	if err := idErr("versionId", versionPrefix, versionID); err != nil {
+		return "", nil, err
 	}
 	rec, err := s.store.GetAssetVersion(ctx, account, "", versionID)
-	if errors.Is(err, storage.ErrNotFound) {
-		return "", nil, notFound("version", versionID)
-	}
 	if err != nil {
-		return "", nil, storeErr("get version", err)
+		return "", nil, objectErr(err, "version", versionID, "get version")
 	}
 	v, err := versionFromRecord(rec)
 	if err != nil {

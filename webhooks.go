@@ -285,15 +285,12 @@ func (s *Service) GetWebhook(ctx context.Context, account, id string) (*Webhook,
 }
 
 func (s *Service) getWebhook(ctx context.Context, account, id string) (*Webhook, error) {
-	if !ValidID(webhookPrefix, id) {
-		return nil, invalidField("id", "must be %s followed by letters and digits", webhookPrefix)
+	if err := idErr("id", webhookPrefix, id); err != nil {
+		return nil, err
 	}
 	rec, err := s.store.GetWebhook(ctx, account, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, notFound("webhook", id)
-	}
 	if err != nil {
-		return nil, storeErr("get webhook", err)
+		return nil, objectErr(err, "webhook", id, "get webhook")
 	}
 	return webhookFromRecord(rec), nil
 }
@@ -364,7 +361,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in Upda
 			return w, nil
 		})
 		if err != nil {
-			return nil, writeErr(err, "webhook", id, "update webhook")
+			return nil, objectErr(err, "webhook", id, "update webhook")
 		}
 		return w, nil
 	})
@@ -419,7 +416,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 			return w, err
 		})
 		if err != nil {
-			return nil, writeErr(err, "webhook", id, "delete webhook")
+			return nil, objectErr(err, "webhook", id, "delete webhook")
 		}
 		s.deliveries.funcs.Delete(w.URL) // a function's, if it was SubscribeFunc's
 		return nil, nil
@@ -459,12 +456,8 @@ func (s *Service) GetDelivery(ctx context.Context, account, webhookID, id string
 
 func (s *Service) getDelivery(ctx context.Context, account, webhookID, id string) (storage.Delivery, error) {
 	f := fieldErrors{}
-	if !ValidID(webhookPrefix, webhookID) {
-		f.add("id", "must be %s followed by letters and digits", webhookPrefix)
-	}
-	if !ValidID(deliveryPrefix, id) {
-		f.add("deliveryId", "must be %s followed by letters and digits", deliveryPrefix)
-	}
+	f.id("id", webhookPrefix, webhookID)
+	f.id("deliveryId", deliveryPrefix, id)
 	if err := f.err(); err != nil {
 		return storage.Delivery{}, err
 	}
@@ -472,11 +465,8 @@ func (s *Service) getDelivery(ctx context.Context, account, webhookID, id string
 		return storage.Delivery{}, err
 	}
 	d, err := s.store.GetDelivery(ctx, account, webhookID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return storage.Delivery{}, notFound("delivery", id)
-	}
 	if err != nil {
-		return storage.Delivery{}, storeErr("get delivery", err)
+		return storage.Delivery{}, objectErr(err, "delivery", id, "get delivery")
 	}
 	return d, nil
 }
@@ -503,7 +493,7 @@ func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id stri
 			})
 		})
 		if err != nil {
-			return nil, writeErr(err, "delivery", id, "retry delivery")
+			return nil, objectErr(err, "delivery", id, "retry delivery")
 		}
 		s.deliveries.activate()
 		s.deliveries.deliverer.Wake()
