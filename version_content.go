@@ -33,8 +33,8 @@ const MaxContentURL = 2048
 // externalUrl content). Errors go to f, under the paths the request used
 // (content.content, or content.data for the former name). Import content
 // is downloaded here, with fetch: the bytes are checked as inline content
-// is, up to MaxUploadContent, as large as an upload. ExternalUrl content is
-// not fetched: its URL is checked (a form and a host this server may
+// is, up to MaxUploadContent, as large as an upload. externalUrl content
+// is not fetched: its URL is checked (a form and a host this server may
 // reach), and the content is fetched and checked whenever it is needed.
 // err is a fetch the caller's context cut off, never the request's fault.
 func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchbatch.Func) ([]byte, error) {
