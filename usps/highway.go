@@ -249,6 +249,12 @@ func streetName(t []string, state string) []nameWord {
 		return out
 	}
 	t = dropNumberWords(splitPackedHighway(t))
+	if len(t) >= 2 && suffixes[t[0]] == "HWY" && namedHighway(t[1:]) {
+		// HWY US 30 -> US HIGHWAY 30, HWY I-30 -> INTERSTATE 30: the
+		// highway word says again what US or I says, as in HWY FM 1320
+		// -> FM 1320 (Appendix F).
+		t = t[1:]
+	}
 	letters := lettered(t)
 	numberAt := func(i int) bool {
 		return i < len(t) && (hasDigit(t[i]) || letters && i == len(t)-1 && isLetterDesignation(t[i]))
@@ -335,6 +341,18 @@ func streetName(t []string, state string) []nameWord {
 		}
 	}
 	return out
+}
+
+// namedHighway reports whether t begins with a US highway or an
+// interstate and its number (US 30, US HWY 30, I-30, I30, IH 30).
+func namedHighway(t []string) bool {
+	if isInterstateWord(t[0]) {
+		return true
+	}
+	if t[0] == "US" && len(t) > 2 && suffixes[t[1]] == "HWY" && hasDigit(t[2]) {
+		return true
+	}
+	return (t[0] == "US" || t[0] == "I" || t[0] == "IH") && len(t) > 1 && hasDigit(t[1])
 }
 
 // namesHighway reports whether a name written by streetName holds its

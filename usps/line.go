@@ -179,9 +179,10 @@ func equalWords(a, b []string) bool {
 var (
 	// poBoxWords are the ways a PO box is written; Publication 28 283
 	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
-	// and APARTADO is the Spanish word for it (Puerto Rico).
-	poBoxWords = wordLists("PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
-		"PO BX", "PO DRAWER", "DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX", "GPO BOX", "APARTADO")
+	// also after PO (PO CALLER, P O DRAWER), and APARTADO is the Spanish
+	// word for it (Puerto Rico).
+	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
+		"PO BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
 	// routeWords name a rural route only when a box follows its number;
 	// RD is rural delivery (Publication 28 244).
@@ -195,6 +196,18 @@ var (
 	// NO 1, HC ROUTE 68, PO BOX NO 12.
 	routeNoise = map[string]bool{"#": true, "NO": true, "NUMBER": true, "ROUTE": true, "RTE": true, "RT": true}
 )
+
+// poBoxDesignations returns the designations Publication 28 283 prints as
+// PO BOX, each alone and after PO, P O and POST OFFICE.
+func poBoxDesignations(words ...string) []string {
+	var out []string
+	for _, w := range words {
+		for _, po := range []string{"", "PO ", "P O ", "POST OFFICE "} {
+			out = append(out, po+w)
+		}
+	}
+	return out
+}
 
 // skipNoise drops the routeNoise words at the start of t, when a number
 // follows them.
@@ -396,6 +409,12 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		if dir, ok := compoundDirectional(t[n-2], t[n-1]); ok {
 			d.Postdirectional = dir
 			t = t[:n-2]
+		} else if dir, ok := mixedDirectional(t[n-2], t[n-1]); ok && n >= 4 && suffixes[t[n-3]] != "" {
+			// After the suffix the two words can be nothing but the
+			// postdirectional, also written one spelled out and one
+			// abbreviated (MAIN ST SOUTH W -> MAIN ST SW).
+			d.Postdirectional = dir
+			t = t[:n-2]
 		}
 	}
 	if len(t) >= 2 && d.Postdirectional == "" {
@@ -553,6 +572,18 @@ func compoundDirectional(a, b string) (string, bool) {
 	return "", false
 }
 
+// mixedDirectional reads two directional words that make one, one
+// spelled out and one abbreviated (SOUTH W, N EAST -> SW, NE). Before the
+// street name such a pair may be a directional and a street named EAST
+// (N EAST ST), so only the postdirectional reads it.
+func mixedDirectional(a, b string) (string, bool) {
+	da, db := directionals[a], directionals[b]
+	if (da == "N" || da == "S") && (db == "E" || db == "W") && (len(a) == 1) != (len(b) == 1) {
+		return da + db, true
+	}
+	return "", false
+}
+
 // directionalWords spells out the directional abbreviations.
 var directionalWords = map[string]string{
 	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
@@ -622,6 +653,11 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 				designator = "#"
 			}
 			take, sec = 2, Secondary{designator, last}
+		case n >= 2 && units[t[n-2]] != "" && isNumberish(last) && (n == 2 || afterStreet(t[n-3])):
+			// A designator that needs no number may still have one
+			// (PENTHOUSE 5 -> PH 5, Appendix C2); it is a unit where a
+			// lone one is: on a line of its own or after the street.
+			take, sec = 2, Secondary{units[t[n-2]], last}
 		case units[last] != "" && (n == 1 || afterStreet(t[n-2])):
 			take, sec = 1, Secondary{Designator: units[last]}
 		}
