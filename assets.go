@@ -407,6 +407,9 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		if err != nil {
 			return nil, err
 		}
+		if err := takesVersions(a); err != nil {
+			return nil, err
+		}
 		f := fieldErrors{}
 		maxLen(f, "notes", in.Notes, MaxVersionNotes)
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
@@ -433,6 +436,9 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 func (s *Service) putVersion(ctx context.Context, account, assetID string, v *AssetVersion, publish bool, content *storage.Content) (*AssetVersion, error) {
 	var out *AssetVersion
 	_, err := s.changeAsset(ctx, account, assetID, func(a *Asset, w *assetChange) error {
+		if err := takesVersions(a); err != nil {
+			return err
+		}
 		nv := *v
 		nv.Status = VersionDraft
 		a.counts.add(VersionDraft, 1)
@@ -452,6 +458,15 @@ func (s *Service) putVersion(ctx context.Context, account, assetID string, v *As
 		return nil, err
 	}
 	return out, nil
+}
+
+// takesVersions answers CodeConflict for an asset whose versions have all
+// been deleted: deleted is an asset's terminal status.
+func takesVersions(a *Asset) error {
+	if a.Status == VersionDeleted {
+		return errorf(CodeConflict, "asset %s is deleted: every version of it was deleted, and a deleted asset takes no new version", a.ID)
+	}
+	return nil
 }
 
 // GetVersion returns one version of an asset, with its content.

@@ -349,6 +349,14 @@ func TestVersionLifecycle(t *testing.T) {
 		}
 	}
 	assetIs(lettershop.VersionDeleted, 0, "")
+
+	// deleted is the asset's terminal status: it takes no new version,
+	// published or not, and stays deleted.
+	for _, publish := range []bool{false, true} {
+		_, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Content: &lettershop.VersionContent{Content: "<p>again</p>"}, Publish: publish})
+		wantCode(t, err, lettershop.CodeConflict)
+	}
+	assetIs(lettershop.VersionDeleted, 0, "")
 }
 
 func TestListVersions(t *testing.T) {
