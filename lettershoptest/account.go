@@ -20,7 +20,8 @@ import (
 
 // Account is one sandbox account of a Server or Service. Its letters,
 // assets, faults and journal are its own: accounts never see each other's.
-// Its methods fail the test on an error, so a test reads straight on.
+// Its methods fail the test on an error, so a test reads straight on: the
+// test the Server or Service was made for, or the one given to For.
 type Account struct {
 	// APIKey is the account's sandbox key, for X-Api-Key.
 	APIKey string
@@ -31,6 +32,28 @@ type Account struct {
 	// own webhook handler with it first.
 	WebhookSecret string
 	c             *core
+	// t is the test the account's methods fail and clean up in.
+	t testing.TB
+}
+
+// For returns the account reporting to t: its methods fail t, not the
+// test the server was made for, and what they start (a Receiver) stops
+// when t ends. A subtest that uses a server or an account of its parent
+// passes its own t, since failing the parent from a subtest's goroutine
+// stops the whole test binary:
+//
+//	t.Run(name, func(t *testing.T) {
+//		t.Parallel()
+//		acct := srv.NewAccount().For(t)
+//		...
+//	})
+//
+// The account is the same (key, letters, clock, faults); only where its
+// failures go differs.
+func (a *Account) For(t testing.TB) *Account {
+	b := *a
+	b.t = t
+	return &b
 }
 
 // Now returns the time on the account's clock.
@@ -42,26 +65,26 @@ func (a *Account) Now() time.Time { return a.c.svc.AccountNow(a.ID) }
 // (with WithSharedClock, the one clock moves for all). A negative d fails
 // the test.
 func (a *Account) Advance(d time.Duration) {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.shared {
 		a.c.advance(d)
 		return
 	}
 	if _, err := a.c.svc.AdvanceAccountClock(context.Background(), a.ID, d); err != nil {
-		a.c.t.Fatalf("lettershoptest: advance the clock of %s: %v", a.ID, err)
+		a.t.Fatalf("lettershoptest: advance the clock of %s: %v", a.ID, err)
 	}
 }
 
 // Set moves the account's clock forward to at and runs what fell due, as
 // Advance does; a time before now fails the test.
 func (a *Account) Set(at time.Time) {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.shared {
 		a.c.set(at)
 		return
 	}
 	if _, err := a.c.svc.SetAccountClock(context.Background(), a.ID, at); err != nil {
-		a.c.t.Fatalf("lettershoptest: set the clock of %s: %v", a.ID, err)
+		a.t.Fatalf("lettershoptest: set the clock of %s: %v", a.ID, err)
 	}
 }
 
@@ -69,44 +92,44 @@ func (a *Account) Set(at time.Time) {
 // test's POST /_test/clock/advance on a shared clock) then leaves it where
 // it is; only the account's own Advance and Set move it. Unfreeze lets it
 // follow the server's clock again, from where it stands.
-func (a *Account) Freeze() { a.c.t.Helper(); a.freeze(true) }
+func (a *Account) Freeze() { a.t.Helper(); a.freeze(true) }
 
 // Unfreeze undoes Freeze.
-func (a *Account) Unfreeze() { a.c.t.Helper(); a.freeze(false) }
+func (a *Account) Unfreeze() { a.t.Helper(); a.freeze(false) }
 
 func (a *Account) freeze(frozen bool) {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.shared {
-		a.c.t.Fatalf("lettershoptest: with WithSharedClock every account follows the one clock; there is no account clock to freeze")
+		a.t.Fatalf("lettershoptest: with WithSharedClock every account follows the one clock; there is no account clock to freeze")
 	}
 	if _, err := a.c.svc.FreezeAccountClock(context.Background(), a.ID, frozen); err != nil {
-		a.c.t.Fatalf("lettershoptest: freeze the clock of %s: %v", a.ID, err)
+		a.t.Fatalf("lettershoptest: freeze the clock of %s: %v", a.ID, err)
 	}
 }
 
 // Letter returns one of the account's letters, as GET /letters/{id}
 // shows it.
 func (a *Account) Letter(id string) *client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	l, err := a.c.svc.GetLetter(context.Background(), a.ID, id)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: letter %s: %v", id, err)
+		a.t.Fatalf("lettershoptest: letter %s: %v", id, err)
 	}
-	return wireLetter(a.c.t, l)
+	return wireLetter(a.t, l)
 }
 
 // Letters returns every letter of the account, newest first.
 func (a *Account) Letters() []*client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	var out []*client.Letter
 	in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100}}
 	for {
 		p, err := a.c.svc.ListLetters(context.Background(), a.ID, in)
 		if err != nil {
-			a.c.t.Fatalf("lettershoptest: list letters: %v", err)
+			a.t.Fatalf("lettershoptest: list letters: %v", err)
 		}
 		for _, l := range p.Items {
-			out = append(out, wireLetter(a.c.t, l))
+			out = append(out, wireLetter(a.t, l))
 		}
 		if p.NextToken == "" {
 			return out
@@ -130,12 +153,12 @@ func Event(e client.EventStatus) lettershop.SimulateTarget {
 // step before it, without moving the clock (lettershop.Service.Simulate),
 // and returns it: acct.Force(id, lettershoptest.Event(client.EventDelivered)).
 func (a *Account) Force(letterID string, target lettershop.SimulateTarget) *client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	l, err := a.c.svc.Simulate(context.Background(), a.ID, letterID, target)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: force letter %s to %+v: %v", letterID, target, err)
+		a.t.Fatalf("lettershoptest: force letter %s to %+v: %v", letterID, target, err)
 	}
-	return wireLetter(a.c.t, l)
+	return wireLetter(a.t, l)
 }
 
 // letterStatuses are the statuses a letter can be in, for WaitForStatus
@@ -152,13 +175,13 @@ var letterStatuses = []client.LetterStatus{client.StatusQueued, client.StatusRea
 // status (delivered) is no letter status, and fails the test at once:
 // WaitForEvent waits for those.
 func (a *Account) WaitForStatus(letterID string, status client.LetterStatus, within time.Duration) *client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	if !slices.Contains(letterStatuses, status) {
 		hint := ""
 		if slices.Contains(trackingStatuses, client.EventStatus(status)) {
 			hint = fmt.Sprintf(": it is a tracking event (a letter stays mailed while they come); wait with WaitForEvent(id, client.EventStatus(%q), within)", status)
 		}
-		a.c.t.Fatalf("lettershoptest: %q is not a letter status (%v)%s", status, letterStatuses, hint)
+		a.t.Fatalf("lettershoptest: %q is not a letter status (%v)%s", status, letterStatuses, hint)
 		return nil
 	}
 	return a.waitFor(letterID, string(status), within, func(l *client.Letter) bool {
@@ -180,9 +203,9 @@ var trackingStatuses = []client.EventStatus{client.EventInTransit, client.EventI
 // awaited), the test fails. The clock stops at the step that brought the
 // event, so only as much virtual time passes as the letter needs.
 func (a *Account) WaitForEvent(letterID string, event client.EventStatus, within time.Duration) *client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	if !slices.Contains(trackingStatuses, event) {
-		a.c.t.Fatalf("lettershoptest: %q is not a tracking status (%v); WaitForStatus waits for letter statuses", event, trackingStatuses)
+		a.t.Fatalf("lettershoptest: %q is not a tracking status (%v); WaitForStatus waits for letter statuses", event, trackingStatuses)
 		return nil
 	}
 	return a.waitFor(letterID, "a "+string(event)+" event", within, func(l *client.Letter) bool {
@@ -195,7 +218,7 @@ func (a *Account) WaitForEvent(letterID string, event client.EventStatus, within
 // waitFor moves the account's clock to the letter's next step until done
 // says the letter is there.
 func (a *Account) waitFor(letterID, what string, within time.Duration, done func(*client.Letter) bool) *client.Letter {
-	a.c.t.Helper()
+	a.t.Helper()
 	deadline := a.Now().Add(within)
 	stalled := 0
 	for {
@@ -205,12 +228,12 @@ func (a *Account) waitFor(letterID, what string, within time.Duration, done func
 		}
 		now := a.Now()
 		if l.Status == client.StatusCanceled || l.Status == client.StatusIssue {
-			a.c.t.Fatalf("lettershoptest: letter %s is %s and will never reach %s", letterID, l.Status, what)
+			a.t.Fatalf("lettershoptest: letter %s is %s and will never reach %s", letterID, l.Status, what)
 			return nil
 		}
 		next := a.nextStep(letterID)
 		if next.IsZero() {
-			a.c.t.Fatalf("lettershoptest: letter %s is %s with nothing more to come (its last event: %s), and never reached %s",
+			a.t.Fatalf("lettershoptest: letter %s is %s with nothing more to come (its last event: %s), and never reached %s",
 				letterID, l.Status, lastEvent(l), what)
 			return nil
 		}
@@ -218,7 +241,7 @@ func (a *Account) waitFor(letterID, what string, within time.Duration, done func
 			if now.Before(deadline) {
 				a.Set(deadline)
 			}
-			a.c.t.Fatalf("lettershoptest: letter %s is %s at %s, not at %s after %s on the clock (its next step is at %s)",
+			a.t.Fatalf("lettershoptest: letter %s is %s at %s, not at %s after %s on the clock (its next step is at %s)",
 				letterID, l.Status, deadline.UTC().Format(time.RFC3339), what, within, next.UTC().Format(time.RFC3339))
 			return nil
 		}
@@ -230,7 +253,7 @@ func (a *Account) waitFor(letterID, what string, within time.Duration, done func
 		// Due already, which the next read runs; twice in a row means the
 		// step does not run.
 		if stalled++; stalled > 2 {
-			a.c.t.Fatalf("lettershoptest: letter %s is %s with a step due at %s that does not run", letterID, l.Status, next.UTC().Format(time.RFC3339))
+			a.t.Fatalf("lettershoptest: letter %s is %s with a step due at %s that does not run", letterID, l.Status, next.UTC().Format(time.RFC3339))
 			return nil
 		}
 		a.Advance(0)
@@ -240,10 +263,10 @@ func (a *Account) waitFor(letterID, what string, within time.Duration, done func
 // nextStep is when the letter's next lifecycle step falls due on its
 // account's clock; the zero time when none is pending.
 func (a *Account) nextStep(letterID string) time.Time {
-	a.c.t.Helper()
+	a.t.Helper()
 	r, err := a.c.store.GetLetter(context.Background(), a.ID, letterID)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: letter %s: %v", letterID, err)
+		a.t.Fatalf("lettershoptest: letter %s: %v", letterID, err)
 	}
 	return r.DueAt
 }
@@ -258,10 +281,10 @@ func lastEvent(l *client.Letter) string {
 
 // PDF returns the letter's rendered PDF, as its download link serves it.
 func (a *Account) PDF(letterID string) []byte {
-	a.c.t.Helper()
+	a.t.Helper()
 	b, err := a.c.svc.RenderLetter(context.Background(), a.ID, letterID)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: render letter %s: %v", letterID, err)
+		a.t.Fatalf("lettershoptest: render letter %s: %v", letterID, err)
 	}
 	return b
 }
@@ -270,11 +293,11 @@ func (a *Account) PDF(letterID string) []byte {
 // each page's text on lines of its own: enough for a test to check that a
 // name or a variable's value was printed.
 func (a *Account) PDFText(letterID string) string {
-	a.c.t.Helper()
+	a.t.Helper()
 	b := a.PDF(letterID)
 	text, err := pdfText(b)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: read the PDF of letter %s: %v", letterID, err)
+		a.t.Fatalf("lettershoptest: read the PDF of letter %s: %v", letterID, err)
 	}
 	return text
 }
@@ -312,9 +335,9 @@ func mustRows(p pdf.Page) pdf.Rows {
 // client.Fault and docs/testing.md): the account's next matching requests
 // are answered as it says. It needs a Server.
 func (a *Account) Fault(f client.Fault) string {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.controls == nil {
-		a.c.t.Fatalf("lettershoptest: faults need a Server (New), not a Service")
+		a.t.Fatalf("lettershoptest: faults need a Server (New), not a Service")
 	}
 	// client.Fault and httpadapter.FaultJSON are the same wire shape: the
 	// fault is read and checked as the server reads one a request adds.
@@ -323,7 +346,7 @@ func (a *Account) Fault(f client.Fault) string {
 		hf, err = a.c.controls.AddFault(a.ID, hf)
 	}
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: fault: %v", err)
+		a.t.Fatalf("lettershoptest: fault: %v", err)
 	}
 	return hf.ID
 }
@@ -339,9 +362,9 @@ func (a *Account) ClearFaults() {
 // (up to httpadapter.JournalSize) and what they were answered. It needs a
 // Server.
 func (a *Account) Requests() []client.JournalEntry {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.controls == nil {
-		a.c.t.Fatalf("lettershoptest: the journal needs a Server (New), not a Service")
+		a.t.Fatalf("lettershoptest: the journal needs a Server (New), not a Service")
 	}
 	var out []client.JournalEntry
 	for _, e := range a.c.controls.Requests(a.ID) {
@@ -360,9 +383,9 @@ func (a *Account) Requests() []client.JournalEntry {
 // the same way every time. opts come after the helper's own. It needs a
 // Server.
 func (a *Account) Client(opts ...client.Option) *client.Client {
-	a.c.t.Helper()
+	a.t.Helper()
 	if a.c.url == "" {
-		a.c.t.Fatalf("lettershoptest: a client needs a Server (New), not a Service")
+		a.t.Fatalf("lettershoptest: a client needs a Server (New), not a Service")
 	}
 	return client.New(a.c.url, a.APIKey, append([]client.Option{
 		client.WithHTTPClient(a.c.hc),

@@ -8,7 +8,7 @@
 //		acct := srv.NewAccount()
 //		c := myapp.NewMailer(srv.URL, acct.APIKey)
 //		id := c.SendWelcome("Jane")
-//		acct.WaitForStatus(id, lettershop.StatusMailed, 7*24*time.Hour)
+//		acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
 //	}
 //
 // New starts a server and stops it when the test ends; NewService does the
@@ -189,7 +189,7 @@ func (c *core) newAccount() *Account {
 	b := make([]byte, 6+16)
 	_, _ = rand.Read(b)
 	key := fmt.Sprintf("%s%d_%s", httpadapter.SandboxKeyPrefix, n, hex.EncodeToString(b[:6]))
-	return &Account{APIKey: key, ID: httpadapter.SandboxAccount(key), WebhookSecret: "whsec_test_" + hex.EncodeToString(b[6:]), c: c}
+	return &Account{APIKey: key, ID: httpadapter.SandboxAccount(key), WebhookSecret: "whsec_test_" + hex.EncodeToString(b[6:]), c: c, t: c.t}
 }
 
 // Server is a lettershop server for one test: the API on an
@@ -259,6 +259,8 @@ func (s *Server) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
 func (s *Server) Now() time.Time { return s.c.svc.Now() }
 
 // NewAccount returns a fresh account with a sandbox API key of its own.
+// Its methods fail the test New was given; a subtest takes
+// NewAccount().For(t), so that they fail the subtest.
 func (s *Server) NewAccount() *Account { return s.c.newAccount() }
 
 // Service is a lettershop.Service for one test, without HTTP: on memstore

@@ -33,7 +33,7 @@ func TestParallelAccountsAreApart(t *testing.T) {
 }
 
 func parallelAccount(t *testing.T, srv *lettershoptest.Server, i int) {
-	acct := srv.NewAccount()
+	acct := srv.NewAccount().For(t)
 	name := fmt.Sprintf("Person%d", i)
 	do := func(method, path, body string) (int, []byte) {
 		t.Helper()

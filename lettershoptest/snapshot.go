@@ -13,10 +13,10 @@ import (
 // webhooks) and clock, to restore into other accounts: a suite builds its
 // fixture once, in one account, and each test restores it into its own.
 func (a *Account) Snapshot() *snapshot.Snapshot {
-	a.c.t.Helper()
+	a.t.Helper()
 	snap, err := a.c.svc.SnapshotAccount(context.Background(), a.ID)
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: snapshot of %s: %v", a.ID, err)
+		a.t.Fatalf("lettershoptest: snapshot of %s: %v", a.ID, err)
 	}
 	return snap
 }
@@ -27,10 +27,10 @@ func (a *Account) Snapshot() *snapshot.Snapshot {
 // account's copy. One snapshot restores into any number of accounts, in
 // parallel. The account's clock must not be past the snapshot's.
 func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
-	a.c.t.Helper()
+	a.t.Helper()
 	ids, err := a.c.svc.RestoreAccount(context.Background(), a.ID, snap, lettershop.RestoreOptions{SharedClock: a.c.shared})
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: restore into %s: %v", a.ID, err)
+		a.t.Fatalf("lettershoptest: restore into %s: %v", a.ID, err)
 	}
 	return ids
 }

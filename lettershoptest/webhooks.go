@@ -46,7 +46,7 @@ type Receiver struct {
 // to it, for the event types given (every type when none). It takes every
 // event it is sent, answering 200.
 func (a *Account) NewReceiver(events ...client.WebhookEventType) *Receiver {
-	a.c.t.Helper()
+	a.t.Helper()
 	return a.newReceiver(nil, events)
 }
 
@@ -65,19 +65,19 @@ func (a *Account) NewReceiver(events ...client.WebhookEventType) *Receiver {
 //	acct.WaitForEvent(id, client.EventDelivered, 30*24*time.Hour)
 //	rcv.WaitFor(client.WebhookLetterDelivered, id, 5*time.Second)
 func (a *Account) ServeWebhooks(h http.Handler, events ...client.WebhookEventType) *Receiver {
-	a.c.t.Helper()
+	a.t.Helper()
 	if h == nil {
-		a.c.t.Fatalf("lettershoptest: ServeWebhooks needs a handler")
+		a.t.Fatalf("lettershoptest: ServeWebhooks needs a handler")
 	}
 	return a.newReceiver(h, events)
 }
 
 func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) *Receiver {
-	a.c.t.Helper()
+	a.t.Helper()
 	r := &Receiver{a: a, h: h, made: make(chan struct{}), notify: make(chan struct{}, 1)}
 	defer close(r.made)
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
-	a.c.t.Cleanup(hs.Close)
+	a.t.Cleanup(hs.Close)
 	r.URL = hs.URL
 	types := make([]lettershop.WebhookEventType, len(events))
 	for i, e := range events {
@@ -87,10 +87,10 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 		URL: hs.URL, Events: types, Secret: a.WebhookSecret,
 	})
 	if err != nil {
-		a.c.t.Fatalf("lettershoptest: make a webhook: %v", err)
+		a.t.Fatalf("lettershoptest: make a webhook: %v", err)
 	}
 	var cw client.Webhook
-	asWire(a.c.t, w, &cw)
+	asWire(a.t, w, &cw)
 	r.Webhook = &cw
 	return r
 }
@@ -218,7 +218,7 @@ func (r *Receiver) Events() []client.WebhookEvent {
 // that need a letter to move need the clock moved first (WaitForStatus,
 // Advance).
 func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within time.Duration) client.WebhookEvent {
-	r.a.c.t.Helper()
+	r.a.t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		r.mu.Lock()
@@ -233,12 +233,12 @@ func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within 
 		r.mu.Unlock()
 		switch {
 		case len(bad) > 0:
-			r.a.c.t.Fatalf("lettershoptest: the receiver got a request it refused: %s", bad[0])
+			r.a.t.Fatalf("lettershoptest: the receiver got a request it refused: %s", bad[0])
 			return client.WebhookEvent{}
 		case i >= 0:
 			return e
 		case time.Now().After(deadline):
-			r.a.c.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
+			r.a.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
 			return client.WebhookEvent{}
 		}
 		select {
@@ -301,17 +301,17 @@ func (r *Receiver) describe() string {
 // Deliveries returns the deliveries of the receiver's webhook, newest
 // first: what was attempted, how often, and with what outcome.
 func (r *Receiver) Deliveries() []client.WebhookDelivery {
-	r.a.c.t.Helper()
+	r.a.t.Helper()
 	var out []client.WebhookDelivery
 	in := lettershop.ListDeliveriesInput{PageRequest: lettershop.PageRequest{PageSize: lettershop.MaxPageSize}}
 	for {
 		p, err := r.a.c.svc.ListDeliveries(context.Background(), r.a.ID, r.Webhook.ID, in)
 		if err != nil {
-			r.a.c.t.Fatalf("lettershoptest: list deliveries: %v", err)
+			r.a.t.Fatalf("lettershoptest: list deliveries: %v", err)
 		}
 		for _, d := range p.Items {
 			var cd client.WebhookDelivery
-			asWire(r.a.c.t, d, &cd)
+			asWire(r.a.t, d, &cd)
 			out = append(out, cd)
 		}
 		if p.NextToken == "" {

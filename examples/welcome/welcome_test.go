@@ -99,7 +99,7 @@ func TestFixtureInParallel(t *testing.T) {
 		for i := range 100 {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
 				t.Parallel()
-				acct := srv.NewAccount()
+				acct := srv.NewAccount().For(t)
 				ids := acct.Restore(snap)
 				id, err := welcome.ForAsset(acct.Client(), ids[assetID]).SendWelcome(t.Context(), fmt.Sprint("Guest", i))
 				if err != nil {
