@@ -123,8 +123,10 @@ func (Timeline) Move(c *Course, target Stage, now time.Time, history []Stage) er
 		}
 		c.enter(Canceled, now)
 		return nil
-	case target == Queued || target == Issue:
-		return refused("letter %s is %s: a letter is %s only from its creation", c.ID, c.Status, target)
+	case target == Queued:
+		return refused("letter %s is %s: no move reaches queued; a letter is queued when it is made, or when an update fixes a letter at issue", c.ID, c.Status)
+	case target == Issue:
+		return refused("letter %s is %s: no move reaches issue; a letter is at issue when it is made or updated with a recipient its deliverability threshold refuses (cassRecipient and the test address \"undeliverable no match\", docs/addresses.md), or with content that can not be printed", c.ID, c.Status)
 	case cur == Canceled || cur == Issue:
 		return refused("letter %s is %s and does not move", c.ID, c.Status)
 	}

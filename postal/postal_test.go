@@ -152,4 +152,16 @@ func TestTimeline(t *testing.T) {
 	if err := tl.Move(c, InTransit, start, []Stage{Queued, InTransit}); !errors.As(err, &refused) || !strings.Contains(refused.Message, "already passed") {
 		t.Errorf("Move(inTransit) from delivered = %v, want already passed", err)
 	}
+	// queued and issue are no targets: the refusal says how a letter gets
+	// there instead.
+	fresh := newCourse("")
+	fresh.Facts.Stage, fresh.Status = Ready, Ready
+	for target, how := range map[Stage]string{
+		Queued: "when it is made, or when an update fixes a letter at issue",
+		Issue:  `cassRecipient and the test address "undeliverable no match"`,
+	} {
+		if err := tl.Move(fresh, target, start, nil); !errors.As(err, &refused) || !strings.Contains(refused.Message, how) {
+			t.Errorf("Move(%s) from ready = %v, want a refusal saying %q", target, err, how)
+		}
+	}
 }
