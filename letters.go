@@ -547,7 +547,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		return err
 	}
 	if mail && l.Status != StatusQueued && l.Status != StatusIssue {
-		return errorf(CodeConflict, "letter %s is %s: only the content, parties, options and send date of a letter queued or at issue can change", l.ID, l.Status)
+		return errorf(CodeConflict, "letter %s is %s: %s can change only while a letter is queued or at issue; metadata, description and externalId can change at any time", l.ID, l.Status, ch.names())
 	}
 	changed := mail
 	if mail {

@@ -452,10 +452,16 @@ func TestUpdateLetter(t *testing.T) {
 		"recipient": {Recipient: letterInput(a.ID).Recipient},
 		"options":   {Options: &lettershop.LetterOptions{Print: &lettershop.PrintOptions{Color: true}}},
 		"variables": {Variables: &[]lettershop.Variable{{Name: "name", Value: str("X")}}},
+		"useType":   {UseType: ptrTo(lettershop.UseMarketing)},
 	} {
 		_, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
 		if lettershop.ErrorCode(err) != lettershop.CodeConflict {
 			t.Errorf("%s of a canceled letter: got %v, want conflict", name, err)
+			continue
+		}
+		// The conflict names the field sent, and what may still change.
+		if msg := err.Error(); !strings.Contains(msg, "canceled: "+name+" can change only while") || !strings.Contains(msg, "metadata, description and externalId") {
+			t.Errorf("%s of a canceled letter: %q names neither the field nor what can change", name, msg)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -165,6 +166,21 @@ type letterChanges struct {
 
 func (c letterChanges) mail() bool {
 	return c.sender || c.recipient || c.content || c.useType || c.variables || c.options || c.sendDate
+}
+
+// names are the mail fields changed, in the API's spelling.
+func (c letterChanges) names() string {
+	var n []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.sender, "sender"}, {c.recipient, "recipient"}, {c.content, "content"}, {c.variables, "variables"},
+		{c.options, "options"}, {c.sendDate, "sendDate"}, {c.useType, "useType"}} {
+		if f.on {
+			n = append(n, f.name)
+		}
+	}
+	return strings.Join(n, ", ")
 }
 
 // changesOf compares the mail fields of in with l's. Options given are
