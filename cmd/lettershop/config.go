@@ -28,7 +28,10 @@ type config struct {
 	// sharedClock gives every account the test clock itself, rather than a
 	// clock of its own.
 	sharedClock bool
-	baseURL     string
+	// testClockStart is where the test clock starts; zero is the time of
+	// the start.
+	testClockStart time.Time
+	baseURL        string
 	// store is "memory" or a postgres:// URL; see storeKind.
 	store string
 	// schema is the PostgreSQL schema of the tables, or "" for the DSN's
@@ -124,7 +127,7 @@ const usageHead = `lettershop serves the letter mailing API on a local address.
 
 Usage:
   lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
-             [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock]] [--base-url URL]
+             [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock] [--test-clock-start TIME]] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
              [--auth-failure-limit N/DURATION | 0]
@@ -163,6 +166,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"moves (LETTERSHOP_TEST_CLOCK)")
 	fs.BoolVar(&cfg.sharedClock, "shared-test-clock", false, "with --test-clock, one clock for every account: POST /_test/clock/advance moves all\n"+
 		"of them, as a single-tenant server wants (LETTERSHOP_SHARED_TEST_CLOCK)")
+	fs.Func("test-clock-start", "with --test-clock, the `TIME` the clock starts at (RFC 3339, such as 2026-03-02T15:00:00Z) instead of\n"+
+		"the time of the start, so that every run of a suite meets the same days (LETTERSHOP_TEST_CLOCK_START)", func(v string) error {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return fmt.Errorf("want a time such as 2026-03-02T15:00:00Z, got %q", v)
+		}
+		cfg.testClockStart = at.UTC()
+		return nil
+	})
 	fs.StringVar(&cfg.baseURL, "base-url", "", "`URL` clients reach the server at, for letter urls and download links (default http://ADDR) (LETTERSHOP_BASE_URL)")
 	fs.StringVar(&cfg.store, "store", cfg.store, "where records are kept: `memory`, or a postgres:// URL of a PostgreSQL database\n"+
 		"servers may share (LETTERSHOP_STORE)")
@@ -252,6 +264,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if cfg.sharedClock && !cfg.testClock {
 		return config{}, errors.New("--shared-test-clock: needs --test-clock")
+	}
+	if !cfg.testClockStart.IsZero() && !cfg.testClock {
+		return config{}, errors.New("--test-clock-start: needs --test-clock")
+	}
+	if !cfg.testClockStart.IsZero() && cfg.seed != "" {
+		return config{}, errors.New("--test-clock-start: not with --seed, whose snapshots say where each account's clock stands")
 	}
 	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 || cfg.bodyRate < 0 {
 		return config{}, errors.New("--max-conns, --max-conns-per-client and --body-read-rate: want 0 (no limit) or a positive number")

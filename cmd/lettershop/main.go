@@ -144,7 +144,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.testClock {
 		// A test clock never sleeps to move, as clock.Mock does.
-		mock := testclock.New(seedStart(cfg.fixture, time.Now()))
+		start := time.Now()
+		if !cfg.testClockStart.IsZero() {
+			start = cfg.testClockStart
+		}
+		mock := testclock.New(seedStart(cfg.fixture, start))
 		opts = append(opts, lettershop.WithClock(mock))
 		// Clients pace themselves by the wall clock; on the stopped test
 		// clock a used-up bucket would never refill.

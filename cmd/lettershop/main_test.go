@@ -89,6 +89,14 @@ func TestParseConfig(t *testing.T) {
 				c.webhookHosts, c.webhookTimeout = []string{"hooks.example.com", "*.example.org"}, 3*time.Second
 				c.testClock, c.sharedClock = true, true
 			})},
+		{"test clock start", []string{"--test-clock", "--test-clock-start", "2026-03-02T10:00:00-05:00"}, env(),
+			with(func(c *config) {
+				c.testClock, c.testClockStart = true, time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+			})},
+		{"test clock start from the environment", nil, env("LETTERSHOP_TEST_CLOCK", "true", "LETTERSHOP_TEST_CLOCK_START", "2030-01-07T15:00:00Z"),
+			with(func(c *config) {
+				c.testClock, c.testClockStart = true, time.Date(2030, 1, 7, 15, 0, 0, 0, time.UTC)
+			})},
 		{"webhook hosts from the environment", nil, env("LETTERSHOP_WEBHOOK_HOSTS", "127.0.0.1"),
 			with(func(c *config) { c.webhookHosts = []string{"127.0.0.1"} })},
 		{"auth failure limit", []string{"--auth-failure-limit", "10/m"}, env(),
@@ -146,6 +154,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{"a webhook host of refused addresses", []string{"--webhook-hosts", "169.254.169.254"}, env(), "cloud metadata"},
 		{"no webhook timeout", []string{"--webhook-timeout", "0s"}, env(), "--webhook-timeout"},
 		{"shared clock without a test clock", []string{"--shared-test-clock"}, env(), "--test-clock"},
+		{"test clock start without a test clock", []string{"--test-clock-start", "2026-03-02T15:00:00Z"}, env(), "--test-clock-start: needs --test-clock"},
+		{"test clock start not a time", []string{"--test-clock", "--test-clock-start", "monday"}, env(), `want a time such as 2026-03-02T15:00:00Z, got "monday"`},
+		{"test clock start with a seed", []string{"--test-clock", "--test-clock-start", "2026-03-02T15:00:00Z", "--seed", "fixture.json"}, env(), "not with --seed"},
+		{"test clock start without a zone", []string{"--test-clock", "--test-clock-start", "2026-03-02T15:00:00"}, env(), "want a time such as"},
 		{"auth failure limit without a duration", []string{"--auth-failure-limit", "100"}, env(), "N/DURATION"},
 	}
 	for _, tt := range tests {
@@ -481,6 +493,16 @@ func TestServerTestClocks(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--shared-test-clock"}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Error("--shared-test-clock without --test-clock was taken")
+	}
+}
+
+// --test-clock-start starts every account's clock at that instant.
+func TestServerTestClockStart(t *testing.T) {
+	base, _ := startServer(t, "--test-clock", "--test-clock-start", "2030-01-07T15:00:00Z")
+	var c struct{ Now string }
+	resp, body := call(t, "GET", base+"/_test/clock", "sk_test_start", "")
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &c) != nil || c.Now != "2030-01-07T15:00:00Z" {
+		t.Errorf("clock: %d %s, want now 2030-01-07T15:00:00Z", resp.StatusCode, body)
 	}
 }
 
