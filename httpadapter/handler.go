@@ -286,7 +286,9 @@ type route struct {
 	method, path string
 	access       access
 	scope        Scope
-	serve        func(http.ResponseWriter, *http.Request, *call)
+	// also are the scopes a scoped route requires beside scope.
+	also  []Scope
+	serve func(http.ResponseWriter, *http.Request, *call)
 }
 
 // call is what a route handler knows about the request beyond *http.Request.
@@ -388,9 +390,11 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			h.fail(w, r, err)
 			return
 		}
-		if rt.access == scoped && !p.Has(rt.scope) {
-			h.fail(w, r, errorf(lettershop.CodeForbidden, "this API key lacks the %s scope", rt.scope))
-			return
+		if rt.access == scoped {
+			if s, ok := lacking(p, rt); !ok {
+				h.fail(w, r, errorf(lettershop.CodeForbidden, "this API key lacks the %s scope", s))
+				return
+			}
 		}
 	} else {
 		if err := h.limitLink(w, r); err != nil {
@@ -403,6 +407,20 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 		}
 	}
 	rt.serve(w, r, c)
+}
+
+// lacking returns the first scope of rt that p does not hold, and false,
+// or true when p holds them all.
+func lacking(p Principal, rt route) (Scope, bool) {
+	if !p.Has(rt.scope) {
+		return rt.scope, false
+	}
+	for _, s := range rt.also {
+		if !p.Has(s) {
+			return s, false
+		}
+	}
+	return "", true
 }
 
 // rateNow is the time rate limits are measured at: the rate-limit clock,

@@ -39,7 +39,9 @@ func WithSharedTestClock() Option { return func(c *config) { c.sharedClock = tru
 // account and are not idempotent: a test that moves the clock twice means
 // it. Reading the clock takes any valid API key; the routes that change
 // state take letters:write, as what they change is where letters are and
-// where they go (moving the clock moves the letters along).
+// where they go (moving the clock moves the letters along). The snapshot
+// routes take a key with every scope: a snapshot is the whole account,
+// its assets and its webhooks with their secrets too.
 func (h *handler) testRoutes() {
 	h.handleTest(route{method: "GET", path: "/_test/clock", access: anyKey, serve: h.getClock})
 	h.handleTest(route{method: "POST", path: "/_test/clock/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceClock})
@@ -48,8 +50,8 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/clock/unfreeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(false)})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
-	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: anyKey, serve: h.getSnapshot})
-	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, serve: h.putSnapshot})
+	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
+	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
 	h.faultRoutes() // faults.go, journal.go
 }
 

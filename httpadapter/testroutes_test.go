@@ -333,6 +333,45 @@ func TestTestRouteScopes(t *testing.T) {
 	}
 }
 
+// The snapshot routes take a key with every scope: a snapshot holds the
+// account's assets and its webhooks' secrets, which a key that may read
+// only letters never sees, and a restore writes assets and webhooks.
+func TestSnapshotRoutesTakeEveryScope(t *testing.T) {
+	auth, err := httpadapter.NewKeyAuthenticator(
+		httpadapter.APIKey{Account: "acme", Secret: "full"},
+		httpadapter.APIKey{Account: "acme", Secret: "letters", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead, httpadapter.ScopeLettersWrite}},
+		httpadapter.APIKey{Account: "acme", Secret: "readall", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead, httpadapter.ScopeAssetsRead, httpadapter.ScopeWebhooksRead}},
+		httpadapter.APIKey{Account: "empty", Secret: "empty-full"},
+		httpadapter.APIKey{Account: "empty", Secret: "empty-writer", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead, httpadapter.ScopeLettersWrite}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, withAdapter(httpadapter.WithAuthenticator(auth)))
+	assetID, _ := ts.createAsset(t, "full")
+	ts.createLetter(t, "full", assetID)
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": "https://example.com/hook"}, Header: hdr("X-Api-Key", "full")}).
+		wantStatus(t, http.StatusCreated)
+	for _, key := range []string{"letters", "readall"} {
+		r := ts.do(t, req{Method: "GET", Path: "/_test/snapshot", Header: hdr("X-Api-Key", key)})
+		if r.Status != http.StatusForbidden {
+			t.Errorf("GET /_test/snapshot with the key %q: %d, want 403; body: %.300s", key, r.Status, r.Body)
+		}
+	}
+	var snap map[string]any
+	ts.do(t, req{Method: "GET", Path: "/_test/snapshot", Header: hdr("X-Api-Key", "full")}).wantStatus(t, http.StatusOK).decode(t, &snap)
+	r := ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "empty-writer")})
+	if r.Status != http.StatusForbidden {
+		t.Errorf("PUT /_test/snapshot with a key without assets:write and webhooks:write: %d, want 403; body: %.300s", r.Status, r.Body)
+	}
+	var hooks struct{ Items []any }
+	ts.do(t, req{Method: "GET", Path: "/webhooks", Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusOK).decode(t, &hooks)
+	if len(hooks.Items) != 0 {
+		t.Fatalf("a refused restore wrote %d webhooks", len(hooks.Items))
+	}
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusOK)
+}
+
 // A snapshot over HTTP: taken with GET, put into another key's account
 // with fresh ids, refused into an account with records, and refused,
 // naming the field, when it does not check.
