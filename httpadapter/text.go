@@ -1,11 +1,13 @@
 package httpadapter
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/internal/echo"
 )
 
 // Text in a request must be valid UTF-8. encoding/json would quietly turn
@@ -23,16 +25,53 @@ const (
 // invalid UTF-8 or an unpaired surrogate escape.
 func checkBodyText(body []byte) error {
 	s := textScanner{b: body, fields: map[string]string{}}
-	s.value("")
+	s.value()
 	return invalidFields(s.fields)
 }
 
 // textScanner walks a JSON document already known to be well formed,
 // keeping the path of the value it is in, as checkShape spells paths.
+// The path is kept as its parts and spelled only for a value with a
+// problem, as far as a problem shows it (lettershop.MaxFieldPath), and
+// only member names are decoded: a body's size bounds the work and the
+// memory of the walk, however long its names or its arrays.
 type textScanner struct {
 	b      []byte
 	i      int
 	fields map[string]string
+	path   []pathPart
+}
+
+// pathPart is a member's name, or with index >= 0 an array's element.
+type pathPart struct {
+	name  string
+	index int
+}
+
+// note records msg for the value at the path; name says it is about the
+// member name that ends the path.
+func (s *textScanner) note(msg string, name bool) {
+	var b []byte
+	for i, p := range s.path {
+		if len(b) > lettershop.MaxFieldPath {
+			break
+		}
+		if p.index >= 0 {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(p.index), 10)
+			b = append(b, ']')
+			continue
+		}
+		if i > 0 && len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, p.name[:min(len(p.name), lettershop.MaxFieldPath+1-len(b))]...)
+	}
+	at := echo.Cut(string(b), lettershop.MaxFieldPath)
+	if at == "" && !name {
+		at = "body"
+	}
+	s.fields[at] = msg
 }
 
 func (s *textScanner) ws() {
@@ -46,14 +85,10 @@ func (s *textScanner) ws() {
 	}
 }
 
-func (s *textScanner) value(path string) {
+func (s *textScanner) value() {
 	s.ws()
 	if s.i >= len(s.b) {
 		return
-	}
-	at := path
-	if at == "" {
-		at = "body"
 	}
 	switch s.b[s.i] {
 	case '{':
@@ -68,16 +103,17 @@ func (s *textScanner) value(path string) {
 				s.i++
 				continue
 			}
-			name, msg := s.str()
-			child := joinPath(path, name)
+			name, msg := s.str(true)
+			s.path = append(s.path, pathPart{name: name, index: -1})
 			if msg != "" {
-				s.fields[child] = "the member name " + msg
+				s.note("the member name "+msg, true)
 			}
 			s.ws()
 			if s.i < len(s.b) && s.b[s.i] == ':' {
 				s.i++
 			}
-			s.value(child)
+			s.value()
+			s.path = s.path[:len(s.path)-1]
 		}
 	case '[':
 		s.i++
@@ -91,12 +127,14 @@ func (s *textScanner) value(path string) {
 				s.i++
 				continue
 			}
-			s.value(fmt.Sprintf("%s[%d]", path, n))
+			s.path = append(s.path, pathPart{index: n})
+			s.value()
+			s.path = s.path[:len(s.path)-1]
 			n++
 		}
 	case '"':
-		if _, msg := s.str(); msg != "" {
-			s.fields[at] = msg
+		if _, msg := s.str(false); msg != "" {
+			s.note(msg, false)
 		}
 	default:
 		for s.i < len(s.b) {
@@ -109,11 +147,17 @@ func (s *textScanner) value(path string) {
 	}
 }
 
-// str reads a string at s.i and returns it (for a member name's path, with
-// U+FFFD for what is not text) and what is wrong with it, if anything.
-func (s *textScanner) str() (string, string) {
+// str reads a string at s.i and returns what is wrong with it, if
+// anything, and with keep the string itself (for a member name's path,
+// with U+FFFD for what is not text).
+func (s *textScanner) str(keep bool) (string, string) {
 	s.i++ // the opening quote
-	var out []rune
+	var out []byte
+	add := func(r rune) {
+		if keep {
+			out = utf8.AppendRune(out, r)
+		}
+	}
 	msg := ""
 	for s.i < len(s.b) {
 		c := s.b[s.i]
@@ -125,7 +169,7 @@ func (s *textScanner) str() (string, string) {
 			r, ok := s.hex4(s.i + 2)
 			s.i += 6
 			if !ok {
-				out = append(out, utf8.RuneError)
+				add(utf8.RuneError)
 				continue
 			}
 			switch {
@@ -133,17 +177,17 @@ func (s *textScanner) str() (string, string) {
 				if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
 					if lo, ok := s.hex4(s.i + 2); ok && lo >= 0xDC00 && lo < 0xE000 {
 						s.i += 6
-						out = append(out, (r-0xD800)<<10+(lo-0xDC00)+0x10000)
+						add((r-0xD800)<<10 + (lo - 0xDC00) + 0x10000)
 						continue
 					}
 				}
 				msg = msgSurrogate
-				out = append(out, utf8.RuneError)
+				add(utf8.RuneError)
 			case r >= 0xDC00 && r < 0xE000:
 				msg = msgSurrogate
-				out = append(out, utf8.RuneError)
+				add(utf8.RuneError)
 			default:
-				out = append(out, r)
+				add(r)
 			}
 		case c == '\\' && s.i+1 < len(s.b):
 			e := s.b[s.i+1]
@@ -160,16 +204,16 @@ func (s *textScanner) str() (string, string) {
 			case 't':
 				e = '\t'
 			}
-			out = append(out, rune(e))
+			add(rune(e))
 		case c < utf8.RuneSelf:
 			s.i++
-			out = append(out, rune(c))
+			add(rune(c))
 		default:
 			r, n := utf8.DecodeRune(s.b[s.i:])
 			if r == utf8.RuneError && n == 1 {
 				msg = msgInvalidUTF8
 			}
-			out = append(out, r)
+			add(r)
 			s.i += n
 		}
 	}
