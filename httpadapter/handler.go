@@ -361,6 +361,10 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix), prefix: prefix}
 	c.origin = h.origin(r)
 	if rt.access != public {
+		// An answer to a request with an API key is the account's: no
+		// cache keeps it, and no browser reads it as another type.
+		hd := w.Header()
+		hd["Cache-Control"], hd["X-Content-Type-Options"] = noStore, noSniff
 		key, err := apiKeyOf(r)
 		if err != nil {
 			h.fail(w, r, err)
@@ -408,6 +412,14 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	}
 	rt.serve(w, r, c)
 }
+
+// noStore and noSniff are the values of the headers every answer to a
+// request with an API key carries. Set replaces them, and a slice of one
+// grows into a copy of its own, so the answers may share them.
+var (
+	noStore = []string{"no-store"}
+	noSniff = []string{"nosniff"}
+)
 
 // lacking returns the first scope of rt that p does not hold, and false,
 // or true when p holds them all.

@@ -203,3 +203,38 @@ func TestStatusOf(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersToAKeyAreNotKept: every answer to a request with an API key,
+// a success or a problem, tells caches not to keep it and browsers not to
+// read it as another type; the public routes choose their own.
+func TestAnswersToAKeyAreNotKept(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	for _, tt := range []struct {
+		name string
+		r    req
+		want int
+	}{
+		{"get", req{Method: "GET", Path: "/v1/letters/" + l.ID}, http.StatusOK},
+		{"list", req{Method: "GET", Path: "/letters"}, http.StatusOK},
+		{"create", req{Method: "POST", Path: "/letters", Body: letterBody(assetID)}, http.StatusCreated},
+		{"not found", req{Method: "GET", Path: "/letters/ltr_01m82xk8wrekcvnp6xnr97efe0"}, http.StatusNotFound},
+		{"invalid", req{Method: "POST", Path: "/letters", Body: `{}`}, http.StatusBadRequest},
+		{"unknown key", req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "nope")}, http.StatusUnauthorized},
+		{"another account", req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", keyB)}, http.StatusNotFound},
+	} {
+		res := ts.do(t, tt.r).wantStatus(t, tt.want)
+		if got := res.Header.Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s: Cache-Control %q, want no-store", tt.name, got)
+		}
+		if got := res.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", tt.name, got)
+		}
+	}
+	// The OpenAPI document is public and may be kept.
+	res := ts.do(t, req{Method: "GET", Path: "/openapi.json", Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
+	if got := res.Header.Get("Cache-Control"); got == "no-store" {
+		t.Errorf("openapi.json: Cache-Control %q: a public document need not be refused to caches", got)
+	}
+}
