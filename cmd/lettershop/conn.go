@@ -112,10 +112,8 @@ func problemAnswer(code int, detail string, extra http.Header) []byte {
 const refuseWriteTimeout = time.Second
 
 // limitListener caps the connections open at once, in all and per client
-// address. A connection over the cap of its address is answered 503 with a
-// problem and closed at once, rather than left waiting: its client learns
-// why, and holds nothing of the server. At the cap in all, a new
-// connection takes the place of one that holds its place for nothing,
+// address. At either cap, a new connection takes the place of one (of its
+// address, at the address's cap) that holds its place for nothing,
 // which is closed: first the oldest of those that have not yet completed a
 // request (headers sent a byte at a time, or nothing at all), then the one
 // idle longest of those kept open between requests. A connection whose
@@ -123,8 +121,10 @@ const refuseWriteTimeout = time.Second
 // one whose request's headers have all arrived, and one kept open whose
 // next request's first bytes have arrived. Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
-// nor cost it a request it sent; only when every connection has a request
-// under way is a new one answered 503. The http.Server tells it where each
+// nor cost it a request it sent; only when every connection (of the
+// address) has a request under way is a new one answered 503 with a
+// problem and closed at once, rather than left waiting: its client learns
+// why, and holds nothing of the server. The http.Server tells it where each
 // connection stands through connState. Every connection it hands out is a
 // problemConn.
 type limitListener struct {
@@ -176,7 +176,12 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perClient > 0 && l.byIP[c.ip] >= l.perClient {
-		return "this client address has " + strconv.Itoa(l.perClient) + " connections open, as many as one address may; reuse them, or retry shortly", nil
+		// At the address's cap, as at the cap in all: the address's own
+		// connection that holds its place for nothing makes room.
+		if shed = l.idlest(c.ip); shed == nil {
+			return "this client address has " + strconv.Itoa(l.perClient) + " connections open, each with a request under way, as many as one address may; retry shortly", nil
+		}
+		l.releaseLocked(shed)
 	}
 	if l.total > 0 && l.open >= l.total {
 		front := l.fresh.Front()
@@ -193,6 +198,21 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 	l.byIP[c.ip]++
 	l.placeLocked(c, &l.fresh)
 	return "", shed
+}
+
+// idlest returns the connection of address ip that holds its place for
+// nothing, the one to close first (as take chooses one in all), or nil.
+// It is looked for only at the address's cap, so a walk of the lists
+// does.
+func (l *limitListener) idlest(ip string) *countedConn {
+	for _, lst := range []*list.List{&l.fresh, &l.idle} {
+		for e := lst.Front(); e != nil; e = e.Next() {
+			if c := e.Value.(*countedConn); c.ip == ip {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // release gives c's place back, once.

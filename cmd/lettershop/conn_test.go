@@ -128,24 +128,46 @@ func untilServed(t *testing.T, base string) {
 	t.Fatal("no connection was served after one was closed")
 }
 
-// A client address holds at most --max-conns-per-client connections; one
-// more is answered 503 with a problem, and a place freed is taken again.
+// A client address holds at most --max-conns-per-client connections: when
+// each has a request under way, one more is answered 503 with a problem,
+// and a place freed is taken again.
 func TestMaxConnsPerClient(t *testing.T) {
 	base, _ := startServer(t, "--max-conns-per-client", "2", "--rate-limit", "0")
-	first, resp, body := dialAnswered(t, base)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("first connection: %d %s", resp.StatusCode, body)
-	}
-	if _, resp, body = dialAnswered(t, base); resp.StatusCode != http.StatusOK {
-		t.Fatalf("second connection: %d %s", resp.StatusCode, body)
-	}
-	_, resp, body = dialAnswered(t, base)
+	first := busyConn(t, base)
+	busyConn(t, base)
+	_, resp, body := dialAnswered(t, base)
 	wantProblem(t, "third connection", resp, body, http.StatusServiceUnavailable)
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
 	first.Close()
 	untilServed(t, base)
+}
+
+// At --max-conns-per-client, as at --max-conns, a new connection of the
+// address takes the place of one of the address's that holds it for
+// nothing: connections that never send a request cannot keep their
+// address's whole requests out.
+func TestMaxConnsPerClientShedsWhatNeverCompletedARequest(t *testing.T) {
+	base, _ := startServer(t, "--max-conns-per-client", "2", "--rate-limit", "0")
+	var quiet []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://")) // sends half a request
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		quiet = append(quiet, c)
+	}
+	untilServed(t, base)
+	// The older of the two made room.
+	_ = quiet[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := quiet[0].Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the oldest connection that never completed a request is still open: %v", err)
+	}
 }
 
 // busyConn opens a connection whose request is being served: its handler
@@ -340,6 +362,37 @@ func dialFrom(t *testing.T, base, ip string) net.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// At the cap of a client address, the connection that makes room is one of
+// that address's: another address's, older or idle longer, stays.
+func TestLimitListenerShedsOfTheAddress(t *testing.T) {
+	l := newLimitListener(nil, 10, 2, slog.New(slog.DiscardHandler))
+	of := func(ip string) *countedConn {
+		c, _ := pipeConn(t, l)
+		c.ip = ip
+		return c
+	}
+	other := of("192.0.2.1") // older than every one of 127.0.0.1's
+	a1, a2 := of("127.0.0.1"), of("127.0.0.1")
+	for _, c := range []*countedConn{other, a1, a2} {
+		if why, shed := l.take(c); why != "" || shed != nil {
+			t.Fatalf("under the caps: closed %p, refused %q", shed, why)
+		}
+	}
+	if why, shed := l.take(of("127.0.0.1")); why != "" || shed != a1 {
+		t.Fatalf("at the address's cap: closed %p, refused %q; want its oldest connection closed", shed, why)
+	}
+	// The address's connections with a request under way are not closed.
+	l.connState(a2, http.StateActive)
+	a3 := l.fresh.Back().Value.(*countedConn)
+	l.connState(a3, http.StateActive)
+	if why, shed := l.take(of("127.0.0.1")); why == "" || shed != nil {
+		t.Fatalf("every connection of the address busy: closed %p, refused %q; want a refusal", shed, why)
+	}
+	if why, shed := l.take(of("192.0.2.1")); why != "" || shed != nil {
+		t.Fatalf("another address under its cap: closed %p, refused %q", shed, why)
+	}
 }
 
 // Connections that never finish their headers, from a few addresses, fill
