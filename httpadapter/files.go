@@ -3,6 +3,9 @@ package httpadapter
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/egress"
 )
 
 func (h *handler) fileRoutes() {
@@ -10,8 +13,15 @@ func (h *handler) fileRoutes() {
 }
 
 // letterFile serves a signed download link: no API key, the signature is
-// the permission. An expired or altered link is 403.
+// the permission. An expired or altered link is 403, and so is a link
+// fetched by lettershop itself: a letter whose content names a download
+// link as its URL would otherwise have each render fetch the link, and
+// so render again, until the links' limit stops it.
 func (h *handler) letterFile(w http.ResponseWriter, r *http.Request, _ *call) {
+	if r.Header.Get("User-Agent") == egress.UserAgent {
+		h.fail(w, r, errorf(lettershop.CodeForbidden, "a letter's PDF is not content lettershop fetches: content given by URL can not be a download link"))
+		return
+	}
 	q := r.URL.Query()
 	file := r.PathValue("file")
 	pdf, err := h.svc.OpenDownload(r.Context(), file, q.Get("expires"), q.Get("signature"))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/httpadapter"
 )
 
@@ -66,5 +67,27 @@ func TestLetterFileRateLimit(t *testing.T) {
 	off := newTestServer(t, withAdapter(httpadapter.WithRateLimit(0, time.Minute)))
 	for range 5 {
 		off.do(t, req{Method: "GET", Path: "/files/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz.pdf", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusForbidden)
+	}
+}
+
+// A download link fetched by lettershop itself (content given by URL) is
+// refused before the letter is rendered: a letter whose content names its
+// own link would otherwise render once more for each fetch.
+func TestLetterFileNotFetchedByItself(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	link, err := ts.Svc.DownloadURL(t.Context(), httpadapter.SandboxAccount(keyA), l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link = strings.TrimPrefix(link, testBaseURL)
+	res := ts.do(t, req{Method: "GET", Path: link, Header: hdr("X-Api-Key", "", "User-Agent", egress.UserAgent)})
+	if p := res.problem(t, http.StatusForbidden); !strings.Contains(p.Detail, "download link") {
+		t.Errorf("detail %q does not say why", p.Detail)
+	}
+	res = ts.do(t, req{Method: "GET", Path: link, Header: hdr("X-Api-Key", "", "User-Agent", "curl/8")}).wantStatus(t, http.StatusOK)
+	if ct := res.Header.Get("Content-Type"); ct != "application/pdf" {
+		t.Errorf("Content-Type %q", ct)
 	}
 }
