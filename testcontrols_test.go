@@ -275,3 +275,98 @@ func TestSimulateThenClock(t *testing.T) {
 		t.Errorf("after Simulate to ready on Friday: %v, want inProduction on Monday 14:00", got)
 	}
 }
+
+// TestAwait moves the clock to each next step of a letter until it gets
+// where it is awaited, and no further; where it will not get there, or
+// not in time, it says so.
+func TestAwait(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, nil)
+	within := lettershop.AwaitOptions{Within: 30 * 24 * time.Hour}
+
+	m, err := e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != lettershop.StatusMailed {
+		t.Fatalf("status %s, want mailed", m.Status)
+	}
+	last := m.Events[len(m.Events)-1]
+	if now := e.svc.AccountNow(acct); !now.Equal(last.Timestamp) {
+		t.Errorf("the clock is at %v, past the step that mailed the letter (%v)", now, last.Timestamp)
+	}
+	// A status passed through is reached.
+	if _, err := e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "ready"}, within); err != nil {
+		t.Errorf("ready, passed: %v", err)
+	}
+	d, err := e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}, within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"inTransit", "inLocalArea", "processedForDelivery", "delivered"}
+	if got := statusesOf(d, "tracking"); !slices.Equal(got, want) {
+		t.Errorf("tracking %v, want %v", got, want)
+	}
+	at := e.svc.AccountNow(acct)
+	if !at.Equal(d.Events[len(d.Events)-1].Timestamp) {
+		t.Errorf("the clock is at %v, past the delivery", at)
+	}
+	// Already there: nothing moves.
+	if _, err := e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}, within); err != nil || !e.svc.AccountNow(acct).Equal(at) {
+		t.Errorf("delivered again: %v, clock %v, want %v", err, e.svc.AccountNow(acct), at)
+	}
+
+	// Not in time: the clock stops at the limit, the letter where it was.
+	l2 := e.newLetter(t, nil)
+	start := e.svc.AccountNow(acct)
+	_, err = e.svc.Await(e.ctx, acct, l2.ID, lettershop.SimulateTarget{Status: "mailed"}, lettershop.AwaitOptions{Within: time.Hour})
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "not at mailed after 1h0m0s") {
+		t.Errorf("message %q", err)
+	}
+	if now := e.svc.AccountNow(acct); !now.Equal(start.Add(time.Hour)) {
+		t.Errorf("clock %v, want the limit %v", now, start.Add(time.Hour))
+	}
+	if got := e.get(t, l2.ID); got.Status == lettershop.StatusMailed {
+		t.Errorf("the letter got to mailed past the limit")
+	}
+
+	// Never: canceled, nothing comes; returned to sender, it is not
+	// delivered.
+	if _, err := e.svc.CancelLetter(e.ctx, acct, l2.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.Await(e.ctx, acct, l2.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "is canceled and will never reach mailed") {
+		t.Errorf("message %q", err)
+	}
+	r := e.newLetter(t, withNonAddressData("returnedToSender"))
+	_, err = e.svc.Await(e.ctx, acct, r.ID, lettershop.SimulateTarget{Event: "delivered"}, within)
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "nothing more to come (its last event: tracking returnedToSender") {
+		t.Errorf("message %q", err)
+	}
+
+	// What is asked is checked first.
+	_, err = e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "delivered"}, within)
+	wantFields(t, err, "status")
+	_, err = e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, lettershop.AwaitOptions{})
+	wantFields(t, err, "within")
+	_, err = e.svc.Await(e.ctx, "acct_other", l.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	wantCode(t, err, lettershop.CodeNotFound)
+}
+
+// TestAwaitSharedClock moves the Service's clock, which every account
+// follows, when asked to.
+func TestAwaitSharedClock(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, nil)
+	m, err := e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, lettershop.AwaitOptions{Within: 30 * 24 * time.Hour, SharedClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mailed := m.Events[len(m.Events)-1].Timestamp; !e.svc.Now().Equal(mailed) || !e.svc.AccountNow("acct_else").Equal(mailed) {
+		t.Errorf("Service clock %v, another account's %v; want both at %v", e.svc.Now(), e.svc.AccountNow("acct_else"), mailed)
+	}
+}

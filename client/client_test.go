@@ -228,12 +228,23 @@ func TestTestRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ready, err := c.Test.AwaitLetter(ctx, l.ID, &client.AwaitLetterRequest{Status: client.StatusReady, Within: "1h"})
+	if err != nil || ready.Status != client.StatusReady {
+		t.Fatalf("Test.AwaitLetter: %+v, %v", ready, err)
+	}
+	if _, err := c.Test.AwaitLetter(ctx, l.ID, &client.AwaitLetterRequest{Status: client.StatusMailed, Within: "1m"}); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("Test.AwaitLetter past its time: %v, want ErrConflict", err)
+	}
 	moved, err := c.Test.AdvanceLetter(ctx, l.ID, &client.AdvanceLetterRequest{Status: client.StatusMailed})
 	if err != nil || moved.Status != client.StatusMailed {
 		t.Fatalf("Test.AdvanceLetter: %+v, %v", moved, err)
 	}
+	before, err := c.Test.Now(ctx)
+	if err != nil || !before.After(testStart) {
+		t.Fatalf("Test.Now after AwaitLetter: %v, %v; want past the start", before, err)
+	}
 	now, err = c.Test.Advance(ctx, 30*24*time.Hour)
-	if err != nil || !now.Equal(testStart.Add(30*24*time.Hour)) {
+	if err != nil || !now.Equal(before.Add(30*24*time.Hour)) {
 		t.Fatalf("Test.Advance: %v, %v", now, err)
 	}
 	l, err = c.GetLetter(ctx, l.ID)

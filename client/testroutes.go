@@ -81,6 +81,19 @@ func (t *TestClient) AdvanceLetter(ctx context.Context, id string, in *AdvanceLe
 	return &l, nil
 }
 
+// AwaitLetter moves the clock to each next step of the letter in turn
+// until it is at (or passed) a status, or has a tracking event, and
+// returns it (POST /_test/letters/{id}/await): only as much time passes as
+// the letter needs. A letter that will not get there, or not within the
+// time asked, is ErrConflict.
+func (t *TestClient) AwaitLetter(ctx context.Context, id string, in *AwaitLetterRequest) (*Letter, error) {
+	var l Letter
+	if _, err := t.c.call(ctx, t.request("POST", "/_test/letters/"+url.PathEscape(id)+"/await", in), &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
 // RegisterMove files a change of address for NCOA (POST /_test/moves).
 func (t *TestClient) RegisterMove(ctx context.Context, m *Move) error {
 	_, err := t.c.call(ctx, t.request("POST", "/_test/moves", m), nil)

@@ -516,6 +516,15 @@ type AdvanceLetterRequest struct {
 	Event  EventStatus  `json:"event,omitempty"`
 }
 
+// AwaitLetterRequest is the body of POST /_test/letters/{id}/await: a
+// letter status or a tracking event to wait for, and how long the clock
+// may move for it (a duration such as "720h"; empty is 720h).
+type AwaitLetterRequest struct {
+	Status LetterStatus `json:"status,omitempty"`
+	Event  EventStatus  `json:"event,omitempty"`
+	Within string       `json:"within,omitempty"`
+}
+
 // Move is a change of address for NCOA: letters created afterwards with
 // NcoaRecipient "newAddress" to Name at From go to To.
 type Move struct {

@@ -66,6 +66,7 @@ var wireTypes = []match{
 	{reflect.TypeFor[advanceClockRequest](), "AdvanceClockRequest", true},
 	{reflect.TypeFor[setClockRequest](), "SetClockRequest", true},
 	{reflect.TypeFor[AdvanceLetterRequest](), "AdvanceLetterRequest", true},
+	{reflect.TypeFor[AwaitLetterRequest](), "AwaitLetterRequest", true},
 	{reflect.TypeFor[Move](), "Move", true},
 	{reflect.TypeFor[Fault](), "Fault", true},
 	{reflect.TypeFor[FaultList](), "FaultList", false},

@@ -49,6 +49,7 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/clock/freeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(true)})
 	h.handleTest(route{method: "POST", path: "/_test/clock/unfreeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(false)})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
+	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/await", access: scoped, scope: ScopeLettersWrite, serve: h.awaitLetter})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
 	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
@@ -225,6 +226,50 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 		return
 	}
 	l, err := h.svc.Simulate(r.Context(), c.account, id.value, in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	letterResponse(http.StatusOK, l).write(w)
+}
+
+// awaitInput is the body of POST /_test/letters/{id}/await: where the
+// letter is awaited (a status or a tracking event), and how long the clock
+// may move for it.
+type awaitInput struct {
+	Status lettershop.LetterStatus `json:"status,omitempty"`
+	Event  lettershop.EventStatus  `json:"event,omitempty"`
+	Within string                  `json:"within,omitempty"`
+}
+
+// defaultAwait is how long the clock may move for an await that does not
+// say: longer than any letter's course.
+const defaultAwait = 30 * 24 * time.Hour
+
+// awaitLetter moves the clock to each next step of the letter until it
+// gets where it is awaited (Service.Await): one request where a client
+// would otherwise step the clock and read the letter in turn.
+func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	if err := checkIDs(id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var in awaitInput
+	if err := h.readJSON(w, r, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	o := lettershop.AwaitOptions{Within: defaultAwait, SharedClock: h.cfg.sharedClock}
+	if in.Within != "" {
+		d, err := time.ParseDuration(in.Within)
+		if err != nil || d <= 0 {
+			h.fail(w, r, invalid("within", `must be a positive duration such as "720h", got %s`, echo.Quote(in.Within)))
+			return
+		}
+		o.Within = d
+	}
+	l, err := h.svc.Await(r.Context(), c.account, id.value, lettershop.SimulateTarget{Status: in.Status, Event: in.Event}, o)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -34,6 +34,7 @@ func TestTestRoutesOff(t *testing.T) {
 		{Method: "POST", Path: "/_test/clock/freeze"},
 		{Method: "POST", Path: "/_test/clock/unfreeze"},
 		{Method: "POST", Path: "/_test/letters/ltr_1/advance", Body: `{"status":"mailed"}`},
+		{Method: "POST", Path: "/_test/letters/ltr_1/await", Body: `{"status":"mailed"}`},
 		{Method: "POST", Path: "/_test/moves", Body: `{}`},
 		{Method: "GET", Path: "/v1/_test/clock"},
 	} {
@@ -267,6 +268,57 @@ func TestAdvanceLetter(t *testing.T) {
 	ts.do(t, req{Method: "POST", Path: path, Body: `{"event":"delivered"}`, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
 }
 
+// POST /_test/letters/{id}/await moves the caller's clock to each next
+// step of the letter until it gets there, in one request; where it will
+// not, or not within the time given, it is a 409 saying where it stands.
+func TestAwaitLetter(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	path := "/_test/letters/" + l.ID + "/await"
+
+	for _, tt := range []struct{ body, field string }{
+		{`{"status":"lost"}`, "status"},
+		{`{"event":"mailed"}`, "event"},
+		{`{"status":"mailed","within":"soon"}`, "within"},
+		{`{"status":"mailed","within":"-1h"}`, "within"},
+		{`{"status":"mailed","within":"0s"}`, "within"},
+		{`{"status":"mailed","by":"me"}`, "by"},
+	} {
+		ts.do(t, req{Method: "POST", Path: path, Body: tt.body}).problem(t, http.StatusBadRequest).wantFields(t, tt.field)
+	}
+	ts.do(t, req{Method: "POST", Path: path, Body: `{}`}).problem(t, http.StatusBadRequest).wantFields(t, "event", "status")
+	ts.do(t, req{Method: "POST", Path: "/_test/letters/ast_1/await", Body: `{"status":"mailed"}`}).
+		problem(t, http.StatusBadRequest).wantFields(t, "id")
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T15:00:00Z" {
+		t.Fatalf("refused awaits moved the clock to %v", c.Now)
+	}
+
+	// Not in an hour: the clock stops an hour on.
+	p := ts.do(t, req{Method: "POST", Path: path, Body: `{"status":"mailed","within":"1h"}`}).problem(t, http.StatusConflict)
+	if !strings.Contains(p.Detail, "not at mailed after 1h0m0s") {
+		t.Errorf("detail %q", p.Detail)
+	}
+	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T16:00:00Z" {
+		t.Errorf("clock %v, want an hour on", c.Now)
+	}
+
+	var got lettershop.Letter
+	ts.do(t, req{Method: "POST", Path: path, Body: `{"event":"delivered"}`}).wantStatus(t, http.StatusOK).decode(t, &got)
+	last := got.Events[len(got.Events)-1]
+	if last.Type != "tracking" || last.Status != "delivered" {
+		t.Fatalf("last event %+v, want tracking delivered", last)
+	}
+	if c := ts.clockOf(t, keyA); c.Now != last.Timestamp.UTC().Format(time.RFC3339Nano) {
+		t.Errorf("clock %v, want at the delivery %v", c.Now, last.Timestamp)
+	}
+	// Another account's letter, and its clock, stay as they were.
+	ts.do(t, req{Method: "POST", Path: path, Body: `{"event":"delivered"}`, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
+	if c := ts.clockOf(t, keyB); c.Now != "2026-03-02T15:00:00Z" {
+		t.Errorf("another account's clock moved to %v", c.Now)
+	}
+}
+
 func TestRegisterMove(t *testing.T) {
 	ts := newTestServer(t)
 	ts.do(t, req{Method: "POST", Path: "/_test/moves", Body: `{"from":{"addressLine1":"1 A St"},"to":"nowhere"}`}).
@@ -312,6 +364,7 @@ func TestTestRouteScopes(t *testing.T) {
 		{Method: "POST", Path: "/_test/clock/unfreeze"},
 		{Method: "POST", Path: "/_test/letters/" + l.ID + "/advance", Body: `{"status":"ready"}`},
 		{Method: "POST", Path: "/_test/moves", Body: move},
+		{Method: "POST", Path: "/_test/letters/" + l.ID + "/await", Body: `{"status":"inProduction"}`},
 	}
 	for _, r := range writes {
 		r.Header = hdr("X-Api-Key", "reader")
@@ -326,7 +379,7 @@ func TestTestRouteScopes(t *testing.T) {
 		t.Fatalf("a read-only key moved the letter to %s", got.Status)
 	}
 	ts.do(t, req{Method: "GET", Path: "/_test/clock", Header: hdr("X-Api-Key", "reader")}).wantStatus(t, http.StatusOK)
-	want := []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusNoContent}
+	want := []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK, http.StatusNoContent, http.StatusOK}
 	for i, r := range writes {
 		r.Header = hdr("X-Api-Key", "letters")
 		ts.do(t, r).wantStatus(t, want[i])

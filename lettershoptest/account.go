@@ -184,11 +184,7 @@ func (a *Account) WaitForStatus(letterID string, status client.LetterStatus, wit
 		a.t.Fatalf("lettershoptest: %q is not a letter status (%v)%s", status, letterStatuses, hint)
 		return nil
 	}
-	return a.waitFor(letterID, string(status), within, func(l *client.Letter) bool {
-		return l.Status == status || slices.ContainsFunc(l.Events, func(e client.Event) bool {
-			return e.Type == client.EventTypeStatus && e.Status == client.EventStatus(status)
-		})
-	})
+	return a.await(letterID, lettershop.SimulateTarget{Status: lettershop.LetterStatus(status)}, within)
 }
 
 // trackingStatuses are the statuses of tracking events.
@@ -208,75 +204,20 @@ func (a *Account) WaitForEvent(letterID string, event client.EventStatus, within
 		a.t.Fatalf("lettershoptest: %q is not a tracking status (%v); WaitForStatus waits for letter statuses", event, trackingStatuses)
 		return nil
 	}
-	return a.waitFor(letterID, "a "+string(event)+" event", within, func(l *client.Letter) bool {
-		return slices.ContainsFunc(l.Events, func(e client.Event) bool {
-			return e.Type == client.EventTypeTracking && e.Status == event
-		})
-	})
+	return a.await(letterID, lettershop.SimulateTarget{Event: lettershop.EventStatus(event)}, within)
 }
 
-// waitFor moves the account's clock to the letter's next step until done
-// says the letter is there.
-func (a *Account) waitFor(letterID, what string, within time.Duration, done func(*client.Letter) bool) *client.Letter {
+// await has the Service move the account's clock (or, with
+// WithSharedClock, the one clock) to the letter's next step until it
+// reaches target (Service.Await).
+func (a *Account) await(letterID string, target lettershop.SimulateTarget, within time.Duration) *client.Letter {
 	a.t.Helper()
-	deadline := a.Now().Add(within)
-	stalled := 0
-	for {
-		l := a.Letter(letterID)
-		if done(l) {
-			return l
-		}
-		now := a.Now()
-		if l.Status == client.StatusCanceled || l.Status == client.StatusIssue {
-			a.t.Fatalf("lettershoptest: letter %s is %s and will never reach %s", letterID, l.Status, what)
-			return nil
-		}
-		next := a.nextStep(letterID)
-		if next.IsZero() {
-			a.t.Fatalf("lettershoptest: letter %s is %s with nothing more to come (its last event: %s), and never reached %s",
-				letterID, l.Status, lastEvent(l), what)
-			return nil
-		}
-		if !now.Before(deadline) || next.After(deadline) {
-			if now.Before(deadline) {
-				a.Set(deadline)
-			}
-			a.t.Fatalf("lettershoptest: letter %s is %s at %s, not at %s after %s on the clock (its next step is at %s)",
-				letterID, l.Status, deadline.UTC().Format(time.RFC3339), what, within, next.UTC().Format(time.RFC3339))
-			return nil
-		}
-		if next.After(now) {
-			a.Set(next)
-			stalled = 0
-			continue
-		}
-		// Due already, which the next read runs; twice in a row means the
-		// step does not run.
-		if stalled++; stalled > 2 {
-			a.t.Fatalf("lettershoptest: letter %s is %s with a step due at %s that does not run", letterID, l.Status, next.UTC().Format(time.RFC3339))
-			return nil
-		}
-		a.Advance(0)
-	}
-}
-
-// nextStep is when the letter's next lifecycle step falls due on its
-// account's clock; the zero time when none is pending.
-func (a *Account) nextStep(letterID string) time.Time {
-	a.t.Helper()
-	r, err := a.c.store.GetLetter(context.Background(), a.ID, letterID)
+	l, err := a.c.svc.Await(context.Background(), a.ID, letterID, target, lettershop.AwaitOptions{Within: within, SharedClock: a.c.shared})
 	if err != nil {
-		a.t.Fatalf("lettershoptest: letter %s: %v", letterID, err)
+		a.t.Fatalf("lettershoptest: %v", err)
+		return nil
 	}
-	return r.DueAt
-}
-
-func lastEvent(l *client.Letter) string {
-	if len(l.Events) == 0 {
-		return "none"
-	}
-	e := l.Events[len(l.Events)-1]
-	return fmt.Sprintf("%s %s at %s", e.Type, e.Status, e.Timestamp.UTC().Format(time.RFC3339))
+	return wireLetter(a.t, l)
 }
 
 // PDF returns the letter's rendered PDF, as its download link serves it.

@@ -133,9 +133,8 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // core is what a Server and a Service share: the lettershop.Service, its
 // clock and the account counter.
 type core struct {
-	t     testing.TB
-	svc   *lettershop.Service
-	store storage.Storage
+	t   testing.TB
+	svc *lettershop.Service
 	// url and hc reach the server, when there is one.
 	url      string
 	hc       *http.Client
@@ -162,7 +161,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		lettershop.WithDeliverer(delivery.Open),
 	}, cfg.service...)...)
 	t.Cleanup(func() { _ = svc.Close() })
-	c := &core{t: t, svc: svc, store: store, clock: mc, shared: cfg.shared}
+	c := &core{t: t, svc: svc, clock: mc, shared: cfg.shared}
 	c.seed(cfg.fixture)
 	return c, cfg
 }
