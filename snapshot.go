@@ -133,8 +133,12 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 	at := c.Now.UTC().Truncate(time.Millisecond)
 	err := s.clocks.CheckSet(account, at, shared, "clock.now")
 	if b := (*acctclock.BehindError)(nil); errors.As(err, &b) {
-		return time.Time{}, errorf(CodeConflict, "the account's clock is at %s, past the snapshot's %s, and a clock never goes back: restore into an account before moving the server's clock past it",
-			b.Now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
+		which, before := "account's clock", "before its clock moves past it (a new account's follows the server's)"
+		if shared {
+			which, before = "shared clock", "before the clock moves past it"
+		}
+		return time.Time{}, errorf(CodeConflict, "the %s is at %s, past the snapshot's %s, and a clock never goes back: restore %s",
+			which, b.Now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), before)
 	}
 	return at, clockErr(err, "a snapshot restores on a test clock only; this service runs on the real time")
 }

@@ -289,7 +289,7 @@ func (r *Receiver) describe() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.events) == 0 {
-		return "no events"
+		return "no events (a webhook gets the events of changes made after it was made: make the receiver before the letter moves)"
 	}
 	var types []string
 	for _, e := range r.events {
