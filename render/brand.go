@@ -24,8 +24,9 @@ import (
 // browser falls back to the next font.
 
 // CheckFont returns what keeps a font file from printing in a letter, or
-// "" when it prints: it must be a TrueType font (.ttf, or an OpenType .otf
-// with TrueType outlines) that maps characters to glyphs.
+// "" when it prints: it must be a TrueType font (.ttf, an OpenType .otf
+// with TrueType outlines, or a WOFF2 font of either) that maps characters
+// to glyphs.
 func CheckFont(data []byte) string {
 	_, err := brandFace(data)
 	if err != nil {
@@ -79,6 +80,9 @@ func loadBrandFace(key string, data []byte) (f *face, err error) {
 			f, err = nil, errors.New("the font can not be read: it is damaged")
 		}
 	}()
+	if data, err = sfntOf(data); err != nil {
+		return nil, err
+	}
 	sf, err := sfnt.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("the font can not be read: %w", err)

@@ -26,13 +26,27 @@ func CheckContent(mime string, data []byte, resources []string) string {
 	switch mime {
 	case "text/html":
 		return CheckTemplate(data, resources)
-	case "image/png", "image/jpeg":
+	case "image/png", "image/jpeg", "image/gif", "image/svg+xml":
 		return CheckImage(mime, data)
 	case "application/pdf":
 		return CheckPDF(data).Problem
 	case "font/ttf", "font/otf":
+		if isWOFF2(data) {
+			return "the data is a WOFF2 font, not " + mime + ": store it as font/woff2"
+		}
 		if _, err := sfnt.Parse(data); err != nil {
 			return "the font can not be read: " + err.Error()
+		}
+	case "font/woff2":
+		if !isWOFF2(data) {
+			return "the data is not a WOFF2 font: it does not start with wOF2"
+		}
+		sf, err := decodeWOFF2(data)
+		if err != nil {
+			return err.Error()
+		}
+		if _, err := sfnt.Parse(sf); err != nil {
+			return "the font in the WOFF2 font can not be read: " + err.Error()
 		}
 	}
 	return ""
@@ -46,9 +60,12 @@ func CheckContent(mime string, data []byte, resources []string) string {
 var fetchedAs = map[string][]string{
 	"image/png":       {"application/octet-stream"},
 	"image/jpeg":      {"image/jpg", "image/pjpeg", "application/octet-stream"},
+	"image/gif":       {"application/octet-stream"},
+	"image/svg+xml":   {"image/svg", "application/svg+xml", "text/xml", "application/xml", "application/octet-stream"},
 	"application/pdf": {"application/x-pdf", "application/octet-stream"},
 	"font/ttf":        {"font/sfnt", "application/font-sfnt", "application/x-font-ttf", "application/x-font-truetype", "application/octet-stream"},
 	"font/otf":        {"font/sfnt", "application/font-sfnt", "application/x-font-opentype", "application/vnd.ms-opentype", "application/octet-stream"},
+	"font/woff2":      {"application/font-woff2", "application/x-font-woff2", "application/octet-stream"},
 }
 
 // FetchedProblem says what keeps content fetched to stand as content of
@@ -69,12 +86,16 @@ func FetchedProblem(mime, mediaType string, data []byte, resources []string) str
 }
 
 // CheckResource says what keeps an image or a font of MIME type mime from
-// printing where template uses it as {{name}}, or "" when it prints: an
-// image must print at MinImageDPI or more, a font must be one a letter
-// can embed.
+// printing where template uses it as {{name}}, or "" when it prints: a
+// raster image must print at MinImageDPI or more (an SVG is drawn at that
+// resolution for the size it prints at), a font must be one a letter can
+// embed.
 func CheckResource(template []byte, name, mime string, data []byte) string {
 	if strings.HasPrefix(mime, "font/") {
 		return CheckFont(data)
+	}
+	if mime == "image/svg+xml" {
+		return CheckSVG(data)
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -125,7 +146,7 @@ func TextProblem(s string) string {
 func FetchedResource(template []byte, name string, body []byte) (Resource, string) {
 	mime := ResourceType(body)
 	if mime == "" {
-		return Resource{}, "it is neither a PNG or JPEG image nor a TrueType font"
+		return Resource{}, "it is neither a PNG, JPEG, GIF or SVG image nor a TrueType or WOFF2 font"
 	}
 	if strings.HasPrefix(mime, "image/") {
 		if msg := CheckImage(mime, body); msg != "" {

@@ -102,7 +102,7 @@ func TestResourceChecks(t *testing.T) {
 	if r, msg := render.FetchedResource(template, "brand", gosmallcaps.TTF); msg != "" || r.Type != "font/ttf" {
 		t.Errorf("fetched font: %s, %q", r.Type, msg)
 	}
-	if _, msg := render.FetchedResource(template, "logo", []byte("<html>")); msg != "it is neither a PNG or JPEG image nor a TrueType font" {
+	if _, msg := render.FetchedResource(template, "logo", []byte("<html>")); msg != "it is neither a PNG, JPEG, GIF or SVG image nor a TrueType or WOFF2 font" {
 		t.Errorf("fetched page: %q", msg)
 	}
 	if _, msg := render.FetchedResource(template, "logo", blurred); msg != want {

@@ -18,7 +18,8 @@ import (
 // as wide as its width and height ask (attributes in CSS pixels, or style
 // width and height in px, pt, in, cm, mm or % of the column), its aspect
 // kept when only one is given; given neither, it prints at MinImageDPI,
-// one image pixel a 300th of an inch. It is made smaller, never larger, to
+// one image pixel a 300th of an inch (an SVG at its own size: its width
+// and height, in CSS pixels when bare). It is made smaller, never larger, to
 // fit the column and the page.
 
 // MinImageDPI is the least resolution, in dots (image pixels) per inch at
@@ -115,10 +116,10 @@ func (l length) points(maxW float64) float64 {
 // imageMaxH is the tallest an image prints: a page's text height.
 const imageMaxH = pageH - marginTop - marginBottom
 
-// printedSize is the size, in points, an image of px x py pixels prints
-// at as s asks, in a column maxW wide.
-func printedSize(s imageSpec, px, py int, maxW float64) (w, h float64) {
-	natW, natH := float64(px)*72/MinImageDPI, float64(py)*72/MinImageDPI
+// printedSize is the size, in points, an image whose own size is natW x
+// natH points prints at as s asks, in a column maxW wide. A raster
+// image's own size is its pixels at MinImageDPI.
+func printedSize(s imageSpec, natW, natH, maxW float64) (w, h float64) {
 	w, h = s.w.points(maxW), s.h.points(maxW)
 	switch {
 	case w > 0 && h > 0:
@@ -162,7 +163,7 @@ func ImageDPI(template []byte, name string, px, py int) (float64, bool) {
 		if m == nil || len(m[0]) != len(b.image.src) || m[1] != name {
 			continue
 		}
-		w, h := printedSize(*b.image, px, py, columnWidth(b.indent))
+		w, h := printedSize(*b.image, float64(px)*72/MinImageDPI, float64(py)*72/MinImageDPI, columnWidth(b.indent))
 		lowest, found = min(lowest, dpi(px, py, w, h)), true
 	}
 	return lowest, found
@@ -218,11 +219,13 @@ func columnWidth(indent float64) float64 {
 	return pageW - marginX - x0
 }
 
-// placedImage is an image registered with fpdf for a letter.
+// placedImage is an image registered with fpdf for a letter; for an SVG,
+// the SVG read, registered at each size it prints at (by name and size).
 type placedImage struct {
 	name   string
 	typ    string
 	px, py int
+	svg    *svgImage
 }
 
 // registerImage decodes an image and hands it to fpdf under name: a JPEG
@@ -233,7 +236,22 @@ func (d *document) registerImage(name string, data []byte) (placedImage, error) 
 	if err != nil {
 		return placedImage{}, fmt.Errorf("decode image: %w", err)
 	}
+	return d.registerPicture(name, img, format, data)
+}
+
+// registerSVG draws an SVG for w x h points at MinImageDPI and hands it
+// to fpdf under name.
+func (d *document) registerSVG(name string, s *svgImage, w, h float64) (placedImage, error) {
+	p, err := d.registerPicture(name, s.raster(w, h), "svg", nil)
+	p.svg = s
+	return p, err
+}
+
+// registerPicture hands a decoded image to fpdf under name: one decoded
+// from JPEG data in colour as data, anything else as an 8-bit PNG.
+func (d *document) registerPicture(name string, img image.Image, format string, data []byte) (placedImage, error) {
 	var reg []byte
+	var err error
 	typ := "png"
 	switch {
 	case d.color && format == "jpeg" && isYCbCrOrGray(img):
@@ -268,12 +286,36 @@ func (d *document) drawImage(s imageSpec, align string, x0, maxW float64) error 
 			return fmt.Errorf("the image %q was not given", s.src)
 		}
 		var err error
-		if p, err = d.registerImage(fmt.Sprintf("img%d", len(d.images)), res.Data); err != nil {
+		name := fmt.Sprintf("img%d", len(d.images))
+		if res.Type == "image/svg+xml" || ResourceType(res.Data) == "image/svg+xml" {
+			var svg *svgImage
+			if svg, err = readSVG(res.Data); err != nil {
+				return err
+			}
+			p = placedImage{name: name, svg: svg}
+		} else if p, err = d.registerImage(name, res.Data); err != nil {
 			return err
 		}
 		d.images[s.src] = p
 	}
-	w, h := printedSize(s, p.px, p.py, maxW)
+	natW, natH := float64(p.px)*72/MinImageDPI, float64(p.py)*72/MinImageDPI
+	if p.svg != nil {
+		natW, natH = p.svg.wPt, p.svg.hPt
+	}
+	w, h := printedSize(s, natW, natH, maxW)
+	if p.svg != nil {
+		// Drawn for the size it prints at, once for each size.
+		name := fmt.Sprintf("%s-%.2fx%.2f", p.name, w, h)
+		sized, done := d.svgSizes[name]
+		if !done {
+			var err error
+			if sized, err = d.registerSVG(name, p.svg, w, h); err != nil {
+				return err
+			}
+			d.svgSizes[name] = sized
+		}
+		p = sized
+	}
 	if d.y+h > pageH-marginBottom && d.y > marginTop {
 		d.newPage()
 	}

@@ -13,6 +13,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	_ "image/gif"  // decodes GIF content
 	_ "image/jpeg" // decodes JPEG content
 	"image/png"
 	"slices"
@@ -57,8 +58,8 @@ type Letter struct {
 	// Sender and Recipient are the lines of the two address blocks, top to
 	// bottom; the last line is city, state and ZIP code.
 	Sender, Recipient []string
-	// Type is the content's MIME type: text/html, image/png, image/jpeg or
-	// application/pdf.
+	// Type is the content's MIME type: text/html, image/png, image/jpeg,
+	// image/gif, image/svg+xml or application/pdf.
 	Type string
 	// Content is the content itself: for text/html, the template with its
 	// variables merged.
@@ -76,7 +77,7 @@ type Letter struct {
 // letter.
 func Printable(mime string) bool {
 	switch mime {
-	case "text/html", "image/png", "image/jpeg", "application/pdf":
+	case "text/html", "image/png", "image/jpeg", "image/gif", "image/svg+xml", "application/pdf":
 		return true
 	}
 	return false
@@ -84,23 +85,34 @@ func Printable(mime string) bool {
 
 // ResourceType returns the MIME type of an image or font a template can
 // show, told by its first bytes, which say what they are where a server's
-// media type is often wrong: image/png, image/jpeg or font/ttf (TrueType,
-// or OpenType, which CheckFont refuses), and "" for data that is none.
+// media type is often wrong: image/png, image/jpeg, image/gif,
+// image/svg+xml, font/ttf (TrueType, or OpenType, which CheckFont refuses)
+// or font/woff2, and "" for data that is none.
 func ResourceType(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
 		return "image/png"
 	case bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
 		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif"
 	case bytes.HasPrefix(data, []byte{0, 1, 0, 0}), bytes.HasPrefix(data, []byte("true")), bytes.HasPrefix(data, []byte("OTTO")):
 		return "font/ttf"
+	case isWOFF2(data):
+		return "font/woff2"
+	case isSVG(data):
+		return "image/svg+xml"
 	}
 	return ""
 }
 
-// CheckImage returns what keeps an image of a MIME type (image/png or
-// image/jpeg) from printing, or "" when it prints.
+// CheckImage returns what keeps an image of a MIME type (image/png,
+// image/jpeg, image/gif or image/svg+xml) from printing, or "" when it
+// prints. A GIF prints its first frame.
 func CheckImage(mime string, data []byte) string {
+	if mime == "image/svg+xml" {
+		return CheckSVG(data)
+	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return "the image can not be read: " + err.Error()
@@ -147,8 +159,8 @@ func Render(l Letter) (out []byte, err error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-	case "image/png", "image/jpeg":
-		if err := d.imagePage(l.Content); err != nil {
+	case "image/png", "image/jpeg", "image/gif", "image/svg+xml":
+		if err := d.imagePage(l.Type, l.Content); err != nil {
 			return nil, err
 		}
 	default:
@@ -204,6 +216,8 @@ type document struct {
 	// those registered with fpdf.
 	resources map[string]Resource
 	images    map[string]placedImage
+	// svgSizes are the SVGs drawn, by name and the size they print at.
+	svgSizes map[string]placedImage
 	// err is the first error met while laying out.
 	err error
 	// curFace and curSize are fpdf's current font; curFace is -1 when fpdf
@@ -236,7 +250,7 @@ func newDocument(l Letter) *document {
 	return &document{
 		pdf: p, color: l.Color, curFace: -1, date: when.Format("January 2, 2006"),
 		faces: make([]*face, len(fontKeys)), uses: make([]*fontUse, len(fontKeys)),
-		resources: l.Resources, images: map[string]placedImage{},
+		resources: l.Resources, images: map[string]placedImage{}, svgSizes: map[string]placedImage{},
 	}
 }
 
@@ -366,17 +380,33 @@ func (d *document) wrapAddress(lines []string, w float64, st inlineStyle) []stri
 	return out
 }
 
-// imagePage puts an image on a page of its own: at 150 dpi, or smaller to
-// fit within the margins, centred.
-func (d *document) imagePage(data []byte) error {
-	p, err := d.registerImage("content", data)
-	if err != nil {
-		return err
+// imagePage puts an image on a page of its own: a raster image at 150
+// dpi, an SVG at its own size, or smaller to fit within the margins,
+// centred.
+func (d *document) imagePage(mime string, data []byte) error {
+	var w, h float64
+	var svg *svgImage
+	var p placedImage
+	var err error
+	if mime == "image/svg+xml" {
+		if svg, err = readSVG(data); err != nil {
+			return err
+		}
+		w, h = svg.wPt, svg.hPt
+	} else {
+		if p, err = d.registerImage("content", data); err != nil {
+			return err
+		}
+		w, h = float64(p.px)*72/150, float64(p.py)*72/150
 	}
-	w, h := float64(p.px)*72/150, float64(p.py)*72/150
 	maxW, maxH := pageW-2*marginX, pageH-marginTop-marginBottom
 	if scale := min(maxW/w, maxH/h); scale < 1 {
 		w, h = w*scale, h*scale
+	}
+	if svg != nil {
+		if p, err = d.registerSVG("content", svg, w, h); err != nil {
+			return err
+		}
 	}
 	d.newPage()
 	d.pdf.ImageOptions("content", (pageW-w)/2, marginTop, w, h, false, fpdf.ImageOptions{ImageType: p.typ}, 0, "")

@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"image"
 	"image/color"
+	"image/color/palette"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"slices"
@@ -29,6 +31,8 @@ type PDF struct {
 	Colors []string
 	// Images are the image XObjects of each page: "page:colorspace:filter".
 	Images []string
+	// ImageSizes are their sizes in pixels, in the same order: "WxH".
+	ImageSizes []string
 	// Links are the URIs of the link annotations.
 	Links []string
 	// CreationDate and ModDate are the document information dates.
@@ -64,6 +68,7 @@ func Read(t testing.TB, b []byte) PDF {
 		out.Pages = append(out.Pages, text)
 		for _, x := range images {
 			out.Images = append(out.Images, strconv.Itoa(n)+":"+x.Key("ColorSpace").Name()+":"+x.Key("Filter").Name())
+			out.ImageSizes = append(out.ImageSizes, x.Key("Width").String()+"x"+x.Key("Height").String())
 		}
 	}
 	return out
@@ -147,6 +152,30 @@ func JPEG(t testing.TB, w, h int) string {
 	}
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// GIF returns a w by h GIF image of two frames, base64-encoded as version
+// content is: the first frame's left half transparent.
+func GIF(t testing.TB, w, h int) string {
+	t.Helper()
+	frame := func(c uint8, clearLeft bool) *image.Paletted {
+		img := image.NewPaletted(image.Rect(0, 0, w, h), append(color.Palette{color.Transparent}, palette.Plan9[:255]...))
+		for y := range h {
+			for x := range w {
+				if clearLeft && x < w/2 {
+					continue // index 0: transparent
+				}
+				img.Set(x, y, color.RGBA{uint8(x), c, uint8(y), 255})
+			}
+		}
+		return img
+	}
+	first := frame(40, true)
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{first, frame(220, false)}, Delay: []int{50, 50}}); err != nil {
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(b.Bytes())
