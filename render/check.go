@@ -55,13 +55,14 @@ func CheckContent(mime string, data []byte, resources []string) string {
 // fetchedAs are the media types, besides its own, that a server may give
 // content of each MIME type as: names in use before the types were
 // registered, and application/octet-stream, bytes of no stated kind, which
-// the checks of the content then judge alone. A template must come as
-// text/html.
+// the checks of the content then judge alone (and, for an SVG, text/plain:
+// what one with no XML declaration served with no type sniffs as). A
+// template must come as text/html.
 var fetchedAs = map[string][]string{
 	"image/png":       {"application/octet-stream"},
 	"image/jpeg":      {"image/jpg", "image/pjpeg", "application/octet-stream"},
 	"image/gif":       {"application/octet-stream"},
-	"image/svg+xml":   {"image/svg", "application/svg+xml", "text/xml", "application/xml", "application/octet-stream"},
+	"image/svg+xml":   {"image/svg", "application/svg+xml", "text/xml", "application/xml", "text/plain", "application/octet-stream"},
 	"application/pdf": {"application/x-pdf", "application/octet-stream"},
 	"font/ttf":        {"font/sfnt", "application/font-sfnt", "application/x-font-ttf", "application/x-font-truetype", "application/octet-stream"},
 	"font/otf":        {"font/sfnt", "application/font-sfnt", "application/x-font-opentype", "application/vnd.ms-opentype", "application/octet-stream"},

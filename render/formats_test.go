@@ -193,6 +193,7 @@ func TestFetchedProblemFormats(t *testing.T) {
 		{"svg as application xml", "image/svg+xml", "application/xml", s, ""},
 		{"svg by an older name", "image/svg+xml", "image/svg", s, ""},
 		{"svg as bytes", "image/svg+xml", "application/octet-stream", s, ""},
+		{"svg sniffed as text", "image/svg+xml", "text/plain", s, ""},
 		{"svg as html", "image/svg+xml", "text/html", s, "the server gave text/html"},
 		{"woff2", "font/woff2", "font/woff2", w, ""},
 		{"woff2 by an older name", "font/woff2", "application/font-woff2", w, ""},

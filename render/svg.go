@@ -96,7 +96,7 @@ func readSVG(data []byte) (img *svgImage, err error) {
 	}
 	icon, err := oksvg.ReadIconStream(bytes.NewReader(clean), oksvg.StrictErrorMode)
 	if err != nil {
-		return nil, fmt.Errorf("the SVG can not be read: %v", err)
+		return nil, fmt.Errorf("the SVG can not be read: %w", err)
 	}
 	img = &svgImage{icon: icon}
 	if err := img.size(root); err != nil {
@@ -121,10 +121,10 @@ func cleanSVG(data []byte) ([]byte, xml.StartElement, error) {
 	var stack []bool // whether each open element is written
 	skipping := 0    // depth inside an element left out
 	elements, uses, inDefs, defsElements := 0, 0, 0, 0
-	readErr := func(err error) error { return fmt.Errorf("the SVG can not be read: %v", err) }
+	readErr := func(err error) error { return fmt.Errorf("the SVG can not be read: %w", err) }
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -359,8 +359,8 @@ func (s *svgImage) checkCost() (err error) {
 	c := &costScanner{}
 	defer func() {
 		if p := recover(); p != nil {
-			if p != errSVGTooComplex {
-				panic(p)
+			if e, ok := p.(error); !ok || !errors.Is(e, errSVGTooComplex) {
+				panic(p) // readSVG's recover says the SVG is damaged
 			}
 			err = fmt.Errorf("the SVG draws more than %d line segments; simplify it", maxSVGSegments)
 		}
