@@ -39,9 +39,9 @@ const (
 // contentTypes are the MIME types each asset type holds; the first is the default.
 var contentTypes = map[AssetType][]ContentType{
 	AssetTemplate: {ContentHTML},
-	AssetImage:    {ContentPNG, ContentJPEG},
+	AssetImage:    {ContentPNG, ContentJPEG, ContentGIF, ContentSVG},
 	AssetDocument: {ContentPDF},
-	AssetFont:     {ContentTTF, ContentOTF},
+	AssetFont:     {ContentTTF, ContentOTF, ContentWOFF2},
 }
 
 var assetTypes = []string{string(AssetTemplate), string(AssetImage), string(AssetFont), string(AssetDocument)}

@@ -39,14 +39,18 @@ const (
 type ContentType string
 
 // The content types, by the asset type that holds them: a template holds
-// HTML, an image PNG or JPEG, a document PDF, a font TrueType or OpenType.
+// HTML, an image PNG, JPEG, GIF or SVG, a document PDF, a font TrueType,
+// OpenType or WOFF2.
 const (
-	ContentHTML ContentType = "text/html"
-	ContentPNG  ContentType = "image/png"
-	ContentJPEG ContentType = "image/jpeg"
-	ContentPDF  ContentType = "application/pdf"
-	ContentTTF  ContentType = "font/ttf"
-	ContentOTF  ContentType = "font/otf"
+	ContentHTML  ContentType = "text/html"
+	ContentPNG   ContentType = "image/png"
+	ContentJPEG  ContentType = "image/jpeg"
+	ContentGIF   ContentType = "image/gif"
+	ContentSVG   ContentType = "image/svg+xml"
+	ContentPDF   ContentType = "application/pdf"
+	ContentTTF   ContentType = "font/ttf"
+	ContentOTF   ContentType = "font/otf"
+	ContentWOFF2 ContentType = "font/woff2"
 )
 
 // ContentSource says where a version's content comes from and is kept.

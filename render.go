@@ -109,7 +109,7 @@ func printableContent(mime string) string {
 	switch {
 	case render.Printable(mime):
 		return ""
-	case mime == "font/ttf", mime == "font/otf":
+	case strings.HasPrefix(mime, "font/"):
 		return "a font can not be printed on its own: use a template, image or document asset"
 	default:
 		return fmt.Sprintf("content of type %s can not be printed", mime)

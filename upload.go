@@ -36,7 +36,7 @@ func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, ve
 			f := fieldErrors{}
 			switch {
 			case !slices.Contains(contentTypes[a.Type], mime):
-				f.add("content.type", "a %s asset holds %s, got %s", a.Type, joinEnumWith(contentTypes[a.Type], " or "), echo.Quote(string(mime)))
+				f.add("content.type", "%s, got %s", holdsMessage(a.Type), echo.Quote(string(mime)))
 			case len(data) == 0:
 				f.add("content.content", "the content can not be empty")
 			case len(data) > MaxUploadContent:

@@ -59,7 +59,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		typ = contentTypes[t][0]
 	}
 	if !slices.Contains(contentTypes[t], typ) {
-		f.add("content.type", "a %s asset holds %s, got %s", t, joinEnumWith(contentTypes[t], " or "), echo.Quote(string(typ)))
+		f.add("content.type", "%s, got %s", holdsMessage(t), echo.Quote(string(typ)))
 		return nil, nil
 	}
 	text, path := c.given()

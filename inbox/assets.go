@@ -113,7 +113,7 @@ func previewKind(t lettershop.ContentType) string {
 	switch t {
 	case lettershop.ContentHTML:
 		return "html"
-	case lettershop.ContentPNG, lettershop.ContentJPEG:
+	case lettershop.ContentPNG, lettershop.ContentJPEG, lettershop.ContentGIF, lettershop.ContentSVG:
 		return "image"
 	case lettershop.ContentPDF:
 		return "pdf"

@@ -42,7 +42,7 @@ var apiDoc = sync.OnceValues(func() (*apiRouter, error) {
 	}
 	// Bodies that are files: a letter's PDF, this document, and a version's
 	// content as itself.
-	for _, mt := range []string{"application/pdf", "application/yaml", "text/html", "image/png", "image/jpeg", "font/ttf", "font/otf"} {
+	for _, mt := range []string{"application/pdf", "application/yaml", "text/html", "image/png", "image/jpeg", "image/gif", "image/svg+xml", "font/ttf", "font/otf", "font/woff2"} {
 		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.FileBodyDecoder)
 	}
 	return &apiRouter{doc: doc, router: router}, nil
