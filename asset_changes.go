@@ -148,7 +148,21 @@ func validateAssetName(f fieldErrors, name string) {
 	}
 }
 
-func binaryContent(mime string) bool { return !strings.HasPrefix(mime, "text/") }
+// binaryContent reports whether content of a MIME type is shown
+// base64-encoded: all but text, and SVG, which is XML text.
+func binaryContent(mime string) bool {
+	return !strings.HasPrefix(mime, "text/") && mime != string(ContentSVG)
+}
+
+// decodeContent reads content as a request gives it: base64-encoded for a
+// binary type; an SVG as its text, or base64-encoded as other images are
+// (base64 has no "<", which an SVG's text has).
+func decodeContent(mime, text string) ([]byte, error) {
+	if binaryContent(mime) || mime == string(ContentSVG) && !strings.Contains(text, "<") {
+		return base64.StdEncoding.DecodeString(text)
+	}
+	return []byte(text), nil
+}
 
 func encodeContent(mime string, data []byte) string {
 	if binaryContent(mime) {

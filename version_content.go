@@ -3,7 +3,6 @@ package lettershop
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"slices"
 
@@ -70,13 +69,10 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		f.add(path, "the content can not be empty")
 		return nil, nil
 	}
-	data := []byte(text)
-	if binaryContent(string(typ)) {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(text); err != nil {
-			f.add(path, "%s content must be base64-encoded: %v", typ, err)
-			return nil, nil
-		}
+	data, err := decodeContent(string(typ), text)
+	if err != nil {
+		f.add(path, "%s content must be base64-encoded: %v", typ, err)
+		return nil, nil
 	}
 	if len(data) > MaxInlineContent {
 		f.add(path, "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
@@ -174,12 +170,9 @@ func contentChange(c *VersionContent, t AssetType, v *AssetVersion) string {
 		}
 		return ""
 	}
-	data := []byte(text)
-	if binaryContent(string(typ)) {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(text); err != nil {
-			return path
-		}
+	data, err := decodeContent(string(typ), text)
+	if err != nil {
+		return path
 	}
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != v.contentHash {
