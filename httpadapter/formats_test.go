@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/lettershop/lettershop"
@@ -56,19 +55,7 @@ func TestVersionFormats(t *testing.T) {
 			delete(body, "variables")
 			var l lettershop.Letter
 			ts.do(t, req{Method: "POST", Path: "/letters", Body: body}).wantStatus(t, http.StatusCreated).decode(t, &l)
-			client := *ts.Client()
-			client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-			hr, _ := http.NewRequest("GET", ts.URL+"/letters/"+l.ID+"/download", nil)
-			hr.Header.Set("X-Api-Key", keyA)
-			resp, err := client.Do(hr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			link := strings.TrimPrefix(resp.Header.Get("Location"), testBaseURL)
-			if resp.StatusCode != http.StatusFound || link == "" {
-				t.Fatalf("download: %d %q", resp.StatusCode, link)
-			}
+			link := downloadLink(t, ts, l.ID)
 			pdf := ts.do(t, req{Method: "GET", Path: link, Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
 			got := pdftest.Read(t, pdf.Body)
 			if len(got.Pages) != 2 || len(got.Images) != 1 {
