@@ -235,6 +235,13 @@ func TestTestRoutes(t *testing.T) {
 	if _, err := c.Test.AwaitLetter(ctx, l.ID, &client.AwaitLetterRequest{Status: client.StatusMailed, Within: "1m"}); !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("Test.AwaitLetter past its time: %v, want ErrConflict", err)
 	}
+	text, err := c.Test.LetterText(ctx, l.ID)
+	if err != nil || !strings.Contains(text, l.Recipient.Address.AddressLine1) {
+		t.Fatalf("Test.LetterText: %q, %v; want the recipient's address in it", text, err)
+	}
+	if _, err := c.Test.LetterText(ctx, "ltr_01m82xk8wrekcvnp6xnr97efe0"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("Test.LetterText of no letter: %v, want ErrNotFound", err)
+	}
 	moved, err := c.Test.AdvanceLetter(ctx, l.ID, &client.AdvanceLetterRequest{Status: client.StatusMailed})
 	if err != nil || moved.Status != client.StatusMailed {
 		t.Fatalf("Test.AdvanceLetter: %+v, %v", moved, err)

@@ -94,6 +94,17 @@ func (t *TestClient) AwaitLetter(ctx context.Context, id string, in *AwaitLetter
 	return &l, nil
 }
 
+// LetterText returns the text the letter prints, page after page, each
+// row of text on a line of its own (GET /_test/letters/{id}/text): what a
+// test checks was printed, without reading the PDF.
+func (t *TestClient) LetterText(ctx context.Context, id string) (string, error) {
+	resp, err := t.c.call(ctx, t.request("GET", "/_test/letters/"+url.PathEscape(id)+"/text", nil), nil)
+	if err != nil {
+		return "", err
+	}
+	return string(resp.body), nil
+}
+
 // RegisterMove files a change of address for NCOA (POST /_test/moves).
 func (t *TestClient) RegisterMove(ctx context.Context, m *Move) error {
 	_, err := t.c.call(ctx, t.request("POST", "/_test/moves", m), nil)

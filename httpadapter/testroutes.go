@@ -4,11 +4,14 @@ package httpadapter
 // enables the /_test routes, the routes, and their handlers.
 
 import (
+	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/internal/pdftext"
 	"github.com/lettershop/lettershop/snapshot"
 )
 
@@ -50,6 +53,7 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/clock/unfreeze", access: scoped, scope: ScopeLettersWrite, serve: h.freezeClock(false)})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/await", access: scoped, scope: ScopeLettersWrite, serve: h.awaitLetter})
+	h.handleTest(route{method: "GET", path: "/_test/letters/{id}/text", access: scoped, scope: ScopeLettersRead, serve: h.letterText})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
 	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
@@ -275,6 +279,32 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	letterResponse(http.StatusOK, l).write(w)
+}
+
+// letterText answers the text of the letter's rendered PDF, page after
+// page, a row of text a line: what a test in any language checks was
+// printed, without reading a PDF itself.
+func (h *handler) letterText(w http.ResponseWriter, r *http.Request, c *call) {
+	id := letterID(r)
+	if err := checkIDs(id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	pdf, err := h.svc.RenderLetter(r.Context(), c.account, id.value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	text, err := pdftext.Text(pdf)
+	if err != nil {
+		h.fail(w, r, errorf(lettershop.CodeConflict, "the text of letter %s could not be read from its PDF (%v): read the PDF itself, from /letters/%s/download", id.value, err, id.value))
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	hd.Set("Content-Length", strconv.Itoa(len(text)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, text)
 }
 
 // registerMove files a change of address for NCOA in the key's account.

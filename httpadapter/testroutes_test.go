@@ -9,6 +9,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/internal/pdftext"
 )
 
 type clockBody struct {
@@ -35,6 +36,7 @@ func TestTestRoutesOff(t *testing.T) {
 		{Method: "POST", Path: "/_test/clock/unfreeze"},
 		{Method: "POST", Path: "/_test/letters/ltr_1/advance", Body: `{"status":"mailed"}`},
 		{Method: "POST", Path: "/_test/letters/ltr_1/await", Body: `{"status":"mailed"}`},
+		{Method: "GET", Path: "/_test/letters/ltr_1/text"},
 		{Method: "POST", Path: "/_test/moves", Body: `{}`},
 		{Method: "GET", Path: "/v1/_test/clock"},
 	} {
@@ -317,6 +319,33 @@ func TestAwaitLetter(t *testing.T) {
 	if c := ts.clockOf(t, keyB); c.Now != "2026-03-02T15:00:00Z" {
 		t.Errorf("another account's clock moved to %v", c.Now)
 	}
+}
+
+// GET /_test/letters/{id}/text answers the text the letter prints, for a
+// test that checks it without reading a PDF.
+func TestLetterText(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	path := "/_test/letters/" + l.ID + "/text"
+
+	res := ts.get(t, path).wantStatus(t, http.StatusOK)
+	if ct := res.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	text := string(res.Body)
+	for _, want := range []string{l.Recipient.Address.AddressLine1, l.Sender.Address.AddressLine1, "Hello Jane"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	// The same text as the PDF the letter downloads as.
+	pdf := ts.do(t, req{Method: "GET", Path: downloadLink(t, ts, l.ID), Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
+	if want, err := pdftext.Text(pdf.Body); err != nil || want != text {
+		t.Errorf("the route's text differs from the download's (%v):\n%s\nwant\n%s", err, text, want)
+	}
+	ts.get(t, "/_test/letters/ast_1/text").problem(t, http.StatusBadRequest).wantFields(t, "id")
+	ts.do(t, req{Method: "GET", Path: path, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
 }
 
 func TestRegisterMove(t *testing.T) {

@@ -1,20 +1,17 @@
 package lettershoptest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/ledongthuc/pdf"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/internal/pdftext"
 	"github.com/lettershop/lettershop/wire"
 )
 
@@ -236,40 +233,11 @@ func (a *Account) PDF(letterID string) []byte {
 func (a *Account) PDFText(letterID string) string {
 	a.t.Helper()
 	b := a.PDF(letterID)
-	text, err := pdfText(b)
+	text, err := pdftext.Text(b)
 	if err != nil {
 		a.t.Fatalf("lettershoptest: read the PDF of letter %s: %v", letterID, err)
 	}
 	return text
-}
-
-func pdfText(b []byte) (string, error) {
-	r, err := pdf.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		return "", err
-	}
-	var sb strings.Builder
-	for n := 1; n <= r.NumPage(); n++ {
-		p := r.Page(n)
-		if p.V.IsNull() {
-			continue
-		}
-		for _, row := range mustRows(p) {
-			for _, w := range row.Content {
-				sb.WriteString(w.S)
-			}
-			sb.WriteByte('\n')
-		}
-	}
-	return sb.String(), nil
-}
-
-func mustRows(p pdf.Page) pdf.Rows {
-	rows, err := p.GetTextByRow()
-	if err != nil {
-		return nil
-	}
-	return rows
 }
 
 // Fault adds a fault to the account's requests and returns its id (see

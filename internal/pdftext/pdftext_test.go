@@ -1,0 +1,55 @@
+package pdftext_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lettershop/lettershop/internal/pdftext"
+	"github.com/lettershop/lettershop/render"
+)
+
+// The text of a rendered letter, its addresses and its content, a line
+// of text a line, in the order the page prints them, letters beyond ASCII
+// included: words in another style run on, a table's cells stand apart.
+func TestText(t *testing.T) {
+	b, err := render.Render(render.Letter{
+		ID:        "ltr_text",
+		Date:      time.Date(2026, 3, 2, 15, 4, 5, 0, time.UTC),
+		Sender:    []string{"Zoë Łukasiewicz", "12 Harbor Road", "Portland, ME 04101"},
+		Recipient: []string{"José Müller", "742 Evergreen Terrace", "Springfield, IL 62704"},
+		Type:      "text/html",
+		Content: []byte("<h1>Dear José</h1><p>Your order <b>WWW-1234</b>, <i>in full</i>, has shipped.</p>" +
+			"<table><tr><th>Item</th><th>Qty</th></tr><tr><td>Paper</td><td>12</td></tr></table>"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := pdftext.Text(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"Zoë Łukasiewicz", "12 Harbor Road", "Portland, ME 04101",
+		"José Müller", "742 Evergreen Terrace", "Springfield, IL 62704",
+		"March 2, 2026", "Dear José", "Your order WWW-1234, in full, has shipped.",
+		"Item Qty", "Paper 12", "",
+	}, "\n")
+	if text != want {
+		t.Errorf("text\n%s\nwant\n%s", text, want)
+	}
+}
+
+// What is no PDF, or a PDF cut short, is an error, never a panic.
+func TestTextOfNoPDF(t *testing.T) {
+	b, err := render.Render(render.Letter{ID: "ltr_cut", Sender: []string{"A", "1 A St", "Reston, VA 20190"},
+		Recipient: []string{"B", "2 B St", "Reston, VA 20190"}, Type: "text/html", Content: []byte("<p>Hi</p>")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{nil, []byte("not a pdf"), b[:len(b)/2], []byte("%PDF-1.4\n%%EOF\n")} {
+		if text, err := pdftext.Text(data); err == nil && text != "" {
+			t.Errorf("%q...: text %q with no error", data[:min(len(data), 12)], text)
+		}
+	}
+}
