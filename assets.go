@@ -3,7 +3,9 @@ package lettershop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lettershop/lettershop/fetchbatch"
@@ -42,6 +44,20 @@ var contentTypes = map[AssetType][]ContentType{
 	AssetImage:    {ContentPNG, ContentJPEG, ContentGIF, ContentSVG},
 	AssetDocument: {ContentPDF},
 	AssetFont:     {ContentTTF, ContentOTF, ContentWOFF2},
+}
+
+// holdsMessage says what an asset of type t holds: "an image asset holds
+// image/png, image/jpeg, image/gif or image/svg+xml".
+func holdsMessage(t AssetType) string {
+	types := joinEnum(contentTypes[t])
+	if i := strings.LastIndex(types, ", "); i >= 0 {
+		types = types[:i] + " or " + types[i+2:]
+	}
+	article := "a"
+	if strings.IndexAny(string(t), "aeiou") == 0 {
+		article = "an"
+	}
+	return fmt.Sprintf("%s %s asset holds %s", article, t, types)
 }
 
 var assetTypes = []string{string(AssetTemplate), string(AssetImage), string(AssetFont), string(AssetDocument)}

@@ -102,20 +102,6 @@ func enum[T ~string](f fieldErrors, path string, v T, allowed []T) {
 // joinEnum lists the values of an enumeration for a message: "a, b, c".
 func joinEnum[T ~string](vs []T) string { return joinEnumWith(vs, ", ") }
 
-// holdsMessage says what an asset of type t holds: "an image asset holds
-// image/png, image/jpeg, image/gif or image/svg+xml".
-func holdsMessage(t AssetType) string {
-	types := joinEnum(contentTypes[t])
-	if i := strings.LastIndex(types, ", "); i >= 0 {
-		types = types[:i] + " or " + types[i+2:]
-	}
-	article := "a"
-	if strings.IndexAny(string(t), "aeiou") == 0 {
-		article = "an"
-	}
-	return fmt.Sprintf("%s %s asset holds %s", article, t, types)
-}
-
 func joinEnumWith[T ~string](vs []T, sep string) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {

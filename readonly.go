@@ -164,18 +164,32 @@ type letterChanges struct {
 	opts LetterOptions
 }
 
+// mail reports whether any mail field changes.
 func (c letterChanges) mail() bool {
-	return c.sender || c.recipient || c.content || c.useType || c.variables || c.options || c.sendDate
+	for _, f := range c.fields() {
+		if f.on {
+			return true
+		}
+	}
+	return false
+}
+
+// mailField is a mail field, in the API's spelling, and whether it changed.
+type mailField struct {
+	on   bool
+	name string
+}
+
+// fields are the mail fields, each with whether it changed.
+func (c letterChanges) fields() [7]mailField {
+	return [7]mailField{{c.sender, "sender"}, {c.recipient, "recipient"}, {c.content, "content"},
+		{c.variables, "variables"}, {c.options, "options"}, {c.sendDate, "sendDate"}, {c.useType, "useType"}}
 }
 
 // names are the mail fields changed, in the API's spelling.
 func (c letterChanges) names() string {
 	var n []string
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{c.sender, "sender"}, {c.recipient, "recipient"}, {c.content, "content"}, {c.variables, "variables"},
-		{c.options, "options"}, {c.sendDate, "sendDate"}, {c.useType, "useType"}} {
+	for _, f := range c.fields() {
 		if f.on {
 			n = append(n, f.name)
 		}

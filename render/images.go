@@ -113,6 +113,12 @@ func (l length) points(maxW float64) float64 {
 	return l.v
 }
 
+// atMinDPI is the size, in points, of a raster image of px x py pixels
+// at MinImageDPI: its own size, which printedSize starts from.
+func atMinDPI(px, py int) (w, h float64) {
+	return float64(px) * 72 / MinImageDPI, float64(py) * 72 / MinImageDPI
+}
+
 // imageMaxH is the tallest an image prints: a page's text height.
 const imageMaxH = pageH - marginTop - marginBottom
 
@@ -163,7 +169,8 @@ func ImageDPI(template []byte, name string, px, py int) (float64, bool) {
 		if m == nil || len(m[0]) != len(b.image.src) || m[1] != name {
 			continue
 		}
-		w, h := printedSize(*b.image, float64(px)*72/MinImageDPI, float64(py)*72/MinImageDPI, columnWidth(b.indent))
+		natW, natH := atMinDPI(px, py)
+		w, h := printedSize(*b.image, natW, natH, columnWidth(b.indent))
 		lowest, found = min(lowest, dpi(px, py, w, h)), true
 	}
 	return lowest, found
@@ -298,7 +305,7 @@ func (d *document) drawImage(s imageSpec, align string, x0, maxW float64) error 
 		}
 		d.images[s.src] = p
 	}
-	natW, natH := float64(p.px)*72/MinImageDPI, float64(p.py)*72/MinImageDPI
+	natW, natH := atMinDPI(p.px, p.py)
 	if p.svg != nil {
 		natW, natH = p.svg.wPt, p.svg.hPt
 	}
