@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -156,12 +157,21 @@ func binaryContent(mime string) bool {
 
 // decodeContent reads content as a request gives it: base64-encoded for a
 // binary type; an SVG as its text, or base64-encoded as other images are
-// (base64 has no "<", which an SVG's text has).
+// (base64 has no "<", which an SVG's text has). Its error is the message
+// for the content's field.
 func decodeContent(mime, text string) ([]byte, error) {
-	if binaryContent(mime) || mime == string(ContentSVG) && !strings.Contains(text, "<") {
-		return base64.StdEncoding.DecodeString(text)
+	svg := mime == string(ContentSVG)
+	if !binaryContent(mime) && (!svg || strings.Contains(text, "<")) {
+		return []byte(text), nil
 	}
-	return []byte(text), nil
+	data, err := base64.StdEncoding.DecodeString(text)
+	switch {
+	case err != nil && svg:
+		return nil, fmt.Errorf("%s content is the SVG's text, or that text base64-encoded; this is neither (%w)", mime, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s content must be base64-encoded: %w", mime, err)
+	}
+	return data, nil
 }
 
 func encodeContent(mime string, data []byte) string {

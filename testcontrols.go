@@ -36,9 +36,8 @@ type SimulateTarget struct {
 	Event  EventStatus  `json:"event,omitempty"`
 }
 
-// stage checks t and returns the stage it names.
-func (t SimulateTarget) stage() (postal.Stage, error) {
-	f := fieldErrors{}
+// stage checks t into f and returns the stage it names.
+func (t SimulateTarget) stage(f fieldErrors) postal.Stage {
 	switch {
 	case t.Status == "" && t.Event == "":
 		f.add("status", "give status or event: where to move the letter")
@@ -55,13 +54,10 @@ func (t SimulateTarget) stage() (postal.Stage, error) {
 			f.add("event", "must be one of %s, got %s", joinEnum(postal.TrackingStages), echo.Quote(string(t.Event)))
 		}
 	}
-	if err := f.err(); err != nil {
-		return "", err
-	}
 	if t.Status != "" {
-		return postal.Stage(t.Status), nil
+		return postal.Stage(t.Status)
 	}
-	return postal.Stage(t.Event), nil
+	return postal.Stage(t.Event)
 }
 
 // Simulate moves one letter to target now, without moving the clock, for
@@ -79,8 +75,9 @@ func (t SimulateTarget) stage() (postal.Stage, error) {
 // before production: content that can not be fetched puts it at issue, and
 // is a CodeConflict.
 func (s *Service) Simulate(ctx context.Context, account, id string, target SimulateTarget) (*Letter, error) {
-	want, err := target.stage()
-	if err != nil {
+	f := fieldErrors{}
+	want := target.stage(f)
+	if err := f.err(); err != nil {
 		return nil, err
 	}
 	if err := s.checkToSimulate(ctx, account, id, want); err != nil {
@@ -131,11 +128,12 @@ type AwaitOptions struct {
 // o.Within, when the next step is later); an unknown target is CodeInvalid
 // naming status or event.
 func (s *Service) Await(ctx context.Context, account, id string, target SimulateTarget, o AwaitOptions) (*Letter, error) {
-	want, err := target.stage()
-	if err == nil && o.Within <= 0 {
-		err = invalidField("within", "how long the clock may move is required, and positive, such as \"720h\"")
+	f := fieldErrors{}
+	want := target.stage(f)
+	if o.Within <= 0 {
+		f.add("within", "how long the clock may move is required, and positive, such as \"720h\"")
 	}
-	if err != nil {
+	if err := f.err(); err != nil {
 		return nil, err
 	}
 	set := func(at time.Time) (err error) {

@@ -353,6 +353,10 @@ func TestAwait(t *testing.T) {
 	wantFields(t, err, "status")
 	_, err = e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, lettershop.AwaitOptions{})
 	wantFields(t, err, "within")
+	_, err = e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, lettershop.AwaitOptions{Within: -time.Hour})
+	wantFields(t, err, "within")
+	_, err = e.svc.Await(e.ctx, acct, l.ID, lettershop.SimulateTarget{Status: "delivered"}, lettershop.AwaitOptions{})
+	wantFields(t, err, "status", "within")
 	_, err = e.svc.Await(e.ctx, "acct_other", l.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
 	wantCode(t, err, lettershop.CodeNotFound)
 }

@@ -71,7 +71,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 	}
 	data, err := decodeContent(string(typ), text)
 	if err != nil {
-		f.add(path, "%s content must be base64-encoded: %v", typ, err)
+		f.add(path, "%v", err)
 		return nil, nil
 	}
 	if len(data) > MaxInlineContent {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/lettershop/lettershop"
@@ -76,15 +77,18 @@ func TestVersionFormats(t *testing.T) {
 	if v.Content.Content != svg {
 		t.Errorf("a base64-encoded SVG is shown as %q, want its text", v.Content.Content)
 	}
-	ts.do(t, req{Method: "POST", Path: "/assets/" + logo.ID + "/versions", Body: map[string]any{
+	p := ts.do(t, req{Method: "POST", Path: "/assets/" + logo.ID + "/versions", Body: map[string]any{
 		"content": map[string]any{"source": "inline", "type": "image/svg+xml", "content": "not an svg"}}}).
-		problem(t, http.StatusBadRequest).wantFields(t, "content.content")
+		problem(t, http.StatusBadRequest)
+	if p.wantFields(t, "content.content"); !strings.Contains(p.Errors["content.content"], "the SVG's text, or that text base64-encoded") {
+		t.Errorf("message %q does not say what an SVG's content is", p.Errors["content.content"])
+	}
 
 	// The types each asset type holds, in the message a wrong one gets.
 	var img lettershop.Asset
 	ts.do(t, req{Method: "POST", Path: "/assets", Body: map[string]any{"name": "Logo", "type": "image"}}).
 		wantStatus(t, http.StatusCreated).decode(t, &img)
-	p := ts.do(t, req{Method: "POST", Path: "/assets/" + img.ID + "/versions", Body: map[string]any{
+	p = ts.do(t, req{Method: "POST", Path: "/assets/" + img.ID + "/versions", Body: map[string]any{
 		"content": map[string]any{"source": "inline", "type": "image/webp", "content": gif}}}).problem(t, http.StatusBadRequest)
 	p.wantFields(t, "content.type")
 	if want := `an image asset holds image/png, image/jpeg, image/gif or image/svg+xml, got "image/webp"`; p.Errors["content.type"] != want {
