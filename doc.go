@@ -45,8 +45,8 @@
 // tracking events, on the Service's clock: every read catches up first, so
 // after moving a clock.Mock the next call sees every letter where real mail
 // would be. RunDue runs what is due without reading; Simulate moves one
-// letter now; Await moves the clock until a letter gets somewhere. See
-// docs/lifecycle.md.
+// letter now; package await moves the clock until a letter gets
+// somewhere. See docs/lifecycle.md.
 //
 // # Errors
 //

@@ -183,7 +183,8 @@ var layers = []struct {
 	pkg   string
 	never []string
 }{
-	{"lettershop", []string{"wire", "delivery", "httpadapter", "inbox", "lettershoptest", "client", "memstore", "pgstore"}},
+	{"lettershop", []string{"wire", "delivery", "await", "httpadapter", "inbox", "lettershoptest", "client", "memstore", "pgstore"}},
+	{"await", []string{"httpadapter", "inbox", "lettershoptest", "memstore", "pgstore"}},
 	{"wire", []string{"delivery", "httpadapter", "inbox", "lettershoptest", "memstore", "pgstore"}},
 	{"delivery", []string{"httpadapter", "inbox", "lettershoptest", "memstore", "pgstore"}},
 	{"storage", []string{"lettershop"}},

@@ -84,6 +84,10 @@ type Letter struct {
 // null when there are none.
 func (l *Letter) CassDetailsLeftOut() bool { return l.cassLeftOut }
 
+// NextStepAt is when the letter's next lifecycle step falls due on its
+// account's clock; the zero time when none is pending.
+func (l *Letter) NextStepAt() time.Time { return l.dueAt }
+
 // Party is a letter's sender or recipient: who, where, and the results of
 // address processing.
 type Party struct {

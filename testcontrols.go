@@ -13,9 +13,9 @@ import (
 
 // This file holds the Service's controls for tests, in one place: running
 // what fell due after a test moved its clock (the clock itself is
-// WithClock's), moving one letter along its timeline now, or the clock
-// until the letter gets somewhere, and registering the moves NCOA
-// follows. httpadapter/testroutes.go serves them under /_test.
+// WithClock's), moving one letter along its timeline, and registering the
+// moves NCOA follows (package await moves the clock until a letter gets
+// somewhere). httpadapter/testroutes.go serves them under /_test.
 
 // RunDue brings every letter whose next lifecycle step is due at the
 // clock's current time up to date, each step stamped with the time it fell
@@ -34,6 +34,14 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 type SimulateTarget struct {
 	Status LetterStatus `json:"status,omitempty"`
 	Event  EventStatus  `json:"event,omitempty"`
+}
+
+// Check reports what is wrong with t, a CodeInvalid naming status or
+// event, or nil when it names one place a letter can be moved to.
+func (t SimulateTarget) Check() error {
+	f := fieldErrors{}
+	t.stage(f)
+	return f.err()
 }
 
 // stage checks t into f and returns the stage it names.
@@ -107,99 +115,6 @@ func (lc *lifecycle) simulate(l *Letter, target postal.Stage, now time.Time) err
 	applyCourse(c, l)
 	lc.NoteDue(l.dueAt)
 	return nil
-}
-
-// AwaitOptions say how far Await may move the clock, and which.
-type AwaitOptions struct {
-	// Within is how much time may pass on the clock; it must be positive.
-	Within time.Duration
-	// SharedClock moves the Service's clock, which every account follows,
-	// instead of the account's own.
-	SharedClock bool
-}
-
-// Await moves the account's clock on, to each next lifecycle step of the
-// letter in turn, until the letter has reached target, and returns it: a
-// letter status it is at or passed through (an event of its history says
-// so), or a tracking event it has. Only as much time passes as the letter
-// needs. Where the letter will not get there (canceled, at issue, nothing
-// more to come) or not within o.Within, it is a CodeConflict saying where
-// the letter stands, the clock left at the step it reached (or at
-// o.Within, when the next step is later); an unknown target is CodeInvalid
-// naming status or event.
-func (s *Service) Await(ctx context.Context, account, id string, target SimulateTarget, o AwaitOptions) (*Letter, error) {
-	f := fieldErrors{}
-	want := target.stage(f)
-	if o.Within <= 0 {
-		f.add("within", "how long the clock may move is required, and positive, such as \"720h\"")
-	}
-	if err := f.err(); err != nil {
-		return nil, err
-	}
-	set := func(at time.Time) (err error) {
-		if o.SharedClock {
-			_, err = s.SetClock(ctx, at)
-		} else {
-			_, err = s.SetAccountClock(ctx, account, at)
-		}
-		return err
-	}
-	deadline := s.now(account).Add(o.Within)
-	for stalled := 0; ; {
-		l, err := s.GetLetter(ctx, account, id)
-		if err != nil || reached(l, target) {
-			return l, err
-		}
-		now, next := s.now(account), l.dueAt
-		switch {
-		case l.Status == StatusCanceled || l.Status == StatusIssue:
-			return nil, errorf(CodeConflict, "letter %s is %s and will never reach %s", id, l.Status, want)
-		case next.IsZero():
-			return nil, errorf(CodeConflict, "letter %s is %s with nothing more to come (its last event: %s), and never reached %s", id, l.Status, lastEvent(l), want)
-		case !now.Before(deadline) || next.After(deadline):
-			if now.Before(deadline) {
-				if err := set(deadline); err != nil {
-					return nil, err
-				}
-			}
-			return nil, errorf(CodeConflict, "letter %s is %s at %s, not at %s after %s on the clock (its next step is at %s)",
-				id, l.Status, deadline.UTC().Format(time.RFC3339), want, o.Within, next.UTC().Format(time.RFC3339))
-		case next.After(now):
-			stalled = 0
-			if err := set(next); err != nil {
-				return nil, err
-			}
-		default:
-			// Due already, which the next read runs; twice in a row means
-			// the step does not run.
-			if stalled++; stalled > 2 {
-				return nil, internal("await", fmt.Errorf("letter %s is %s with a step due at %s that does not run", id, l.Status, next.UTC().Format(time.RFC3339)))
-			}
-		}
-	}
-}
-
-// reached reports whether l has reached target: a status it is at or an
-// event of its history names, or a tracking event it has.
-func reached(l *Letter, target SimulateTarget) bool {
-	if target.Status != "" && l.Status == target.Status {
-		return true
-	}
-	return slices.ContainsFunc(l.Events, func(e Event) bool {
-		if target.Status != "" {
-			return e.Type == EventTypeStatus && e.Status == EventStatus(target.Status)
-		}
-		return e.Type == EventTypeTracking && e.Status == target.Event
-	})
-}
-
-// lastEvent says what the letter's last event was, for a message.
-func lastEvent(l *Letter) string {
-	if len(l.Events) == 0 {
-		return "none"
-	}
-	e := l.Events[len(l.Events)-1]
-	return fmt.Sprintf("%s %s at %s", e.Type, e.Status, e.Timestamp.UTC().Format(time.RFC3339))
 }
 
 // MoveRegistry is implemented by an AddressProcessor that takes the moves

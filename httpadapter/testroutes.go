@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/internal/pdftext"
 	"github.com/lettershop/lettershop/snapshot"
@@ -251,7 +252,7 @@ type awaitInput struct {
 const defaultAwait = 30 * 24 * time.Hour
 
 // awaitLetter moves the clock to each next step of the letter until it
-// gets where it is awaited (Service.Await): one request where a client
+// gets where it is awaited (package await): one request where a client
 // would otherwise step the clock and read the letter in turn.
 func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 	id := letterID(r)
@@ -264,7 +265,7 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	o := lettershop.AwaitOptions{Within: defaultAwait, SharedClock: h.cfg.sharedClock}
+	o := await.Options{Within: defaultAwait, SharedClock: h.cfg.sharedClock}
 	if in.Within != "" {
 		d, err := time.ParseDuration(in.Within)
 		if err != nil || d <= 0 {
@@ -273,7 +274,7 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		o.Within = d
 	}
-	l, err := h.svc.Await(r.Context(), c.account, id.value, lettershop.SimulateTarget{Status: in.Status, Event: in.Event}, o)
+	l, err := await.Letter(r.Context(), h.svc, c.account, id.value, lettershop.SimulateTarget{Status: in.Status, Event: in.Event}, o)
 	if err != nil {
 		h.fail(w, r, err)
 		return

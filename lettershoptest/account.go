@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/internal/pdftext"
@@ -206,10 +207,10 @@ func (a *Account) WaitForEvent(letterID string, event client.EventStatus, within
 
 // await has the Service move the account's clock (or, with
 // WithSharedClock, the one clock) to the letter's next step until it
-// reaches target (Service.Await).
+// reaches target (package await).
 func (a *Account) await(letterID string, target lettershop.SimulateTarget, within time.Duration) *client.Letter {
 	a.t.Helper()
-	l, err := a.c.svc.Await(context.Background(), a.ID, letterID, target, lettershop.AwaitOptions{Within: within, SharedClock: a.c.shared})
+	l, err := await.Letter(context.Background(), a.c.svc, a.ID, letterID, target, await.Options{Within: within, SharedClock: a.c.shared})
 	if err != nil {
 		a.t.Fatalf("lettershoptest: %v", err)
 		return nil

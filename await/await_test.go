@@ -1,0 +1,183 @@
+package await_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/await"
+	"github.com/lettershop/lettershop/memstore"
+)
+
+const acct = "acct_test"
+
+var ctx = context.Background()
+
+// newService is a Service on a mock clock at a Monday afternoon, with a
+// published template, and a function making letters of it: nonAddress
+// is the recipient's test input ("returnedToSender").
+func newService(t *testing.T) (*lettershop.Service, func(nonAddress string) *lettershop.Letter) {
+	t.Helper()
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
+	t.Cleanup(func() { svc.Close() })
+	a, err := svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "Welcome", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateVersion(ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return svc, func(nonAddress string) *lettershop.Letter {
+		t.Helper()
+		l, err := svc.CreateLetter(ctx, acct, lettershop.CreateLetterInput{
+			Sender: &lettershop.PartyInput{Organization: "Acme Corp",
+				Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+			Recipient: &lettershop.PartyInput{Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"}, NonAddressData: nonAddress,
+				Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+			Content: &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
+			UseType: lettershop.UseTransactional,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+}
+
+func wantCode(t *testing.T, err error, code lettershop.Code) {
+	t.Helper()
+	if lettershop.ErrorCode(err) != code || err == nil {
+		t.Fatalf("error %v, want %s", err, code)
+	}
+}
+
+func wantFields(t *testing.T, err error, fields ...string) {
+	t.Helper()
+	var e *lettershop.Error
+	if !errors.As(err, &e) || e.Code != lettershop.CodeInvalid {
+		t.Fatalf("error %v, want invalid input", err)
+	}
+	if got := slices.Sorted(maps.Keys(e.Fields)); !slices.Equal(got, fields) {
+		t.Fatalf("fields %v, want %v", got, fields)
+	}
+}
+
+func statusesOf(l *lettershop.Letter, typ lettershop.EventType) []string {
+	var out []string
+	for _, e := range l.Events {
+		if e.Type == typ {
+			out = append(out, string(e.Status))
+		}
+	}
+	return out
+}
+
+// TestLetter moves the clock to each next step of a letter until it gets
+// where it is awaited, and no further; where it will not get there, or
+// not in time, it says so.
+func TestLetter(t *testing.T) {
+	svc, newLetter := newService(t)
+	l := newLetter("")
+	within := await.Options{Within: 30 * 24 * time.Hour}
+
+	m, err := await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != lettershop.StatusMailed {
+		t.Fatalf("status %s, want mailed", m.Status)
+	}
+	last := m.Events[len(m.Events)-1]
+	if now := svc.AccountNow(acct); !now.Equal(last.Timestamp) {
+		t.Errorf("the clock is at %v, past the step that mailed the letter (%v)", now, last.Timestamp)
+	}
+	// A status passed through is reached.
+	if _, err := await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "ready"}, within); err != nil {
+		t.Errorf("ready, passed: %v", err)
+	}
+	d, err := await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}, within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"inTransit", "inLocalArea", "processedForDelivery", "delivered"}
+	if got := statusesOf(d, lettershop.EventTypeTracking); !slices.Equal(got, want) {
+		t.Errorf("tracking %v, want %v", got, want)
+	}
+	at := svc.AccountNow(acct)
+	if !at.Equal(d.Events[len(d.Events)-1].Timestamp) {
+		t.Errorf("the clock is at %v, past the delivery", at)
+	}
+	// Already there: nothing moves.
+	if _, err := await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Event: "delivered"}, within); err != nil || !svc.AccountNow(acct).Equal(at) {
+		t.Errorf("delivered again: %v, clock %v, want %v", err, svc.AccountNow(acct), at)
+	}
+
+	// Not in time: the clock stops at the limit, the letter where it was.
+	l2 := newLetter("")
+	start := svc.AccountNow(acct)
+	_, err = await.Letter(ctx, svc, acct, l2.ID, lettershop.SimulateTarget{Status: "mailed"}, await.Options{Within: time.Hour})
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "not at mailed after 1h0m0s") {
+		t.Errorf("message %q", err)
+	}
+	if now := svc.AccountNow(acct); !now.Equal(start.Add(time.Hour)) {
+		t.Errorf("clock %v, want the limit %v", now, start.Add(time.Hour))
+	}
+	if got, _ := svc.GetLetter(ctx, acct, l2.ID); got.Status == lettershop.StatusMailed {
+		t.Errorf("the letter got to mailed past the limit")
+	}
+
+	// Never: canceled, nothing comes; returned to sender, it is not
+	// delivered.
+	if _, err := svc.CancelLetter(ctx, acct, l2.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = await.Letter(ctx, svc, acct, l2.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "is canceled and will never reach mailed") {
+		t.Errorf("message %q", err)
+	}
+	r := newLetter("returnedToSender")
+	_, err = await.Letter(ctx, svc, acct, r.ID, lettershop.SimulateTarget{Event: "delivered"}, within)
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "nothing more to come (its last event: tracking returnedToSender") {
+		t.Errorf("message %q", err)
+	}
+
+	// What is asked is checked first, every problem at once.
+	_, err = await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "delivered"}, within)
+	wantFields(t, err, "status")
+	_, err = await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, await.Options{})
+	wantFields(t, err, "within")
+	_, err = await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, await.Options{Within: -time.Hour})
+	wantFields(t, err, "within")
+	_, err = await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "delivered"}, await.Options{})
+	wantFields(t, err, "status", "within")
+	_, err = await.Letter(ctx, svc, "acct_other", l.ID, lettershop.SimulateTarget{Status: "mailed"}, within)
+	wantCode(t, err, lettershop.CodeNotFound)
+}
+
+// TestLetterSharedClock moves the Service's clock, which every account
+// follows, when asked to.
+func TestLetterSharedClock(t *testing.T) {
+	svc, newLetter := newService(t)
+	l := newLetter("")
+	m, err := await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, await.Options{Within: 30 * 24 * time.Hour, SharedClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mailed := m.Events[len(m.Events)-1].Timestamp; !svc.Now().Equal(mailed) || !svc.AccountNow("acct_else").Equal(mailed) {
+		t.Errorf("Service clock %v, another account's %v; want both at %v", svc.Now(), svc.AccountNow("acct_else"), mailed)
+	}
+}
