@@ -187,7 +187,7 @@ var (
 	// routeWords name a rural route only when a box follows its number;
 	// RD is rural delivery (Publication 28 244).
 	routeWords    = wordLists("RT", "RTE", "ROUTE", "RD")
-	hcWords       = wordLists("HC", "H C", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
+	hcWords       = wordLists("HC", "H C", "HCR", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
 	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
 	boxWord       = wordLists("BOX", "BX")
 	militaryWords = wordLists("PSC", "CMR")
@@ -365,9 +365,10 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		t = t[2:]
 	}
 	t = splitPackedUnit(t)
-	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && hasDigit(t[n-1]) && designationWords(t[1:n-2]) {
-		// US HWY # 41: the pound sign is the highway's number sign
-		// (Appendix F writes the number alone), not a unit's.
+	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && (hasDigit(t[n-1]) || isLetterDesignation(t[n-1])) && designationWords(t[1:n-2]) {
+		// US HWY # 41, ROUTE # A: the pound sign is the highway's
+		// number sign (Appendix F writes the number or letters alone),
+		// not a unit's.
 		t = append(t[:n-2:n-2], t[n-1])
 	}
 	t = d.stripTrailing(t, true)
@@ -392,6 +393,11 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		// C R 42 and S R 42 are CR 42 and SR 42 written apart
 		// (Appendix F), not a directional and a street named R.
 		t = append([]string{t[0] + "R"}, t[2:]...)
+	}
+	if len(t) >= 3 && t[0] == "U" && t[1] == "S" && (hasDigit(t[2]) || highwayWord(t[2])) {
+		// U S 401 and U S HWY 401 are US 401 written apart, as U.S. is
+		// US (Appendix F): not a street named U and a directional.
+		t = append([]string{"US"}, t[2:]...)
 	}
 	t = splitNameHyphens(t)
 	if state == "PR" && len(t) > 0 && spanishPrefixes[t[0]] {
@@ -628,13 +634,19 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 		}
 		return len(rest) >= 1
 	}
+loop:
 	for len(t) > 0 {
 		n := len(t)
 		last := t[n-1]
 		var take int
 		var sec Secondary
-		pmb := false
+		pmb, drop := false, false
 		switch {
+		case last == "#" && len(found) > 0 && found[len(found)-1].Designator != "#":
+			// A pound sign before a designator says again what the
+			// designator says (# APT 2, # LOT 9): Publication 28 213
+			// prints # only for a unit whose designator is not known.
+			take, drop = 1, true
 		case n >= 3 && t[n-2] == "#" && isNumberish(last) && (unitNeedsNum[units[t[n-3]]] || t[n-3] == "PMB"):
 			take, sec = 3, Secondary{units[t[n-3]], last}
 			pmb = t[n-3] == "PMB"
@@ -664,12 +676,14 @@ func (d *DeliveryLine) stripTrailing(t []string, keepStreet bool) []string {
 		if take == 0 || !enough(t[:n-take]) {
 			break
 		}
-		if pmb {
+		switch {
+		case drop:
+		case pmb:
 			if d.PMB != "" {
-				break
+				break loop
 			}
 			d.PMB = sec.Number
-		} else {
+		default:
 			found = append(found, sec)
 		}
 		t = t[:n-take]
