@@ -141,6 +141,11 @@ const confirmedReason = "the address is a confirmed delivery point"
 // without a postal database nothing can show it is not.
 func analyse(in usps.Address, lastErr error, c usps.Casing, business bool) Result {
 	std := usps.Standardize(in, c)
+	if std.State != "PR" {
+		// Only Puerto Rico addresses have an urbanization (Publication
+		// 28 29): the ZIP+4 records of every other state hold none.
+		std.Urbanization = ""
+	}
 	line := usps.DeliveryLineOf(std)
 	a := Result{Address: std}
 	h := hashOf(std)

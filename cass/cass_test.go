@@ -84,3 +84,22 @@ func TestDeliverability(t *testing.T) {
 		}
 	}
 }
+
+// TestUrbanizationOnlyInPuertoRico checks that the standardized address
+// keeps an urbanization in Puerto Rico only: outside it USPS addresses have
+// none, so one given (a placeholder copied from an example) is dropped,
+// not cased and kept.
+func TestUrbanizationOnlyInPuertoRico(t *testing.T) {
+	for _, c := range []struct {
+		state, zip, urb, want string
+	}{
+		{"VA", "20190", "<string>", ""},
+		{"IL", "60601", "Urb Las Gladiolas", ""},
+		{"PR", "00926", "Urb Las Gladiolas", "URB LAS GLADIOLAS"},
+	} {
+		in := Input{Address: usps.Address{Line1: "150 Main St", Urbanization: c.urb, City: "Somewhere", State: c.state, ZIP: c.zip}, Casing: usps.Upper}
+		if got := Process(in).Address.Urbanization; got != c.want {
+			t.Errorf("%s %q: urbanization %q, want %q", c.state, c.urb, got, c.want)
+		}
+	}
+}
