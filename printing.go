@@ -111,7 +111,8 @@ type assetRef struct {
 // kept at a URL is not fetched here: how it shows the assets named is
 // checked when it is fetched, as the letter is printed. Errors name
 // variables[i].value, i the variable's place in the request (a preset
-// value, which the request does not hold, is named by content.assetId).
+// value, which the request does not hold, is named by content.assetId,
+// the message saying which version presets which variable to what).
 // A store that fails to read what is checked is err, not a field error.
 func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	var template []byte
@@ -124,12 +125,14 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 		if value == "" {
 			continue
 		}
+		say := "%s"
 		if at == "" {
-			at = "content.assetId"
+			// A preset: the letter's content is what holds it.
+			at, say = "content.assetId", fmt.Sprintf("version %s presets %s to %s: %%s", l.Content.AssetVersionID, d.Name, value)
 		}
 		if d.Type == VariableTypeExternalURL {
 			if msg := externalURLProblem(value); msg != "" {
-				f.add(at, "%s", msg)
+				f.add(at, say, msg)
 			}
 			continue
 		}
@@ -145,7 +148,7 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			return err
 		}
 		if msg != "" {
-			f.add(at, "%s", msg)
+			f.add(at, say, msg)
 			continue
 		}
 		l.snapshot.Assets = append(l.snapshot.Assets, ref)

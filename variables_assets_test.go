@@ -392,3 +392,22 @@ func TestExternalURLThroughEgress(t *testing.T) {
 		t.Fatalf("status = %s, want issue", got.Status)
 	}
 }
+
+// TestPresetAssetVariableIsNamed checks that a letter whose template
+// presets an asset variable to an asset that can not be printed is refused
+// under content.assetId (the request holds no such variable) with a message
+// that names the variable and its preset, not as though the letter's own
+// content.assetId were missing.
+func TestPresetAssetVariableIsNamed(t *testing.T) {
+	e := newRenderEnv(t)
+	missing := "ast_0123456789abcdefghjkmnpqrs"
+	tpl, v := e.version(t, lettershop.AssetTemplate, "text/html", `<img src="{{logo}}"><p>x</p>`,
+		lettershop.VariableDefinition{Name: "logo", Type: "asset", Behavior: lettershop.VariablePreset, PresetValue: sp(missing)})
+	_, err := e.svc.CreateLetter(e.ctx, renderAccount, renderLetterInput(tpl.ID))
+	msg := fieldsOf(t, err)["content.assetId"]
+	for _, want := range []string{"logo", "preset", v.ID, missing + " not found"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("content.assetId = %q, want it to contain %q", msg, want)
+		}
+	}
+}
