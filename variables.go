@@ -87,7 +87,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 		preset := d.Behavior == VariablePreset || d.Behavior == VariableOverridablePreset
 		switch {
 		case preset && d.PresetValue == nil:
-			f.add(at+".presetValue", "a %s variable needs a presetValue", d.Behavior)
+			f.add(at+".presetValue", "a variable of behavior %s needs a presetValue", d.Behavior)
 		case !preset && d.PresetValue != nil:
 			f.add(at+".presetValue", "only a preset or overridablePreset variable has a presetValue")
 		case preset && *d.PresetValue == "" && !d.AllowEmpty:

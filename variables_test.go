@@ -145,3 +145,23 @@ func TestMergeTemplate(t *testing.T) {
 		t.Errorf("TemplateVariables (-want +got):\n%s", diff)
 	}
 }
+
+// TestPresetValueNeededMessage checks the message for a preset behavior
+// without a presetValue reads right for both behaviors.
+func TestPresetValueNeededMessage(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []lettershop.VariableBehavior{lettershop.VariablePreset, lettershop.VariableOverridablePreset} {
+		_, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+			Content:             &lettershop.VersionContent{Type: "text/html", Content: "<p>{{a}}</p>"},
+			VariableDefinitions: []lettershop.VariableDefinition{{Name: "a", Behavior: b}},
+		})
+		want := "a variable of behavior " + string(b) + " needs a presetValue"
+		if got := fieldsOf(t, err)["variableDefinitions[0].presetValue"]; got != want {
+			t.Errorf("%s: %q, want %q", b, got, want)
+		}
+	}
+}
