@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/render"
 )
 
@@ -125,14 +126,14 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 		if value == "" {
 			continue
 		}
-		say := "%s"
+		say := ""
 		if at == "" {
 			// A preset: the letter's content is what holds it.
-			at, say = "content.assetId", fmt.Sprintf("version %s presets %s to %s: %%s", l.Content.AssetVersionID, d.Name, value)
+			at, say = "content.assetId", fmt.Sprintf("version %s presets %s to %s: ", l.Content.AssetVersionID, d.Name, echo.Quote(value))
 		}
 		if d.Type == VariableTypeExternalURL {
 			if msg := externalURLProblem(value); msg != "" {
-				f.add(at, say, msg)
+				f.add(at, "%s%s", say, msg)
 			}
 			continue
 		}
@@ -148,7 +149,7 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			return err
 		}
 		if msg != "" {
-			f.add(at, say, msg)
+			f.add(at, "%s%s", say, msg)
 			continue
 		}
 		l.snapshot.Assets = append(l.snapshot.Assets, ref)
