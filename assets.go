@@ -154,6 +154,10 @@ type AssetVersion struct {
 	externalURL string
 }
 
+// hasContent reports whether v has its content: a version made without
+// content is a draft until it is given some, and only then published.
+func (v *AssetVersion) hasContent() bool { return v.contentHash != "" || v.externalURL != "" }
+
 // VersionContent is a version's content: where it comes from (Source,
 // inline when left out), its MIME type (Type, by default the first its
 // asset's type holds) and Content, the content itself: an HTML template's
@@ -435,6 +439,10 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		if err != nil {
 			return nil, err
 		}
+		if in.Publish && !v.hasContent() && v.Content.Source != "" {
+			// Taken without content (a source is set once content is taken).
+			f.add("content", "a version published as it is made needs its content")
+		}
 		if err := f.err(); err != nil {
 			return nil, err
 		}
@@ -634,6 +642,9 @@ func (s *Service) PublishVersion(ctx context.Context, account, assetID, versionI
 // publishIn publishes v within the change w, archiving the version published
 // before.
 func (s *Service) publishIn(ctx context.Context, account string, a *Asset, w *assetChange, v *AssetVersion) error {
+	if !v.hasContent() {
+		return errorf(CodeConflict, "a version without content is not published: give it its content first (an update, or an upload)")
+	}
 	if prev := a.PublishedVersionID; prev != "" && prev != v.ID {
 		old, err := s.getVersion(ctx, account, a.ID, prev)
 		if err != nil {

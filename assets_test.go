@@ -133,8 +133,6 @@ func TestVersionContent(t *testing.T) {
 		{"102400 bytes under the former name", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102400)}, nil},
 		{"102401 bytes under the former name", tpl.ID, &lettershop.VersionContent{Type: "text/html", Data: pad(102401)}, []string{"content.data"}},
 		{"both names", tpl.ID, &lettershop.VersionContent{Content: "<p>a</p>", Data: "<p>a</p>"}, []string{"content.data"}},
-		{"no content", tpl.ID, nil, []string{"content"}},
-		{"no content member", tpl.ID, &lettershop.VersionContent{Type: "text/html"}, []string{"content.content"}},
 		{"bad source", tpl.ID, &lettershop.VersionContent{Source: "url", Type: "text/html", Content: "<p>x</p>"}, []string{"content.source"}},
 		{"image in a template asset", tpl.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, []string{"content.type"}},
 		{"png", img.ID, &lettershop.VersionContent{Type: "image/png", Content: pngData}, nil},
@@ -534,4 +532,103 @@ func TestVersionContentShown(t *testing.T) {
 	}
 	_, _, err := e.svc.GetVersionContent(e.ctx, acct, a.ID)
 	wantFields(t, err, "versionId")
+}
+
+// TestVersionWithoutContent checks a version made without its content, as
+// the reference allows ("provided upon creation or added/edited later"): a
+// draft showing empty content, not published nor mailed until it is given
+// content, which an update (or an upload) gives it.
+func TestVersionWithoutContent(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "later"})
+	img, _ := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "i", Type: lettershop.AssetImage})
+	for _, tc := range []struct {
+		name    string
+		assetID string
+		content *lettershop.VersionContent
+		typ     lettershop.ContentType
+	}{
+		{"no content", a.ID, nil, "text/html"},
+		{"content without its text", a.ID, &lettershop.VersionContent{Source: "inline", Type: "text/html"}, "text/html"},
+		{"an image's, its type by default", img.ID, nil, "image/png"},
+		{"an image's, its type given", img.ID, &lettershop.VersionContent{Type: "image/jpeg"}, "image/jpeg"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := e.svc.CreateVersion(e.ctx, acct, tc.assetID, lettershop.CreateVersionInput{Content: tc.content})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := lettershop.VersionContent{Source: lettershop.ContentInline, Type: tc.typ}
+			got, err := e.svc.GetVersion(e.ctx, acct, tc.assetID, v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, shown := range map[string]*lettershop.AssetVersion{"created": v, "fetched": got} {
+				if shown.Status != lettershop.VersionDraft || shown.Content != want || shown.ContentLength != 0 || shown.ContentType != tc.typ || shown.ContentURL == "" {
+					t.Errorf("%s: status %s, content %+v, length %d, type %s, url %q; want a draft with %+v", name, shown.Status, shown.Content, shown.ContentLength, shown.ContentType, shown.ContentURL, want)
+				}
+			}
+			typ, data, err := e.svc.GetVersionContent(e.ctx, acct, v.ID)
+			if err != nil || typ != tc.typ || len(data) != 0 {
+				t.Errorf("GetVersionContent = %s, %d bytes, %v; want %s, no bytes", typ, len(data), err, tc.typ)
+			}
+		})
+	}
+
+	// Published as it is made, it needs its content; a content that is
+	// refused is named alone.
+	_, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Publish: true})
+	wantFields(t, err, "content")
+	_, err = e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Publish: true, Content: &lettershop.VersionContent{Type: "text/plain"}})
+	wantFields(t, err, "content.type")
+
+	v, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{Notes: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.PublishVersion(e.ctx, acct, a.ID, v.ID)
+	wantCode(t, err, lettershop.CodeConflict)
+	_, err = e.svc.CloneVersion(e.ctx, acct, a.ID, v.ID, lettershop.CloneVersionInput{Publish: true})
+	wantCode(t, err, lettershop.CodeConflict)
+	if _, err := e.svc.ArchiveVersion(e.ctx, acct, a.ID, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.PublishVersion(e.ctx, acct, a.ID, v.ID)
+	wantCode(t, err, lettershop.CodeConflict)
+	_, err = e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID))
+	wantFields(t, err, "content.assetId")
+
+	// The whole version sent back changes nothing; new definitions are
+	// taken with no template to check them against; content is given.
+	v, err = e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := v.Content
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, lettershop.UpdateVersionInput{Content: &shown}); err != nil {
+		t.Fatalf("the version sent back: %v", err)
+	}
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, lettershop.UpdateVersionInput{VariableDefinitions: &testDefinitions}); err != nil {
+		t.Fatalf("definitions: %v", err)
+	}
+	snap, err := e.svc.SnapshotAccount(e.ctx, acct)
+	if err != nil {
+		t.Fatalf("snapshot of an account with a version without content: %v", err)
+	}
+	if _, err := e.svc.RestoreAccount(e.ctx, "restored", snap, lettershop.RestoreOptions{}); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if _, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v.ID, lettershop.UpdateVersionInput{Content: &lettershop.VersionContent{Type: "text/html", Content: testTemplate}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.svc.PublishVersion(e.ctx, acct, a.ID, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ContentLength != len(testTemplate) || p.Content.Content != testTemplate {
+		t.Errorf("published: length %d, content %q; want the template given", p.ContentLength, p.Content.Content)
+	}
+	if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+		t.Errorf("a letter of the version given its content: %v", err)
+	}
 }

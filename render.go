@@ -213,7 +213,7 @@ func partyLines(p Party, above string) []string {
 // A template kept at a URL is checked against them when it is fetched. err
 // is the store's failure to read the template, never the request's.
 func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVersion, f fieldErrors) error {
-	if v.Content.Type != ContentHTML || v.Content.Source == ContentExternalURL {
+	if v.Content.Type != ContentHTML || v.Content.Source == ContentExternalURL || !v.hasContent() {
 		return nil
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)

@@ -31,6 +31,9 @@ func (s *Service) SnapshotAccount(ctx context.Context, account string) (*snapsho
 				if err != nil {
 					return nil, err
 				}
+				if !v.hasContent() {
+					return nil, nil
+				}
 				return []string{v.contentHash}, nil
 			default:
 				l, err := letterFromRecord(storage.Letter{Doc: doc})

@@ -38,7 +38,11 @@ const MaxContentURL = 2048
 // err is a fetch the caller's context cut off, never the request's fault.
 func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchbatch.Func) ([]byte, error) {
 	if c == nil {
-		f.add("content", "content is required")
+		// A version is made without content when none is given; it gets
+		// its content later (an update, an upload) and is published only
+		// once it has it (the reference: inline content "can be provided
+		// upon creation or added/edited later").
+		v.Content = VersionContent{Source: ContentInline, Type: contentTypes[t][0]}
 		return nil, nil
 	}
 	if c.Content != "" && c.Data != "" {
@@ -66,6 +70,11 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		return s.takeURLContent(ctx, f, source, typ, text, path, v, fetch)
 	}
 	if text == "" {
+		if v.ID == "" {
+			// A version being made, its content to come later.
+			v.Content = VersionContent{Source: source, Type: typ}
+			return nil, nil
+		}
 		f.add(path, "the content can not be empty")
 		return nil, nil
 	}
@@ -199,7 +208,7 @@ func (s *Service) showVersions(ctx context.Context, account string, vs []*AssetV
 		v.ContentURL = s.baseURL + "/assets/" + v.ID + "/content"
 		v.Publish = v.Status == VersionPublished
 		switch {
-		case v.Content.Content != "":
+		case v.Content.Content != "" || !v.hasContent():
 			continue
 		case v.Content.Source == ContentExternalURL:
 			v.Content.Content = v.externalURL
@@ -245,6 +254,9 @@ func (s *Service) GetVersionContent(ctx context.Context, account, versionID stri
 	}
 	if v.Content.Source == ContentExternalURL {
 		return s.externalContent(ctx, v)
+	}
+	if !v.hasContent() {
+		return v.Content.Type, []byte{}, nil
 	}
 	data, err := s.store.GetContent(ctx, account, v.contentHash)
 	if err != nil {

@@ -185,8 +185,9 @@ func TestVersionContentForm(t *testing.T) {
 		{`{"content":{"source":"import","content":"ftp://127.0.0.1/t.html"}}`, []string{"content.content"}},
 		{`{"content":{"source":"externalUrl","content":"http://169.254.169.254/t.html"}}`, []string{"content.content"}},
 		{`{"content":{"source":"ftp","content":"<p>a</p>"}}`, []string{"content.source"}},
-		{`{"content":{"type":"text/html"}}`, []string{"content.content"}},
-		{`{"content":{"data":""}}`, []string{"content.content"}},
+		{`{"content":{"type":"text/plain"}}`, []string{"content.type"}},
+		{`{"content":{"type":"text/html"},"publish":true}`, []string{"content"}},
+		{`{"content":{"source":"import"}}`, []string{"content.content"}},
 		{`{"content":{"content":7}}`, []string{"content.content"}},
 	} {
 		ts.do(t, req{Method: "POST", Path: base, Body: tt.body}).problem(t, http.StatusBadRequest).wantFields(t, tt.fields...)
@@ -380,4 +381,28 @@ func TestRateLimitHeadersOnlyWhereCounted(t *testing.T) {
 	addr := ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "sk_test_manya", "X-Test-Remote", "10.0.0.9")})
 	addr.problem(t, http.StatusTooManyRequests)
 	none("an address over its limit", addr)
+}
+
+// TestVersionContentLater walks a version whose content comes after it is
+// made, as the reference allows: created without content, it shows empty
+// content and its contentUrl answers no bytes; publishing it is a 409 until
+// an update gives it content.
+func TestVersionContentLater(t *testing.T) {
+	ts := newTestServer(t)
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"T"}`}).wantStatus(t, http.StatusCreated).decode(t, &a)
+	base := "/assets/" + a.ID + "/versions"
+	res := ts.do(t, req{Method: "POST", Path: base, Body: `{"notes":"content to come"}`}).wantStatus(t, http.StatusCreated)
+	v := wantVersionShape(t, res.Body, "")
+	if v.Status != lettershop.VersionDraft || v.ContentLength != 0 || v.Content.Type != "text/html" || v.Content.Source != "inline" {
+		t.Errorf("version made without content: %s", res.Body)
+	}
+	content := ts.do(t, req{Method: "GET", Path: "/assets/" + v.ID + "/content"}).wantStatus(t, http.StatusOK)
+	if len(content.Body) != 0 || content.Header.Get("Content-Type") != "text/html" {
+		t.Errorf("its content: %q, %s; want no bytes of text/html", content.Body, content.Header.Get("Content-Type"))
+	}
+	ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/publish"}).problem(t, http.StatusConflict)
+	ts.do(t, req{Method: "PUT", Path: base + "/" + v.ID, Body: res.Body}).wantStatus(t, http.StatusAccepted)
+	ts.do(t, req{Method: "PUT", Path: base + "/" + v.ID, Body: `{"content":{"type":"text/html","content":"<p>now</p>"}}`}).wantStatus(t, http.StatusAccepted)
+	wantVersionShape(t, ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/publish"}).wantStatus(t, http.StatusOK).Body, "<p>now</p>")
 }
