@@ -177,11 +177,12 @@ func equalWords(a, b []string) bool {
 }
 
 var (
-	// poBoxWords are the ways a PO box is written; Publication 28 283
+	// poBoxWords are the ways a PO box is written (POST OFFICE BOX also
+	// as one word, POSTOFFICE BOX); Publication 28 283
 	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
 	// also after PO (PO CALLER, P O DRAWER), and APARTADO is the Spanish
 	// word for it (Puerto Rico).
-	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
+	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
 		"PO BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
 	// routeWords name a rural route only when a box follows its number;
@@ -265,7 +266,7 @@ func parseLine(t []string, state string) DeliveryLine {
 			}
 			return d
 		}
-		if len(rest) == 0 && (t[0] == "PO" || t[0] == "P" || t[0] == "POST" || t[0] == "POBOX" || t[0] == "POB") {
+		if len(rest) == 0 && (t[0] == "PO" || t[0] == "P" || t[0] == "POST" || t[0] == "POSTOFFICE" || t[0] == "POBOX" || t[0] == "POB") {
 			d.Kind = LinePOBox
 			return d
 		}
@@ -647,7 +648,10 @@ loop:
 			// designator says (# APT 2, # LOT 9): Publication 28 213
 			// prints # only for a unit whose designator is not known.
 			take, drop = 1, true
-		case n >= 3 && t[n-2] == "#" && isNumberish(last) && (unitNeedsNum[units[t[n-3]]] || t[n-3] == "PMB"):
+		case n >= 3 && numberWords[t[n-2]] && isNumberish(last) && (unitNeedsNum[units[t[n-3]]] || t[n-3] == "PMB"):
+			// APT # 5, APT NO 5, FLOOR NUMBER 1: the number sign or word
+			// says again what the designator says; Publication 28 213
+			// prints the designator and the number alone.
 			take, sec = 3, Secondary{units[t[n-3]], last}
 			pmb = t[n-3] == "PMB"
 		case n >= 2 && t[n-2] == "PMB" && isNumberish(last):
