@@ -728,6 +728,13 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	if len(t) == 0 {
 		return DeliveryLine{}, false
 	}
+	if len(t) == 1 {
+		// A unit written with its number as one word on a line of its
+		// own (PH1, APT-5) is the unit and its number (213).
+		if designator, number, _, ok := packedUnit(t[0]); ok {
+			t = []string{designator, number}
+		}
+	}
 	var d DeliveryLine
 	rest := d.stripTrailing(t, false)
 	if len(rest) > 0 {
@@ -738,26 +745,48 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	return d, true
 }
 
-// rePackedUnit is a unit designator written with its number as one word
-// (APT7890, STE100).
-var rePackedUnit = regexp.MustCompile(`^([A-Z]{2,5})([0-9][0-9A-Z]*)$`)
+// rePackedUnit is a unit designator written with its number as one word,
+// or joined to it by a hyphen (APT7890, STE100, PH-2).
+var rePackedUnit = regexp.MustCompile(`^([A-Z]{2,5})(-?)([0-9][0-9A-Z]*)$`)
+
+// packedUnit splits a word that is a unit designator and its number
+// written together (APT7890, PH1, PH-2) into the designator and the
+// number; hyphened reports whether a hyphen joined them.
+func packedUnit(w string) (designator, number string, hyphened, ok bool) {
+	if len(w) < 3 || w[0] < 'A' || w[0] > 'Z' || !hasDigit(w) {
+		return "", "", false, false
+	}
+	m := rePackedUnit.FindStringSubmatch(w)
+	if m == nil || units[m[1]] == "" {
+		return "", "", false, false
+	}
+	return m[1], m[3], m[2] != "", true
+}
 
 // splitPackedUnit splits a unit designator and its number written as one
 // word at the end of a street line (APT7890 -> APT 7890), so that the
-// line takes the space Publication 28 213 puts between them.
+// line takes the space Publication 28 213 puts between them. A designator
+// that needs no number (PH1) or one joined to its number by a hyphen
+// (PH-2) is split only right after the suffix or a directional, where
+// nothing but a unit can stand.
 func splitPackedUnit(t []string) []string {
 	n := len(t)
 	if n < 3 || !hasDigit(t[0]) {
 		return t
 	}
-	if w := t[n-1]; w[0] < 'A' || w[0] > 'Z' || !hasDigit(w) {
+	designator, number, hyphened, ok := packedUnit(t[n-1])
+	if !ok {
 		return t
 	}
-	m := rePackedUnit.FindStringSubmatch(t[n-1])
-	if m == nil || !unitNeedsNum[units[m[1]]] {
-		return t
+	prev := t[n-2]
+	if hyphened || !unitNeedsNum[units[designator]] {
+		// RM-12 after a directional is a ranch road (Appendix F), not a
+		// room.
+		if _, dir := directionals[prev]; suffixes[prev] == "" && !dir || isPackedHighway(t[n-1]) {
+			return t
+		}
 	}
-	return append(append(t[:n-1:n-1], m[1]), m[2])
+	return append(append(t[:n-1:n-1], designator), number)
 }
 
 // roadSuffixes are the suffixes that a number after names a road by
