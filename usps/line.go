@@ -381,7 +381,10 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		// one range (N6W23001), also when written in two words.
 		t = append([]string{t[0] + t[1]}, t[2:]...)
 	}
-	if len(t) > 0 && hasDigit(t[0]) && !isInterstateWord(t[0]) && !isPackedHighway(t[0]) {
+	// An ordinal (21ST) names a street and is no house number: a line
+	// that starts with one has no house number, and the suffix after it
+	// is abbreviated (21ST STREET -> 21ST ST, 234.1).
+	if len(t) > 0 && hasDigit(t[0]) && !isInterstateWord(t[0]) && !isPackedHighway(t[0]) && !(isOrdinal(t[0]) && len(t) > 1) {
 		d.PrimaryNumber = t[0]
 		t = t[1:]
 		if len(t) > 0 && strings.IndexByte(t[0], '/') > 0 && reFraction.MatchString(t[0]) {
