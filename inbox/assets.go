@@ -1,7 +1,6 @@
 package inbox
 
 import (
-	"encoding/base64"
 	"net/http"
 	"net/url"
 
@@ -134,19 +133,13 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 		h.fail(w, s, err)
 		return
 	}
-	data := []byte(ver.Content.Content)
-	switch {
-	case ver.Content.Source == lettershop.ContentExternalURL:
-		// Fetched from its URL, and checked, as the API's contentUrl does.
-		if _, data, err = h.svc.GetVersionContent(s.ctx(), s.account(), ver.ID); err != nil {
-			h.fail(w, s, err)
-			return
-		}
-	case ver.Content.Type != lettershop.ContentHTML:
-		if data, err = base64.StdEncoding.DecodeString(ver.Content.Content); err != nil {
-			h.fail(w, s, err)
-			return
-		}
+	// As the API's contentUrl serves it: the bytes themselves (an SVG is
+	// shown as its text, other images and fonts base64-encoded), fetched
+	// and checked when kept at a URL.
+	_, data, err := h.svc.GetVersionContent(s.ctx(), s.account(), ver.ID)
+	if err != nil {
+		h.fail(w, s, err)
+		return
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", string(ver.Content.Type))

@@ -512,6 +512,17 @@ func TestAssets(t *testing.T) {
 		t.Errorf("image content: %q %.8q", pic.Header.Get("Content-Type"), pic.Body)
 	}
 
+	// An SVG's content is kept and shown as its text, and served as itself.
+	const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="#123456"/></svg>`
+	sv, err := e.svc.CreateVersion(e.ctx, e.account, img.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: lettershop.ContentSVG, Content: svg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drawing := c.get("/inbox/assets/" + img.ID + "/versions/" + sv.ID + "/content"); drawing.Header.Get("Content-Type") != "image/svg+xml" || drawing.Body != svg {
+		t.Errorf("SVG content: %d %q %q", drawing.StatusCode, drawing.Header.Get("Content-Type"), drawing.Body)
+	}
+
 	wantStatus(t, c.get("/inbox/assets/ast_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
 	wantStatus(t, c.get("/inbox/assets/"+a.ID+"/versions/astv_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
 	wantStatus(t, c.get("/inbox/assets?token=forged"), http.StatusBadRequest)
