@@ -290,8 +290,9 @@ type AttemptOutcome struct {
 	// Err says what went wrong; nil for a success.
 	Err error
 	// RetryAfter is, after a failure, how long to wait on the account's
-	// clock before the next attempt; past the delivery's retry period, the
-	// delivery has failed instead.
+	// clock before the next attempt, counted from when the attempt was
+	// taken (its LastAttemptAt), not from when it is recorded; past the
+	// delivery's retry period, the delivery has failed instead.
 	RetryAfter time.Duration
 	// Took is how long the attempt took, for Hooks.WebhookAttempt.
 	Took time.Duration
@@ -308,7 +309,11 @@ func (a *DeliveryAttempt) Record(ctx context.Context, o AttemptOutcome) error {
 	if o.Err == nil {
 		r.Status, r.Error = storage.DeliverySucceeded, ""
 	} else {
-		r.Error, r.NextAttemptAt, outcome = storage.ErrorText(o.Err), s.now(r.Account).Add(o.RetryAfter), "retry"
+		// From the attempt: a clock moved while the receiver answered
+		// (a test moving it by the backoff once it saw the request) then
+		// finds the retry due, and nextAttemptAt is lastAttemptAt plus
+		// the backoff, as the deliveries show it.
+		r.Error, r.NextAttemptAt, outcome = storage.ErrorText(o.Err), r.LastAttemptAt.Add(o.RetryAfter), "retry"
 		if r.NextAttemptAt.After(r.RetryUntil) {
 			r.Status, outcome = storage.DeliveryFailed, "failed"
 		}

@@ -260,3 +260,29 @@ func TestDueAccountsPages(t *testing.T) {
 		t.Errorf("delivery.Due = %v, %v; want %v", all, err, accounts)
 	}
 }
+
+// A retry is timed from the attempt, on the account's clock, not from when
+// its outcome was recorded: a test that moves the clock by the backoff once
+// its receiver has answered (the record may still be on its way) finds the
+// retry due, however the two raced.
+func TestRetryTimedFromTheAttempt(t *testing.T) {
+	hand := &handDeliverer{}
+	e := newEnv(t, lettershop.WithDeliverer(hand.open))
+	w := e.createWebhook(t, acct, "https://hooks.example.com/in", lettershop.WebhookLetterCreated)
+	e.createLetterIn(t, acct)
+	ctx := context.Background()
+	a := hand.take(t, acct, 1)[0]
+	began := e.svc.AccountNow(acct)
+	// The receiver answered; the test moves the clock before the record is written.
+	if _, err := e.svc.AdvanceAccountClock(ctx, acct, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Record(ctx, lettershop.AttemptOutcome{StatusCode: 500, Err: errors.New("the receiver answered 500"), RetryAfter: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	d := e.deliveriesOf(t, acct, w.ID)[0]
+	if d.LastAttemptAt == nil || !d.LastAttemptAt.Equal(began) || !d.NextAttemptAt.Equal(began.Add(time.Minute)) {
+		t.Fatalf("after a failure recorded a minute on: last attempt %v, next %v; want %v and %v", d.LastAttemptAt, d.NextAttemptAt, began, began.Add(time.Minute))
+	}
+	hand.take(t, acct, 1) // due now, a minute after the attempt
+}
