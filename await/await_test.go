@@ -181,3 +181,32 @@ func TestLetterSharedClock(t *testing.T) {
 		t.Errorf("Service clock %v, another account's %v; want both at %v", svc.Now(), svc.AccountNow("acct_else"), mailed)
 	}
 }
+
+// Waits for several letters of one account side by side all get there:
+// when another wait has moved the clock past the step one was about to
+// set it to, that one goes on from where the clock stands, instead of
+// failing as a move of the clock backwards.
+func TestLettersOfOneAccountSideBySide(t *testing.T) {
+	// The race is between one wait's read of the clock and its move, so a
+	// few rounds make it show on every run without the fix.
+	for range 20 {
+		svc, newLetter := newService(t)
+		const n = 8
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = newLetter("").ID
+		}
+		errs := make(chan error, n)
+		for _, id := range ids {
+			go func() {
+				_, err := await.Letter(ctx, svc, acct, id, lettershop.SimulateTarget{Event: lettershop.EventDelivered}, await.Options{Within: 30 * 24 * time.Hour})
+				errs <- err
+			}()
+		}
+		for range ids {
+			if err := <-errs; err != nil {
+				t.Fatalf("await beside others: %v", err)
+			}
+		}
+	}
+}
