@@ -61,8 +61,21 @@ type Principal struct {
 func (p Principal) Has(s Scope) bool { return slices.Contains(p.Scopes, s) }
 
 // ErrUnknownKey is what an Authenticator returns for a key it does not
-// accept. The handler answers it with 401; any other error with 500.
+// accept. The handler answers it with 401; any other error with 500. An
+// error that wraps it and says more (the sandbox's, which says which keys
+// it takes) has its words after the 401's own.
 var ErrUnknownKey = errors.New("unknown API key")
+
+// errSandboxKey is the sandbox's ErrUnknownKey: it takes every key of a
+// form anyone may know, so its 401 says which.
+var errSandboxKey = &keyHint{"this server is a sandbox, where any key that begins " + SandboxKeyPrefix +
+	" and has more after it (text without control characters) is a key of an account of its own"}
+
+// keyHint is an ErrUnknownKey that says what a valid key looks like.
+type keyHint struct{ hint string }
+
+func (e *keyHint) Error() string { return ErrUnknownKey.Error() + ": " + e.hint }
+func (e *keyHint) Unwrap() error { return ErrUnknownKey }
 
 // Authenticator turns the X-Api-Key of a request into a Principal.
 // Implementations must be safe for concurrent use.
@@ -151,7 +164,7 @@ func NewSandboxAuthenticator() SandboxAuthenticator { return SandboxAuthenticato
 // not valid UTF-8, or holds a control character, is unknown.
 func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Principal, error) {
 	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) || !keyText(apiKey) {
-		return Principal{}, ErrUnknownKey
+		return Principal{}, errSandboxKey
 	}
 	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes), Test: true}, nil
 }
@@ -184,6 +197,10 @@ func apiKeyOf(r *http.Request) (string, error) {
 
 func authError(err error) error {
 	if errors.Is(err, ErrUnknownKey) {
+		var h *keyHint
+		if errors.As(err, &h) {
+			return errorf(lettershop.CodeUnauthenticated, "the API key is not valid: %s", h.hint)
+		}
 		return errorf(lettershop.CodeUnauthenticated, "the API key is not valid")
 	}
 	var e *lettershop.Error

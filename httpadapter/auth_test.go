@@ -32,8 +32,13 @@ func TestSandboxKeys(t *testing.T) {
 				res.wantStatus(t, http.StatusOK)
 				return
 			}
-			if p := res.problem(t, tt.status); p.Code != "unauthorized" {
+			p := res.problem(t, tt.status)
+			if p.Code != "unauthorized" {
 				t.Errorf("code %q", p.Code)
+			}
+			// A key the sandbox refuses is told which keys it takes.
+			if tt.key != "" && !strings.Contains(p.Detail, "begins sk_test_") {
+				t.Errorf("detail %q does not say which keys the sandbox takes", p.Detail)
 			}
 		})
 	}
@@ -187,8 +192,11 @@ func TestScopes(t *testing.T) {
 	ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: hdr("X-Api-Key", "letters")}).wantStatus(t, http.StatusCreated)
 	// Keys of one account share its objects; another account's key does not see them.
 	ts.do(t, req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", "stranger")}).problem(t, http.StatusNotFound)
-	// Fixed keys replace the sandbox: a sandbox key is unknown.
-	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", keyA)}).problem(t, http.StatusUnauthorized)
+	// Fixed keys replace the sandbox: a sandbox key is unknown, and the
+	// answer says nothing of which keys there are.
+	if p := ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", keyA)}).problem(t, http.StatusUnauthorized); p.Detail != "the API key is not valid" {
+		t.Errorf("detail %q, want no word of which keys there are", p.Detail)
+	}
 	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "ful")}).problem(t, http.StatusUnauthorized)
 	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "fulll")}).problem(t, http.StatusUnauthorized)
 }
