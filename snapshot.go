@@ -3,6 +3,8 @@ package lettershop
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lettershop/lettershop/internal/acctclock"
@@ -23,30 +25,7 @@ func (s *Service) SnapshotAccount(ctx context.Context, account string) (*snapsho
 		return nil, err
 	}
 	c := s.AccountClock(account)
-	snap, err := snapshot.Take(ctx, s.store, account, snapshot.Clock{Now: c.Now, Frozen: c.Frozen},
-		func(kind string, doc storage.Document) ([]string, error) {
-			switch kind {
-			case "version":
-				v, err := versionFromRecord(storage.AssetVersion{Doc: doc})
-				if err != nil {
-					return nil, err
-				}
-				if !v.hasContent() {
-					return nil, nil
-				}
-				return []string{v.contentHash}, nil
-			default:
-				l, err := letterFromRecord(storage.Letter{Doc: doc})
-				if err != nil {
-					return nil, err
-				}
-				out := []string{l.snapshot.Hash}
-				for _, a := range l.snapshot.Assets {
-					out = append(out, a.Hash)
-				}
-				return out, nil
-			}
-		})
+	snap, err := snapshot.Take(ctx, s.store, account, snapshot.Clock{Now: c.Now, Frozen: c.Frozen}, contentOf)
 	if err != nil {
 		return nil, storeErr("snapshot", err)
 	}
@@ -81,12 +60,8 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	// The clock is checked before anything is written: on the clocks as
 	// the store has them now, which another server may have moved.
 	ctx = s.clocks.Read(ctx)
-	if err := snap.Check(); err != nil {
-		var fe *snapshot.FieldError
-		if errors.As(err, &fe) {
-			return nil, invalidField(fe.Field, "%s", fe.Message)
-		}
-		return nil, invalidField("body", "%v", err)
+	if err := checkSnapshot(snap); err != nil {
+		return nil, err
 	}
 	// A snapshot is a whole account, not a part to mix in.
 	if empty, err := snapshot.Empty(ctx, s.store, account); err != nil {
@@ -144,4 +119,61 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 			which, b.Now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), before)
 	}
 	return at, clockErr(err, "a snapshot restores on a test clock only; this service runs on the real time")
+}
+
+// contentOf is the content a stored document (kind "version" or "letter")
+// refers to, by hash: what a snapshot keeps of the store's content, and
+// what a snapshot restored must hold. A letter without content is not one
+// the Service made.
+func contentOf(kind string, doc storage.Document) ([]string, error) {
+	if kind == "version" {
+		v, err := versionFromRecord(storage.AssetVersion{Doc: doc})
+		if err != nil || !v.hasContent() || v.externalURL != "" {
+			return nil, err
+		}
+		return []string{v.contentHash}, nil
+	}
+	l, err := letterFromRecord(storage.Letter{Doc: doc})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	switch {
+	case l.snapshot.url() != "": // fetched when printed
+	case l.snapshot.Hash == "":
+		return nil, errors.New("the letter has no content")
+	default:
+		out = append(out, l.snapshot.Hash)
+	}
+	for _, a := range l.snapshot.Assets {
+		out = append(out, a.Hash)
+	}
+	return out, nil
+}
+
+// checkSnapshot checks a snapshot given for a restore: its form, the
+// content its records refer to, and their statuses, so that what it
+// restores is what the Service could have made.
+func checkSnapshot(snap *snapshot.Snapshot) error {
+	err := snap.Check()
+	if err == nil {
+		err = snap.CheckContent(contentOf)
+	}
+	if fe := (*snapshot.FieldError)(nil); errors.As(err, &fe) {
+		return invalidField(fe.Field, "%s", fe.Message)
+	} else if err != nil {
+		return invalidField("body", "%v", err)
+	}
+	for i, l := range snap.Letters {
+		if !slices.Contains(letterStatuses, LetterStatus(l.Status)) {
+			return invalidField(fmt.Sprintf("letters[%d].status", i), "must be one of %s", joinEnum(letterStatuses))
+		}
+	}
+	kept := []VersionStatus{VersionDraft, VersionPublished, VersionArchived} // a deleted version is not kept
+	for i, v := range snap.Versions {
+		if !slices.Contains(kept, VersionStatus(v.Status)) {
+			return invalidField(fmt.Sprintf("versions[%d].status", i), "must be one of %s", joinEnum(kept))
+		}
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -264,4 +266,42 @@ func findIDs(b []byte) []idAt {
 		}
 	}
 	return out
+}
+
+// CheckContent reports, as a *FieldError, a version or letter whose
+// document refers to content the snapshot does not hold, or that refs (the
+// hashes function Take is given) can not read, and content whose hash is
+// not its data's: a restored account then holds every byte its records
+// name.
+func (s *Snapshot) CheckContent(refs func(kind string, doc storage.Document) ([]string, error)) error {
+	held := make(map[string]bool, len(s.Content))
+	for i, c := range s.Content {
+		if sum := sha256.Sum256(c.Data); hex.EncodeToString(sum[:]) != c.Hash {
+			return invalid(fmt.Sprintf("content[%d].hash", i), "is not the SHA-256 of its data")
+		}
+		held[c.Hash] = true
+	}
+	check := func(field, kind string, doc json.RawMessage) error {
+		hs, err := refs(kind, storage.Encoded(doc))
+		if err != nil {
+			return invalid(field, "can not be read: %v", err)
+		}
+		for _, h := range hs {
+			if !held[h] {
+				return invalid(field, "refers to content %s, which the snapshot does not hold", h)
+			}
+		}
+		return nil
+	}
+	for i, v := range s.Versions {
+		if err := check(fmt.Sprintf("versions[%d].doc", i), "version", v.Doc); err != nil {
+			return err
+		}
+	}
+	for i, l := range s.Letters {
+		if err := check(fmt.Sprintf("letters[%d].doc", i), "letter", l.Doc); err != nil {
+			return err
+		}
+	}
+	return nil
 }
