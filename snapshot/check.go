@@ -272,8 +272,14 @@ func findIDs(b []byte) []idAt {
 // document refers to content the snapshot does not hold, or that refs (the
 // hashes function Take is given) can not read, and content whose hash is
 // not its data's: a restored account then holds every byte its records
-// name.
+// name. Like Check, it checks a snapshot once, the first time; later calls
+// answer as the first did.
 func (s *Snapshot) CheckContent(refs func(kind string, doc storage.Document) ([]string, error)) error {
+	s.contentOnce.Do(func() { s.contentErr = s.checkContent(refs) })
+	return s.contentErr
+}
+
+func (s *Snapshot) checkContent(refs func(kind string, doc storage.Document) ([]string, error)) error {
 	held := make(map[string]bool, len(s.Content))
 	for i, c := range s.Content {
 		if sum := sha256.Sum256(c.Data); hex.EncodeToString(sum[:]) != c.Hash {

@@ -53,6 +53,9 @@ type Snapshot struct {
 	prep     sync.Once
 	prepared *prepared
 	prepErr  error
+
+	contentOnce sync.Once
+	contentErr  error
 }
 
 // Clock is the account's clock when the snapshot was taken.
