@@ -1,8 +1,10 @@
 // Package await moves a clock until a letter gets somewhere: to the
 // letter's next lifecycle step, then the next, until it is at a status or
-// has a tracking event. It drives a Service through its operations alone,
-// and is what lettershoptest's WaitForStatus and WaitForEvent and the test
-// route POST /_test/letters/{id}/await run.
+// has a tracking event (Letter); and waits until the webhook deliveries due
+// have been attempted and recorded (Deliveries). It drives a Service
+// through its operations alone, and is what lettershoptest's
+// WaitForStatus, WaitForEvent and SettleWebhooks and the test routes POST
+// /_test/letters/{id}/await and POST /_test/webhooks/settle run.
 package await
 
 import (

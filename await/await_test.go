@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/await"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/memstore"
 )
 
@@ -209,4 +211,97 @@ func TestLettersOfOneAccountSideBySide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeliveries waits for a letter's webhook events to be sent and
+// recorded: after it, the receiver has each, and no delivery is due; a
+// receiver that fails leaves its delivery to a retry the clock has not
+// reached, which is not waited for; a Service that sends nothing is a
+// conflict naming the delivery due, after within.
+func TestDeliveries(t *testing.T) {
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc), lettershop.WithDeliverer(delivery.Open))
+	t.Cleanup(func() { svc.Close() })
+	var mu sync.Mutex
+	var got []string
+	fail := false
+	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, func(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(e.Type)+" "+e.Data.Object.ID)
+		if fail {
+			return errors.New("receiver down")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+
+	id := letterOn(t, svc)
+	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s := sent(); !slices.Contains(s, "letter.created "+id) {
+		t.Fatalf("after the wait the receiver has %q, not the letter's created event", s)
+	}
+	hooks, _ := svc.ListWebhooks(ctx, acct, lettershop.ListWebhooksInput{})
+	ds, _ := svc.ListDeliveries(ctx, acct, hooks.Items[0].ID, lettershop.ListDeliveriesInput{})
+	for _, d := range ds.Items {
+		if d.Status != lettershop.DeliverySucceeded {
+			t.Errorf("after the wait delivery %s is %s", d.ID, d.Status)
+		}
+	}
+
+	mu.Lock()
+	fail, got = true, nil
+	mu.Unlock()
+	id = letterOn(t, svc)
+	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
+		t.Fatalf("a failed attempt, its retry not due: %v", err)
+	}
+	if s := sent(); len(s) != 1 || s[0] != "letter.created "+id {
+		t.Errorf("the failing receiver got %q, want the created event once", s)
+	}
+
+	quiet := lettershop.New(memstore.New(), lettershop.WithClock(mc))
+	t.Cleanup(func() { quiet.Close() })
+	if _, err := quiet.CreateWebhook(ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = letterOn(t, quiet)
+	err := await.Deliveries(ctx, quiet, acct, 20*time.Millisecond)
+	wantCode(t, err, lettershop.CodeConflict)
+	if !strings.Contains(err.Error(), "still due") {
+		t.Errorf("message %q", err)
+	}
+	err = await.Deliveries(ctx, svc, acct, 0)
+	wantCode(t, err, lettershop.CodeInvalid)
+}
+
+// letterOn makes a letter of a new published template in acct.
+func letterOn(t *testing.T, svc *lettershop.Service) string {
+	t.Helper()
+	a, err := svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "W"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateVersion(ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := svc.CreateLetter(ctx, acct, lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+		Recipient: &lettershop.PartyInput{Organization: "Doe Inc", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID}, UseType: lettershop.UseTransactional,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.ID
 }

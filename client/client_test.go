@@ -242,6 +242,14 @@ func TestTestRoutes(t *testing.T) {
 	if _, err := c.Test.LetterText(ctx, "ltr_01m82xk8wrekcvnp6xnr97efe0"); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("Test.LetterText of no letter: %v, want ErrNotFound", err)
 	}
+	for _, within := range []time.Duration{0, 5 * time.Second} {
+		if err := c.Test.SettleWebhooks(ctx, within); err != nil {
+			t.Fatalf("Test.SettleWebhooks(%s): %v", within, err)
+		}
+	}
+	if err := c.Test.SettleWebhooks(ctx, time.Minute); !errors.Is(err, client.ErrInvalid) {
+		t.Fatalf("Test.SettleWebhooks past its bound: %v, want ErrInvalid", err)
+	}
 	moved, err := c.Test.AdvanceLetter(ctx, l.ID, &client.AdvanceLetterRequest{Status: client.StatusMailed})
 	if err != nil || moved.Status != client.StatusMailed {
 		t.Fatalf("Test.AdvanceLetter: %+v, %v", moved, err)

@@ -105,6 +105,21 @@ func (t *TestClient) LetterText(ctx context.Context, id string) (string, error) 
 	return string(resp.body), nil
 }
 
+// SettleWebhooks waits, in real time, until every webhook delivery of the
+// account that is due on its clock has been attempted and how it went
+// recorded (POST /_test/webhooks/settle): a receiver then has every event
+// due, so what it did not get was not sent. within is how long to wait (0
+// for the server's 30 s, at most 50 s); deliveries still due then are
+// ErrConflict.
+func (t *TestClient) SettleWebhooks(ctx context.Context, within time.Duration) error {
+	var body any
+	if within > 0 {
+		body = &settleWebhooksRequest{Within: within.String()}
+	}
+	_, err := t.c.call(ctx, t.request("POST", "/_test/webhooks/settle", body), nil)
+	return err
+}
+
 // RegisterMove files a change of address for NCOA (POST /_test/moves).
 func (t *TestClient) RegisterMove(ctx context.Context, m *Move) error {
 	_, err := t.c.call(ctx, t.request("POST", "/_test/moves", m), nil)

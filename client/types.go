@@ -525,6 +525,11 @@ type AwaitLetterRequest struct {
 	Within string       `json:"within,omitempty"`
 }
 
+// settleWebhooksRequest is the body of POST /_test/webhooks/settle.
+type settleWebhooksRequest struct {
+	Within string `json:"within,omitempty"`
+}
+
 // Move is a change of address for NCOA: letters created afterwards with
 // NcoaRecipient "newAddress" to Name at From go to To.
 type Move struct {

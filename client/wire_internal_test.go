@@ -67,6 +67,7 @@ var wireTypes = []match{
 	{reflect.TypeFor[setClockRequest](), "SetClockRequest", true},
 	{reflect.TypeFor[AdvanceLetterRequest](), "AdvanceLetterRequest", true},
 	{reflect.TypeFor[AwaitLetterRequest](), "AwaitLetterRequest", true},
+	{reflect.TypeFor[settleWebhooksRequest](), "SettleWebhooksRequest", true},
 	{reflect.TypeFor[Move](), "Move", true},
 	{reflect.TypeFor[Fault](), "Fault", true},
 	{reflect.TypeFor[FaultList](), "FaultList", false},

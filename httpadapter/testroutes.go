@@ -4,6 +4,7 @@ package httpadapter
 // enables the /_test routes, the routes, and their handlers.
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"strconv"
@@ -55,6 +56,7 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/await", access: scoped, scope: ScopeLettersWrite, serve: h.awaitLetter})
 	h.handleTest(route{method: "GET", path: "/_test/letters/{id}/text", access: scoped, scope: ScopeLettersRead, serve: h.letterText})
+	h.handleTest(route{method: "POST", path: "/_test/webhooks/settle", access: scoped, scope: ScopeLettersRead, serve: h.settleWebhooks})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
 	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
@@ -280,6 +282,48 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	letterResponse(http.StatusOK, l).write(w)
+}
+
+// settleInput is the optional body of POST /_test/webhooks/settle.
+type settleInput struct {
+	Within string `json:"within,omitempty"`
+}
+
+// Bounds of how long a settle waits, in real time: past the attempts'
+// own timeout, within the server's write timeout.
+const (
+	defaultSettle = 30 * time.Second
+	maxSettle     = 50 * time.Second
+)
+
+// settleWebhooks waits until every webhook delivery of the account due on
+// its clock has been attempted and recorded (await.Deliveries): what a
+// suite's receiver did not get by then was not sent, with no sleep to
+// prove it.
+func (h *handler) settleWebhooks(w http.ResponseWriter, r *http.Request, c *call) {
+	body, err := h.readBody(w, r, MaxJSONBody)
+	var in settleInput
+	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+		err = decodeJSON(body, &in)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	within := defaultSettle
+	if in.Within != "" {
+		d, err := time.ParseDuration(in.Within)
+		if err != nil || d <= 0 || d > maxSettle {
+			h.fail(w, r, invalid("within", `must be a positive duration of at most %s such as "10s", got %s`, maxSettle, echo.Quote(in.Within)))
+			return
+		}
+		within = d
+	}
+	if err := await.Deliveries(r.Context(), h.svc, c.account, within); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // letterText answers the text of the letter's rendered PDF, page after

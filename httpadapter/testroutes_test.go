@@ -38,6 +38,7 @@ func TestTestRoutesOff(t *testing.T) {
 		{Method: "POST", Path: "/_test/letters/ltr_1/await", Body: `{"status":"mailed"}`},
 		{Method: "GET", Path: "/_test/letters/ltr_1/text"},
 		{Method: "POST", Path: "/_test/moves", Body: `{}`},
+		{Method: "POST", Path: "/_test/webhooks/settle"},
 		{Method: "GET", Path: "/v1/_test/clock"},
 	} {
 		ts.do(t, r).problem(t, http.StatusNotFound)

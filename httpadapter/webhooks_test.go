@@ -291,3 +291,37 @@ func TestWebhookMetrics(t *testing.T) {
 		t.Errorf("succeeded %v, want 0", got)
 	}
 }
+
+// POST /_test/webhooks/settle answers once every delivery due has been
+// attempted and recorded: the receiver has the letter's event with no
+// wait of the test's own, and the delivery shows how it went.
+func TestSettleWebhooks(t *testing.T) {
+	ts := newTestServer(t)
+	sink := newHookSink(t)
+	var w webhookBody
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": sink.URL, "events": []string{"letter.created"}}}).
+		wantStatus(t, http.StatusCreated).decode(t, &w)
+	for _, tt := range []struct{ body, field string }{
+		{`{"within":"soon"}`, "within"},
+		{`{"within":"0s"}`, "within"},
+		{`{"within":"51s"}`, "within"},
+		{`{"until":"now"}`, "until"},
+	} {
+		ts.do(t, req{Method: "POST", Path: "/_test/webhooks/settle", Body: tt.body}).problem(t, http.StatusBadRequest).wantFields(t, tt.field)
+	}
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	ts.do(t, req{Method: "POST", Path: "/_test/webhooks/settle"}).wantStatus(t, http.StatusNoContent)
+	sink.mu.Lock()
+	n := len(sink.bodies)
+	sink.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("after the settle the receiver has %d events, want the letter's created event", n)
+	}
+	var page struct{ Items []lettershop.WebhookDelivery }
+	ts.get(t, "/webhooks/"+w.ID+"/deliveries").wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].Status != lettershop.DeliverySucceeded || page.Items[0].LetterID != l.ID {
+		t.Errorf("deliveries after the settle: %+v", page.Items)
+	}
+	ts.do(t, req{Method: "POST", Path: "/_test/webhooks/settle", Body: `{"within":"50s"}`}).wantStatus(t, http.StatusNoContent)
+}

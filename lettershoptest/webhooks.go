@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/webhook"
 )
@@ -318,5 +319,17 @@ func (r *Receiver) Deliveries() []client.WebhookDelivery {
 			return out
 		}
 		in.NextToken = p.NextToken
+	}
+}
+
+// SettleWebhooks waits until every webhook delivery of the account that is
+// due on its clock has been attempted and how it went recorded (package
+// await's Deliveries): an event a receiver did not get by then was not
+// sent, so a test shows that nothing was sent without a sleep. It does not
+// move the clock; deliveries still due after 30 seconds fail the test.
+func (a *Account) SettleWebhooks() {
+	a.t.Helper()
+	if err := await.Deliveries(context.Background(), a.c.svc, a.ID, 30*time.Second); err != nil {
+		a.t.Fatalf("lettershoptest: %v", err)
 	}
 }

@@ -101,3 +101,21 @@ func TestReceiverHandlerExits(t *testing.T) {
 		t.Errorf("%d events taken, want 1", n)
 	}
 }
+
+// SettleWebhooks answers once every event due was sent: the receiver has
+// the created event, and nothing of a type it does not take, with no
+// sleep of the test's own.
+func TestSettleWebhooks(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	created := acct.NewReceiver(client.WebhookLetterCreated)
+	mailed := acct.NewReceiver(client.WebhookLetterMailed)
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	acct.SettleWebhooks()
+	if es := created.Events(); len(es) != 1 || es[0].Data.Object.ID != id {
+		t.Errorf("created receiver has %+v, want the letter's event", es)
+	}
+	if es := mailed.Events(); len(es) != 0 {
+		t.Errorf("mailed receiver has %d events before the letter was mailed", len(es))
+	}
+}
