@@ -503,7 +503,10 @@ func (d *deadline) Err() error {
 // deadline passes before the header or during the body.
 func TestFetchDeadline(t *testing.T) {
 	arrived := make(chan string, 1)
-	release := make(chan struct{})
+	// A release a path of its own: a handler of a request whose deadline
+	// passed may not have seen its client go yet, and must not take the
+	// release meant for the next path's request.
+	releases := map[string]chan struct{}{"/header": make(chan struct{}), "/body": make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/body" {
 			w.Header().Set("Content-Length", "10")
@@ -512,7 +515,7 @@ func TestFetchDeadline(t *testing.T) {
 		}
 		arrived <- r.URL.Path
 		select {
-		case <-release:
+		case <-releases[r.URL.Path]:
 			if r.URL.Path == "/body" {
 				w.Write([]byte("67890"))
 			} else {
@@ -535,7 +538,7 @@ func TestFetchDeadline(t *testing.T) {
 			done <- err
 		}()
 		<-arrived
-		release <- struct{}{}
+		releases[path] <- struct{}{}
 		if err := <-done; err != nil {
 			t.Errorf("%s, answered in time: %v", path, err)
 		}
