@@ -523,6 +523,16 @@ func TestAssets(t *testing.T) {
 		t.Errorf("SVG content: %d %q %q", drawing.StatusCode, drawing.Header.Get("Content-Type"), drawing.Body)
 	}
 
+	// A version made without content says so, where its preview would be.
+	empty, err := e.svc.CreateVersion(e.ctx, e.account, a.ID, lettershop.CreateVersionInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = c.get("/inbox/assets/" + a.ID + "/versions/" + empty.ID)
+	wantStatus(t, res, http.StatusOK)
+	wantContains(t, res.Body, `id="no-content"`)
+	wantLacks(t, res.Body, `<iframe sandbox src=`)
+
 	wantStatus(t, c.get("/inbox/assets/ast_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
 	wantStatus(t, c.get("/inbox/assets/"+a.ID+"/versions/astv_01m85qmyrgq101qtz9p5j8swn6"), http.StatusNotFound)
 	wantStatus(t, c.get("/inbox/assets?token=forged"), http.StatusBadRequest)
