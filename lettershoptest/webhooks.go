@@ -209,7 +209,9 @@ func (r *Receiver) Events() []client.WebhookEvent {
 }
 
 // WaitFor waits until an event of type typ has come for the letter
-// (any letter when letterID is ""), and returns the first such; if within
+// (any letter when letterID is ""), and returns the first such, once the
+// server has recorded the attempt that brought it (Deliveries then shows
+// it succeeded); if within
 // passes on the wall clock first, or a request came unsigned or with a
 // signature that does not check, the test fails. The events come from the
 // server's workers as they post them. When the only way forward is a
@@ -237,6 +239,7 @@ func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within 
 			r.a.t.Fatalf("lettershoptest: the receiver got a request it refused: %s", bad[0])
 			return client.WebhookEvent{}
 		case i >= 0:
+			r.recorded(e.ID, deadline)
 			return e
 		case time.Now().After(deadline):
 			r.a.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
@@ -255,6 +258,38 @@ func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within 
 	}
 }
 
+// recorded waits, until deadline on the wall clock, for the server to
+// record the attempt that brought the event eventID: the receiver takes an
+// event before its answer has reached the server, so without the wait a
+// test that reads Deliveries right after WaitFor would find the delivery
+// still pending, its attempt under way. Past the deadline it returns all
+// the same: the event did come.
+func (r *Receiver) recorded(eventID string, deadline time.Time) {
+	for {
+		settled := true
+		for _, d := range r.Deliveries() {
+			if d.EventID == eventID {
+				settled = !underWay(d)
+				break
+			}
+		}
+		if settled || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(recordPoll)
+	}
+}
+
+// recordPoll is how often recorded reads the deliveries again.
+const recordPoll = 2 * time.Millisecond
+
+// underWay reports whether an attempt of d has been taken and not yet
+// recorded: pending, with its next attempt no later than its last.
+func underWay(d client.WebhookDelivery) bool {
+	return d.Status == client.DeliveryPending && d.LastAttemptAt != nil &&
+		(d.NextAttemptAt == nil || !d.NextAttemptAt.After(*d.LastAttemptAt))
+}
+
 // idleWait is how long WaitFor waits for a request before it looks for a
 // retry to move the clock to.
 const idleWait = 50 * time.Millisecond
@@ -269,8 +304,8 @@ func (r *Receiver) nextRetry() (time.Time, bool) {
 		if d.Status != client.DeliveryPending || d.NextAttemptAt == nil {
 			continue
 		}
-		if d.LastAttemptAt != nil && !d.NextAttemptAt.After(*d.LastAttemptAt) {
-			return time.Time{}, false // an attempt under way
+		if underWay(d) {
+			return time.Time{}, false
 		}
 		if d.NextAttemptAt.After(now) && (next.IsZero() || d.NextAttemptAt.Before(next)) {
 			next = *d.NextAttemptAt

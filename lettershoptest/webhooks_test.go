@@ -50,8 +50,41 @@ func TestReceiverRetries(t *testing.T) {
 		t.Errorf("account clock %s, want %s: the two backoffs", got, want)
 	}
 	ds := rcv.Deliveries()
-	if len(ds) != 1 || ds[0].Attempt != 3 {
+	if len(ds) != 1 || ds[0].Attempt != 3 || ds[0].Status != client.DeliverySucceeded {
 		t.Fatalf("deliveries %+v", ds)
+	}
+}
+
+// WaitFor returns once the server has recorded the attempt that brought the
+// event: the deliveries read right after it show it succeeded, not pending,
+// for the test's own handler as for the helper's.
+func TestReceiverWaitForSeesTheDeliveryRecorded(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprint("own handler ", own), func(t *testing.T) {
+			t.Parallel()
+			svc := lettershoptest.NewService(t)
+			acct := svc.NewAccount().For(t)
+			var rcv *lettershoptest.Receiver
+			if own {
+				var calls atomic.Int32
+				rcv = acct.ServeWebhooks(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if calls.Add(1) == 1 {
+						w.WriteHeader(http.StatusServiceUnavailable)
+						return
+					}
+					w.WriteHeader(http.StatusNoContent)
+				}), client.WebhookLetterCreated)
+			} else {
+				rcv = acct.NewReceiver(client.WebhookLetterCreated)
+				rcv.FailNext(1, http.StatusServiceUnavailable)
+			}
+			id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+			e := rcv.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
+			ds := rcv.Deliveries()
+			if len(ds) != 1 || ds[0].EventID != e.ID || ds[0].Status != client.DeliverySucceeded || ds[0].Attempt != 2 {
+				t.Fatalf("deliveries right after WaitFor: %+v", ds)
+			}
+		})
 	}
 }
 
