@@ -550,7 +550,8 @@ type setClockRequest struct {
 
 // Fault is a fault in the account's requests, as TestClient.AddFault sends
 // it and the server answers it: which requests it meets (Method, Path, a
-// pattern of the path without /v1) and what it does to them (Status,
+// path.Match pattern of the path without /v1, such as "/letters" or
+// "/letters/*"; "/v1/letters" matches as "/letters") and what it does to them (Status,
 // Latency as a Go duration, CloseConnection, AfterWrite), for the next
 // Times of them or each with Probability. The server sets ID.
 type Fault struct {

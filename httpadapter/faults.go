@@ -22,7 +22,8 @@ import (
 // Fault says how some of an account's requests are answered instead of (or
 // after) being served. It matches a request by Method ("" for any) and Path,
 // a path.Match pattern of the path without /v1 ("" for any; "/letters/*"
-// matches /letters/ltr_1 and /v1/letters/ltr_1, not /letters/ltr_1/cancel).
+// matches /letters/ltr_1 and /v1/letters/ltr_1, not /letters/ltr_1/cancel);
+// a pattern written with /v1 ("/v1/letters") matches as it does without.
 // The /_test routes are never faulted.
 //
 // A matching request waits Latency, then:
@@ -76,6 +77,8 @@ func (f Fault) validate() error {
 	case f.Path != "":
 		if _, err := path.Match(f.Path, "/"); err != nil || !strings.HasPrefix(f.Path, "/") {
 			fe["path"] = fmt.Sprintf("must be a path pattern beginning with / (such as /letters or /letters/*), got %s", echo.Quote(f.Path))
+		} else if f.Path != "/" && (strings.HasSuffix(f.Path, "/") || strings.Contains(f.Path, "//")) {
+			fe["path"] = fmt.Sprintf("has an empty segment, which no route's path has, so it would match nothing (write /letters or /letters/*), got %s", echo.Quote(f.Path))
 		}
 	}
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
@@ -137,12 +140,17 @@ func (f Fault) matches(r *http.Request) bool {
 	if f.Path == "" {
 		return true
 	}
-	p := r.URL.Path
-	if rest, ok := strings.CutPrefix(p, "/v1/"); ok {
-		p = "/" + rest
-	}
-	ok, _ := path.Match(f.Path, p)
+	ok, _ := path.Match(withoutV1(f.Path), withoutV1(r.URL.Path))
 	return ok
+}
+
+// withoutV1 is p without its /v1 prefix, if it has one: requests and
+// fault patterns alike, so that /v1/letters matches as /letters does.
+func withoutV1(p string) string {
+	if rest, ok := strings.CutPrefix(p, "/v1/"); ok {
+		return "/" + rest
+	}
+	return p
 }
 
 // AddFault adds f to the account's faults, after those it has, and returns

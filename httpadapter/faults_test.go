@@ -57,6 +57,21 @@ func TestFaultStatus(t *testing.T) {
 	}
 }
 
+// A pattern written with /v1 matches the path as one without it does, bare
+// and under /v1: it is no pattern that silently never meets a request.
+func TestFaultPathWithV1(t *testing.T) {
+	ts := newTestServer(t)
+	ts.addFault(t, keyA, `{"method":"POST","path":"/v1/assets","status":500,"times":2}`)
+	body := `{"name":"Invoice"}`
+	ts.do(t, req{Method: "POST", Path: "/v1/assets", Body: body}).problem(t, http.StatusInternalServerError)
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: body}).problem(t, http.StatusInternalServerError)
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: body}).wantStatus(t, http.StatusCreated)
+	ts.addFault(t, keyA, `{"method":"GET","path":"/v1/assets/*","status":500,"times":1}`)
+	ts.get(t, "/assets/ast_01kjqh0cc03dss8kcatrectqcz").problem(t, http.StatusInternalServerError)
+	// "/" is the one pattern with a trailing slash that is taken: the root.
+	ts.addFault(t, keyA, `{"path":"/","status":500,"times":1}`)
+}
+
 func TestFaultRateLimited(t *testing.T) {
 	ts := newTestServer(t)
 	ts.addFault(t, keyA, `{"path":"/letters","status":429}`)
@@ -243,6 +258,9 @@ func TestFaultBadInput(t *testing.T) {
 		{`{"status":500,"method":"post"}`, "method"},
 		{`{"status":500,"path":"letters"}`, "path"},
 		{`{"status":500,"path":"/letters/["}`, "path"},
+		{`{"status":500,"path":"/letters/"}`, "path"},
+		{`{"status":500,"path":"//letters"}`, "path"},
+		{`{"status":500,"path":"/letters//cancel"}`, "path"},
 		{`{"latency":"soon"}`, "latency"},
 		{`{"latency":"-1s"}`, "latency"},
 		{`{"latency":"2h"}`, "latency"},
