@@ -7,7 +7,7 @@
 //	letter, err := c.CreateLetter(ctx, &client.CreateLetterRequest{
 //		Sender:    &client.PartyInput{Organization: "Acme Corp", Address: client.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
 //		Recipient: &client.PartyInput{Individual: &client.Individual{FirstName: "Jane", LastName: "Doe"}, Address: client.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
-//		Content:   &client.LetterContent{Type: "asset", AssetID: assetID},
+//		Content:   &client.LetterContent{Type: client.LetterContentAsset, AssetID: assetID},
 //		UseType:   client.UseTransactional,
 //	})
 //	for l, err := range c.ListLetters(ctx, &client.ListLettersParams{Status: client.StatusQueued}) {

@@ -45,7 +45,8 @@ type Variable struct {
 }
 
 // LetterContent names the asset, and optionally its version, a letter is
-// made from. Without AssetVersionID the asset's published version is used.
+// made from: Type is LetterContentAsset. Without AssetVersionID the asset's
+// published version is used.
 type LetterContent struct {
 	Type           string `json:"type"`
 	AssetID        string `json:"assetId"`
@@ -221,7 +222,11 @@ type TrackingEventDetails struct {
 
 // LetterOptions are a letter's print, mail, variable and address-processing
 // options. On a letter they are the effective ones, defaults filled; in a
-// request, what is left nil takes its default.
+// request, what is left nil takes its default. DeliverabilityThreshold is
+// ThresholdStrict, ThresholdNormal (the default) or ThresholdRelaxed;
+// DeliverabilityValues, instead of a threshold, lists the values mailed
+// (Deliverable, DeliverableMissingUnit, ...). Either applies only to a
+// recipient analysed by CASS (AddressProcessing.CassRecipient).
 type LetterOptions struct {
 	Print                   *PrintOptions      `json:"print,omitempty"`
 	Mail                    *MailOptions       `json:"mail,omitempty"`
@@ -256,15 +261,16 @@ type VariableHandling struct {
 }
 
 // AddressProcessing turns on CASS standardization of the sender and the
-// recipient, and NCOA forwarding of the recipient ("none" or "newAddress").
+// recipient, and NCOA forwarding of the recipient (NcoaNone or
+// NcoaNewAddress).
 type AddressProcessing struct {
 	CassSender    *CassOptions `json:"cassSender,omitempty"`
 	CassRecipient *CassOptions `json:"cassRecipient,omitempty"`
 	NcoaRecipient string       `json:"ncoaRecipient,omitempty"`
 }
 
-// CassOptions turn on CASS processing of one address: Type "basic",
-// Casing "proper" or "upper".
+// CassOptions turn on CASS processing of one address: Type CassBasic,
+// Casing CasingProper (the default) or CasingUpper.
 type CassOptions struct {
 	Type   string `json:"type,omitempty"`
 	Casing string `json:"casing,omitempty"`
@@ -294,7 +300,9 @@ type PartyInput struct {
 }
 
 // CreateLetterRequest is the body of CreateLetter. Sender, Recipient,
-// Content and UseType are required.
+// Content and UseType are required. SendDate, when given, is a day as
+// YYYY-MM-DD (t.Format(time.DateOnly)), not a time: the letter goes into
+// production on that day (the next business day if it is none), not before.
 type CreateLetterRequest struct {
 	Sender      *PartyInput    `json:"sender"`
 	Recipient   *PartyInput    `json:"recipient"`
@@ -434,7 +442,9 @@ func (c *VersionContent) UnmarshalJSON(b []byte) error {
 }
 
 // VariableDefinition declares a template variable of a version: Behavior
-// "optional", "required", "preset" or "overridablePreset".
+// VariableOptional, VariableRequired, VariablePreset or
+// VariableOverridablePreset; Type VariableTypeValue (the default),
+// VariableTypeAsset or VariableTypeExternalURL.
 type VariableDefinition struct {
 	Name        string  `json:"name"`
 	Type        string  `json:"type,omitempty"`

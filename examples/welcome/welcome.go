@@ -33,7 +33,7 @@ func NewMailer(ctx context.Context, c *client.Client) (*Mailer, error) {
 	}
 	if _, err := c.CreateVersion(ctx, a.ID, &client.CreateVersionRequest{
 		Content:             &client.VersionContent{Type: "text/html", Content: template},
-		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: "required"}},
+		VariableDefinitions: []client.VariableDefinition{{Name: "name", Behavior: client.VariableRequired}},
 		Publish:             true,
 	}); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (m *Mailer) SendWelcome(ctx context.Context, name string) (string, error) {
 			Address: client.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
 		Recipient: &client.PartyInput{Individual: &client.Individual{FirstName: name, LastName: "Doe"},
 			Address: client.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
-		Content:   &client.LetterContent{Type: "asset", AssetID: m.assetID},
+		Content:   &client.LetterContent{Type: client.LetterContentAsset, AssetID: m.assetID},
 		UseType:   client.UseTransactional,
 		Variables: []client.Variable{{Name: "name", Value: &name}},
 	}, client.IdempotencyKey("welcome-"+name))
