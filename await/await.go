@@ -61,7 +61,9 @@ func Letter(ctx context.Context, svc *lettershop.Service, account, id string, ta
 		}
 		now, next := svc.AccountNow(account), l.NextStepAt()
 		switch {
-		case l.Status == lettershop.StatusCanceled || l.Status == lettershop.StatusIssue:
+		case l.Status == lettershop.StatusIssue:
+			return nil, conflict("letter %s is at issue (%s) and will not reach %s unless an update fixes it (it is then queued again)", id, l.IssueMessage, want)
+		case l.Status == lettershop.StatusCanceled:
 			return nil, conflict("letter %s is %s and will never reach %s", id, l.Status, want)
 		case next.IsZero():
 			return nil, conflict("letter %s is %s with nothing more to come (its last event: %s), and never reached %s", id, l.Status, lastEvent(l), want)

@@ -170,6 +170,25 @@ func TestLetter(t *testing.T) {
 	wantCode(t, err, lettershop.CodeNotFound)
 }
 
+// A letter at issue: the wait says why it is there, and what gets it on.
+func TestLetterAtIssueSaysWhy(t *testing.T) {
+	svc, newLetter := newService(t)
+	l := newLetter("")
+	l, err := svc.UpdateLetter(ctx, acct, l.ID, lettershop.UpdateLetterInput{
+		Recipient: &lettershop.PartyInput{Individual: &lettershop.Individual{FirstName: "Jane", LastName: "Doe"},
+			Address: lettershop.AddressInput{AddressLine1: "undeliverable no match", LastLine: "Chicago, IL 60601"}},
+		Options: &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{CassRecipient: &lettershop.CassOptions{Type: lettershop.CassBasic}}},
+	})
+	if err != nil || l.Status != lettershop.StatusIssue {
+		t.Fatalf("the letter is %v (%v), want it at issue", l, err)
+	}
+	_, err = await.Letter(ctx, svc, acct, l.ID, lettershop.SimulateTarget{Status: "mailed"}, await.Options{Within: 24 * time.Hour})
+	wantCode(t, err, lettershop.CodeConflict)
+	if msg := err.Error(); !strings.Contains(msg, l.IssueMessage) || !strings.Contains(msg, "unless an update fixes it") {
+		t.Errorf("message %q does not say why (%q) nor what to do", msg, l.IssueMessage)
+	}
+}
+
 // TestLetterSharedClock moves the Service's clock, which every account
 // follows, when asked to.
 func TestLetterSharedClock(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,7 +178,7 @@ func (a *Account) WaitForStatus(letterID string, status client.LetterStatus, wit
 	if !slices.Contains(letterStatuses, status) {
 		hint := ""
 		if slices.Contains(trackingStatuses, client.EventStatus(status)) {
-			hint = fmt.Sprintf(": it is a tracking event (a letter stays mailed while they come); wait with WaitForEvent(id, client.EventStatus(%q), within)", status)
+			hint = fmt.Sprintf(": it is a tracking event (a letter stays mailed while they come); wait with WaitForEvent(id, client.Event%s%s, within)", strings.ToUpper(string(status[:1])), status[1:])
 		}
 		a.t.Fatalf("lettershoptest: %q is not a letter status (%v)%s", status, letterStatuses, hint)
 		return nil

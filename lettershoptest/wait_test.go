@@ -101,3 +101,18 @@ func TestWaitForEventWithinBoundary(t *testing.T) {
 		t.Errorf("clock at %s after a failed wait, want its end %s", short.Now(), want)
 	}
 }
+
+// A tracking status given to WaitForStatus fails at once, naming the
+// client's constant to wait with instead.
+func TestWaitForStatusOfATrackingStatus(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	svc := lettershoptest.NewService(ft)
+	acct := svc.NewAccount()
+	id := sendWelcome(t, svc.Service, acct.ID, "Jane")
+	for status, name := range map[string]string{"delivered": "client.EventDelivered", "returnedToSender": "client.EventReturnedToSender"} {
+		msg := fails(t, ft, func() { acct.WaitForStatus(id, client.LetterStatus(status), time.Hour) })
+		if want := "WaitForEvent(id, " + name + ", within)"; !strings.Contains(msg, want) {
+			t.Errorf("failure %q does not say %q", msg, want)
+		}
+	}
+}
