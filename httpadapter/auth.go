@@ -153,7 +153,10 @@ const SandboxKeyPrefix = "sk_test_"
 // SandboxAuthenticator accepts any key that begins sk_test_ and has more
 // after it, with every scope, as a test key. Each distinct key is its own
 // account, so tests that use different keys do not see each other's
-// objects.
+// objects. A key may end in @ and the scopes it has, comma-separated
+// (sk_test_abc@letters:read,assets:read): it is the account of the key
+// before the @ with those scopes alone, so that a test meets the 403 of a
+// key without a scope; an end that names no scopes is part of the key.
 type SandboxAuthenticator struct{}
 
 // NewSandboxAuthenticator returns the sandbox authenticator.
@@ -166,7 +169,32 @@ func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Prin
 	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) || !keyText(apiKey) {
 		return Principal{}, errSandboxKey
 	}
+	if key, scopes, ok := scopedSandboxKey(apiKey); ok {
+		return Principal{Account: SandboxAccount(key), Scopes: scopes, Test: true}, nil
+	}
 	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes), Test: true}, nil
+}
+
+// scopedSandboxKey splits a sandbox key ending in @ and a list of scopes
+// into the key before the @ and the scopes, in AllScopes' order; ok is
+// false when it has no such end.
+func scopedSandboxKey(apiKey string) (key string, scopes []Scope, ok bool) {
+	i := strings.LastIndexByte(apiKey, '@') // a key may hold an @ of its own
+	if i <= len(SandboxKeyPrefix) {
+		return "", nil, false
+	}
+	names := strings.Split(apiKey[i+1:], ",")
+	for _, name := range names {
+		if !slices.Contains(AllScopes, Scope(name)) {
+			return "", nil, false
+		}
+	}
+	for _, sc := range AllScopes {
+		if slices.Contains(names, string(sc)) {
+			scopes = append(scopes, sc)
+		}
+	}
+	return apiKey[:i], scopes, true
 }
 
 // SandboxAccount is the account the sandbox authenticator gives apiKey.

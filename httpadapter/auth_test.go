@@ -232,3 +232,38 @@ func TestKeyAuthenticator(t *testing.T) {
 		t.Errorf("ParseScope(assets:write) = %q, %v", s, err)
 	}
 }
+
+// A sandbox key ending in @ and scopes is the account of the key before
+// the @ with those scopes alone: a test meets a 403 of a key without a
+// scope. An end that names no scope is part of the key, as before.
+func TestSandboxScopedKeys(t *testing.T) {
+	sandbox := httpadapter.NewSandboxAuthenticator()
+	for _, tt := range []struct {
+		key, account string
+		scopes       []httpadapter.Scope
+	}{
+		{"sk_test_s@letters:read", "sk_test_s", []httpadapter.Scope{httpadapter.ScopeLettersRead}},
+		{"sk_test_s@assets:write,letters:read,letters:read", "sk_test_s", []httpadapter.Scope{httpadapter.ScopeLettersRead, httpadapter.ScopeAssetsWrite}},
+		{"sk_test_a@b@webhooks:read", "sk_test_a@b", []httpadapter.Scope{httpadapter.ScopeWebhooksRead}},
+		{"sk_test_s@", "sk_test_s@", httpadapter.AllScopes},
+		{"sk_test_s@everything", "sk_test_s@everything", httpadapter.AllScopes},
+		{"sk_test_s@letters:read,", "sk_test_s@letters:read,", httpadapter.AllScopes},
+		{"sk_test_@letters:read", "sk_test_@letters:read", httpadapter.AllScopes},
+	} {
+		p, err := sandbox.Authenticate(t.Context(), tt.key)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.key, err)
+		}
+		if p.Account != httpadapter.SandboxAccount(tt.account) || !cmp.Equal(p.Scopes, tt.scopes) {
+			t.Errorf("%s: account %s, scopes %v; want %s's, %v", tt.key, p.Account, p.Scopes, tt.account, tt.scopes)
+		}
+	}
+
+	ts := newTestServer(t)
+	full, read := "sk_test_scoped", "sk_test_scoped@letters:read"
+	assetID, _ := ts.createAsset(t, full)
+	l := ts.createLetter(t, full, assetID)
+	ts.do(t, req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", read)}).wantStatus(t, http.StatusOK)
+	ts.do(t, req{Method: "POST", Path: "/letters/" + l.ID + "/cancel", Header: hdr("X-Api-Key", read)}).problem(t, http.StatusForbidden)
+	ts.do(t, req{Method: "GET", Path: "/assets/" + assetID, Header: hdr("X-Api-Key", read)}).problem(t, http.StatusForbidden)
+}

@@ -305,6 +305,24 @@ func (a *Account) Client(opts ...client.Option) *client.Client {
 	}, opts...)...)
 }
 
+// ScopedClient returns a client for the account as Client does, with a key
+// that has the given scopes alone (the sandbox's sk_test_...@scope,scope
+// form): a test of what a key without a scope is refused (a 403) uses it.
+func (a *Account) ScopedClient(scopes ...httpadapter.Scope) *client.Client {
+	a.t.Helper()
+	if len(scopes) == 0 {
+		a.t.Fatalf("lettershoptest: ScopedClient needs a scope (httpadapter.ScopeLettersRead, ...)")
+		return nil
+	}
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = string(sc)
+	}
+	c := *a
+	c.APIKey = a.APIKey + "@" + strings.Join(names, ",")
+	return c.Client()
+}
+
 // wait moves the account's clock on by d, for a client's retry: from
 // whatever goroutine the client runs on, so it reports rather than fails
 // the test.

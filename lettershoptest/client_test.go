@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/client"
+	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/lettershoptest"
 	"github.com/lettershop/lettershop/webhook"
 )
@@ -129,5 +130,24 @@ func TestServeWebhooks(t *testing.T) {
 		if d.Type == client.WebhookLetterCreated && d.Attempt != 2 {
 			t.Errorf("letter.created took %d attempts, want 2: the handler's 503, then its 204", d.Attempt)
 		}
+	}
+}
+
+// A scoped client reads what its scopes allow in the account, and is
+// refused (a 403) what they do not.
+func TestScopedClient(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	reader := acct.ScopedClient(httpadapter.ScopeLettersRead)
+	ctx := context.Background()
+	if l, err := reader.GetLetter(ctx, id); err != nil || l.ID != id {
+		t.Fatalf("a letters:read client reads the account's letter: %v", err)
+	}
+	if err := reader.CancelLetter(ctx, id); !errors.Is(err, client.ErrForbidden) {
+		t.Errorf("a letters:read client cancels: %v, want ErrForbidden", err)
+	}
+	if _, err := reader.ListAssetsPage(ctx, nil); !errors.Is(err, client.ErrForbidden) {
+		t.Errorf("a letters:read client lists assets: %v, want ErrForbidden", err)
 	}
 }
