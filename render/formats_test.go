@@ -156,6 +156,35 @@ func TestCheckSVGLimits(t *testing.T) {
 	if msg := render.CheckContent("image/svg+xml", cover(21), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
 		t.Errorf("21 layers: %q", msg)
 	}
+	// A gradient's colour is looked up among its stops for every pixel.
+	stops := func(n int) []byte {
+		return svgOf(`<defs><linearGradient id="g">` + strings.Repeat(`<stop offset="0" stop-color="#000"/>`, n) +
+			`</linearGradient></defs><rect width="10" height="10" fill="url(#g)"/>`)
+	}
+	if msg := render.CheckContent("image/svg+xml", stops(32), nil); msg != "" {
+		t.Errorf("32 stops: %s", msg)
+	}
+	if msg := render.CheckContent("image/svg+xml", stops(33), nil); msg != "the SVG has a gradient of more than 32 stops; simplify it" {
+		t.Errorf("33 stops: %q", msg)
+	}
+	// Two gradients of 32 stops each are two gradients, not one of 64.
+	if msg := render.CheckContent("image/svg+xml", svgOf(`<defs><radialGradient id="a">`+strings.Repeat(`<stop offset="0"/>`, 32)+
+		`</radialGradient><radialGradient id="b">`+strings.Repeat(`<stop offset="1"/>`, 32)+`</radialGradient></defs><rect width="1" height="1" fill="url(#a)"/>`), nil); msg != "" {
+		t.Errorf("two gradients of 32 stops: %s", msg)
+	}
+	// A pixel a gradient fills costs ten of a plain colour: a layer of
+	// gradient and nine of colour are 19 layers, two of gradient and one of
+	// colour 21.
+	graded := func(gradients, plain int) []byte {
+		return svgOf(`<defs><radialGradient id="g"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></radialGradient></defs>` +
+			strings.Repeat(`<rect width="100" height="100" fill="url(#g)"/>`, gradients) + strings.Repeat(`<rect width="100" height="100" fill="#888"/>`, plain))
+	}
+	if msg := render.CheckContent("image/svg+xml", graded(1, 9), nil); msg != "" {
+		t.Errorf("a gradient layer and 9 plain: %s", msg)
+	}
+	if msg := render.CheckContent("image/svg+xml", graded(2, 1), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
+		t.Errorf("2 gradient layers and 1 plain: %q", msg)
+	}
 	// A dash of a hundredth of a pixel along a long path.
 	dashed := func(dash string) []byte {
 		return svgOf(`<path d="M0 0 L100 100 L0 100 L100 0 Z" fill="none" stroke="#000" stroke-dasharray="` + dash + `"/>`)
