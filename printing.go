@@ -3,6 +3,7 @@ package lettershop
 import (
 	"context"
 	"fmt"
+	"html"
 	"slices"
 
 	"github.com/lettershop/lettershop/internal/echo"
@@ -23,8 +24,30 @@ var addressPlacements = []string{string(render.InsertBlankPage), string(render.T
 func (s *Service) checkLetterContent(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	l.snapshot.Merge = checkLetterVariables(l, f)
 	l.snapshot.Assets = nil
+	if err := s.checkMergedSize(ctx, account, l, f); err != nil {
+		return err
+	}
 	if len(resourceVariables(l.snapshot.Definitions)) > 0 {
 		return s.checkVariableAssets(ctx, account, l, f)
+	}
+	return nil
+}
+
+// checkMergedSize refuses a letter whose template, with its variables
+// merged, is larger than prints (render.MaxTemplateBytes): a value merged
+// in many places multiplies. The template is read only when a value is
+// merged; one kept at a URL is checked when it is fetched, by Render.
+func (s *Service) checkMergedSize(ctx context.Context, account string, l *Letter, f fieldErrors) error {
+	if l.snapshot.Type != "text/html" || l.snapshot.url() != "" ||
+		!slices.ContainsFunc(l.snapshot.Merge, func(v Variable) bool { return v.Value != nil && *v.Value != "" }) {
+		return nil
+	}
+	tpl, err := s.store.GetContent(ctx, account, l.snapshot.Hash)
+	if err != nil {
+		return storeErr("read template", err)
+	}
+	if n := mergedLength(string(tpl), l.snapshot.Merge, html.EscapeString); n > render.MaxTemplateBytes {
+		f.add("variables", "the template with these values merged is %d bytes; at most %d print: shorten the values, or use them in fewer places", n, render.MaxTemplateBytes)
 	}
 	return nil
 }

@@ -193,6 +193,22 @@ func MergeTemplate(tpl string, values []Variable, escape func(string) string) st
 	})
 }
 
+// mergedLength is the length of MergeTemplate(tpl, values, escape), worked
+// out without making it.
+func mergedLength(tpl string, values []Variable, escape func(string) string) int {
+	byName := make(map[string]int, len(values))
+	for _, v := range values {
+		if v.Value != nil {
+			byName[v.Name] = len(escape(*v.Value))
+		}
+	}
+	n := len(tpl)
+	for _, m := range placeholder.FindAllStringSubmatchIndex(tpl, -1) {
+		n += byName[tpl[m[2]:m[3]]] - (m[1] - m[0])
+	}
+	return n
+}
+
 // TemplateVariables returns the names a template uses, in order of first use.
 func TemplateVariables(tpl string) []string {
 	var names []string

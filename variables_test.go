@@ -165,3 +165,46 @@ func TestPresetValueNeededMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedTemplateSize tests the bound on a template with its values
+// merged on both sides: a value merged in many places multiplies, and is
+// counted as it merges, escaped.
+func TestMergedTemplateSize(t *testing.T) {
+	e := newEnv(t)
+	defs := []lettershop.VariableDefinition{{Name: "a", Type: "value", Behavior: lettershop.VariableRequired}}
+	for _, tc := range []struct {
+		name   string
+		text   int // bytes of text before the uses of {{a}}
+		value  string
+		fields []string
+	}{
+		{"at the limit", 256, strings.Repeat("y", 4095), nil},
+		{"a byte over", 257, strings.Repeat("y", 4095), []string{"variables"}},
+		{"escaped at the limit", 256, strings.Repeat("&", 819), nil},
+		{"escaped a byte over", 257, strings.Repeat("&", 819), []string{"variables"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t", Type: lettershop.AssetTemplate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 256 uses of a value of 4,095 bytes, and 256 bytes of text:
+			// render.MaxTemplateBytes merged.
+			tpl := strings.Repeat("x", tc.text) + strings.Repeat("{{a}}", 256)
+			if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: "text/html", Content: tpl}, VariableDefinitions: defs, Publish: true}); err != nil {
+				t.Fatal(err)
+			}
+			in := letterInput(a.ID)
+			in.Variables = vars("a", tc.value)
+			_, err = e.svc.CreateLetter(e.ctx, acct, in)
+			if tc.fields == nil {
+				if err != nil {
+					t.Fatalf("CreateLetter: %v", err)
+				}
+				return
+			}
+			wantFields(t, err, tc.fields...)
+		})
+	}
+}

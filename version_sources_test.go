@@ -11,6 +11,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/pdftest"
+	"github.com/lettershop/lettershop/render"
 )
 
 // fileServer is a host on loopback serving files, counting the requests
@@ -200,6 +201,7 @@ func TestImportContentChecks(t *testing.T) {
 	png := decodeB64(t, pdftest.PNG(t, 40, 20))
 	jpeg := decodeB64(t, pdftest.JPEG(t, 40, 20))
 	fs.put("/max.html", htmlOf(lettershop.MaxUploadContent), "text/html")
+	fs.put("/maxtemplate.html", htmlOf(render.MaxTemplateBytes), "text/html")
 	fs.put("/over.html", htmlOf(lettershop.MaxUploadContent+1), "text/html")
 	fs.put("/big.html", htmlOf(lettershop.MaxInlineContent+1), "text/html")
 	fs.put("/plain.html", []byte("<p>hi</p>"), "text/plain")
@@ -219,7 +221,8 @@ func TestImportContentChecks(t *testing.T) {
 		url  string
 		want string // in the error under content.content; "" when taken
 	}{
-		{"10 MiB", lettershop.AssetTemplate, "text/html", fs.url("/max.html"), ""},
+		{"1 MiB, the largest template", lettershop.AssetTemplate, "text/html", fs.url("/maxtemplate.html"), ""},
+		{"10 MiB, taken and too large a template", lettershop.AssetTemplate, "text/html", fs.url("/max.html"), "the template is 10485760 bytes; at most 1048576 are allowed"},
 		{"10 MiB and a byte", lettershop.AssetTemplate, "text/html", fs.url("/over.html"), "larger than the 10 MiB taken"},
 		{"over the inline limit", lettershop.AssetTemplate, "text/html", fs.url("/big.html"), ""},
 		{"a template as text/plain", lettershop.AssetTemplate, "text/html", fs.url("/plain.html"), "the server gave text/plain, and the version holds text/html"},
@@ -311,7 +314,8 @@ func TestExternalURLContent(t *testing.T) {
 		put  func()
 		want string
 	}{
-		{"10 MiB", func() { fs.put("/t.html", htmlOf(lettershop.MaxExternalContent), "text/html") }, ""},
+		{"1 MiB, the largest template", func() { fs.put("/t.html", htmlOf(render.MaxTemplateBytes), "text/html") }, ""},
+		{"10 MiB, taken and too large a template", func() { fs.put("/t.html", htmlOf(lettershop.MaxExternalContent), "text/html") }, "the template is 10485760 bytes"},
 		{"10 MiB and a byte", func() { fs.put("/t.html", htmlOf(lettershop.MaxExternalContent+1), "text/html") }, "larger than the 10 MiB taken"},
 		{"404", func() { fs.put("/other", nil, "") }, "404 Not Found"},
 		{"wrong type", func() { fs.put("/t.html", []byte("<p>hi</p>"), "text/plain") }, "the server gave text/plain"},
@@ -328,7 +332,7 @@ func TestExternalURLContent(t *testing.T) {
 			tc.put()
 			_, data, err := e.svc.GetVersionContent(e.ctx, acct, v.ID)
 			if tc.want == "" {
-				if err != nil || len(data) != lettershop.MaxExternalContent {
+				if err != nil || len(data) != render.MaxTemplateBytes {
 					t.Errorf("GetVersionContent: %d bytes, %v", len(data), err)
 				}
 				return

@@ -29,6 +29,12 @@ import (
 // full page at 300 dpi (8.4 megapixels).
 const MaxImagePixels = 16_000_000
 
+// MaxTemplateBytes is the largest template that prints, in bytes, as it is
+// stored and with its variables merged: laying a template out holds about
+// fifty times its text in memory (20 MB of text took 1.7 GB and 14 s), and
+// a megabyte is some two hundred pages of text.
+const MaxTemplateBytes = 1 << 20
+
 // Placement says where a letter printed from a PDF document carries its
 // address block.
 type Placement string
@@ -150,6 +156,9 @@ func Render(l Letter) (out []byte, err error) {
 	case "text/html":
 		if !utf8.Valid(l.Content) {
 			return nil, errors.New("template is not UTF-8")
+		}
+		if len(l.Content) > MaxTemplateBytes {
+			return nil, fmt.Errorf("the template with its variables merged is %d bytes; at most %d print", len(l.Content), MaxTemplateBytes)
 		}
 		blocks, css := parseTemplate(fontSafe(string(l.Content)))
 		if err := d.brandSlots(css, l.Resources); err != nil {

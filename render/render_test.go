@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -376,4 +377,26 @@ func BenchmarkCheckTemplate(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTemplateSizeLimit tests render.MaxTemplateBytes on both sides: a
+// template stored larger is refused, and one that its variables merged
+// make larger does not print.
+func TestTemplateSizeLimit(t *testing.T) {
+	of := func(n int) []byte {
+		return []byte("<p>" + strings.Repeat("word ", (n-7)/5) + strings.Repeat("x", (n-7)%5) + "</p>")
+	}
+	if b := of(render.MaxTemplateBytes); len(b) != render.MaxTemplateBytes {
+		t.Fatalf("the template is %d bytes", len(b))
+	}
+	if msg := render.CheckContent("text/html", of(render.MaxTemplateBytes), nil); msg != "" {
+		t.Errorf("a template of MaxTemplateBytes: %s", msg)
+	}
+	want := fmt.Sprintf("the template is %d bytes; at most %d are allowed", render.MaxTemplateBytes+1, render.MaxTemplateBytes)
+	if msg := render.CheckContent("text/html", of(render.MaxTemplateBytes+1), nil); msg != want {
+		t.Errorf("a template a byte over: %q, want %q", msg, want)
+	}
+	if _, err := render.Render(letterOf("text/html", of(render.MaxTemplateBytes+1))); err == nil || !strings.Contains(err.Error(), "at most 1048576 print") {
+		t.Errorf("Render of a template a byte over: %v", err)
+	}
 }

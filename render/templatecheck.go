@@ -42,6 +42,9 @@ var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 // fonts given with a letter decide (their sizes, their glyphs) is checked
 // when the letter is made.
 func CheckTemplate(data []byte, assets []string) string {
+	if len(data) > MaxTemplateBytes {
+		return fmt.Sprintf("the template is %d bytes; at most %d are allowed", len(data), MaxTemplateBytes)
+	}
 	if !utf8.Valid(data) {
 		return "a template must be UTF-8 text"
 	}
