@@ -402,6 +402,11 @@ func TestAdvanceTheClock(t *testing.T) {
 		{`/\evil.example`, "/inbox/?done=advanced"},
 		{"/assets?done=x", "/inbox/assets?done=advanced"},
 		{"", "/inbox/?done=advanced"},
+		// Out of the inbox by its parent: a browser resolves the dots.
+		{"/../../evil", "/inbox/?done=advanced"},
+		{"/%2e%2e/%2E%2E/files/x", "/inbox/?done=advanced"},
+		{"/assets/./x", "/inbox/?done=advanced"},
+		{"/assets/x", "/inbox/assets/x?done=advanced"},
 	} {
 		res := c.post("/inbox/clock/advance", url.Values{"csrf": {tok}, "duration": {"1h"}, "back": {tc.back}})
 		if loc := res.Header.Get("Location"); loc != tc.want {

@@ -376,11 +376,12 @@ func (h *handler) advance(w http.ResponseWriter, s *session) {
 }
 
 // safeBack is back if it is a path of the inbox's own pages, else the
-// table: the redirect never leaves the inbox.
+// table: the redirect never leaves the inbox, by another host or by a ..
+// segment (written %2e%2e too) that a browser would resolve above it.
 func safeBack(back string) string {
 	u, err := url.Parse(back)
 	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") ||
-		strings.Contains(u.Path, "\\") {
+		strings.Contains(u.Path, "\\") || !cleanPath(u.Path) {
 		return "/"
 	}
 	q := u.Query()
