@@ -75,6 +75,10 @@ type Letter struct {
 	// kept is the document form the store keeps, set while the letter is
 	// written under an idempotency claim, for Snapshot to share.
 	kept storage.Document
+	// templateLen is the length of the template the letter was just given
+	// (its version's), 0 when not known: a check of what its values add
+	// then needs not read the template.
+	templateLen int
 }
 
 // CassDetailsLeftOut reports whether the letter was read by a list that

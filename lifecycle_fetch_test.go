@@ -262,3 +262,25 @@ func TestHeldLettersFillingABatch(t *testing.T) {
 		t.Errorf("the template was fetched %d times, want once for each batch that held letters", got)
 	}
 }
+
+// A template kept at a URL is checked with the letter's values merged when
+// it is fetched: one they take past what prints puts the letter at issue,
+// saying so, where a download would have been an internal error.
+func TestExternalTemplateMergedTooLarge(t *testing.T) {
+	e := newEnv(t)
+	fs := newFileServer(t)
+	defs := []lettershop.VariableDefinition{{Name: "a", Type: "value", Behavior: lettershop.VariableRequired}}
+	// 256 uses of a value of 4,095 bytes and 257 bytes of text: a byte
+	// over render.MaxTemplateBytes, merged.
+	fs.put("/big.html", []byte(strings.Repeat("x", 257)+strings.Repeat("{{a}}", 256)), "text/html")
+	ext := e.externalTemplate(t, fs.url("/big.html"), defs...)
+	in := letterInput(ext.ID)
+	in.Variables = vars("a", strings.Repeat("y", 4095))
+	l := e.letterFrom(t, in)
+	_, err := e.svc.RenderLetter(e.ctx, acct, l.ID)
+	wantCode(t, err, lettershop.CodeConflict)
+	got := e.get(t, l.ID)
+	if got.Status != lettershop.StatusIssue || !strings.Contains(got.IssueMessage, "merged") {
+		t.Errorf("letter %s (%q), want at issue saying its merged size", got.Status, got.IssueMessage)
+	}
+}

@@ -35,11 +35,21 @@ func (s *Service) checkLetterContent(ctx context.Context, account string, l *Let
 
 // checkMergedSize refuses a letter whose template, with its variables
 // merged, is larger than prints (render.MaxTemplateBytes): a value merged
-// in many places multiplies. The template is read only when a value is
-// merged; one kept at a URL is checked when it is fetched, by Render.
+// in many places multiplies. The template is read only when its length
+// and the values' could make it so (a placeholder, {{x}}, is 5 bytes at
+// least, so a template of n bytes merges values n/5 times at most); one
+// kept at a URL is checked when it is fetched (printSources).
 func (s *Service) checkMergedSize(ctx context.Context, account string, l *Letter, f fieldErrors) error {
-	if l.snapshot.Type != "text/html" || l.snapshot.url() != "" ||
-		!slices.ContainsFunc(l.snapshot.Merge, func(v Variable) bool { return v.Value != nil && *v.Value != "" }) {
+	if l.snapshot.Type != "text/html" || l.snapshot.url() != "" {
+		return nil
+	}
+	grow := 0
+	for _, v := range l.snapshot.Merge {
+		if v.Value != nil {
+			grow = max(grow, len(html.EscapeString(*v.Value)))
+		}
+	}
+	if n := l.templateLen; grow == 0 || n > 0 && n+grow*(n/5) <= render.MaxTemplateBytes {
 		return nil
 	}
 	tpl, err := s.store.GetContent(ctx, account, l.snapshot.Hash)
@@ -285,6 +295,7 @@ func (s *Service) resolveContent(ctx context.Context, account string, l *Letter,
 		return false, nil
 	}
 	c.AssetVersionID = vid
+	l.templateLen = v.ContentLength
 	hash := v.contentHash
 	if v.Content.Source == ContentExternalURL {
 		hash = v.externalURL

@@ -244,7 +244,13 @@ func (s *Service) printSources(ctx context.Context, account string, l *Letter, f
 			return nil, nil, fmt.Sprintf("the content of version %s could not be fetched from %s (%s). Make sure the host answers at that URL with %s of at most %d MiB; then update the letter, giving its content again, to queue it again",
 				l.Content.AssetVersionID, u, fetchFailure(ferr), l.snapshot.Type, MaxExternalContent>>20), nil
 		}
-		if msg := fetchedContentProblem(l.snapshot.Type, mediaType, body, l.snapshot.Definitions); msg != "" {
+		msg := fetchedContentProblem(l.snapshot.Type, mediaType, body, l.snapshot.Definitions)
+		if msg == "" && l.snapshot.Type == "text/html" {
+			if n := mergedLength(string(body), l.snapshot.Merge, html.EscapeString); n > render.MaxTemplateBytes {
+				msg = fmt.Sprintf("with the letter's values merged it is %d bytes, and at most %d print", n, render.MaxTemplateBytes)
+			}
+		}
+		if msg != "" {
 			return nil, nil, fmt.Sprintf("the content of version %s fetched from %s can not be printed: %s. Fix the content at that URL; then update the letter, giving its content again, to queue it again",
 				l.Content.AssetVersionID, u, msg), nil
 		}

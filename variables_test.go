@@ -208,3 +208,28 @@ func TestMergedTemplateSize(t *testing.T) {
 		})
 	}
 }
+
+// TestMergedTemplateSizeOnUpdate checks the bound when a letter's values
+// change and its content does not (the template's length not at hand).
+func TestMergedTemplateSizeOnUpdate(t *testing.T) {
+	e := newEnv(t)
+	defs := []lettershop.VariableDefinition{{Name: "a", Type: "value", Behavior: lettershop.VariableRequired}}
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "t", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := strings.Repeat("x", 257) + strings.Repeat("{{a}}", 256)
+	if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: tpl}, VariableDefinitions: defs, Publish: true}); err != nil {
+		t.Fatal(err)
+	}
+	in := letterInput(a.ID)
+	in.Variables = vars("a", "short")
+	l, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := vars("a", strings.Repeat("y", 4095))
+	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Variables: &big})
+	wantFields(t, err, "variables")
+}
