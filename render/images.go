@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -239,6 +240,9 @@ type placedImage struct {
 // in colour as it is, anything else as an 8-bit PNG on white, grey unless
 // the letter is in colour.
 func (d *document) registerImage(name string, data []byte) (placedImage, error) {
+	if msg := jpegProblem(data); msg != "" {
+		return placedImage{}, errors.New(msg)
+	}
 	img, format, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return placedImage{}, fmt.Errorf("decode image: %w", err)

@@ -129,6 +129,11 @@ func CheckImage(mime string, data []byte) string {
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > MaxImagePixels {
 		return fmt.Sprintf("the image is %dx%d pixels; at most %d pixels in all are allowed", cfg.Width, cfg.Height, MaxImagePixels)
 	}
+	if format == "jpeg" {
+		if msg := jpegProblem(data); msg != "" {
+			return msg
+		}
+	}
 	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
 		return "the image can not be read: " + err.Error()
 	}
