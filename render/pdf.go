@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -39,8 +39,11 @@ const (
 // what a small, hostile file could make a server hold.
 const MaxExpandedContent = 256 << 20
 
-// expandedSize adds up what the document's Flate-compressed streams expand
-// to, reading no further than just past MaxExpandedContent.
+// expandedSize adds up what the document's streams decode to, through
+// every filter of each (a Flate stream behind an ASCIIHex one, LZW, run
+// length), stopping just past MaxExpandedContent: pdfcpu bounds each
+// filter's output by what is left of it. What it can not decode, for
+// another reason than its size, the decoding read reports.
 func expandedSize(ctx *model.Context) int64 {
 	var total int64
 	for nr := range ctx.Table {
@@ -49,15 +52,18 @@ func expandedSize(ctx *model.Context) int64 {
 			continue
 		}
 		sd, ok := e.Object.(types.StreamDict)
-		if !ok || len(sd.FilterPipeline) == 0 || sd.FilterPipeline[0].Name != "FlateDecode" {
+		if !ok || len(sd.FilterPipeline) == 0 {
 			continue
 		}
-		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
-		if err != nil {
-			continue // damaged: the decoding read reports it
+		// A copy: the table keeps its stream undecoded.
+		sd.Content = nil
+		err := sd.DecodeWithLimit(max(1, MaxExpandedContent-total))
+		if errors.Is(err, filter.ErrDecodeLimitExceeded) {
+			return MaxExpandedContent + 1
 		}
-		n, _ := io.Copy(io.Discard, io.LimitReader(zr, MaxExpandedContent+1-total))
-		total += n
+		if err == nil {
+			total += int64(len(sd.Content))
+		}
 		if total > MaxExpandedContent {
 			return total
 		}
@@ -87,6 +93,9 @@ func config() *model.Configuration {
 	configOnce.Do(api.DisableConfigDir)
 	c := model.NewDefaultConfiguration()
 	c.ValidationMode = model.ValidationRelaxed
+	// No stream decodes to more than a document's streams may in all
+	// (pdfcpu's own bound is 512 MiB a stream).
+	c.Limits.MaxDecodeBytes = MaxExpandedContent
 	// Plain objects and a plain cross-reference table, so that the dates
 	// and file identifier pdfcpu writes can be set to the letter's own
 	// (fixDates).

@@ -2,8 +2,11 @@ package render_test
 
 import (
 	"bytes"
+	"compress/lzw"
 	"compress/zlib"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"slices"
@@ -517,16 +520,30 @@ func BenchmarkCheckPDF(b *testing.B) {
 }
 
 // bomb is a one-page document whose page carries a stream that expands to
-// more than MaxExpandedContent.
-func bomb(t testing.TB) []byte {
+// more than MaxExpandedContent: zlib, or through the filters named (an
+// ASCIIHex stream of zlib data, or LZW).
+func bomb(t testing.TB, filters ...string) []byte {
 	t.Helper()
 	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	var zw io.WriteCloser
+	filter := "/FlateDecode"
+	switch strings.Join(filters, " ") {
+	case "/LZWDecode":
+		zw, filter = lzw.NewWriter(&z, lzw.MSB, 8), "/LZWDecode/DecodeParms<</EarlyChange 0>>"
+	case "/ASCIIHexDecode /FlateDecode":
+		zw, _ = zlib.NewWriterLevel(hex.NewEncoder(&z), zlib.BestCompression)
+		filter = "[/ASCIIHexDecode /FlateDecode]"
+	default:
+		zw, _ = zlib.NewWriterLevel(&z, zlib.BestCompression)
+	}
 	zeros := make([]byte, 1<<20)
 	for range render.MaxExpandedContent>>20 + 1 {
 		zw.Write(zeros)
 	}
 	zw.Close()
+	if strings.HasPrefix(filter, "[/ASCIIHex") {
+		z.WriteString(">")
+	}
 	var b bytes.Buffer
 	var offsets []int
 	obj := func(body string) {
@@ -538,7 +555,7 @@ func bomb(t testing.TB) []byte {
 	obj("<</Type/Pages/Kids[3 0 R]/Count 1>>")
 	obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>")
 	offsets = append(offsets, b.Len())
-	fmt.Fprintf(&b, "4 0 obj\n<</Length %d/Filter/FlateDecode>>\nstream\n", z.Len())
+	fmt.Fprintf(&b, "4 0 obj\n<</Length %d/Filter%s>>\nstream\n", z.Len(), filter)
 	b.Write(z.Bytes())
 	b.WriteString("\nendstream\nendobj\n")
 	xref := b.Len()
@@ -550,13 +567,19 @@ func bomb(t testing.TB) []byte {
 	return b.Bytes()
 }
 
+// TestCheckPDFRefusesABomb: a stream that expands past MaxExpandedContent
+// is refused whatever its filters; a zlib stream behind an ASCIIHex one,
+// or an LZW stream, was decoded to pdfcpu's own bound of 512 MiB, the
+// server held 2.1 GB.
 func TestCheckPDFRefusesABomb(t *testing.T) {
-	doc := bomb(t)
-	if len(doc) > 1<<20 {
-		t.Fatalf("the bomb is %d bytes, meant to be small", len(doc))
-	}
-	info := render.CheckPDF(doc)
-	if !strings.Contains(info.Problem, "expands to more than 256 MiB") {
-		t.Fatalf("CheckPDF problem = %q, want the expansion named", info.Problem)
+	for _, filters := range [][]string{{"/FlateDecode"}, {"/ASCIIHexDecode", "/FlateDecode"}, {"/LZWDecode"}} {
+		doc := bomb(t, filters...)
+		if len(doc) > 1<<20 {
+			t.Fatalf("%s: the bomb is %d bytes, meant to be small", filters, len(doc))
+		}
+		info := render.CheckPDF(doc)
+		if !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+			t.Errorf("%s: CheckPDF problem = %q, want the expansion named", filters, info.Problem)
+		}
 	}
 }
