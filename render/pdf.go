@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -41,8 +42,9 @@ const MaxExpandedContent = 256 << 20
 
 // expandedSize adds up what the document's streams decode to, through
 // every filter of each (a Flate stream behind an ASCIIHex one, LZW, run
-// length), stopping just past MaxExpandedContent: pdfcpu bounds each
-// filter's output by what is left of it. What it can not decode, for
+// length), stopping just past MaxExpandedContent: a Flate stream is read
+// and counted, pdfcpu decodes any other with each filter's output bounded
+// by what is left. What it can not decode, for
 // another reason than its size, the decoding read reports.
 func expandedSize(ctx *model.Context) int64 {
 	var total int64
@@ -53,6 +55,19 @@ func expandedSize(ctx *model.Context) int64 {
 		}
 		sd, ok := e.Object.(types.StreamDict)
 		if !ok || len(sd.FilterPipeline) == 0 {
+			continue
+		}
+		if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == filter.Flate {
+			// The common case counted as it is read, holding nothing.
+			zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
+			if err != nil {
+				continue // damaged: the decoding read reports it
+			}
+			n, _ := io.Copy(io.Discard, io.LimitReader(zr, MaxExpandedContent+1-total))
+			total += n
+			if total > MaxExpandedContent {
+				return total
+			}
 			continue
 		}
 		// A copy: the table keeps its stream undecoded.
