@@ -414,6 +414,10 @@ func (s *svgImage) draw(scanner rasterx.Scanner, pw, ph int) {
 		p.DrawTransformed(dasher, 1, t)
 		p.LineWidth, p.DashOffset, p.Dash = width, offset, dash
 	}
+	// Each path keeps the last it was drawn with (oksvg's adder), and so
+	// the picture and the rasterizer's buffers, as long as the SVG is kept:
+	// a letter keeps every SVG it shows while it is drawn.
+	dasher.Scanner = nil
 }
 
 // pathScale is how much a path's own transform (its transform attributes
