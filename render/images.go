@@ -298,10 +298,12 @@ func (d *document) drawImage(s imageSpec, align string, x0, maxW float64) error 
 		}
 		var err error
 		name := fmt.Sprintf("img%d", len(d.images))
-		if res.Type == "image/svg+xml" || ResourceType(res.Data) == "image/svg+xml" {
-			var svg *svgImage
-			if svg, err = readSVG(res.Data); err != nil {
-				return err
+		if isSVGResource(res) {
+			svg, read := d.svgs[s.src]
+			if !read {
+				if svg, err = readSVG(res.Data); err != nil {
+					return err
+				}
 			}
 			p = placedImage{name: name, svg: svg}
 		} else if p, err = d.registerImage(name, res.Data); err != nil {
@@ -316,7 +318,7 @@ func (d *document) drawImage(s imageSpec, align string, x0, maxW float64) error 
 	w, h := printedSize(s, natW, natH, maxW)
 	if p.svg != nil {
 		// Drawn for the size it prints at, once for each size.
-		name := fmt.Sprintf("%s-%.2fx%.2f", p.name, w, h)
+		name := p.name + "-" + svgSizeKey(w, h)
 		sized, done := d.svgSizes[name]
 		if !done {
 			var err error

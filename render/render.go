@@ -166,6 +166,9 @@ func Render(l Letter) (out []byte, err error) {
 			return nil, fmt.Errorf("the template with its variables merged is %d bytes; at most %d print", len(l.Content), MaxTemplateBytes)
 		}
 		blocks, css := parseTemplate(fontSafe(string(l.Content)))
+		if d.svgs, err = readImages(blocks, l.Resources); err != nil {
+			return nil, err
+		}
 		if err := d.brandSlots(css, l.Resources); err != nil {
 			return nil, err
 		}
@@ -230,6 +233,8 @@ type document struct {
 	// those registered with fpdf.
 	resources map[string]Resource
 	images    map[string]placedImage
+	// svgs are the SVGs read before drawing (readImages), by source.
+	svgs map[string]*svgImage
 	// svgSizes are the SVGs drawn, by name and the size they print at.
 	svgSizes map[string]placedImage
 	// err is the first error met while laying out.

@@ -79,12 +79,17 @@ var svgRefused = map[string]string{
 	"filter":        "an SVG may not use filter effects",
 }
 
-// svgImage is an SVG read: its drawing, its viewBox and its size, in points.
+// svgImage is an SVG read: its drawing, its viewBox, its size in points,
+// and what it costs to draw (checkCost): the line segments its outlines
+// make and the area its shapes cover, in times its own area, at the
+// largest size it is drawn at.
 type svgImage struct {
 	icon     *oksvg.SvgIcon
 	vx, vy   float64
 	vw, vh   float64
 	wPt, hPt float64
+	segments int
+	overdraw float64
 }
 
 // readSVG reads an SVG, or says in words a person can act on why it does
@@ -381,6 +386,7 @@ func (s *svgImage) checkCost() (err error) {
 		}
 	}()
 	s.draw(c, pw, ph)
+	s.segments, s.overdraw = c.segments, c.area/(float64(pw)*float64(ph))
 	if c.area > maxSVGOverdraw*float64(pw)*float64(ph) {
 		return fmt.Errorf("the SVG's shapes cover its area more than %d times over; simplify it", maxSVGOverdraw)
 	}
@@ -438,15 +444,22 @@ func pathScale(p *oksvg.SvgPath) float64 {
 // raster draws the SVG at w x h points, at MinImageDPI, on a transparent
 // ground.
 func (s *svgImage) raster(w, h float64) image.Image {
+	pw, ph := rasterSize(w, h)
+	rgba := image.NewRGBA(image.Rect(0, 0, pw, ph))
+	s.draw(rasterx.NewScannerGV(pw, ph, rgba, rgba.Bounds()), pw, ph)
+	return rgba
+}
+
+// rasterSize is the size in pixels an SVG is drawn at for w x h points:
+// MinImageDPI, at most MaxImagePixels.
+func rasterSize(w, h float64) (pw, ph int) {
 	scale := float64(MinImageDPI) / 72
-	pw, ph := max(1, int(math.Ceil(w*scale-1e-9))), max(1, int(math.Ceil(h*scale-1e-9)))
+	pw, ph = max(1, int(math.Ceil(w*scale-1e-9))), max(1, int(math.Ceil(h*scale-1e-9)))
 	if n := float64(pw) * float64(ph); n > MaxImagePixels {
 		f := math.Sqrt(MaxImagePixels / n)
 		pw, ph = max(1, int(float64(pw)*f)), max(1, int(float64(ph)*f))
 	}
-	rgba := image.NewRGBA(image.Rect(0, 0, pw, ph))
-	s.draw(rasterx.NewScannerGV(pw, ph, rgba, rgba.Bounds()), pw, ph)
-	return rgba
+	return pw, ph
 }
 
 // errSVGTooComplex stops a count of what drawing an SVG costs.
