@@ -147,10 +147,13 @@ type assetRef struct {
 // variables[i].value, i the variable's place in the request (a preset
 // value, which the request does not hold, is named by content.assetId,
 // the message saying which version presets which variable to what).
+// The images named must not cost more to draw, together, than a letter
+// may (render.DrawingProblem), an error naming variables.
 // A store that fails to read what is checked is err, not a field error.
 func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	var template []byte
 	var images, fonts []string
+	res := map[string]render.Resource{}
 	for _, d := range l.snapshot.Definitions {
 		if d.Type != VariableTypeAsset && d.Type != VariableTypeExternalURL {
 			continue
@@ -177,7 +180,7 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			}
 			images, fonts = render.TemplateResources(template)
 		}
-		ref, msg, err := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
+		ref, data, msg, err := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
 		if err != nil {
 			return err
 		}
@@ -186,6 +189,14 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			continue
 		}
 		l.snapshot.Assets = append(l.snapshot.Assets, ref)
+		res[value] = render.Resource{Type: ref.Type, Data: data}
+	}
+	if template != nil && len(res) > 0 {
+		d := drawing(l, template)
+		d.Resources = res
+		if msg := render.DrawingProblem(d); msg != "" {
+			f.add("variables", "%s", msg)
+		}
 	}
 	return nil
 }
@@ -207,43 +218,43 @@ func mergedValue(l *Letter, name string) (value, at string) {
 }
 
 // resolveVariableAsset resolves the asset id a variable holds to the
-// content it prints, or says what is wrong with it (msg); err is the
-// store's failure to read it.
-func (s *Service) resolveVariableAsset(ctx context.Context, account string, template []byte, name, id string, asImage, asFont bool) (ref assetRef, msg string, err error) {
+// content it prints (ref, and data, its bytes), or says what is wrong with
+// it (msg); err is the store's failure to read it.
+func (s *Service) resolveVariableAsset(ctx context.Context, account string, template []byte, name, id string, asImage, asFont bool) (ref assetRef, data []byte, msg string, err error) {
 	if !ValidID(assetPrefix, id) {
-		return assetRef{}, fmt.Sprintf("a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix), nil
+		return assetRef{}, nil, fmt.Sprintf("a variable of type asset holds an asset id, %s followed by letters and digits", assetPrefix), nil
 	}
 	a, err := s.getAsset(ctx, account, id)
 	if ErrorCode(err) == CodeNotFound {
-		return assetRef{}, fmt.Sprintf("asset %s not found", id), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s not found", id), nil
 	} else if err != nil {
-		return assetRef{}, "", err
+		return assetRef{}, nil, "", err
 	}
 	switch {
 	case a.Type != AssetImage && a.Type != AssetFont:
-		return assetRef{}, fmt.Sprintf("asset %s is a %s asset: a variable of type asset names an image or a font asset", id, a.Type), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s is a %s asset: a variable of type asset names an image or a font asset", id, a.Type), nil
 	case asImage && a.Type != AssetImage:
-		return assetRef{}, fmt.Sprintf("asset %s is a %s asset, and the template shows {{%s}} as an image: name an image asset", id, a.Type, name), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s is a %s asset, and the template shows {{%s}} as an image: name an image asset", id, a.Type, name), nil
 	case asFont && a.Type != AssetFont:
-		return assetRef{}, fmt.Sprintf("asset %s is an %s asset, and the template uses {{%s}} as a font: name a font asset", id, a.Type, name), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s is an %s asset, and the template uses {{%s}} as a font: name a font asset", id, a.Type, name), nil
 	case a.PublishedVersionID == "":
-		return assetRef{}, fmt.Sprintf("asset %s has no published version: publish one first", id), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s has no published version: publish one first", id), nil
 	}
 	v, err := s.getVersion(ctx, account, id, a.PublishedVersionID)
 	if ErrorCode(err) == CodeNotFound {
 		// Deleted since the asset was read.
-		return assetRef{}, fmt.Sprintf("asset %s not found", id), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s not found", id), nil
 	} else if err != nil {
-		return assetRef{}, "", err
+		return assetRef{}, nil, "", err
 	}
-	data, err := s.store.GetContent(ctx, account, v.contentHash)
+	data, err = s.store.GetContent(ctx, account, v.contentHash)
 	if err != nil {
-		return assetRef{}, "", storeErr("read the content of asset "+id, err)
+		return assetRef{}, nil, "", storeErr("read the content of asset "+id, err)
 	}
 	if msg := render.CheckResource(template, name, string(v.Content.Type), data); msg != "" {
-		return assetRef{}, fmt.Sprintf("asset %s: %s", id, msg), nil
+		return assetRef{}, nil, fmt.Sprintf("asset %s: %s", id, msg), nil
 	}
-	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, "", nil
+	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, data, "", nil
 }
 
 // resolveContent checks the letter's content names an asset of the account

@@ -272,7 +272,8 @@ func (s *Service) printSources(ctx context.Context, account string, l *Letter, f
 // from its variables, by the value merged in each one's place: the asset
 // content kept when the letter was made, and the content of externalUrl
 // variables, fetched. A template fetched from a URL was not at hand when
-// the letter was made: how it shows the assets is checked here.
+// the letter was made: how it shows the assets is checked here, and what
+// all the images cost to draw (those at a URL were not at hand either).
 func (s *Service) letterResources(ctx context.Context, account string, l *Letter, template []byte, fetch fetchbatch.Func) (map[string]render.Resource, string, error) {
 	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
 		return nil, "", nil
@@ -321,6 +322,11 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 				d.Name, url, problem, MaxExternalContent>>20), nil
 		}
 		res[url] = r
+	}
+	d := drawing(l, template)
+	d.Resources = res
+	if msg := render.DrawingProblem(d); msg != "" {
+		return nil, msg + "; then update the letter's variables (giving them again is enough) to queue it again", nil
 	}
 	return res, "", nil
 }

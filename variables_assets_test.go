@@ -1,9 +1,12 @@
 package lettershop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"image"
+	"image/png"
 	"os"
 	"strings"
 	"sync"
@@ -409,5 +412,62 @@ func TestPresetAssetVariableIsNamed(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("content.assetId = %q, want it to contain %q", msg, want)
 		}
+	}
+}
+
+// greyPNG is a w by h PNG of one grey, as version content is: small to
+// store however many pixels it has.
+func greyPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// What a letter's images cost to draw together is bounded
+// (render.MaxDrawingCost, four images of render.MaxImagePixels): the
+// images it stores are counted when it is made, a 400 naming variables;
+// an image at a URL when it is fetched, putting the letter at issue.
+func TestLetterImagesCostToDraw(t *testing.T) {
+	full, dot := greyPNG(t, 4000, 4000), greyPNG(t, 1, 1)
+	fetcher := &fakeFetcher{bodies: map[string][]byte{"https://cdn.example.com/full.png": full, "https://cdn.example.com/dot.png": dot}}
+	e := newRenderEnv(t, lettershop.WithFetcher(fetcher))
+	var defs []lettershop.VariableDefinition
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		defs = append(defs, lettershop.VariableDefinition{Name: name, Type: lettershop.VariableTypeAsset})
+	}
+	defs = append(defs, lettershop.VariableDefinition{Name: "url", Type: lettershop.VariableTypeExternalURL})
+	tpl, _ := e.version(t, lettershop.AssetTemplate, "text/html",
+		`<img src="{{a}}"><img src="{{b}}"><img src="{{c}}"><img src="{{d}}"><img src="{{e}}"><img src="{{url}}"><p>Hello</p>`, defs...)
+	image := func(data []byte) string {
+		return e.assetIn(t, renderAccount, lettershop.AssetImage, "image/png", base64.StdEncoding.EncodeToString(data), true).ID
+	}
+	a, b, c, d, one := image(full), image(full), image(full), image(full), image(dot)
+
+	e.letter(t, renderLetterInput(tpl.ID, "a", a, "b", b, "c", c, "d", d))
+	_, err := e.svc.CreateLetter(e.ctx, renderAccount, renderLetterInput(tpl.ID, "a", a, "b", b, "c", c, "d", d, "e", one))
+	if msg := fieldsOf(t, err)["variables"]; !strings.Contains(msg, "cost too much to draw") || !strings.Contains(msg, "at most 256 million") {
+		t.Errorf("and a pixel: fields = %v, want variables saying the images cost too much to draw", fieldsOf(t, err))
+	}
+
+	// An image at a URL is counted when it is fetched: before production,
+	// or for a download.
+	at := e.letter(t, renderLetterInput(tpl.ID, "a", a, "b", b, "c", c, "url", "https://cdn.example.com/full.png"))
+	if got, err := e.svc.Simulate(e.ctx, renderAccount, at.ID, lettershop.SimulateTarget{Status: lettershop.StatusInProduction}); err != nil || got.Status != lettershop.StatusInProduction {
+		t.Errorf("four images of MaxImagePixels, one at a URL: %v, want inProduction", err)
+	}
+	past := e.letter(t, renderLetterInput(tpl.ID, "a", a, "b", b, "c", c, "d", d, "url", "https://cdn.example.com/dot.png"))
+	_, err = e.svc.RenderLetter(e.ctx, renderAccount, past.ID)
+	if lettershop.ErrorCode(err) != lettershop.CodeConflict || !strings.Contains(err.Error(), "cost too much to draw") {
+		t.Fatalf("and a pixel at a URL: render = %v, want a conflict saying the images cost too much to draw", err)
+	}
+	got, err := e.svc.GetLetter(e.ctx, renderAccount, past.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != lettershop.StatusIssue || !strings.Contains(got.IssueMessage, "cost too much to draw") || !strings.Contains(got.IssueMessage, "update the letter's variables") {
+		t.Errorf("letter = %s %q, want at issue saying the images cost too much and what to do", got.Status, got.IssueMessage)
 	}
 }
