@@ -19,10 +19,11 @@ import (
 // The cost is counted in pixels of a plain colour drawn once (about 12 ns
 // each): every pixel of a picture made costs pictureCost (a raster image
 // decoded, flattened on white and encoded once however often it prints;
-// an SVG drawn at 300 dpi, once for each size it prints at), and each time
-// an SVG is drawn its shapes cost the area they cover (a gradient's ten
-// times, as in the limit of one SVG) and segmentCost for each line
-// segment of their outlines.
+// an SVG drawn at 300 dpi, once for each size it prints at); an SVG costs
+// svgByteCost a byte to read, once; and each time an SVG is drawn its
+// shapes cost the area they cover (a gradient's ten times, as in the
+// limit of one SVG), pathCost each and segmentCost for each line segment
+// of their outlines.
 
 // MaxDrawingCost is the most a letter's images may cost to draw: four
 // raster images of MaxImagePixels, or one full-page SVG at the limits of
@@ -36,6 +37,10 @@ const (
 	pictureCost = 4
 	// segmentCost is a line segment of an SVG's outlines, drawn.
 	segmentCost = 2
+	// pathCost is a shape of an SVG drawn, besides its area and segments.
+	pathCost = 300
+	// svgByteCost is a byte of an SVG read into shapes and measured.
+	svgByteCost = 8
 )
 
 // ErrDrawingCost is the error, wrapped, of a letter whose images cost more
@@ -86,6 +91,7 @@ func readImages(blocks []block, resources map[string]Resource) (map[string]*svgI
 					return nil, err
 				}
 				svgs[src] = s
+				cost += svgByteCost * float64(len(res.Data))
 			}
 			w, h := printedSize(*b.image, s.wPt, s.hPt, columnWidth(b.indent))
 			key := src + "\x00" + svgSizeKey(w, h)
@@ -125,9 +131,10 @@ func svgSizeKey(w, h float64) string {
 }
 
 // drawingCost is what drawing the SVG for w x h points costs: its picture
-// at MinImageDPI, the area its shapes cover in it, and their segments.
+// at MinImageDPI, the area its shapes cover in it, the shapes and their
+// segments.
 func (s *svgImage) drawingCost(w, h float64) float64 {
 	pw, ph := rasterSize(w, h)
 	px := float64(pw) * float64(ph)
-	return px*(pictureCost+s.overdraw) + segmentCost*float64(s.segments)
+	return px*(pictureCost+s.overdraw) + pathCost*float64(len(s.icon.SVGPaths)) + segmentCost*float64(s.segments)
 }

@@ -161,3 +161,61 @@ func TestDrawingCostOfSVGSizes(t *testing.T) {
 		t.Errorf("a 10 pt SVG of %d segments at %d sizes: %q", small.segments, n/2, msg)
 	}
 }
+
+// An SVG costs its bytes to read, once however often it is drawn: a
+// letter of many large SVGs shown small is refused for reading them.
+func TestDrawingCostOfReadingSVGs(t *testing.T) {
+	svg := func(i int) []byte {
+		return []byte(fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="10pt" height="10pt"><desc>%d %s</desc><rect width="5" height="5"/></svg>`,
+			i, strings.Repeat("x", MaxSVGBytes-200)))
+	}
+	s, err := readSVG(svg(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := svgByteCost*float64(len(svg(0))) + s.drawingCost(10, 10)
+	n := int(MaxDrawingCost / per)
+	res := map[string]Resource{}
+	var imgs []string
+	for i := range n + 1 {
+		src := fmt.Sprint("s", i)
+		res[src] = Resource{Type: "image/svg+xml", Data: svg(i)}
+		imgs = append(imgs, src, src) // shown twice, read once
+	}
+	if msg := DrawingProblem(costLetter(res, imgs[:2*n]...)); msg != "" {
+		t.Errorf("%d SVGs of 1 MiB: %s", n, msg)
+	}
+	if msg := DrawingProblem(costLetter(res, imgs...)); !strings.Contains(msg, "cost too much to draw") {
+		t.Errorf("%d SVGs of 1 MiB: %q, want too much to draw", n+1, msg)
+	}
+}
+
+// Each shape costs something to draw, however small: an SVG of many
+// shapes shown at many sizes is refused where its shapes add up.
+func TestDrawingCostOfShapes(t *testing.T) {
+	data := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10pt" height="10pt" viewBox="0 0 100 100">` +
+		strings.Repeat(`<rect x="1" y="1" width="1" height="1"/>`, 9000) + `</svg>`)
+	s, err := readSVG(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]Resource{"s": {Type: "image/svg+xml", Data: data}}
+	cost := svgByteCost * float64(len(data))
+	var imgs []string
+	for i := 0; ; i++ {
+		w := 1 + float64(i)/100
+		c := s.drawingCost(w, w)
+		if cost+c > MaxDrawingCost {
+			break
+		}
+		cost += c
+		imgs = append(imgs, fmt.Sprintf("s style=width:%.2fpt", w))
+	}
+	if msg := DrawingProblem(costLetter(res, imgs...)); msg != "" {
+		t.Errorf("%d sizes: %s", len(imgs), msg)
+	}
+	over := append(imgs, fmt.Sprintf("s style=width:%.2fpt", 1+float64(len(imgs))/100))
+	if msg := DrawingProblem(costLetter(res, over...)); !strings.Contains(msg, "cost too much to draw") {
+		t.Errorf("%d sizes: %q, want too much to draw", len(over), msg)
+	}
+}
