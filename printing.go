@@ -251,7 +251,7 @@ func (s *Service) resolveVariableAsset(ctx context.Context, account string, temp
 	if err != nil {
 		return assetRef{}, nil, "", storeErr("read the content of asset "+id, err)
 	}
-	if msg := render.CheckResource(template, name, string(v.Content.Type), data); msg != "" {
+	if msg := render.CheckStoredResource(template, name, string(v.Content.Type), data); msg != "" {
 		return assetRef{}, nil, fmt.Sprintf("asset %s: %s", id, msg), nil
 	}
 	return assetRef{Name: name, AssetID: id, VersionID: v.ID, Hash: v.contentHash, Type: string(v.Content.Type)}, data, "", nil

@@ -86,6 +86,18 @@ func FetchedProblem(mime, mediaType string, data []byte, resources []string) str
 	return CheckContent(mime, data, resources)
 }
 
+// CheckStoredResource is CheckResource for content that passed
+// CheckContent when it was stored: an SVG, checked whole then and in a way
+// that does not depend on the template, is not read again here (what a
+// letter's SVGs cost together is DrawingProblem's to count, reading each
+// once, and stopping at the budget).
+func CheckStoredResource(template []byte, name, mime string, data []byte) string {
+	if mime == "image/svg+xml" {
+		return ""
+	}
+	return CheckResource(template, name, mime, data)
+}
+
 // CheckResource says what keeps an image or a font of MIME type mime from
 // printing where template uses it as {{name}}, or "" when it prints: a
 // raster image must print at MinImageDPI or more (an SVG is drawn at that

@@ -85,6 +85,21 @@ func TestResourceChecks(t *testing.T) {
 	if msg := render.CheckResource(template, "brand", "font/ttf", gosmallcaps.TTF); msg != "" {
 		t.Errorf("font: %s", msg)
 	}
+	// Content checked when it was stored: the template's demands are
+	// checked again (a raster image's DPI where shown, a font), an SVG,
+	// whose check does not depend on the template, is not read again.
+	if msg := render.CheckStoredResource(template, "logo", "image/png", blurred); msg != want {
+		t.Errorf("stored blurred image: %q, want %q", msg, want)
+	}
+	if msg := render.CheckStoredResource(template, "brand", "font/ttf", []byte("no font")); msg == "" {
+		t.Error("stored font that is not one: no problem")
+	}
+	if msg := render.CheckResource(template, "logo", "image/svg+xml", []byte("<svg")); msg == "" {
+		t.Error("an SVG that can not be read: no problem")
+	}
+	if msg := render.CheckStoredResource(template, "logo", "image/svg+xml", []byte("<svg")); msg != "" {
+		t.Errorf("a stored SVG was read again: %q", msg)
+	}
 
 	if msg := render.UseProblem(template, "logo", "font/ttf", gosmallcaps.TTF); msg != "the template shows {{logo}} as an image, and the asset is a font" {
 		t.Errorf("font as an image: %q", msg)
