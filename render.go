@@ -145,6 +145,10 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 		d := drawing(l, content)
 		d.Resources = res
 		b, err := s.render.renderer.Render(d)
+		if errors.Is(err, render.ErrDrawingCost) {
+			// A letter made before its images were counted.
+			return nil, s.contentIssue(ctx, account, l, err.Error()+"; then update the letter's variables to queue it again")
+		}
 		if err != nil {
 			return nil, internal("render letter "+l.ID, err)
 		}
@@ -278,7 +282,7 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
 		return nil, "", nil
 	}
-	res := map[string]render.Resource{}
+	res, fetched := map[string]render.Resource{}, false
 	for _, ref := range l.snapshot.Assets {
 		data, err := s.store.GetContent(ctx, account, ref.Hash)
 		if err != nil {
@@ -322,6 +326,12 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 				d.Name, url, problem, MaxExternalContent>>20), nil
 		}
 		res[url] = r
+		fetched = true
+	}
+	if !fetched && l.snapshot.url() == "" {
+		// Stored images in a stored template: counted when the letter was
+		// made or its variables changed, and not read again here.
+		return res, "", nil
 	}
 	d := drawing(l, template)
 	d.Resources = res
