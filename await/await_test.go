@@ -324,3 +324,33 @@ func letterOn(t *testing.T, svc *lettershop.Service) string {
 	}
 	return l.ID
 }
+
+// TestDeliveriesUnderWay: a delivery whose attempt has begun but whose
+// receiver has not answered is still due, and the conflict says that no
+// attempt is recorded yet, one perhaps under way, rather than that none
+// was made: the receiver here has the event in hand.
+func TestDeliveriesUnderWay(t *testing.T) {
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc), lettershop.WithDeliverer(delivery.Open))
+	release, received := make(chan struct{}), make(chan struct{}, 10)
+	t.Cleanup(func() { close(release); svc.Close() })
+	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, func(context.Context, *lettershop.WebhookEvent, []byte) error {
+		received <- struct{}{}
+		<-release
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = letterOn(t, svc)
+	select {
+	case <-received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the receiver was never called")
+	}
+	err := await.Deliveries(ctx, svc, acct, 20*time.Millisecond)
+	wantCode(t, err, lettershop.CodeConflict)
+	if msg := err.Error(); strings.Contains(msg, "not attempted") || !strings.Contains(msg, "no attempt recorded yet") {
+		t.Errorf("a delivery whose receiver holds it: %q", msg)
+	}
+}

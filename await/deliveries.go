@@ -36,7 +36,7 @@ func Deliveries(ctx context.Context, svc *lettershop.Service, account string, wi
 			return err
 		}
 		if time.Now().After(deadline) {
-			last := "not attempted yet"
+			last := "no attempt recorded yet: one may be under way, its receiver not yet answered"
 			if d.Error != nil {
 				last = "its last attempt: " + *d.Error
 			}
