@@ -159,7 +159,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.addr, "addr", cfg.addr, "`host:port` to listen on (LETTERSHOP_ADDR)")
 	fs.Var((*apiKeysFlag)(&cfg.apiKeys), "api-key",
 		"accept the key `ACCOUNT:SECRET[=SCOPE,SCOPE]` (repeatable; scopes letters:read, letters:write,\n"+
-			"assets:read, assets:write; all when none given). Without any, every key\n"+
+			"assets:read, assets:write, webhooks:read, webhooks:write; all when none given). Without any, every key\n"+
 			"beginning sk_test_ is accepted, each its own account (LETTERSHOP_API_KEY)")
 	fs.Var(&cfg.rate, "rate-limit", "allow `N/DURATION` requests per API key, in bursts of up to N; 0 turns limiting off (LETTERSHOP_RATE_LIMIT)")
 	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock, and give each account a clock of its own that POST /_test/clock/advance\n"+
