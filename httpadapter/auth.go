@@ -39,11 +39,7 @@ func ParseScope(s string) (Scope, error) {
 	if slices.Contains(AllScopes, Scope(s)) {
 		return Scope(s), nil
 	}
-	names := make([]string, len(AllScopes))
-	for i, sc := range AllScopes {
-		names[i] = string(sc)
-	}
-	return "", fmt.Errorf("unknown scope %q: want one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown scope %q: want one of %s", s, joinScopes(AllScopes))
 }
 
 // Principal is who an API key speaks for: the account whose objects it
@@ -169,24 +165,33 @@ func (SandboxAuthenticator) Authenticate(_ context.Context, apiKey string) (Prin
 	if len(apiKey) <= len(SandboxKeyPrefix) || !strings.HasPrefix(apiKey, SandboxKeyPrefix) || !keyText(apiKey) {
 		return Principal{}, errSandboxKey
 	}
-	if key, scopes, ok := scopedSandboxKey(apiKey); ok {
-		return Principal{Account: SandboxAccount(key), Scopes: scopes, Test: true}, nil
+	key, scopes, err := scopedSandboxKey(apiKey)
+	if err != nil {
+		return Principal{}, err
 	}
-	return Principal{Account: SandboxAccount(apiKey), Scopes: slices.Clone(AllScopes), Test: true}, nil
+	return Principal{Account: SandboxAccount(key), Scopes: scopes, Test: true}, nil
 }
 
+// errSandboxScopes is the sandbox's ErrUnknownKey for a key whose end
+// after @ is meant as scopes and names one there is not.
+var errSandboxScopes = &keyHint{"the end of a sandbox key after its last @ names the key's scopes, comma-separated, from " +
+	joinScopes(AllScopes) + ", spelt so"}
+
 // scopedSandboxKey splits a sandbox key ending in @ and a list of scopes
-// into the key before the @ and the scopes, in AllScopes' order; ok is
-// false when it has no such end.
-func scopedSandboxKey(apiKey string) (key string, scopes []Scope, ok bool) {
+// into the key before the @ and the scopes, in AllScopes' order. An end
+// without a colon, which no scope lacks, is part of the key, which then
+// has every scope; an end with one must name scopes alone
+// (errSandboxScopes), so that a misspelt scope is told, not taken as
+// another account.
+func scopedSandboxKey(apiKey string) (key string, scopes []Scope, err error) {
 	i := strings.LastIndexByte(apiKey, '@') // a key may hold an @ of its own
-	if i <= len(SandboxKeyPrefix) {
-		return "", nil, false
+	if i <= len(SandboxKeyPrefix) || !strings.Contains(apiKey[i+1:], ":") {
+		return apiKey, slices.Clone(AllScopes), nil
 	}
 	names := strings.Split(apiKey[i+1:], ",")
 	for _, name := range names {
 		if !slices.Contains(AllScopes, Scope(name)) {
-			return "", nil, false
+			return "", nil, errSandboxScopes
 		}
 	}
 	for _, sc := range AllScopes {
@@ -194,7 +199,16 @@ func scopedSandboxKey(apiKey string) (key string, scopes []Scope, ok bool) {
 			scopes = append(scopes, sc)
 		}
 	}
-	return apiKey[:i], scopes, true
+	return apiKey[:i], scopes, nil
+}
+
+// joinScopes names scopes, comma-separated.
+func joinScopes(scopes []Scope) string {
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = string(sc)
+	}
+	return strings.Join(names, ", ")
 }
 
 // SandboxAccount is the account the sandbox authenticator gives apiKey.

@@ -247,7 +247,6 @@ func TestSandboxScopedKeys(t *testing.T) {
 		{"sk_test_a@b@webhooks:read", "sk_test_a@b", []httpadapter.Scope{httpadapter.ScopeWebhooksRead}},
 		{"sk_test_s@", "sk_test_s@", httpadapter.AllScopes},
 		{"sk_test_s@everything", "sk_test_s@everything", httpadapter.AllScopes},
-		{"sk_test_s@letters:read,", "sk_test_s@letters:read,", httpadapter.AllScopes},
 		{"sk_test_@letters:read", "sk_test_@letters:read", httpadapter.AllScopes},
 	} {
 		p, err := sandbox.Authenticate(t.Context(), tt.key)
@@ -256,6 +255,15 @@ func TestSandboxScopedKeys(t *testing.T) {
 		}
 		if p.Account != httpadapter.SandboxAccount(tt.account) || !cmp.Equal(p.Scopes, tt.scopes) {
 			t.Errorf("%s: account %s, scopes %v; want %s's, %v", tt.key, p.Account, p.Scopes, tt.account, tt.scopes)
+		}
+	}
+
+	// An end meant as scopes (it has a colon, as every scope) that names
+	// one there is not is refused, saying which there are: a misspelt
+	// scope is not another account, where a 403 would be a 404.
+	for _, key := range []string{"sk_test_s@letters:raed", "sk_test_s@LETTERS:READ", "sk_test_s@letters:read,", "sk_test_s@:"} {
+		if _, err := sandbox.Authenticate(t.Context(), key); !errors.Is(err, httpadapter.ErrUnknownKey) || !strings.Contains(err.Error(), "webhooks:write") {
+			t.Errorf("%s: %v, want an unknown key naming the scopes", key, err)
 		}
 	}
 
