@@ -594,6 +594,29 @@ func TestUpdateOnlyWhileQueued(t *testing.T) {
 	}
 }
 
+// An update's empty sendDate removes the send date; one left out keeps it.
+func TestUpdateRemovesSendDate(t *testing.T) {
+	e := newEnv(t)
+	l := e.newLetter(t, withSendDate("2026-03-10"))
+	if _, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Description: str("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.get(t, l.ID).SendDate; got != "2026-03-10" {
+		t.Fatalf("send date left out of an update: %q, want kept", got)
+	}
+	if _, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{SendDate: str("")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.get(t, l.ID).SendDate; got != "" {
+		t.Fatalf("send date after an empty one: %q, want none", got)
+	}
+	// Produced as a letter without one: the next day at 14:00.
+	e.clock.Set(at("2026-03-03 14:00"))
+	if got := e.get(t, l.ID).Status; got != lettershop.StatusInProduction {
+		t.Errorf("the next day at 14:00: %s, want inProduction", got)
+	}
+}
+
 func TestTestInputs(t *testing.T) {
 	tests := []struct {
 		input string
