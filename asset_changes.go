@@ -5,9 +5,7 @@ package lettershop
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -147,36 +145,4 @@ func validateAssetName(f fieldErrors, name string) {
 	case n > MaxAssetName:
 		f.add("name", "must be at most %d characters, got %d", MaxAssetName, n)
 	}
-}
-
-// binaryContent reports whether content of a MIME type is shown
-// base64-encoded: all but text, and SVG, which is XML text.
-func binaryContent(mime string) bool {
-	return !strings.HasPrefix(mime, "text/") && mime != string(ContentSVG)
-}
-
-// decodeContent reads content as a request gives it: base64-encoded for a
-// binary type; an SVG as its text, or base64-encoded as other images are
-// (base64 has no "<", which an SVG's text has). Its error is the message
-// for the content's field.
-func decodeContent(mime, text string) ([]byte, error) {
-	svg := mime == string(ContentSVG)
-	if !binaryContent(mime) && (!svg || strings.Contains(text, "<")) {
-		return []byte(text), nil
-	}
-	data, err := base64.StdEncoding.DecodeString(text)
-	switch {
-	case err != nil && svg:
-		return nil, fmt.Errorf("%s content is the SVG's text, or that text base64-encoded; this is neither (%w)", mime, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s content must be base64-encoded: %w", mime, err)
-	}
-	return data, nil
-}
-
-func encodeContent(mime string, data []byte) string {
-	if binaryContent(mime) {
-		return base64.StdEncoding.EncodeToString(data)
-	}
-	return string(data)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/lettershop/lettershop/fetchbatch"
+	"github.com/lettershop/lettershop/internal/contenttext"
 	"github.com/lettershop/lettershop/internal/echo"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		f.add(path, "the content can not be empty")
 		return nil, nil
 	}
-	data, err := decodeContent(string(typ), text)
+	data, err := contenttext.Decode(string(typ), text)
 	if err != nil {
 		f.add(path, "%v", err)
 		return nil, nil
@@ -145,7 +146,7 @@ func setContent(v *AssetVersion, source ContentSource, typ ContentType, data []b
 	sum := sha256.Sum256(data)
 	v.Content = VersionContent{Source: source, Type: typ}
 	if len(data) <= MaxInlineContent {
-		v.Content.Content = encodeContent(string(typ), data)
+		v.Content.Content = contenttext.Encode(string(typ), data)
 	}
 	v.ContentLength = len(data)
 	v.contentHash = hex.EncodeToString(sum[:])
@@ -179,7 +180,7 @@ func contentChange(c *VersionContent, t AssetType, v *AssetVersion) string {
 		}
 		return ""
 	}
-	data, err := decodeContent(string(typ), text)
+	data, err := contenttext.Decode(string(typ), text)
 	if err != nil {
 		return path
 	}
@@ -222,7 +223,7 @@ func (s *Service) showVersions(ctx context.Context, account string, vs []*AssetV
 			if err != nil {
 				return storeErr("get version content", err)
 			}
-			text = encodeContent(string(v.Content.Type), data)
+			text = contenttext.Encode(string(v.Content.Type), data)
 			if read == nil {
 				read = make(map[string]string, len(vs))
 			}
