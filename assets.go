@@ -435,7 +435,7 @@ func (s *Service) CreateVersion(ctx context.Context, account, assetID string, in
 		v := &AssetVersion{AssetID: assetID, Status: VersionDraft, Notes: in.Notes}
 		// Definitions first: the content is checked against them.
 		v.VariableDefinitions = validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
-		data, err := s.takeContent(ctx, f, a.Type, in.Content, v, s.importContent)
+		data, err := s.takeContent(ctx, f, a.Type, in.Content, v, s.importContent, true)
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +599,7 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 				f.add(contentPath, "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
 			case content:
 				var err error
-				if data, err = s.takeContent(ctx, f, a.Type, in.Content, v, fetch); err != nil {
+				if data, err = s.takeContent(ctx, f, a.Type, in.Content, v, fetch, false); err != nil {
 					return err
 				}
 			case defs:

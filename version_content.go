@@ -37,14 +37,20 @@ const MaxContentURL = 2048
 // is not fetched: its URL is checked (a form and a host this server may
 // reach), and the content is fetched and checked whenever it is needed.
 // err is a fetch the caller's context cut off, never the request's fault.
-func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchbatch.Func) ([]byte, error) {
+//
+// With later (a version being made), content may be left for later: none
+// given, or inline content without its text, makes v a version without
+// content (hasContent), of the type given or the asset's first; it gets
+// its content by an update or an upload, and is published only once it
+// has it (the reference: inline content "can be provided upon creation
+// or added/edited later").
+func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c *VersionContent, v *AssetVersion, fetch fetchbatch.Func, later bool) ([]byte, error) {
 	if c == nil {
-		// A version is made without content when none is given; it gets
-		// its content later (an update, an upload) and is published only
-		// once it has it (the reference: inline content "can be provided
-		// upon creation or added/edited later").
-		v.Content = VersionContent{Source: ContentInline, Type: contentTypes[t][0]}
-		return nil, nil
+		if !later {
+			f.add("content", "content is required")
+			return nil, nil
+		}
+		c = &VersionContent{}
 	}
 	if c.Content != "" && c.Data != "" {
 		f.add("content.data", "data is the former name of content: give one of them, not both")
@@ -71,8 +77,7 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		return s.takeURLContent(ctx, f, source, typ, text, path, v, fetch)
 	}
 	if text == "" {
-		if v.ID == "" {
-			// A version being made, its content to come later.
+		if later {
 			v.Content = VersionContent{Source: source, Type: typ}
 			return nil, nil
 		}
