@@ -24,11 +24,12 @@ var addressPlacements = []string{string(render.InsertBlankPage), string(render.T
 func (s *Service) checkLetterContent(ctx context.Context, account string, l *Letter, f fieldErrors) error {
 	l.snapshot.Merge = checkLetterVariables(l, f)
 	l.snapshot.Assets = nil
-	if err := s.checkMergedSize(ctx, account, l, f); err != nil {
+	template, err := s.checkMergedSize(ctx, account, l, f)
+	if err != nil {
 		return err
 	}
 	if len(resourceVariables(l.snapshot.Definitions)) > 0 {
-		return s.checkVariableAssets(ctx, account, l, f)
+		return s.checkVariableAssets(ctx, account, l, template, f)
 	}
 	return nil
 }
@@ -38,10 +39,11 @@ func (s *Service) checkLetterContent(ctx context.Context, account string, l *Let
 // in many places multiplies. The template is read only when its length
 // and the values' could make it so (a placeholder, {{x}}, is 5 bytes at
 // least, so a template of n bytes merges values n/5 times at most); one
-// kept at a URL is checked when it is fetched (printSources).
-func (s *Service) checkMergedSize(ctx context.Context, account string, l *Letter, f fieldErrors) error {
+// kept at a URL is checked when it is fetched (printSources). It returns
+// the template when it read it, for the checks that follow.
+func (s *Service) checkMergedSize(ctx context.Context, account string, l *Letter, f fieldErrors) ([]byte, error) {
 	if l.snapshot.Type != "text/html" || l.snapshot.url() != "" {
-		return nil
+		return nil, nil
 	}
 	grow := 0
 	for _, v := range l.snapshot.Merge {
@@ -50,16 +52,16 @@ func (s *Service) checkMergedSize(ctx context.Context, account string, l *Letter
 		}
 	}
 	if n := l.templateLen; grow == 0 || n > 0 && n+grow*(n/5) <= render.MaxTemplateBytes {
-		return nil
+		return nil, nil
 	}
 	tpl, err := s.store.GetContent(ctx, account, l.snapshot.Hash)
 	if err != nil {
-		return storeErr("read template", err)
+		return nil, storeErr("read template", err)
 	}
 	if n := mergedLength(string(tpl), l.snapshot.Merge, html.EscapeString); n > render.MaxTemplateBytes {
 		f.add("variables", "the template with these values merged is %d bytes; at most %d print: shorten the values, or use them in fewer places", n, render.MaxTemplateBytes)
 	}
-	return nil
+	return tpl, nil
 }
 
 // checkLetterVariables checks a letter's variables against its content and
@@ -149,10 +151,12 @@ type assetRef struct {
 // the message saying which version presets which variable to what).
 // The images named must not cost more to draw, together, than a letter
 // may (render.DrawingProblem), an error naming variables.
-// A store that fails to read what is checked is err, not a field error.
-func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, f fieldErrors) error {
-	var template []byte
+// template is the letter's stored template when already read (nil: it is
+// read here when needed). A store that fails to read what is checked is
+// err, not a field error.
+func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, template []byte, f fieldErrors) error {
 	var images, fonts []string
+	parsed := false
 	res := map[string]render.Resource{}
 	for _, d := range l.snapshot.Definitions {
 		if d.Type != VariableTypeAsset && d.Type != VariableTypeExternalURL {
@@ -173,12 +177,15 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 			}
 			continue
 		}
-		if template == nil && l.snapshot.url() == "" {
-			var err error
-			if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
-				return storeErr("read template", err)
+		if !parsed && l.snapshot.url() == "" {
+			if template == nil {
+				var err error
+				if template, err = s.store.GetContent(ctx, account, l.snapshot.Hash); err != nil {
+					return storeErr("read template", err)
+				}
 			}
 			images, fonts = render.TemplateResources(template)
+			parsed = true
 		}
 		ref, data, msg, err := s.resolveVariableAsset(ctx, account, template, d.Name, value, slices.Contains(images, d.Name), slices.Contains(fonts, d.Name))
 		if err != nil {
