@@ -267,21 +267,35 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	o := await.Options{Within: defaultAwait, SharedClock: h.cfg.sharedClock}
-	if in.Within != "" {
-		d, err := time.ParseDuration(in.Within)
-		if err != nil || d <= 0 {
-			h.fail(w, r, invalid("within", `must be a positive duration such as "720h", got %s`, echo.Quote(in.Within)))
-			return
-		}
-		o.Within = d
+	within, err := withinParam(in.Within, defaultAwait, 0, "720h")
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
+	o := await.Options{Within: within, SharedClock: h.cfg.sharedClock}
 	l, err := await.Letter(r.Context(), h.svc, c.account, id.value, lettershop.SimulateTarget{Status: in.Status, Event: in.Event}, o)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	letterResponse(http.StatusOK, l).write(w)
+}
+
+// withinParam reads a wait's within: def when not given, else a positive
+// duration, at most limit when limit is set; example is one for the
+// message.
+func withinParam(text string, def, limit time.Duration, example string) (time.Duration, error) {
+	if text == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(text)
+	switch {
+	case err != nil || d <= 0:
+		return 0, invalid("within", `must be a positive duration such as %q, got %s`, example, echo.Quote(text))
+	case limit > 0 && d > limit:
+		return 0, invalid("within", "must be at most %s, got %s", limit, echo.Quote(text))
+	}
+	return d, nil
 }
 
 // settleInput is the optional body of POST /_test/webhooks/settle.
@@ -310,14 +324,10 @@ func (h *handler) settleWebhooks(w http.ResponseWriter, r *http.Request, c *call
 		h.fail(w, r, err)
 		return
 	}
-	within := defaultSettle
-	if in.Within != "" {
-		d, err := time.ParseDuration(in.Within)
-		if err != nil || d <= 0 || d > maxSettle {
-			h.fail(w, r, invalid("within", `must be a positive duration of at most %s such as "10s", got %s`, maxSettle, echo.Quote(in.Within)))
-			return
-		}
-		within = d
+	within, err := withinParam(in.Within, defaultSettle, maxSettle, "10s")
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	if err := await.Deliveries(r.Context(), h.svc, c.account, within); err != nil {
 		h.fail(w, r, err)
