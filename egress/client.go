@@ -334,8 +334,11 @@ func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration)
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		msg := fmt.Sprintf("no complete answer within %s", timeout)
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			msg = "no complete answer before the deadline"
+		case dialTimedOut(err):
+			msg = "no connection: its TCP or TLS handshake did not end within the dial timeout"
 		}
 		return &Error{Kind: KindTimeout, URL: at, Err: err, msg: msg}
 	}
@@ -347,6 +350,17 @@ func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration)
 		return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("the host %s could not be looked up: %s", u.Hostname(), dns.Err)}
 	}
 	return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("no answer: %v", unwrapURLError(err))}
+}
+
+// dialTimedOut reports whether err is a connection's opening that timed
+// out: its dial, or its TLS handshake (net/http's error for that has no
+// type of its own to match).
+func dialTimedOut(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" && op.Timeout() {
+		return true
+	}
+	return strings.Contains(err.Error(), "TLS handshake timeout")
 }
 
 // sameURL reports whether raw, the URL of a *url.Error, is u: as an

@@ -621,3 +621,42 @@ func TestFetchFailures(t *testing.T) {
 	_, err = c.Fetch(t.Context(), "ftp://files.test/a.pdf", 100)
 	wantKind(t, "ftp", err, egress.KindBadURL, "only http and https")
 }
+
+// WithDialTimeout bounds the opening of a connection, its TLS handshake
+// included: a server that takes the connection and never answers the
+// handshake fails the fetch when the dial timeout passes, not when the
+// request's deadline does.
+func TestDialTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn) // taken, never answered
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	c, _ := newClient(t, egress.Default(), newTable(), egress.WithDialTimeout(20*time.Millisecond))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err = c.Fetch(ctx, "https://"+ln.Addr().String()+"/a.pdf", 100)
+	if err == nil || !strings.Contains(err.Error(), "TLS handshake did not end within the dial timeout") || ctx.Err() != nil {
+		t.Errorf("a handshake never answered: %v (context: %v); want the handshake's timeout", err, ctx.Err())
+	}
+}
