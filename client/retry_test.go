@@ -482,3 +482,54 @@ func TestWithTestClockRateLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestChosenKeysAndUserAgent: a write given no key takes one from
+// WithIdempotencyKeys, the same on every attempt, and every request carries
+// WithUserAgent's User-Agent; without the options, a random key and the
+// client's own User-Agent.
+func TestChosenKeysAndUserAgent(t *testing.T) {
+	type seen struct{ key, agent string }
+	var mu sync.Mutex
+	var got []seen
+	s := newServer(t, wrapped(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			got = append(got, seen{r.Header.Get("Idempotency-Key"), r.Header.Get("User-Agent")})
+			mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	}))
+	take := func() []seen {
+		mu.Lock()
+		defer mu.Unlock()
+		out := got
+		got = nil
+		return out
+	}
+	n := 0
+	c := newClient(s, newWaits(), client.WithUserAgent("letters-app/2.1"),
+		client.WithIdempotencyKeys(func() string { n++; return fmt.Sprintf("app-key-%d", n) }))
+	a, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetAsset(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Reminder"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{"app-key-1", "letters-app/2.1"}, {"", "letters-app/2.1"}, {"app-key-2", "letters-app/2.1"}}
+	if diff := cmp.Diff(want, take(), cmp.AllowUnexported(seen{})); diff != "" {
+		t.Errorf("requests with the options (-want +got):\n%s", diff)
+	}
+
+	plain := newClient(s, newWaits())
+	if _, err := plain.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Plain"}); err != nil {
+		t.Fatal(err)
+	}
+	g := take()
+	if len(g) != 1 || len(g[0].key) != 32 || !strings.HasPrefix(g[0].agent, "lettershop-go-client/") {
+		t.Errorf("requests without the options: %+v; want a 32-digit key and the client's own User-Agent", g)
+	}
+}

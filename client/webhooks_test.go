@@ -109,3 +109,51 @@ func TestWebhooks(t *testing.T) {
 		t.Errorf("GetWebhook after delete: %v", err)
 	}
 }
+
+// TestWebhookEventFor: the webhook event type WebhookEventFor gives each
+// event of a letter taken to delivered is the type of the delivery the
+// server made for that event.
+func TestWebhookEventFor(t *testing.T) {
+	s := newServer(t)
+	c := client.New(s.URL, testKey)
+	rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(rcv.Close)
+	w, err := c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: rcv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := publishedAsset(t, c)
+	l, err := c.CreateLetter(ctx, letterRequest(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Test.AdvanceLetter(ctx, l.ID, &client.AdvanceLetterRequest{Status: client.StatusMailed}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Test.Advance(ctx, 30*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = c.GetLetter(ctx, l.ID); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]client.WebhookEventType{}
+	for d, err := range c.ListDeliveries(ctx, w.ID, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		types[d.EventID] = d.Type
+	}
+	if len(types) != len(l.Events) || len(l.Events) < 6 {
+		t.Fatalf("%d deliveries for %d events %+v", len(types), len(l.Events), l.Events)
+	}
+	kinds := map[client.EventType]bool{}
+	for i, e := range l.Events[1:] {
+		kinds[e.Type] = true
+		if got, want := client.WebhookEventFor(e.Status), types[e.ID]; got != want {
+			t.Errorf("event %d (%s %s): WebhookEventFor gives %s, the delivery is %s", i+1, e.Type, e.Status, got, want)
+		}
+	}
+	if !kinds["status"] || !kinds["tracking"] {
+		t.Errorf("events of kinds %v; want status and tracking both", kinds)
+	}
+}
