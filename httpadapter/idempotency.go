@@ -13,6 +13,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/wire"
 )
@@ -212,6 +213,9 @@ type mutation struct {
 	// replay: a letter's snapshot, or a response that leaves out what only
 	// the first may show. Unset, the key keeps ok's response.
 	keep func(v any) (lettershop.Outcome, error)
+	// content says the body is content taken as it is (an upload), not
+	// JSON: a retry is the same request only with the same bytes.
+	content bool
 }
 
 // mutate runs m once per idempotency key. Client errors are stored and
@@ -255,7 +259,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 	}
 	var fingerprint string
 	if key != "" {
-		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body)
+		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), requestBody(body, m.content))
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
 		Scope:       "apikey:" + c.keyHash,
@@ -280,6 +284,23 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		w.Header().Set(headerReplayed, "true")
 	}
 	resp.write(w)
+}
+
+// requestBody is what of body tells one request from another under an
+// idempotency key: a JSON body's canonical form (idem.Canonical), so that a
+// retry whose client wrote the same JSON another way (its members in
+// another order, other spaces, other escapes) is the same request, as the
+// real service's reference has it ("subsequent requests with the same key
+// return the identical result"); content, or a body that is not JSON, as
+// its bytes.
+func requestBody(body []byte, content bool) []byte {
+	if content {
+		return body
+	}
+	if canon, ok := idem.Canonical(make([]byte, 0, len(body)), body); ok {
+		return canon
+	}
+	return body
 }
 
 // readJSON reads a JSON body of at most MaxJSONBody bytes into dst, as the

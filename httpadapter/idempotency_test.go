@@ -329,3 +329,54 @@ func TestNoIdempotencyKey(t *testing.T) {
 		t.Errorf("letters (-want +got):\n%s", diff)
 	}
 }
+
+// The same JSON written another way is the same request: a retry whose
+// client serialized the body again (members in another order, other
+// whitespace, other escapes) is answered the stored response, as the
+// reference has it: "Subsequent requests with the same key return the
+// identical result". What differs in meaning is still another request.
+func TestIdempotencySameJSONWrittenAnotherWay(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	ik := hdr("Idempotency-Key", "123e4567-e89b-12d3-a456-426614174000")
+	compact := `{"sender":{"organization":"Veezla, Inc.","address":{"addressLine1":"1900 Reston Metro Plz","addressLine2":"Ste 600","city":"Reston","state":"VA","zipCode":"20190"}},` +
+		`"recipient":{"individual":{"firstName":"Jane","lastName":"Doe"},"address":{"addressLine1":"200 Oak Ave","lastLine":"Chicago, IL 60601"}},` +
+		`"content":{"type":"asset","assetId":"` + assetID + `"},"useType":"marketing","variables":[{"name":"name","value":"Jane"}],` +
+		`"metadata":[{"key":"campaign","value":"winter2024"},{"key":"highPriority","value":""}]}`
+	rewritten := "{\n  \"useType\": \"marketing\",\n  \"metadata\": [ { \"value\": \"winter2024\", \"key\": \"campaign\" }, { \"key\": \"highPriority\", \"value\": \"\" } ],\n" +
+		"  \"content\": { \"assetId\": \"" + assetID + "\", \"type\": \"asset\" },\n" +
+		"  \"recipient\": { \"address\": { \"lastLine\": \"Chicago, IL 60601\", \"addressLine1\": \"200 Oak Ave\" }, \"individual\": { \"lastName\": \"Doe\", \"firstName\": \"J\\u0061ne\" } },\n" +
+		"  \"variables\": [ { \"value\": \"Jane\", \"name\": \"name\" } ],\n" +
+		"  \"sender\": { \"address\": { \"zipCode\": \"20190\", \"state\": \"VA\", \"city\": \"Reston\", \"addressLine2\": \"Ste 600\", \"addressLine1\": \"1900 Reston Metro Plz\" }, \"organization\": \"Veezla, Inc.\" }\n}\n"
+
+	first := ts.do(t, req{Method: "POST", Path: "/letters", Body: compact, Header: ik}).wantStatus(t, http.StatusCreated)
+	sameResponse(t, first, ts.do(t, req{Method: "POST", Path: "/letters", Body: rewritten, Header: ik}))
+	sameResponse(t, first, ts.do(t, req{Method: "POST", Path: "/v1/letters", Body: compact + "\n", Header: ik}))
+	if n := ts.letterCount(t, keyA); n != 1 {
+		t.Errorf("%d letters after retries written another way, want 1", n)
+	}
+	// Another value, another order of an array, a number written
+	// otherwise: another request.
+	for _, body := range []string{
+		strings.Replace(rewritten, `"Doe"`, `"Doe "`, 1),
+		strings.Replace(compact, `{"key":"campaign","value":"winter2024"},{"key":"highPriority","value":""}`, `{"key":"highPriority","value":""},{"key":"campaign","value":"winter2024"}`, 1),
+	} {
+		ts.do(t, req{Method: "POST", Path: "/letters", Body: body, Header: ik}).problem(t, http.StatusUnprocessableEntity)
+	}
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"a","type":"template"}`, Header: hdr("Idempotency-Key", "n")}).
+		wantStatus(t, http.StatusCreated).decode(t, &a)
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"a","type":"template","metadata":[]}`, Header: hdr("Idempotency-Key", "n")}).
+		problem(t, http.StatusUnprocessableEntity)
+
+	// An upload's body is content, not JSON: only the same bytes are the
+	// same request, even where the content happens to read as JSON.
+	var v lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: `{"content":{"type":"text/html","content":"<p>x</p>"}}`}).
+		wantStatus(t, http.StatusCreated).decode(t, &v)
+	path := "/assets/" + a.ID + "/versions/" + v.ID + "/content"
+	up := hdr("Idempotency-Key", "upload", "Content-Type", "text/html")
+	firstUp := ts.do(t, req{Method: "PUT", Path: path, Body: `["<p>x</p>"]`, Header: up}).wantStatus(t, http.StatusOK)
+	sameResponse(t, firstUp, ts.do(t, req{Method: "PUT", Path: path, Body: `["<p>x</p>"]`, Header: up}))
+	ts.do(t, req{Method: "PUT", Path: path, Body: `[ "<p>x</p>" ]`, Header: up}).problem(t, http.StatusUnprocessableEntity)
+}

@@ -20,11 +20,13 @@ func (h *handler) uploadRoutes() {
 // uploadContent replaces a draft version's content by the request body, as
 // it is (not JSON, not base64), of the type its Content-Type names.
 func (h *handler) uploadContent(w http.ResponseWriter, r *http.Request, c *call) {
-	h.versionChange(w, r, c, MaxUploadBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+	m := versionMutation(r, c, MaxUploadBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil {
 			return nil, invalid("content.type", "the Content-Type header must name the content's type, for example application/pdf")
 		}
 		return h.svc.UploadVersionContent(ctx, c.account, aid, vid, lettershop.ContentType(mt), body)
 	})
+	m.content = true
+	h.mutate(w, r, c, m)
 }

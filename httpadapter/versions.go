@@ -124,8 +124,14 @@ func (h *handler) getVersionContent(w http.ResponseWriter, r *http.Request, c *c
 // version, or with status alone when that is 202 or 204.
 func (h *handler) versionChange(w http.ResponseWriter, r *http.Request, c *call, limit int64, status int,
 	run func(ctx context.Context, aid, vid string, body []byte) (any, error)) {
+	h.mutate(w, r, c, versionMutation(r, c, limit, status, run))
+}
+
+// versionMutation is the mutation versionChange runs.
+func versionMutation(r *http.Request, c *call, limit int64, status int,
+	run func(ctx context.Context, aid, vid string, body []byte) (any, error)) mutation {
 	aid, vid := assetID(r), versionID(r)
-	h.mutate(w, r, c, mutation{
+	return mutation{
 		limit: limit,
 		op: func(ctx context.Context, body []byte) (any, error) {
 			if err := checkIDs(aid, vid); err != nil {
@@ -139,7 +145,7 @@ func (h *handler) versionChange(w http.ResponseWriter, r *http.Request, c *call,
 			}
 			return jsonResponse(status, c.shown(v.(*lettershop.AssetVersion)))
 		},
-	})
+	}
 }
 
 // updateVersion answers 202 with no body, as the real service does.
