@@ -406,3 +406,189 @@ func TestVersionContentLater(t *testing.T) {
 	ts.do(t, req{Method: "PUT", Path: base + "/" + v.ID, Body: `{"content":{"type":"text/html","content":"<p>now</p>"}}`}).wantStatus(t, http.StatusAccepted)
 	wantVersionShape(t, ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/publish"}).wantStatus(t, http.StatusOK).Body, "<p>now</p>")
 }
+
+// referenceLetter is the request body of the reference's create-letter
+// example as it shows it, placeholders and all; ASSET stands for an asset
+// of the account's own.
+const referenceLetter = `{
+"sender": {
+"address": {
+"addressLine1": "1900 Reston Metro Plz",
+"urbanization": "<string>",
+"addressLine2": "Ste 600",
+"city": "Reston",
+"state": "VA",
+"zipCode": "20190",
+"plus4Code": "5952"
+},
+"individual": {
+"fullName": "TODO",
+"prefix": "TODO",
+"firstName": "TODO",
+"middleName": "TODO",
+"lastName": "TODO",
+"postfix": "TODO",
+"title": "TODO"
+},
+"organization": "Veezla, Inc."
+},
+"recipient": {
+"address": {
+"addressLine1": "1900 Reston Metro Plz",
+"urbanization": "<string>",
+"addressLine2": "Ste 600",
+"city": "Reston",
+"state": "VA",
+"zipCode": "20190",
+"plus4Code": "5952"
+},
+"nonAddressData": "<string>",
+"individual": {
+"fullName": "TODO",
+"prefix": "TODO",
+"firstName": "TODO",
+"middleName": "TODO",
+"lastName": "TODO",
+"postfix": "TODO",
+"title": "TODO"
+},
+"organization": "Posta Customer, Inc."
+},
+"content": {
+"type": "asset",
+"assetId": "ASSET"
+},
+"useType": "marketing"
+}`
+
+// members fails unless the JSON object obj has every one of want.
+func members(t testing.TB, what string, obj json.RawMessage, want ...string) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		t.Fatalf("%s %s: %v", what, obj, err)
+	}
+	for _, k := range want {
+		if _, ok := m[k]; !ok {
+			t.Errorf("%s lacks %s: %s", what, k, obj)
+		}
+	}
+	return m
+}
+
+// wantReferenceLetter fails unless body is a letter with every member
+// the reference's letter examples show, in the shapes they show.
+func wantReferenceLetter(t testing.TB, body []byte) map[string]json.RawMessage {
+	t.Helper()
+	l := members(t, "letter", body, "id", "status", "sender", "recipient", "content", "useType", "events", "createdAt",
+		"modifiedAt", "externalId", "sendDate", "description", "url", "variables", "options", "issueMessage", "metadata")
+	for _, role := range []string{"sender", "recipient"} {
+		p := members(t, role, l[role], "address", "individual", "organization", "addressComponents")
+		members(t, role+".address", p["address"], "addressLine1", "addressLine2", "lastLine")
+		members(t, role+".individual", p["individual"], "fullName", "prefix", "firstName", "middleName", "lastName", "postfix", "title")
+		members(t, role+".addressComponents", p["addressComponents"], "cassType", "urbanization", "city", "state", "zipCode", "plus4Code")
+	}
+	members(t, "recipient", l["recipient"], "nonAddressData")
+	members(t, "content", l["content"], "type", "assetId", "assetVersionId")
+	var events []json.RawMessage
+	if err := json.Unmarshal(l["events"], &events); err != nil || len(events) == 0 {
+		t.Fatalf("events %s", l["events"])
+	}
+	e := members(t, "event", events[0], "id", "createdAt", "modifiedAt", "timestamp", "type", "status", "trackingEventDetails",
+		"description", "operationCode", "actionRequired", "location")
+	members(t, "trackingEventDetails", e["trackingEventDetails"], "notes", "facility", "facilityType", "facilityZip", "additionalData")
+	return l
+}
+
+// TestReferenceLetterBodies sends the reference's letter examples as a
+// client written from it would: its create example verbatim, the list and
+// the paging of its pagination guide, a letter fetched and sent back as an
+// update, its metadata example, and its cancel.
+func TestReferenceLetterBodies(t *testing.T) {
+	ts := newTestServer(t)
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Right to Cure","type":"template","description":"A legal document that a mortgage lender sends to a borrower who has fallen behind on their payments."}`}).
+		wantStatus(t, http.StatusCreated).decode(t, &a)
+	version := strings.Replace(strings.Replace(referenceVersion, `"behavior": "required"`, `"behavior": "optional"`, 1), `"publish": false`, `"publish": true`, 1)
+	ts.do(t, req{Method: "POST", Path: "/assets/" + a.ID + "/versions", Body: version}).wantStatus(t, http.StatusCreated)
+	body := strings.Replace(referenceLetter, "ASSET", a.ID, 1)
+
+	res := ts.do(t, req{Method: "POST", Path: "/letters", Body: body, Header: hdr("Idempotency-Key", "123e4567-e89b-12d3-a456-426614174000")}).
+		wantStatus(t, http.StatusCreated)
+	l := wantReferenceLetter(t, res.Body)
+	var created lettershop.Letter
+	res.decode(t, &created)
+	if created.Status != lettershop.StatusQueued || created.Sender.Address.LastLine != "Reston, VA 20190-5952" ||
+		created.Recipient.Organization != "Posta Customer, Inc." || created.Recipient.NonAddressData != "<string>" {
+		t.Errorf("created %s", res.Body)
+	}
+	if loc := res.Header.Get("Location"); loc != testBaseURL+"/letters/"+created.ID {
+		t.Errorf("Location %q", loc)
+	}
+	if string(l["metadata"]) != "[]" || string(l["events"]) == "[]" {
+		t.Errorf("metadata %s, events %s", l["metadata"], l["events"])
+	}
+	fetched := ts.get(t, "/letters/"+created.ID).wantStatus(t, http.StatusOK)
+	wantReferenceLetter(t, fetched.Body)
+
+	// The metadata guide's example, on a letter made from the same body.
+	withMeta := strings.Replace(body, `"useType": "marketing"`, `"useType": "marketing", "metadata": [{"key": "campaign", "value": "winter2024"},
+		{"key": "salesforceId", "value": "0063i00000JrMehAAF"}, {"key": "costCenter", "value": "servicing"},
+		{"key": "highPriority", "value": ""}, {"key": "compliance", "value": "PHI"}]`, 1)
+	var second lettershop.Letter
+	ts.do(t, req{Method: "POST", Path: "/letters", Body: withMeta}).wantStatus(t, http.StatusCreated).decode(t, &second)
+	if len(second.Metadata) != 5 || second.Metadata[3].Key != "highPriority" || second.Metadata[3].Value != "" {
+		t.Errorf("metadata %+v", second.Metadata)
+	}
+
+	// A letter fetched and sent back whole, with the list example's
+	// externalId and description, is an update.
+	var m map[string]any
+	if err := json.Unmarshal(fetched.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["externalId"], m["description"], m["sendDate"] = "0013i00002YyVvSAAV", "Compliance notice", "2026-12-25"
+	upd := ts.do(t, req{Method: "PUT", Path: "/letters/" + created.ID, Body: m}).wantStatus(t, http.StatusOK)
+	u := wantReferenceLetter(t, upd.Body)
+	if string(u["externalId"]) != `"0013i00002YyVvSAAV"` || string(u["sendDate"]) != `"2026-12-25"` || string(u["description"]) != `"Compliance notice"` {
+		t.Errorf("updated %s", upd.Body)
+	}
+
+	// The list example (a bare GET), and the pagination guide's walk under
+	// /v1: pageSize first, then nextToken as given, until none comes.
+	var page struct {
+		Items     []json.RawMessage
+		NextToken *string
+	}
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 2 || page.NextToken != nil {
+		t.Fatalf("listed %d letters, nextToken %v", len(page.Items), page.NextToken)
+	}
+	for _, it := range page.Items {
+		members(t, "item", it, "id", "status", "externalId", "sendDate", "description", "sender", "recipient")
+	}
+	var seen []string
+	path := "/v1/letters?pageSize=1"
+	for range 3 {
+		var p struct {
+			Items     []lettershop.Letter
+			NextToken string
+		}
+		ts.get(t, path).wantStatus(t, http.StatusOK).decode(t, &p)
+		for _, it := range p.Items {
+			seen = append(seen, it.ID)
+		}
+		if p.NextToken == "" {
+			break
+		}
+		path = "/v1/letters?pageSize=1&nextToken=" + p.NextToken
+	}
+	if !slices.Equal(seen, []string{second.ID, created.ID}) {
+		t.Errorf("walked %v, want newest first %v", seen, []string{second.ID, created.ID})
+	}
+
+	// Cancel: 202, no body.
+	if c := ts.do(t, req{Method: "POST", Path: "/letters/" + second.ID + "/cancel"}).wantStatus(t, http.StatusAccepted); len(c.Body) != 0 {
+		t.Errorf("cancel answered %q", c.Body)
+	}
+}
