@@ -237,6 +237,14 @@ func trimZeros(n string) string {
 // parseLine classifies and takes apart the words of a delivery line of an
 // address in state (a code, or empty when unknown).
 func parseLine(t []string, state string) DeliveryLine {
+	if split, ok := splitPackedBox(t); ok {
+		// A box number written onto BOX (BOX274, RR 2 BOX274, POBOX274)
+		// is the box and its number, as Publication 28 241 and 281 print
+		// them; a street that has such a word keeps it as written.
+		if d := parseLine(split, state); d.Kind != LineStreet {
+			return d
+		}
+	}
 	t = append([]string(nil), t...)
 	if len(t) > 1 {
 		if n, ok := spelledNumber[t[0]]; ok {
@@ -313,6 +321,37 @@ func parseLine(t []string, state string) DeliveryLine {
 		return d
 	}
 	return parseStreet(t, state)
+}
+
+// rePackedBox is a box number written onto BOX or BX, alone, after a
+// route's number or after PO: BOX274, BX274, 2BOX274, POBOX274.
+var rePackedBox = regexp.MustCompile(`^(PO|[0-9]+)?(BOX|BX)([0-9][0-9A-Z]*)$`)
+
+// splitPackedBox returns t with each word that is a box number written
+// onto BOX or BX split into its words (RR 2BOX274 -> RR 2 BOX 274), and
+// whether there was one.
+func splitPackedBox(t []string) ([]string, bool) {
+	var out []string
+	for i, w := range t {
+		var m []string
+		if len(w) > 2 && hasDigit(w) && (strings.Contains(w, "BOX") || strings.Contains(w, "BX")) {
+			m = rePackedBox.FindStringSubmatch(w)
+		}
+		if m == nil {
+			if out != nil {
+				out = append(out, w)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(t)+2), t[:i]...)
+		}
+		if m[1] != "" {
+			out = append(out, m[1])
+		}
+		out = append(out, m[2], m[3])
+	}
+	return out, out != nil
 }
 
 // parseRoute reads "NUMBER [BOX NUMBER] [unit...]" after a route word.
