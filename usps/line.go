@@ -184,11 +184,13 @@ var (
 	// word for it (Puerto Rico).
 	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
 		"PO BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
-	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
+	// ruralWords and hcWords are the ways a rural route and a highway
+	// contract are written, RURAL ROUTE and STAR ROUTE also as one word.
+	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURALROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
 	// routeWords name a rural route only when a box follows its number;
 	// RD is rural delivery (Publication 28 244).
 	routeWords    = wordLists("RT", "RTE", "ROUTE", "RD")
-	hcWords       = wordLists("HC", "H C", "HCR", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STAR RTE", "STAR RT")
+	hcWords       = wordLists("HC", "H C", "HCR", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STARROUTE", "STAR RTE", "STAR RT")
 	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
 	boxWord       = wordLists("BOX", "BX")
 	militaryWords = wordLists("PSC", "CMR")

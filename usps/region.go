@@ -185,8 +185,8 @@ func parseIn(t []string, state string) DeliveryLine {
 // routeStarts are the first words of a rural route or highway contract
 // line.
 var routeStarts = map[string]bool{
-	"RR": true, "R": true, "RURAL": true, "RFD": true, "RD": true, "RT": true, "RTE": true, "ROUTE": true,
-	"HC": true, "H": true, "HIGHWAY": true, "HWY": true, "STAR": true,
+	"RR": true, "R": true, "RURAL": true, "RURALROUTE": true, "RFD": true, "RD": true, "RT": true, "RTE": true, "ROUTE": true,
+	"HC": true, "H": true, "HIGHWAY": true, "HWY": true, "STAR": true, "STARROUTE": true,
 }
 
 // splitRouteExtra splits a rural route or highway contract line that
