@@ -89,7 +89,7 @@ func (d DeliveryLine) MissingUnitNumber() bool {
 
 // ParseDeliveryLine takes a delivery line apart by the rules of Publication 28.
 func ParseDeliveryLine(s string) DeliveryLine {
-	return parseLine(tokens(boxHyphen(s)), "")
+	return parseLine(tokens(spacedRange(boxHyphen(s))), "")
 }
 
 // Format writes the line in standard form and casing c.

@@ -236,3 +236,19 @@ func boxHyphen(s string) string {
 	}
 	return reBoxHyphen.ReplaceAllString(s, "${1}${2}0$3")
 }
+
+// reSpacedRange is a house number range written with a space beside its
+// hyphen at the start of a line (729- 731, 3632 -36, 112 - 10); an ordinal
+// after the hyphen is the street (12 - 5TH AVE).
+var reSpacedRange = regexp.MustCompile(`^(\s*[0-9]+[A-Za-z]?)(?:\s+-\s*|-\s+)([0-9]+[A-Za-z]?\b)`)
+
+// spacedRange closes the spaces around the hyphen of a house number range
+// at the start of a line: the hyphen of a house number is significant
+// (Publication 28 232, Appendix D: 112-10 BRONX RD), and written apart
+// the two numbers would read as a house number and a street.
+func spacedRange(s string) string {
+	if strings.IndexByte(s, '-') < 0 {
+		return s
+	}
+	return reSpacedRange.ReplaceAllString(s, "${1}-${2}")
+}

@@ -78,7 +78,7 @@ func standardizeOnce(a Address, c Casing) Address {
 	}
 	out.State = state
 
-	t1, t2 := tokens(boxHyphen(a.Line1)), tokens(boxHyphen(a.Line2))
+	t1, t2 := tokens(spacedRange(boxHyphen(a.Line1))), tokens(spacedRange(boxHyphen(a.Line2)))
 	if len(t1) == 0 {
 		t1, t2 = t2, nil
 	}
