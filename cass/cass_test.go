@@ -103,3 +103,24 @@ func TestUrbanizationOnlyInPuertoRico(t *testing.T) {
 		}
 	}
 }
+
+// TestDualAddress checks that of two delivery lines, a street address and a
+// PO box, the one just above the last line is the delivery address that is
+// analysed (Publication 28 215), and that both are standardized.
+func TestDualAddress(t *testing.T) {
+	for _, c := range []struct {
+		line1, line2, want1, want2, record string
+	}{
+		{"PO Box 233", "5023 West 120th Avenue", "PO BOX 233", "5023 W 120TH AVE", "street"},
+		{"5023 West 120th Avenue", "PO Box 233", "5023 W 120TH AVE", "PO BOX 233", "poBox"},
+	} {
+		in := Input{Address: usps.Address{Line1: c.line1, Line2: c.line2, City: "Broomfield", State: "CO", ZIP: "80023"}, Casing: usps.Upper}
+		r := Process(in)
+		if r.Address.Line1 != c.want1 || r.Address.Line2 != c.want2 {
+			t.Errorf("%q / %q: lines %q / %q, want %q / %q", c.line1, c.line2, r.Address.Line1, r.Address.Line2, c.want1, c.want2)
+		}
+		if r.Analysis.DpvMatchCode != DPVConfirmed || r.Metadata.RecordType != c.record {
+			t.Errorf("%q / %q: match %q, record type %q; want %q, %q", c.line1, c.line2, r.Analysis.DpvMatchCode, r.Metadata.RecordType, DPVConfirmed, c.record)
+		}
+	}
+}

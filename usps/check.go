@@ -97,12 +97,14 @@ func Check(a Address) []Problem {
 }
 
 // DeliveryLineOf returns the delivery line of a standardized address, taken
-// apart: the second line when only it is one, else the first.
+// apart: the second line when it is one, else the first. Of two delivery
+// lines (a street and a PO box), mail goes to the one just above the last
+// line (Publication 28 215).
 func DeliveryLineOf(a Address) DeliveryLine { return deliveryLineOf(a) }
 
 func deliveryLineOf(a Address) DeliveryLine {
 	t1, t2 := tokens(a.Line1), tokens(a.Line2)
-	if !isDelivery(t1) && isDelivery(t2) {
+	if isDelivery(t2) {
 		return parseIn(t2, a.State)
 	}
 	return parseIn(t1, a.State)

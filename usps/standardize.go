@@ -133,6 +133,12 @@ func standardizeOnce(a Address, c Casing) Address {
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
+		if l1.delivery && l2.delivery {
+			// Publication 28 215: of two delivery addresses (a street and
+			// a PO box), mail goes to the one just above the last line;
+			// both are printed in standard form.
+			out.Line2 = l2.line.Format(c)
+		}
 		if len(t2) == 0 && utf8.RuneCountInString(out.Line1) > MaxLineLength && (len(line.Secondaries) > 0 || line.PMB != "") {
 			// Publication 28 213: a unit that does not fit on the
 			// delivery line goes on a line of its own.
