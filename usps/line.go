@@ -698,6 +698,16 @@ loop:
 			// prints the designator and the number alone.
 			take, sec = 3, Secondary{units[t[n-3]], last}
 			pmb = t[n-3] == "PMB"
+		case n >= 3 && len(last) == 1 && last[0] >= 'A' && last[0] <= 'Z' && allDigits(t[n-2]) &&
+			(units[t[n-3]] != "" && unitNeedsNum[units[t[n-3]]] || t[n-3] == "#"):
+			// STE 14 A, APT 4 B: a unit's number and its letter written
+			// apart are one number (STE 14A), as Publication 28 213
+			// prints a designator and its number.
+			designator := units[t[n-3]]
+			if t[n-3] == "#" {
+				designator = "#"
+			}
+			take, sec = 3, Secondary{designator, t[n-2] + last}
 		case n >= 2 && t[n-2] == "PMB" && isNumberish(last):
 			take, pmb, sec = 2, true, Secondary{Number: last}
 		case n >= 3 && t[n-3] == "PRIVATE" && t[n-2] == "MAILBOX" && isNumberish(last):
