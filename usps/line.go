@@ -854,11 +854,17 @@ var roadSuffixes = map[string]bool{
 // (1234 MAIN PL 4) as a secondary unit: Publication 28 213 prints a unit
 // whose designator is not known with the pound sign (1234 MAIN PL # 4).
 // Only after a house number and a street name ending in a suffix that
-// no road is numbered by.
+// no road is numbered by, or in a suffix and a postdirectional, after
+// which no road has its number (235 PEACHTREE ST NE 900).
 func (d *DeliveryLine) bareUnit(t []string) []string {
 	n := len(t)
 	if n < 4 || !hasDigit(t[0]) || !hasDigit(t[n-1]) || reFraction.MatchString(t[n-1]) || len(d.Secondaries) > 0 {
 		return t
+	}
+	_, dir := directionals[t[n-2]]
+	if dir && n >= 5 && suffixes[t[n-3]] != "" {
+		d.Secondaries = append(d.Secondaries, Secondary{"#", t[n-1]})
+		return t[:n-1]
 	}
 	if suf, ok := suffixes[t[n-2]]; !ok || roadSuffixes[suf] {
 		return t
