@@ -717,7 +717,7 @@ loop:
 		case n >= 2 && units[t[n-2]] == "FL" && isOrdinal(last):
 			// FL 3RD is the third floor: FL 3.
 			take, sec = 2, Secondary{"FL", last[:len(last)-2]}
-		case n >= 2 && (units[t[n-2]] != "" && unitNeedsNum[units[t[n-2]]] || t[n-2] == "#") && isNumberish(last):
+		case n >= 2 && (units[t[n-2]] != "" && unitNeedsNum[units[t[n-2]]] || t[n-2] == "#") && (isNumberish(last) || units[t[n-2]] != "" && romanNumeral(last)):
 			designator := units[t[n-2]]
 			if t[n-2] == "#" {
 				designator = "#"
@@ -750,6 +750,16 @@ loop:
 		d.Secondaries = append(d.Secondaries, found[i])
 	}
 	return t
+}
+
+// reRoman is a Roman numeral up to 39 (II, IV, XII).
+var reRoman = regexp.MustCompile(`^X{0,3}(IX|IV|V?I{0,3})$`)
+
+// romanNumeral reports whether w is a Roman numeral of two letters or more,
+// the number of a unit in some buildings (BUILDING II, SUITE IV); one
+// letter is a unit number already (APT B).
+func romanNumeral(w string) bool {
+	return len(w) >= 2 && len(w) <= 6 && strings.Trim(w, "IVX") == "" && reRoman.MatchString(w)
 }
 
 // poundAsPMB reads a # unit that follows another unit as the private
