@@ -2,6 +2,7 @@ package usps
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -248,7 +249,14 @@ func parseLine(t []string, state string) DeliveryLine {
 		}
 	}
 	t = append([]string(nil), t...)
-	if len(t) > 1 {
+	if n, k := spelledHouseNumber(t); k > 1 {
+		// TWO HUNDRED S ALLOY DR is 200 S ALLOY DR: a house number
+		// spelled out in several words is one number; a line that is
+		// nothing but the number stays as written.
+		if k < len(t) {
+			t = append([]string{n}, t[k:]...)
+		}
+	} else if len(t) > 1 {
 		if n, ok := spelledNumber[t[0]]; ok {
 			t[0] = n
 		}
@@ -354,6 +362,58 @@ func splitPackedBox(t []string) ([]string, bool) {
 		out = append(out, m[2], m[3])
 	}
 	return out, out != nil
+}
+
+// spelledValues are the values of the words a house number is spelled
+// out in, by kind: units (1-9), teens (10-19) and tens (20-90).
+var spelledValues = map[string]struct{ value, kind int }{
+	"ONE": {1, 0}, "TWO": {2, 0}, "THREE": {3, 0}, "FOUR": {4, 0}, "FIVE": {5, 0},
+	"SIX": {6, 0}, "SEVEN": {7, 0}, "EIGHT": {8, 0}, "NINE": {9, 0},
+	"TEN": {10, 1}, "ELEVEN": {11, 1}, "TWELVE": {12, 1}, "THIRTEEN": {13, 1}, "FOURTEEN": {14, 1},
+	"FIFTEEN": {15, 1}, "SIXTEEN": {16, 1}, "SEVENTEEN": {17, 1}, "EIGHTEEN": {18, 1}, "NINETEEN": {19, 1},
+	"TWENTY": {20, 2}, "THIRTY": {30, 2}, "FORTY": {40, 2}, "FIFTY": {50, 2},
+	"SIXTY": {60, 2}, "SEVENTY": {70, 2}, "EIGHTY": {80, 2}, "NINETY": {90, 2},
+}
+
+// spelledHouseNumber reads a number spelled out in words at the start of
+// t (TWO HUNDRED, ONE THOUSAND AND FIFTY NINE, TWENTY FIVE) and returns
+// it in digits with the number of words it takes; k is 0 when t does not
+// start with one.
+func spelledHouseNumber(t []string) (n string, k int) {
+	total, cur := 0, 0
+	last := -1 // kind of the last word: 0-2 as spelledValues, 3 HUNDRED, 4 THOUSAND
+	end := 0
+	for i, w := range t {
+		switch v, ok := spelledValues[w]; {
+		case ok:
+			// A unit follows only a ten or a multiplier; a ten or a
+			// teen only a multiplier.
+			if last == 0 || last == 1 || (last == 2 && v.kind != 0) {
+				return numberOf(total+cur, end)
+			}
+			cur += v.value
+			last = v.kind
+		case w == "HUNDRED" && cur > 0 && cur < 10 && last < 3:
+			cur *= 100
+			last = 3
+		case w == "THOUSAND" && cur > 0 && total == 0 && last < 4:
+			total, cur = cur*1000, 0
+			last = 4
+		case w == "AND" && last >= 3 && i+1 < len(t):
+			continue
+		default:
+			return numberOf(total+cur, end)
+		}
+		end = i + 1
+	}
+	return numberOf(total+cur, end)
+}
+
+func numberOf(v, k int) (string, int) {
+	if v == 0 {
+		return "", 0
+	}
+	return strconv.Itoa(v), k
 }
 
 // parseRoute reads "NUMBER [BOX NUMBER] [unit...]" after a route word.
