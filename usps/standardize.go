@@ -98,6 +98,8 @@ func standardizeOnce(a Address, c Casing) Address {
 		// written with them goes above it.
 		if route, extra, ok := splitRouteExtra(t1); ok {
 			t1, t2 = extra, route
+		} else if first, second, ok := splitDual(t1, state); ok {
+			t1, t2 = first, second
 		}
 	}
 	urb := tokens(a.Urbanization)
@@ -160,6 +162,33 @@ func standardizeOnce(a Address, c Casing) Address {
 	out.ZIP, out.Plus4 = standardZIP(a.ZIP, a.Plus4, state)
 	fitLines(&out)
 	return out
+}
+
+// poStarts are the first words of a PO box written with PO, which
+// splitDual looks for after a street.
+var poStarts = map[string]bool{"PO": true, "P": true, "POST": true, "POSTOFFICE": true, "POBOX": true, "POB": true}
+
+// splitDual splits a line that holds a street address and a PO box (354
+// EISENHOWER PKWY PO BOX 472, PO BOX 41256 1 VELVET DR) into the two, in
+// the order written: Publication 28 215 prints each of two delivery
+// addresses on its own line, the one mail goes to just above the last
+// line.
+func splitDual(t []string, state string) (first, second []string, ok bool) {
+	if len(t) < 5 {
+		return nil, nil, false
+	}
+	for i := 1; i < len(t)-2; i++ {
+		if !poStarts[t[i]] && !(i > 1 && poStarts[t[0]]) {
+			continue
+		}
+		a, b := parseLine(t[:i], state), parseLine(t[i:], state)
+		switch {
+		case a.Kind == LineStreet && a.PrimaryNumber != "" && a.StreetName != "" && b.Kind == LinePOBox && b.BoxNumber != "",
+			a.Kind == LinePOBox && a.BoxNumber != "" && b.Kind == LineStreet && b.PrimaryNumber != "" && b.StreetName != "":
+			return t[:i], t[i:], true
+		}
+	}
+	return nil, nil, false
 }
 
 // fitLines keeps every line of the address within MaxLineLength, the
