@@ -939,6 +939,11 @@ func (d *DeliveryLine) bareUnit(t []string) []string {
 	if suf, ok := suffixes[t[n-2]]; !ok || roadSuffixes[suf] {
 		return t
 	}
+	if _, dir := directionals[t[n-3]]; dir && n == 4 {
+		// A directional and a suffix word make no street: the suffix
+		// word and the number are its name (N AVENUE 25, W AVE 40).
+		return t
+	}
 	d.Secondaries = append(d.Secondaries, Secondary{"#", t[n-1]})
 	return t[:n-1]
 }
