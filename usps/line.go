@@ -274,6 +274,12 @@ func parseLine(t []string, state string) DeliveryLine {
 		}
 		return parseStreet(t, state)
 	}
+	if len(t) >= 2 && poStarts[t[1]] && isNumberish(t[0]) && hasDigit(t[0]) && matchPrefix(t[1:], poBoxWords) == len(t)-1 {
+		// 3300 PO BOX: the box number written first is the box's
+		// (Publication 28 281 prints PO BOX 3300).
+		d.Kind, d.BoxNumber = LinePOBox, t[0]
+		return d
+	}
 	if n := matchPrefix(t, poBoxWords); n > 0 {
 		rest := skipNoise(t[n:])
 		// A lone BOX needs its number: "BOX HILL RD" is a street.
