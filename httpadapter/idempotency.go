@@ -13,7 +13,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/internal/echo"
-	"github.com/lettershop/lettershop/internal/idem"
+
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/wire"
 )
@@ -287,7 +287,7 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 }
 
 // requestBody is what of body tells one request from another under an
-// idempotency key: a JSON body's canonical form (idem.Canonical), so that a
+// idempotency key: a JSON body's canonical form (wire.Canonical), so that a
 // retry whose client wrote the same JSON another way (its members in
 // another order, other spaces, other escapes) is the same request, as the
 // real service's reference has it ("subsequent requests with the same key
@@ -297,7 +297,7 @@ func requestBody(body []byte, content bool) []byte {
 	if content {
 		return body
 	}
-	if canon, ok := idem.Canonical(make([]byte, 0, len(body)), body); ok {
+	if canon, ok := wire.Canonical(make([]byte, 0, len(body)), body); ok {
 		return canon
 	}
 	return body

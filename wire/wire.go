@@ -4,7 +4,9 @@
 // letters (Letters), so a letter or a page read again unchanged costs a
 // copy, not an encoding. The HTTP adapter answers with it, and package
 // delivery posts webhook events with it. ReadLetter reads a letter the API
-// showed back into the Go form.
+// showed back into the Go form. Canonical writes a request body's JSON in
+// one form, by which an idempotent request is known however its client
+// wrote it.
 //
 // A letter is shown with every field of the specification's Letter, Party
 // and Event tables, null where there is no value, so a client reading a

@@ -1,4 +1,4 @@
-package idem_test
+package wire_test
 
 import (
 	"bytes"
@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lettershop/lettershop/internal/idem"
+	"github.com/lettershop/lettershop/wire"
 )
 
 func canonical(t testing.TB, body string) string {
 	t.Helper()
-	out, ok := idem.Canonical(nil, []byte(body))
+	out, ok := wire.Canonical(nil, []byte(body))
 	if !ok {
 		t.Fatalf("Canonical(%q): no canonical form", body)
 	}
@@ -81,7 +81,7 @@ func TestCanonicalRefuses(t *testing.T) {
 		"\"\x01\"", "\"\xff\"", "\"\xc3\"", deep,
 	} {
 		dst := []byte("kept")
-		out, ok := idem.Canonical(dst, []byte(body))
+		out, ok := wire.Canonical(dst, []byte(body))
 		if ok || string(out) != "kept" {
 			t.Errorf("Canonical(%q) = %q, %v; want no canonical form", body, out, ok)
 		}
@@ -101,14 +101,14 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, ok := idem.Canonical(nil, body)
+		out, ok := wire.Canonical(nil, body)
 		if !ok {
 			return
 		}
 		if !json.Valid(out) {
 			t.Fatalf("Canonical(%q) = %q, not JSON", body, out)
 		}
-		again, ok := idem.Canonical(nil, out)
+		again, ok := wire.Canonical(nil, out)
 		if !ok || !bytes.Equal(again, out) {
 			t.Fatalf("Canonical(%q) = %q, whose own form is %q (%v)", body, out, again, ok)
 		}
