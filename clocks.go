@@ -55,6 +55,14 @@ func (s *Service) AccountClock(account string) AccountClock {
 	return AccountClock{Now: s.now(account), Frozen: c.Frozen}
 }
 
+// ReadAccountClock reads the accounts' clocks from the store again and
+// returns the account's: a move another server on the same store made is
+// seen, where AccountClock answers as the Service last read them.
+func (s *Service) ReadAccountClock(ctx context.Context, account string) AccountClock {
+	s.clocks.Refresh(ctx)
+	return s.AccountClock(account)
+}
+
 // LastClockTime is as far as a test clock goes. JSON writes no year past
 // 9999, and letters' schedules run days past the clock, so it stops a year
 // short: a clock moved further would make every answer with a time in it

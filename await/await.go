@@ -53,7 +53,8 @@ func Letter(ctx context.Context, svc *lettershop.Service, account, id string, ta
 		}
 		return err
 	}
-	deadline := svc.AccountNow(account).Add(o.Within)
+	// From the clock as the store has it: another server may have moved it.
+	deadline := svc.ReadAccountClock(ctx, account).Now.Add(o.Within)
 	for stalled := 0; ; {
 		l, err := svc.GetLetter(ctx, account, id)
 		if err != nil || reached(l, target) {

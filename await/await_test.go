@@ -354,3 +354,69 @@ func TestDeliveriesUnderWay(t *testing.T) {
 		t.Errorf("a delivery whose receiver holds it: %q", msg)
 	}
 }
+
+// Two Services on one store are two servers on one database. A wait on
+// one counts from the account's clock as the store has it, also when the
+// other server moved it since this one last read it: Within is measured
+// from there, not from the time this server last saw.
+func TestLetterAfterAnotherServerMoved(t *testing.T) {
+	st := memstore.New()
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	mcA, mcB := clock.NewMock(), clock.NewMock()
+	mcA.Set(start)
+	mcB.Set(start)
+	a := lettershop.New(st, lettershop.WithClock(mcA))
+	b := lettershop.New(st, lettershop.WithClock(mcB))
+	t.Cleanup(func() { a.Close(); b.Close() })
+	id := letterOn(t, a)
+	if _, err := b.GetLetter(ctx, acct, id); err != nil { // B reads the clocks now
+		t.Fatal(err)
+	}
+	if _, err := a.AdvanceAccountClock(ctx, acct, 48*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	moved := start.Add(48 * time.Hour)
+	_, err := await.Letter(ctx, b, acct, id, lettershop.SimulateTarget{Event: "delivered"}, await.Options{Within: time.Hour})
+	wantCode(t, err, lettershop.CodeConflict)
+	if want := moved.Add(time.Hour).Format(time.RFC3339); err == nil || !strings.Contains(err.Error(), " at "+want+",") {
+		t.Errorf("an hour's wait after the other server moved the clock 48 hours: %v; want it to stop at %s", err, want)
+	}
+	if now := a.ReadAccountClock(ctx, acct).Now; !now.Equal(moved.Add(time.Hour)) {
+		t.Errorf("the account's clock is at %v, want an hour past %v", now, moved)
+	}
+}
+
+// A settle on one server judges what is due on the account's clock as the
+// store has it: deliveries that fell due when another server moved the
+// clock are waited for, not passed over as if the clock stood where this
+// server last saw it.
+func TestDeliveriesAfterAnotherServerMoved(t *testing.T) {
+	st := memstore.New()
+	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	mcA, mcB := clock.NewMock(), clock.NewMock()
+	mcA.Set(start)
+	mcB.Set(start)
+	// Neither server posts anything: a delivery once due stays due.
+	a := lettershop.New(st, lettershop.WithClock(mcA))
+	b := lettershop.New(st, lettershop.WithClock(mcB))
+	t.Cleanup(func() { a.Close(); b.Close() })
+	if _, err := a.CreateWebhook(ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks",
+		Events: []lettershop.WebhookEventType{"letter.mailed"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := letterOn(t, a)
+	if err := await.Deliveries(ctx, b, acct, 20*time.Millisecond); err != nil {
+		t.Fatalf("nothing is due before the letter is mailed: %v", err)
+	}
+	if _, err := a.AdvanceAccountClock(ctx, acct, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := a.GetLetter(ctx, acct, id); err != nil || l.Status != lettershop.StatusMailed {
+		t.Fatalf("after 72 hours the letter is %v (%v), want mailed", l, err)
+	}
+	err := await.Deliveries(ctx, b, acct, 20*time.Millisecond)
+	wantCode(t, err, lettershop.CodeConflict)
+	if err == nil || !strings.Contains(err.Error(), "letter.mailed") {
+		t.Errorf("the mailed event, due and never posted: %v; want a conflict naming it", err)
+	}
+}

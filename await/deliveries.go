@@ -59,7 +59,7 @@ func Deliveries(ctx context.Context, svc *lettershop.Service, account string, wi
 // attempt is not after the account's time. A delivery being attempted is
 // due until its attempt is recorded.
 func due(ctx context.Context, svc *lettershop.Service, account string) (*lettershop.WebhookDelivery, error) {
-	now := svc.AccountNow(account)
+	now := svc.ReadAccountClock(ctx, account).Now // another server may have moved it
 	for hooks := (lettershop.ListWebhooksInput{PageRequest: lettershop.PageRequest{PageSize: 100}}); ; {
 		page, err := svc.ListWebhooks(ctx, account, hooks)
 		if err != nil {

@@ -83,4 +83,14 @@ func TestOneClockLookupPerRequest(t *testing.T) {
 	if want := testStart.Add(73 * time.Hour); !svc.AccountNow(account).Equal(want) {
 		t.Errorf("the account reads %v, want %v", svc.AccountNow(account), want)
 	}
+
+	// GET /_test/clock reads them too, and shows the other server's move.
+	if _, err := other.AdvanceAccountClock(context.Background(), account, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	var c clockBody
+	request("GET /_test/clock after another server moved the clock", req{Method: "GET", Path: "/_test/clock"}, http.StatusOK, 1).decode(t, &c)
+	if want := testStart.Add(74 * time.Hour).Format(time.RFC3339); c.Now != want {
+		t.Errorf("GET /_test/clock after the other server moved the clock: %s, want %s", c.Now, want)
+	}
 }

@@ -137,8 +137,15 @@ func (h *handler) clockState(account string) clockState {
 	return clockState{Now: c.Now, Frozen: c.Frozen}
 }
 
-func (h *handler) getClock(w http.ResponseWriter, _ *http.Request, c *call) {
-	writeJSON(w, http.StatusOK, h.clockState(c.account))
+// getClock answers the clock as the store has it, another server's moves
+// included (the answers to a move show the clock this server just moved).
+func (h *handler) getClock(w http.ResponseWriter, r *http.Request, c *call) {
+	if h.cfg.sharedClock {
+		writeJSON(w, http.StatusOK, h.clockState(c.account))
+		return
+	}
+	ac := h.svc.ReadAccountClock(r.Context(), c.account)
+	writeJSON(w, http.StatusOK, clockState{Now: ac.Now, Frozen: ac.Frozen})
 }
 
 // advanceInput is the body of POST /_test/clock/advance: a Go duration

@@ -5,14 +5,18 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/inbox"
+	"github.com/lettershop/lettershop/memstore"
 )
 
 func TestPagesNeedAKey(t *testing.T) {
@@ -588,4 +592,26 @@ func TestABrokenAuthenticatorKeepsTheCookie(t *testing.T) {
 	if len(c.jar.Cookies(u)) != 1 {
 		t.Errorf("a key that could not be checked was cleared from its cookie")
 	}
+}
+
+// Two servers on one store: the clock a page shows is the account's as the
+// store has it, moved by the other server too, on every page (the assets
+// page reads no letter, which would have read the clocks first).
+func TestClockMovedByAnotherServer(t *testing.T) {
+	st := memstore.New()
+	mcA, mcB := clock.NewMock(), clock.NewMock()
+	mcA.Set(testStart)
+	mcB.Set(testStart)
+	a := lettershop.New(st, lettershop.WithClock(mcA))
+	b := lettershop.New(st, lettershop.WithClock(mcB))
+	t.Cleanup(func() { a.Close(); b.Close() })
+	srv := httptest.NewServer(http.StripPrefix("/inbox", inbox.New(b, inbox.WithTestClock(mcB))))
+	t.Cleanup(srv.Close)
+	e := &env{t: t, svc: b, clock: mcB, srv: srv, account: httpadapter.SandboxAccount(testKey), ctx: context.Background()}
+	c := e.loggedIn(testKey)
+	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now">2026-03-02 15:00 UTC</time>`)
+	if _, err := a.AdvanceAccountClock(context.Background(), e.account, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now">2026-03-05 15:00 UTC</time>`)
 }
