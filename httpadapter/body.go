@@ -24,7 +24,9 @@ const (
 // by then is a 408 problem, and its connection is closed. bytesPerSecond
 // 0 sets no deadline of the handler's own (the server's read timeout still
 // holds). The default is 64 KiB/s and 5 s: a 1 KiB body gets about 5 s,
-// one of 1 MiB 21 s.
+// one of 1 MiB 21 s. Under an http.Server with a WriteTimeout, the
+// answer's write timeout then counts from the body's deadline, so a body
+// that takes longer than the write timeout to arrive is still answered.
 func WithBodyReadRate(bytesPerSecond int, grace time.Duration) Option {
 	return func(c *config) { c.bodyRate, c.bodyGrace = bytesPerSecond, grace }
 }
@@ -48,8 +50,16 @@ func (h *handler) bodyDeadline(w http.ResponseWriter, r *http.Request, limit int
 		n = r.ContentLength
 	}
 	allowed := h.cfg.bodyGrace + time.Duration(float64(n)/float64(h.cfg.bodyRate)*float64(time.Second))
-	if err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(allowed)); err != nil {
+	due := time.Now().Add(allowed)
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(due); err != nil {
 		return 0 // a ResponseWriter that cannot: the server's timeouts hold
+	}
+	// The server's write timeout counts from the request's head: a body
+	// allowed longer would arrive, or be answered 408, after the answer
+	// could still be written. It counts from the body's deadline instead.
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.WriteTimeout > 0 {
+		_ = rc.SetWriteDeadline(due.Add(srv.WriteTimeout))
 	}
 	return allowed
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,4 +97,52 @@ func TestBodyDeadlineEndsWithTheBody(t *testing.T) {
 	// deadline could end the request's context.
 	ts.do(t, req{Method: "POST", Path: "/assets", Body: map[string]any{"name": "slow", "type": "template"}}).
 		wantStatus(t, http.StatusCreated)
+}
+
+// A body may take longer than the server's write timeout to arrive, as
+// long as it comes within its own time (WithBodyReadRate): the answer, and
+// the 408 of a body that did not come, still reach the client. The write
+// timeout counts from the body's deadline, not from the request's head,
+// or a slow upload in its time would be made and never answered.
+func TestSlowBodyAnsweredPastWriteTimeout(t *testing.T) {
+	svc := lettershop.New(memstore.New())
+	t.Cleanup(func() { _ = svc.Close() })
+	const writeTimeout = 100 * time.Millisecond
+	srv := httptest.NewUnstartedServer(httpadapter.New(svc, httpadapter.WithBodyReadRate(1<<20, 3*writeTimeout)))
+	srv.Config.WriteTimeout = writeTimeout
+	srv.Start()
+	t.Cleanup(srv.Close)
+	body := `{"name":"slow","type":"template"}`
+	send := func(first, rest string, pause time.Duration) (*http.Response, []byte, error) {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		head := "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + keyA + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+		if _, err := io.WriteString(c, head+first); err != nil {
+			t.Fatal(err)
+		}
+		if rest != "" {
+			time.Sleep(pause) // a slow client: past the write timeout, within the body's time
+			if _, err := io.WriteString(c, rest); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b, nil
+	}
+	resp, b, err := send(body[:5], body[5:], 2*writeTimeout)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Errorf("a body that came in its time, after the write timeout: %v %v %s; want 201", resp, err, b)
+	}
+	resp, b, err = send(body[:5], "", 0)
+	if err != nil || resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("a body that stalled past the write timeout: %v %v %s; want 408", resp, err, b)
+	}
 }
