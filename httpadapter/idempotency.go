@@ -223,13 +223,17 @@ type mutation struct {
 // retry can succeed. A replay is byte for byte what the first request answered,
 // except what m.keep leaves out.
 func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m mutation) {
+	key, err := idempotencyKeyOf(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	body, err := h.readBody(w, r, m.limit)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	ctx := r.Context()
-	key := r.Header.Get(headerIdempotencyKey)
 	// The first answer: nil when the outcome was stored before, or could
 	// not be kept.
 	var first *response
@@ -301,6 +305,20 @@ func requestBody(body []byte, content bool) []byte {
 		return canon
 	}
 	return body
+}
+
+// idempotencyKeyOf returns the request's Idempotency-Key, "" when it has
+// none, and an error when it has several, of which the server will not
+// pick one: whatever stands in front of it may have picked another.
+func idempotencyKeyOf(r *http.Request) (string, error) {
+	keys := r.Header[headerIdempotencyKey]
+	if len(keys) > 1 {
+		return "", invalid(headerIdempotencyKey, "give one idempotency key; the request has %d %s headers", len(keys), headerIdempotencyKey)
+	}
+	if len(keys) == 0 {
+		return "", nil
+	}
+	return keys[0], nil
 }
 
 // readJSON reads a JSON body of at most MaxJSONBody bytes into dst, as the

@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -379,4 +380,38 @@ func TestIdempotencySameJSONWrittenAnotherWay(t *testing.T) {
 	firstUp := ts.do(t, req{Method: "PUT", Path: path, Body: `["<p>x</p>"]`, Header: up}).wantStatus(t, http.StatusOK)
 	sameResponse(t, firstUp, ts.do(t, req{Method: "PUT", Path: path, Body: `["<p>x</p>"]`, Header: up}))
 	ts.do(t, req{Method: "PUT", Path: path, Body: `[ "<p>x</p>" ]`, Header: up}).problem(t, http.StatusUnprocessableEntity)
+}
+
+// Two Idempotency-Key headers are refused, as two X-Api-Key are: the server
+// never picks one (a proxy or a retrying client in front may pick the
+// other), and nothing is made. One, even repeated with its value, is one.
+func TestTwoIdempotencyKeysAreRefused(t *testing.T) {
+	ts := newTestServer(t)
+	post := func(keys []string, name string) result {
+		r, err := http.NewRequest("POST", ts.URL+"/v1/assets", strings.NewReader(`{"name":"`+name+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("X-Api-Key", keyA)
+		r.Header["Idempotency-Key"] = keys
+		resp, err := ts.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return result{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	}
+	for _, keys := range [][]string{{"k1", "k2"}, {"k1", "k1"}, {"k1", ""}} {
+		post(keys, "two").problem(t, http.StatusBadRequest).wantFields(t, "Idempotency-Key")
+	}
+	post([]string{"k1"}, "one").wantStatus(t, http.StatusCreated)
+	if r := post([]string{"k1"}, "one"); r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the same key again: %d, replayed %q; want the first answer replayed", r.Status, r.Header.Get("Idempotent-Replayed"))
+	}
+	var page lettershop.Page[lettershop.Asset]
+	ts.get(t, "/assets").decode(t, &page)
+	if len(page.Items) != 1 {
+		t.Errorf("%d assets, want the one made under a single key", len(page.Items))
+	}
 }
