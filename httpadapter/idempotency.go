@@ -349,14 +349,20 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 	return b, nil
 }
 
-// readAll is io.ReadAll into a buffer with room for size bytes: a body of
-// a known length is read without growing the buffer on the way.
+// bodyPrealloc is the most readAll reserves for a body before it arrives:
+// past it, the buffer grows as the bytes come, so a client that announces
+// a large body and sends little of it holds little memory.
+const bodyPrealloc = 64 << 10
+
+// readAll is io.ReadAll into a buffer with room for size bytes, up to
+// bodyPrealloc: a body of a known length within it is read without growing
+// the buffer on the way.
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	if size <= 0 {
 		return io.ReadAll(r)
 	}
 	// One byte more than the body, so the end is seen without growing.
-	b := make([]byte, 0, size+1)
+	b := make([]byte, 0, min(size, bodyPrealloc)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
