@@ -2,6 +2,8 @@ package httpadapter_test
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -144,5 +146,41 @@ func TestSlowBodyAnsweredPastWriteTimeout(t *testing.T) {
 	resp, b, err = send(body[:5], "", 0)
 	if err != nil || resp.StatusCode != http.StatusRequestTimeout {
 		t.Errorf("a body that stalled past the write timeout: %v %v %s; want 408", resp, err, b)
+	}
+}
+
+// A body sent with a Content-Encoding is a 400 naming Content-Encoding,
+// where a gzip body was read as malformed JSON and an upload would have
+// stored the compressed bytes as its content; "identity" is no encoding.
+func TestContentEncodingRefused(t *testing.T) {
+	ts := newTestServer(t, unchecked())
+	assetID, _ := ts.createAsset(t, keyA)
+	body := `{"name":"Welcome","type":"template"}`
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.WriteString(zw, body)
+	_ = zw.Close()
+	for _, c := range []struct {
+		enc, body string
+	}{
+		{"gzip", gz.String()},
+		{"GZIP", gz.String()},
+		{"deflate", body},
+		{"identity, gzip", gz.String()},
+	} {
+		p := ts.do(t, req{Method: "POST", Path: "/assets", Body: c.body, Header: hdr("Content-Encoding", c.enc)}).problem(t, http.StatusBadRequest)
+		p.wantFields(t, "Content-Encoding")
+	}
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: body, Header: hdr("Content-Encoding", "identity")}).wantStatus(t, http.StatusCreated)
+
+	var v lettershop.AssetVersion
+	ts.do(t, req{Method: "POST", Path: "/assets/" + assetID + "/versions", Body: `{}`}).wantStatus(t, http.StatusCreated).decode(t, &v)
+	path := "/assets/" + assetID + "/versions/" + v.ID + "/content"
+	ts.do(t, req{Method: "PUT", Path: path, Body: gz.String(), Header: hdr("Content-Type", "text/html", "Content-Encoding", "gzip")}).
+		problem(t, http.StatusBadRequest).wantFields(t, "Content-Encoding")
+	var got lettershop.AssetVersion
+	ts.do(t, req{Method: "GET", Path: "/assets/" + assetID + "/versions/" + v.ID}).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.ContentLength != 0 {
+		t.Errorf("a refused upload left content of %d bytes", got.ContentLength)
 	}
 }

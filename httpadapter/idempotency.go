@@ -334,6 +334,11 @@ func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) erro
 // readBody reads the whole body, up to limit bytes, within the time
 // WithBodyReadRate allows.
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if enc := r.Header.Values("Content-Encoding"); len(enc) > 0 && !(len(enc) == 1 && strings.EqualFold(strings.TrimSpace(enc[0]), "identity")) {
+		// A compressed body read as it is would be refused as malformed,
+		// or stored as its compressed bytes: say what is wrong instead.
+		return nil, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
+	}
 	allowed := h.bodyDeadline(w, r, limit)
 	b, err := readAll(http.MaxBytesReader(w, r.Body, limit), min(max(r.ContentLength, 0), limit))
 	var big *http.MaxBytesError
