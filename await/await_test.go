@@ -420,3 +420,43 @@ func TestDeliveriesAfterAnotherServerMoved(t *testing.T) {
 		t.Errorf("the mailed event, due and never posted: %v; want a conflict naming it", err)
 	}
 }
+
+// TestDeliveriesAfterAMockClockMove: a test that moves its clock.Mock
+// itself, and calls nothing of the Service before it waits, still finds
+// every event due sent: the steps the move made due (a letter becoming
+// ready) and a retry the move reached. Nothing had stored those steps, nor
+// woken the Deliverer for the retry.
+func TestDeliveriesAfterAMockClockMove(t *testing.T) {
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc), lettershop.WithDeliverer(delivery.Open))
+	t.Cleanup(func() { svc.Close() })
+	var mu sync.Mutex
+	var got []string
+	failures := 1
+	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, func(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(e.Type))
+		if failures > 0 {
+			failures--
+			return errors.New("receiver down")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = letterOn(t, svc)
+	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mc.Add(5 * time.Minute) // the letter is ready, and the created event's retry due
+	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
+		t.Fatalf("after the clock moved: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"letter.created", "letter.created", "letter.ready"}; !slices.Equal(got, want) {
+		t.Errorf("the receiver got %q, want %q", got, want)
+	}
+}

@@ -20,6 +20,12 @@ const settlePoll = 2 * time.Millisecond
 // the clock. After it, a receiver has had every event due: what it did
 // not get was not sent, and the deliveries show how each went.
 //
+// It first runs what is due (svc.RunDue): a test that moved a clock.Mock
+// itself, and has called nothing of the Service since, has letters whose
+// steps (and so their events) are not stored yet, and retries due that
+// nothing has told the Service's Deliverer of; RunDue stores the one and
+// wakes the Deliverer for the other.
+//
 // Where deliveries are still due after within (a receiver that takes
 // longer than the attempt's timeout to answer, a Service that sends
 // none), it is a CodeConflict naming one. A within that is not positive
@@ -30,6 +36,9 @@ func Deliveries(ctx context.Context, svc *lettershop.Service, account string, wi
 			Fields: map[string]string{"within": `how long to wait is required, and positive, such as "10s"`}}
 	}
 	deadline := time.Now().Add(within)
+	if _, err := svc.RunDue(ctx); err != nil {
+		return err
+	}
 	for {
 		d, err := due(ctx, svc, account)
 		if err != nil || d == nil {
