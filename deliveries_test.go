@@ -157,6 +157,50 @@ func TestDelivererOfOnesOwn(t *testing.T) {
 	}
 }
 
+// A retry falls due on the clock, with no letter moving: a test that moves
+// its clock.Mock itself and then reads (every read catches up first) has
+// the Deliverer woken for it, once per move; a read on a clock that has not
+// moved wakes nothing.
+func TestReadAfterAMockMoveWakesTheDeliverer(t *testing.T) {
+	hand := &handDeliverer{}
+	e := newEnv(t, lettershop.WithDeliverer(hand.open))
+	w := e.createWebhook(t, acct, "https://hooks.example.com/in", lettershop.WebhookLetterCreated)
+	l := e.createLetterIn(t, acct)
+	ctx := context.Background()
+	a := hand.take(t, acct, 1)[0]
+	if err := a.Record(ctx, lettershop.AttemptOutcome{Err: errors.New("no answer"), RetryAfter: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() {
+		t.Helper()
+		if _, err := e.svc.GetLetter(ctx, acct, l.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	before := hand.wakes.Load()
+	read()
+	if got := hand.wakes.Load(); got != before {
+		t.Errorf("a read on a clock that stood still woke the deliverer %d times", got-before)
+	}
+	e.clock.Add(time.Hour) // the retry is due; the letter is ready since 15:05, stored already
+	if _, err := e.svc.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(time.Hour) // nothing of the letter falls due: only the clock moved
+	before = hand.wakes.Load()
+	read()
+	if got := hand.wakes.Load(); got != before+1 {
+		t.Fatalf("a read after the clock moved woke the deliverer %d times, want once", got-before)
+	}
+	read()
+	if got := hand.wakes.Load(); got != before+1 {
+		t.Errorf("a second read at the same time woke it again")
+	}
+	hand.take(t, acct, 1)
+	_ = w
+}
+
 // A function's webhook is sent to the function, which the target carries;
 // once deleted, its deliveries go with it, and an attempt under way records
 // nothing.

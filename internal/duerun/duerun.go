@@ -85,7 +85,9 @@ type Config struct {
 	// Check checks the letters held pending, outside the run's turn, notes
 	// each in checked, and returns how many of them it moved.
 	Check func(ctx context.Context, pending []Held, checked map[string]bool) int
-	// Moved is told that a drain moved letters.
+	// Moved is told that a drain moved letters, and, OnDemand, that a
+	// catch-up found the Service's clock moved since the last one: what
+	// else falls due on the clock (a webhook's retry) may have.
 	Moved func()
 	// StoreErr is the error a run returns for a failure of the store.
 	StoreErr func(err error) error
@@ -103,6 +105,9 @@ type Runner struct {
 	// are due.
 	runMu   sync.Mutex
 	lastRun atomic.Int64 // clock time of the latest run's start, UnixNano
+	// seen is the Service's time the latest catch-up read, UnixNano,
+	// OnDemand: a catch-up that reads another tells Moved.
+	seen atomic.Int64
 	// held are the letters the batch running left due; runMu guards it.
 	held []Held
 
@@ -144,7 +149,10 @@ func (r *Runner) NoteDue(t time.Time) { r.waker.Note(t) }
 // should be: an account on a clock of its own at its time, any other with
 // every letter due on the Service's clock. It reads the accounts' clocks
 // from the store first (Clocks.Refresh), unless the operation it is part of
-// has. On a real clock it runs at most once per CatchUpEvery.
+// has. On a real clock it runs at most once per CatchUpEvery. OnDemand,
+// a catch-up that finds the Service's clock moved since the last one tells
+// Moved, after its run: a test that moved its clock.Mock itself may have
+// made other work due than letters' steps.
 func (r *Runner) CatchUp(ctx context.Context, account string) error {
 	clocks := r.cfg.Clocks
 	if !r.cfg.OnDemand {
@@ -152,8 +160,13 @@ func (r *Runner) CatchUp(ctx context.Context, account string) error {
 		if last != 0 && r.cfg.Clock.Now().UnixNano()-last < int64(CatchUpEvery) {
 			return nil
 		}
-	} else if !clocks.WasRead(ctx) {
-		clocks.Refresh(ctx)
+	} else {
+		if !clocks.WasRead(ctx) {
+			clocks.Refresh(ctx)
+		}
+		if now := clocks.ServerNow().UnixNano(); r.seen.Swap(now) != now && r.cfg.Moved != nil {
+			defer r.cfg.Moved()
+		}
 	}
 	if r.cfg.OnDemand && clocks.Apart() {
 		if _, own := clocks.Lookup(account); own {

@@ -348,6 +348,34 @@ func TestCatchUpOnDemand(t *testing.T) {
 	}
 }
 
+// On demand, a catch-up that finds the Service's clock moved since the
+// last one tells Moved, though no letter moved: what else falls due on the
+// clock (a webhook's retry) is then looked for. One at the same time tells
+// nothing; nor does a real clock's catch-up, whose Deliverer polls.
+func TestCatchUpTellsAClockMove(t *testing.T) {
+	ctx := context.Background()
+	for _, onDemand := range []bool{true, false} {
+		g := newRig(t, onDemand)
+		var told []int
+		for i, move := range []time.Duration{0, 0, time.Nanosecond, 0, 2 * CatchUpEvery, 2 * CatchUpEvery} {
+			g.clock.Add(move)
+			if err := g.CatchUp(ctx, "a"); err != nil {
+				t.Fatal(err)
+			}
+			if g.moved > len(told) {
+				told = append(told, i)
+			}
+		}
+		want := []int{0, 2, 4, 5}
+		if !onDemand {
+			want = nil
+		}
+		if !slices.Equal(told, want) {
+			t.Errorf("on demand %v: Moved told at catch-ups %v, want %v", onDemand, told, want)
+		}
+	}
+}
+
 // On a real clock a catch-up runs at most once per CatchUpEvery, and again
 // once that much time has passed; it never reads the clocks itself.
 func TestCatchUpThrottled(t *testing.T) {
