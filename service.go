@@ -87,9 +87,11 @@ type Option func(*Service)
 // a printed letter is dated by it.
 func WithClock(c clock.Clock) Option { return func(s *Service) { s.clock = c } }
 
-// WithEntropy sets the randomness of new ids. Tests pass a seeded reader
-// (for example a math/rand source) to make ids repeatable. The default is
-// crypto/rand.
+// WithEntropy sets the randomness of new ids and secrets. Tests pass a
+// seeded reader (for example a math/rand source, which never runs out) to
+// make ids repeatable. r must never fail: an id can not be made without it,
+// and a read that fails (a bytes.Reader at its end) panics the operation
+// that makes the id. The default is crypto/rand.
 func WithEntropy(r io.Reader) Option { return func(s *Service) { s.entropy = r } }
 
 // WithWallClock sets the real time, which webhook signatures carry (so a

@@ -52,7 +52,8 @@ func (m *Maker) New(prefix string, at time.Time) string {
 	if err != nil {
 		// Only a failing entropy source or a time past the year 10889
 		// gets here; ids are not optional.
-		panic("ids: cannot make an id: " + err.Error())
+		panic("lettershop: cannot make an id: " + err.Error() +
+			" (the entropy, crypto/rand or the reader given to WithEntropy, must never fail or run out)")
 	}
 	// The prefix and the id in lower case, made in one buffer and copied
 	// once into the string.

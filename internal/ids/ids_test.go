@@ -43,6 +43,20 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// Entropy that runs out (a bytes.Reader of a few bytes given to
+// WithEntropy) can make no id: the panic says what failed and where the
+// entropy came from, not only that an id could not be made.
+func TestNewOfEntropyRunOut(t *testing.T) {
+	m := ids.NewMaker(bytes.NewReader(make([]byte, 3)))
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "WithEntropy") || !strings.Contains(msg, "EOF") {
+			t.Errorf("panic %q, want one naming WithEntropy and the reader's error", msg)
+		}
+	}()
+	m.New("ltr_", at)
+}
+
 // An event's id depends only on its letter, its position and its time.
 func TestAppendEvent(t *testing.T) {
 	a := ids.AppendEvent(nil, "evt_", "ltr_1", 0, at)
