@@ -335,9 +335,13 @@ type WebhookFunc func(ctx context.Context, e *WebhookEvent, body []byte) error
 
 // SubscribeFunc makes a webhook in the account whose events go to fn in
 // this process rather than over HTTP, with the same order, retries and
-// deliveries as any webhook's. Its url is go: and the webhook's id. The
-// webhook lasts until deleted, but fn only as long as the Service: events
-// of a webhook whose function is gone fail, and are retried.
+// deliveries as any webhook's. Its url is go: and a random token, which
+// names fn in this Service. The webhook lasts until deleted, but fn only
+// as long as the Service: events of a webhook whose function is gone fail,
+// and are retried. A Service started again over the same store (pgstore)
+// can not give that webhook a function again: delete it and subscribe
+// anew, or use a webhook posting over HTTP, whose events outlive a
+// restart.
 func (s *Service) SubscribeFunc(ctx context.Context, account string, events []WebhookEventType, fn WebhookFunc) (*Webhook, error) {
 	if fn == nil {
 		return nil, invalidField("fn", "a function is required")

@@ -71,7 +71,8 @@ func (c Code) String() string {
 // Error is the one error type of the service. Message is safe to show to
 // the caller; Fields maps a field path (recipient.address.addressLine1,
 // metadata[2].key, variables[name]) to what is wrong with it; Err is the
-// cause, kept for logs and errors.Is, never shown.
+// cause, kept for logs and errors.Is, never shown to the caller (but
+// Error, the text for logs, ends with it for an internal error).
 type Error struct {
 	Code    Code
 	Message string
@@ -82,7 +83,9 @@ type Error struct {
 	RetryAfter time.Duration
 }
 
-// Error returns the message, with the field errors in path order.
+// Error returns the message, with the field errors in path order, and for
+// CodeInternal and CodeCanceled the cause (Err): a text for logs. What the
+// caller is shown is Message and Fields, as the HTTP layer shows them.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Message)

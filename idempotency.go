@@ -14,7 +14,8 @@ import (
 const (
 	MaxIdempotencyKeyLen = 255
 	// IdempotencyRetention is how long an outcome is kept and replayed,
-	// counted from the first request on the Service's clock.
+	// counted from the first request on its account's clock (the
+	// Service's, unless a test moved the account's clock apart).
 	IdempotencyRetention = 24 * time.Hour
 )
 
