@@ -443,6 +443,37 @@ func TestIdempotencyCap(t *testing.T) {
 	}
 }
 
+// TestIdempotencyCapOnAStoppedClock: on a clock that stands still every
+// outcome is made at one instant; over the cap the first stored goes, not
+// the one whose key sorts first, so a retry right after a request replays
+// it instead of running it again.
+func TestIdempotencyCapOnAStoppedClock(t *testing.T) {
+	e := newEnv(t, lettershop.WithIdempotencyCap(3))
+	runs := map[string]int{}
+	send := func(key string) lettershop.IdempotentResult {
+		t.Helper()
+		res, err := e.svc.Idempotent(e.ctx, lettershop.IdempotentRequest{
+			Scope: "s", Account: acct, Key: key, Fingerprint: "f", Encode: encodeString,
+		}, func(context.Context) (any, error) {
+			runs[key]++
+			return "ok " + key, nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return res
+	}
+	for _, k := range []string{"m", "x", "y", "a"} {
+		send(k)
+		if res := send(k); !res.Replayed || runs[k] != 1 {
+			t.Fatalf("%s retried at once: replayed %v, runs %d; want its outcome replayed", k, res.Replayed, runs[k])
+		}
+	}
+	if res := send("m"); res.Replayed || runs["m"] != 2 {
+		t.Errorf("m, the first stored, over the cap: replayed %v, runs %d; want it gone", res.Replayed, runs["m"])
+	}
+}
+
 // TestIdempotencyCapTrimsEverySixteenth: the cap is enforced once every
 // cap/16 outcomes an account stores, so it holds at most that many more in
 // between.

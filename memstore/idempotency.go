@@ -31,13 +31,25 @@ type idemRec struct {
 	token string
 	// result is the kept form of the outcome; nil in flight.
 	result storage.Document
-	size   int64
+	// size is the outcome's Size, at most MaxUint32 (an outcome is held
+	// in memory, far below 4 GiB): with doneSeq it takes the room of one
+	// int64.
+	size uint32
+	// doneSeq is the store's count of completions when the record was
+	// completed, modulo 2^32: of records made at one instant, the one
+	// completed first is the older (doneBefore).
+	doneSeq uint32
 	// secs and nsecs are the record's times (idemCreated, idemExpires,
 	// idemLease), as stamp keeps them.
 	secs                [3]int64
 	nsecs               [3]int32
 	done, failed, fpHex bool
 }
+
+// doneBefore reports whether a was completed before b, by their doneSeq
+// as serial numbers: right however often the count has wrapped, while
+// fewer than 2^31 completions lie between them.
+func doneBefore(a, b *idemRec) bool { return int32(a.doneSeq-b.doneSeq) < 0 }
 
 // The times of an idemRec, by index.
 const (
@@ -80,7 +92,7 @@ func (r *idemRec) record() storage.IdempotencyRecord {
 	}
 	return storage.IdempotencyRecord{
 		Scope: r.scope.Value(), Key: r.key, Fingerprint: fp, Token: r.token,
-		Done: r.done, Result: storage.CloneDocument(r.result), Size: r.size, Failed: r.failed,
+		Done: r.done, Result: storage.CloneDocument(r.result), Size: int64(r.size), Failed: r.failed,
 		Account: r.account.Value(), CreatedAt: r.time(idemCreated), ExpiresAt: r.time(idemExpires),
 		LeaseExpiresAt: r.time(idemLease),
 	}
@@ -122,13 +134,17 @@ func idemAccountExpiryLess(a, b *idemRec) bool {
 }
 
 // idemTrimLess orders an account's completed records as TrimIdempotency
-// removes them: failed first, then oldest first.
+// removes them: failed first, then oldest first, and of one CreatedAt the
+// first completed first.
 func idemTrimLess(a, b *idemRec) bool {
 	if a.failed != b.failed {
 		return a.failed
 	}
 	if less, equal := timeLess(a, b, idemCreated); !equal {
 		return less
+	}
+	if a.doneSeq != b.doneSeq {
+		return doneBefore(a, b)
 	}
 	if a.scope != b.scope {
 		return a.scope.Value() < b.scope.Value()
@@ -153,7 +169,7 @@ func (s *Store) forgetDone(r *idemRec) {
 		return
 	}
 	if _, ok := d.order.Delete(r); ok {
-		d.bytes -= r.size
+		d.bytes -= int64(r.size)
 	}
 	if d.order.Len() == 0 {
 		delete(s.idemDone, r.account)
@@ -231,14 +247,16 @@ func (s *Store) complete(c *storage.Completion) {
 	r := s.findIdem(c.Scope, c.Key)
 	// The token only names a claim in flight; a completed record has none.
 	r.done, r.failed, r.token = true, c.Failed, ""
-	r.result, r.size = storage.KeepDocument(c.Result), c.Size
+	r.result, r.size = storage.KeepDocument(c.Result), uint32(min(max(c.Size, 0), math.MaxUint32))
+	s.idemDoneSeq++
+	r.doneSeq = s.idemDoneSeq
 	d := s.idemDone[r.account]
 	if d == nil {
 		d = &idemDone{order: btree.NewG(degree, idemTrimLess)}
 		s.idemDone[r.account] = d
 	}
 	d.order.ReplaceOrInsert(r)
-	d.bytes += r.size
+	d.bytes += int64(r.size)
 }
 
 // ClaimIdempotency implements storage.Storage.

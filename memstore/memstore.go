@@ -58,6 +58,9 @@ type Store struct {
 	// idemDone holds each account's completed records in the order
 	// TrimIdempotency removes them, and their sizes' sum.
 	idemDone map[unique.Handle[string]]*idemDone
+	// idemDoneSeq counts completions: a record's doneSeq orders the
+	// records of one CreatedAt.
+	idemDoneSeq uint32
 
 	// hooks holds the webhooks and their deliveries (webhooks.go).
 	hooks webhooks

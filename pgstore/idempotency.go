@@ -148,12 +148,14 @@ func (s *Store) RenewIdempotency(ctx context.Context, account, scope, key, token
 // or beyond the first $3 bytes: in the order of the idempotency_trim
 // index, the newest successes come first and the oldest failures last, so
 // those past either bound are the failures, oldest first, then the oldest
-// successes. The cost is a walk of the account's completed records.
+// successes; of one created_at, the first completed is the oldest
+// (done_seq, migration 0008). The cost is a walk of the account's
+// completed records.
 const trimSQL = `DELETE FROM idempotency i USING (
 		SELECT scope, key FROM (
 			SELECT scope, key, row_number() OVER w AS n, sum(size) OVER w AS bytes
 			FROM idempotency WHERE account = $1 AND done
-			WINDOW w AS (ORDER BY failed, created_at DESC, scope, key)
+			WINDOW w AS (ORDER BY failed, created_at DESC, done_seq DESC, scope, key)
 		) kept WHERE n > $2 OR bytes > $3
 	) old
 	WHERE i.account = $1 AND i.scope = old.scope AND i.key = old.key AND i.done`

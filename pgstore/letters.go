@@ -101,7 +101,7 @@ func prepareLetter(l *storage.Letter, c *storage.Completion) (meta string, data 
 // completeSQL finishes the in-flight claim ($1 account, $2 scope, $3 key,
 // $4 token) with result $5 of size $6, a failure when $7. No row means the
 // claim is lost.
-const completeSQL = `UPDATE idempotency SET done = true, token = '', result = $5, size = $6, failed = $7
+const completeSQL = `UPDATE idempotency SET done = true, token = '', done_seq = nextval('idempotency_done_seq'), result = $5, size = $6, failed = $7
 	WHERE account = $1 AND scope = $2 AND key = $3 AND token = $4 AND NOT done`
 
 // insertLetterSQL makes a letter with revision 1.
@@ -113,7 +113,7 @@ const insertLetterSQL = `INSERT INTO letters (` + letterColumns + `)
 // commit or neither: a lost claim inserts nothing, and a taken id aborts
 // the statement, completion included, with a unique violation.
 const createLetterCompletingSQL = `WITH c AS (
-		UPDATE idempotency SET done = true, token = '', result = $14, size = $15
+		UPDATE idempotency SET done = true, token = '', done_seq = nextval('idempotency_done_seq'), result = $14, size = $15
 		WHERE account = $10 AND scope = $11 AND key = $12 AND token = $13 AND NOT done
 		RETURNING 1
 	)
@@ -135,7 +135,7 @@ func init() {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9) RETURNING id, account)
 	` + insertDeliveriesSQL("l", 10, one)
 		createNotifyingSQL[1][b2i(one)] = `WITH c AS (
-		UPDATE idempotency SET done = true, token = '', result = $14, size = $15
+		UPDATE idempotency SET done = true, token = '', done_seq = nextval('idempotency_done_seq'), result = $14, size = $15
 		WHERE account = $10 AND scope = $11 AND key = $12 AND token = $13 AND NOT done
 		RETURNING 1
 	),

@@ -149,7 +149,9 @@ type Storage interface {
 	// TrimIdempotency keeps at most keep completed records of account, of
 	// at most keepBytes bytes in all (the sum of their Size), and returns
 	// how many it removed: the failed ones go first, oldest first, then the
-	// others, oldest first, until both bounds hold. Records in flight are
+	// others, oldest first, until both bounds hold; of records with one
+	// CreatedAt (a clock that stands still) the one completed first is the
+	// older, so the outcome just completed goes last. Records in flight are
 	// not counted.
 	TrimIdempotency(ctx context.Context, account string, keep int, keepBytes int64) (int, error)
 }

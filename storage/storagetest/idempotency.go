@@ -27,6 +27,7 @@ var idempotencyTests = []test{
 	{"RenewIdempotency extends a live lease held by the token, and nothing else", testRenew},
 	{"TrimIdempotency keeps an account's newest outcomes, removing failures first", testTrim},
 	{"TrimIdempotency keeps an account's outcomes within a bound in bytes, removing failures first", testTrimBytes},
+	{"TrimIdempotency removes outcomes of one CreatedAt in the order they were completed", testTrimCompletionOrder},
 }
 
 func testClaimOneWinner(t *testing.T, f *fixture) {
@@ -335,6 +336,41 @@ func testTrim(t *testing.T, f *fixture) {
 	if removed, err := f.s.TrimIdempotency(f.ctx, "nobody", 0, 0); err != nil || removed != 0 {
 		t.Errorf("TrimIdempotency of an account without records: %d, %v", removed, err)
 	}
+}
+
+// testTrimCompletionOrder: outcomes claimed at one instant (a clock that
+// stands still) are the older the earlier they were completed, whatever
+// their keys and however completed (on their own or with a write), so the
+// outcome a request has just stored is the last to go: a trim right after
+// it must not free its key for the retry that follows.
+func testTrimCompletionOrder(t *testing.T, f *fixture) {
+	a := scopeAccount("s")
+	for _, key := range []string{"a", "m", "z", "b"} {
+		f.mustClaim(t, claimRecord("s", key, "tok-"+key, t0), t0)
+	}
+	complete := func(key string) {
+		t.Helper()
+		must(t, "CompleteIdempotency "+key, f.s.CompleteIdempotency(f.ctx,
+			storage.Completion{Account: a, Scope: "s", Key: key, Token: "tok-" + key, Result: storage.Encoded(key)}))
+	}
+	// Completed in an order that is neither the keys' nor its reverse.
+	complete("m")
+	w := prepareCreateLetter(t, f)
+	must(t, "CreateLetter completing z", w.write(&storage.Completion{Account: a, Scope: "s", Key: "z", Token: "tok-z", Result: storage.Encoded("z")}))
+	complete("a")
+	complete("b")
+	now := t0.Add(time.Second)
+	for i, gone := range []string{"m", "z", "a"} {
+		removed, err := f.s.TrimIdempotency(f.ctx, a, 3-i, 1<<20)
+		must(t, "TrimIdempotency", err)
+		if removed != 1 {
+			t.Fatalf("TrimIdempotency to %d removed %d, want 1", 3-i, removed)
+		}
+		if got, won := f.probe(t, "s", gone, now); !won {
+			t.Errorf("trim to %d: %s, completed before the others kept, is kept: %+v", 3-i, gone, got)
+		}
+	}
+	f.wantDone(t, "s", "b", "b", now)
 }
 
 // putTrimmed stores, in scope-a, the successes s0..s2 and failures f0..f2,
