@@ -211,7 +211,15 @@ func withCompletion[T any](ctx context.Context, value any, write func(*storage.C
 // WithIdempotencyKey returns a context under which the Service's operations
 // with side effects are idempotent under key: a repeat of the same operation
 // with the same input in the same account within 24 hours returns the first
-// outcome, errors included, without doing anything again.
+// outcome, errors included, without doing anything again. The key used for
+// another operation, or other input, is a CodeIdempotencyMismatch; in
+// another account it is another key. The operations that take it are those
+// the API's writes are: creating and updating assets, versions, letters
+// and webhooks; deleting assets, versions and webhooks; publishing,
+// archiving, cloning and uploading versions; canceling letters and
+// retrying deliveries. SubscribeFunc, whose
+// function can not be kept with an outcome, and the controls for tests
+// (Simulate, RegisterMove, the clocks, RestoreAccount) ignore it.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return idem.WithKey(ctx, key)
 }

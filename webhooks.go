@@ -198,7 +198,7 @@ type WebhookEventData struct {
 }
 
 // CreateWebhook makes a webhook in the account. Its secret is in the
-// answer, and only there.
+// answer, and only there: a replay under an idempotency key leaves it out.
 func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWebhookInput) (*Webhook, error) {
 	return idempotent(ctx, s, account, "createWebhook", in, func(ctx context.Context) (*Webhook, error) {
 		f := fieldErrors{}
