@@ -25,6 +25,13 @@
 // Ids are unique across accounts: an id taken in any account is
 // ErrAlreadyExists. Queries always select one account (an empty Account is
 // just an account named ""), and a Limit below 1 returns no records.
+//
+// Beside Storage a backend may implement Pinger (a readiness check) and
+// Restorer (an account restored in one step), which the service finds by a
+// type assertion. A store that wraps another by embedding a Storage (to
+// count calls, say) has Storage's methods only: it passes the others on
+// with methods of its own, or the service's Ping answers ready whatever the
+// backend, and a restore writes record by record.
 package storage
 
 import (
