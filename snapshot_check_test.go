@@ -1,11 +1,17 @@
 package lettershop_test
 
 import (
+	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/snapshot"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // TestRestoreChecksRecords checks that a snapshot changed by hand is
@@ -58,5 +64,49 @@ func TestRestoreChecksRecords(t *testing.T) {
 	}
 	if _, err := e.svc.RestoreAccount(e.ctx, "restored", &snap, lettershop.RestoreOptions{}); err != nil {
 		t.Fatalf("the snapshot as taken: %v", err)
+	}
+}
+
+// restoreCounter is a memstore that counts the restores it takes in one
+// step (storage.Restorer).
+type restoreCounter struct {
+	*memstore.Store
+	restores atomic.Int32
+}
+
+func (s *restoreCounter) RestoreRecords(ctx context.Context, r storage.AccountRecords) error {
+	s.restores.Add(1)
+	return s.Store.RestoreRecords(ctx, r)
+}
+
+// TestRestoreWithHooksTakesOneStep: a Service with hooks (metrics) puts a
+// layer in front of its store; a restore still takes the store's one step,
+// all or none, rather than writing record by record, and the restored
+// letters are not told as created.
+func TestRestoreWithHooksTakesOneStep(t *testing.T) {
+	st := &restoreCounter{Store: memstore.New()}
+	mc := clock.NewMock()
+	mc.Set(testStart)
+	var created atomic.Int32
+	svc := lettershop.New(st, lettershop.WithClock(mc),
+		lettershop.WithHooks(lettershop.Hooks{LetterCreated: func(lettershop.LetterStatus) { created.Add(1) }}))
+	t.Cleanup(func() { svc.Close() })
+	e := &env{svc: svc, clock: mc, store: st.Store, ctx: context.Background()}
+	a, _ := e.publishedTemplate(t, acct)
+	if _, err := svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := svc.SnapshotAccount(e.ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RestoreAccount(e.ctx, "restored", snap, lettershop.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.restores.Load(); n != 1 {
+		t.Errorf("the store's RestoreRecords was called %d times, want once", n)
+	}
+	if n := created.Load(); n != 1 {
+		t.Errorf("LetterCreated told %d times, want once: for the letter made, not the one restored", n)
 	}
 }

@@ -31,13 +31,34 @@ type Hooks[S ~string] struct {
 
 // Wrap returns s behind a layer that reports to h. It reports the
 // failures of the methods of the letters, assets, versions, content and
-// idempotency; those of webhooks and clocks pass through unobserved. With
-// no hook set it returns s itself.
+// idempotency; those of webhooks and clocks pass through unobserved. The
+// layer is a storage.Restorer when s is, so a restore through it takes s's
+// one step; its failure is reported, and the letters it writes are not
+// told as created. With no hook set it returns s itself.
 func Wrap[S ~string](s storage.Storage, h Hooks[S]) storage.Storage {
 	if h.Created == nil && h.Status == nil && h.Error == nil {
 		return s
 	}
-	return &store[S]{Storage: s, hooks: h}
+	w := &store[S]{Storage: s, hooks: h}
+	if r, ok := s.(storage.Restorer); ok {
+		return &restorer[S]{store: w, r: r}
+	}
+	return w
+}
+
+// restorer is the layer of a store that is a storage.Restorer: embedding
+// the Storage alone would drop RestoreRecords, and a restore would write
+// record by record.
+type restorer[S ~string] struct {
+	*store[S]
+	r storage.Restorer
+}
+
+// RestoreRecords implements storage.Restorer.
+func (o *restorer[S]) RestoreRecords(ctx context.Context, r storage.AccountRecords) error {
+	err := o.r.RestoreRecords(ctx, r)
+	o.failed("RestoreRecords", err)
+	return err
 }
 
 // Track returns a context under which a read of a letter (GetLetter)

@@ -151,3 +151,42 @@ func TestTrackWithoutStatusHook(t *testing.T) {
 		t.Error("Track did not mark the context for a Status hook")
 	}
 }
+
+// brokenRestorer is a memstore whose restores fail outside the contract.
+type brokenRestorer struct{ *memstore.Store }
+
+func (brokenRestorer) RestoreRecords(context.Context, storage.AccountRecords) error {
+	return errDiskGone
+}
+
+// The layer keeps a store's one-step restore: Wrap of a Restorer is one,
+// and its RestoreRecords is the store's, its failure reported; Wrap of a
+// store without it is none.
+func TestWrapKeepsRestorer(t *testing.T) {
+	var r record
+	w := storehooks.Wrap[string](memstore.New(), r.hooks())
+	rs, ok := w.(storage.Restorer)
+	if !ok {
+		t.Fatal("Wrap of a memstore is no storage.Restorer")
+	}
+	recs := storage.AccountRecords{Account: "a", Letters: []storage.Letter{{ID: "ltr_1", Account: "a", Status: "mailed"}}}
+	if err := rs.RestoreRecords(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.GetLetter(context.Background(), "a", "ltr_1"); err != nil {
+		t.Errorf("the restored letter: %v", err)
+	}
+	if len(r.created) != 0 || len(r.statuses) != 0 || len(r.errors) != 0 {
+		t.Errorf("a restore told created %v, statuses %v, errors %v; want nothing", r.created, r.statuses, r.errors)
+	}
+	broken := storehooks.Wrap[string](brokenRestorer{memstore.New()}, r.hooks())
+	if err := broken.(storage.Restorer).RestoreRecords(context.Background(), storage.AccountRecords{Account: "a"}); !errors.Is(err, errDiskGone) {
+		t.Errorf("RestoreRecords = %v, want the store's error", err)
+	}
+	if !slices.Equal(r.errors, []string{"RestoreRecords"}) {
+		t.Errorf("errors told %v, want RestoreRecords", r.errors)
+	}
+	if _, ok := storehooks.Wrap[string](failingStore{memstore.New()}, r.hooks()).(storage.Restorer); ok {
+		t.Error("Wrap of a store without RestoreRecords is a storage.Restorer")
+	}
+}
