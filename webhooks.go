@@ -425,6 +425,9 @@ func (s *Service) DeleteWebhook(ctx context.Context, account, id string) error {
 }
 
 // ListDeliveries returns a page of a webhook's deliveries, newest first.
+// Unlike a read of letters it does not catch up first: after a test moved
+// its clock, the deliveries of letter steps that fell due appear once a
+// read of letters, RunDue or await.Deliveries has stored those steps.
 func (s *Service) ListDeliveries(ctx context.Context, account, webhookID string, in ListDeliveriesInput) (Page[*WebhookDelivery], error) {
 	f := fieldErrors{}
 	c := s.openPage(in.PageRequest, pagetoken.Scope(account, "deliveries", webhookID), f)
