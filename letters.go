@@ -222,6 +222,8 @@ const (
 	maxAddressLine = 64
 	maxNameField   = 64
 	maxFreeText    = 255
+	// maxExternalID is the real service's limit on a letter's externalId.
+	maxExternalID = 99999
 )
 
 // PartyInput is a sender or recipient as given on create or update. The last
@@ -344,7 +346,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	checkPrintableParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
 	s.validateSendDate(account, in.SendDate, f)
-	validateFreeText(f, "externalId", in.ExternalID)
+	maxLen(f, "externalId", in.ExternalID, maxExternalID)
 	validateFreeText(f, "description", in.Description)
 	in.Metadata.validate("metadata", f)
 	l.Options = normalizeOptions(in.Options, f)
@@ -508,7 +510,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 		validateFreeText(f, "description", *in.Description)
 	}
 	if in.ExternalID != nil {
-		validateFreeText(f, "externalId", *in.ExternalID)
+		maxLen(f, "externalId", *in.ExternalID, maxExternalID)
 	}
 	ch := changesOf(in, l, f)
 	mail := ch.mail()

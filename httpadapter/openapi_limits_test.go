@@ -45,11 +45,11 @@ func TestOpenAPILengthLimitsAreTheServers(t *testing.T) {
 		method, path, field string
 		body                func(v string) side
 	}{
-		{"CreateLetterRequest", "externalId", 255, "POST", "/letters", "externalId",
+		{"CreateLetterRequest", "externalId", 99999, "POST", "/letters", "externalId",
 			func(v string) side { return side{letterWith("externalId")(v), letterWith("externalId")(v + "x")} }},
 		{"CreateLetterRequest", "description", 255, "POST", "/letters", "description",
 			func(v string) side { return side{letterWith("description")(v), letterWith("description")(v + "x")} }},
-		{"UpdateLetterRequest", "externalId", 255, "PUT", "/letters/" + letterID, "externalId",
+		{"UpdateLetterRequest", "externalId", 99999, "PUT", "/letters/" + letterID, "externalId",
 			func(v string) side {
 				return side{map[string]any{"externalId": v}, map[string]any{"externalId": v + "x"}}
 			}},

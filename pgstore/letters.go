@@ -216,7 +216,7 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 }
 
 // ListLetters implements storage.Storage. It walks one index in id order,
-// (account, id), (account, status, id), (account, external_id, id) or the
+// (account, id), (account, status, id), one of external ids or the
 // pair index of letter_metadata, as listLettersQuery chooses, so a page
 // reads O(log n + page) entries, or more where the other filters pass over
 // some.
@@ -248,11 +248,17 @@ func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]stora
 	return out, nil
 }
 
+// maxIndexedExternalID is the longest external id, in bytes, that the index
+// of external ids holds as it is (migration 0009).
+const maxIndexedExternalID = 1000
+
 // listLettersQuery returns the SQL and arguments of q, which has a Limit
 // and only strings a text column can hold. The query walks one index
 // backwards from the cursor and checks the other filters on each letter it
 // meets:
-//   - with an external id, (account, external_id, id): it holds few letters;
+//   - with an external id, (account, external_id, id), or for one of more
+//     than maxIndexedExternalID bytes (account, md5(external_id), id): they
+//     hold few letters;
 //   - else with metadata, the pair index of the first pair, fetching each
 //     letter from it (a lateral subquery, so the planner cannot swap the
 //     walk for one of all the account's letters, which costs the table when
@@ -297,9 +303,14 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 		where = append(where, "l.status = "+arg(q.Status))
 	}
 	if q.ExternalID != "" {
-		// The index holds only letters with an external id; saying so lets
-		// a generic plan use it.
-		where = append(where, "l.external_id = "+arg(q.ExternalID)+" AND l.external_id <> ''")
+		// Each index holds only the letters of its external ids (migration
+		// 0009); saying so lets a generic plan use it. An id longer than
+		// an index holds is keyed by its md5, and compared itself too.
+		if ext := arg(q.ExternalID); len(q.ExternalID) <= maxIndexedExternalID {
+			where = append(where, "l.external_id = "+ext+" AND l.external_id <> '' AND octet_length(l.external_id) <= 1000")
+		} else {
+			where = append(where, "md5(l.external_id) = md5("+ext+") AND l.external_id = "+ext+" AND octet_length(l.external_id) > 1000")
+		}
 	}
 	if len(q.Metadata) > 0 {
 		m, err := encodeMetadata(q.Metadata)

@@ -1,6 +1,8 @@
 package storagetest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"runtime"
 	"slices"
@@ -284,7 +286,17 @@ func testListStatus(t *testing.T, f *fixture) {
 }
 
 func testListExternalID(t *testing.T, f *fixture) {
-	exts := []string{"e1", "", "e2", "e1", "e10"}
+	// An external id may be as long as the real service allows (99,999
+	// characters), far past what a database index holds of a value, and
+	// as little compressible as hexadecimal digits that follow no pattern:
+	// two that differ only in their last byte are two ids, also about 1,000
+	// bytes, where a store may keep ids apart (pgstore's indexes).
+	var digits strings.Builder
+	for sum := sha256.Sum256(nil); digits.Len() < 99998; sum = sha256.Sum256(sum[:]) {
+		digits.WriteString(hex.EncodeToString(sum[:]))
+	}
+	long := digits.String()[:99998]
+	exts := []string{"e1", "", "e2", "e1", "e10", long + "a", long + "b", long[:1000], long[:1001]}
 	ids := f.createLetters(t, len(exts), acctA, func(i int, l *storage.Letter) { l.ExternalID = exts[i] })
 	for _, tc := range []struct {
 		ext  string
@@ -293,6 +305,10 @@ func testListExternalID(t *testing.T, f *fixture) {
 		{"e1", []string{ids[3], ids[0]}},
 		{"e2", []string{ids[2]}},
 		{"e", nil},
+		{long + "b", []string{ids[6]}},
+		{long, nil},
+		{long[:1000], []string{ids[7]}},
+		{long[:1001], []string{ids[8]}},
 		{"", newestFirst(ids)},
 	} {
 		got := f.listLetters(t, storage.LetterQuery{Account: acctA, ExternalID: tc.ext, Limit: 10})
