@@ -1,14 +1,17 @@
 // Package ids makes the service's ids: a kind's prefix and a ULID of a
 // time, in lower case. A Maker draws their random part from the entropy it
-// was given, monotonically within a millisecond, so ids made at one instant
-// (a stopped test clock) still sort in the order they were made; an event's
-// id (AppendEvent) draws it from its letter and position instead, so the
-// same history always has the same ids.
+// was given as one sequence that only grows, by a random step, from each id
+// it makes to the next, whatever their instants: so ids made at one instant
+// (a stopped test clock) sort in the order they were made, also when ids of
+// other instants (accounts whose clocks stand elsewhere) are made between
+// them. An event's id (AppendEvent) draws it from its letter and position
+// instead, so the same history always has the same ids.
 package ids
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -37,12 +40,18 @@ func NewMaker(r io.Reader) *Maker {
 
 // New returns prefix followed by a lower-case ULID for the time at.
 func (m *Maker) New(prefix string, at time.Time) string {
-	ms := ulid.Timestamp(at)
 	m.mu.Lock()
-	err := m.id.SetTime(ms)
+	err := m.id.SetTime(ulid.Timestamp(at))
 	if err == nil {
 		if mr, ok := m.entropy.(ulid.MonotonicReader); ok {
-			err = mr.MonotonicRead(ms, m.id[6:])
+			// One sequence for every instant: read as if every id were
+			// of one millisecond, the entropy is never drawn afresh,
+			// which would let an instant's next id sort before its
+			// earlier ones. Past the top (some 2^48 ids on) it wraps
+			// round; its ids are still unique.
+			if err = mr.MonotonicRead(0, m.id[6:]); errors.Is(err, ulid.ErrMonotonicOverflow) {
+				err = nil
+			}
 		} else {
 			_, err = io.ReadFull(m.entropy, m.id[6:])
 		}

@@ -2,6 +2,7 @@ package ids_test
 
 import (
 	"bytes"
+	"io"
 	"math/rand"
 	"slices"
 	"strings"
@@ -97,10 +98,52 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
+// Ids made at one instant sort in the order they were made also when ids of
+// other instants are made between them, as they are when accounts whose
+// clocks stand apart make ids side by side on one server.
+func TestNewInterleavedInstants(t *testing.T) {
+	m := ids.NewMaker(rand.New(rand.NewSource(3)))
+	var made []string
+	for i := range 200 {
+		made = append(made, m.New("ltr_", at))
+		m.New("ltr_", at.Add(time.Duration(i%3+1)*time.Hour))
+	}
+	if !slices.IsSorted(made) {
+		t.Errorf("ids made at one instant, with ids of other instants between them, do not sort in the order made")
+	}
+	if len(slices.Compact(slices.Clone(made))) != len(made) {
+		t.Error("an id was made twice")
+	}
+}
+
+// The sequence, come to the top of its 80 bits, wraps round: the id made
+// there and the next are two ids, and making them does not panic.
+func TestNewWrapsAtTheTop(t *testing.T) {
+	top := bytes.Repeat([]byte{0xff}, 10)
+	m := ids.NewMaker(io.MultiReader(bytes.NewReader(top), ones{}))
+	last := m.New("ltr_", at)
+	if want := "ltr_" + strings.ToLower(ulid.ULID(append(make([]byte, 6), top...)).String()[10:]); last[14:] != want[4:] {
+		t.Fatalf("the first id is %q, want the top entropy %q", last, want)
+	}
+	next := m.New("ltr_", at.Add(time.Hour))
+	again := m.New("ltr_", at)
+	if next == last || again == last || again[14:] >= last[14:] {
+		t.Errorf("past the top: %q, then %q and %q", last, next, again)
+	}
+}
+
+// ones reads 0x01 bytes without end: steps of 0x01010101.
+type ones struct{}
+
+func (ones) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = 1
+	}
+	return len(b), nil
+}
+
 // A fork's ids at one instant increase in the order made, whatever the
-// Maker it draws from makes meanwhile at other instants; with the shared
-// sequence, an id at another instant in between starts that instant's
-// sequence again.
+// Maker it draws from makes meanwhile at other instants.
 func TestFork(t *testing.T) {
 	m := ids.NewMaker(rand.New(rand.NewSource(2)))
 	f := m.Fork()
