@@ -1,7 +1,9 @@
 package httpadapter
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -218,6 +220,56 @@ func send(t *testing.T, srv *httptest.Server, method, path, key string) (*http.R
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// An injected answer is the service's own for a request with an API key:
+// it carries Cache-Control: no-store and X-Content-Type-Options: nosniff
+// as every such answer does (the 410 of dropped faults too), and a status
+// without a problem of its own (503, 418, 504) has the code the document
+// lists for any other status, http-error, never a name made up from the
+// status text.
+func TestInjectedAnswersAreTheServices(t *testing.T) {
+	tc := NewTestControls(1)
+	tc.limit = 32 << 10
+	srv := faultsDroppedServer(t, tc)
+	const key = "sk_test_injected"
+	account := SandboxAccount(key)
+	check := func(what string, resp *http.Response, body, code string) {
+		t.Helper()
+		var p struct{ Code string }
+		if err := json.Unmarshal([]byte(body), &p); err != nil || p.Code != code {
+			t.Errorf("%s: code %q (%v), want %q: %s", what, p.Code, err, code, body)
+		}
+		if resp.Header.Get("Cache-Control") != "no-store" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: Cache-Control %q, X-Content-Type-Options %q, want no-store and nosniff",
+				what, resp.Header.Get("Cache-Control"), resp.Header.Get("X-Content-Type-Options"))
+		}
+	}
+	for _, c := range []struct {
+		status int
+		code   string
+	}{
+		{500, "internal"}, {429, "rate-limited"}, {409, "request-in-flight"}, {404, "not-found"}, {400, "invalid-request"},
+		{503, "http-error"}, {418, "http-error"}, {504, "http-error"}, {599, "http-error"},
+	} {
+		if _, err := tc.AddFault(account, Fault{Path: "/letters", Status: c.status, Times: 1}); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := send(t, srv, "GET", "/letters", key)
+		if resp.StatusCode != c.status {
+			t.Fatalf("injected %d: answered %d %s", c.status, resp.StatusCode, body)
+		}
+		check(fmt.Sprintf("injected %d", c.status), resp, body, c.code)
+	}
+	if _, err := tc.AddFault(account, Fault{Path: "/letters", Status: 503, Times: 5}); err != nil {
+		t.Fatal(err)
+	}
+	dropFaults(t, tc, account)
+	resp, body := send(t, srv, "GET", "/letters", key)
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("after the faults were dropped: %d %s", resp.StatusCode, body)
+	}
+	check("faults dropped", resp, body, "faults-dropped")
 }
 
 // Faults dropped while they had uses left are not dropped in silence: the

@@ -337,6 +337,7 @@ func (c *controlled) toldDropped(w http.ResponseWriter, r *http.Request, account
 	h := w.Header()
 	h.Set(headerRequestID, newRequestID())
 	h.Set(headerAPIVersion, APIVersion)
+	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
 	writeProblem(w, problem{Code: "faults-dropped", Title: "Faults dropped", Status: http.StatusGone,
 		Detail: fmt.Sprintf("this account's faults %s were dropped while they had uses left, to keep the server's test controls "+
 			"within their bound (too many accounts held faults or journals); set them again. This is said once", d)})
@@ -396,6 +397,9 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 	h := w.Header()
 	h.Set(headerRequestID, reqID)
 	h.Set(headerAPIVersion, APIVersion)
+	// The answer to a request with an API key, as every one is: kept by
+	// no cache, read by no browser as another type.
+	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
 	ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
 	wait := f.RetryAfter
 	if wait <= 0 {
@@ -426,9 +430,10 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 	detail := fmt.Sprintf("a %d injected by the test's fault %s", status, f.ID)
 	code, ok := codeOfStatus[status]
 	if !ok {
-		writeProblem(w, problem{
-			Code: strings.ToLower(strings.ReplaceAll(text, " ", "-")), Title: text, Status: status, Detail: detail,
-		})
+		// A status no error of the service is answered with has the code
+		// of any other status (as cmd/lettershop's own answers have), one
+		// the document lists, rather than a name made up from its text.
+		writeProblem(w, problem{Code: "http-error", Title: text, Status: status, Detail: detail})
 		return
 	}
 	writeProblem(w, problemFor(ctx, errorf(code, "%s", detail)))
