@@ -156,9 +156,14 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		cc := &countedConn{problemConn: problemConn{c}, l: l, ip: clientIP(c.RemoteAddr())}
-		why, shed := l.take(cc)
+		why, shed, perClient := l.take(cc)
 		if shed != nil {
-			l.logger.Debug("connection closed to make room", "remote", shed.RemoteAddr().String(), "max_conns", l.total)
+			// Name the cap that was reached: the address's, or the one in all.
+			if perClient {
+				l.logger.Debug("connection closed to make room", "remote", shed.RemoteAddr().String(), "max_conns_per_client", l.perClient)
+			} else {
+				l.logger.Debug("connection closed to make room", "remote", shed.RemoteAddr().String(), "max_conns", l.total)
+			}
 			_ = shed.problemConn.Conn.Close()
 		}
 		if why != "" {
@@ -169,19 +174,20 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// take counts the new connection c, or says why it is over a cap. At the
-// cap in all it gives back the place of a connection that holds it for
-// nothing, which the caller closes.
-func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
+// take counts the new connection c, or says why it is over a cap. At a
+// cap it gives back the place of a connection that holds it for nothing,
+// which the caller closes; perClient says it was the address's cap.
+func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, perClient bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perClient > 0 && l.byIP[c.ip] >= l.perClient {
 		// At the address's cap, as at the cap in all: the address's own
 		// connection that holds its place for nothing makes room.
 		if shed = l.idlest(c.ip); shed == nil {
-			return "this client address has " + strconv.Itoa(l.perClient) + " connections open, each with a request under way, as many as one address may; retry shortly", nil
+			return "this client address has " + strconv.Itoa(l.perClient) + " connections open, each with a request under way, as many as one address may; retry shortly", nil, false
 		}
 		l.releaseLocked(shed)
+		perClient = true
 	}
 	if l.total > 0 && l.open >= l.total {
 		front := l.fresh.Front()
@@ -189,7 +195,7 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 			front = l.idle.Front()
 		}
 		if front == nil {
-			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil
+			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil, false
 		}
 		shed = front.Value.(*countedConn)
 		l.releaseLocked(shed)
@@ -197,7 +203,7 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn) {
 	l.open++
 	l.byIP[c.ip]++
 	l.placeLocked(c, &l.fresh)
-	return "", shed
+	return "", shed, perClient
 }
 
 // idlest returns the connection of address ip that holds its place for

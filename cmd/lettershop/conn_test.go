@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -277,7 +278,7 @@ func TestLimitListenerSheds(t *testing.T) {
 	l := newLimitListener(nil, 5, 0, slog.New(slog.DiscardHandler))
 	take := func(c *countedConn) *countedConn {
 		t.Helper()
-		why, shed := l.take(c)
+		why, shed, _ := l.take(c)
 		if why != "" {
 			t.Fatalf("refused: %s", why)
 		}
@@ -334,7 +335,7 @@ func TestLimitListenerSheds(t *testing.T) {
 	}
 	l.connState(n4, http.StateActive)
 	n5, _ := pipeConn(t, l)
-	if why, shed := l.take(n5); why == "" || shed != nil {
+	if why, shed, _ := l.take(n5); why == "" || shed != nil {
 		t.Fatalf("every connection with a request under way: closed %p, refused %q; want a refusal", shed, why)
 	}
 
@@ -376,22 +377,57 @@ func TestLimitListenerShedsOfTheAddress(t *testing.T) {
 	other := of("192.0.2.1") // older than every one of 127.0.0.1's
 	a1, a2 := of("127.0.0.1"), of("127.0.0.1")
 	for _, c := range []*countedConn{other, a1, a2} {
-		if why, shed := l.take(c); why != "" || shed != nil {
+		if why, shed, _ := l.take(c); why != "" || shed != nil {
 			t.Fatalf("under the caps: closed %p, refused %q", shed, why)
 		}
 	}
-	if why, shed := l.take(of("127.0.0.1")); why != "" || shed != a1 {
+	if why, shed, perClient := l.take(of("127.0.0.1")); why != "" || shed != a1 || !perClient {
 		t.Fatalf("at the address's cap: closed %p, refused %q; want its oldest connection closed", shed, why)
 	}
 	// The address's connections with a request under way are not closed.
 	l.connState(a2, http.StateActive)
 	a3 := l.fresh.Back().Value.(*countedConn)
 	l.connState(a3, http.StateActive)
-	if why, shed := l.take(of("127.0.0.1")); why == "" || shed != nil {
+	if why, shed, _ := l.take(of("127.0.0.1")); why == "" || shed != nil {
 		t.Fatalf("every connection of the address busy: closed %p, refused %q; want a refusal", shed, why)
 	}
-	if why, shed := l.take(of("192.0.2.1")); why != "" || shed != nil {
+	if why, shed, _ := l.take(of("192.0.2.1")); why != "" || shed != nil {
 		t.Fatalf("another address under its cap: closed %p, refused %q", shed, why)
+	}
+}
+
+// The debug line of a connection closed to make room names the cap that
+// was reached: the client address's, or the one in all.
+func TestLimitListenerLogsTheCapReached(t *testing.T) {
+	for _, c := range []struct {
+		total, perClient int
+		want, not        string
+	}{
+		{10, 1, "max_conns_per_client=1", "max_conns=10"},
+		{1, 0, "max_conns=1", "max_conns_per_client"},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		l := newLimitListener(ln, c.total, c.perClient, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
+		for range 2 {
+			d, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			a, err := l.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+		}
+		ln.Close()
+		if got := log.String(); !strings.Contains(got, "connection closed to make room") || !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("caps %d in all, %d an address: the log says %q; want %s, not %s", c.total, c.perClient, got, c.want, c.not)
+		}
 	}
 }
 
