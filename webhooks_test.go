@@ -584,6 +584,34 @@ func TestWebhookOrderPerLetter(t *testing.T) {
 	}
 }
 
+// A letter moved through every step at one instant (as Simulate moves it)
+// has its deliveries listed newest first all the same: the delivered one
+// first, the created one last.
+func TestDeliveriesOfOneInstantNewestFirst(t *testing.T) {
+	e := newEnv(t)
+	w := e.createWebhook(t, acct, newReceiver(t).URL)
+	for range 4 {
+		l := e.createLetterIn(t, acct)
+		moved, err := e.svc.Simulate(e.ctx, acct, l.ID, lettershop.SimulateTarget{Event: lettershop.EventDelivered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, ev := range slices.Backward(moved.Events) {
+			want = append(want, ev.ID)
+		}
+		var got []string
+		for _, d := range e.deliveriesOf(t, acct, w.ID) {
+			if d.LetterID == l.ID {
+				got = append(got, d.EventID)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("letter %s: deliveries of events %v, want newest first %v", l.ID, got, want)
+		}
+	}
+}
+
 // What a delivery keeps of a failed attempt's error is text, and short: a
 // function's error may be neither.
 func TestWebhookErrorKept(t *testing.T) {

@@ -144,7 +144,8 @@ type Notice struct {
 // Delivery is one notice to one webhook, and where its attempts stand.
 type Delivery struct {
 	// ID is unique within its webhook: "dlv_" and the part of EventID
-	// after "evt_", so ids sort as the changes happened.
+	// after "evt_", so ids sort as the changes happened: by time, and a
+	// letter's of one instant by Seq.
 	ID        string
 	Account   string
 	WebhookID string

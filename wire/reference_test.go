@@ -258,7 +258,7 @@ func BenchmarkLetterJSON(b *testing.B) {
 		CreatedAt: when, ModifiedAt: when, URL: "https://lettershop.test/letters/ltr_01kjqh0cc0abyzr1s1gch2evrn/download",
 		Variables: []lettershop.Variable{{Name: "name", Value: &name}},
 		Metadata:  lettershop.Metadata{{Key: "campaign", Value: "spring-renewal-2024"}, {Key: "customerRef", Value: "CUST-0004211937"}},
-		Events:    []lettershop.Event{{ID: "evt_01kjqh0cc0yy92aepzww4h7ywk", CreatedAt: when, ModifiedAt: when, Timestamp: when, Type: "status", Status: "queued", Description: "Letter received"}},
+		Events:    []lettershop.Event{{ID: "evt_01kjqh0cc00002aepzww4h7ywk", CreatedAt: when, ModifiedAt: when, Timestamp: when, Type: "status", Status: "queued", Description: "Letter received"}},
 	}
 	for _, c := range []struct {
 		name string

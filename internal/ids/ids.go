@@ -5,7 +5,8 @@
 // (a stopped test clock) sort in the order they were made, also when ids of
 // other instants (accounts whose clocks stand elsewhere) are made between
 // them. An event's id (AppendEvent) draws it from its letter and position
-// instead, so the same history always has the same ids.
+// instead, so the same history always has the same ids, and a letter's
+// events of one instant sort in the order they happened.
 package ids
 
 import (
@@ -105,12 +106,14 @@ func (m *Maker) Read(b []byte) error {
 const EventLen = ulid.EncodedSize
 
 // AppendEvent appends to dst the id of a letter's n-th event, happening at
-// at: prefix and a ULID of the time whose random part comes from the
-// letter id and n.
+// at: prefix and a ULID of the time whose random part is n (two bytes,
+// so that a letter's events of one instant sort in the order they
+// happened) and then eight bytes drawn from the letter id and n.
 func AppendEvent(dst []byte, prefix, letterID string, n int, at time.Time) []byte {
 	// Room on the stack for the ids the service makes (30 bytes).
 	var in [64]byte
 	seed := sha256.Sum256(binary.BigEndian.AppendUint64(append(in[:0], letterID...), uint64(n)))
+	binary.BigEndian.PutUint16(seed[:2], uint16(n))
 	var id ulid.ULID
 	if id.SetTime(ulid.Timestamp(at)) != nil || id.SetEntropy(seed[:10]) != nil {
 		// Only a time past the year 10889 gets here.

@@ -78,6 +78,21 @@ func TestAppendEvent(t *testing.T) {
 	}
 }
 
+// A letter's events made at one instant (a letter moved through several
+// steps at once) have ids that sort in the order of their positions, so the
+// deliveries named after them list newest first.
+func TestAppendEventSortsByPosition(t *testing.T) {
+	for _, letter := range []string{"ltr_1", "ltr_2", "ltr_01kjqh0cc0s7w4qm8sszhnpamx"} {
+		var made []string
+		for n := range 300 {
+			made = append(made, string(ids.AppendEvent(nil, "evt_", letter, n, at)))
+		}
+		if !slices.IsSorted(made) {
+			t.Errorf("the events of %s at one instant do not sort in the order of their positions: %v", letter, made[:8])
+		}
+	}
+}
+
 // Read fills a secret from the entropy as given, not the monotonic reader.
 func TestRead(t *testing.T) {
 	m := ids.NewMaker(bytes.NewReader([]byte("0123456789abcdef")))
