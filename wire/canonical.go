@@ -61,18 +61,18 @@ func (c *canon) value(depth int) bool {
 	if c.i >= len(c.in) || depth >= maxCanonicalDepth {
 		return false
 	}
-	switch b := c.in[c.i]; {
-	case b == '{':
+	switch c.in[c.i] {
+	case '{':
 		return c.object(depth)
-	case b == '[':
+	case '[':
 		return c.array(depth)
-	case b == '"':
+	case '"':
 		return c.str()
-	case b == 't':
+	case 't':
 		return c.literal("true")
-	case b == 'f':
+	case 'f':
 		return c.literal("false")
-	case b == 'n':
+	case 'n':
 		return c.literal("null")
 	default:
 		return c.number()
