@@ -94,16 +94,25 @@ type member struct {
 	start, nameEnd, end int
 }
 
+// open writes the opening bracket at c.i and reports whether its object
+// or array is empty: then its closing bracket is read and written too.
+func (c *canon) open(closing byte) bool {
+	c.out = append(c.out, c.in[c.i])
+	c.i++
+	c.ws()
+	if c.i < len(c.in) && c.in[c.i] == closing {
+		c.i++
+		c.out = append(c.out, closing)
+		return true
+	}
+	return false
+}
+
 func (c *canon) object(depth int) bool {
-	c.i++ // {
 	start := len(c.out)
-	c.out = append(c.out, '{')
 	base := len(c.members)
 	defer func() { c.members = c.members[:base] }()
-	c.ws()
-	if c.i < len(c.in) && c.in[c.i] == '}' {
-		c.i++
-		c.out = append(c.out, '}')
+	if c.open('}') {
 		return true
 	}
 	for {
@@ -169,12 +178,7 @@ func (c *canon) object(depth int) bool {
 }
 
 func (c *canon) array(depth int) bool {
-	c.i++ // [
-	c.out = append(c.out, '[')
-	c.ws()
-	if c.i < len(c.in) && c.in[c.i] == ']' {
-		c.i++
-		c.out = append(c.out, ']')
+	if c.open(']') {
 		return true
 	}
 	for {
