@@ -412,12 +412,12 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 		}
 		s := RetryAfter(w, wait)
 		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeRateLimited,
-			"a 429 injected by the test's fault %s (not a rate limit); retry after %s seconds", f.ID, s)))
+			"a 429 injected by the test's fault %s (not a rate limit); retry after %ss (Retry-After)", f.ID, s)))
 		return
 	case http.StatusConflict:
 		s := RetryAfter(w, wait)
 		writeProblem(w, problemFor(ctx, errorf(lettershop.CodeInFlight,
-			"a 409 injected by the test's fault %s: as if a request with the same idempotency key were in flight; retry after %s seconds", f.ID, s)))
+			"a 409 injected by the test's fault %s: as if a request with the same idempotency key were in flight; retry after %ss (Retry-After)", f.ID, s)))
 		return
 	}
 	if f.RetryAfter > 0 {

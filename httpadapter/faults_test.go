@@ -91,7 +91,7 @@ func TestFaultRateLimited(t *testing.T) {
 	if r.Header.Get("P-RateLimit-Remaining") != "0" || r.Header.Get("Retry-After") != "1" {
 		t.Errorf("remaining %q, retry after %q", r.Header.Get("P-RateLimit-Remaining"), r.Header.Get("Retry-After"))
 	}
-	if !strings.Contains(p.Detail, "injected by the test's fault flt_1 (not a rate limit)") {
+	if !strings.Contains(p.Detail, "injected by the test's fault flt_1 (not a rate limit); retry after 1s (Retry-After)") {
 		t.Errorf("the detail does not say the 429 was injected: %q", p.Detail)
 	}
 	// The reset is Retry-After on from the time on the account's clock,
