@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop/internal/letterpack"
+	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -17,7 +18,7 @@ import (
 // serialized document in place, its kept form, or the letter decoded. One
 // that fetches nothing is not.
 func TestHeldBeforeProductionEveryWay(t *testing.T) {
-	s := New(nil, WithClock(clock.NewMock()))
+	s := New(memstore.New(), WithClock(clock.NewMock()))
 	defer s.Close()
 	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	production := time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC)
@@ -97,7 +98,7 @@ func TestHeldBeforeProductionEveryWay(t *testing.T) {
 // A letter ready for a while is held as soon as its production falls due,
 // and never before.
 func TestHeldOnlyOnceProductionIsDue(t *testing.T) {
-	s := New(nil, WithClock(clock.NewMock()))
+	s := New(memstore.New(), WithClock(clock.NewMock()))
 	defer s.Close()
 	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	c := &postal.Course{ID: "ltr_x", Status: postal.Queued, Due: start.Add(postal.ProcessingDelay), Modified: start,

@@ -22,7 +22,7 @@ import (
 
 // benchRecord is a stored letter, mailed, whose next tracking step is due.
 func benchRecord(tb testing.TB) (*Service, Letter) {
-	s := New(nil, WithClock(clock.NewMock()))
+	s := New(memstore.New(), WithClock(clock.NewMock()))
 	tb.Cleanup(func() { s.Close() })
 	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	l := &Letter{ID: "ltr_01kjqh0cc0abyzr1s1gch2evrn", Status: StatusQueued, CreatedAt: now, ModifiedAt: now,
@@ -73,7 +73,7 @@ func TestLetterDocLayout(t *testing.T) {
 // the letter, taking its steps and encoding it again: the same bytes, for
 // letters of every kind, one step at a time and many at once.
 func TestAdvanceRecordMatchesDecoded(t *testing.T) {
-	s := New(nil, WithClock(clock.NewMock()))
+	s := New(memstore.New(), WithClock(clock.NewMock()))
 	defer s.Close()
 	start := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	party := func(line string, nad string) Party {
@@ -172,7 +172,7 @@ func TestAdvanceRecordMatchesDecoded(t *testing.T) {
 }
 
 func TestAdvanceRecordFallsBack(t *testing.T) {
-	s := New(nil, WithClock(clock.NewMock()))
+	s := New(memstore.New(), WithClock(clock.NewMock()))
 	defer s.Close()
 	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	for name, data := range map[string]string{

@@ -165,8 +165,12 @@ func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
 // successes. The default is DefaultIdempotencyBytes; n <= 0 sets no bound.
 func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idem.MaxBytes = n } }
 
-// New returns a Service over store. Call Close when done with it.
+// New returns a Service over store, which must not be nil. Call Close when
+// done with it.
 func New(store storage.Storage, opts ...Option) *Service {
+	if store == nil {
+		panic("lettershop: New needs a store (memstore.New(), or pgstore.Open's, its error checked)")
+	}
 	s := &Service{
 		store:   store,
 		clock:   clock.New(),
