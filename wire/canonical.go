@@ -137,23 +137,14 @@ func (c *canon) object(depth int) bool {
 		}
 		m.end = len(c.out)
 		c.members = append(c.members, m)
-		c.ws()
-		if c.i >= len(c.in) {
+		more, ok := c.next('}')
+		if !ok {
 			return false
 		}
-		switch c.in[c.i] {
-		case ',':
-			c.i++
-			c.out = append(c.out, ',')
-			continue
-		case '}':
-			c.i++
-		default:
-			return false
+		if !more {
+			break
 		}
-		break
 	}
-	c.out = append(c.out, '}')
 	// Names are ordered as written canonically, which is one way of
 	// writing each: the order is that of the names, however they came.
 	members, out := c.members[base:], c.out
@@ -186,22 +177,27 @@ func (c *canon) array(depth int) bool {
 		if !c.value(depth + 1) {
 			return false
 		}
-		c.ws()
-		if c.i >= len(c.in) {
-			return false
-		}
-		switch c.in[c.i] {
-		case ',':
-			c.i++
-			c.out = append(c.out, ',')
-		case ']':
-			c.i++
-			c.out = append(c.out, ']')
-			return true
-		default:
-			return false
+		if more, ok := c.next(']'); !ok || !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or an element: a comma, written, when
+// another follows (more), or the closing bracket, written; ok is false for
+// anything else.
+func (c *canon) next(closing byte) (more, ok bool) {
+	c.ws()
+	if c.i >= len(c.in) {
+		return false, false
+	}
+	switch b := c.in[c.i]; b {
+	case ',', closing:
+		c.i++
+		c.out = append(c.out, b)
+		return b == ',', true
+	}
+	return false, false
 }
 
 // str reads a string at c.i and writes it with the fewest escapes.
