@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -237,30 +238,57 @@ func TestLettersOfOneAccountSideBySide(t *testing.T) {
 // receiver that fails leaves its delivery to a retry the clock has not
 // reached, which is not waited for; a Service that sends nothing is a
 // conflict naming the delivery due, after within.
-func TestDeliveries(t *testing.T) {
+// receiver records the events of a SubscribeFunc, as their type and
+// letter, and fails the next failing attempts.
+type receiver struct {
+	mu      sync.Mutex
+	got     []string
+	failing int
+}
+
+func (r *receiver) receive(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, string(e.Type)+" "+e.Data.Object.ID)
+	if r.failing > 0 {
+		r.failing--
+		return errors.New("receiver down")
+	}
+	return nil
+}
+
+// sent returns the events received so far.
+func (r *receiver) sent() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// restart forgets the events received, and fails the next failing attempts.
+func (r *receiver) restart(failing int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got, r.failing = nil, failing
+}
+
+// subscribed returns a Service on a mock clock that sends webhook events,
+// and a receiver subscribed to every event of acct.
+func subscribed(t *testing.T) (*lettershop.Service, *clock.Mock, *receiver) {
+	t.Helper()
 	mc := clock.NewMock()
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc), lettershop.WithDeliverer(delivery.Open))
 	t.Cleanup(func() { svc.Close() })
-	var mu sync.Mutex
-	var got []string
-	fail := false
-	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, func(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, string(e.Type)+" "+e.Data.Object.ID)
-		if fail {
-			return errors.New("receiver down")
-		}
-		return nil
-	}); err != nil {
+	r := &receiver{}
+	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, r.receive); err != nil {
 		t.Fatal(err)
 	}
-	sent := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(got)
-	}
+	return svc, mc, r
+}
+
+func TestDeliveries(t *testing.T) {
+	svc, mc, rcv := subscribed(t)
+	sent := rcv.sent
 
 	id := letterOn(t, svc)
 	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
@@ -277,9 +305,7 @@ func TestDeliveries(t *testing.T) {
 		}
 	}
 
-	mu.Lock()
-	fail, got = true, nil
-	mu.Unlock()
+	rcv.restart(math.MaxInt) // down for good
 	id = letterOn(t, svc)
 	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
 		t.Fatalf("a failed attempt, its retry not due: %v", err)
@@ -427,26 +453,9 @@ func TestDeliveriesAfterAnotherServerMoved(t *testing.T) {
 // ready) and a retry the move reached. Nothing had stored those steps, nor
 // woken the Deliverer for the retry.
 func TestDeliveriesAfterAMockClockMove(t *testing.T) {
-	mc := clock.NewMock()
-	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
-	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc), lettershop.WithDeliverer(delivery.Open))
-	t.Cleanup(func() { svc.Close() })
-	var mu sync.Mutex
-	var got []string
-	failures := 1
-	if _, err := svc.SubscribeFunc(ctx, acct, lettershop.WebhookEventTypes, func(_ context.Context, e *lettershop.WebhookEvent, _ []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, string(e.Type))
-		if failures > 0 {
-			failures--
-			return errors.New("receiver down")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	_ = letterOn(t, svc)
+	svc, mc, rcv := subscribed(t)
+	rcv.restart(1)
+	id := letterOn(t, svc)
 	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -454,9 +463,7 @@ func TestDeliveriesAfterAMockClockMove(t *testing.T) {
 	if err := await.Deliveries(ctx, svc, acct, 10*time.Second); err != nil {
 		t.Fatalf("after the clock moved: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []string{"letter.created", "letter.created", "letter.ready"}; !slices.Equal(got, want) {
+	if want, got := []string{"letter.created " + id, "letter.created " + id, "letter.ready " + id}, rcv.sent(); !slices.Equal(got, want) {
 		t.Errorf("the receiver got %q, want %q", got, want)
 	}
 }
