@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -165,10 +166,10 @@ func (s *Service) egressClient(extra ...egress.Option) *egress.Client {
 // successes. The default is DefaultIdempotencyBytes; n <= 0 sets no bound.
 func WithIdempotencyBytes(n int64) Option { return func(s *Service) { s.idem.MaxBytes = n } }
 
-// New returns a Service over store, which must not be nil. Call Close when
-// done with it.
+// New returns a Service over store, which must not be nil (nor a nil
+// pointer, as a store whose opening failed is). Call Close when done with it.
 func New(store storage.Storage, opts ...Option) *Service {
-	if store == nil {
+	if v := reflect.ValueOf(store); store == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		panic("lettershop: New needs a store (memstore.New(), or pgstore.Open's, its error checked)")
 	}
 	s := &Service{
