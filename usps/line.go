@@ -774,15 +774,21 @@ loop:
 				designator = "#"
 			}
 			take, sec = 3, Secondary{designator, t[n-2] + last}
+		case n >= 3 && len(t[n-2]) == 1 && t[n-2][0] >= 'A' && t[n-2][0] <= 'Z' && allDigits(last) &&
+			units[t[n-3]] != "" && unitNeedsNum[units[t[n-3]]]:
+			// STE L 1219: a unit's letter and its number written apart
+			// are one number too (STE L1219).
+			take, sec = 3, Secondary{units[t[n-3]], t[n-2] + last}
 		case n >= 2 && t[n-2] == "PMB" && isNumberish(last):
 			take, pmb, sec = 2, true, Secondary{Number: last}
 		case n >= 3 && t[n-3] == "PRIVATE" && t[n-2] == "MAILBOX" && isNumberish(last):
 			take, pmb, sec = 3, true, Secondary{Number: last}
-		case n >= 2 && isOrdinal(t[n-2]) && units[last] == "FL":
-			take, sec = 2, Secondary{"FL", t[n-2][:len(t[n-2])-2]}
-		case n >= 2 && units[t[n-2]] == "FL" && isOrdinal(last):
+		case n >= 2 && floorNumber(t[n-2]) != "" && units[last] == "FL":
+			// 3RD FLOOR and THIRD FLOOR are FL 3.
+			take, sec = 2, Secondary{"FL", floorNumber(t[n-2])}
+		case n >= 2 && units[t[n-2]] == "FL" && floorNumber(last) != "":
 			// FL 3RD is the third floor: FL 3.
-			take, sec = 2, Secondary{"FL", last[:len(last)-2]}
+			take, sec = 2, Secondary{"FL", floorNumber(last)}
 		case n >= 2 && (units[t[n-2]] != "" && unitNeedsNum[units[t[n-2]]] || t[n-2] == "#") && (isNumberish(last) || units[t[n-2]] != "" && romanNumeral(last)):
 			designator := units[t[n-2]]
 			if t[n-2] == "#" {

@@ -201,6 +201,24 @@ func isOrdinal(w string) bool {
 	return false
 }
 
+// ordinalWords are the ordinals spelled out that number a floor (SIXTH
+// FLOOR is FL 6).
+var ordinalWords = map[string]string{
+	"FIRST": "1", "SECOND": "2", "THIRD": "3", "FOURTH": "4", "FIFTH": "5", "SIXTH": "6",
+	"SEVENTH": "7", "EIGHTH": "8", "NINTH": "9", "TENTH": "10", "ELEVENTH": "11",
+	"TWELFTH": "12", "THIRTEENTH": "13", "FOURTEENTH": "14", "FIFTEENTH": "15",
+	"SIXTEENTH": "16", "SEVENTEENTH": "17", "EIGHTEENTH": "18", "NINETEENTH": "19", "TWENTIETH": "20",
+}
+
+// floorNumber returns the number of the floor an ordinal names, written
+// in digits (3RD) or spelled out (THIRD), or "" when w is neither.
+func floorNumber(w string) string {
+	if isOrdinal(w) {
+		return w[:len(w)-2]
+	}
+	return ordinalWords[w]
+}
+
 // isNumberish reports whether w can be a house, box or unit number: it has
 // a digit, it is a single letter (APT B), or letters joined by hyphens
 // (UNIT C-D).
