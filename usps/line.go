@@ -473,6 +473,7 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		t = t[2:]
 	}
 	t = splitPackedUnit(t)
+	t = joinOrdinals(t)
 	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && (hasDigit(t[n-1]) || isLetterDesignation(t[n-1])) && designationWords(t[1:n-2]) {
 		// US HWY # 41, ROUTE # A: the pound sign is the highway's
 		// number sign (Appendix F writes the number or letters alone),
@@ -505,10 +506,14 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		// (Appendix F), not a directional and a street named R.
 		t = append([]string{t[0] + "R"}, t[2:]...)
 	}
-	if len(t) >= 3 && t[0] == "U" && t[1] == "S" && (hasDigit(t[2]) || highwayWord(t[2])) {
-		// U S 401 and U S HWY 401 are US 401 written apart, as U.S. is
-		// US (Appendix F): not a street named U and a directional.
-		t = append([]string{"US"}, t[2:]...)
+	for i := 0; i <= 1; i++ {
+		if len(t) >= i+3 && t[i] == "U" && t[i+1] == "S" && (hasDigit(t[i+2]) || highwayWord(t[i+2])) && (i == 0 || directionals[t[0]] != "") {
+			// U S 401 and U S HWY 401 are US 401 written apart, as U.S.
+			// is US (Appendix F): not a street named U and a
+			// directional; also after a predirectional (W U S 30).
+			t = append(append(t[:i:i], "US"), t[i+2:]...)
+			break
+		}
 	}
 	t = splitNameHyphens(t)
 	if state == "PR" && len(t) > 0 && spanishPrefixes[t[0]] {
@@ -517,6 +522,14 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		// are the name: none is a suffix or a directional to abbreviate
 		// (COND ASHFORD PLAZA, CALLE LUNA VISTA).
 		d.StreetName = strings.Join(t, " ")
+		return d, len(leading) > 0
+	}
+	if len(t) == 2 && directionals[t[0]] != "" && directionals[t[1]] != "" {
+		// A street named by a directional after another (W NORTH, SOUTH
+		// WEST) and nothing else: as with NORTH SOUTH and EAST WEST
+		// (233.2), the first is the predirectional and the second the
+		// street name, as written; a name is never left empty.
+		d.Predirectional, d.StreetName = directionals[t[0]], t[1]
 		return d, len(leading) > 0
 	}
 	// Publication 28 233.22 and 233.23: a directional after the street
@@ -705,6 +718,38 @@ func mixedDirectional(a, b string) (string, bool) {
 var directionalWords = map[string]string{
 	"N": "NORTH", "S": "SOUTH", "E": "EAST", "W": "WEST",
 	"NE": "NORTHEAST", "NW": "NORTHWEST", "SE": "SOUTHEAST", "SW": "SOUTHWEST",
+}
+
+// joinOrdinals joins a number and its ordinal ending written apart (10 TH
+// AVE -> 10TH AVE, 2 ND AVE -> 2ND AVE): the ending must be the number's,
+// and RD, also the road suffix, only before another suffix (3 RD ST; 3 RD
+// is a road). ST, also the street suffix, is left as written.
+func joinOrdinals(t []string) []string {
+	for i := 0; i+1 < len(t); i++ {
+		w, end := t[i], t[i+1]
+		if !allDigits(w) || end == "ST" || end != ordinalEnding(w) || end == "RD" && (i+2 >= len(t) || suffixes[t[i+2]] == "") {
+			continue
+		}
+		t = append(append(t[:i:i], w+end), t[i+2:]...)
+	}
+	return t
+}
+
+// ordinalEnding returns the ending of the ordinal of the number n: ST,
+// ND, RD or TH.
+func ordinalEnding(n string) string {
+	if len(n) >= 2 && n[len(n)-2] == '1' {
+		return "TH"
+	}
+	switch n[len(n)-1] {
+	case '1':
+		return "ST"
+	case '2':
+		return "ND"
+	case '3':
+		return "RD"
+	}
+	return "TH"
 }
 
 // splitNameHyphens replaces the hyphens inside the words of a street name

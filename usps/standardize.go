@@ -177,7 +177,7 @@ func splitDual(t []string, state string) (first, second []string, ok bool) {
 	if len(t) < 5 {
 		return nil, nil, false
 	}
-	for i := 1; i < len(t)-2; i++ {
+	for i := 1; i < len(t)-1; i++ {
 		if !poStarts[t[i]] && !(i > 1 && poStarts[t[0]]) {
 			continue
 		}
