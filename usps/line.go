@@ -722,12 +722,12 @@ var directionalWords = map[string]string{
 
 // joinOrdinals joins a number and its ordinal ending written apart (10 TH
 // AVE -> 10TH AVE, 2 ND AVE -> 2ND AVE): the ending must be the number's,
-// and RD, also the road suffix, only before another suffix (3 RD ST; 3 RD
-// is a road). ST, also the street suffix, is left as written.
+// and RD and ST, also suffixes, only before another suffix (3 RD ST, 1 ST
+// ST; 3 RD and 21 ST are a road and a street).
 func joinOrdinals(t []string) []string {
 	for i := 0; i+1 < len(t); i++ {
 		w, end := t[i], t[i+1]
-		if !allDigits(w) || end == "ST" || end != ordinalEnding(w) || end == "RD" && (i+2 >= len(t) || suffixes[t[i+2]] == "") {
+		if !allDigits(w) || end != ordinalEnding(w) || (end == "RD" || end == "ST") && (i+2 >= len(t) || suffixes[t[i+2]] == "") {
 			continue
 		}
 		t = append(append(t[:i:i], w+end), t[i+2:]...)

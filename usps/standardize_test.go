@@ -222,6 +222,8 @@ var standardizeCases = []stdCase{
 	{name: "an ordinal written apart from its number", line1: "3624 10 Th Ave S.", last: spfd, want1: "3624 10TH AVE S", wantLast: "SPRINGFIELD IL 62701", line: street("3624", "", "10TH", "AVE", "S")},
 	{name: "an ordinal ND written apart before the suffix", line1: "220 2 ND AVE. E RM 106", last: spfd, want1: "220 2ND AVE E RM 106", wantLast: "SPRINGFIELD IL 62701", line: street("220", "", "2ND", "AVE", "E", sec("RM", "106"))},
 	{name: "RD after a number that is its ordinal and before a suffix", line1: "100 3 Rd St", last: spfd, want1: "100 3RD ST", wantLast: "SPRINGFIELD IL 62701", line: street("100", "", "3RD", "ST", "")},
+	{name: "ST after a number that is its ordinal and before a suffix", line1: "1 1 St St", last: spfd, want1: "1 1ST ST", wantLast: "SPRINGFIELD IL 62701", line: street("1", "", "1ST", "ST", "")},
+	{name: "a street named by a number stays", line1: "86 21 St", last: spfd, want1: "86 21 ST", wantLast: "SPRINGFIELD IL 62701", line: street("86", "", "21", "ST", "")},
 	{name: "a road named by a number stays", line1: "100 3 Rd", last: spfd, want1: "100 3 RD", wantLast: "SPRINGFIELD IL 62701", line: street("100", "", "3", "RD", "")},
 	{name: "a letter after a number that is no ordinal ending stays", line1: "892 4 H Rd", last: spfd, want1: "892 4 H RD", wantLast: "SPRINGFIELD IL 62701", line: street("892", "", "4 H", "RD", "")},
 	{name: "an ending that does not fit the number stays", line1: "100 3 TH Ave", last: spfd, want1: "100 3 TH AVE", wantLast: "SPRINGFIELD IL 62701", line: street("100", "", "3 TH", "AVE", "")},
