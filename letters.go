@@ -330,7 +330,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 		Status:      StatusQueued,
 		UseType:     in.UseType,
 		ExternalID:  in.ExternalID,
-		SendDate:    in.SendDate,
+		SendDate:    sendDay(in.SendDate),
 		Description: in.Description,
 		Variables:   cloneVariables(in.Variables),
 		Metadata:    in.Metadata.clone(),
@@ -345,7 +345,7 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	checkPrintableParty(f, "sender", in.Sender)
 	checkPrintableParty(f, "recipient", in.Recipient)
 	validateUseType("useType", in.UseType, f)
-	s.validateSendDate(account, in.SendDate, f)
+	s.validateSendDate(account, l.SendDate, f)
 	maxLen(f, "externalId", in.ExternalID, maxExternalID)
 	validateFreeText(f, "description", in.Description)
 	in.Metadata.validate("metadata", f)
@@ -502,6 +502,10 @@ func (s *Service) UpdateLetter(ctx context.Context, account, id string, in Updat
 
 func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in UpdateLetterInput) error {
 	f := fieldErrors{}
+	if in.SendDate != nil {
+		d := sendDay(*in.SendDate)
+		in.SendDate = &d
+	}
 	checkLetterReadOnly(f, in, l)
 	if in.Metadata != nil {
 		in.Metadata.validate("metadata", f)

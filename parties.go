@@ -228,6 +228,15 @@ func validateUseType(path string, u UseType, f fieldErrors) {
 	}
 }
 
+// sendDay is the day d names: d itself, or the date an RFC 3339 date-time is
+// written on, its time portion ignored.
+func sendDay(d string) string {
+	if _, err := time.Parse(time.RFC3339, d); err == nil {
+		return d[:len(time.DateOnly)]
+	}
+	return d
+}
+
 // validateSendDate accepts YYYY-MM-DD, today (on the account's clock, UTC) or later.
 func (s *Service) validateSendDate(account, d string, f fieldErrors) {
 	if d == "" {
