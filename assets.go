@@ -232,9 +232,9 @@ type CreateVersionInput struct {
 // UpdateVersionInput changes a version: a draft entirely, a published
 // version only its notes; an archived version not at all. Content and
 // VariableDefinitions given with the version's current value are no
-// change. It takes a whole version as a fetch shows it: the fields the
-// Service sets (ReadOnlyVersionFields, and Publish) are ignored, whatever
-// they hold.
+// change; Publish true publishes a draft, and is otherwise no change. It
+// takes a whole version as a fetch shows it: the fields the Service sets
+// (ReadOnlyVersionFields) are ignored, whatever they hold.
 type UpdateVersionInput struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`
@@ -563,9 +563,10 @@ func boolScope(b bool) string {
 	return "0"
 }
 
-// UpdateVersion changes a version: anything of a draft; only the notes of
-// a published version (another change is refused, naming the field); an
-// archived version not at all (a conflict).
+// UpdateVersion changes a version: anything of a draft, which "publish":
+// true then publishes; only the notes of a published version (another
+// change is refused, naming the field); an archived version not at all (a
+// conflict).
 func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
 		fetch := fetchbatch.Once(s.importContent)
@@ -617,7 +618,13 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			if data != nil {
 				w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
 			}
-			if !notes && !content && !defs {
+			publish := in.Publish != nil && *in.Publish && v.Status == VersionDraft
+			if publish {
+				if err := s.publishIn(ctx, account, a, w, v); err != nil {
+					return err
+				}
+			}
+			if !notes && !content && !defs && !publish {
 				return errUnchanged
 			}
 			return nil

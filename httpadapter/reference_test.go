@@ -152,6 +152,19 @@ func TestReferenceVersionBodies(t *testing.T) {
 	// Publish (lettershop's own route) answers the same object.
 	wantVersionShape(t, ts.do(t, req{Method: "POST", Path: base + "/" + v.ID + "/publish"}).wantStatus(t, http.StatusOK).Body, goodbye)
 
+	// The reference's operations publish a draft already made by updating
+	// it with the version's own "publish": true: its update body, sent so,
+	// publishes the draft and archives the version published before.
+	d := wantVersionShape(t, ts.do(t, req{Method: "POST", Path: base, Body: referenceVersion}).wantStatus(t, http.StatusCreated).Body, hello)
+	ts.do(t, req{Method: "PUT", Path: base + "/" + d.ID, Body: strings.Replace(referenceVersion, `"publish": false`, `"publish": true`, 1)}).
+		wantStatus(t, http.StatusAccepted)
+	if p := wantVersionShape(t, ts.get(t, base+"/"+d.ID).wantStatus(t, http.StatusOK).Body, hello); p.Status != lettershop.VersionPublished || !p.Publish {
+		t.Errorf("a draft updated with publish true: %+v", p)
+	}
+	if o := wantVersionShape(t, ts.get(t, base+"/"+v.ID).wantStatus(t, http.StatusOK).Body, goodbye); o.Status != lettershop.VersionArchived {
+		t.Errorf("the version published before is %s, want archived", o.Status)
+	}
+
 	// A name the reference does not know is still a 400.
 	ts.do(t, req{Method: "POST", Path: base, Body: strings.Replace(referenceVersion, `"publish"`, `"publishd"`, 1)}).
 		problem(t, http.StatusBadRequest).wantFields(t, "publishd")
