@@ -482,11 +482,13 @@ type CreateVersionRequest struct {
 }
 
 // UpdateVersionRequest is the body of UpdateVersion: what is nil stays as
-// it is. A draft takes every field; a published version only Notes.
+// it is. A draft takes every field, and Publish true publishes it after the
+// other changes; a published version only Notes.
 type UpdateVersionRequest struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`
 	VariableDefinitions *[]VariableDefinition `json:"variableDefinitions,omitempty"`
+	Publish             *bool                 `json:"publish,omitempty"`
 }
 
 // CloneVersionRequest is the body of CloneVersion.
