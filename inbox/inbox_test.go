@@ -347,6 +347,10 @@ func TestCancel(t *testing.T) {
 	res = c.post("/inbox/letters/"+m.ID+"/cancel", url.Values{"csrf": {tok}})
 	wantStatus(t, res, http.StatusConflict)
 	wantContains(t, res.Body, "can no longer be canceled", `id="status">mailed`)
+	// The page answers a form: it must not reload itself, which would send
+	// the form again, when the letter moves.
+	wantLacks(t, res.Body, "data-poll")
+	wantContains(t, c.get("/inbox/letters/"+m.ID).Body, `data-poll="/inbox/letters/`+m.ID+`/state"`)
 	wantStatus(t, c.post("/inbox/letters/ltr_01m85qmyrgq101qtz9p5j8swn6/cancel", url.Values{"csrf": {tok}}), http.StatusNotFound)
 }
 

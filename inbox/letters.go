@@ -267,8 +267,12 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 		v.Events = append(v.Events, &l.Events[i])
 	}
 	p.Data = v
-	p.Poll = s.base + "/letters/" + url.PathEscape(l.ID) + "/state"
-	p.State = h.state(s, []*lettershop.Letter{l})
+	// The page answering a form (an action refused) does not update
+	// itself: reloading it would send the form again.
+	if s.r.Method == http.MethodGet {
+		p.Poll = s.base + "/letters/" + url.PathEscape(l.ID) + "/state"
+		p.State = h.state(s, []*lettershop.Letter{l})
+	}
 	h.render(w, status, "letter.html", p)
 }
 
