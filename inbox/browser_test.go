@@ -293,3 +293,50 @@ func waitForFrame(sel string) chromedp.Action[chromedp.Void] {
 		return err
 	})
 }
+
+// TestBrowserLongValuesStayInTheTable: a long metadata value wraps inside
+// its cell, where the table's rounded frame would cut it off, and on a
+// narrow screen the table scrolls within itself, not the page.
+func TestBrowserLongValuesStayInTheTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the browser tests are not short")
+	}
+	ctx := newBrowser(t)
+	e := newEnv(t)
+	long := strings.Repeat("Ünïcødé-long-metadata-value ", 2)
+	e.letter(e.template(), func(in *lettershop.CreateLetterInput) {
+		in.Description = strings.Repeat("a long description ", 12)
+		in.Metadata = lettershop.Metadata{{Key: "customer", Value: strings.TrimSpace(long)}, {Key: "x", Value: strings.Repeat("z", 200)}}
+	})
+	do(t, ctx, "log in",
+		chromedp.Navigate(e.srv.URL+"/inbox/login"),
+		chromedp.WaitVisible(chromedp.ID("key")),
+		chromedp.SendKeys(chromedp.ID("key"), testKey),
+		chromedp.Click(chromedp.ID("login")),
+		chromedp.WaitVisible(chromedp.CSS("table.letters")),
+		screenshot("long-values-wide"),
+	)
+	// Every tag ends inside the table's frame.
+	cut := `Array.from(document.querySelectorAll("table.letters .tag")).filter(el => {
+		const t = el.closest("table").getBoundingClientRect(), r = el.getBoundingClientRect();
+		return r.right > t.right + 0.5 || el.scrollWidth > el.clientWidth + 1;
+	}).map(el => el.textContent.slice(0, 30))`
+	if got := get(t, ctx, chromedp.Evaluate[[]string](cut)); len(got) > 0 {
+		t.Errorf("tags cut off by the table's frame: %q", got)
+	}
+	wide := `document.documentElement.scrollWidth > window.innerWidth`
+	if get(t, ctx, chromedp.Evaluate[bool](wide)) {
+		t.Errorf("at 1280 pixels the page is %v wide: the metadata should wrap",
+			get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)))
+	}
+	do(t, ctx, "a phone's width",
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(e.srv.URL+"/inbox/"),
+		chromedp.WaitVisible(chromedp.CSS("table.letters")),
+		screenshot("long-values-narrow"),
+	)
+	if get(t, ctx, chromedp.Evaluate[bool](wide)) {
+		t.Errorf("at 390 pixels the page is %v wide: the table should scroll within itself",
+			get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)))
+	}
+}
