@@ -329,6 +329,15 @@ func TestBrowserLongValuesStayInTheTable(t *testing.T) {
 		t.Errorf("at 1280 pixels the page is %v wide: the metadata should wrap",
 			get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)))
 	}
+	a := e.template()
+	if _, err := e.svc.UpdateAsset(e.ctx, e.account, a.ID, lettershop.UpdateAssetInput{Metadata: &lettershop.Metadata{{Key: "x", Value: strings.Repeat("z", 200)}}}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "the assets", chromedp.Navigate(e.srv.URL+"/inbox/assets"), chromedp.WaitVisible(chromedp.CSS("table")))
+	if get(t, ctx, chromedp.Evaluate[bool](wide)) {
+		t.Errorf("at 1280 pixels the assets page is %v wide: the metadata should wrap",
+			get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)))
+	}
 	do(t, ctx, "a phone's width",
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(e.srv.URL+"/inbox/"),
