@@ -32,6 +32,15 @@ const formType = "application/x-www-form-urlencoded"
 // prefix is a path outside the inbox (/etc/passwd); the inbox answers 404.
 func cleanPath(p string) bool { return path.Clean(p) == p }
 
+// cleanRequestPath reports whether r's path is clean both decoded and as
+// sent: a mount prefix stripped from "/inbox%2Flogin" leaves the escaped
+// path "%2Flogin", which the mux would redirect to "/%252Flogin", outside
+// the inbox.
+func cleanRequestPath(r *http.Request) bool {
+	escaped := r.URL.EscapedPath()
+	return cleanPath(r.URL.Path) && strings.HasPrefix(escaped, "/") && cleanPath(escaped)
+}
+
 // readForm bounds r's body to MaxFormBody and parses a POST's form, which
 // must be url-encoded: the inbox takes no multipart form, whose parts
 // net/http would keep in memory and in temporary files that a mounted

@@ -208,7 +208,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			_ = r.MultipartForm.RemoveAll()
 		}
 	}()
-	if !cleanPath(r.URL.Path) {
+	if !cleanRequestPath(r) {
 		h.notFound(w, r)
 		return
 	}
