@@ -23,7 +23,7 @@ func TestWebhookPages(t *testing.T) {
 	}))
 	t.Cleanup(rcv.Close)
 	w, err := e.svc.CreateWebhook(e.ctx, e.account, lettershop.CreateWebhookInput{URL: rcv.URL, Description: "orders <b>desk</b>",
-		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated}})
+		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated}, Metadata: lettershop.Metadata{{Key: "team", Value: "<i>billing</i>"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,8 @@ func TestWebhookPages(t *testing.T) {
 	path := "/inbox/webhooks/" + w.ID
 	page := c.get(path)
 	wantStatus(t, page, http.StatusOK)
-	wantContains(t, page.Body, `href="/inbox/letters/`+l.ID+`"`, "503", "d-pending", `/deliveries/`, `name="csrf"`)
+	wantContains(t, page.Body, `href="/inbox/letters/`+l.ID+`"`, "503", "d-pending", `/deliveries/`, `name="csrf"`,
+		"team=&lt;i&gt;billing&lt;/i&gt;")
 	wantLacks(t, page.Body, w.Secret)
 
 	dlv := "dlv_" + l.Events[0].ID[len("evt_"):]
