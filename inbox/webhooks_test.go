@@ -50,7 +50,10 @@ func TestWebhookPages(t *testing.T) {
 	page := c.get(path)
 	wantStatus(t, page, http.StatusOK)
 	wantContains(t, page.Body, `href="/inbox/letters/`+l.ID+`"`, "503", "d-pending", `/deliveries/`, `name="csrf"`,
-		"team=&lt;i&gt;billing&lt;/i&gt;")
+		"team=&lt;i&gt;billing&lt;/i&gt;",
+		// Each row's Retry button says which delivery it retries, to a
+		// screen reader listing the buttons.
+		`aria-label="Retry the letter.created delivery for `+l.ID+`"`)
 	wantLacks(t, page.Body, w.Secret)
 
 	dlv := "dlv_" + l.Events[0].ID[len("evt_"):]
