@@ -138,7 +138,7 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 	// and checked when kept at a URL.
 	_, data, err := h.svc.GetVersionContent(s.ctx(), s.account(), ver.ID)
 	if err != nil {
-		h.fail(w, s, err)
+		framedFail(h, w, s, err)
 		return
 	}
 	hd := w.Header()

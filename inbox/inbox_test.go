@@ -619,3 +619,39 @@ func TestClockMovedByAnotherServer(t *testing.T) {
 	}
 	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now">2026-03-05 15:00 UTC</time>`)
 }
+
+// A letter whose content can not be fetched has no PDF: the frame that
+// shows it may show the reason, an error page the inbox itself frames, where
+// a page refusing every frame left the browser's broken-frame icon. The
+// version's preview frame says the same.
+func TestAnUnprintableLetterSaysWhyInItsFrame(t *testing.T) {
+	e := newEnv(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	a, err := e.svc.CreateAsset(e.ctx, e.account, lettershop.CreateAssetInput{Name: "Remote", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.svc.CreateVersion(e.ctx, e.account, a.ID, lettershop.CreateVersionInput{Publish: true,
+		Content: &lettershop.VersionContent{Source: lettershop.ContentExternalURL, Type: lettershop.ContentHTML, Content: gone.URL + "/gone.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := e.letter(a, func(in *lettershop.CreateLetterInput) { in.Variables = nil })
+	c := e.loggedIn(testKey)
+	for _, path := range []string{"/inbox/letters/" + l.ID + "/pdf", "/inbox/assets/" + a.ID + "/versions/" + v.ID + "/content"} {
+		res := c.get(path)
+		if res.StatusCode < 400 {
+			t.Fatalf("%s: status %d, want an error", path, res.StatusCode)
+		}
+		wantContains(t, res.Body, "could not be fetched")
+		if xfo, csp := res.Header.Get("X-Frame-Options"), res.Header.Get("Content-Security-Policy"); xfo != "SAMEORIGIN" ||
+			!strings.Contains(csp, "frame-ancestors 'self'") || !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("%s: X-Frame-Options %q, Content-Security-Policy %q: want the page policy, framed by the inbox only", path, xfo, csp)
+		}
+	}
+	// Other pages refuse every frame still.
+	if xfo := c.get("/inbox/letters/" + l.ID).Header.Get("X-Frame-Options"); xfo != "DENY" {
+		t.Errorf("the letter page: X-Frame-Options %q", xfo)
+	}
+}

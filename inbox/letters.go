@@ -280,13 +280,26 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 // show it, and nothing else.
 const pdfCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'self'"
 
+// framedCSP is the page policy for an error shown in the inbox's own
+// frame (the PDF's, a version's preview): what the frame would have shown.
+var framedCSP = strings.Replace(pageCSP, "frame-ancestors 'none'", "frame-ancestors 'self'", 1)
+
+// framedFail is fail for the content of a frame: the error page may be
+// framed by the inbox's own pages, so the frame shows why (a letter whose
+// content could not be fetched) where a browser would show a refused frame.
+func framedFail(h *handler, w http.ResponseWriter, s *session, err error) {
+	w.Header().Set("Content-Security-Policy", framedCSP)
+	w.Header().Set("X-Frame-Options", "SAMEORIGIN")
+	h.fail(w, s, err)
+}
+
 // letterPDF is the letter as printed: inline for the page's frame, or as a
 // download with ?download=1.
 func (h *handler) letterPDF(w http.ResponseWriter, s *session) {
 	id := s.r.PathValue("id")
 	pdf, err := h.svc.RenderLetter(s.ctx(), s.account(), id)
 	if err != nil {
-		h.fail(w, s, err)
+		framedFail(h, w, s, err)
 		return
 	}
 	hd := w.Header()
