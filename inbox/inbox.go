@@ -423,16 +423,20 @@ func (h *handler) fail(w http.ResponseWriter, s *session, err error) {
 		h.writeError(w, s.r, err)
 		return
 	}
-	status, msg := http.StatusInternalServerError, "Something went wrong in the server; it is logged."
-	var e *lettershop.Error
-	if errors.As(err, &e) && e.Code != lettershop.CodeInternal {
-		status, msg = httpadapter.StatusOf(e.Code), errorMessage(e)
-	} else {
-		h.logger.Error("inbox", "path", s.r.URL.Path, "err", err)
-	}
+	status, msg := h.failure(s.r, err)
 	p := h.newPage(s, http.StatusText(status))
 	p.Error = msg
 	h.render(w, status, "error.html", p)
+}
+
+// failure is the status and the message a page shows for err.
+func (h *handler) failure(r *http.Request, err error) (int, string) {
+	var e *lettershop.Error
+	if errors.As(err, &e) && e.Code != lettershop.CodeInternal {
+		return httpadapter.StatusOf(e.Code), errorMessage(e)
+	}
+	h.logger.Error("inbox", "path", r.URL.Path, "err", err)
+	return http.StatusInternalServerError, "Something went wrong in the server; it is logged."
 }
 
 // errorMessage is e's message with its fields, which say what to fix.

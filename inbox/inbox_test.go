@@ -645,6 +645,8 @@ func TestAnUnprintableLetterSaysWhyInItsFrame(t *testing.T) {
 			t.Fatalf("%s: status %d, want an error", path, res.StatusCode)
 		}
 		wantContains(t, res.Body, "could not be fetched")
+		// The error alone: not the inbox's header again inside its frame.
+		wantLacks(t, res.Body, `class="top"`, "/logout", "Back to the letters")
 		if xfo, csp := res.Header.Get("X-Frame-Options"), res.Header.Get("Content-Security-Policy"); xfo != "SAMEORIGIN" ||
 			!strings.Contains(csp, "frame-ancestors 'self'") || !strings.Contains(csp, "script-src 'self'") {
 			t.Errorf("%s: X-Frame-Options %q, Content-Security-Policy %q: want the page policy, framed by the inbox only", path, xfo, csp)

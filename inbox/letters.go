@@ -287,10 +287,17 @@ var framedCSP = strings.Replace(pageCSP, "frame-ancestors 'none'", "frame-ancest
 // framedFail is fail for the content of a frame: the error page may be
 // framed by the inbox's own pages, so the frame shows why (a letter whose
 // content could not be fetched) where a browser would show a refused frame.
+// The page is the error alone, without the inbox's header and links, which
+// would be a second inbox inside the first.
 func framedFail(h *handler, w http.ResponseWriter, s *session, err error) {
 	w.Header().Set("Content-Security-Policy", framedCSP)
 	w.Header().Set("X-Frame-Options", "SAMEORIGIN")
-	h.fail(w, s, err)
+	if !wantsPage(s.r) {
+		h.writeError(w, s.r, err)
+		return
+	}
+	status, msg := h.failure(s.r, err)
+	h.render(w, status, "error.html", &page{Title: http.StatusText(status), Base: s.base, Error: msg, Framed: true})
 }
 
 // letterPDF is the letter as printed: inline for the page's frame, or as a

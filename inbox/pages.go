@@ -34,7 +34,9 @@ type page struct {
 	// and State what it answered when the page was made.
 	Poll  string
 	State string
-	Data  any
+	// Framed is a page shown in a frame of another: no header, no links.
+	Framed bool
+	Data   any
 }
 
 func (h *handler) newPage(s *session, title string) *page {
