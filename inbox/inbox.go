@@ -373,7 +373,8 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 			Fields: map[string]string{"key": "enter an API key"}}, "Enter an API key.")
 		return
 	}
-	if _, err := h.authenticate(r, key); err != nil {
+	p, err := h.authenticate(r, key)
+	if err != nil {
 		var e *lettershop.Error
 		switch {
 		case errors.As(err, &e) && e.Code == lettershop.CodeRateLimited:
@@ -389,7 +390,19 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	}
 	base := mountPrefix(r)
 	h.setCookie(w, r, base, key)
-	http.Redirect(w, r, base+"/", http.StatusSeeOther)
+	http.Redirect(w, r, base+landing(p), http.StatusSeeOther)
+}
+
+// landing is the first page p may read: the letters, else the assets,
+// else the webhooks; a key that reads none is told so by the letters.
+func landing(p httpadapter.Principal) string {
+	switch {
+	case !p.Has(httpadapter.ScopeLettersRead) && p.Has(httpadapter.ScopeAssetsRead):
+		return "/assets"
+	case !p.Has(httpadapter.ScopeLettersRead) && p.Has(httpadapter.ScopeWebhooksRead):
+		return "/webhooks"
+	}
+	return "/"
 }
 
 // logout forgets the key. It needs no token: the worst another site can do

@@ -459,6 +459,7 @@ func TestScopes(t *testing.T) {
 	auth, err := httpadapter.NewKeyAuthenticator(
 		httpadapter.APIKey{Account: "acme", Secret: "full"},
 		httpadapter.APIKey{Account: "acme", Secret: "reader", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead}},
+		httpadapter.APIKey{Account: "acme", Secret: "hooks", Scopes: []httpadapter.Scope{httpadapter.ScopeWebhooksRead}},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -476,9 +477,22 @@ func TestScopes(t *testing.T) {
 	wantStatus(t, res, http.StatusForbidden)
 	wantContains(t, res.Body, "letters:write")
 	wantStatus(t, reader.get("/inbox/assets"), http.StatusForbidden)
+	// The tabs are the pages the key may read.
+	wantLacks(t, body, `href="/inbox/assets"`, `href="/inbox/webhooks"`)
+
+	// A key that reads only webhooks lands on them, not on a refusal.
+	hooks := e.client()
+	res = hooks.post("/inbox/login", url.Values{"key": {"hooks"}})
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/inbox/webhooks" {
+		t.Errorf("a webhooks:read key logged in to %s, want /inbox/webhooks", loc)
+	}
+	page := hooks.get("/inbox/webhooks")
+	wantStatus(t, page, http.StatusOK)
+	wantLacks(t, page.Body, `href="/inbox/assets"`, `href="/inbox/">Letters`)
 
 	full := e.loggedIn("full")
-	wantContains(t, full.get("/inbox/letters/"+l.ID).Body, "/cancel")
+	wantContains(t, full.get("/inbox/letters/"+l.ID).Body, "/cancel", `href="/inbox/assets"`, `href="/inbox/webhooks"`)
 	wantStatus(t, full.get("/inbox/assets"), http.StatusOK)
 }
 

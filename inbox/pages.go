@@ -25,7 +25,9 @@ type page struct {
 	Now       time.Time
 	TestClock bool
 	CanWrite  bool
-	CSRF      string
+	// Tabs are the tabs the key may read: "letters", "assets", "webhooks".
+	Tabs map[string]bool
+	CSRF string
 	// Back is the inbox path a clock form returns to.
 	Back   string
 	Notice string
@@ -51,9 +53,11 @@ func (h *handler) newPage(s *session, title string) *page {
 		Now:       h.clock.now(s.ctx(), s.account()),
 		TestClock: h.clock.test(),
 		CanWrite:  s.can(httpadapter.ScopeLettersWrite),
-		CSRF:      s.csrf,
-		Back:      back,
-		Notice:    notices[s.r.URL.Query().Get("done")],
+		Tabs: map[string]bool{"letters": s.can(httpadapter.ScopeLettersRead), "assets": s.can(httpadapter.ScopeAssetsRead),
+			"webhooks": s.can(httpadapter.ScopeWebhooksRead)},
+		CSRF:   s.csrf,
+		Back:   back,
+		Notice: notices[s.r.URL.Query().Get("done")],
 	}
 }
 
