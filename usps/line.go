@@ -840,12 +840,12 @@ loop:
 				designator = "#"
 			}
 			take, sec = 2, Secondary{designator, last}
-		case n >= 2 && units[t[n-2]] != "" && isNumberish(last) && (n == 2 || afterStreet(t[n-3])):
+		case n >= 2 && units[t[n-2]] != "" && isNumberish(last) && (n == 2 || afterStreet(t[n-3]) || unitOnly[units[t[n-2]]]):
 			// A designator that needs no number may still have one
 			// (PENTHOUSE 5 -> PH 5, Appendix C2); it is a unit where a
 			// lone one is: on a line of its own or after the street.
 			take, sec = 2, Secondary{units[t[n-2]], last}
-		case units[last] != "" && (n == 1 || afterStreet(t[n-2])):
+		case units[last] != "" && (n == 1 || afterStreet(t[n-2]) || unitOnly[units[last]]):
 			take, sec = 1, Secondary{Designator: units[last]}
 		}
 		if take == 0 || !enough(t[:n-take]) {
@@ -889,6 +889,13 @@ func (d *DeliveryLine) poundAsPMB() {
 		d.Secondaries = d.Secondaries[:n-1]
 	}
 }
+
+// unitOnly are the designators needing no number whose words never end a
+// street name (PENTHOUSE, BASEMENT, LOBBY): after a street without a suffix
+// they are the unit all the same (1050 BROADWAY PENTHOUSE -> 1050 BROADWAY
+// PH, Appendix C2), where FRONT, SIDE, REAR, UPPER, LOWER and OFFICE may
+// end a name (OCEAN FRONT) and stay.
+var unitOnly = map[string]bool{"PH": true, "BSMT": true, "LBBY": true}
 
 // afterStreet reports whether a word can end the street part of a line, so
 // that a unit word after it (REAR, PH, APT without its number) is a unit and
