@@ -472,6 +472,29 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 		leading = append(leading, Secondary{designator, t[1]})
 		t = t[2:]
 	}
+	if moveLeading && len(t) > 2 && units[t[0]] != "" && !unitNeedsNum[units[t[0]]] {
+		// REAR 123 MAIN ST, REAR OF 123 MAIN ST: a unit that needs no
+		// number, written before the house number, goes there too.
+		k := 1
+		if t[1] == "OF" {
+			k = 2
+		}
+		if len(t) > k+1 && hasDigit(t[k]) && !isOrdinal(t[k]) {
+			leading = append(leading, Secondary{Designator: units[t[0]]})
+			t = t[k:]
+		}
+	}
+	if moveLeading && len(t) > 4 && hasDigit(t[0]) && (midUnits[units[t[1]]] || t[1] == "#") && isNumberish(t[2]) && suffixes[t[3]] == "" {
+		// 123 UNIT B MAIN ST: an apartment, suite or unit written between
+		// the house number and a street of two words or more goes to the
+		// end as well (213), where PIER 39 and UPPER stay words of the name.
+		designator := units[t[1]]
+		if t[1] == "#" {
+			designator = "#"
+		}
+		leading = append(leading, Secondary{designator, t[2]})
+		t = append(t[:1:1], t[3:]...)
+	}
 	t = splitPackedUnit(t)
 	t = joinOrdinals(t)
 	if n := len(t); n >= 4 && hasDigit(t[0]) && t[n-2] == "#" && (hasDigit(t[n-1]) || isLetterDesignation(t[n-1])) && designationWords(t[1:n-2]) {
@@ -889,6 +912,11 @@ func (d *DeliveryLine) poundAsPMB() {
 		d.Secondaries = d.Secondaries[:n-1]
 	}
 }
+
+// midUnits are the designators read as a unit, with the number after them,
+// between the house number and a street name of two words or more (123 APT 4
+// MAIN ST); a street named UNIT (111-123 UNIT ST) has no number after it.
+var midUnits = map[string]bool{"APT": true, "STE": true, "UNIT": true}
 
 // unitOnly are the designators needing no number whose words never end a
 // street name (PENTHOUSE, BASEMENT, LOBBY): after a street without a suffix
