@@ -183,7 +183,7 @@ var (
 	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
 	// also after PO (PO CALLER, P O DRAWER), and APARTADO is the Spanish
 	// word for it (Puerto Rico).
-	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "POB", "P O B", "BOX",
+	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "P OBOX", "POB", "P O B", "BOX",
 		"PO BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	// ruralWords and hcWords are the ways a rural route and a highway
 	// contract are written, RURAL ROUTE and STAR ROUTE also as one word.
@@ -887,6 +887,12 @@ loop:
 		t = t[:n-take]
 	}
 	for i := len(found) - 1; i >= 0; i-- {
+		if i > 0 && (found[i] == found[i-1] || found[i].Number == "" && unitNeedsNum[found[i].Designator]) {
+			// APT A APT A, APT APT 1, APT 2ND FL: a unit written twice,
+			// or a designator that needs a number written without one
+			// before another unit, says nothing the next one does not.
+			continue
+		}
 		d.Secondaries = append(d.Secondaries, found[i])
 	}
 	return t
@@ -990,11 +996,18 @@ func splitPackedUnit(t []string) []string {
 	if n < 3 || !hasDigit(t[0]) {
 		return t
 	}
+	prev := t[n-2]
+	if i := strings.IndexByte(t[n-1], '-'); i > 0 && floorNumber(t[n-1][:i]) != "" && units[t[n-1][i+1:]] == "FL" {
+		// 16TH-FL is the 16th floor written with a hyphen: 16TH FL, which
+		// is FL 16; only right after the suffix or a directional.
+		if _, dir := directionals[prev]; suffixes[prev] != "" || dir {
+			return append(t[:n-1:n-1], t[n-1][:i], t[n-1][i+1:])
+		}
+	}
 	designator, number, hyphened, ok := packedUnit(t[n-1])
 	if !ok {
 		return t
 	}
-	prev := t[n-2]
 	if hyphened || !unitNeedsNum[units[designator]] {
 		// RM-12 after a directional is a ranch road (Appendix F), not a
 		// room.

@@ -57,6 +57,10 @@ var (
 // (Publication 28 232: 33 1/2 AVE).
 var fractions = map[rune]string{'¼': " 1/4 ", '½': " 1/2 ", '¾': " 3/4 ", '⅓': " 1/3 ", '⅔': " 2/3 ", '⅛': " 1/8 "}
 
+// dashes are the typographic hyphens and dashes read as a hyphen; the em
+// dash, which parts words rather than joining them, is a word break.
+var dashes = map[rune]bool{'\u2010': true, '\u2011': true, '\u2012': true, '\u2013': true, '\u2212': true}
+
 // tokens splits s into upper-case ASCII words the way USPS writes them:
 // accents folded, periods, commas, apostrophes and other punctuation
 // removed, "#" a word of its own, and hyphens and slashes kept only inside
@@ -80,6 +84,10 @@ func tokens(s string) []string {
 			b.WriteByte(byte(r) - 'a' + 'A')
 		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '/', r == '&':
 			b.WriteRune(r)
+		case dashes[r]:
+			// An en dash or another typographic hyphen is a hyphen
+			// (112–10 BRONX RD is 112-10, Publication 28 Appendix D).
+			b.WriteByte('-')
 		case r == '#':
 			b.WriteString(" # ")
 		case r == '.' && i > 0 && isDigitByte(s[i-1]) && i+1 < len(s) && isDigitByte(s[i+1]):
