@@ -225,12 +225,14 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if uncleanPath(r.URL.Path) {
+		keyedAnswer(w, r)
 		notCleanPath(w, r)
 		return
 	}
 	inner, pattern := h.mux.Handler(r)
 	notePattern(w, pattern)
 	if pattern == "" {
+		keyedAnswer(w, r)
 		h.unrouted(w, r, inner)
 		return
 	}
@@ -420,6 +422,15 @@ var (
 	noStore = []string{"no-store"}
 	noSniff = []string{"nosniff"}
 )
+
+// keyedAnswer gives the answer to r, when r carries an API key, the headers
+// every such answer carries, for the answers no route gives (404, 405).
+func keyedAnswer(w http.ResponseWriter, r *http.Request) {
+	if _, ok := r.Header[headerAPIKey]; ok {
+		hd := w.Header()
+		hd["Cache-Control"], hd["X-Content-Type-Options"] = noStore, noSniff
+	}
+}
 
 // lacking returns the first scope of rt that p does not hold, and false,
 // or true when p holds them all.

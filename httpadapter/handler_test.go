@@ -205,7 +205,7 @@ func TestStatusOf(t *testing.T) {
 }
 
 // TestAnswersToAKeyAreNotKept: every answer to a request with an API key,
-// a success or a problem, tells caches not to keep it and browsers not to
+// a success or a problem, one no route gives too, tells caches not to keep it and browsers not to
 // read it as another type; the public routes choose their own.
 func TestAnswersToAKeyAreNotKept(t *testing.T) {
 	ts := newTestServer(t)
@@ -223,6 +223,9 @@ func TestAnswersToAKeyAreNotKept(t *testing.T) {
 		{"invalid", req{Method: "POST", Path: "/letters", Body: `{}`}, http.StatusBadRequest},
 		{"unknown key", req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "nope")}, http.StatusUnauthorized},
 		{"another account", req{Method: "GET", Path: "/letters/" + l.ID, Header: hdr("X-Api-Key", keyB)}, http.StatusNotFound},
+		{"no route", req{Method: "GET", Path: "/v1/letters/"}, http.StatusNotFound},
+		{"unclean path", req{Method: "GET", Path: "//letters"}, http.StatusNotFound},
+		{"method not allowed", req{Method: "PATCH", Path: "/letters"}, http.StatusMethodNotAllowed},
 	} {
 		res := ts.do(t, tt.r).wantStatus(t, tt.want)
 		if got := res.Header.Get("Cache-Control"); got != "no-store" {
