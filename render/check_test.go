@@ -129,6 +129,11 @@ func TestTextProblem(t *testing.T) {
 	if msg := render.TextProblem("Zoë Łukasiewicz, Ελληνικά, Русский"); msg != "" {
 		t.Errorf("Latin, Greek and Cyrillic: %q", msg)
 	}
+	// Decomposed text (a letter, then its accent as U+0301 or U+0308) prints
+	// as the accented letters it composes to.
+	if msg := render.TextProblem("Zoe\u0301 Bjo\u0308rk"); msg != "" {
+		t.Errorf("decomposed Latin: %q", msg)
+	}
 	want := `can not be printed: the letter fonts cover Latin, Greek and Cyrillic, and have no '漢' (U+6F22), '字' (U+5B57)`
 	if msg := render.TextProblem("漢字 kanji"); msg != want {
 		t.Errorf("Han: %q, want %q", msg, want)

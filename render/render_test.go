@@ -225,6 +225,18 @@ func TestRenderTable(t *testing.T) {
 // TestRenderScripts reads back text in every script the fonts cover, in
 // every face, from the addresses and the content: each character is
 // extracted as itself.
+// TestRenderDecomposed: decomposed text, a letter and its accent as two
+// characters, in the address and the content, prints as the accented
+// letters, not as a letter and a missing glyph.
+func TestRenderDecomposed(t *testing.T) {
+	l := letterOf("text/html", []byte("<p>Dear Zoe\u0301 Bjo\u0308rk</p>"))
+	l.Recipient = []string{"Zoe\u0301 Bjo\u0308rk", "200 Oak Ave", "Springfield, IL 62704"}
+	text := strings.Join(pdftest.Read(t, renderOf(t, l)).Pages, "\n")
+	if n := strings.Count(text, "Zoé Björk"); n != 2 {
+		t.Errorf("the letter has \"Zoé Björk\" %d times, want 2:\n%q", n, text)
+	}
+}
+
 func TestRenderScripts(t *testing.T) {
 	lines := []string{
 		"Zażółć gęślą jaźń, Příliš žluťoučký kůň, Çağrı Öztürk İstanbul",

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/image/font/sfnt"
 	xhtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/norm"
 )
 
 // A template's checks, made when a version is created: what the layout
@@ -154,7 +155,7 @@ tokens:
 	}
 	// Placeholders are checked as text of a typical length.
 	sample := placeholder.ReplaceAllString(src, "Sample")
-	blocks, _ := parseTemplate(sample)
+	blocks, _ := parseTemplate(fontSafe(sample))
 	if !slices.ContainsFunc(blocks, func(b block) bool { return !b.rule }) {
 		return "the template has no text to print"
 	}
@@ -212,12 +213,13 @@ func loadGlyphs() {
 // fonts cover Latin (with Latin-1 and Latin Extended-A), Greek and Cyrillic.
 // Other characters the fonts lack (symbols, emoji) are not counted: they
 // print as a replacement mark, as a template's would not.
+// s is judged composed (NFC), as it prints: "e" and U+0301 is "é".
 func Unprintable(s string) []rune {
 	loadGlyphs()
 	font := glyphs.fonts["go"]
 	var buf *sfnt.Buffer
 	var missing []rune
-	for _, r := range s {
+	for _, r := range norm.NFC.String(s) {
 		if r < 0x80 || !unicode.In(r, unicode.L, unicode.M, unicode.N) || slices.Contains(missing, r) {
 			continue
 		}

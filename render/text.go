@@ -12,6 +12,7 @@ import (
 	"golang.org/x/image/font/gofont/gomonobolditalic"
 	"golang.org/x/image/font/gofont/gomonoitalic"
 	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The text of a letter: the embedded Go fonts and the fonts a letter
@@ -82,8 +83,14 @@ func fontKey(st inlineStyle) string { return fontKeys[faceIndex(st)] }
 // character (see fonts.go), which has no room for the others. A template
 // with such a character is refused (the fonts lack it); this is for text
 // from elsewhere, variable values and addresses, so that such a character
-// prints as a mark rather than fail the whole letter.
+// prints as a mark rather than fail the whole letter. s is first composed
+// (NFC): text typed or pasted on some systems arrives decomposed, a letter
+// and its accent as two characters ("e" and U+0301), and the fonts hold
+// the accented letters whole, not the lone accents.
 func fontSafe(s string) string {
+	if !norm.NFC.IsNormalString(s) {
+		s = norm.NFC.String(s)
+	}
 	beyond := func(r rune) bool { return r > 0xFFFF }
 	if !strings.ContainsFunc(s, beyond) {
 		return s
