@@ -83,7 +83,17 @@ func jsonSyntaxMessage(err error, body []byte) string {
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	timeType        = reflect.TypeFor[time.Time]()
+	enumPkg         = reflect.TypeFor[lettershop.UseType]().PkgPath()
 )
+
+// isEnum reports whether t is one of the service's enumerations: the named
+// string types of package lettershop (UseType, AssetType, MailService, ...).
+// "" is no value of any of them: left out or null, a field takes its
+// default; "" is refused, rather than taken for the default as its Go zero
+// value would be, which would hide a client's mistake.
+func isEnum(t reflect.Type) bool {
+	return t != nil && t.Kind() == reflect.String && t.Name() != "" && t.PkgPath() == enumPkg
+}
 
 // checkShape compares a decoded JSON value with the Go type it is to be
 // decoded into, adding a message for each mismatch under its path. null is
@@ -155,8 +165,10 @@ func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 			checkShape(e, t.Elem(), joinPath(path, k), fields)
 		}
 	case reflect.String:
-		if _, ok := v.(string); !ok {
+		if s, ok := v.(string); !ok {
 			fields[at] = "must be a string, got " + jsonKind(v)
+		} else if s == "" && isEnum(t) {
+			fields[at] = "can not be empty: give one of its values, or leave it out (or null) for the default"
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {

@@ -99,6 +99,9 @@ func (s *fastScanner) value(t reflect.Type, depth int) bool {
 			_, err := time.Parse(time.RFC3339, string(s.b[start+1:s.i-1]))
 			return err == nil
 		}
+		if s.i-start == 2 && isEnum(t) {
+			return false // "" for an enumeration: the full check names it
+		}
 		return s.fits(t, reflect.String)
 	case c == 't':
 		return s.literal("true") && s.fits(t, reflect.Bool)

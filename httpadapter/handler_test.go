@@ -241,3 +241,42 @@ func TestAnswersToAKeyAreNotKept(t *testing.T) {
 		t.Errorf("openapi.json: Cache-Control %q: a public document need not be refused to caches", got)
 	}
 }
+
+// TestEmptyEnumRefused: "" is no value of an enumeration, and a body that
+// gives it is refused naming the field; left out or null, the field takes
+// its default. Taken for the default, "" would hide a client's mistake (a
+// form field left blank, a lookup that found nothing).
+func TestEmptyEnumRefused(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	for _, tt := range []struct {
+		path, field string
+		body        any
+	}{
+		{"/assets", "type", map[string]any{"name": "a", "type": ""}},
+		{"/assets/" + assetID + "/versions", "variableDefinitions[0].behavior", map[string]any{
+			"content":             map[string]any{"type": "text/html", "content": "<p>{{a}}</p>"},
+			"variableDefinitions": []any{map[string]any{"name": "a", "behavior": ""}},
+		}},
+		{"/assets/" + assetID + "/versions", "content.source", map[string]any{
+			"content": map[string]any{"source": "", "type": "text/html", "content": "<p>x</p>"},
+		}},
+		{"/letters", "options.mail.service", withOptions(assetID, map[string]any{"mail": map[string]any{"service": ""}})},
+		{"/letters", "options.deliverabilityThreshold", withOptions(assetID, map[string]any{"deliverabilityThreshold": ""})},
+		{"/letters", "options.variableHandling.validationScope", withOptions(assetID, map[string]any{"variableHandling": map[string]any{"validationScope": ""}})},
+	} {
+		p := ts.do(t, req{Method: "POST", Path: tt.path, Body: tt.body}).problem(t, http.StatusBadRequest)
+		if _, ok := p.Errors[tt.field]; !ok {
+			t.Errorf("POST %s: errors %v, want %s named", tt.path, p.Errors, tt.field)
+		}
+	}
+	// Left out or null, the defaults.
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: map[string]any{"name": "a", "type": nil}}).wantStatus(t, http.StatusCreated)
+	ts.do(t, req{Method: "POST", Path: "/letters", Body: withOptions(assetID, map[string]any{"mail": map[string]any{}})}).wantStatus(t, http.StatusCreated)
+}
+
+func withOptions(assetID string, options map[string]any) map[string]any {
+	b := letterBody(assetID)
+	b["options"] = options
+	return b
+}
