@@ -27,8 +27,9 @@ type MetadataPair struct {
 	Value string `json:"value"`
 
 	// problem is set when the pair arrived in a form that cannot be kept
-	// (a number, an object); validate reports it with every other problem.
-	problem string
+	// (a number, an object); validate reports it with every other problem,
+	// under the pair's path followed by problemAt (".value").
+	problem, problemAt string
 }
 
 // UnmarshalJSON accepts {"key": string, "value": string}. Values of another
@@ -36,7 +37,7 @@ type MetadataPair struct {
 // decoding, so the caller hears about them together with the rest
 // (package internal/pairjson reads the pair).
 func (p *MetadataPair) UnmarshalJSON(b []byte) error {
-	pairjson.Read(b, &p.Key, &p.Value, &p.problem)
+	pairjson.Read(b, &p.Key, &p.Value, &p.problemAt, &p.problem)
 	return nil
 }
 
@@ -56,7 +57,7 @@ func (m Metadata) validate(path string, f fieldErrors) {
 	}
 	for i, p := range m {
 		if p.problem != "" {
-			f.add(at(i), "%s", p.problem)
+			f.add(at(i)+p.problemAt, "%s", p.problem)
 			continue
 		}
 		switch n := utf8.RuneCountInString(p.Key); {

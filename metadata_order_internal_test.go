@@ -14,7 +14,7 @@ func TestMetadataPairUnmarshalKeepsProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Metadata{
-		{Key: "a", problem: "value must be a string; nested values are not supported"},
+		{Key: "a", problem: "must be a string, got a number", problemAt: ".value"},
 		{Key: "b", Value: "c"},
 		{problem: "must be an object with string key and value"},
 	}
@@ -26,7 +26,7 @@ func TestMetadataPairUnmarshalKeepsProblem(t *testing.T) {
 			t.Errorf("pair %d: read %+v, want %+v", i, m[i], want[i])
 		}
 	}
-	p := MetadataPair{Key: "k", problem: "old"}
+	p := MetadataPair{Key: "k", problem: "old", problemAt: ".old"}
 	if err := p.UnmarshalJSON([]byte(`{"key":"a","value":"b"}`)); err != nil || p != (MetadataPair{Key: "a", Value: "b"}) {
 		t.Errorf("read over a pair with a problem: %+v, %v", p, err)
 	}

@@ -70,13 +70,14 @@ func TestMetadataJSON(t *testing.T) {
 		fields []string
 	}{
 		{"strings", `[{"key":"a","value":"1"},{"key":"b","value":""}]`, nil},
-		{"number value", `[{"key":"a","value":1}]`, []string{"metadata[0]"}},
-		{"nested value", `[{"key":"a","value":{"x":"y"}}]`, []string{"metadata[0]"}},
-		{"array value", `[{"key":"a","value":["x"]}]`, []string{"metadata[0]"}},
-		{"null value", `[{"key":"a","value":null}]`, []string{"metadata[0]"}},
+		{"number value", `[{"key":"a","value":1}]`, []string{"metadata[0].value"}},
+		{"nested value", `[{"key":"a","value":{"x":"y"}}]`, []string{"metadata[0].value"}},
+		{"array value", `[{"key":"a","value":["x"]}]`, []string{"metadata[0].value"}},
+		{"null value", `[{"key":"a","value":null}]`, []string{"metadata[0].value"}},
+		{"number key", `[{"key":1,"value":"1"}]`, []string{"metadata[0].key"}},
 		{"unknown field", `[{"key":"a","value":"1","extra":"x"}]`, []string{"metadata[0]"}},
 		{"not an object", `["a"]`, []string{"metadata[0]"}},
-		{"second bad, first fine", `[{"key":"a","value":"1"},{"key":"b","value":true}]`, []string{"metadata[1]"}},
+		{"second bad, first fine", `[{"key":"a","value":"1"},{"key":"b","value":true}]`, []string{"metadata[1].value"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

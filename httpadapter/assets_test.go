@@ -61,7 +61,7 @@ func TestCreateAssetValidation(t *testing.T) {
 		{"bad type", map[string]any{"name": "x", "type": "video"}, []string{"type"}},
 		{"name a number", map[string]any{"name": 12}, []string{"name"}},
 		{"metadata an object", map[string]any{"name": "x", "metadata": map[string]any{"a": "b"}}, []string{"metadata"}},
-		{"nested metadata value", map[string]any{"name": "x", "metadata": []any{map[string]any{"key": "a", "value": map[string]any{}}}}, []string{"metadata[0]"}},
+		{"nested metadata value", map[string]any{"name": "x", "metadata": []any{map[string]any{"key": "a", "value": map[string]any{}}}}, []string{"metadata[0].value"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

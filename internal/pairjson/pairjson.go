@@ -18,21 +18,23 @@ import (
 )
 
 // Read reads the JSON value b, a pair, into key, value and problem,
-// what makes it a pair that cannot be kept ("" when nothing does). A pair
+// what makes it a pair that cannot be kept ("" when nothing does), and at,
+// the member of the pair the problem is about (".value" or ".key"; "" for
+// the pair as a whole: not an object, or an unknown member). A pair
 // of a form that cannot be kept is read with a problem, never refused:
 // when b is an object, key and value are what it holds, a member of the
 // wrong type left empty; when b is not an object, only problem is set, and
 // key and value are left as they were. They point into the pair being
 // decoded, which a reading of the general form decodes into directly.
-func Read(b []byte, key, value, problem *string) {
+func Read(b []byte, key, value, at, problem *string) {
 	// Nearly every pair comes in the plain form, which is read in one
 	// pass; decoding every pair through a map of raw members was a seventh
 	// of what creating a letter cost.
 	if k, v, ok := readPlain(b); ok {
-		*key, *value, *problem = k, v, ""
+		*key, *value, *at, *problem = k, v, "", ""
 		return
 	}
-	readAny(b, key, value, problem)
+	readAny(b, key, value, at, problem)
 }
 
 // readPlain reads the plain form of a pair, {"key":"k","value":"v"}: each
@@ -116,13 +118,13 @@ func skipSpace(b []byte, i int) int {
 }
 
 // readAny reads a pair of any form, as Read describes.
-func readAny(b []byte, key, value, problem *string) {
+func readAny(b []byte, key, value, at, problem *string) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		*problem = "must be an object with string key and value"
+		*at, *problem = "", "must be an object with string key and value"
 		return
 	}
-	*key, *value, *problem = "", "", ""
+	*key, *value, *at, *problem = "", "", "", ""
 	// The members in order of name, so that a pair with several wrong ones
 	// is told the same problem every time: an unknown member first, the
 	// first by name, over a member of the wrong type.
@@ -143,11 +145,32 @@ func readAny(b []byte, key, value, problem *string) {
 		}
 		if err := json.Unmarshal(v, dst); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 			if *problem == "" {
-				*problem = name + " must be a string; nested values are not supported"
+				*at, *problem = "."+name, "must be a string, got "+kind(v)
 			}
 		}
 	}
 	if unknown != "" {
-		*problem = unknown
+		*at, *problem = "", unknown
 	}
+}
+
+// kind names the JSON type of the value v, as a problem says it.
+func kind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch c := v[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '"':
+		return "a string"
+	}
+	return "a number"
 }

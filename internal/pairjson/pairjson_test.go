@@ -5,9 +5,9 @@ import (
 )
 
 // pair is a pair as Read reads it.
-type pair struct{ Key, Value, Problem string }
+type pair struct{ Key, Value, At, Problem string }
 
-func (p *pair) read(b []byte) { Read(b, &p.Key, &p.Value, &p.Problem) }
+func (p *pair) read(b []byte) { Read(b, &p.Key, &p.Value, &p.At, &p.Problem) }
 
 func TestRead(t *testing.T) {
 	tests := []struct {
@@ -17,14 +17,14 @@ func TestRead(t *testing.T) {
 		{`{"key":"a","value":"b"}`, pair{Key: "a", Value: "b"}},
 		{` { "value" : "" ,"key":"k" } `, pair{Key: "k"}},
 		{`{"key":"caf\u00e9","value":"x"}`, pair{Key: "café", Value: "x"}},
-		{`{"key":"a","value":1}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
-		{`{"key":"a","value":{"x":"y"}}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
-		{`{"key":"a","value":null}`, pair{Key: "a", Problem: "value must be a string; nested values are not supported"}},
+		{`{"key":"a","value":1}`, pair{Key: "a", At: ".value", Problem: "must be a string, got a number"}},
+		{`{"key":"a","value":{"x":"y"}}`, pair{Key: "a", At: ".value", Problem: "must be a string, got an object"}},
+		{`{"key":"a","value":null}`, pair{Key: "a", At: ".value", Problem: "must be a string, got null"}},
 		{`{"key":"a","value":"1","extra":"x"}`, pair{Key: "a", Value: "1", Problem: `unknown field "extra"`}},
-		{`{"key":1,"value":true}`, pair{Problem: "key must be a string; nested values are not supported"}},
+		{`{"key":1,"value":true}`, pair{At: ".key", Problem: "must be a string, got a number"}},
 	}
 	for _, tc := range tests {
-		p := pair{Key: "old", Value: "old", Problem: "left over"}
+		p := pair{Key: "old", Value: "old", At: ".old", Problem: "left over"}
 		p.read([]byte(tc.in))
 		if p != tc.want {
 			t.Errorf("%s: read as %+v, want %+v", tc.in, p, tc.want)
@@ -77,7 +77,7 @@ func FuzzMetadataPairPlain(f *testing.F) {
 		}
 		plain := pair{Key: key, Value: value}
 		var general pair
-		readAny(b, &general.Key, &general.Value, &general.Problem)
+		readAny(b, &general.Key, &general.Value, &general.At, &general.Problem)
 		if plain != general {
 			t.Fatalf("%q: read as %+v, generally as %+v", b, plain, general)
 		}
@@ -99,7 +99,7 @@ func BenchmarkMetadataPair(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var p pair
-			readAny(text, &p.Key, &p.Value, &p.Problem)
+			readAny(text, &p.Key, &p.Value, &p.At, &p.Problem)
 		}
 	})
 }
