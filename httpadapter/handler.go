@@ -255,8 +255,24 @@ func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Ha
 	}
 	writeProblem(w, problem{
 		Code: "not-found", Title: "Not found", Status: http.StatusNotFound,
-		Detail: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path),
+		Detail: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path) + h.slashHint(r),
 	})
+}
+
+// slashHint says, for a path that a route takes without its trailing
+// slash (/v1/letters/), that it is served without it; "" for any other.
+// The path is not redirected: a client that added the slash learns why.
+func (h *handler) slashHint(r *http.Request) string {
+	p := r.URL.Path
+	if len(p) < 2 || !strings.HasSuffix(p, "/") {
+		return ""
+	}
+	bare := r.Clone(r.Context())
+	bare.URL.Path, bare.URL.RawPath = strings.TrimSuffix(p, "/"), ""
+	if _, pattern := h.mux.Handler(bare); pattern == "" {
+		return ""
+	}
+	return "; routes take no trailing slash: " + bare.URL.Path
 }
 
 // statusRecorder takes an answer that is thrown away, keeping its headers

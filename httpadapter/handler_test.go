@@ -280,3 +280,21 @@ func withOptions(assetID string, options map[string]any) map[string]any {
 	b["options"] = options
 	return b
 }
+
+// TestTrailingSlashHint: a path a route serves without its trailing slash
+// is a 404 whose detail names the path without it, as a client that
+// joined a base URL and a path with one more slash needs to know.
+func TestTrailingSlashHint(t *testing.T) {
+	ts := newTestServer(t)
+	for path, want := range map[string]string{
+		"/v1/letters/":    "routes take no trailing slash: /v1/letters",
+		"/assets/":        "routes take no trailing slash: /assets",
+		"/v1/nothing/":    "",
+		"/v1/letters/x/y": "",
+	} {
+		p := ts.do(t, req{Method: "GET", Path: path}).problem(t, http.StatusNotFound)
+		if got := strings.Contains(p.Detail, "trailing slash"); got != (want != "") || (want != "" && !strings.HasSuffix(p.Detail, want)) {
+			t.Errorf("GET %s: detail %q, want it to end %q", path, p.Detail, want)
+		}
+	}
+}
