@@ -77,7 +77,7 @@ func validateDefinitions(path string, defs []VariableDefinition, f fieldErrors) 
 		case d.Name == "":
 			f.add(at+".name", "name can not be empty")
 		case utf8.RuneCountInString(d.Name) > maxVariableName || !variableName.MatchString(d.Name):
-			f.add(at+".name", "must be a letter or underscore, then letters, digits or underscores, at most %d characters", maxVariableName)
+			f.add(at+".name", "must be an ASCII letter (A-Z, a-z) or underscore, then ASCII letters, digits or underscores, at most %d characters", maxVariableName)
 		case seen[d.Name]:
 			f.add(at+".name", "variable %s is defined more than once", echo.Quote(d.Name))
 		}

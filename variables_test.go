@@ -233,3 +233,24 @@ func TestMergedTemplateSizeOnUpdate(t *testing.T) {
 	_, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Variables: &big})
 	wantFields(t, err, "variables")
 }
+
+// TestVariableNameASCII: a name with a letter outside ASCII (prénom) is
+// refused, in the definitions and in the template, by a message that says
+// names are ASCII: "a letter" alone reads as if é were one it takes.
+func TestVariableNameASCII(t *testing.T) {
+	e := newEnv(t)
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Type: "text/html", Content: "<p>Bonjour {{prénom}}</p>"},
+		VariableDefinitions: []lettershop.VariableDefinition{{Name: "prénom"}},
+	})
+	got := fieldsOf(t, err)
+	for _, f := range []string{"variableDefinitions[0].name", "content.content"} {
+		if !strings.Contains(got[f], "ASCII letter") {
+			t.Errorf("%s: %q, want it to say names are of ASCII letters", f, got[f])
+		}
+	}
+}

@@ -69,7 +69,7 @@ func CheckTemplate(data []byte, assets []string) string {
 			if loc[0] > 0 && src[loc[0]-1] == '{' {
 				continue // the second brace of {{{, reported with the first
 			}
-			add("%q at line %d is not a variable: write {{name}} with a letter or underscore, then letters, digits or underscores",
+			add("%q at line %d is not a variable: write {{name}} with an ASCII letter (A-Z, a-z) or underscore, then ASCII letters, digits or underscores",
 				excerpt(src[loc[0]:]), lineOf(src, loc[0]))
 		}
 	}
