@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -223,4 +224,49 @@ func BenchmarkTypicalTest(b *testing.B) {
 			b.ReportMetric(float64(inLoaded)/float64(inFresh), "loaded/fresh")
 		})
 	}
+}
+
+// keptTB is a test that has ended but is kept, as package testing keeps a
+// finished parallel subtest until its parent ends: its cleanups ran, and
+// were popped off their slice the way package testing pops them, so the
+// slice's array still holds the functions it was given.
+type keptTB struct {
+	testing.TB
+	cleanups []func()
+}
+
+func (t *keptTB) Helper()          {}
+func (t *keptTB) Cleanup(f func()) { t.cleanups = append(t.cleanups, f) }
+func (t *keptTB) end() {
+	for len(t.cleanups) > 0 {
+		last := len(t.cleanups) - 1
+		f := t.cleanups[last]
+		t.cleanups = t.cleanups[:last]
+		f()
+	}
+}
+
+// BenchmarkEndedTest is what a suite of parallel subtests, a server each,
+// pays per test that has ended while the others still run: a typical test
+// on a server of its own (New, a receiver, a letter, 30 days), ended and
+// kept. kept-B/test is the heap still live, after a collection, per ended
+// test.
+func BenchmarkEndedTest(b *testing.B) {
+	b.ReportAllocs()
+	kept := make([]*keptTB, 0, b.N)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		tb := &keptTB{TB: b}
+		srv := lettershoptest.New(tb)
+		srv.NewAccount().NewReceiver()
+		typicalTest(tb, srv)
+		tb.end()
+		kept = append(kept, tb)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(len(kept)), "kept-B/test")
+	runtime.KeepAlive(kept)
 }

@@ -160,10 +160,19 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		lettershop.WithLogger(discard),
 		lettershop.WithDeliverer(delivery.Open),
 	}, cfg.service...)...)
-	t.Cleanup(func() { _ = svc.Close() })
+	cleanup(t, func() { _ = svc.Close() })
 	c := &core{t: t, svc: svc, clock: mc, shared: cfg.shared}
 	c.seed(cfg.fixture)
 	return c, cfg
+}
+
+// cleanup has f run when t ends, and lets go of f once it ran: package
+// testing keeps a finished parallel subtest, and every function given to
+// its Cleanup, until the parent test ends, and a function holding a server
+// would keep the server, its store and every record in it as long.
+func cleanup(t testing.TB, f func()) {
+	p := &f
+	t.Cleanup(func() { g := *p; *p = nil; g() })
 }
 
 // advance moves the server's clock on by d and runs what fell due.
@@ -230,7 +239,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		aopts = append(aopts, httpadapter.WithSharedTestClock())
 	}
 	hs := httptest.NewServer(httpadapter.New(c.svc, append(aopts, cfg.adapter...)...))
-	t.Cleanup(hs.Close)
+	cleanup(t, hs.Close)
 	c.url, c.hc = hs.URL, hs.Client()
 	return &Server{URL: hs.URL, c: c, hs: hs}
 }

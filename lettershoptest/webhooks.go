@@ -78,7 +78,7 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 	r := &Receiver{a: a, h: h, made: make(chan struct{}), notify: make(chan struct{}, 1)}
 	defer close(r.made)
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
-	a.t.Cleanup(hs.Close)
+	cleanup(a.t, hs.Close)
 	r.URL = hs.URL
 	types := make([]lettershop.WebhookEventType, len(events))
 	for i, e := range events {

@@ -57,6 +57,8 @@ func Open(t testing.TB, dsn string) *pgstore.Store {
 	if err != nil {
 		t.Fatalf("pgtest: open PostgreSQL: %v", err)
 	}
-	t.Cleanup(st.Close)
+	// Let go of the store once closed: package testing keeps a finished
+	// parallel subtest's cleanups until its parent ends.
+	t.Cleanup(func() { s := st; st = nil; s.Close() })
 	return st
 }
