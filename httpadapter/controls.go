@@ -28,8 +28,11 @@ import (
 // An account whose faults went while they had uses left is told so on its
 // next request: a 410 problem with code faults-dropped naming them.
 type TestControls struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// rnd decides faults given a probability, made from seed by the first
+	// such fault: most servers never meet one, and a source is 4.9 KB.
 	rnd   *rand.Rand
+	seed  int64
 	sleep func(context.Context, time.Duration) error
 	seq   int
 
@@ -108,7 +111,7 @@ func NewTestControls(seed int64) *TestControls {
 		panic("httpadapter: test controls: " + err.Error()) // only for a size below 1
 	}
 	return &TestControls{
-		rnd:      rand.New(rand.NewSource(seed)), // seeded: faults must replay, they guard no secret
+		seed:     seed, // faults must replay, they guard no secret
 		sleep:    sleepContext,
 		accounts: map[string]*accountControls{},
 		limit:    maxControlBytes,

@@ -34,3 +34,14 @@ func BenchmarkJournalRecord(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNewTestControls is what the controls cost a test server that
+// makes them (lettershoptest.New makes one per test).
+//
+//	go test ./httpadapter -run '^$' -bench NewTestControls -benchmem
+func BenchmarkNewTestControls(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = NewTestControls(1)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -349,5 +350,20 @@ func TestAddFaultBounded(t *testing.T) {
 	}
 	if _, err := tc.AddFault("acct_b", f); err != nil {
 		t.Errorf("another account's fault: %v", err)
+	}
+}
+
+// The source of the faults' draws is made by the first fault given a
+// probability, not with the controls: most test servers never meet one.
+func TestControlsDrawSourceMadeOnFirstUse(t *testing.T) {
+	tc := NewTestControls(7)
+	if tc.rnd != nil {
+		t.Fatal("NewTestControls made the draw source")
+	}
+	if tc.random() != tc.random() {
+		t.Error("random made a second source")
+	}
+	if got, want := tc.random().Int63(), rand.New(rand.NewSource(7)).Int63(); got != want {
+		t.Errorf("first draw %d, want seed 7's %d", got, want)
 	}
 }

@@ -7,6 +7,7 @@ package httpadapter
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"net/http"
 	"net/url"
 	"path"
@@ -207,6 +208,15 @@ func (tc *TestControls) ClearFaults(account string) {
 	}
 }
 
+// random returns the source of the faults' draws, made on first use.
+// tc.mu is held.
+func (tc *TestControls) random() *rand.Rand {
+	if tc.rnd == nil {
+		tc.rnd = rand.New(rand.NewSource(tc.seed))
+	}
+	return tc.rnd
+}
+
 // pick returns the fault r meets, if any, counting it off, and the sleep
 // function to wait out its latency with.
 func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
@@ -220,7 +230,7 @@ func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(cont
 		if !f.matches(r) {
 			continue
 		}
-		if f.Probability < 1 && tc.rnd.Float64() >= f.Probability {
+		if f.Probability < 1 && tc.random().Float64() >= f.Probability {
 			continue
 		}
 		picked := *f
