@@ -66,11 +66,7 @@ type jsonShard struct {
 }
 
 func newLetterJSONCache() *letterJSONCache {
-	c := &letterJSONCache{seed: maphash.MakeSeed()}
-	for i := range c.shards {
-		c.shards[i].init()
-	}
-	return c
+	return &letterJSONCache{seed: maphash.MakeSeed()}
 }
 
 func (c *letterJSONCache) shard(id string) *jsonShard {
@@ -175,9 +171,7 @@ type pageJSONCache[K comparable] struct {
 }
 
 func newPageJSONCache[K comparable]() *pageJSONCache[K] {
-	c := &pageJSONCache[K]{}
-	c.init()
-	return c
+	return &pageJSONCache[K]{}
 }
 
 // matches reports whether e was made of the letters whose stamps are
@@ -233,12 +227,14 @@ func (c *pageJSONCache[K]) put(k K, stamps []lettershop.LetterStamp, more bool, 
 
 // lruMap is a map whose entries are linked in the order they were last used,
 // for a cache that lets the least recently used go first. It counts the
-// bytes its entries hold as add is told; its user locks it.
+// bytes its entries hold as add is told; its user locks it. Its zero
+// value is empty, and makes its map and sentinel on the first add: a
+// Service has 17 of them, and a test's server may never fill one.
 type lruMap[K comparable, V any] struct {
 	byKey map[K]*lruEntry[K, V]
 	// head is the ring's sentinel: head.next is the most recently used
 	// entry, head.prev the least.
-	head  lruEntry[K, V]
+	head  *lruEntry[K, V]
 	bytes int
 }
 
@@ -251,7 +247,8 @@ type lruEntry[K comparable, V any] struct {
 
 func (l *lruMap[K, V]) init() {
 	l.byKey = make(map[K]*lruEntry[K, V])
-	l.head.prev, l.head.next = &l.head, &l.head
+	l.head = &lruEntry[K, V]{}
+	l.head.prev, l.head.next = l.head, l.head
 }
 
 // find returns the entry under k, or nil.
@@ -268,6 +265,9 @@ func (l *lruMap[K, V]) use(e *lruEntry[K, V]) {
 // until it fits within maxBytes and, when maxEntries is above 0, the
 // entries number at most maxEntries. size must not be above maxBytes.
 func (l *lruMap[K, V]) add(k K, v V, size, maxBytes, maxEntries int) {
+	if l.head == nil {
+		l.init()
+	}
 	if old, ok := l.byKey[k]; ok {
 		l.remove(old)
 	}
@@ -283,7 +283,7 @@ func (l *lruMap[K, V]) add(k K, v V, size, maxBytes, maxEntries int) {
 func (l *lruMap[K, V]) unlink(e *lruEntry[K, V]) { e.prev.next, e.next.prev = e.next, e.prev }
 
 func (l *lruMap[K, V]) pushFront(e *lruEntry[K, V]) {
-	e.prev, e.next = &l.head, l.head.next
+	e.prev, e.next = l.head, l.head.next
 	l.head.next.prev = e
 	l.head.next = e
 }

@@ -36,7 +36,7 @@ func TestLetterJSONCacheBound(t *testing.T) {
 		}
 		kept += len(sh.byKey)
 		m := 0
-		for e := sh.head.next; e != &sh.head; e = e.next {
+		for e := sh.head.next; e != sh.head; e = e.next {
 			m++
 			if sh.byKey[e.key] != e {
 				t.Errorf("shard %d: entry %v not in its map", i, e.key)
@@ -201,5 +201,43 @@ func TestPageJSONCacheCopiesStamps(t *testing.T) {
 	}
 	if _, ok := c.get(k, buf, true); ok {
 		t.Errorf("the page is found by the caller's changed stamps")
+	}
+}
+
+// The caches make their maps on the first put: a Service's Letters had
+// seventeen maps and sentinels made, 3.3 KB, before its first read, and a
+// test's server may read no letter.
+func TestJSONCachesMadeOnFirstPut(t *testing.T) {
+	if n := testing.AllocsPerRun(10, func() { _ = newLetterJSONCache(); _ = newPageJSONCache[string]() }); n > 2 {
+		t.Errorf("the empty caches take %v allocations, want 2", n)
+	}
+	c := newLetterJSONCache()
+	st := lettershop.LetterStamp{ID: "ltr_1", Revision: 1, Status: "queued"}
+	if _, ok := c.get(&st, false); ok {
+		t.Fatal("an empty cache found a letter")
+	}
+	c.put(&st, false, []byte(`{}`))
+	if b, ok := c.get(&st, false); !ok || string(b) != `{}` {
+		t.Errorf("get after put: %q %v", b, ok)
+	}
+	p := newPageJSONCache[string]()
+	if p.has("k") {
+		t.Fatal("an empty page cache has a page")
+	}
+	p.put("k", []lettershop.LetterStamp{st}, false, []byte(`[]`))
+	if b, ok := p.get("k", []lettershop.LetterStamp{st}, false); !ok || string(b) != `[]` {
+		t.Errorf("page get after put: %q %v", b, ok)
+	}
+}
+
+// BenchmarkNewJSONCaches is what a Service's letter and page caches cost
+// before their first read.
+//
+//	go test ./wire -run '^$' -bench NewJSONCaches -benchmem
+func BenchmarkNewJSONCaches(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = newLetterJSONCache()
+		_ = newPageJSONCache[string]()
 	}
 }
