@@ -155,3 +155,14 @@ func BenchmarkLetterHeap(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNew is what an empty store costs: a test server makes one per
+// test.
+//
+//	go test ./memstore -run '^$' -bench 'New$' -benchmem
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = memstore.New()
+	}
+}

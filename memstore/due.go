@@ -69,10 +69,10 @@ func leadOf(c storage.AccountClock) lead {
 	return lead{secs: secs, nsecs: nsecs}
 }
 
-func newDueIndex() dueIndex {
+func newDueIndex(free *btree.FreeListG[*letterRec]) dueIndex {
 	d := dueIndex{leads: &leads{}}
-	d.byTime = btree.NewG(degree, d.serverLess)
-	d.byAccount = btree.NewG(degree, accountDueLess)
+	d.byTime = btree.NewWithFreeListG(degree, d.serverLess, free)
+	d.byAccount = btree.NewWithFreeListG(degree, accountDueLess, free)
 	return d
 }
 

@@ -252,7 +252,7 @@ func (s *Store) complete(c *storage.Completion) {
 	r.doneSeq = s.idemDoneSeq
 	d := s.idemDone[r.account]
 	if d == nil {
-		d = &idemDone{order: btree.NewG(degree, idemTrimLess)}
+		d = &idemDone{order: btree.NewWithFreeListG(degree, idemTrimLess, s.idemFree)}
 		s.idemDone[r.account] = d
 	}
 	d.order.ReplaceOrInsert(r)

@@ -43,7 +43,14 @@ type Store struct {
 	// versionFree serves the version trees of every asset, which would
 	// each carry a free list of their own otherwise.
 	versionFree *btree.FreeListG[*versionRec]
-	content     map[contentKey][]byte
+	// letterFree and assetFree serve every tree of letters and of assets
+	// (the indexes' and the due letters'), and idemFree every tree of
+	// idempotency records, each account's too: a free list of its own is
+	// 300 bytes a tree, and keeps the nodes the tree let go.
+	letterFree *btree.FreeListG[*letterRec]
+	assetFree  *btree.FreeListG[*assetRec]
+	idemFree   *btree.FreeListG[*idemRec]
+	content    map[contentKey][]byte
 	// contentByHash holds one copy of each content, which every account
 	// that has it shares (putContent).
 	contentByHash map[string][]byte
@@ -71,27 +78,33 @@ type Store struct {
 
 // New returns an empty Store.
 func New() *Store {
+	letterFree := btree.NewFreeListG[*letterRec](btree.DefaultFreeListSize)
+	assetFree := btree.NewFreeListG[*assetRec](btree.DefaultFreeListSize)
+	idemFree := btree.NewFreeListG[*idemRec](btree.DefaultFreeListSize)
 	return &Store{
 		letters:           make(map[string]*letterRec),
 		names:             newNames(),
-		lettersByAccount:  newIndex[name](letterLess),
-		lettersByStatus:   newIndex[statusKey](letterLess),
-		lettersByExternal: newIndex[externalKey](letterLess),
-		lettersByMeta:     newIndex[letterMetaKey](letterLess),
-		lettersDue:        newDueIndex(),
+		lettersByAccount:  newIndex[name](letterLess, letterFree),
+		lettersByStatus:   newIndex[statusKey](letterLess, letterFree),
+		lettersByExternal: newIndex[externalKey](letterLess, letterFree),
+		lettersByMeta:     newIndex[letterMetaKey](letterLess, letterFree),
+		lettersDue:        newDueIndex(letterFree),
+		letterFree:        letterFree,
 
 		assets:          make(map[string]*assetRec),
-		assetsByAccount: newIndex[string](assetLess),
-		assetsByMeta:    newIndex[metaKey](assetLess),
+		assetsByAccount: newIndex[string](assetLess, assetFree),
+		assetsByMeta:    newIndex[metaKey](assetLess, assetFree),
+		assetFree:       assetFree,
 		versions:        make(map[string]*versionRec),
 		versionFree:     btree.NewFreeListG[*versionRec](btree.DefaultFreeListSize),
 		content:         make(map[contentKey][]byte),
 		contentByHash:   make(map[string][]byte),
 
-		idem:              btree.NewG(degree, idemKeyLess),
-		idemExpiry:        btree.NewG(degree, idemExpiryLess),
-		idemAccountExpiry: btree.NewG(degree, idemAccountExpiryLess),
+		idem:              btree.NewWithFreeListG(degree, idemKeyLess, idemFree),
+		idemExpiry:        btree.NewWithFreeListG(degree, idemExpiryLess, idemFree),
+		idemAccountExpiry: btree.NewWithFreeListG(degree, idemAccountExpiryLess, idemFree),
 		idemDone:          make(map[unique.Handle[string]]*idemDone),
+		idemFree:          idemFree,
 
 		hooks:  newWebhooks(),
 		clocks: newClocks(),
@@ -124,8 +137,9 @@ type (
 type index[K, T comparable] struct {
 	postings map[K]posting[T]
 	less     btree.LessFunc[T]
-	// One free list serves all of the index's trees, which would each carry
-	// a free list of their own otherwise.
+	// One free list serves all of the index's trees (and the store's
+	// other trees of T), which would each carry a free list of their own
+	// otherwise.
 	free *btree.FreeListG[T]
 }
 
@@ -149,11 +163,11 @@ func (p posting[T]) len() int {
 	return 0
 }
 
-func newIndex[K, T comparable](less btree.LessFunc[T]) index[K, T] {
+func newIndex[K, T comparable](less btree.LessFunc[T], free *btree.FreeListG[T]) index[K, T] {
 	return index[K, T]{
 		postings: make(map[K]posting[T]),
 		less:     less,
-		free:     btree.NewFreeListG[T](btree.DefaultFreeListSize),
+		free:     free,
 	}
 }
 

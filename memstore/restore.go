@@ -63,7 +63,7 @@ func (s *Store) RestoreRecords(ctx context.Context, r storage.AccountRecords) er
 		wh.byID[w.ID] = wr
 		t := wh.byAccount[w.Account]
 		if t == nil {
-			t = btree.NewG(degree, webhookLess)
+			t = btree.NewWithFreeListG(degree, webhookLess, wh.free)
 			wh.byAccount[w.Account] = t
 		}
 		t.ReplaceOrInsert(wr)

@@ -24,6 +24,11 @@ type webhooks struct {
 	// pending holds, per webhook and letter, its pending deliveries in Seq
 	// order: only the first is due.
 	pending map[letterKey][]*deliveryRec
+	// free and deliveryFree serve every tree of webhooks and of
+	// deliveries: one per account and one per webhook, each with a free
+	// list of its own otherwise.
+	free         *btree.FreeListG[*webhookRec]
+	deliveryFree *btree.FreeListG[*deliveryRec]
 }
 
 type webhookRec struct{ w storage.Webhook }
@@ -38,15 +43,18 @@ type deliveryRec struct {
 type letterKey struct{ webhook, letter string }
 
 func newWebhooks() webhooks {
+	deliveryFree := btree.NewFreeListG[*deliveryRec](btree.DefaultFreeListSize)
 	return webhooks{
 		byID:       map[string]*webhookRec{},
 		byAccount:  map[string]*btree.BTreeG[*webhookRec]{},
 		deliveries: map[string]*btree.BTreeG[*deliveryRec]{},
 		due: deliveryDue{
-			byTime:    btree.NewG(degree, deliveryDueLess),
-			byAccount: btree.NewG(degree, deliveryAccountDueLess),
+			byTime:    btree.NewWithFreeListG(degree, deliveryDueLess, deliveryFree),
+			byAccount: btree.NewWithFreeListG(degree, deliveryAccountDueLess, deliveryFree),
 		},
-		pending: map[letterKey][]*deliveryRec{},
+		pending:      map[letterKey][]*deliveryRec{},
+		free:         btree.NewFreeListG[*webhookRec](btree.DefaultFreeListSize),
+		deliveryFree: deliveryFree,
 	}
 }
 
@@ -143,7 +151,7 @@ func (s *Store) WriteWebhook(ctx context.Context, w storage.Webhook, limit int, 
 		r = &webhookRec{w: w}
 		wh.byID[w.ID] = r
 		if t == nil {
-			t = btree.NewG(degree, webhookLess)
+			t = btree.NewWithFreeListG(degree, webhookLess, wh.free)
 			wh.byAccount[w.Account] = t
 		}
 		t.ReplaceOrInsert(r)
@@ -289,7 +297,7 @@ func (s *Store) addDelivery(d storage.Delivery) bool {
 	wh := &s.hooks
 	t := wh.deliveries[d.WebhookID]
 	if t == nil {
-		t = btree.NewG(degree, deliveryLess)
+		t = btree.NewWithFreeListG(degree, deliveryLess, wh.deliveryFree)
 		wh.deliveries[d.WebhookID] = t
 	}
 	r := &deliveryRec{d: d}
