@@ -270,3 +270,26 @@ func BenchmarkEndedTest(b *testing.B) {
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(len(kept)), "kept-B/test")
 	runtime.KeepAlive(kept)
 }
+
+// BenchmarkNew is what New costs a test that makes a server and an account
+// and ends, without a request: the server, its Service and store, and the
+// cleanup. BenchmarkNewService is the same without HTTP.
+//
+//	go test ./lettershoptest -run '^$' -bench 'New(Service)?$' -benchmem
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	tb := &benchTB{TB: b}
+	for b.Loop() {
+		lettershoptest.New(tb).NewAccount()
+		tb.end()
+	}
+}
+
+func BenchmarkNewService(b *testing.B) {
+	b.ReportAllocs()
+	tb := &benchTB{TB: b}
+	for b.Loop() {
+		lettershoptest.NewService(tb).NewAccount()
+		tb.end()
+	}
+}
