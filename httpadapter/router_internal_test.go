@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/memstore"
@@ -25,6 +26,20 @@ func TestRouterRoomFitsTheRoutes(t *testing.T) {
 	h := newTestHandler()
 	if n, c := len(h.mux.entries), cap(h.mux.entries); c != n {
 		t.Errorf("%d routes in room for %d", n, c)
+	}
+}
+
+// An entry holds its pattern's parts once, in its route: it held them
+// twice, in a key beside the route, 152 bytes an entry where 120 do.
+func TestRouterEntryHoldsThePatternOnce(t *testing.T) {
+	if n := unsafe.Sizeof(entry{}); n > 120 {
+		t.Errorf("an entry is %d bytes, want 120", n)
+	}
+	h := newTestHandler()
+	for i := range h.mux.entries {
+		if k := h.mux.entries[i].key(); k != h.mux.shared.keys[i] {
+			t.Errorf("entry %d is %v, its slot %v", i, k, h.mux.shared.keys[i])
+		}
 	}
 }
 
