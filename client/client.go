@@ -359,14 +359,26 @@ func (c *Client) retryWait(ctx context.Context, mode retryMode, attempt int, res
 		var p problemBody
 		_ = json.Unmarshal(resp.body, &p)
 		inFlight := p.code() == "request-in-flight"
-		if s, err := strconv.Atoi(resp.header.Get("Retry-After")); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second, inFlight
+		if d, ok := retryAfter(resp.header); ok {
+			return d, inFlight
 		}
 		return c.backoff(attempt), inFlight
 	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
+		if d, ok := retryAfter(resp.header); ok {
+			return d, true
+		}
 		return c.backoff(attempt), true
 	}
 	return 0, false
+}
+
+// retryAfter reads an answer's Retry-After given in seconds.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	s, err := strconv.Atoi(h.Get("Retry-After"))
+	if err != nil || s < 0 {
+		return 0, false
+	}
+	return time.Duration(s) * time.Second, true
 }
 
 // backoff is the wait before retry attempt+1: the minimum doubled attempt
@@ -385,8 +397,8 @@ func (c *Client) backoff(attempt int) time.Duration {
 // read against the client's clock, which a server on a test clock states
 // on its own; without either, the backoff.
 func (c *Client) rateLimitWait(ctx context.Context, attempt int, h http.Header) time.Duration {
-	if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+	if d, ok := retryAfter(h); ok {
+		return d
 	}
 	for _, name := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
 		if t, err := time.Parse(time.RFC3339, h.Get(name)); err == nil {

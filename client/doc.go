@@ -40,10 +40,11 @@
 //
 // Every POST, PUT and DELETE carries an Idempotency-Key: the one given with
 // IdempotencyKey, or a random one, the same on every attempt. A request is
-// attempted again after a network error, a 408, a 409 request-in-flight
-// (after its Retry-After, if any), a 429 (after waiting until
-// X-Rate-Limit-Reset, or P-RateLimit-Reset) and a 5xx, with exponential
-// backoff and jitter, up to WithMaxRetries times and never past the
+// attempted again after a network error, a 408, a 409 request-in-flight,
+// a 429 and a 5xx: after the answer's Retry-After (in seconds) when it has
+// one; for a 429 without it, once X-Rate-Limit-Reset (or P-RateLimit-Reset)
+// has passed; otherwise after an exponential backoff with jitter. It is
+// attempted up to WithMaxRetries times again and never past the
 // context's deadline: a wait that would end after the deadline is not
 // begun, and the last error is returned. Any other 4xx is returned at once.
 // Because the key is the same, a retried write whose first attempt did

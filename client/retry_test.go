@@ -533,3 +533,24 @@ func TestChosenKeysAndUserAgent(t *testing.T) {
 		t.Errorf("requests without the options: %+v; want a 32-digit key and the client's own User-Agent", g)
 	}
 }
+
+// TestRetryServerErrorAfterRetryAfter: a 503 that says when to come back
+// (as a server at its connection limit does) is retried after its
+// Retry-After, not after the shorter backoff; a 5xx without it after the
+// backoff.
+func TestRetryServerErrorAfterRetryAfter(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 2, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if len(rec.all()) == 0 {
+			w.Header().Set("Retry-After", "7")
+		}
+		problem(http.StatusServiceUnavailable, "too-many-connections")(w, r, next)
+	})))
+	w := newWaits()
+	if _, err := newClient(s, w).CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{7 * time.Second, 2 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
