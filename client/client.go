@@ -430,6 +430,7 @@ func (p *problemBody) code() string {
 // problem is the *Error an answer that is not a success stands for.
 func (r *response) problem() error {
 	e := &Error{StatusCode: r.status, RequestID: r.header.Get("X-Request-Id")}
+	e.RetryAfter, _ = retryAfter(r.header)
 	var p problemBody
 	if err := json.Unmarshal(r.body, &p); err == nil {
 		e.Code, e.Type, e.Title, e.Detail, e.Fields = p.code(), p.Type, p.Title, p.Detail, p.Errors

@@ -64,7 +64,8 @@
 // # Errors
 //
 // An answer other than a success is an *Error holding the problem's fields
-// (Type, Title, Detail, the field errors in Fields) and the status.
+// (Type, Title, Code, Detail, the field errors in Fields), the status, the
+// request id and the Retry-After of the answer.
 // errors.Is matches it against the status classes: ErrInvalid (400),
 // ErrUnauthorized (401), ErrForbidden (403), ErrNotFound (404),
 // ErrConflict (409), ErrTooLarge (413), ErrIdempotencyKeyReused (422),

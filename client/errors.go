@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The status classes an *Error matches with errors.Is.
@@ -57,6 +58,10 @@ type Error struct {
 	// RequestID is the response's X-Request-Id, which the server's log
 	// holds the cause under.
 	RequestID string
+	// RetryAfter is the response's Retry-After, how long to wait before
+	// trying again (on a 429, a 409 request-in-flight, a 503); 0 when it
+	// has none.
+	RetryAfter time.Duration
 }
 
 // Error describes the problem in one line, with its field errors.

@@ -554,3 +554,26 @@ func TestRetryServerErrorAfterRetryAfter(t *testing.T) {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
+
+// TestErrorRetryAfter: an error that outlasted the retries carries its
+// answer's Retry-After, for a caller that schedules the call again.
+func TestErrorRetryAfter(t *testing.T) {
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 10, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		w.Header().Set("Retry-After", "30")
+		problem(http.StatusTooManyRequests, "rate-limited")(w, r, next)
+	})))
+	w := newWaits()
+	_, err := newClient(s, w, client.WithMaxRetries(1)).GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	var e *client.Error
+	if !errors.As(err, &e) || !errors.Is(err, client.ErrRateLimited) {
+		t.Fatalf("err %v, want a 429 *client.Error", err)
+	}
+	if e.RetryAfter != 30*time.Second {
+		t.Errorf("RetryAfter %v, want 30s", e.RetryAfter)
+	}
+	_, err = newClient(s, w, client.WithMaxRetries(0)).GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	if e = nil; !errors.As(err, &e) || e.RetryAfter != 30*time.Second {
+		t.Errorf("without retries: %v, want a *client.Error with RetryAfter 30s", err)
+	}
+}
