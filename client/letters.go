@@ -28,7 +28,8 @@ func (c *Client) GetLetter(ctx context.Context, id string) (*Letter, error) {
 }
 
 // UpdateLetter changes a letter (PUT /letters/{id}): what in leaves nil
-// stays as it is.
+// stays as it is. Letter.UpdateRequest gives a fetched letter back whole,
+// to change a field of.
 func (c *Client) UpdateLetter(ctx context.Context, id string, in *UpdateLetterRequest, opts ...RequestOption) (*Letter, error) {
 	if in == nil {
 		in = &UpdateLetterRequest{}
@@ -168,4 +169,73 @@ func metadataQuery(q url.Values, m map[string]string) {
 	for k, v := range m {
 		q.Set("metadata["+k+"]", v)
 	}
+}
+
+// UpdateRequest is the letter as fetched, as the body of UpdateLetter:
+// change the fields to change and send it. The fields left as they were
+// are no change to the server, whatever the letter's status (a mailed
+// letter sent back with new Metadata is updated); the fields the server
+// sets (ID, Status, Events, ...) are not sent. It shares nothing with l.
+func (l *Letter) UpdateRequest() *UpdateLetterRequest {
+	content, useType, options := l.Content, l.UseType, l.Options.clone()
+	vars := append([]Variable(nil), l.Variables...)
+	meta := append(Metadata{}, l.Metadata...)
+	return &UpdateLetterRequest{
+		Sender: l.Sender.Input(), Recipient: l.Recipient.Input(),
+		Content: &content, UseType: &useType, ExternalID: l.ExternalID, SendDate: l.SendDate,
+		Description: l.Description, Variables: &vars, Options: &options, Metadata: &meta,
+	}
+}
+
+// Input is the party as a request gives it: its address lines, last line,
+// names and nonAddressData, for a letter sent back (Letter.UpdateRequest)
+// or a new letter to the same party.
+func (p *Party) Input() *PartyInput {
+	in := &PartyInput{
+		Address:        AddressInput{AddressLine1: p.Address.AddressLine1, AddressLine2: deref(p.Address.AddressLine2), LastLine: p.Address.LastLine},
+		Organization:   deref(p.Organization),
+		NonAddressData: deref(p.NonAddressData),
+	}
+	if p.Individual != nil {
+		ind := *p.Individual
+		in.Individual = &ind
+	}
+	return in
+}
+
+// clone copies o and what it points to, so that a change of the copy
+// leaves o as it is.
+func (o LetterOptions) clone() LetterOptions {
+	if o.Print != nil {
+		p := *o.Print
+		o.Print = &p
+	}
+	if o.Mail != nil {
+		m := *o.Mail
+		m.ExtraServices = append([]string(nil), m.ExtraServices...)
+		o.Mail = &m
+	}
+	if o.VariableHandling != nil {
+		v := *o.VariableHandling
+		o.VariableHandling = &v
+	}
+	if o.AddressProcessing != nil {
+		a := *o.AddressProcessing
+		for _, cass := range []**CassOptions{&a.CassSender, &a.CassRecipient} {
+			if *cass != nil {
+				c := **cass
+				*cass = &c
+			}
+		}
+		o.AddressProcessing = &a
+	}
+	o.DeliverabilityValues = append([]string(nil), o.DeliverabilityValues...)
+	return o
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
