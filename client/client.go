@@ -109,6 +109,10 @@ func WithClock(now func() time.Time) Option {
 // client passes the virtual clock of the server it tests against: its
 // retries then run at once, and the server's time moves as far as they
 // waited. WithTestClock does it for a lettershop server's test clock.
+// A wait after a 409 request-in-flight is the exception: it is in real
+// time (the backoff, at most the Retry-After), as the request holding the
+// key runs in real time under a lease on the server's clock, which moving
+// that clock would end, letting the retry do the write again.
 func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *Client) {
 		c.now = func(context.Context) time.Time { return now() }
@@ -120,8 +124,9 @@ func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d 
 // clock of a lettershop server run with a test clock (lettershop
 // --test-clock): a wait of d is POST /_test/clock/advance by d, and the
 // time the client reads is GET /_test/clock, so a retry after a 429 or a
-// request in flight costs no real time, and the account's letters move
-// on as far as the wait. A failure to read the clock reads the wall
+// 5xx costs no real time, and the account's letters move on as far as the
+// wait (a wait for a request in flight is in real time, as under
+// WithVirtualClock). A failure to read the clock reads the wall
 // clock's time instead. The requests made for a wait are attempted once:
 // a wait that fails (a 429 included) fails the call. (In Go tests, lettershoptest's Account.Client
 // does the same without the round trips.)
@@ -291,10 +296,19 @@ func (c *Client) send(ctx context.Context, r request) (*response, error) {
 		if !again || attempt >= c.maxRetries {
 			return resp, err
 		}
-		if deadline, ok := ctx.Deadline(); ok && !c.virtual && c.now(ctx).Add(wait).After(deadline) {
+		sleep, virtual, now := c.sleep, c.virtual, c.now
+		if virtual && inFlight(resp) {
+			// The request holding the key runs in real time, under a lease
+			// on the server's clock: a wait on that clock would end the
+			// lease while the request runs, and the retry would take the
+			// key over from it and do the write again. The wait is in real
+			// time instead, the backoff's at most.
+			wait, sleep, virtual, now = min(wait, c.backoff(attempt)), sleepContext, false, wallNow
+		}
+		if deadline, ok := ctx.Deadline(); ok && !virtual && now(ctx).Add(wait).After(deadline) {
 			return resp, err
 		}
-		if serr := c.sleep(ctx, wait); serr != nil {
+		if serr := sleep(ctx, wait); serr != nil {
 			return nil, fmt.Errorf("lettershop: %s %s: %w", r.method, r.path, serr)
 		}
 	}
@@ -356,13 +370,10 @@ func (c *Client) retryWait(ctx context.Context, mode retryMode, attempt int, res
 	case mode != retryAll:
 		return 0, false
 	case resp.status == http.StatusConflict:
-		var p problemBody
-		_ = json.Unmarshal(resp.body, &p)
-		inFlight := p.code() == "request-in-flight"
 		if d, ok := retryAfter(resp.header); ok {
-			return d, inFlight
+			return d, inFlight(resp)
 		}
-		return c.backoff(attempt), inFlight
+		return c.backoff(attempt), inFlight(resp)
 	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
 		if d, ok := retryAfter(resp.header); ok {
 			return d, true
@@ -370,6 +381,17 @@ func (c *Client) retryWait(ctx context.Context, mode retryMode, attempt int, res
 		return c.backoff(attempt), true
 	}
 	return 0, false
+}
+
+// inFlight reports whether an answer is a 409 request-in-flight: a request
+// with the same idempotency key is still running.
+func inFlight(resp *response) bool {
+	if resp == nil || resp.status != http.StatusConflict {
+		return false
+	}
+	var p problemBody
+	_ = json.Unmarshal(resp.body, &p)
+	return p.code() == "request-in-flight"
 }
 
 // retryAfter reads an answer's Retry-After given in seconds.
