@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"net/url"
 	"time"
@@ -137,12 +138,28 @@ type ListParams struct {
 	NextToken string
 }
 
+// ErrSecretLost is returned by CreateWebhook, with the webhook, when the
+// webhook was made but the answer that showed its secret was lost: the
+// server answered a retry of the request (or a repeat of its
+// IdempotencyKey) from its record, which keeps no secret. Delete the
+// webhook and create another.
+var ErrSecretLost = errors.New("lettershop: the webhook was created, but the answer with its secret was lost; delete it and create another")
+
 // CreateWebhook makes a webhook (POST /webhooks); the answer holds its
-// secret, which no later read shows.
+// secret, which no later read shows. When a retry's answer, a replay of
+// the first, leaves the secret out, the secret in is given, or else the
+// webhook comes with ErrSecretLost.
 func (c *Client) CreateWebhook(ctx context.Context, in *CreateWebhookRequest, opts ...RequestOption) (*Webhook, error) {
 	var w Webhook
-	if _, err := c.call(ctx, request{method: "POST", path: "/webhooks", body: in, write: true, opts: opts}, &w); err != nil {
+	resp, err := c.call(ctx, request{method: "POST", path: "/webhooks", body: in, write: true, opts: opts}, &w)
+	if err != nil {
 		return nil, err
+	}
+	if w.Secret == "" && resp.header.Get("Idempotent-Replayed") == "true" {
+		if in == nil || in.Secret == "" {
+			return &w, ErrSecretLost
+		}
+		w.Secret = in.Secret
 	}
 	return &w, nil
 }

@@ -157,3 +157,28 @@ func TestWebhookEventFor(t *testing.T) {
 		t.Errorf("events of kinds %v; want status and tracking both", kinds)
 	}
 }
+
+// TestCreateWebhookSecretLost: a create whose answer was lost, and which
+// the client retried, is answered from the server's record without the
+// secret. The client says so (ErrSecretLost, with the webhook to delete)
+// rather than answer a webhook whose events can not be checked; with the
+// secret the request chose, it fills it in.
+func TestCreateWebhookSecretLost(t *testing.T) {
+	s := newServer(t, wrapped(failing(&recorder{}, 1, dropAfterWrite)))
+	c := newClient(s, newWaits())
+	wh, err := c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: "https://example.com/hook"})
+	if !errors.Is(err, client.ErrSecretLost) || wh == nil || wh.ID == "" {
+		t.Fatalf("CreateWebhook after a lost answer: %+v, %v; want the webhook and ErrSecretLost", wh, err)
+	}
+	if err := c.DeleteWebhook(ctx, wh.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	s = newServer(t, wrapped(failing(&recorder{}, 1, dropAfterWrite)))
+	c = newClient(s, newWaits())
+	const secret = "whsec_chosen_by_the_test_0123"
+	wh, err = c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: "https://example.com/hook", Secret: secret})
+	if err != nil || wh.Secret != secret {
+		t.Fatalf("CreateWebhook with a chosen secret after a lost answer: %+v, %v; want its secret", wh, err)
+	}
+}
