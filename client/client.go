@@ -245,6 +245,9 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+	// retryAfter is its Retry-After, if hasRetryAfter.
+	retryAfter    time.Duration
+	hasRetryAfter bool
 }
 
 // call sends r and decodes a 2xx answer's JSON body into out (if not nil);
@@ -356,7 +359,9 @@ func (c *Client) attempt(ctx context.Context, r request, body []byte, key string
 	if err != nil {
 		return nil, fmt.Errorf("lettershop: %s %s: read the answer: %w", r.method, r.path, err)
 	}
-	return &response{status: hresp.StatusCode, header: hresp.Header, body: b}, nil
+	resp := &response{status: hresp.StatusCode, header: hresp.Header, body: b}
+	resp.retryAfter, resp.hasRetryAfter = c.retryAfter(ctx, hresp.Header)
+	return resp, nil
 }
 
 // retryWait says whether an attempt's outcome is worth another attempt,
@@ -366,17 +371,17 @@ func (c *Client) retryWait(ctx context.Context, mode retryMode, attempt int, res
 	case err != nil:
 		return c.backoff(attempt), mode == retryAll
 	case resp.status == http.StatusTooManyRequests:
-		return c.rateLimitWait(ctx, attempt, resp.header), true
+		return c.rateLimitWait(ctx, attempt, resp), true
 	case mode != retryAll:
 		return 0, false
 	case resp.status == http.StatusConflict:
-		if d, ok := retryAfter(resp.header); ok {
-			return d, inFlight(resp)
+		if resp.hasRetryAfter {
+			return resp.retryAfter, inFlight(resp)
 		}
 		return c.backoff(attempt), inFlight(resp)
 	case resp.status == http.StatusRequestTimeout || resp.status >= 500:
-		if d, ok := retryAfter(resp.header); ok {
-			return d, true
+		if resp.hasRetryAfter {
+			return resp.retryAfter, true
 		}
 		return c.backoff(attempt), true
 	}
@@ -394,13 +399,20 @@ func inFlight(resp *response) bool {
 	return p.code() == "request-in-flight"
 }
 
-// retryAfter reads an answer's Retry-After given in seconds.
-func retryAfter(h http.Header) (time.Duration, bool) {
-	s, err := strconv.Atoi(h.Get("Retry-After"))
-	if err != nil || s < 0 {
+// retryAfter reads an answer's Retry-After: seconds, or an HTTP date, the
+// time from the client's clock to it.
+func (c *Client) retryAfter(ctx context.Context, h http.Header) (time.Duration, bool) {
+	v := h.Get("Retry-After")
+	if v == "" {
 		return 0, false
 	}
-	return time.Duration(s) * time.Second, true
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(c.now(ctx)), 0), true
+	}
+	return 0, false
 }
 
 // backoff is the wait before retry attempt+1: the minimum doubled attempt
@@ -418,12 +430,12 @@ func (c *Client) backoff(attempt int) time.Duration {
 // X-Rate-Limit-Reset (or P-RateLimit-Reset, its other name), an instant
 // read against the client's clock, which a server on a test clock states
 // on its own; without either, the backoff.
-func (c *Client) rateLimitWait(ctx context.Context, attempt int, h http.Header) time.Duration {
-	if d, ok := retryAfter(h); ok {
-		return d
+func (c *Client) rateLimitWait(ctx context.Context, attempt int, resp *response) time.Duration {
+	if resp.hasRetryAfter {
+		return resp.retryAfter
 	}
 	for _, name := range []string{"X-Rate-Limit-Reset", "P-RateLimit-Reset"} {
-		if t, err := time.Parse(time.RFC3339, h.Get(name)); err == nil {
+		if t, err := time.Parse(time.RFC3339, resp.header.Get(name)); err == nil {
 			return max(t.Sub(c.now(ctx)), 0)
 		}
 	}
@@ -452,7 +464,7 @@ func (p *problemBody) code() string {
 // problem is the *Error an answer that is not a success stands for.
 func (r *response) problem() error {
 	e := &Error{StatusCode: r.status, RequestID: r.header.Get("X-Request-Id")}
-	e.RetryAfter, _ = retryAfter(r.header)
+	e.RetryAfter = r.retryAfter
 	var p problemBody
 	if err := json.Unmarshal(r.body, &p); err == nil {
 		e.Code, e.Type, e.Title, e.Detail, e.Fields = p.code(), p.Type, p.Title, p.Detail, p.Errors

@@ -41,7 +41,7 @@
 // Every POST, PUT and DELETE carries an Idempotency-Key: the one given with
 // IdempotencyKey, or a random one, the same on every attempt. A request is
 // attempted again after a network error, a 408, a 409 request-in-flight,
-// a 429 and a 5xx: after the answer's Retry-After (in seconds) when it has
+// a 429 and a 5xx: after the answer's Retry-After (seconds or a date) when it has
 // one; for a 429 without it, once X-Rate-Limit-Reset (or P-RateLimit-Reset)
 // has passed; otherwise after an exponential backoff with jitter. It is
 // attempted up to WithMaxRetries times again and never past the

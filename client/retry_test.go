@@ -577,3 +577,26 @@ func TestErrorRetryAfter(t *testing.T) {
 		t.Errorf("without retries: %v, want a *client.Error with RetryAfter 30s", err)
 	}
 }
+
+// TestRetryAfterAsADate: Retry-After may be an HTTP date (RFC 9110); the
+// wait is from the client's clock to it, and an error that outlasted the
+// retries carries it so.
+func TestRetryAfterAsADate(t *testing.T) {
+	w := newWaits()
+	rec := &recorder{}
+	s := newServer(t, wrapped(failing(rec, 2, func(rw http.ResponseWriter, r *http.Request, next http.Handler) {
+		rw.Header().Set("Retry-After", w.clock().Add(5*time.Second).UTC().Format(http.TimeFormat))
+		problem(http.StatusServiceUnavailable, "unavailable")(rw, r, next)
+	})))
+	_, err := newClient(s, w, client.WithMaxRetries(1)).GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	var e *client.Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("err %v, want the second 503", err)
+	}
+	if diff := cmp.Diff([]time.Duration{5 * time.Second}, w.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if e.RetryAfter != 5*time.Second {
+		t.Errorf("RetryAfter %v, want 5s", e.RetryAfter)
+	}
+}
