@@ -23,11 +23,15 @@
 // typed requests, and returns typed responses: letters (CreateLetter,
 // GetLetter, UpdateLetter, CancelLetter, ListLetters, ListLettersPage,
 // DownloadURL, Download), assets (CreateAsset, GetAsset, UpdateAsset,
-// DeleteAsset, ListAssets, ListAssetsPage) and asset versions
+// DeleteAsset, ListAssets, ListAssetsPage), asset versions
 // (CreateVersion, GetVersion, GetVersionContent, UpdateVersion,
 // UploadVersionContent, DeleteVersion, PublishVersion, ArchiveVersion,
-// CloneVersion, ListVersions, ListVersionsPage). The routes of a lettershop server run with a test
-// clock are on Client.Test.
+// CloneVersion, ListVersions, ListVersionsPage), webhooks (CreateWebhook,
+// GetWebhook, UpdateWebhook, DeleteWebhook, ListWebhooks,
+// ListWebhooksPage) and their deliveries (ListDeliveries,
+// ListDeliveriesPage, RetryDelivery). The routes of a lettershop server
+// run with a test clock are on Client.Test. A fetched letter goes back as
+// an update with Letter.UpdateRequest.
 //
 // # Lists
 //
