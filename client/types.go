@@ -318,7 +318,8 @@ type CreateLetterRequest struct {
 
 // UpdateLetterRequest is the body of UpdateLetter: what is nil stays as it
 // is. Metadata, Description and ExternalID change at any time; the mail
-// fields only while the letter is queued or at issue.
+// fields only while the letter is queued or at issue. SendDate is a day as
+// on create, or "" to remove the letter's send date.
 type UpdateLetterRequest struct {
 	Sender      *PartyInput    `json:"sender,omitempty"`
 	Recipient   *PartyInput    `json:"recipient,omitempty"`
