@@ -34,6 +34,11 @@ func (c *Client) UpdateLetter(ctx context.Context, id string, in *UpdateLetterRe
 	if in == nil {
 		in = &UpdateLetterRequest{}
 	}
+	if in.Variables != nil && *in.Variables == nil {
+		cp := *in
+		cp.Variables = &[]Variable{}
+		in = &cp
+	}
 	var l Letter
 	if _, err := c.call(ctx, request{method: "PUT", path: "/letters/" + url.PathEscape(id), body: in, write: true, opts: opts}, &l); err != nil {
 		return nil, err

@@ -37,6 +37,15 @@ type MetadataPair struct {
 // characters, values under 512. An update replaces all of them.
 type Metadata []MetadataPair
 
+// MarshalJSON writes m as an array, nil as [] too: in a request null is no
+// value given, so an update given a nil Metadata would keep the old pairs.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	if m == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]MetadataPair(m))
+}
+
 // Variable is a value for a template variable. A nil Value is no value; a
 // pointer to "" is an empty one.
 type Variable struct {
@@ -317,7 +326,7 @@ type CreateLetterRequest struct {
 }
 
 // UpdateLetterRequest is the body of UpdateLetter: what is nil stays as it
-// is. Metadata, Description and ExternalID change at any time; the mail
+// is (a pointer to a nil slice is not nil: it empties the field). Metadata, Description and ExternalID change at any time; the mail
 // fields only while the letter is queued or at issue. SendDate is a day as
 // on create, or "" to remove the letter's send date.
 type UpdateLetterRequest struct {
@@ -394,7 +403,8 @@ type CreateAssetRequest struct {
 	Metadata    Metadata  `json:"metadata,omitempty"`
 }
 
-// UpdateAssetRequest is the body of UpdateAsset: what is nil stays as it is.
+// UpdateAssetRequest is the body of UpdateAsset: what is nil stays as it is
+// (a pointer to a nil Metadata is not nil: it removes every pair).
 type UpdateAssetRequest struct {
 	Name        *string   `json:"name,omitempty"`
 	Description *string   `json:"description,omitempty"`
@@ -483,7 +493,7 @@ type CreateVersionRequest struct {
 }
 
 // UpdateVersionRequest is the body of UpdateVersion: what is nil stays as
-// it is. A draft takes every field, and Publish true publishes it after the
+// it is (a pointer to a nil slice is not nil: it empties the field). A draft takes every field, and Publish true publishes it after the
 // other changes; a published version only Notes.
 type UpdateVersionRequest struct {
 	Notes               *string               `json:"notes,omitempty"`

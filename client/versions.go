@@ -32,6 +32,11 @@ func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, i
 	if in == nil {
 		in = &UpdateVersionRequest{}
 	}
+	if in.VariableDefinitions != nil && *in.VariableDefinitions == nil {
+		cp := *in
+		cp.VariableDefinitions = &[]VariableDefinition{}
+		in = &cp
+	}
 	_, err := c.call(ctx, request{method: "PUT", path: versionPath(assetID, versionID), body: in, write: true, opts: opts}, nil)
 	return err
 }

@@ -91,7 +91,8 @@ type CreateWebhookRequest struct {
 }
 
 // UpdateWebhookRequest is the body of UpdateWebhook: what is nil stays as
-// it is. Status is "enabled" or "disabled".
+// it is (a pointer to a nil slice is not nil: Events empty is every type,
+// as on create). Status is "enabled" or "disabled".
 type UpdateWebhookRequest struct {
 	URL         *string             `json:"url,omitempty"`
 	Events      *[]WebhookEventType `json:"events,omitempty"`
@@ -177,6 +178,11 @@ func (c *Client) GetWebhook(ctx context.Context, id string) (*Webhook, error) {
 func (c *Client) UpdateWebhook(ctx context.Context, id string, in *UpdateWebhookRequest, opts ...RequestOption) (*Webhook, error) {
 	if in == nil {
 		in = &UpdateWebhookRequest{}
+	}
+	if in.Events != nil && *in.Events == nil {
+		cp := *in
+		cp.Events = &[]WebhookEventType{}
+		in = &cp
 	}
 	var w Webhook
 	if _, err := c.call(ctx, request{method: "PUT", path: "/webhooks/" + url.PathEscape(id), body: in, write: true, opts: opts}, &w); err != nil {
