@@ -126,10 +126,12 @@ func WithVirtualClock(now func() time.Time, advance func(ctx context.Context, d 
 // time the client reads is GET /_test/clock, so a retry after a 429 or a
 // 5xx costs no real time, and the account's letters move on as far as the
 // wait (a wait for a request in flight is in real time, as under
-// WithVirtualClock). A failure to read the clock reads the wall
-// clock's time instead. The requests made for a wait are attempted once:
-// a wait that fails (a 429 included) fails the call. (In Go tests, lettershoptest's Account.Client
-// does the same without the round trips.)
+// WithVirtualClock). A failure to read the clock reads the wall clock's
+// time instead. The requests made for a wait are attempted once: a wait
+// that fails fails the call, but for a 429, the key's rate limit, which a
+// --test-clock server keeps on the wall clock and moving the test clock
+// does not refill: that wait is made in real time instead. (In Go tests,
+// lettershoptest's Account.Client does the same without the round trips.)
 func WithTestClock() Option {
 	return func(c *Client) {
 		c.virtual = true
@@ -144,6 +146,11 @@ func WithTestClock() Option {
 				return ctx.Err()
 			}
 			_, err := c.clock.Advance(ctx, d)
+			if errors.Is(err, ErrRateLimited) {
+				// The key's rate limit, which the server keeps on the
+				// wall clock: moving the test clock would not refill it.
+				return sleepContext(ctx, d)
+			}
 			return err
 		}
 	}

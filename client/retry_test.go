@@ -443,20 +443,21 @@ func newRateLimitedClock(t *testing.T, apiHeader http.Header, limited func(path 
 
 // TestWithTestClockRateLimited: the test clock's own requests for a wait
 // are attempted once, not retried with a wait on the same clock, which
-// would nest one request deeper on each 429 without end.
+// would nest one request deeper on each 429 without end; an advance
+// refused with a 429 is waited out in real time.
 func TestWithTestClockRateLimited(t *testing.T) {
 	const asset = "/v1/assets/ast_01kjqh0cc0abyzr1s1g9jmy5hz"
 	t.Run("advance", func(t *testing.T) {
 		s, base := newRateLimitedClock(t, http.Header{"Retry-After": {"1"}},
 			func(string) bool { return true })
-		c := client.New(base, testKey, client.WithTestClock())
+		c := client.New(base, testKey, client.WithTestClock(), client.WithMaxRetries(1))
 		_, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
 		var e *client.Error
 		if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests {
-			t.Errorf("got %v, want the advance's 429", err)
+			t.Errorf("got %v, want the asset's 429", err)
 		}
-		if n := s.count(asset); n != 1 {
-			t.Errorf("%d requests of the asset, want 1: the wait before the retry failed", n)
+		if n := s.count(asset); n != 2 {
+			t.Errorf("%d requests of the asset, want 2: the wait, its advance refused, made in real time", n)
 		}
 		if n := s.count("/_test/clock/advance"); n != 1 {
 			t.Errorf("%d requests to advance the clock, want 1", n)
@@ -598,5 +599,46 @@ func TestRetryAfterAsADate(t *testing.T) {
 	}
 	if e.RetryAfter != 5*time.Second {
 		t.Errorf("RetryAfter %v, want 5s", e.RetryAfter)
+	}
+}
+
+// TestWithTestClockWallRateLimit: a lettershop server run with
+// --test-clock keeps rate limits on the wall clock. When the key's bucket
+// is empty, the advance a wait on the test clock asks for is refused with
+// the same 429, and moving the test clock would not refill the bucket
+// anyway: the wait is then made in real time, and the call goes on.
+func TestWithTestClockWallRateLimit(t *testing.T) {
+	var mu sync.Mutex
+	counts := map[string]int{}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		counts[r.URL.Path]++
+		n := counts[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/_test/clock":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"now":%q}`, testStart.Format(time.RFC3339))
+		case r.URL.Path == "/_test/clock/advance" || n == 1:
+			w.Header().Set("Retry-After", "1")
+			problem(http.StatusTooManyRequests, "rate-limited")(w, r, nil)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"id":"ast_01kjqh0cc0abyzr1s1g9jmy5hz","name":"Welcome"}`)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	c := client.New(hs.URL+"/v1", testKey, client.WithTestClock())
+	a, err := c.GetAsset(ctx, "ast_01kjqh0cc0abyzr1s1g9jmy5hz")
+	if err != nil || a.Name != "Welcome" {
+		t.Fatalf("GetAsset after a 429 of the key's wall-clock limit: %+v, %v", a, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := counts["/v1/assets/ast_01kjqh0cc0abyzr1s1g9jmy5hz"]; n != 2 {
+		t.Errorf("%d requests of the asset, want 2", n)
+	}
+	if n := counts["/_test/clock/advance"]; n != 1 {
+		t.Errorf("%d requests to advance the clock, want 1 (attempted once)", n)
 	}
 }
