@@ -326,9 +326,10 @@ type CreateLetterRequest struct {
 }
 
 // UpdateLetterRequest is the body of UpdateLetter: what is nil stays as it
-// is (a pointer to a nil slice is not nil: it empties the field). Metadata, Description and ExternalID change at any time; the mail
-// fields only while the letter is queued or at issue. SendDate is a day as
-// on create, or "" to remove the letter's send date.
+// is (a pointer to a nil slice is not nil: it empties the field).
+// Metadata, Description and ExternalID change at any time; the mail fields
+// only while the letter is queued or at issue. SendDate is a day as on
+// create, or "" to remove the letter's send date.
 type UpdateLetterRequest struct {
 	Sender      *PartyInput    `json:"sender,omitempty"`
 	Recipient   *PartyInput    `json:"recipient,omitempty"`
@@ -493,8 +494,9 @@ type CreateVersionRequest struct {
 }
 
 // UpdateVersionRequest is the body of UpdateVersion: what is nil stays as
-// it is (a pointer to a nil slice is not nil: it empties the field). A draft takes every field, and Publish true publishes it after the
-// other changes; a published version only Notes.
+// it is (a pointer to a nil slice is not nil: it empties the field). A
+// draft takes every field, and Publish true publishes it after the other
+// changes; a published version only Notes.
 type UpdateVersionRequest struct {
 	Notes               *string               `json:"notes,omitempty"`
 	Content             *VersionContent       `json:"content,omitempty"`
