@@ -142,11 +142,16 @@ const (
 )
 
 // storeErr maps a storage error to the service's errors: the caller's
-// context ended is CodeCanceled, anything else CodeInternal. Neither is
-// ever the request's fault, so neither becomes a field error: an
-// idempotency key keeps neither, and a retry runs again.
+// context ended is CodeCanceled, the request's idempotency claim taken over
+// CodeInFlight, anything else CodeInternal. None is ever the request's
+// fault, so none becomes a field error: an idempotency key keeps none
+// (a claim taken over has no outcome kept), and a retry runs again.
 func storeErr(op string, err error) error {
 	switch {
+	case errors.Is(err, storage.ErrClaimLost):
+		// Another request with the idempotency key took it over while
+		// this one ran (its lease ran out): it is the one in flight.
+		return errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeCanceled, Message: "the request was cancelled", Err: fmt.Errorf("%s: %w", op, err)}
 	default:

@@ -172,8 +172,6 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 func runErr(err error) error {
 	var se *idem.StoreError
 	switch {
-	case errors.As(err, &se) && errors.Is(se.Err, storage.ErrClaimLost):
-		return errorf(CodeInFlight, "a request with this idempotency key took over while this one ran")
 	case errors.As(err, &se):
 		return storeErr(se.Op, se.Err)
 	case errors.Is(err, idem.ErrNotKept):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
 )
 
@@ -514,5 +515,25 @@ func TestIdempotencyCapTrimsEverySixteenth(t *testing.T) {
 		if res := send("b", c.i); res.Replayed != c.want {
 			t.Errorf("b's outcome %d: replayed %v, want %v", c.i, res.Replayed, c.want)
 		}
+	}
+}
+
+// claimLostStore is a store whose asset writes find the request's
+// idempotency claim taken over by another request while it ran.
+type claimLostStore struct{ storage.Storage }
+
+func (claimLostStore) WriteAsset(context.Context, storage.AssetWrite) (storage.Asset, error) {
+	return storage.Asset{}, fmt.Errorf("write: %w", storage.ErrClaimLost)
+}
+
+// A write that finds its claim taken over is a request in flight (409),
+// as the completion that finds it is, and not an internal error.
+func TestWriteFindingItsClaimLost(t *testing.T) {
+	svc := lettershop.New(claimLostStore{memstore.New()})
+	defer svc.Close()
+	ctx := lettershop.WithIdempotencyKey(context.Background(), "key-lost")
+	_, err := svc.CreateAsset(ctx, acct, lettershop.CreateAssetInput{Name: "a", Type: lettershop.AssetTemplate})
+	if code := lettershop.ErrorCode(err); code != lettershop.CodeInFlight {
+		t.Errorf("CreateAsset whose write lost its claim: %v (code %q), want %q", err, code, lettershop.CodeInFlight)
 	}
 }
