@@ -40,14 +40,26 @@ const (
 // what a small, hostile file could make a server hold.
 const MaxExpandedContent = 256 << 20
 
+// MaxHeldContent bounds what a PDF document's streams other than images
+// compressed with Flate alone (page contents, forms, fonts, and any stream
+// behind another filter) may expand to, in bytes, in all. Those are held
+// whole in memory when they are decoded: reading the document decodes
+// each, and printing the address block over page one decodes its
+// contents again. A page's text and drawing take some kilobytes to a few
+// megabytes; a 255 KB document of 250 MiB of page content held 1 GB for
+// 9 s of checking, and a 1 KB one of a doubly compressed stream 1.2 GB.
+// A Flate image is only counted as it is read, never held.
+const MaxHeldContent = 32 << 20
+
 // expandedSize adds up what the document's streams decode to, through
 // every filter of each (a Flate stream behind an ASCIIHex one, LZW, run
-// length), stopping just past MaxExpandedContent: a Flate stream is read
-// and counted, pdfcpu decodes any other with each filter's output bounded
-// by what is left. What it can not decode, for
-// another reason than its size, the decoding read reports.
-func expandedSize(ctx *model.Context) int64 {
-	var total int64
+// length), stopping just past MaxExpandedContent, and returns it with the
+// part of it in streams that are held whole when decoded (see
+// MaxHeldContent), stopping just past that: a Flate stream is read and
+// counted, pdfcpu decodes any other with each filter's output bounded by
+// what is left. What it can not decode, for another reason than its
+// size, the decoding read reports.
+func expandedSize(ctx *model.Context) (total, held int64) {
 	for nr := range ctx.Table {
 		e := ctx.Table[nr]
 		if e == nil || e.Free {
@@ -63,27 +75,35 @@ func expandedSize(ctx *model.Context) int64 {
 			if err != nil {
 				continue // damaged: the decoding read reports it
 			}
-			n, _ := io.Copy(io.Discard, io.LimitReader(zr, MaxExpandedContent+1-total))
+			limit := MaxExpandedContent + 1 - total
+			if !sd.Image() {
+				limit = min(limit, MaxHeldContent+1-held)
+			}
+			n, _ := io.Copy(io.Discard, io.LimitReader(zr, limit))
 			total += n
-			if total > MaxExpandedContent {
-				return total
+			if !sd.Image() {
+				held += n
+			}
+			if total > MaxExpandedContent || held > MaxHeldContent {
+				return total, held
 			}
 			continue
 		}
 		// A copy: the table keeps its stream undecoded.
 		sd.Content = nil
-		err := sd.DecodeWithLimit(max(1, MaxExpandedContent-total))
+		err := sd.DecodeWithLimit(max(1, MaxHeldContent-held))
 		if errors.Is(err, filter.ErrDecodeLimitExceeded) {
-			return MaxExpandedContent + 1
+			return total, MaxHeldContent + 1
 		}
 		if err == nil {
 			total += int64(len(sd.Content))
+			held += int64(len(sd.Content))
 		}
-		if total > MaxExpandedContent {
-			return total
+		if total > MaxExpandedContent || held > MaxHeldContent {
+			return total, held
 		}
 	}
-	return total
+	return total, held
 }
 
 // DocumentInfo is what CheckPDF learns of a PDF document.
@@ -217,8 +237,11 @@ func checkPDF(data []byte) (info DocumentInfo) {
 	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
 	ctx, err := api.ReadContext(bytes.NewReader(data), config())
 	if err == nil && ctx.Encrypt == nil && ctx.E == nil {
-		if n := expandedSize(ctx); n > MaxExpandedContent {
+		switch total, held := expandedSize(ctx); {
+		case total > MaxExpandedContent:
 			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content expands to more than %d MiB: it can not be printed", MaxExpandedContent>>20)}
+		case held > MaxHeldContent:
+			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content other than images (pages, forms, fonts) expands to more than %d MiB: it can not be printed", MaxHeldContent>>20)}
 		}
 		// Every stream decoded, so that a damaged one is found now.
 		conf := config()

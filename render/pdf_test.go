@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"os"
 	"slices"
@@ -524,6 +525,14 @@ func BenchmarkCheckPDF(b *testing.B) {
 // ASCIIHex stream of zlib data, or LZW).
 func bomb(t testing.TB, filters ...string) []byte {
 	t.Helper()
+	return bombOf(t, render.MaxExpandedContent>>20+1, false, filters...)
+}
+
+// bombOf is a one-page document whose page carries a stream that expands
+// to mib MiB of zeros, as its contents or, when image is set, as an image
+// it shows.
+func bombOf(t testing.TB, mib int, image bool, filters ...string) []byte {
+	t.Helper()
 	var z bytes.Buffer
 	var zw io.WriteCloser
 	filter := "/FlateDecode"
@@ -537,7 +546,7 @@ func bomb(t testing.TB, filters ...string) []byte {
 		zw, _ = zlib.NewWriterLevel(&z, zlib.BestCompression)
 	}
 	zeros := make([]byte, 1<<20)
-	for range render.MaxExpandedContent>>20 + 1 {
+	for range mib {
 		zw.Write(zeros)
 	}
 	zw.Close()
@@ -553,9 +562,17 @@ func bomb(t testing.TB, filters ...string) []byte {
 	b.WriteString("%PDF-1.4\n")
 	obj("<</Type/Catalog/Pages 2 0 R>>")
 	obj("<</Type/Pages/Kids[3 0 R]/Count 1>>")
-	obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>")
+	dict := ""
+	if image {
+		side := int(math.Sqrt(float64(mib << 20)))
+		obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</XObject<</Im1 5 0 R>>>>/Contents 4 0 R>>")
+		obj("<</Length 21>>\nstream\nq 612 0 0 792 0 0 cm /Im1 Do Q\nendstream")
+		dict = fmt.Sprintf("/Type/XObject/Subtype/Image/Width %d/Height %d/ColorSpace/DeviceGray/BitsPerComponent 8", side, side)
+	} else {
+		obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R>>")
+	}
 	offsets = append(offsets, b.Len())
-	fmt.Fprintf(&b, "4 0 obj\n<</Length %d/Filter%s>>\nstream\n", z.Len(), filter)
+	fmt.Fprintf(&b, "%d 0 obj\n<</Length %d/Filter%s%s>>\nstream\n", len(offsets), z.Len(), filter, dict)
 	b.Write(z.Bytes())
 	b.WriteString("\nendstream\nendobj\n")
 	xref := b.Len()
@@ -568,17 +585,31 @@ func bomb(t testing.TB, filters ...string) []byte {
 }
 
 // TestCheckPDFRefusesABomb: a stream that expands past MaxExpandedContent
-// is refused whatever its filters; a zlib stream behind an ASCIIHex one,
-// or an LZW stream, was decoded to pdfcpu's own bound of 512 MiB, the
-// server held 2.1 GB.
+// is refused, counted as it is read (an image compressed with Flate; any
+// other stream is held whole when it is decoded and refused past
+// MaxHeldContent already, below).
 func TestCheckPDFRefusesABomb(t *testing.T) {
+	doc := bombOf(t, render.MaxExpandedContent>>20+1, true)
+	if len(doc) > 1<<20 {
+		t.Fatalf("the bomb is %d bytes, meant to be small", len(doc))
+	}
+	if info := render.CheckPDF(doc); !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+		t.Errorf("an image: CheckPDF problem = %q, want the expansion named", info.Problem)
+	}
+}
+
+// TestCheckPDFRefusesHeldContentPastItsBound: a page's contents, held
+// whole when they are decoded (to read the document, and again to print
+// the address block over them), may expand to MaxHeldContent at most,
+// whatever their filters: a 255 KB document of 250 MiB of page contents
+// held 1 GB for 9 s; a zlib stream behind an ASCIIHex one, or an LZW
+// stream, was decoded to pdfcpu's own bound of 512 MiB, the server held
+// 2.1 GB.
+func TestCheckPDFRefusesHeldContentPastItsBound(t *testing.T) {
 	for _, filters := range [][]string{{"/FlateDecode"}, {"/ASCIIHexDecode", "/FlateDecode"}, {"/LZWDecode"}} {
-		doc := bomb(t, filters...)
-		if len(doc) > 1<<20 {
-			t.Fatalf("%s: the bomb is %d bytes, meant to be small", filters, len(doc))
-		}
+		doc := bombOf(t, render.MaxHeldContent>>20+1, false, filters...)
 		info := render.CheckPDF(doc)
-		if !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+		if !strings.Contains(info.Problem, "other than images (pages, forms, fonts) expands to more than 32 MiB") {
 			t.Errorf("%s: CheckPDF problem = %q, want the expansion named", filters, info.Problem)
 		}
 	}
