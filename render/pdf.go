@@ -37,6 +37,12 @@ const (
 	// 175,000 empty objects took 4 s and 500 MB to read once, and is read
 	// several times to check it and again for every letter.
 	MaxDocumentObjects = 20_000
+	// MaxDocumentTokens is the most tokens (numbers, names, brackets and
+	// the like) a PDF document may have outside its streams. Six pages
+	// take some tens of thousands; pdfcpu makes a value of each every time
+	// it reads the document: a 10 MB document of one array of five
+	// million numbers took 18 s to check and held 480 MB.
+	MaxDocumentTokens = 500_000
 	// PageSizeTolerance is how far, in points, a page may differ from US
 	// Letter (612 x 792 pt) in either direction and still print.
 	PageSizeTolerance = 2.0
@@ -66,13 +72,16 @@ const MaxHeldContent = 32 << 20
 // counted, pdfcpu decodes any other with each filter's output bounded by
 // what is left. What it can not decode, for another reason than its
 // size, the decoding read reports.
-func expandedSize(ctx *model.Context) (total, held int64) {
+func expandedSize(ctx *model.Context, tokens *tokenCounter) (total, held int64) {
 	for nr := range ctx.Table {
 		e := ctx.Table[nr]
 		if e == nil || e.Free {
 			continue
 		}
 		sd, ok := e.Object.(types.StreamDict)
+		if os, isOS := e.Object.(types.ObjectStreamDict); isOS {
+			sd, ok = os.StreamDict, true
+		}
 		if !ok || len(sd.FilterPipeline) == 0 {
 			continue
 		}
@@ -86,7 +95,11 @@ func expandedSize(ctx *model.Context) (total, held int64) {
 			if !sd.Image() {
 				limit = min(limit, MaxHeldContent+1-held)
 			}
-			n, _ := io.Copy(io.Discard, io.LimitReader(zr, limit))
+			var w io.Writer = io.Discard
+			if objectStream(sd) {
+				w = tokens
+			}
+			n, _ := io.Copy(w, io.LimitReader(zr, limit))
 			total += n
 			if !sd.Image() {
 				held += n
@@ -105,12 +118,22 @@ func expandedSize(ctx *model.Context) (total, held int64) {
 		if err == nil {
 			total += int64(len(sd.Content))
 			held += int64(len(sd.Content))
+			if objectStream(sd) {
+				_, _ = tokens.Write(sd.Content)
+			}
 		}
 		if total > MaxExpandedContent || held > MaxHeldContent {
 			return total, held
 		}
 	}
 	return total, held
+}
+
+// objectStream reports whether sd is an object stream, whose objects
+// pdfcpu reads only when they are needed.
+func objectStream(sd types.StreamDict) bool {
+	t := sd.Type()
+	return t != nil && *t == "ObjStm"
 }
 
 // DocumentInfo is what CheckPDF learns of a PDF document.
@@ -252,14 +275,23 @@ func checkPDF(data []byte) (info DocumentInfo) {
 	if bytes.Count(data, []byte("obj")) > 2*MaxDocumentObjects {
 		return DocumentInfo{Problem: fmt.Sprintf("the PDF has more than %d objects; a document of a few pages needs far fewer: save it again, optimized or printed to PDF", MaxDocumentObjects)}
 	}
+	tooManyTokens := fmt.Sprintf("the PDF has more than %d tokens outside its content; a document of a few pages needs far fewer: save it again, optimized or printed to PDF", MaxDocumentTokens)
+	tokens := tokenCounter{n: syntaxTokens(data, MaxDocumentTokens)}
+	if tokens.n > MaxDocumentTokens {
+		return DocumentInfo{Problem: tooManyTokens}
+	}
 	const encrypted = "the PDF is encrypted or password-protected: save it without a password or security settings and upload it again"
 	ctx, err := api.ReadContext(bytes.NewReader(data), config())
 	if err == nil && ctx.Encrypt == nil && ctx.E == nil {
-		switch total, held := expandedSize(ctx); {
+		switch total, held := expandedSize(ctx, &tokens); {
 		case total > MaxExpandedContent:
 			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content expands to more than %d MiB: it can not be printed", MaxExpandedContent>>20)}
 		case held > MaxHeldContent:
 			return DocumentInfo{Problem: fmt.Sprintf("the PDF's compressed content other than images (pages, forms, fonts) expands to more than %d MiB: it can not be printed", MaxHeldContent>>20)}
+		}
+		if tokens.n > MaxDocumentTokens {
+			// In object streams, which pdfcpu reads when they are needed.
+			return DocumentInfo{Problem: tooManyTokens}
 		}
 		// Every stream decoded, so that a damaged one is found now.
 		conf := config()
@@ -625,4 +657,55 @@ func fixDates(b []byte, l Letter) ([]byte, error) {
 	}
 	copy(second, id[:len(second)])
 	return b, nil
+}
+
+// syntaxTokens counts the tokens of a PDF's syntax outside its streams,
+// stopping just past limit; a stream's data, from "stream" at the end of
+// a line to "endstream", is skipped.
+func syntaxTokens(data []byte, limit int) int {
+	var c tokenCounter
+	for i := 0; i < len(data) && c.n <= limit; i++ {
+		if data[i] == 's' && !c.in && bytes.HasPrefix(data[i:], []byte("stream")) &&
+			i+6 < len(data) && (data[i+6] == '\r' || data[i+6] == '\n') {
+			end := bytes.Index(data[i+6:], []byte("endstream"))
+			if end < 0 {
+				break
+			}
+			i += 6 + end + len("endstream") - 1
+			c.n++
+			continue
+		}
+		c.add(data[i])
+	}
+	return c.n
+}
+
+// tokenCounter counts the tokens of PDF syntax written to it: a run of
+// regular characters is one, and each delimiter is one.
+type tokenCounter struct {
+	n int
+	// in says the last byte was part of a run of regular characters.
+	in bool
+}
+
+func (c *tokenCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		c.add(b)
+	}
+	return len(p), nil
+}
+
+func (c *tokenCounter) add(b byte) {
+	switch b {
+	case 0, '\t', '\n', '\f', '\r', ' ':
+		c.in = false
+	case '(', ')', '<', '>', '[', ']', '{', '}', '/', '%':
+		c.n++
+		c.in = false
+	default:
+		if !c.in {
+			c.n++
+		}
+		c.in = true
+	}
 }
