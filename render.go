@@ -75,6 +75,10 @@ const (
 	MaxExternalContent = 10 << 20
 	// ExternalFetchTimeout bounds one fetch, an import's too.
 	ExternalFetchTimeout = 10 * time.Second
+	// MaxLetterExternalContent is the most a letter's images and fonts at
+	// URLs come to, in bytes: each is held while the letter prints, and a
+	// hundred of 10 MiB held a gigabyte.
+	MaxLetterExternalContent = 4 * MaxExternalContent
 )
 
 // renderState is the Service's rendering state: its options, and the
@@ -282,7 +286,7 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 	if l.snapshot.Type != "text/html" || len(resourceVariables(l.snapshot.Definitions)) == 0 {
 		return nil, "", nil
 	}
-	res, fetched := map[string]render.Resource{}, false
+	res, fetched, held := map[string]render.Resource{}, false, 0
 	for _, ref := range l.snapshot.Assets {
 		data, err := s.store.GetContent(ctx, account, ref.Hash)
 		if err != nil {
@@ -316,6 +320,8 @@ func (s *Service) letterResources(ctx context.Context, account string, l *Letter
 		problem := ""
 		if err != nil {
 			problem = "the fetch failed (" + fetchFailure(err) + ")"
+		} else if held += len(body); held > MaxLetterExternalContent {
+			problem = fmt.Sprintf("with it the letter's images and fonts at URLs come to more than %d MiB", MaxLetterExternalContent>>20)
 		}
 		var r render.Resource
 		if problem == "" {

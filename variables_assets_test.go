@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/png"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -469,5 +473,44 @@ func TestLetterImagesCostToDraw(t *testing.T) {
 	}
 	if got.Status != lettershop.StatusIssue || !strings.Contains(got.IssueMessage, "cost too much to draw") || !strings.Contains(got.IssueMessage, "update the letter's variables") {
 		t.Errorf("letter = %s %q, want at issue saying the images cost too much and what to do", got.Status, got.IssueMessage)
+	}
+}
+
+// TestLetterExternalContentIsBounded: the images and fonts a letter
+// fetches are held while it prints, so together they may come to
+// MaxLetterExternalContent at most; a letter of thirty 10 MiB images at
+// URLs held 420 MB for its download.
+func TestLetterExternalContentIsBounded(t *testing.T) {
+	logo, err := base64.StdEncoding.DecodeString(pdftest.PNG(t, 600, 150))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The image with a chunk of its own before its end, to 10 MiB.
+	pad := make([]byte, 8+lettershop.MaxExternalContent-len(logo)-12)
+	binary.BigEndian.PutUint32(pad, uint32(len(pad)-8))
+	copy(pad[4:], "zzZz")
+	big := slices.Concat(logo[:len(logo)-12], pad, binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(pad[4:])), logo[len(logo)-12:])
+	fetcher := &fakeFetcher{bodies: map[string][]byte{}}
+	var defs []lettershop.VariableDefinition
+	var tpl strings.Builder
+	var values []string
+	n := lettershop.MaxLetterExternalContent/lettershop.MaxExternalContent + 1
+	for i := range n {
+		name, url := fmt.Sprintf("v%d", i), fmt.Sprintf("https://cdn.example.com/%d.png", i)
+		fetcher.bodies[url] = big
+		defs = append(defs, lettershop.VariableDefinition{Name: name, Type: lettershop.VariableTypeExternalURL, Behavior: lettershop.VariableRequired})
+		fmt.Fprintf(&tpl, `<img src="{{%s}}" width="1">`, name)
+		values = append(values, name, url)
+	}
+	e := newRenderEnv(t, lettershop.WithFetcher(fetcher))
+	v, _ := e.version(t, lettershop.AssetTemplate, "text/html", tpl.String()+"<p>Hello</p>", defs...)
+	l := e.letter(t, renderLetterInput(v.ID, values...))
+	_, err = e.svc.RenderLetter(e.ctx, renderAccount, l.ID)
+	want := fmt.Sprintf("images and fonts at URLs come to more than %d MiB", lettershop.MaxLetterExternalContent>>20)
+	if lettershop.ErrorCode(err) != lettershop.CodeConflict || !strings.Contains(err.Error(), want) {
+		t.Fatalf("render = %v, want a conflict saying %q", err, want)
+	}
+	if len(fetcher.asked) != n {
+		t.Errorf("fetches = %d, want %d", len(fetcher.asked), n)
 	}
 }
