@@ -38,6 +38,11 @@ import (
 // of one host, as fetchbatch does by default.
 const runFetchBudget = 3 * ExternalFetchTimeout
 
+// runFetchBytes is how many bytes a run's batch holds before no fetch of
+// it starts (and at most eight of MaxExternalContent more): one letter's
+// content and images at URLs.
+const runFetchBytes = MaxExternalContent + MaxLetterExternalContent
+
 // advance takes c's steps due by now, but holds at ready, before
 // production, a letter whose printing fetches content: its production is
 // left due, for the run to check its content first. A letter that fetches
@@ -90,7 +95,7 @@ func (lc *lifecycle) check(ctx context.Context, pending []duerun.Held, checked m
 		}
 	}
 	got := fetchbatch.Fetch(ctx, urls, lc.s.fetchContent, fetchbatch.Options{
-		Budget: runFetchBudget, Down: egress.HostDown,
+		Budget: runFetchBudget, Down: egress.HostDown, MaxBytes: runFetchBytes,
 	})
 	fetched := fetchbatch.Answers(got)
 	moved := 0

@@ -1,6 +1,10 @@
 package lettershop_test
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +286,47 @@ func TestExternalTemplateMergedTooLarge(t *testing.T) {
 	got := e.get(t, l.ID)
 	if got.Status != lettershop.StatusIssue || !strings.Contains(got.IssueMessage, "merged") {
 		t.Errorf("letter %s (%q), want at issue saying its merged size", got.Status, got.IssueMessage)
+	}
+}
+
+// A run's batch holds what it fetched until its letters are checked, so
+// it fetches one letter's worth of content (MaxExternalContent and
+// MaxLetterExternalContent) and a few fetches more at most; the letters
+// it did not reach are checked by the run's next batch, their content
+// fetched once.
+func TestExternalURLRunBytesBounded(t *testing.T) {
+	e := newEnv(t)
+	fs := newFileServer(t)
+	logo := decodeB64(t, pdftest.PNG(t, 600, 150))
+	// The image with a chunk of its own before its end, to 10 MiB.
+	pad := make([]byte, 8+lettershop.MaxExternalContent-len(logo)-12)
+	binary.BigEndian.PutUint32(pad, uint32(len(pad)-8))
+	copy(pad[4:], "zzZz")
+	big := slices.Concat(logo[:len(logo)-12], pad, binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(pad[4:])), logo[len(logo)-12:])
+	a := e.makeAsset(t, lettershop.AssetTemplate)
+	if _, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content:             &lettershop.VersionContent{Content: `<img src="{{logo}}" width="192"><p>Hello</p>`},
+		VariableDefinitions: []lettershop.VariableDefinition{{Name: "logo", Type: lettershop.VariableTypeExternalURL}},
+		Publish:             true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	n := (lettershop.MaxExternalContent+lettershop.MaxLetterExternalContent)/lettershop.MaxExternalContent + 1
+	var letters []*lettershop.Letter
+	for i := range n {
+		path := fmt.Sprintf("/logo%d.png", i)
+		fs.put(path, big, "image/png")
+		li := letterInput(a.ID)
+		li.Variables = vars("logo", fs.url(path))
+		letters = append(letters, e.letterFrom(t, li))
+	}
+	e.clock.Add(24 * time.Hour)
+	for i, l := range letters {
+		if st := e.get(t, l.ID).Status; st != lettershop.StatusInProduction {
+			t.Errorf("letter %d: %s, want inProduction", i, st)
+		}
+		if c := fs.count(fmt.Sprintf("/logo%d.png", i)); c != 1 {
+			t.Errorf("logo %d fetched %d times, want once", i, c)
+		}
 	}
 }

@@ -8,7 +8,7 @@
 // timeout) and by Options.Budget: no fetch starts once the budget is
 // spent, so a batch that meets many slow hosts ends at about the budget
 // plus one fetch's time, leaving the URLs it did not reach for a later
-// batch.
+// batch. Options.MaxBytes bounds what it holds the same way.
 //
 // Around a fetch of one URL it keeps the small helpers callers share:
 // Limited bounds one fetch in time and size, NotFetched tells a fetch that
@@ -53,6 +53,11 @@ type Options struct {
 	// Budget, when above zero, is how long after the call a fetch may
 	// still start.
 	Budget time.Duration
+	// MaxBytes, when above zero, is how many bytes of bodies the batch
+	// may hold before no fetch starts: what a batch returns is held
+	// whole until its caller is done with it, and bounding the fetches
+	// alone bounds it only by how much its hosts send in the budget.
+	MaxBytes int64
 	// Down reports whether an error says the URL's host is down (no
 	// answer, not found, no answer in time), rather than something about
 	// the URL alone (a 404): the host's URLs not yet fetched then fail
@@ -127,6 +132,7 @@ type batch struct {
 	busy    map[string]int   // fetches running, by host
 	down    map[string]error // hosts found down, with the error that said so
 	stopped bool             // start ended, as a waiting worker hears
+	held    int64            // bytes of the bodies in results
 	results map[string]Result
 }
 
@@ -145,6 +151,7 @@ func (b *batch) work(ctx context.Context) {
 		b.mu.Lock()
 		b.busy[j.host]--
 		b.results[j.url] = Result{Body: body, MediaType: typ, Err: err}
+		b.held += int64(len(body))
 		if err != nil && b.o.Down != nil && b.o.Down(err) {
 			if _, known := b.down[j.host]; !known {
 				b.down[j.host] = err
@@ -160,7 +167,7 @@ func (b *batch) work(ctx context.Context) {
 // held.
 func (b *batch) next() (job, bool) {
 	for {
-		if b.stopped || b.start.Err() != nil {
+		if b.stopped || b.start.Err() != nil || b.o.MaxBytes > 0 && b.held >= b.o.MaxBytes {
 			return job{}, false
 		}
 		for i := 0; i < len(b.queue); i++ {

@@ -259,3 +259,27 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxBytes: once the bodies fetched come to MaxBytes no fetch starts,
+// as once the budget is spent; those running end.
+func TestMaxBytes(t *testing.T) {
+	urls := []string{"http://h1/0", "http://h2/0", "http://h3/0", "http://h4/0"}
+	tenBytes := func(ctx context.Context, url string) ([]byte, string, error) {
+		return make([]byte, 10), "text/plain", nil
+	}
+	res := fetchbatch.Fetch(context.Background(), urls, tenBytes, fetchbatch.Options{Limit: 1, MaxBytes: 20})
+	for i, u := range urls {
+		if want := i < 2; (res[u].Err == nil) != want {
+			t.Errorf("%s: %v, fetched %v, want %v", u, res[u].Err, res[u].Err == nil, want)
+		}
+		if i >= 2 && !errors.Is(res[u].Err, fetchbatch.ErrNotStarted) {
+			t.Errorf("%s past the bytes: %v, want ErrNotStarted", u, res[u].Err)
+		}
+	}
+	res = fetchbatch.Fetch(context.Background(), urls, tenBytes, fetchbatch.Options{Limit: 1, MaxBytes: 40})
+	for _, u := range urls {
+		if res[u].Err != nil {
+			t.Errorf("%s within the bytes: %v", u, res[u].Err)
+		}
+	}
+}
