@@ -156,7 +156,7 @@ type assetRef struct {
 // err, not a field error.
 func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Letter, template []byte, f fieldErrors) error {
 	var images, fonts []string
-	parsed := false
+	parsed, held := false, 0
 	res := map[string]render.Resource{}
 	for _, d := range l.snapshot.Definitions {
 		if d.Type != VariableTypeAsset && d.Type != VariableTypeExternalURL {
@@ -197,6 +197,9 @@ func (s *Service) checkVariableAssets(ctx context.Context, account string, l *Le
 		}
 		l.snapshot.Assets = append(l.snapshot.Assets, ref)
 		res[value] = render.Resource{Type: ref.Type, Data: data}
+		if held += len(data); held > render.MaxResourceBytes {
+			break // render.DrawingProblem says so
+		}
 	}
 	if template != nil && len(res) > 0 {
 		d := drawing(l, template)

@@ -43,19 +43,32 @@ const (
 	svgByteCost = 8
 )
 
+// MaxResourceBytes is the most a letter's images and fonts (its
+// Resources) may come to, in bytes: each is held whole while the letter
+// prints, and a letter may show a hundred, each up to 10 MiB; one of
+// thirty 10 MiB images (8 x 8 pixels and a padding chunk) held 650 MB.
+const MaxResourceBytes = 40 << 20
+
 // ErrDrawingCost is the error, wrapped, of a letter whose images cost more
 // than MaxDrawingCost to draw.
 var ErrDrawingCost = errors.New("the letter's images cost too much to draw")
 
 // DrawingProblem says why the images of l, an HTML letter as Render takes
 // it (its template merged, its images in Resources), can not be drawn, or
-// "" when they can: they cost more than MaxDrawingCost, or one can not be
-// read. Only the images given in l.Resources are counted, so a caller that
+// "" when they can: its Resources come to more than MaxResourceBytes, they
+// cost more than MaxDrawingCost, or one can not be read. Only the images given in l.Resources are counted, so a caller that
 // has some of them (those it stores, not those at a URL) learns whether
 // those alone cost too much. Nothing is drawn.
 func DrawingProblem(l Letter) string {
 	if l.Type != "text/html" {
 		return ""
+	}
+	n := 0
+	for _, r := range l.Resources {
+		n += len(r.Data)
+	}
+	if n > MaxResourceBytes {
+		return fmt.Sprintf("the letter's images and fonts come to more than %d MiB, the most one letter prints: show fewer, or smaller files", MaxResourceBytes>>20)
 	}
 	blocks, _ := parseTemplate(fontSafe(string(l.Content)))
 	if _, err := readImages(blocks, l.Resources); err != nil {

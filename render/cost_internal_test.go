@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -217,5 +218,24 @@ func TestDrawingCostOfShapes(t *testing.T) {
 	over := append(imgs, fmt.Sprintf("s style=width:%.2fpt", 1+float64(len(imgs))/100))
 	if msg := DrawingProblem(costLetter(res, over...)); !strings.Contains(msg, "cost too much to draw") {
 		t.Errorf("%d sizes: %q, want too much to draw", len(over), msg)
+	}
+}
+
+// A letter's images and fonts are held whole while it prints, so they may
+// come to MaxResourceBytes at most, whatever they cost to draw: thirty
+// 10 MiB images of 8 x 8 pixels held 650 MB.
+func TestDrawingProblemOfResourceBytes(t *testing.T) {
+	small := pngHeader(8, 8)
+	padded := func(n int) []byte { return append(slices.Clip(small), make([]byte, n-len(small))...) }
+	res := map[string]Resource{
+		"a": {Type: "image/png", Data: padded(MaxResourceBytes / 2)},
+		"b": {Type: "image/png", Data: padded(MaxResourceBytes / 2)},
+	}
+	if msg := DrawingProblem(costLetter(res, "a", "b")); msg != "" {
+		t.Fatalf("MaxResourceBytes: %s, want none", msg)
+	}
+	res["c"] = Resource{Type: "font/ttf", Data: []byte{0}}
+	if msg := DrawingProblem(costLetter(res, "a", "b")); !strings.Contains(msg, "come to more than 40 MiB") {
+		t.Errorf("a byte more: %q, want the bytes named", msg)
 	}
 }
