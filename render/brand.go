@@ -41,10 +41,16 @@ var brandFaces = struct {
 	sync.Mutex
 	m     map[[sha256.Size]byte]*face
 	order [][sha256.Size]byte
+	bytes int // of the faces kept
 }{m: map[[sha256.Size]byte]*face{}}
 
-// brandFacesKept is how many brand faces brandFaces keeps.
-const brandFacesKept = 32
+// brandFacesKept is how many brand faces brandFaces keeps, and
+// brandFacesBytes how many bytes of font files at most: a face holds its
+// file, of up to 16 MiB, and any account's fonts fill the one cache.
+const (
+	brandFacesKept  = 32
+	brandFacesBytes = 32 << 20
+)
 
 // brandFace returns the face of a font file, read once.
 func brandFace(data []byte) (*face, error) {
@@ -61,13 +67,15 @@ func brandFace(data []byte) (*face, error) {
 	}
 	brandFaces.Lock()
 	defer brandFaces.Unlock()
-	if _, ok := brandFaces.m[sum]; !ok {
-		if len(brandFaces.order) == brandFacesKept {
+	if _, ok := brandFaces.m[sum]; !ok && f.bytes <= brandFacesBytes {
+		for len(brandFaces.order) == brandFacesKept || brandFaces.bytes+f.bytes > brandFacesBytes {
+			brandFaces.bytes -= brandFaces.m[brandFaces.order[0]].bytes
 			delete(brandFaces.m, brandFaces.order[0])
 			brandFaces.order = brandFaces.order[1:]
 		}
 		brandFaces.m[sum] = f
 		brandFaces.order = append(brandFaces.order, sum)
+		brandFaces.bytes += f.bytes
 	}
 	return f, nil
 }
@@ -94,7 +102,7 @@ func loadBrandFace(key string, data []byte) (f *face, err error) {
 		}
 		return nil, fmt.Errorf("the font can not be embedded: %w", err)
 	}
-	f = &face{key: key, widths: make([]uint16, bmp), gids: make([]uint16, bmp), file: file}
+	f = &face{key: key, widths: make([]uint16, bmp), gids: make([]uint16, bmp), file: file, bytes: len(data)}
 	var sb sfnt.Buffer
 	upem := sf.UnitsPerEm()
 	ppem := fixed.Int26_6(upem) << 6

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"crypto/sha256"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,5 +89,36 @@ func TestCheckFont(t *testing.T) {
 	}
 	if msg := CheckFont([]byte("not a font")); !strings.Contains(msg, "can not be read") {
 		t.Errorf("not a font: %q", msg)
+	}
+}
+
+// The brand faces read are kept for any account's letters, each holding
+// its font file, of up to 16 MiB: they are kept to brandFacesBytes in all,
+// the oldest going first. Forty fonts of 10 MiB kept 32 of them, 330 MB.
+func TestBrandFacesKeptByBytes(t *testing.T) {
+	brandFaces.Lock()
+	brandFaces.m, brandFaces.order, brandFaces.bytes = map[[sha256.Size]byte]*face{}, nil, 0
+	brandFaces.Unlock()
+	const size = 10 << 20
+	var last *face
+	for i := range 5 {
+		data := append(slices.Clip(gosmallcaps.TTF), make([]byte, size-len(gosmallcaps.TTF))...)
+		data[size-1] = byte(i + 1) // a file of its own
+		f, err := brandFace(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := brandFace(data); again != f {
+			t.Errorf("font %d is not kept", i)
+		}
+		last = f
+	}
+	brandFaces.Lock()
+	defer brandFaces.Unlock()
+	if n := len(brandFaces.m); n != brandFacesBytes/size {
+		t.Errorf("%d faces of %d bytes kept, want %d", n, size, brandFacesBytes/size)
+	}
+	if brandFaces.m[brandFaces.order[len(brandFaces.order)-1]] != last {
+		t.Error("the face read last is not kept")
 	}
 }

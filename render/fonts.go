@@ -56,6 +56,9 @@ type face struct {
 	// of an em, rounded as fpdf rounds them.
 	up, ut float64
 	file   *ttf
+	// bytes is the size of the font file a brand face was read from, as
+	// TrueType: about what the face holds.
+	bytes int
 	// cidToGID is the PDF's CIDToGIDMap for the font, compressed: the same
 	// for every letter, since a subset keeps the glyph numbers.
 	cidToGID []byte
