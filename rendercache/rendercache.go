@@ -30,6 +30,11 @@ type Key struct {
 // DefaultSize is how many renderings a zero Cache keeps.
 const DefaultSize = 256
 
+// DefaultBytes is how many bytes of renderings a Cache keeps at most: a
+// letter from a PDF document renders to as much as its 10 MiB document,
+// and 256 of those held 2.5 GB.
+const DefaultBytes = 128 << 20
+
 // Cache keeps the renderings of up to a number of letters, the least
 // recently used going first. New makes one of a size; the zero value is a
 // Cache of DefaultSize, made on its first Get. It is safe for concurrent
@@ -38,31 +43,39 @@ type Cache struct {
 	// once makes lru: in New, or on a zero Cache's first Get.
 	once sync.Once
 	lru  *lru.Cache[Key, []byte]
+	// maxBytes bounds bytes, the size of the renderings in lru.
+	maxBytes int64
+	bytes    atomic.Int64
 	// rendered counts calls of a render function.
 	rendered atomic.Int64
 }
 
 // New returns a Cache of size renderings. A size of zero or less keeps
 // none: every Get renders.
-func New(size int) *Cache {
-	c := &Cache{}
-	c.once.Do(func() { c.lru = keep(size) })
+func New(size int) *Cache { return NewBounded(size, DefaultBytes) }
+
+// NewBounded returns a Cache of size renderings and maxBytes bytes of
+// them at most, the least recently used going first; a rendering larger
+// than maxBytes is not kept.
+func NewBounded(size int, maxBytes int64) *Cache {
+	c := &Cache{maxBytes: maxBytes}
+	c.once.Do(func() { c.lru = c.keep(size) })
 	return c
 }
 
 // keep returns an LRU of size renderings; nil, keeping nothing, for a size
 // of zero or less.
-func keep(size int) *lru.Cache[Key, []byte] {
+func (c *Cache) keep(size int) *lru.Cache[Key, []byte] {
 	if size <= 0 {
 		return nil
 	}
-	l, _ := lru.New[Key, []byte](size) // only a size <= 0 fails
+	l, _ := lru.NewWithEvict(size, func(_ Key, b []byte) { c.bytes.Add(-int64(len(b))) }) // only a size <= 0 fails
 	return l
 }
 
 // kept returns the LRU of c, nil when it keeps nothing.
 func (c *Cache) kept() *lru.Cache[Key, []byte] {
-	c.once.Do(func() { c.lru = keep(DefaultSize) })
+	c.once.Do(func() { c.maxBytes, c.lru = DefaultBytes, c.keep(DefaultSize) })
 	return c.lru
 }
 
@@ -82,8 +95,15 @@ func (c *Cache) Get(k Key, render func() ([]byte, error)) (b []byte, cached bool
 	if err != nil {
 		return nil, false, err
 	}
-	if kept != nil {
-		kept.Add(k, bytes.Clone(b))
+	if kept != nil && int64(len(b)) <= c.maxBytes {
+		if found, _ := kept.ContainsOrAdd(k, bytes.Clone(b)); !found {
+			c.bytes.Add(int64(len(b)))
+		}
+		for c.bytes.Load() > c.maxBytes {
+			if _, _, ok := kept.RemoveOldest(); !ok {
+				break
+			}
+		}
 	}
 	return b, false, nil
 }

@@ -162,3 +162,39 @@ func TestObserved(t *testing.T) {
 		t.Errorf("told %v, want [false true]", told)
 	}
 }
+
+// A Cache keeps renderings to its bytes as well as to its count, the
+// least recently used going first; one larger than its bytes is not kept.
+// 256 renderings of letters from 10 MiB documents held 2.5 GB.
+func TestBytesBounded(t *testing.T) {
+	c := rendercache.NewBounded(10, 100)
+	renders := 0
+	of := func(n int) func() ([]byte, error) {
+		return func() ([]byte, error) { renders++; return make([]byte, n), nil }
+	}
+	key := func(id string) rendercache.Key { return rendercache.Key{Account: "acct", ID: id} }
+	for _, id := range []string{"a", "b", "c"} {
+		if _, cached, _ := c.Get(key(id), of(40)); cached {
+			t.Fatalf("%s: found kept before it was rendered", id)
+		}
+	}
+	// 120 bytes: a, the oldest, went.
+	if _, cached, _ := c.Get(key("c"), of(40)); !cached {
+		t.Error("c, rendered last, is not kept")
+	}
+	if _, cached, _ := c.Get(key("b"), of(40)); !cached {
+		t.Error("b is not kept")
+	}
+	if _, cached, _ := c.Get(key("a"), of(40)); cached {
+		t.Error("a is kept past the bytes")
+	}
+	if _, _, err := c.Get(key("big"), of(101)); err != nil {
+		t.Fatal(err)
+	}
+	if _, cached, _ := c.Get(key("big"), of(101)); cached {
+		t.Error("a rendering larger than the bytes is kept")
+	}
+	if _, cached, _ := c.Get(key("a"), of(40)); !cached {
+		t.Error("a, kept again, was dropped for one larger than the bytes")
+	}
+}
