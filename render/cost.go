@@ -56,9 +56,10 @@ var ErrDrawingCost = errors.New("the letter's images cost too much to draw")
 // DrawingProblem says why the images of l, an HTML letter as Render takes
 // it (its template merged, its images in Resources), can not be drawn, or
 // "" when they can: its Resources come to more than MaxResourceBytes, they
-// cost more than MaxDrawingCost, or one can not be read. Only the images given in l.Resources are counted, so a caller that
-// has some of them (those it stores, not those at a URL) learns whether
-// those alone cost too much. Nothing is drawn.
+// cost more than MaxDrawingCost, or one can not be read. Only the images
+// given in l.Resources are counted, so a caller that has some of them
+// (those it stores, not those at a URL) learns whether those alone cost
+// too much. Nothing is drawn.
 func DrawingProblem(l Letter) string {
 	if l.Type != "text/html" {
 		return ""
