@@ -360,7 +360,7 @@ func TestControlsDrawSourceMadeOnFirstUse(t *testing.T) {
 	if tc.rnd != nil {
 		t.Fatal("NewTestControls made the draw source")
 	}
-	if tc.random() != tc.random() {
+	if first := tc.random(); tc.random() != first {
 		t.Error("random made a second source")
 	}
 	if got, want := tc.random().Int63(), rand.New(rand.NewSource(7)).Int63(); got != want {

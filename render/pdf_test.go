@@ -521,14 +521,6 @@ func BenchmarkCheckPDF(b *testing.B) {
 	}
 }
 
-// bomb is a one-page document whose page carries a stream that expands to
-// more than MaxExpandedContent: zlib, or through the filters named (an
-// ASCIIHex stream of zlib data, or LZW).
-func bomb(t testing.TB, filters ...string) []byte {
-	t.Helper()
-	return bombOf(t, render.MaxExpandedContent>>20+1, false, filters...)
-}
-
 // bombOf is a one-page document whose page carries a stream that expands
 // to mib MiB of zeros, as its contents or, when image is set, as an image
 // it shows.

@@ -160,16 +160,16 @@ func kind(v json.RawMessage) string {
 	if len(v) == 0 {
 		return "nothing"
 	}
-	switch c := v[0]; {
-	case c == '{':
+	switch v[0] {
+	case '{':
 		return "an object"
-	case c == '[':
+	case '[':
 		return "an array"
-	case c == 't' || c == 'f':
+	case 't', 'f':
 		return "a boolean"
-	case c == 'n':
+	case 'n':
 		return "null"
-	case c == '"':
+	case '"':
 		return "a string"
 	}
 	return "a number"
