@@ -568,13 +568,7 @@ func bombOf(t testing.TB, mib int, image bool, filters ...string) []byte {
 	fmt.Fprintf(&b, "%d 0 obj\n<</Length %d/Filter%s%s>>\nstream\n", len(offsets), z.Len(), filter, dict)
 	b.Write(z.Bytes())
 	b.WriteString("\nendstream\nendobj\n")
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
+	return endPDF(&b, offsets)
 }
 
 // TestCheckPDFRefusesABomb: a stream that expands past MaxExpandedContent
@@ -608,6 +602,18 @@ func TestCheckPDFRefusesHeldContentPastItsBound(t *testing.T) {
 	}
 }
 
+// endPDF ends the document in b, whose objects 1 to len(offsets) start at
+// offsets: its cross-reference table and trailer, with object 1 the root.
+func endPDF(b *bytes.Buffer, offsets []int) []byte {
+	xref := b.Len()
+	fmt.Fprintf(b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
 // manyObjects is a one-page document with n more objects, each an empty
 // dictionary the page refers to.
 func manyObjects(t testing.TB, n int) []byte {
@@ -628,13 +634,7 @@ func manyObjects(t testing.TB, n int) []byte {
 	for range n {
 		obj("<<>>")
 	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
+	return endPDF(&b, offsets)
 }
 
 // TestCheckPDFRefusesTooManyObjects: pdfcpu reads every object of a
@@ -674,13 +674,7 @@ func withArray(t testing.TB, n int, objectStream bool) []byte {
 	obj(3, "<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/PieceInfo<</X<</LastModified(D:20260101)/Private 4 0 R>>>>>>")
 	if !objectStream {
 		obj(4, array)
-		xref := b.Len()
-		b.WriteString("xref\n0 5\n0000000000 65535 f \n")
-		for nr := 1; nr <= 4; nr++ {
-			fmt.Fprintf(&b, "%010d 00000 n \n", offsets[nr])
-		}
-		fmt.Fprintf(&b, "trailer\n<</Size 5/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", xref)
-		return b.Bytes()
+		return endPDF(&b, []int{offsets[1], offsets[2], offsets[3], offsets[4]})
 	}
 	var z bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
