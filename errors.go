@@ -79,7 +79,8 @@ type Error struct {
 	Fields  map[string]string
 	Err     error
 	// RetryAfter, when set, is how long the caller should wait before
-	// trying again (a request still in flight under the same key).
+	// trying again (a request still in flight under the same key; with
+	// CodeInternal, a store that could not be reached).
 	RetryAfter time.Duration
 }
 
@@ -123,7 +124,11 @@ func notFound(kind, id string) *Error {
 }
 
 func internal(op string, err error) *Error {
-	return &Error{Code: CodeInternal, Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
+	e := &Error{Code: CodeInternal, Message: "internal error", Err: fmt.Errorf("%s: %w", op, err)}
+	if errors.Is(err, storage.ErrUnavailable) {
+		e.RetryAfter = time.Second
+	}
+	return e
 }
 
 // Bounds on what an invalid-input Error says, whatever its input: the

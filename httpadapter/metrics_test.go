@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -260,5 +261,26 @@ func TestMetricsHeadIsItsOwnMethod(t *testing.T) {
 	ts.do(t, req{Method: "HEAD", Path: "/healthz", Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
 	if got := value(ts.scrape(t), "lettershop_http_requests_total", "route", "/healthz", "method", "HEAD", "code", "2xx"); got != 1 {
 		t.Errorf("HEAD /healthz counted %v, want 1", got)
+	}
+}
+
+// unreachableStore fails GetLetter as a database that cannot be reached
+// does.
+type unreachableStore struct{ *memstore.Store }
+
+func (unreachableStore) GetLetter(context.Context, string, string) (storage.Letter, error) {
+	return storage.Letter{}, fmt.Errorf("pgstore: get letter: %w: dial tcp: connection refused", storage.ErrUnavailable)
+}
+
+// A store that cannot be reached is answered 503 with Retry-After: the
+// client retries later, and no 500 says the server is broken.
+func TestStoreUnavailableIs503(t *testing.T) {
+	svc := lettershop.New(unreachableStore{memstore.New()})
+	defer svc.Close()
+	ts := newTestServerFor(t, svc)
+	r := ts.get(t, "/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz")
+	p := r.problem(t, http.StatusServiceUnavailable)
+	if p.Code != "unavailable" || r.Header.Get("Retry-After") != "1" {
+		t.Errorf("problem %+v, Retry-After %q; want code unavailable, Retry-After 1", p, r.Header.Get("Retry-After"))
 	}
 }

@@ -138,6 +138,11 @@ func problemFor(ctx context.Context, err error) problem {
 	}
 	k, ok := codeKinds[e.Code]
 	switch {
+	case e.Code == lettershop.CodeInternal && e.RetryAfter > 0:
+		// The store could not be reached: the server's state, not a fault
+		// of the request's, and likely to pass.
+		return problem{Code: "unavailable", Title: "Service unavailable", Status: http.StatusServiceUnavailable,
+			Detail: "the server could not reach its store; try again after Retry-After seconds, or quote request id " + requestID(ctx) + " when reporting it"}
 	case !ok || e.Code == lettershop.CodeInternal:
 		k = codeKinds[lettershop.CodeInternal]
 		return problem{Code: k.code, Title: k.title, Status: k.status,
@@ -156,7 +161,8 @@ func problemFor(ctx context.Context, err error) problem {
 	return p
 }
 
-// isInternal reports whether err is answered with 500.
+// isInternal reports whether err is answered with 500, or 503 for a store
+// that could not be reached: an error of the server's, logged in full.
 func isInternal(err error) bool {
 	var big *bodyTooLargeError
 	if errors.As(err, &big) || errors.As(err, new(*bodyTimeoutError)) {

@@ -24,7 +24,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -195,7 +198,30 @@ func fail(ctx context.Context, op string, err error) error {
 		// Only the context's error is wrapped: it is the one that counts.
 		return fmt.Errorf("pgstore: %s: %w (%v)", op, ctxErr, err) //nolint:errorlint // the driver's error is shown, not matched
 	}
+	if unreachable(err) {
+		return fmt.Errorf("pgstore: %s: %w: %w", op, storage.ErrUnavailable, err)
+	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// unreachable reports whether err says the database could not be reached
+// or the connection was lost (storage.ErrUnavailable), rather than that
+// it refused the statement: no connection could be made, the connection
+// broke, or the server is shutting down, starting up or out of
+// connections.
+func unreachable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "57P01", "57P02", "57P03", "53300": // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08") // connection_exception
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // isUniqueViolation reports whether err is a unique_violation or an

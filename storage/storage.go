@@ -53,6 +53,10 @@ var (
 	// that is no longer in flight under that token (completed, released, or
 	// taken over after its lease ended). Nothing was written.
 	ErrClaimLost = errors.New("storage: idempotency claim lost")
+	// ErrUnavailable: the backend could not be reached, or lost the
+	// connection, before it answered; the same call may succeed once it
+	// is back. A write it interrupted may or may not have been applied.
+	ErrUnavailable = errors.New("storage: unavailable")
 )
 
 // Storage is what the service needs from a backend. Implementations must be

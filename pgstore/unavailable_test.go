@@ -1,0 +1,92 @@
+package pgstore_test
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/lettershop/lettershop/pgstore"
+	"github.com/lettershop/lettershop/storage"
+)
+
+// cutProxy forwards TCP connections to the test database until cut, which
+// closes the listener and every connection made through it, as a database
+// host that went away does.
+type cutProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln}
+	t.Cleanup(p.cut)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// A database that cannot be reached, or whose connections broke, fails
+// the store's calls with storage.ErrUnavailable, which the service answers
+// as a store to retry later; a call the database answered does not.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	u, err := url.Parse(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	s, err := pgstore.Open(t.Context(), u.String(), pgstore.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.GetLetter(t.Context(), "acct_1", "ltr_01jzzzzzzzzzzzzzzzzzzzzzzz"); !errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrUnavailable) {
+		t.Fatalf("GetLetter of no letter: %v, want only ErrNotFound", err)
+	}
+	proxy.cut()
+	// The pool's connection broke; a new one is refused.
+	for range 2 {
+		if _, err := s.GetLetter(t.Context(), "acct_1", "ltr_01jzzzzzzzzzzzzzzzzzzzzzzz"); !errors.Is(err, storage.ErrUnavailable) {
+			t.Fatalf("GetLetter with the database gone: %v, want ErrUnavailable", err)
+		}
+	}
+	if _, err := s.ListLetters(t.Context(), storage.LetterQuery{Account: "acct_1", Limit: 10}); !errors.Is(err, storage.ErrUnavailable) {
+		t.Fatalf("ListLetters with the database gone: %v, want ErrUnavailable", err)
+	}
+}
