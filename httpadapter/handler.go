@@ -66,10 +66,11 @@ const (
 type Option func(*config)
 
 type config struct {
-	auth      Authenticator
-	rateN     int
-	ratePer   time.Duration
-	testClock lettershop.TestClock
+	requestTimeout time.Duration
+	auth           Authenticator
+	rateN          int
+	ratePer        time.Duration
+	testClock      lettershop.TestClock
 	// sharedClock makes the clock routes move testClock rather than the
 	// caller's account's clock.
 	sharedClock bool
@@ -160,7 +161,7 @@ type handler struct {
 // A Service without a Deliverer (lettershop.WithDeliverer) is given package
 // delivery's, so that the webhooks made through the API are sent.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
-	cfg := config{rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
+	cfg := config{requestTimeout: DefaultRequestTimeout, rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -215,6 +216,12 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(headerRequestID, reqID)
 	w.Header().Set(headerAPIVersion, APIVersion)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
+	if r.Body == nil || r.Body == http.NoBody {
+		// A request with a body has its time counted once the body is in.
+		var cancel context.CancelFunc
+		r, cancel = h.withDeadline(r)
+		defer cancel()
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler { //nolint:errorlint // a recovered panic value, panicked as it is, not an error chain

@@ -233,6 +233,8 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		h.fail(w, r, err)
 		return
 	}
+	r, cancel := h.withDeadline(r)
+	defer cancel()
 	ctx := r.Context()
 	// The first answer: nil when the outcome was stored before, or could
 	// not be kept.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	gojson "github.com/goccy/go-json"
 
@@ -142,7 +143,7 @@ func problemFor(ctx context.Context, err error) problem {
 		// The store could not be reached: the server's state, not a fault
 		// of the request's, and likely to pass.
 		return problem{Code: "unavailable", Title: "Service unavailable", Status: http.StatusServiceUnavailable,
-			Detail: "the server could not reach its store; try again after Retry-After seconds, or quote request id " + requestID(ctx) + " when reporting it"}
+			Detail: "the server's store could not be reached, or did not answer in time; try again after Retry-After seconds, or quote request id " + requestID(ctx) + " when reporting it"}
 	case !ok || e.Code == lettershop.CodeInternal:
 		k = codeKinds[lettershop.CodeInternal]
 		return problem{Code: k.code, Title: k.title, Status: k.status,
@@ -198,6 +199,10 @@ func cutOff(r *http.Request, err error) bool {
 // service's failure, not the client's).
 func answerable(r *http.Request, err error) error {
 	switch {
+	case timedOut(r) && (lettershop.ErrorCode(err) == lettershop.CodeCanceled || errors.Is(err, context.DeadlineExceeded)):
+		// The store did not answer in the time allowed: as a store out of
+		// reach, to retry.
+		err = &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err, RetryAfter: time.Second}
 	case cutOff(r, err):
 		if lettershop.ErrorCode(err) != lettershop.CodeCanceled {
 			err = &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: err}
