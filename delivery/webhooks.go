@@ -27,8 +27,11 @@ const (
 	// maxAnswer is how much of an answer is read before it is dropped.
 	maxAnswer = 64 << 10
 	// recordTimeout bounds the recording of an attempt's outcome, which
-	// outlives the attempt's own context.
-	recordTimeout = 10 * time.Second
+	// outlives the attempt's own context: within the lease's margin.
+	recordTimeout = 20 * time.Second
+	// recordRetry is the first wait before an outcome the store failed to
+	// record is tried again; each wait doubles, up to a second.
+	recordRetry = 50 * time.Millisecond
 )
 
 // RetryDelay is how long after its n-th failed attempt a delivery is tried
@@ -259,8 +262,22 @@ func (w *webhooks) attempt(ctx context.Context, a *lettershop.DeliveryAttempt) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := a.Record(rctx, o); err != nil {
+	// A store out of reach for a moment (a database restarting, a lost
+	// connection) is tried again while the lease holds: the event was sent,
+	// and an outcome not recorded sends it again once the lease passes.
+	for wait := recordRetry; ; wait = min(2*wait, time.Second) {
+		err := a.Record(rctx, o)
+		if err == nil {
+			return
+		}
+		select {
+		case <-time.After(wait):
+			continue
+		case <-rctx.Done():
+		case <-ctx.Done():
+		}
 		w.svc.Logger.Error("webhooks: record an attempt", "delivery", a.DeliveryID, "webhook", a.WebhookID, "err", err)
+		return
 	}
 }
 
