@@ -263,16 +263,20 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		}
 		return &answer{resp}, true
 	}
-	var fingerprint string
+	var fingerprint, former string
 	if key != "" {
 		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), requestBody(body, m.content))
+		// Before JSON bodies were compared as JSON, their bytes were: an
+		// outcome stored then, within its 24 hours, carries that.
+		former = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body)
 	}
 	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
-		Scope:       "apikey:" + c.keyHash,
-		Account:     c.account,
-		Key:         key,
-		Fingerprint: fingerprint,
-		Encode:      encode,
+		FormerFingerprint: former,
+		Scope:             "apikey:" + c.keyHash,
+		Account:           c.account,
+		Key:               key,
+		Fingerprint:       fingerprint,
+		Encode:            encode,
 	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
 	h.observeIdempotency(res.Replayed, err)
 	if err != nil {
