@@ -171,4 +171,10 @@ func TestRequestCutOffByItsClient(t *testing.T) {
 	if !strings.Contains(s.logs.String(), "level=ERROR msg=\"internal error\"") {
 		t.Errorf("a cancellation not the client's is not logged as an internal error:\n%s", s.logs)
 	}
+	// A time limit of the service's own ran out (the store did not
+	// answer in time): a 503 to retry.
+	st.next("GetAsset", func() error { return context.DeadlineExceeded })
+	if w := s.serve(ctx, "POST", "/v1/letters", "", letterBody(asset)); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("a deadline not the client's: %d (Retry-After %q) %s, want 503 with Retry-After 1", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
 }

@@ -196,7 +196,8 @@ func cutOff(r *http.Request, err error) bool {
 // answerable is err as r is answered: a CodeCanceled error when r was cut
 // off by its client, whatever err's code; an internal error when err says
 // it was cancelled but r's context is live (another context ended: the
-// service's failure, not the client's).
+// service's failure, not the client's), to retry after a second when a
+// deadline ended it.
 func answerable(r *http.Request, err error) error {
 	switch {
 	case timedOut(r) && (lettershop.ErrorCode(err) == lettershop.CodeCanceled || errors.Is(err, context.DeadlineExceeded)):
@@ -208,7 +209,13 @@ func answerable(r *http.Request, err error) error {
 			err = &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: err}
 		}
 	case lettershop.ErrorCode(err) == lettershop.CodeCanceled:
-		err = &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err}
+		e := &lettershop.Error{Code: lettershop.CodeInternal, Message: "internal error", Err: err}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A time limit of the service's own ran out: the store did
+			// not answer in time.
+			e.RetryAfter = time.Second
+		}
+		err = e
 	}
 	return err
 }
