@@ -46,3 +46,30 @@ func TestHangingStoreTimesOutWith503(t *testing.T) {
 		}
 	}
 }
+
+// slowDeleteStore takes half a second to delete an asset, unless its
+// context ends first.
+type slowDeleteStore struct{ *memstore.Store }
+
+func (s slowDeleteStore) DeleteAsset(ctx context.Context, account, id string, revision int64, c *storage.Completion) error {
+	select {
+	case <-time.After(500 * time.Millisecond):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.DeleteAsset(ctx, account, id, revision, c)
+}
+
+// The read deadline a body is given ends with the body: a request whose
+// work outlasts it is answered, not cut off as if its client had gone
+// (the server's watch for a closed connection, which reads once a request
+// has no body left, read past the deadline and cancelled the request).
+func TestWorkOutlastingTheBodyDeadlineIsAnswered(t *testing.T) {
+	svc := lettershop.New(slowDeleteStore{memstore.New()})
+	defer svc.Close()
+	ts := newTestServerFor(t, svc, httpadapter.WithBodyReadRate(1<<20, time.Millisecond))
+	var a struct{ ID string }
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"W","type":"template"}`}).wantStatus(t, http.StatusCreated).decode(t, &a)
+	ts.do(t, req{Method: "DELETE", Path: "/assets/" + a.ID, Header: map[string]string{"Idempotency-Key": "slow"}}).
+		wantStatus(t, http.StatusNoContent)
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unique"
 
 	"github.com/lettershop/lettershop"
@@ -356,6 +357,12 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 		return nil, &bodyTimeoutError{allowed: allowed}
 	case err != nil:
 		return nil, invalid("body", "the request body could not be read: %v", err)
+	}
+	if allowed > 0 {
+		// The deadline was the body's. Left set, it would end the read by
+		// which the server watches for its client closing the connection,
+		// which then cancels the request as if the client had gone.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
 	return b, nil
 }
