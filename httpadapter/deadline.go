@@ -16,7 +16,8 @@ const DefaultRequestTimeout = 30 * time.Second
 
 // WithRequestTimeout sets how long a request's work with the Service may
 // take once its body has arrived (DefaultRequestTimeout unless set); 0
-// sets no bound.
+// sets no bound. POST /_test/webhooks/settle, which waits as long as it is
+// asked, keeps its own bound.
 func WithRequestTimeout(d time.Duration) Option {
 	return func(c *config) { c.requestTimeout = d }
 }

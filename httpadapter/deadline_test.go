@@ -3,6 +3,8 @@ package httpadapter_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,4 +74,25 @@ func TestWorkOutlastingTheBodyDeadlineIsAnswered(t *testing.T) {
 	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"W","type":"template"}`}).wantStatus(t, http.StatusCreated).decode(t, &a)
 	ts.do(t, req{Method: "DELETE", Path: "/assets/" + a.ID, Header: map[string]string{"Idempotency-Key": "slow"}}).
 		wantStatus(t, http.StatusNoContent)
+}
+
+// A settle waits as long as it is asked, in real time, whatever the
+// request timeout: the route bounds its own time.
+func TestSettleOutlastsTheRequestTimeout(t *testing.T) {
+	ts := newTestServer(t)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+	defer receiver.Close()
+	defer free()
+	ts.do(t, req{Method: "POST", Path: "/webhooks", Body: map[string]any{"url": receiver.URL, "events": []string{"letter.created"}}}).
+		wantStatus(t, http.StatusCreated)
+	assetID, _ := ts.createAsset(t, keyA)
+	ts.createLetter(t, keyA, assetID)
+	// The same Service, served with a request timeout far shorter than
+	// the receiver takes to answer.
+	quick := newTestServerFor(t, ts.Svc, httpadapter.WithRequestTimeout(time.Millisecond), httpadapter.WithTestClock(ts.Clock))
+	time.AfterFunc(100*time.Millisecond, free)
+	quick.do(t, req{Method: "POST", Path: "/_test/webhooks/settle"}).wantStatus(t, http.StatusNoContent)
 }

@@ -216,12 +216,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(headerRequestID, reqID)
 	w.Header().Set(headerAPIVersion, APIVersion)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
-	if r.Body == nil || r.Body == http.NoBody {
-		// A request with a body has its time counted once the body is in.
-		var cancel context.CancelFunc
-		r, cancel = h.withDeadline(r)
-		defer cancel()
-	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler { //nolint:errorlint // a recovered panic value, panicked as it is, not an error chain
@@ -295,7 +289,7 @@ func (s *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (s *statusRecorder) WriteHeader(code int)        { s.status = code }
 
 // access says what a route requires of the caller.
-type access int
+type access uint8
 
 const (
 	// public routes take no API key (signed download links).
@@ -310,7 +304,10 @@ const (
 type route struct {
 	method, path string
 	access       access
-	scope        Scope
+	// ownTime says the route bounds its own time (a settle waits as long
+	// as it is asked, in real time), so the request timeout is not set.
+	ownTime bool
+	scope   Scope
 	// also are the scopes a scoped route requires beside scope.
 	also  []Scope
 	serve func(http.ResponseWriter, *http.Request, *call)
@@ -383,6 +380,12 @@ func (h *handler) askAuthenticator(ctx context.Context, key string) (Principal, 
 // serveRoute runs the checks every route shares, in order: the API key, the
 // rate limit, the API version, the scope.
 func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, prefix string) {
+	if !rt.ownTime && (r.Body == nil || r.Body == http.NoBody) {
+		// A request with a body has its time counted once the body is in.
+		var cancel context.CancelFunc
+		r, cancel = h.withDeadline(r)
+		defer cancel()
+	}
 	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix), prefix: prefix}
 	c.origin = h.origin(r)
 	if rt.access != public {

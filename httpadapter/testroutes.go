@@ -56,7 +56,7 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/advance", access: scoped, scope: ScopeLettersWrite, serve: h.advanceLetter})
 	h.handleTest(route{method: "POST", path: "/_test/letters/{id}/await", access: scoped, scope: ScopeLettersWrite, serve: h.awaitLetter})
 	h.handleTest(route{method: "GET", path: "/_test/letters/{id}/text", access: scoped, scope: ScopeLettersRead, serve: h.letterText})
-	h.handleTest(route{method: "POST", path: "/_test/webhooks/settle", access: scoped, scope: ScopeWebhooksRead, serve: h.settleWebhooks})
+	h.handleTest(route{method: "POST", path: "/_test/webhooks/settle", access: scoped, ownTime: true, scope: ScopeWebhooksRead, serve: h.settleWebhooks})
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
 	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
