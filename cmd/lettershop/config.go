@@ -56,6 +56,9 @@ type config struct {
 	webhookHosts []string
 	// webhookTimeout is how long a webhook attempt waits for its answer.
 	webhookTimeout time.Duration
+	// requestTimeout is how long a request's work may take once its body
+	// is in (httpadapter.WithRequestTimeout); 0 is no bound.
+	requestTimeout time.Duration
 	// egress is the policy of the requests the server makes itself.
 	egress egress.Policy
 	// authFailures is how many failed authentications a client address
@@ -117,6 +120,10 @@ func redactStore(s string) string {
 
 // envPrefix begins the environment variable of each flag: --base-url is
 // LETTERSHOP_BASE_URL.
+// writeTimeout is the server's: an answer not written within it after a
+// request (its body's deadline for one with a body) is cut off.
+const writeTimeout = 60 * time.Second
+
 const envPrefix = "LETTERSHOP_"
 
 func envName(flagName string) string {
@@ -130,7 +137,7 @@ Usage:
              [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock] [--test-clock-start TIME]] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
-             [--auth-failure-limit N/DURATION | 0]
+             [--request-timeout DURATION | 0] [--auth-failure-limit N/DURATION | 0]
              [--log-level debug|info|warn|error] [--log-format text|json]
              [--metrics-addr off | HOST:PORT]
              [--webhook-hosts HOST,HOST...] [--webhook-timeout DURATION]
@@ -191,6 +198,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"(LETTERSHOP_AUTH_FAILURE_LIMIT)")
 	fs.IntVar(&cfg.bodyRate, "body-read-rate", cfg.bodyRate, "`BYTES` per second a request body must arrive at: it gets 5 s plus its length at this pace,\n"+
 		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
+	fs.DurationVar(&cfg.requestTimeout, "request-timeout", httpadapter.DefaultRequestTimeout,
+		"the `DURATION` a request's work may take once its body is in, then a 503 with Retry-After (a database\n"+
+			"that stops answering); below the 60 s write timeout; 0 is no bound (LETTERSHOP_REQUEST_TIMEOUT)")
 	fs.Var(&cfg.logLevel, "log-level", "log records at `LEVEL` and above: debug, info, warn or error; info logs one line per request,\n"+
 		"debug adds health checks and metrics scrapes (LETTERSHOP_LOG_LEVEL)")
 	fs.Var(&cfg.logFormat, "log-format", "write the log as `FORMAT`: text (key=value) or json, one object per line (LETTERSHOP_LOG_FORMAT)")
@@ -270,6 +280,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if !cfg.testClockStart.IsZero() && cfg.seed != "" {
 		return config{}, errors.New("--test-clock-start: not with --seed, whose snapshots say where each account's clock stands")
+	}
+	if cfg.requestTimeout < 0 || cfg.requestTimeout >= writeTimeout {
+		return config{}, fmt.Errorf("--request-timeout: want 0 (no bound) or a duration below the %s write timeout, got %s", writeTimeout, cfg.requestTimeout)
 	}
 	if cfg.maxConns < 0 || cfg.maxConnsPerClient < 0 || cfg.bodyRate < 0 {
 		return config{}, errors.New("--max-conns, --max-conns-per-client and --body-read-rate: want 0 (no limit) or a positive number")

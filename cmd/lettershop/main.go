@@ -137,7 +137,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// count together; on the wall clock, whatever the test clock does.
 	throttle := httpadapter.NewAuthThrottle(cfg.authFailures.n, cfg.authFailures.per, clock.New())
 	hopts := []httpadapter.Option{httpadapter.WithLogger(logger), httpadapter.WithRateLimit(cfg.rate.n, cfg.rate.per),
-		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace), httpadapter.WithAuthThrottle(throttle)}
+		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace), httpadapter.WithAuthThrottle(throttle),
+		httpadapter.WithRequestTimeout(cfg.requestTimeout)}
 	iopts := []inbox.Option{inbox.WithAuthThrottle(throttle)}
 	if cfg.baseURL != "" {
 		iopts = append(iopts, inbox.WithPublicURL(cfg.baseURL))
@@ -188,7 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ConnState:         ln.connState,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
+		WriteTimeout:      writeTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

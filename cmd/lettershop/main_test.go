@@ -33,7 +33,7 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text", webhookTimeout: delivery.DefaultTimeout,
+		logFormat: "text", webhookTimeout: delivery.DefaultTimeout, requestTimeout: httpadapter.DefaultRequestTimeout,
 		authFailures: rateLimit{httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer}}
 	with := func(f func(*config)) config {
 		c := defaults
@@ -89,6 +89,8 @@ func TestParseConfig(t *testing.T) {
 				c.webhookHosts, c.webhookTimeout = []string{"hooks.example.com", "*.example.org"}, 3*time.Second
 				c.testClock, c.sharedClock = true, true
 			})},
+		{"request timeout", []string{"--request-timeout", "59s"}, env(), with(func(c *config) { c.requestTimeout = 59 * time.Second })},
+		{"no request timeout", nil, env("LETTERSHOP_REQUEST_TIMEOUT", "0"), with(func(c *config) { c.requestTimeout = 0 })},
 		{"test clock start", []string{"--test-clock", "--test-clock-start", "2026-03-02T10:00:00-05:00"}, env(),
 			with(func(c *config) {
 				c.testClock, c.testClockStart = true, time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
@@ -153,6 +155,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"a malformed webhook host in the environment", nil, env("LETTERSHOP_WEBHOOK_HOSTS", "10.0.0.0/33"), "LETTERSHOP_WEBHOOK_HOSTS"},
 		{"a webhook host of refused addresses", []string{"--webhook-hosts", "169.254.169.254"}, env(), "cloud metadata"},
 		{"no webhook timeout", []string{"--webhook-timeout", "0s"}, env(), "--webhook-timeout"},
+		{"request timeout at the write timeout", []string{"--request-timeout", "60s"}, env(), "--request-timeout: want 0 (no bound) or a duration below the 1m0s write timeout, got 1m0s"},
+		{"negative request timeout", []string{"--request-timeout", "-1s"}, env(), "--request-timeout"},
 		{"shared clock without a test clock", []string{"--shared-test-clock"}, env(), "--test-clock"},
 		{"test clock start without a test clock", []string{"--test-clock-start", "2026-03-02T15:00:00Z"}, env(), "--test-clock-start: needs --test-clock"},
 		{"test clock start not a time", []string{"--test-clock", "--test-clock-start", "monday"}, env(), `want a time such as 2026-03-02T15:00:00Z, got "monday"`},
