@@ -12,7 +12,7 @@ const (
 	// HealthPath answers 200 while the process serves requests.
 	HealthPath = "/healthz"
 	// ReadyPath answers 200 when the store answers a ping within
-	// ReadyTimeout, else a 503 problem with code not-ready.
+	// ReadyTimeout, else a 503 problem with code not-ready and Retry-After.
 	ReadyPath = "/readyz"
 )
 
@@ -46,6 +46,7 @@ func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := h.svc.Ping(ctx); err != nil {
 		h.cfg.logger.Warn("readiness check failed", "request_id", requestID(r.Context()), "err", err)
+		w.Header().Set("Retry-After", "1")
 		writeProblem(w, problem{Code: "not-ready", Title: "Service unavailable", Status: http.StatusServiceUnavailable,
 			Detail: "the store did not answer its ping within " + ReadyTimeout.String() + "; the server's log has the cause under request id " + requestID(r.Context())})
 		return

@@ -69,6 +69,9 @@ func TestReadyFollowsTheStore(t *testing.T) {
 	if res.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("Cache-Control %q", res.Header.Get("Cache-Control"))
 	}
+	if got := res.Header.Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After %q, want 1, as every 503 of the server's says when to try again", got)
+	}
 	// The cause is logged, not shown to whoever asks.
 	if !strings.Contains(ts.logs.String(), "connection refused") {
 		t.Errorf("log lacks the cause:\n%s", ts.logs)
