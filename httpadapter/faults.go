@@ -6,6 +6,7 @@ package httpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -560,7 +561,14 @@ func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
 // its id.
 func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 	var in FaultJSON
-	if err := h.readJSON(w, r, &in); err != nil {
+	body, err := h.readBody(w, r, MaxJSONBody)
+	if err == nil {
+		err = decodeJSON(body, &in)
+	}
+	if err == nil {
+		err = sentZeros(body)
+	}
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -575,6 +583,27 @@ func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	jsonResponse(http.StatusCreated, faultToJSON(f)).write(w)
+}
+
+// sentZeros refuses a times or probability sent as 0. A Fault reads 0 in
+// them as left out (every matching request, every time), the opposite of
+// what a test that sends 0 (no request, no chance) means.
+func sentZeros(body []byte) error {
+	var z struct {
+		Times       *int     `json:"times"`
+		Probability *float64 `json:"probability"`
+	}
+	if json.Unmarshal(body, &z) != nil {
+		return nil
+	}
+	fe := map[string]string{}
+	if z.Times != nil && *z.Times == 0 {
+		fe["times"] = "must be at least 1, got 0: leave times out for every matching request, or remove faults with DELETE /_test/faults"
+	}
+	if z.Probability != nil && *z.Probability == 0 {
+		fe["probability"] = "must be above 0, got 0: a fault that never comes up does nothing; leave probability out for 1"
+	}
+	return invalidFields(fe)
 }
 
 func (h *handler) clearFaults(w http.ResponseWriter, _ *http.Request, c *call) {
