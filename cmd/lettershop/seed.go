@@ -120,10 +120,14 @@ func seed(ctx context.Context, svc *lettershop.Service, st storage.Storage, snap
 		}
 		r.kept = has
 		r.clock = svc.AccountNow(s.Account)
-		if shared {
-			r.clock = svc.Now()
-		}
 		out = append(out, r)
+	}
+	// A shared clock went on to the latest snapshot's: every account's
+	// time is that, not where the clock stood when its own was restored.
+	for i := range out {
+		if shared {
+			out[i].clock = svc.Now()
+		}
 	}
 	return out, nil
 }

@@ -100,7 +100,7 @@ func TestServerSeed(t *testing.T) {
 	}
 
 	// Two snapshots on a shared clock; and the environment names a seed.
-	base, _, _, _ = launchAll(t, "--test-clock", "--shared-test-clock", "--seed", both)
+	base, stdout, _, _ = launchAll(t, "--test-clock", "--shared-test-clock", "--seed", both)
 	if got := letterStatus(t, base, keyB, letterB); got != statusB {
 		t.Errorf("second snapshot's letter is %s, want %s", got, statusB)
 	}
@@ -109,6 +109,10 @@ func TestServerSeed(t *testing.T) {
 	}
 	if got := clockOf(t, base, keyA); !got.Equal(clockB) {
 		t.Errorf("shared clock at %s, want the latest snapshot's %s", got, clockB)
+	}
+	// Each account's line gives the one clock's time, where it went.
+	if g := stdout.String(); strings.Count(g, " restored (clock "+clockB.Format(time.RFC3339Nano)+")") != 2 {
+		t.Errorf("a shared clock's greeting gives each account another time than the clock's %s:\n%s", clockB, g)
 	}
 	cfg, err := parseConfig([]string{"--test-clock"}, env("LETTERSHOP_SEED", both), &bytes.Buffer{})
 	if err != nil || len(cfg.fixture) != 2 || cfg.seed != both {
