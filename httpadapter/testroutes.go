@@ -5,8 +5,12 @@ package httpadapter
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -241,7 +245,7 @@ func (h *handler) advanceLetter(w http.ResponseWriter, r *http.Request, c *call)
 	}
 	l, err := h.svc.Simulate(r.Context(), c.account, id.value, in)
 	if err != nil {
-		h.fail(w, r, err)
+		h.fail(w, r, targetHint(err, in))
 		return
 	}
 	letterResponse(http.StatusOK, l).write(w)
@@ -280,12 +284,40 @@ func (h *handler) awaitLetter(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	o := await.Options{Within: within, SharedClock: h.cfg.sharedClock}
-	l, err := await.Letter(r.Context(), h.svc, c.account, id.value, lettershop.SimulateTarget{Status: in.Status, Event: in.Event}, o)
+	target := lettershop.SimulateTarget{Status: in.Status, Event: in.Event}
+	l, err := await.Letter(r.Context(), h.svc, c.account, id.value, target, o)
 	if err != nil {
-		h.fail(w, r, err)
+		h.fail(w, r, targetHint(err, target))
 		return
 	}
 	letterResponse(http.StatusOK, l).write(w)
+}
+
+// trackingEvents are the events a letter has while it stays mailed, which
+// are no letter status.
+var trackingEvents = []lettershop.EventStatus{lettershop.EventInTransit, lettershop.EventInLocalArea,
+	lettershop.EventProcessedForDelivery, lettershop.EventDelivered, lettershop.EventReRouted, lettershop.EventReturnedToSender}
+
+// targetHint adds to a refused status that is a tracking event's (or a
+// refused event that is a letter status) the field to send it in: a test
+// that asks for status "delivered" is told to ask for the event.
+func targetHint(err error, t lettershop.SimulateTarget) error {
+	var e *lettershop.Error
+	if !errors.As(err, &e) || e.Code != lettershop.CodeInvalid {
+		return err
+	}
+	fields := maps.Clone(e.Fields)
+	switch {
+	case t.Status != "" && fields["status"] != "" && slices.Contains(trackingEvents, lettershop.EventStatus(t.Status)):
+		fields["status"] += fmt.Sprintf(`: that is a tracking event, not a letter status; send {"event": %q}`, t.Status)
+	case t.Event != "" && fields["event"] != "" && lettershop.SimulateTarget{Status: lettershop.LetterStatus(t.Event)}.Check() == nil:
+		fields["event"] += fmt.Sprintf(`: that is a letter status, not a tracking event; send {"status": %q}`, t.Event)
+	default:
+		return err
+	}
+	out := *e
+	out.Fields = fields
+	return &out
 }
 
 // withinParam reads a wait's within: def when not given, else a positive

@@ -291,6 +291,16 @@ func TestAwaitLetter(t *testing.T) {
 		ts.do(t, req{Method: "POST", Path: path, Body: tt.body}).problem(t, http.StatusBadRequest).wantFields(t, tt.field)
 	}
 	ts.do(t, req{Method: "POST", Path: path, Body: `{}`}).problem(t, http.StatusBadRequest).wantFields(t, "event", "status")
+	// A tracking event asked for as a status, or a status as an event, is
+	// told which field to send it in.
+	for _, p := range []string{path, "/_test/letters/" + l.ID + "/advance"} {
+		for body, want := range map[string]string{`{"status":"delivered"}`: `send {"event": "delivered"}`, `{"event":"mailed"}`: `send {"status": "mailed"}`} {
+			pb := ts.do(t, req{Method: "POST", Path: p, Body: body}).problem(t, http.StatusBadRequest)
+			if msg := pb.Errors["status"] + pb.Errors["event"]; !strings.Contains(msg, want) {
+				t.Errorf("%s %s: %q does not say to %s", p, body, msg, want)
+			}
+		}
+	}
 	ts.do(t, req{Method: "POST", Path: "/_test/letters/ast_1/await", Body: `{"status":"mailed"}`}).
 		problem(t, http.StatusBadRequest).wantFields(t, "id")
 	if c := ts.clockOf(t, keyA); c.Now != "2026-03-02T15:00:00Z" {
