@@ -39,6 +39,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,6 +143,10 @@ type core struct {
 	shared   bool
 	controls *httpadapter.TestControls
 	accounts atomic.Int64
+	// receivers holds the URL of every Receiver started (a bool each);
+	// restored, the Receiver of each webhook a Restore pointed at one of
+	// its own, by the webhook's id.
+	receivers, restored sync.Map
 }
 
 func newCore(t testing.TB, opts []Option) (*core, config) {

@@ -32,6 +32,7 @@ func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
 	if err != nil {
 		a.t.Fatalf("lettershoptest: restore into %s: %v", a.ID, err)
 	}
+	a.receiveRestored(snap, ids)
 	return ids
 }
 

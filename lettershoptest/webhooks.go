@@ -15,6 +15,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/client"
+	"github.com/lettershop/lettershop/snapshot"
 	"github.com/lettershop/lettershop/webhook"
 )
 
@@ -77,9 +78,7 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 	a.t.Helper()
 	r := &Receiver{a: a, h: h, made: make(chan struct{}), notify: make(chan struct{}, 1)}
 	defer close(r.made)
-	hs := httptest.NewServer(http.HandlerFunc(r.serve))
-	cleanup(a.t, hs.Close)
-	r.URL = hs.URL
+	hs := r.listen()
 	types := make([]lettershop.WebhookEventType, len(events))
 	for i, e := range events {
 		types[i] = lettershop.WebhookEventType(e)
@@ -94,6 +93,65 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 	asWire(a.t, w, &cw)
 	r.Webhook = &cw
 	return r
+}
+
+// listen starts r's server, stopped when its account's test ends.
+func (r *Receiver) listen() *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(r.serve))
+	cleanup(r.a.t, hs.Close)
+	r.URL = hs.URL
+	r.a.c.receivers.Store(hs.URL, true)
+	return hs
+}
+
+// receiveRestored points each webhook of snap that posted to a Receiver
+// (the fixture's) at a new Receiver of the account, which checks the
+// webhook's own secret: restored into many accounts, the webhook would
+// otherwise post every account's events to the fixture's receiver.
+func (a *Account) receiveRestored(snap *snapshot.Snapshot, ids map[string]string) {
+	a.t.Helper()
+	for _, w := range snap.Webhooks {
+		if _, ok := a.c.receivers.Load(w.URL); !ok {
+			continue
+		}
+		r := &Receiver{a: a, made: make(chan struct{}), notify: make(chan struct{}, 1)}
+		url := r.listen().URL
+		wh, err := a.c.svc.UpdateWebhook(context.Background(), a.ID, ids[w.ID], lettershop.UpdateWebhookInput{URL: &url})
+		if err != nil {
+			close(r.made)
+			a.t.Fatalf("lettershoptest: point restored webhook %s at a receiver of %s: %v", ids[w.ID], a.ID, err)
+		}
+		var cw client.Webhook
+		asWire(a.t, wh, &cw)
+		cw.Secret = w.Secret
+		r.Webhook = &cw
+		close(r.made)
+		a.c.restored.Store(cw.ID, r)
+	}
+}
+
+// Receiver returns the receiver of a webhook the account restored from a
+// snapshot whose webhook posted to a Receiver (one NewReceiver or
+// ServeWebhooks made in the fixture's account): Restore points such a
+// webhook at a receiver of the account's own, so that each account that
+// restores the snapshot gets its own events, and the fixture's receiver
+// none of them. Give it the webhook's id in the account, ids[fixtureID]:
+//
+//	rcv := fix.NewReceiver(client.WebhookLetterDelivered) // in the fixture
+//	...
+//	ids := acct.Restore(snap)
+//	acct.Receiver(ids[rcv.Webhook.ID]).WaitFor(client.WebhookLetterDelivered, ids[letterID], 5*time.Second)
+//
+// The receiver takes every event, answering 200; a test's own handler of
+// the fixture is not carried over. A webhook the account has no such
+// receiver of fails the test.
+func (a *Account) Receiver(webhookID string) *Receiver {
+	a.t.Helper()
+	if v, ok := a.c.restored.Load(webhookID); ok && v.(*Receiver).a.ID == a.ID {
+		return v.(*Receiver)
+	}
+	a.t.Fatalf("lettershoptest: account %s has no receiver of webhook %q: Receiver takes a webhook Restore pointed at a receiver, by its id in the account (ids[fixtureWebhookID])", a.ID, webhookID)
+	return nil
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {

@@ -152,3 +152,32 @@ func TestSettleWebhooks(t *testing.T) {
 		t.Errorf("mailed receiver has %d events before the letter was mailed", len(es))
 	}
 }
+
+// A fixture's webhook to a receiver, restored into several accounts: each
+// account's events go to a receiver of its own, with the webhook's secret,
+// and the fixture's receiver gets none of them.
+func TestRestoredReceiverIsTheAccounts(t *testing.T) {
+	srv := lettershoptest.New(t)
+	fix := srv.NewAccount()
+	rcv := fix.NewReceiver(client.WebhookLetterCreated)
+	snap := fix.Snapshot()
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			acct := srv.NewAccount().For(t)
+			ids := acct.Restore(snap)
+			id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+			acct.SettleWebhooks()
+			for _, e := range rcv.Events() {
+				if e.Data.Object.ID == id {
+					t.Errorf("the fixture's receiver got %s of letter %s, of an account that restored it", e.Type, id)
+				}
+			}
+			own := acct.Receiver(ids[rcv.Webhook.ID])
+			own.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
+			if n := len(own.Events()); n != 1 {
+				t.Errorf("the account's receiver has %d events, want its one letter's", n)
+			}
+		})
+	}
+}
