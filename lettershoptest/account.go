@@ -269,6 +269,17 @@ func (a *Account) ClearFaults() {
 	}
 }
 
+// ClearRequests empties the account's journal, as DELETE /_test/requests
+// does: a test that set its fixture up over HTTP then asserts on the
+// requests of the code under test alone. It needs a Server.
+func (a *Account) ClearRequests() {
+	a.t.Helper()
+	if a.c.controls == nil {
+		a.t.Fatalf("lettershoptest: the journal needs a Server (New), not a Service")
+	}
+	a.c.controls.ClearRequests(a.ID)
+}
+
 // Requests returns the account's journal, oldest first: its last requests
 // (up to httpadapter.JournalSize) and what they were answered. It needs a
 // Server.

@@ -100,3 +100,29 @@ func TestFaultNeedsAServer(t *testing.T) {
 		t.Error("Requests without a server did not fail the test")
 	}
 }
+
+// ClearRequests empties the account's journal and no other's: what the
+// test's setup sent over HTTP is out of the way of what it asserts on.
+func TestClearRequests(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct, other := srv.NewAccount(), srv.NewAccount()
+	ctx := context.Background()
+	for _, a := range []*lettershoptest.Account{acct, other} {
+		if _, err := a.Client().GetLetter(ctx, "ltr_01kjqh0cc0smtxa8nxbwa8tdgj"); !errors.Is(err, client.ErrNotFound) {
+			t.Fatalf("get: %v", err)
+		}
+	}
+	acct.ClearRequests()
+	if got := acct.Requests(); len(got) != 0 {
+		t.Errorf("after ClearRequests the journal has %d entries", len(got))
+	}
+	if got := other.Requests(); len(got) != 1 {
+		t.Errorf("another account's journal has %d entries, want its 1", len(got))
+	}
+	if _, err := acct.Client().GetLetter(ctx, "ltr_01kjqh0cc0smtxa8nxbwa8tdgj"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("get: %v", err)
+	}
+	if got := acct.Requests(); len(got) != 1 || got[0].Status != http.StatusNotFound {
+		t.Errorf("journal after a request: %+v", got)
+	}
+}
