@@ -111,9 +111,9 @@ func (s *Service) restoreClockAt(account string, c snapshot.Clock, shared bool) 
 	at := c.Now.UTC().Truncate(time.Millisecond)
 	err := s.clocks.CheckSet(account, at, shared, "clock.now")
 	if b := (*acctclock.BehindError)(nil); errors.As(err, &b) {
-		which, before := "account's clock", "before its clock moves past it (a new account's follows the server's)"
+		which, before := "account's clock", "into an account whose clock is not past it (a new account's is the server's, to start no later than the snapshot's: lettershop --test-clock-start, lettershoptest.WithStart)"
 		if shared {
-			which, before = "shared clock", "before the clock moves past it"
+			which, before = "shared clock", "before the clock moves past it (start it no later than the snapshot's: lettershop --test-clock-start, lettershoptest.WithStart)"
 		}
 		return time.Time{}, errorf(CodeConflict, "the %s is at %s, past the snapshot's %s, and a clock never goes back: restore %s",
 			which, b.Now.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), before)

@@ -132,6 +132,14 @@ func TestRestoreRefused(t *testing.T) {
 	if n := len(late.Letters()); n != 0 {
 		t.Errorf("a refused restore wrote %d letters", n)
 	}
+	// A new account of a server whose clock started past the snapshot's
+	// (a fixture taken in an earlier run): the failure says to start it
+	// earlier.
+	ft2 := &fakeTB{TB: t}
+	later := lettershoptest.New(ft2, lettershoptest.WithStart(snap.Clock.Now.Add(time.Hour))).NewAccount()
+	if msg := fails(t, ft2, func() { later.Restore(snap) }); !strings.Contains(msg, "WithStart") {
+		t.Errorf("failure %q does not say to start the clock no later than the snapshot's", msg)
+	}
 	// Ids kept, into the store that holds them: refused whole, the
 	// account's clock where it was.
 	taken := srv.NewAccount()
