@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 
@@ -77,5 +78,40 @@ func TestEveryOperationDocumented(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNullableHasType checks every schema with nullable: true has a type
+// beside it. OpenAPI 3.0 gives nullable no meaning without one, and JSON
+// Schema validators made for OpenAPI (ajv's nullable keyword among them)
+// refuse such a schema; a field that may be null beside a $ref is written
+// anyOf [$ref, NullValue].
+func TestNullableHasType(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(where string, ref *openapi3.SchemaRef)
+	walk = func(where string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Nullable && (s.Type == nil || len(*s.Type) == 0) {
+			t.Errorf("%s: nullable without type", where)
+		}
+		for name, p := range s.Properties {
+			walk(where+"."+name, p)
+		}
+		for i, l := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+			for j, sub := range l {
+				walk(fmt.Sprintf("%s.%s[%d]", where, [...]string{"allOf", "anyOf", "oneOf"}[i], j), sub)
+			}
+		}
+		walk(where+".items", s.Items)
+		walk(where+".not", s.Not)
+		walk(where+".additionalProperties", s.AdditionalProperties.Schema)
+	}
+	for name, s := range doc.Components.Schemas {
+		walk("#/components/schemas/"+name, s)
 	}
 }
