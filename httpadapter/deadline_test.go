@@ -10,6 +10,7 @@ import (
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
+	"github.com/lettershop/lettershop/internal/openapitest"
 	"github.com/lettershop/lettershop/memstore"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -45,6 +46,22 @@ func TestHangingStoreTimesOutWith503(t *testing.T) {
 		p := res.problem(t, http.StatusServiceUnavailable)
 		if p.Code != "unavailable" || res.Header.Get("Retry-After") != "1" || res.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("%s %s: problem %+v, headers %v; want code unavailable, Retry-After 1, no replay", r.Method, r.Path, p, res.Header)
+		}
+	}
+}
+
+// The 503 of a store that can not be reached is as the OpenAPI document
+// describes it: its code (unavailable) one the document lists, its headers
+// (those of every API answer, and Retry-After) documented for the status.
+func TestStoreUnavailable503IsDocumented(t *testing.T) {
+	svc := lettershop.New(unreachableStore{memstore.New()})
+	defer svc.Close()
+	srv := httptest.NewServer(openapitest.Handler(t, httpadapter.New(svc)))
+	defer srv.Close()
+	ts := &testServer{Server: srv}
+	for _, path := range []string{"/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz", "/v1/letters/ltr_01jzzzzzzzzzzzzzzzzzzzzzzz/download"} {
+		if p := ts.get(t, path).problem(t, http.StatusServiceUnavailable); p.Code != "unavailable" {
+			t.Errorf("GET %s: code %q, want unavailable", path, p.Code)
 		}
 	}
 }
