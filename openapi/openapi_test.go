@@ -115,3 +115,44 @@ func TestNullableHasType(t *testing.T) {
 		walk("#/components/schemas/"+name, s)
 	}
 }
+
+// TestRequiredRequestFieldsAreNotNullable checks no field a request body
+// requires admits null: the server reads null as the field left out, so a
+// required field given null is a 400, and the document must refuse it too.
+func TestRequiredRequestFieldsAreNotNullable(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(where string, ref *openapi3.SchemaRef)
+	walk = func(where string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		for _, name := range s.Required {
+			if p := s.Properties[name]; p != nil && p.Value != nil && p.Value.Nullable {
+				t.Errorf("%s.%s: required, and nullable", where, name)
+			}
+		}
+		for name, p := range s.Properties {
+			// A read-only field of a request is ignored, whatever it holds.
+			if _, ro := p.Value.Extensions["x-read-only"]; !ro && !p.Value.ReadOnly {
+				walk(where+"."+name, p)
+			}
+		}
+		for _, sub := range append(append(append([]*openapi3.SchemaRef{}, s.AllOf...), s.AnyOf...), s.OneOf...) {
+			walk(where, sub)
+		}
+		walk(where+"[]", s.Items)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil {
+				walk(method+" "+path, mt.Schema)
+			}
+		}
+	}
+}
