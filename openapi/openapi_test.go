@@ -81,13 +81,9 @@ func TestEveryOperationDocumented(t *testing.T) {
 	}
 }
 
-// TestNullableHasType checks every schema with nullable: true has a type
-// beside it. OpenAPI 3.0 gives nullable no meaning without one, and JSON
-// Schema validators made for OpenAPI (ajv's nullable keyword among them)
-// refuse such a schema; a field that may be null beside a $ref is written
-// anyOf [$ref, NullValue].
-func TestNullableHasType(t *testing.T) {
-	doc := load(t, openapi.YAML)
+// walkSchemas calls visit with every schema under ref, once each, and
+// where it is; a property for which enter answers false is not entered.
+func walkSchemas(where string, ref *openapi3.SchemaRef, visit func(where string, s *openapi3.Schema), enter func(p *openapi3.Schema) bool) {
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(where string, ref *openapi3.SchemaRef)
 	walk = func(where string, ref *openapi3.SchemaRef) {
@@ -96,11 +92,11 @@ func TestNullableHasType(t *testing.T) {
 		}
 		s := ref.Value
 		seen[s] = true
-		if s.Nullable && (s.Type == nil || len(*s.Type) == 0) {
-			t.Errorf("%s: nullable without type", where)
-		}
+		visit(where, s)
 		for name, p := range s.Properties {
-			walk(where+"."+name, p)
+			if p.Value != nil && enter(p.Value) {
+				walk(where+"."+name, p)
+			}
 		}
 		for i, l := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
 			for j, sub := range l {
@@ -111,48 +107,51 @@ func TestNullableHasType(t *testing.T) {
 		walk(where+".not", s.Not)
 		walk(where+".additionalProperties", s.AdditionalProperties.Schema)
 	}
+	walk(where, ref)
+}
+
+// TestNullableHasType checks every schema with nullable: true has a type
+// beside it. OpenAPI 3.0 gives nullable no meaning without one, and JSON
+// Schema validators made for OpenAPI (ajv's nullable keyword among them)
+// refuse such a schema; a field that may be null beside a $ref is written
+// anyOf [$ref, NullValue].
+func TestNullableHasType(t *testing.T) {
+	doc := load(t, openapi.YAML)
 	for name, s := range doc.Components.Schemas {
-		walk("#/components/schemas/"+name, s)
+		walkSchemas("#/components/schemas/"+name, s, func(where string, s *openapi3.Schema) {
+			if s.Nullable && (s.Type == nil || len(*s.Type) == 0) {
+				t.Errorf("%s: nullable without type", where)
+			}
+		}, func(*openapi3.Schema) bool { return true })
 	}
 }
 
 // TestRequiredRequestFieldsAreNotNullable checks no field a request body
 // requires admits null: the server reads null as the field left out, so a
 // required field given null is a 400, and the document must refuse it too.
+// A read-only field of a request is ignored, whatever it holds.
 func TestRequiredRequestFieldsAreNotNullable(t *testing.T) {
 	doc := load(t, openapi.YAML)
-	seen := map[*openapi3.Schema]bool{}
-	var walk func(where string, ref *openapi3.SchemaRef)
-	walk = func(where string, ref *openapi3.SchemaRef) {
-		if ref == nil || ref.Value == nil || seen[ref.Value] {
-			return
-		}
-		s := ref.Value
-		seen[s] = true
-		for _, name := range s.Required {
-			if p := s.Properties[name]; p != nil && p.Value != nil && p.Value.Nullable {
-				t.Errorf("%s.%s: required, and nullable", where, name)
-			}
-		}
-		for name, p := range s.Properties {
-			// A read-only field of a request is ignored, whatever it holds.
-			if _, ro := p.Value.Extensions["x-read-only"]; !ro && !p.Value.ReadOnly {
-				walk(where+"."+name, p)
-			}
-		}
-		for _, sub := range append(append(append([]*openapi3.SchemaRef{}, s.AllOf...), s.AnyOf...), s.OneOf...) {
-			walk(where, sub)
-		}
-		walk(where+"[]", s.Items)
+	notReadOnly := func(p *openapi3.Schema) bool {
+		_, ro := p.Extensions["x-read-only"]
+		return !ro && !p.ReadOnly
 	}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			if op.RequestBody == nil || op.RequestBody.Value == nil {
 				continue
 			}
-			if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil {
-				walk(method+" "+path, mt.Schema)
+			mt := op.RequestBody.Value.Content.Get("application/json")
+			if mt == nil {
+				continue
 			}
+			walkSchemas(method+" "+path, mt.Schema, func(where string, s *openapi3.Schema) {
+				for _, name := range s.Required {
+					if p := s.Properties[name]; p != nil && p.Value != nil && p.Value.Nullable {
+						t.Errorf("%s.%s: required, and nullable", where, name)
+					}
+				}
+			}, notReadOnly)
 		}
 	}
 }
