@@ -44,3 +44,28 @@ func TestServerLetGoWhenTestEnds(t *testing.T) {
 		})
 	}
 }
+
+// A receiver a Restore made for an ended test is garbage while the server
+// serves on: on a server shared by parallel subtests, the receivers of
+// every ended one were kept until the server's own test ended.
+func TestRestoredReceiverLetGoWhenTestEnds(t *testing.T) {
+	srv := lettershoptest.New(t)
+	fix := srv.NewAccount()
+	rcv := fix.NewReceiver(client.WebhookLetterCreated)
+	snap := fix.Snapshot()
+	var ended *testing.T // kept, as package testing keeps a parallel subtest
+	var kept weak.Pointer[lettershoptest.Receiver]
+	t.Run("test", func(t *testing.T) {
+		ended = t
+		acct := srv.NewAccount().For(t)
+		ids := acct.Restore(snap)
+		kept = weak.Make(acct.Receiver(ids[rcv.Webhook.ID]))
+	})
+	for range 5 {
+		runtime.GC()
+	}
+	if kept.Value() != nil {
+		t.Error("the receiver a Restore made for an ended test is still reachable")
+	}
+	runtime.KeepAlive(ended)
+}

@@ -95,12 +95,14 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 	return r
 }
 
-// listen starts r's server, stopped when its account's test ends.
+// listen starts r's server, stopped and forgotten when its account's
+// test ends.
 func (r *Receiver) listen() *httptest.Server {
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
-	cleanup(r.a.t, hs.Close)
+	receivers := &r.a.c.receivers
+	cleanup(r.a.t, func() { receivers.Delete(hs.URL); hs.Close() })
 	r.URL = hs.URL
-	r.a.c.receivers.Store(hs.URL, true)
+	receivers.Store(hs.URL, true)
 	return hs
 }
 
@@ -126,7 +128,9 @@ func (a *Account) receiveRestored(snap *snapshot.Snapshot, ids map[string]string
 		cw.Secret = w.Secret
 		r.Webhook = &cw
 		close(r.made)
-		a.c.restored.Store(cw.ID, r)
+		restored, id := &a.c.restored, cw.ID
+		restored.Store(id, r)
+		cleanup(a.t, func() { restored.Delete(id) })
 	}
 }
 
