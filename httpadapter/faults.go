@@ -348,7 +348,7 @@ func (c *controlled) toldDropped(w http.ResponseWriter, r *http.Request, account
 	h := w.Header()
 	h.Set(headerRequestID, newRequestID())
 	h.Set(headerAPIVersion, APIVersion)
-	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
+	keptByNone(h)
 	writeProblem(w, problem{Code: "faults-dropped", Title: "Faults dropped", Status: http.StatusGone,
 		Detail: fmt.Sprintf("this account's faults %s were dropped while they had uses left, to keep the server's test controls "+
 			"within their bound (too many accounts held faults or journals); set them again. This is said once", d)})
@@ -408,9 +408,7 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 	h := w.Header()
 	h.Set(headerRequestID, reqID)
 	h.Set(headerAPIVersion, APIVersion)
-	// The answer to a request with an API key, as every one is: kept by
-	// no cache, read by no browser as another type.
-	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
+	keptByNone(h) // the answer to a request with an API key, as every one is
 	ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
 	wait := f.RetryAfter
 	if wait <= 0 {

@@ -389,10 +389,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	c := &call{path: strings.TrimPrefix(r.URL.Path, prefix), prefix: prefix}
 	c.origin = h.origin(r)
 	if rt.access != public {
-		// An answer to a request with an API key is the account's: no
-		// cache keeps it, and no browser reads it as another type.
-		hd := w.Header()
-		hd["Cache-Control"], hd["X-Content-Type-Options"] = noStore, noSniff
+		keptByNone(w.Header())
 		key, err := apiKeyOf(r)
 		if err != nil {
 			h.fail(w, r, err)
@@ -453,9 +450,15 @@ var (
 // every such answer carries, for the answers no route gives (404, 405).
 func keyedAnswer(w http.ResponseWriter, r *http.Request) {
 	if _, ok := r.Header[headerAPIKey]; ok {
-		hd := w.Header()
-		hd["Cache-Control"], hd["X-Content-Type-Options"] = noStore, noSniff
+		keptByNone(w.Header())
 	}
+}
+
+// keptByNone sets the headers of an answer to a request with an API key,
+// which is the account's: no cache keeps it, and no browser reads it as
+// another type.
+func keptByNone(h http.Header) {
+	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
 }
 
 // lacking returns the first scope of rt that p does not hold, and false,
