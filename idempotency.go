@@ -82,9 +82,10 @@ type IdempotentRequest struct {
 	// Fingerprint identifies what was asked (method, path, body), so a retry
 	// is told apart from a key reused for something else.
 	Fingerprint string
-	// FormerFingerprint, when set, is the one an earlier version made of
-	// the same request, which outcomes it stored carry.
-	FormerFingerprint string
+	// FormerFingerprint, when set, makes the one an earlier version made of
+	// the same request, which outcomes it stored carry: asked only of a
+	// stored outcome whose Fingerprint differs.
+	FormerFingerprint func() string
 	// Encode turns the operation's outcome into the Outcome stored and
 	// replayed. When op writes through the Service, Encode is called before
 	// that write with what the Service operation returns (a *Letter, *Asset
@@ -152,7 +153,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	}
 	if !won {
 		switch {
-		case stored.Fingerprint != req.Fingerprint && (req.FormerFingerprint == "" || stored.Fingerprint != req.FormerFingerprint):
+		case stored.Fingerprint != req.Fingerprint && (req.FormerFingerprint == nil || stored.Fingerprint != req.FormerFingerprint()):
 			return IdempotentResult{}, errorf(CodeIdempotencyMismatch, "the idempotency key was already used for a different request")
 		case !stored.Done:
 			e := errorf(CodeInFlight, "a request with this idempotency key is still being processed")

@@ -264,21 +264,14 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		}
 		return &answer{resp}, true
 	}
-	var fingerprint, former string
+	req := lettershop.IdempotentRequest{Scope: "apikey:" + c.keyHash, Account: c.account, Key: key, Encode: encode}
 	if key != "" {
-		fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), requestBody(body, m.content))
+		req.Fingerprint = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), requestBody(body, m.content))
 		// Before JSON bodies were compared as JSON, their bytes were: an
 		// outcome stored then, within its 24 hours, carries that.
-		former = lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body)
+		req.FormerFingerprint = func() string { return lettershop.Fingerprint([]byte(r.Method), []byte(c.path), body) }
 	}
-	res, err := h.svc.Idempotent(ctx, lettershop.IdempotentRequest{
-		FormerFingerprint: former,
-		Scope:             "apikey:" + c.keyHash,
-		Account:           c.account,
-		Key:               key,
-		Fingerprint:       fingerprint,
-		Encode:            encode,
-	}, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
+	res, err := h.svc.Idempotent(ctx, req, func(ctx context.Context) (any, error) { return m.op(ctx, body) })
 	h.observeIdempotency(res.Replayed, err)
 	if err != nil {
 		h.fail(w, r, err)
