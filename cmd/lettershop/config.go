@@ -200,7 +200,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"then a 408; 0 leaves only the 60 s read timeout (LETTERSHOP_BODY_READ_RATE)")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", httpadapter.DefaultRequestTimeout,
 		"the `DURATION` a request's work may take once its body is in, then a 503 with Retry-After (a database\n"+
-			"that stops answering); below the 60 s write timeout; 0 is no bound (LETTERSHOP_REQUEST_TIMEOUT)")
+			"that stops answering); below the 60 s write timeout; 0 is no bound, which a --store memory server\n"+
+			"has unless this is given: a store in memory never hangs (LETTERSHOP_REQUEST_TIMEOUT)")
 	fs.Var(&cfg.logLevel, "log-level", "log records at `LEVEL` and above: debug, info, warn or error; info logs one line per request,\n"+
 		"debug adds health checks and metrics scrapes (LETTERSHOP_LOG_LEVEL)")
 	fs.Var(&cfg.logFormat, "log-format", "write the log as `FORMAT`: text (key=value) or json, one object per line (LETTERSHOP_LOG_FORMAT)")
@@ -280,6 +281,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if !cfg.testClockStart.IsZero() && cfg.seed != "" {
 		return config{}, errors.New("--test-clock-start: not with --seed, whose snapshots say where each account's clock stands")
+	}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true }) // the environment's too, now
+	if cfg.store == "memory" && !given["request-timeout"] {
+		// A store in memory never hangs, and the bound's timer is a
+		// tenth of what the cheapest request costs.
+		cfg.requestTimeout = 0
 	}
 	if cfg.requestTimeout < 0 || cfg.requestTimeout >= writeTimeout {
 		return config{}, fmt.Errorf("--request-timeout: want 0 (no bound) or a duration below the %s write timeout, got %s", writeTimeout, cfg.requestTimeout)

@@ -33,7 +33,7 @@ func env(kv ...string) func(string) string {
 func TestParseConfig(t *testing.T) {
 	defaults := config{addr: "127.0.0.1:8080", rate: rateLimit{n: 150, per: 5 * time.Second}, store: "memory",
 		maxConns: defaultMaxConns, maxConnsPerClient: defaultMaxConnsPerClient, bodyRate: httpadapter.DefaultBodyReadRate,
-		logFormat: "text", webhookTimeout: delivery.DefaultTimeout, requestTimeout: httpadapter.DefaultRequestTimeout,
+		logFormat: "text", webhookTimeout: delivery.DefaultTimeout,
 		authFailures: rateLimit{httpadapter.DefaultAuthFailures, httpadapter.DefaultAuthFailuresPer}}
 	with := func(f func(*config)) config {
 		c := defaults
@@ -78,10 +78,14 @@ func TestParseConfig(t *testing.T) {
 		{"postgres from flags", []string{"--store", "postgres://u:pw@db:5432/mail?sslmode=disable", "--schema", "ls", "--token-key", key32}, env(),
 			with(func(c *config) {
 				c.store, c.schema, c.tokenKey = "postgres://u:pw@db:5432/mail?sslmode=disable", "ls", key32
+				c.requestTimeout = httpadapter.DefaultRequestTimeout // a database may hang
 			})},
 		{"postgresql scheme from the environment", nil,
 			env("LETTERSHOP_STORE", "postgresql:///mail", "LETTERSHOP_SCHEMA", "ls", "LETTERSHOP_TOKEN_KEY", key32+"more"),
-			with(func(c *config) { c.store, c.schema, c.tokenKey = "postgresql:///mail", "ls", key32+"more" })},
+			with(func(c *config) {
+				c.store, c.schema, c.tokenKey = "postgresql:///mail", "ls", key32+"more"
+				c.requestTimeout = httpadapter.DefaultRequestTimeout
+			})},
 		{"token key with the memory store", nil, env("LETTERSHOP_TOKEN_KEY", key32),
 			with(func(c *config) { c.tokenKey = key32 })},
 		{"webhooks", []string{"--webhook-hosts", "hooks.example.com, *.example.org", "--webhook-timeout", "3s", "--test-clock", "--shared-test-clock"}, env(),
@@ -90,7 +94,9 @@ func TestParseConfig(t *testing.T) {
 				c.testClock, c.sharedClock = true, true
 			})},
 		{"request timeout", []string{"--request-timeout", "59s"}, env(), with(func(c *config) { c.requestTimeout = 59 * time.Second })},
-		{"no request timeout", nil, env("LETTERSHOP_REQUEST_TIMEOUT", "0"), with(func(c *config) { c.requestTimeout = 0 })},
+		{"a request timeout in memory from the environment", nil, env("LETTERSHOP_REQUEST_TIMEOUT", "5s"), with(func(c *config) { c.requestTimeout = 5 * time.Second })},
+		{"no request timeout with postgres", []string{"--store", "postgres:///mail", "--token-key", key32, "--request-timeout", "0"}, env(),
+			with(func(c *config) { c.store, c.tokenKey, c.requestTimeout = "postgres:///mail", key32, 0 })},
 		{"test clock start", []string{"--test-clock", "--test-clock-start", "2026-03-02T10:00:00-05:00"}, env(),
 			with(func(c *config) {
 				c.testClock, c.testClockStart = true, time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
