@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
+	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/storage"
 )
 
 func TestFaultLatencyWithSleep(t *testing.T) {
@@ -41,6 +45,65 @@ func TestFaultLatencyWithSleep(t *testing.T) {
 		t.Errorf("journal %+v", reqs)
 	}
 	acct.ClearFaults()
+}
+
+// deadlineSeen is the built-in address processor, recording whether the
+// context each letter's addresses are processed in has a deadline.
+type deadlineSeen struct {
+	lettershop.AddressProcessor
+	mu   sync.Mutex
+	seen []bool
+}
+
+func (d *deadlineSeen) Process(ctx context.Context, req lettershop.AddressRequest) (lettershop.AddressResult, error) {
+	d.mu.Lock()
+	_, ok := ctx.Deadline()
+	d.seen = append(d.seen, ok)
+	d.mu.Unlock()
+	return d.AddressProcessor.Process(ctx, req)
+}
+
+// A server in memory puts no time bound on a request's work, as nothing
+// in memory hangs and the bound's timer costs every request; a store given
+// by WithStore keeps the adapter's default bound.
+func TestRequestTimeoutOnlyWithAStoreOfYourOwn(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		opts     []lettershoptest.Option
+		deadline bool
+	}{
+		{"memstore", nil, false},
+		{"own store", []lettershoptest.Option{lettershoptest.WithStore(func(testing.TB) storage.Storage { return memstore.New() })}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr := &deadlineSeen{AddressProcessor: lettershop.NewAddressProcessor()}
+			srv := lettershoptest.New(t, append(c.opts, lettershoptest.WithServiceOptions(lettershop.WithAddressProcessor(addr)))...)
+			acct := srv.NewAccount()
+			svc := srv.Service()
+			asset, err := svc.CreateAsset(t.Context(), acct.ID, lettershop.CreateAssetInput{Name: "Note"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.CreateVersion(t.Context(), acct.ID, asset.ID, lettershop.CreateVersionInput{
+				Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: "<p>Hello</p>"}, Publish: true,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			body := `{"sender": {"organization": "Acme Corp", "address": {"addressLine1": "100 Main St", "lastLine": "Springfield, IL 62701"}},
+				"recipient": {"individual": {"firstName": "Jane", "lastName": "Doe"}, "address": {"addressLine1": "200 Oak Ave", "lastLine": "Chicago, IL 60601"}},
+				"content": {"type": "asset", "assetId": "` + asset.ID + `"}, "useType": "transactional"}`
+			req, _ := http.NewRequest("POST", srv.URL+"/letters", strings.NewReader(body))
+			req.Header.Set("X-Api-Key", acct.APIKey)
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated || len(addr.seen) == 0 || slices.Contains(addr.seen, !c.deadline) {
+				t.Errorf("status %d, deadlines seen %v, want each %v", resp.StatusCode, addr.seen, c.deadline)
+			}
+		})
+	}
 }
 
 func TestFaultInvalidFailsTheTest(t *testing.T) {

@@ -219,7 +219,9 @@ type Server struct {
 // PostgreSQL, WithPostgres) with a virtual clock at DefaultStart, served by
 // httpadapter in sandbox mode (any sk_test_ key, each its own account) with
 // the test routes, faults and journal on and no rate limit unless
-// WithRateLimit asks.
+// WithRateLimit asks. On memstore a request's work has no time bound
+// (httpadapter.WithRequestTimeout(0)); with WithStore it has the adapter's
+// default.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	c, cfg := newCore(t, opts)
@@ -239,6 +241,12 @@ func New(t testing.TB, opts ...Option) *Server {
 		// failures of one test must not throttle the others' keys.
 		httpadapter.WithAuthThrottle(nil),
 		httpadapter.WithLogger(discard),
+	}
+	if cfg.store == nil {
+		// A store in memory never hangs: the bound on a request's work
+		// would only cost every request a timer (cmd/lettershop sets
+		// none in memory either).
+		aopts = append(aopts, httpadapter.WithRequestTimeout(0))
 	}
 	if cfg.shared {
 		aopts = append(aopts, httpadapter.WithSharedTestClock())
