@@ -158,25 +158,41 @@ func (s *fastScanner) object(t reflect.Type, depth int) bool {
 		s.i++
 		return true
 	}
-	// A name given twice is left to the full check: decoders differ in
-	// what the second value does to the first.
-	var seenBuf [16][]byte
+	// A name given twice is left to the full check, which refuses it;
+	// so is a name with an escape, which only a decoding compares.
+	var seenBuf [32][]byte
 	seen := seenBuf[:0]
+	var many map[string]struct{}
 	for {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return false
 		}
 		start := s.i
 		plain, ok := s.str()
-		if !ok || (!plain && t != nil) {
+		if !ok || !plain {
 			return false
 		}
-		if t != nil {
-			name := s.b[start+1 : s.i-1]
+		// The first names are compared in seen, on the stack; an object
+		// of more has them in many, where it costs no walk of them all
+		// for each.
+		name := s.b[start+1 : s.i-1]
+		switch {
+		case many == nil && len(seen) < cap(seen):
 			if slices.ContainsFunc(seen, func(n []byte) bool { return bytes.Equal(n, name) }) {
 				return false
 			}
 			seen = append(seen, name)
+		default:
+			if many == nil {
+				many = make(map[string]struct{}, 2*len(seen))
+				for _, n := range seen {
+					many[string(n)] = struct{}{}
+				}
+			}
+			if _, ok := many[string(name)]; ok {
+				return false
+			}
+			many[string(name)] = struct{}{}
 		}
 		var ft reflect.Type
 		switch {

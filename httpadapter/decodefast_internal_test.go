@@ -54,6 +54,32 @@ func TestFastCheckIsConservative(t *testing.T) {
 		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(fastLetter[:i]+"1"+fastLetter[i:]))
 		checkFastAgainstFull[lettershop.CreateLetterInput](t, []byte(strings.Replace(fastLetter, fastLetter[i:i+1], "", 1)))
 	}
+	// Objects of more members than the fast path compares on its stack:
+	// taken when no name repeats, left to the full check (which refuses
+	// it) when one does, wherever the repeat is and whatever the type.
+	var members []string
+	for i := range 40 {
+		members = append(members, fmt.Sprintf(`"k%d":"v"`, i))
+	}
+	big := "{" + strings.Join(members, ",") + "}"
+	for _, tt := range []struct {
+		body string
+		fast bool
+	}{
+		{`{"labels":` + big + `}`, true},
+		{`{"any":` + big + `}`, true},
+		{`{"labels":` + strings.Replace(big, `"k39"`, `"k3"`, 1) + `}`, false},
+		{`{"any":` + strings.Replace(big, `"k39"`, `"k38"`, 1) + `}`, false},
+		{`{"any":` + strings.Replace(big, `"k1"`, `"k0"`, 1) + `}`, false},
+		{`{"any":{"x":{"y":1,"y":2}}}`, false},
+	} {
+		if got := fastCheck([]byte(tt.body), reflect.TypeFor[shapes]()); got != tt.fast {
+			t.Errorf("fastCheck(%.60s...) = %v, want %v", tt.body, got, tt.fast)
+		}
+		if err := decodeJSONChecked([]byte(tt.body), new(shapes)); (err == nil) != tt.fast {
+			t.Errorf("the full check of %.60s... answers %v", tt.body, err)
+		}
+	}
 	for _, body := range []string{
 		`{"recipient":null,"sender":{"address":null,"individual":null},"metadata":null,"variables":[null,{"name":null}]}`,
 		`{"recipient":{"address":{"addressLine1":"a"}},"recipient":{"individual":{"fullName":"b"}}}`,

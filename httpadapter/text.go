@@ -17,12 +17,17 @@ import (
 
 const (
 	msgInvalidUTF8 = "must be valid UTF-8 text"
-	msgSurrogate   = "must be valid UTF-8 text: a \\u escape of half a surrogate pair (\\ud800 to \\udfff) stands for no character"
+	// msgTwice is the problem of a member given twice in one object:
+	// decoders differ in which of its values they take (encoding/json
+	// the last), so the body is refused rather than read one way.
+	msgTwice     = "is given more than once in its object: give it once"
+	msgSurrogate = "must be valid UTF-8 text: a \\u escape of half a surrogate pair (\\ud800 to \\udfff) stands for no character"
 )
 
 // checkBodyText returns a validation error naming every field of body, a
 // syntactically valid JSON document, whose string (or member name) holds
-// invalid UTF-8 or an unpaired surrogate escape.
+// invalid UTF-8 or an unpaired surrogate escape, and every member given
+// twice in one object.
 func checkBodyText(body []byte) error {
 	s := textScanner{b: body, fields: map[string]string{}}
 	s.value()
@@ -93,6 +98,7 @@ func (s *textScanner) value() {
 	switch s.b[s.i] {
 	case '{':
 		s.i++
+		var seen map[string]bool
 		for {
 			s.ws()
 			if s.i >= len(s.b) || s.b[s.i] == '}' {
@@ -107,6 +113,14 @@ func (s *textScanner) value() {
 			s.path = append(s.path, pathPart{name: name, index: -1})
 			if msg != "" {
 				s.note("the member name "+msg, true)
+			}
+			if seen[name] {
+				s.note(msgTwice, true)
+			} else {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[name] = true
 			}
 			s.ws()
 			if s.i < len(s.b) && s.b[s.i] == ':' {

@@ -79,6 +79,61 @@ func TestInvalidTextRefused(t *testing.T) {
 
 // A NUL in a query parameter is refused as it is in a body, on every route
 // that reads a query: in the value, and in the name.
+// A member given twice in one object, at any depth, is refused with a 400
+// naming it, whichever value a decoder would take; nothing is stored. The
+// same names in different objects are no repeat.
+func TestMemberGivenTwiceRefused(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	body := func(edit func(s string) string) []byte {
+		j, err := json.Marshal(letterBody(assetID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(edit(string(j)))
+	}
+	for _, tt := range []struct {
+		name   string
+		edit   func(s string) string
+		fields []string
+	}{
+		{"top level", func(s string) string {
+			return strings.Replace(s, `{`, `{"useType":"marketing",`, 1)
+		}, []string{"useType"}},
+		{"nested", func(s string) string {
+			return strings.Replace(s, `"addressLine1":"100 Main St"`, `"addressLine1":"100 Main St","addressLine1":"1 Elm St"`, 1)
+		}, []string{"sender.address.addressLine1"}},
+		{"in an array's element", func(s string) string {
+			return strings.Replace(s, `"name":"name"`, `"name":"name","name":"other"`, 1)
+		}, []string{"variables[0].name"}},
+		{"spelled with an escape", func(s string) string {
+			return strings.Replace(s, `{`, `{"use\u0054ype":"marketing",`, 1)
+		}, []string{"useType"}},
+		{"twice in two objects", func(s string) string {
+			return strings.Replace(strings.Replace(s, `"value":"spring"`, `"value":"spring","value":"summer"`, 1),
+				`"lastName":"Doe"`, `"lastName":"Doe","lastName":"Roe"`, 1)
+		}, []string{"metadata[0].value", "recipient.individual.lastName"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ts.do(t, req{Method: "POST", Path: "/letters", Body: body(tt.edit)}).problem(t, http.StatusBadRequest)
+			p.wantFields(t, tt.fields...)
+			if msg := p.Errors[tt.fields[0]]; !strings.Contains(msg, "more than once") {
+				t.Errorf("message %q does not say the member is given more than once", msg)
+			}
+		})
+	}
+	var page struct{ Items []json.RawMessage }
+	ts.get(t, "/letters").wantStatus(t, http.StatusOK).decode(t, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("%d letters stored from refused requests", len(page.Items))
+	}
+	// One name in two objects (sender and recipient hold address), and in
+	// two elements of an array, is taken.
+	ts.do(t, req{Method: "POST", Path: "/letters", Body: body(func(s string) string {
+		return strings.Replace(s, `"value":"spring"}`, `"value":"spring"},{"key":"batch","value":"7"}`, 1)
+	})}).wantStatus(t, http.StatusCreated)
+}
+
 func TestQueryRefusesNUL(t *testing.T) {
 	ts := newTestServer(t)
 	for _, path := range []string{"/letters?externalId=%00", "/letters?externalId=a%00b", "/assets?metadata[a]=%00",
