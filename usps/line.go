@@ -256,10 +256,10 @@ func parseLine(t []string, state string) DeliveryLine {
 		if k < len(t) {
 			t = append([]string{n}, t[k:]...)
 		}
-	} else if len(t) > 1 {
-		if n, ok := spelledNumber[t[0]]; ok {
-			t[0] = n
-		}
+	} else if k == 1 && len(t) > 1 {
+		// FIFTY N FRONT ST is 50 N FRONT ST: one word is a number too,
+		// a ten (FIFTY) or a teen (ELEVEN) as much as a unit (ONE).
+		t[0] = n
 	}
 	if len(t) > 0 && len(t[0]) > 2 && (t[0][0] == 'R' || t[0][0] == 'H' || t[0][0] == 'P' || t[0][0] == 'C') {
 		if m := reRouteJoined.FindStringSubmatch(t[0]); m != nil {
@@ -284,8 +284,10 @@ func parseLine(t []string, state string) DeliveryLine {
 		rest := skipNoise(t[n:])
 		// A lone BOX needs its number: "BOX HILL RD" is a street.
 		if len(rest) > 0 && isNumberish(rest[0]) {
-			d.Kind, d.BoxNumber = LinePOBox, rest[0]
-			if extra := d.stripTrailing(rest[1:], false); len(extra) > 0 {
+			var after []string
+			d.Kind = LinePOBox
+			d.BoxNumber, after = boxLetter(rest[0], rest[1:])
+			if extra := d.stripTrailing(after, false); len(extra) > 0 {
 				return parseStreet(t, state)
 			}
 			return d
@@ -433,8 +435,7 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 		if len(rest) == n || !isNumberish(rest[n]) {
 			return d, false
 		}
-		d.BoxNumber = rest[n]
-		rest = rest[n+1:]
+		d.BoxNumber, rest = boxLetter(rest[n], rest[n+1:])
 	}
 	if extra := d.stripTrailing(rest, false); len(extra) > 0 {
 		return d, false
@@ -1033,7 +1034,7 @@ var roadSuffixes = map[string]bool{
 // which no road has its number (235 PEACHTREE ST NE 900).
 func (d *DeliveryLine) bareUnit(t []string) []string {
 	n := len(t)
-	if n < 4 || !hasDigit(t[0]) || !hasDigit(t[n-1]) || reFraction.MatchString(t[n-1]) || len(d.Secondaries) > 0 {
+	if n < 4 || !hasDigit(t[0]) || !(hasDigit(t[n-1]) || unitLetter(t[n-1])) || reFraction.MatchString(t[n-1]) || len(d.Secondaries) > 0 {
 		return t
 	}
 	_, dir := directionals[t[n-2]]
@@ -1051,6 +1052,26 @@ func (d *DeliveryLine) bareUnit(t []string) []string {
 	}
 	d.Secondaries = append(d.Secondaries, Secondary{"#", t[n-1]})
 	return t[:n-1]
+}
+
+// unitLetter reports whether w is a lone letter that names a unit after
+// the suffix (720 10TH AVE SW A): a letter that is no directional.
+func unitLetter(w string) bool {
+	if len(w) != 1 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	_, dir := directionals[w]
+	return !dir
+}
+
+// boxLetter joins a lone letter written after a box number to it (RR 4
+// BOX 164 A is box 164A, as a unit's letter joins its number, Publication
+// 28 213); it returns the number and the words left.
+func boxLetter(number string, rest []string) (string, []string) {
+	if len(rest) == 1 && len(rest[0]) == 1 && rest[0][0] >= 'A' && rest[0][0] <= 'Z' && allDigits(number) {
+		return number + rest[0], nil
+	}
+	return number, rest
 }
 
 // gridHouse reports whether w is half of a Wisconsin grid house number
@@ -1075,6 +1096,13 @@ func gridNumber(w string) bool {
 func (d *DeliveryLine) splitGrid(t []string) []string {
 	n := len(t)
 	if d.PrimaryNumber == "" || n == 0 || n > 2 || !gridNumber(t[n-1]) {
+		return t
+	}
+	if len(t[n-1]) < 4 && !gridNumber(d.PrimaryNumber) {
+		// A grid street is a block number (300 W, 1700 S); a number of
+		// one or two digits with a letter on it is a road's own name
+		// (I-35W's 35W), kept as written, unless the house number is
+		// packed the same way (48S 400E).
 		return t
 	}
 	if n == 2 && directionals[t[0]] == "" {

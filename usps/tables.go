@@ -129,10 +129,6 @@ var (
 	suffixPrimary = map[string]string{}
 	units         = map[string]string{}
 	unitNeedsNum  = map[string]bool{}
-	spelledNumber = map[string]string{
-		"ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5",
-		"SIX": "6", "SEVEN": "7", "EIGHT": "8", "NINE": "9", "TEN": "10",
-	}
 	// buildingWords mark a line that names a multi-unit building: without
 	// a unit number such an address reaches only the building.
 	buildingWords = map[string]bool{
