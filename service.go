@@ -111,9 +111,11 @@ func WithTokenKey(key []byte) Option {
 }
 
 // WithBaseURL sets the address the service is reached at, used in each
-// letter's url and each asset version's contentUrl. The default is empty:
-// urls are paths (/letters/{id}/download), which the HTTP handler makes
-// absolute on the address each request came to.
+// letter's url, each asset version's contentUrl and download links. The
+// default is empty: they are paths (/letters/{id}/download). The HTTP handler
+// makes a contentUrl and a download's redirect absolute on the address each
+// request came to, its mount prefix included; a letter's url stays a path,
+// which under a mount prefix misses it: set the base URL, with the prefix.
 func WithBaseURL(u string) Option {
 	return func(s *Service) { s.baseURL = strings.TrimRight(u, "/") }
 }

@@ -145,7 +145,8 @@ type handler struct {
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
-// under a prefix with http.StripPrefix.
+// under a prefix with http.StripPrefix; there, give svc the prefix in its
+// base URL (lettershop.WithBaseURL), which letters' urls take theirs from.
 //
 // Rate limit: by default every API key may make 150 requests per 5 seconds,
 // as on the real service, in the sandbox and with WithTestClock too; the

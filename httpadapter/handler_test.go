@@ -132,6 +132,27 @@ func TestMountedUnderPrefix(t *testing.T) {
 		t.Fatalf("GET %s: %v %v", v.ContentURL, err, resp)
 	}
 	resp.Body.Close()
+	// A letter's download redirects to a signed link under the prefix too:
+	// a bare /files/... would reach the mounting server's other routes.
+	var l lettershop.Letter
+	ts.do(t, req{Method: "POST", Path: "/api/v1/letters", Body: letterBody(a.ID)}).
+		wantStatus(t, http.StatusCreated).decode(t, &l)
+	noFollow := *ts.Client()
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = noFollow.Do(mustRequest(t, "GET", ts.URL+"/api/v1/letters/"+l.ID+"/download", keyA))
+	if err != nil || resp.StatusCode != http.StatusFound {
+		t.Fatalf("download: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	link := resp.Header.Get("Location")
+	if want := ts.URL + "/api/files/letters/" + l.ID + ".pdf?"; !strings.HasPrefix(link, want) {
+		t.Fatalf("download Location %q, want %s...", link, want)
+	}
+	resp, err = ts.Client().Get(link)
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" {
+		t.Fatalf("GET %s: %v %v", link, err, resp)
+	}
+	resp.Body.Close()
 	ts.get(t, "/api/_test/clock").wantStatus(t, http.StatusOK)
 
 	// Test routes stay off without WithTestClock, wherever the handler is.

@@ -122,7 +122,9 @@ func (h *handler) cancelLetter(w http.ResponseWriter, r *http.Request, c *call) 
 	})
 }
 
-// downloadLetter redirects to a fresh signed link to the letter's PDF.
+// downloadLetter redirects to a fresh signed link to the letter's PDF,
+// absolute on the address the request came to when the Service has no base
+// URL, so that under a mount prefix the link keeps it.
 func (h *handler) downloadLetter(w http.ResponseWriter, r *http.Request, c *call) {
 	id := letterID(r)
 	if err := checkIDs(id); err != nil {
@@ -135,6 +137,6 @@ func (h *handler) downloadLetter(w http.ResponseWriter, r *http.Request, c *call
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Location", u)
+	w.Header().Set("Location", c.absolute(u))
 	w.WriteHeader(http.StatusFound)
 }
