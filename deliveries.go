@@ -278,7 +278,7 @@ func (a *DeliveryAttempt) Event(ctx context.Context) (*WebhookEvent, WebhookTarg
 	}
 	fn, _ := s.deliveries.funcs.Load(w.URL)
 	if fn == nil {
-		return nil, WebhookTarget{}, errors.New("no function of this process is subscribed at this url (it was made by SubscribeFunc in a process that has ended)")
+		return nil, WebhookTarget{}, errors.New("no function of this Service is subscribed at this url: SubscribeFunc made it in another Service, one sharing the store or one that has ended, which alone can take its events")
 	}
 	return e, WebhookTarget{URL: w.URL, Func: fn.(WebhookFunc)}, nil
 }
@@ -341,7 +341,9 @@ type WebhookFunc func(ctx context.Context, e *WebhookEvent, body []byte) error
 // and are retried. A Service started again over the same store (pgstore)
 // can not give that webhook a function again: delete it and subscribe
 // anew, or use a webhook posting over HTTP, whose events outlive a
-// restart.
+// restart. On a store several Services share, the Deliverer of any of them
+// may take the webhook's events, and an attempt made by one without fn
+// fails and waits for its retry: there, use a webhook posting over HTTP.
 func (s *Service) SubscribeFunc(ctx context.Context, account string, events []WebhookEventType, fn WebhookFunc) (*Webhook, error) {
 	if fn == nil {
 		return nil, invalidField("fn", "a function is required")

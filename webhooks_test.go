@@ -777,3 +777,32 @@ func TestWebhookLimitUnderConcurrentCreates(t *testing.T) {
 		t.Errorf("%d creates at once: %d made, %d stored; want %d", tries, made, len(page.Items), lettershop.MaxWebhooks)
 	}
 }
+
+// idleDeliverer keeps a Service's Deliveries and sends nothing, for a test
+// that takes the deliveries itself.
+type idleDeliverer struct{ d *lettershop.Deliveries }
+
+func (i *idleDeliverer) open(d *lettershop.Deliveries) lettershop.Deliverer { i.d = d; return i }
+func (*idleDeliverer) Wake()                                                {}
+func (*idleDeliverer) Close()                                               {}
+
+// On a store two Services share, either may take a delivery of a webhook
+// SubscribeFunc made in the other, whose function it does not hold: the
+// error its attempt records says so, rather than that the process has ended.
+func TestSubscribeFuncOfAnotherService(t *testing.T) {
+	var da, db idleDeliverer
+	a := newEnv(t, lettershop.WithDeliverer(da.open))
+	b := newEnvOn(t, a.store, a.clock, lettershop.WithDeliverer(db.open))
+	if _, err := a.svc.SubscribeFunc(a.ctx, acct, nil, func(context.Context, *lettershop.WebhookEvent, []byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	a.createLetterIn(t, acct)
+	taken, err := db.d.Take(b.ctx, lettershop.TakeRequest{Account: acct, Limit: 10, Lease: time.Minute})
+	if err != nil || len(taken) != 1 {
+		t.Fatalf("Take: %d attempts, %v", len(taken), err)
+	}
+	_, _, err = taken[0].Event(b.ctx)
+	if err == nil || !strings.Contains(err.Error(), "another Service") || strings.Contains(err.Error(), "process that has ended") {
+		t.Errorf("attempt of another Service's function: %v", err)
+	}
+}
