@@ -381,6 +381,25 @@ func TestDeliveriesUnderWay(t *testing.T) {
 	}
 }
 
+// TestDeliveriesWithoutDeliverer: on a Service given no Deliverer nothing
+// ever takes a delivery, and the conflict says so, and what to add, rather
+// than asking whether a receiver answers.
+func TestDeliveriesWithoutDeliverer(t *testing.T) {
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
+	t.Cleanup(func() { svc.Close() })
+	if _, err := svc.SubscribeFunc(ctx, acct, nil, func(context.Context, *lettershop.WebhookEvent, []byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_ = letterOn(t, svc)
+	err := await.Deliveries(ctx, svc, acct, 20*time.Millisecond)
+	wantCode(t, err, lettershop.CodeConflict)
+	if msg := err.Error(); !strings.Contains(msg, "never taken for an attempt") || !strings.Contains(msg, "lettershop.WithDeliverer") {
+		t.Errorf("a delivery no Deliverer takes: %q", msg)
+	}
+}
+
 // Two Services on one store are two servers on one database. A wait on
 // one counts from the account's clock as the store has it, also when the
 // other server moved it since this one last read it: Within is measured

@@ -28,7 +28,8 @@ const settlePoll = 2 * time.Millisecond
 //
 // Where deliveries are still due after within (a receiver that takes
 // longer than the attempt's timeout to answer, a Service that sends
-// none), it is a CodeConflict naming one. A within that is not positive
+// none, having no Deliverer), it is a CodeConflict naming one and saying
+// which of these it looks like. A within that is not positive
 // is CodeInvalid naming within.
 func Deliveries(ctx context.Context, svc *lettershop.Service, account string, within time.Duration) error {
 	if within <= 0 {
@@ -45,6 +46,13 @@ func Deliveries(ctx context.Context, svc *lettershop.Service, account string, wi
 			return err
 		}
 		if time.Now().After(deadline) {
+			if d.Attempt == 0 {
+				// Taking a delivery counts its attempt: nothing took this one.
+				return conflict("delivery %s of webhook %s (the %s event of letter %s) is still due after %s, never taken for an attempt: "+
+					"a Service sends webhook events only with a Deliverer (lettershop.WithDeliverer(delivery.Open)); one it has may be "+
+					"busy with as many of the account's attempts as it runs at once",
+					d.ID, d.WebhookID, d.Type, d.LetterID, within)
+			}
 			last := "no attempt recorded yet: one may be under way, its receiver not yet answered"
 			if d.Error != nil {
 				last = "its last attempt: " + *d.Error
