@@ -141,6 +141,8 @@ func asThrottled(err error) *ThrottledError {
 	return nil
 }
 
+// Error says that the address used up its failed authentications, and the
+// limit it met.
 func (e *ThrottledError) Error() string {
 	return "this client address has failed to authenticate " + strconv.Itoa(e.Failures) + " times per " + e.Per.String() +
 		", as often as it may; no key is checked from it for now"
