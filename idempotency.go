@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -154,7 +155,7 @@ func (s *Service) Idempotent(ctx context.Context, req IdempotentRequest, op func
 	if !won {
 		switch {
 		case stored.Fingerprint != req.Fingerprint && (req.FormerFingerprint == nil || stored.Fingerprint != req.FormerFingerprint()):
-			return IdempotentResult{}, errorf(CodeIdempotencyMismatch, "the idempotency key was already used for a different request")
+			return IdempotentResult{}, errorf(CodeIdempotencyMismatch, "the idempotency key %s was already used for a different request in the last 24 hours: send a new request with a new key", echo.Quote(req.Key))
 		case !stored.Done:
 			e := errorf(CodeInFlight, "a request with this idempotency key is still being processed")
 			// If its holder died, the key is free once the lease ends.

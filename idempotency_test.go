@@ -44,6 +44,10 @@ func TestIdempotentReplay(t *testing.T) {
 	in.Description = "different"
 	_, err = e.svc.CreateLetter(ctx, acct, in)
 	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
+	// It names the key, and what to do instead.
+	if msg := err.Error(); !strings.Contains(msg, `"key-1"`) || !strings.Contains(msg, "a new key") {
+		t.Errorf("mismatch says %q", msg)
+	}
 	_, err = e.svc.CancelLetter(ctx, acct, first.ID)
 	wantCode(t, err, lettershop.CodeIdempotencyMismatch)
 }
