@@ -239,12 +239,17 @@ func trimZeros(n string) string {
 
 // parseLine classifies and takes apart the words of a delivery line of an
 // address in state (a code, or empty when unknown).
-func parseLine(t []string, state string) DeliveryLine {
+func parseLine(t []string, state string) DeliveryLine { return parseLineAs(t, state, true) }
+
+// parseLineAs is parseLine; moveLeading says whether units written before
+// the house number or right after it move to the end of a street line
+// (parseStreetUnits).
+func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 	if split, ok := splitPackedBox(t); ok {
 		// A box number written onto BOX (BOX274, RR 2 BOX274, POBOX274)
 		// is the box and its number, as Publication 28 241 and 281 print
 		// them; a street that has such a word keeps it as written.
-		if d := parseLine(split, state); d.Kind != LineStreet {
+		if d := parseLineAs(split, state, moveLeading); d.Kind != LineStreet {
 			return d
 		}
 	}
@@ -272,7 +277,7 @@ func parseLine(t []string, state string) DeliveryLine {
 		if extra := d.stripTrailing(t[2:], false); len(extra) == 0 {
 			return d
 		}
-		return parseStreet(t, state)
+		return parseStreet(t, state, moveLeading)
 	}
 	if len(t) >= 2 && poStarts[t[1]] && isNumberish(t[0]) && hasDigit(t[0]) && matchPrefix(t[1:], poBoxWords) == len(t)-1 {
 		// 3300 PO BOX: the box number written first is the box's
@@ -288,7 +293,7 @@ func parseLine(t []string, state string) DeliveryLine {
 			d.Kind = LinePOBox
 			d.BoxNumber, after = boxLetter(rest[0], rest[1:])
 			if extra := d.stripTrailing(after, false); len(extra) > 0 {
-				return parseStreet(t, state)
+				return parseStreet(t, state, moveLeading)
 			}
 			return d
 		}
@@ -338,7 +343,7 @@ func parseLine(t []string, state string) DeliveryLine {
 		d.StreetName = strings.Join(d.stripTrailing(t[1:], true), " ")
 		return d
 	}
-	return parseStreet(t, state)
+	return parseStreet(t, state, moveLeading)
 }
 
 // rePackedBox is a box number written onto BOX or BX, alone, after a
@@ -443,13 +448,20 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 	return d, true
 }
 
-// parseStreet takes apart a street address line.
-func parseStreet(t []string, state string) DeliveryLine {
-	d, moved := parseStreetUnits(t, true, state)
+// parseStreet takes apart a street address line, moving units written
+// before the house number or right after it to the end when moveLeading.
+func parseStreet(t []string, state string, moveLeading bool) DeliveryLine {
+	d, moved := parseStreetUnits(t, moveLeading, state)
 	if moved {
 		// Moved to the end, a unit can join what is there (APT and # 5
-		// read as APT 5); then it stays where it was written.
-		if s := d.Format(Upper); parseLine(tokens(s), state).Format(Upper) != s {
+		// read as APT 5), or the line would move units again (1 APT 5
+		// APT F read as 1 APT F APT 5, and that as 1 APT 5 APT F); then
+		// it stays where it was written. The line is read back without
+		// moving units, so that the reading cannot go on without end.
+		s := d.Format(Upper)
+		if parseLineAs(tokens(s), state, false).Format(Upper) != s {
+			d, _ = parseStreetUnits(t, false, state)
+		} else if _, again := parseStreetUnits(tokens(s), true, state); again {
 			d, _ = parseStreetUnits(t, false, state)
 		}
 	}

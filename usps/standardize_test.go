@@ -293,3 +293,30 @@ func TestStandardize(t *testing.T) {
 		})
 	}
 }
+
+// TestUnitsThatSwapSettle checks lines whose units, moved to the end,
+// would be moved again (1 APT 5 APT F and 1 APT F APT 5): each is read as
+// written, standardizing again changes nothing, and the reading does not
+// go on without end (it overflowed the stack; found by FuzzStandardize).
+func TestUnitsThatSwapSettle(t *testing.T) {
+	for _, c := range []struct{ line1, line2, want1, want2 string }{
+		{"1 Apt 5 Apt F", "", "1 APT 5 APT F", ""},
+		{"1 Apt F Apt 5", "", "1 APT F APT 5", ""},
+		{"1 Unit B Apt C", "", "1 UNIT B APT C", ""},
+		{"0r# F # 5", "", "0R # F # 5", ""},
+		{"1 Apt 5 Apt F Apt 6", "", "1 APT 5 APT F APT 6", ""},
+		{"1 # 5 # F # 6", "", "1 # 5 # F # 6", ""},
+		{"1 Apt 5 Apt F G", "", "1 APT 5 APT F G", ""},
+		// One unit before a street still moves to the end.
+		{"123 # 5 Pier 39 Rd", "", "123 PIER 39 RD # 5", ""},
+		{"123 Unit B Main St", "", "123 MAIN ST UNIT B", ""},
+	} {
+		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
+		if got.Line1 != c.want1 || got.Line2 != c.want2 {
+			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
+		}
+		if again := usps.Standardize(got, usps.Upper); again != got {
+			t.Errorf("standardizing %q / %q again gave %q / %q", got.Line1, got.Line2, again.Line1, again.Line2)
+		}
+	}
+}
