@@ -968,6 +968,11 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 		// own (PH1, APT-5) is the unit and its number (213).
 		if designator, number, _, ok := packedUnit(t[0]); ok {
 			t = []string{designator, number}
+		} else if bareUnit(t[0]) {
+			// A unit's number or letter alone on a line of its own (845,
+			// B, B-58) is a unit whose designator is not known, which
+			// Publication 28 213 writes with the pound sign: # 845.
+			return DeliveryLine{Secondaries: []Secondary{{Designator: "#", Number: t[0]}}}, true
 		}
 	}
 	var d DeliveryLine
@@ -978,6 +983,21 @@ func secondaryOnly(t []string) (DeliveryLine, bool) {
 	// Any unit word alone is a line of units too (SUITE, REAR); a number
 	// it needs and lacks is for Check to report.
 	return d, true
+}
+
+// bareUnit reports whether a word written alone on a line is a unit's
+// number or letter without its designator (845, B, 4B, B-58): a word
+// isNumberish accepts that is no ZIP Code (62701, 62701-1234), which a
+// line of its own may hold too.
+func bareUnit(w string) bool {
+	if !isNumberish(w) {
+		return false
+	}
+	digits := strings.ReplaceAll(w, "-", "")
+	if allDigits(digits) && (len(digits) == 5 || len(digits) == 9) {
+		return false
+	}
+	return true
 }
 
 // rePackedUnit is a unit designator written with its number as one word,

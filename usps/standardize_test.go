@@ -45,6 +45,9 @@ var standardizeCases = []stdCase{
 	{name: "apartment on the line", line1: "123 Main St Apt 4B", last: spfd, want1: "123 MAIN ST APT 4B", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "4B"))},
 	{name: "apartment on line 2 joined", line1: "123 Main St", line2: "Apt. 4B", last: spfd, want1: "123 MAIN ST APT 4B", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "4B"))},
 	{name: "suite on line 2", line1: "123 Main St", line2: "Suite 100", last: spfd, want1: "123 MAIN ST STE 100", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("STE", "100"))},
+	{name: "bare unit number on line 2", line1: "2309 SW 1st Ave", line2: "845", last: spfd, want1: "2309 SW 1ST AVE # 845", wantLast: "SPRINGFIELD IL 62701", line: street("2309", "SW", "1ST", "AVE", "", sec("#", "845"))},
+	{name: "bare unit letter on line 2", line1: "18234 SE Division St", line2: "B", last: spfd, want1: "18234 SE DIVISION ST # B", wantLast: "SPRINGFIELD IL 62701", line: street("18234", "SE", "DIVISION", "ST", "", sec("#", "B"))},
+	{name: "bare hyphened unit on line 2", line1: "201 N Lotus Beach Dr", line2: "B-58", last: spfd, want1: "201 N LOTUS BEACH DR # B-58", wantLast: "SPRINGFIELD IL 62701", line: street("201", "N", "LOTUS BEACH", "DR", "", sec("#", "B-58"))},
 	{name: "pound sign unit", line1: "123 Main St #5", last: spfd, want1: "123 MAIN ST # 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("#", "5"))},
 	{name: "designator and pound sign", line1: "123 Main St Apt #5", last: spfd, want1: "123 MAIN ST APT 5", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("APT", "5"))},
 	{name: "ordinal floor", line1: "123 Main St", line2: "3rd Floor", last: spfd, want1: "123 MAIN ST FL 3", wantLast: "SPRINGFIELD IL 62701", line: street("123", "", "MAIN", "ST", "", sec("FL", "3"))},
@@ -294,6 +297,26 @@ func TestStandardize(t *testing.T) {
 	}
 }
 
+// TestBareUnitLine checks where a unit's number or letter written alone
+// on the second line stops being one: a ZIP Code there (five or nine
+// digits) is not joined to the street as a unit.
+func TestBareUnitLine(t *testing.T) {
+	for _, c := range []struct{ line2, want1, want2 string }{
+		{"1234", "123 MAIN ST # 1234", ""},
+		{"12345", "123 MAIN ST", "12345"},
+		{"123456", "123 MAIN ST # 123456", ""},
+		{"12345678", "123 MAIN ST # 12345678", ""},
+		{"123456789", "123 MAIN ST", "123456789"},
+		{"12345-6789", "123 MAIN ST", "12345-6789"},
+		{"4B", "123 MAIN ST # 4B", ""},
+	} {
+		got := usps.Standardize(usps.Address{Line1: "123 Main St", Line2: c.line2}, usps.Upper)
+		if got.Line1 != c.want1 || got.Line2 != c.want2 {
+			t.Errorf("Standardize(123 Main St / %s) = %q / %q, want %q / %q", c.line2, got.Line1, got.Line2, c.want1, c.want2)
+		}
+	}
+}
+
 // TestUnitsThatSwapSettle checks lines whose units, moved to the end,
 // would be moved again (1 APT 5 APT F and 1 APT F APT 5): each is read as
 // written, standardizing again changes nothing, and the reading does not
@@ -304,6 +327,7 @@ func TestUnitsThatSwapSettle(t *testing.T) {
 		{"1 Apt F Apt 5", "", "1 APT F APT 5", ""},
 		{"1 Unit B Apt C", "", "1 UNIT B APT C", ""},
 		{"0r# F # 5", "", "0R # F # 5", ""},
+		{"000", "0r# F", "0R # F # 000", ""},
 		{"1 Apt 5 Apt F Apt 6", "", "1 APT 5 APT F APT 6", ""},
 		{"1 # 5 # F # 6", "", "1 # 5 # F # 6", ""},
 		{"1 Apt 5 Apt F G", "", "1 APT 5 APT F G", ""},
