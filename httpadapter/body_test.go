@@ -184,3 +184,38 @@ func TestContentEncodingRefused(t *testing.T) {
 		t.Errorf("a refused upload left content of %d bytes", got.ContentLength)
 	}
 }
+
+// A body whose Content-Length is over the route's limit is a 413 before
+// any of it is read: a client that sent Expect: 100-continue is told so at
+// once and sends none of it, where it was told to go on and sent the
+// limit's worth first. A body of exactly the limit is asked for.
+func TestBodyOverLimitRefusedBeforeItIsSent(t *testing.T) {
+	ts := newTestServer(t, unchecked())
+	first := func(n int) *http.Response {
+		t.Helper()
+		c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		head := "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + keyA + "\r\nContent-Length: " + strconv.Itoa(n) +
+			"\r\nExpect: 100-continue\r\n\r\n"
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp
+	}
+	if resp := first(httpadapter.MaxJSONBody + 1); resp.StatusCode != http.StatusRequestEntityTooLarge ||
+		resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("Content-Length one over the limit: first answer %d %s, want a 413 problem", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if resp := first(httpadapter.MaxJSONBody); resp.StatusCode != http.StatusContinue {
+		t.Errorf("Content-Length at the limit: first answer %d, want 100 Continue", resp.StatusCode)
+	}
+}

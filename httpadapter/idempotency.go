@@ -339,6 +339,11 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 		// or stored as its compressed bytes: say what is wrong instead.
 		return nil, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
 	}
+	if r.ContentLength > limit {
+		// Refused before a byte is read: a client that asked to be told
+		// first (Expect: 100-continue) sends none of it.
+		return nil, &bodyTooLargeError{limit: limit}
+	}
 	allowed := h.bodyDeadline(w, r, limit)
 	b, err := readAll(http.MaxBytesReader(w, r.Body, limit), min(max(r.ContentLength, 0), limit))
 	var big *http.MaxBytesError
