@@ -21,6 +21,11 @@ func (h *handler) uploadRoutes() {
 // it is (not JSON, not base64), of the type its Content-Type names.
 func (h *handler) uploadContent(w http.ResponseWriter, r *http.Request, c *call) {
 	m := versionMutation(r, c, MaxUploadBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
+		if n := len(r.Header["Content-Type"]); n > 1 {
+			// The server picks none: a proxy in front may have picked
+			// another, as with two X-Api-Key.
+			return nil, invalid("content.type", "give one Content-Type, the content's type; the request has %d Content-Type headers", n)
+		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil {
 			return nil, invalid("content.type", "the Content-Type header must name the content's type, for example application/pdf")

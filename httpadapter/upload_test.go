@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -204,4 +205,34 @@ func TestUploadBodyLimit(t *testing.T) {
 	// The large limit is that route's alone.
 	ts.do(t, req{Method: "PUT", Path: "/assets/" + aid + "/versions/" + vid, Body: bytes.Repeat([]byte(" "), httpadapter.MaxVersionBody+1)}).
 		problem(t, http.StatusRequestEntityTooLarge)
+}
+
+// An upload with two Content-Type headers is refused, naming content.type,
+// whichever is first: the type the content is stored as is never one of
+// two the server picked. One is taken, with its parameters.
+func TestUploadTwoContentTypesRefused(t *testing.T) {
+	ts := newTestServer(t)
+	doc := pdfDoc(t, 1, 0)
+	aid, vid := ts.documentAsset(t, doc)
+	path := "/v1/assets/" + aid + "/versions/" + vid + "/content"
+	put := func(types ...string) result {
+		t.Helper()
+		r, err := http.NewRequest("PUT", ts.URL+path, bytes.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("X-Api-Key", keyA)
+		r.Header["Content-Type"] = types
+		resp, err := ts.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return result{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	}
+	for _, types := range [][]string{{"application/pdf", "text/html"}, {"text/html", "application/pdf"}, {"application/pdf", "application/pdf"}} {
+		put(types...).problem(t, http.StatusBadRequest).wantFields(t, "content.type")
+	}
+	put("application/pdf; charset=binary").wantStatus(t, http.StatusOK)
 }
