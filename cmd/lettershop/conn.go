@@ -403,3 +403,21 @@ func (c *countedConn) CloseWrite() error {
 	}
 	return nil
 }
+
+// closeAfterTransferCoding closes the connection after answering a request
+// whose body came with a Transfer-Encoding. Such a request may also have
+// carried a Content-Length, which net/http drops without a word, framing
+// the body by the transfer coding; a proxy in front that framed it by the
+// length would then read what follows differently, a second request
+// smuggled inside the first. RFC 9112 (section 6.1) has a server close the
+// connection after answering one with both; as the length is gone by the
+// time a handler runs, every request with a transfer coding is treated
+// so, which costs a client that chunks its bodies a new connection each.
+func closeAfterTransferCoding(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}

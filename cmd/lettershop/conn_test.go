@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -545,5 +546,54 @@ func TestSlowConnectionsCannotKeepAClientOut(t *testing.T) {
 	_ = slow[0].SetReadDeadline(time.Now().Add(5 * time.Second))
 	if n, err := slow[0].Read(make([]byte, 1)); err == nil || n > 0 || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("the oldest slow connection is still open: read %d, %v", n, err)
+	}
+}
+
+// A request with a transfer coding, with or without a Content-Length too,
+// is answered with Connection: close and the connection closed: what
+// follows it on the connection, which a proxy in front may have framed as
+// part of its body, is never served as a request of its own. A request
+// framed by its length alone keeps the connection.
+func TestTransferCodedRequestClosesTheConnection(t *testing.T) {
+	base, _ := startServer(t, "--rate-limit", "0")
+	body := `{"name":"x","type":"template"}`
+	chunked := strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+	next := "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+	for _, c := range []struct {
+		name, head, body string
+		closed           bool
+	}{
+		{"chunked and a length", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", chunked, true},
+		{"a length and chunked", "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n", chunked, true},
+		{"chunked", "Transfer-Encoding: chunked\r\n", chunked, true},
+		{"a length", "Content-Length: " + strconv.Itoa(len(body)) + "\r\n", body, false},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n" + c.head + "\r\n" + c.body + next
+		if _, err := io.WriteString(conn, raw); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		rd := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated || resp.Close != c.closed {
+			t.Errorf("%s: %d, Connection: close %t; want 201, %t", c.name, resp.StatusCode, resp.Close, c.closed)
+		}
+		second, err := http.ReadResponse(rd, nil)
+		if c.closed && err == nil {
+			t.Errorf("%s: what followed on the connection was answered %d, want the connection closed", c.name, second.StatusCode)
+		}
+		if !c.closed && (err != nil || second.StatusCode != http.StatusOK) {
+			t.Errorf("%s: the next request on the connection: %v, want it answered", c.name, err)
+		}
+		conn.Close()
 	}
 }
