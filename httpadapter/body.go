@@ -1,11 +1,14 @@
 package httpadapter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/lettershop/lettershop"
 )
 
 // The default pace of request bodies; see WithBodyReadRate.
@@ -66,3 +69,70 @@ func (h *handler) bodyDeadline(w http.ResponseWriter, r *http.Request, limit int
 
 // isBodyTimeout reports whether a body read failed on its deadline.
 func isBodyTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+// The default bound on request bodies held at once; see WithBodyBudget.
+const (
+	// DefaultBodyBudget is the bytes of request bodies the handler holds
+	// at once, in all its requests.
+	DefaultBodyBudget = 64 << 20
+	// DefaultBodyBudgetWait is how long a body that does not fit waits
+	// for others to be answered.
+	DefaultBodyBudgetWait = 10 * time.Second
+)
+
+// WithBodyBudget bounds the bytes of request bodies the handler holds at
+// once, in all its requests: a body counts for its Content-Length (the
+// route's limit when it announced none; the budget when larger, so a body
+// alone always fits) from before it is read until its request is
+// answered. A body that does not fit waits up to wait for others to be
+// answered, unread, and is then answered 503 with Retry-After: many large
+// uploads at once wait their turn rather than take the server's memory.
+// bytes 0 sets no bound. The default is DefaultBodyBudget and
+// DefaultBodyBudgetWait.
+func WithBodyBudget(bytes int64, wait time.Duration) Option {
+	return func(c *config) { c.bodyBudget, c.bodyBudgetWait = bytes, wait }
+}
+
+// bodyBudgetError is a body that did not fit the handler's body budget in
+// its wait.
+type bodyBudgetError struct {
+	budget int64
+	waited time.Duration
+}
+
+func (e *bodyBudgetError) Error() string {
+	return fmt.Sprintf("the server holds as many request bodies as it takes at once (%d bytes in all), and none was answered within %s to make room for this one; retry after Retry-After seconds", e.budget, e.waited)
+}
+
+// reserveBody takes room in the body budget for r's body of at most limit
+// bytes, waiting its turn, and returns the room taken, which releaseBody
+// gives back.
+func (h *handler) reserveBody(r *http.Request, limit int64) (int64, error) {
+	n := limit
+	if r.ContentLength >= 0 && r.ContentLength < limit {
+		n = r.ContentLength
+	}
+	if h.bodies == nil || n == 0 {
+		return 0, nil
+	}
+	n = min(n, h.cfg.bodyBudget)
+	if !h.bodies.TryAcquire(n) {
+		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.bodyBudgetWait)
+		err := h.bodies.Acquire(ctx, n)
+		cancel()
+		if err != nil {
+			if r.Context().Err() != nil {
+				return 0, &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: r.Context().Err()}
+			}
+			return 0, &bodyBudgetError{budget: h.cfg.bodyBudget, waited: h.cfg.bodyBudgetWait}
+		}
+	}
+	return n, nil
+}
+
+// releaseBody gives back room reserveBody took.
+func (h *handler) releaseBody(n int64) {
+	if n > 0 {
+		h.bodies.Release(n)
+	}
+}

@@ -219,3 +219,63 @@ func TestBodyOverLimitRefusedBeforeItIsSent(t *testing.T) {
 		t.Errorf("Content-Length at the limit: first answer %d, want 100 Continue", resp.StatusCode)
 	}
 }
+
+// Bodies held at once are bounded by the body budget: one that does not
+// fit waits its turn, unread, and is a 503 with Retry-After when none was
+// answered in the wait; one that fits beside the others exactly is served,
+// and so is a body larger than the whole budget when it is alone.
+func TestBodyBudget(t *testing.T) {
+	svc := lettershop.New(memstore.New())
+	t.Cleanup(func() { _ = svc.Close() })
+	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0), httpadapter.WithBodyBudget(1000, 50*time.Millisecond))
+	// asset is an asset's body of n bytes: its JSON, then blanks.
+	asset := func(n int) string {
+		b := `{"name": "Budget", "type": "template"}`
+		return b + strings.Repeat(" ", n-len(b))
+	}
+	post := func(body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/v1/assets", strings.NewReader(body))
+		r.Header.Set("X-Api-Key", keyA)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+
+	// The first request holds 800 bytes while its body arrives.
+	pr, pw := io.Pipe()
+	first := httptest.NewRequest("POST", "/v1/assets", pr)
+	first.ContentLength = 800
+	first.Header.Set("X-Api-Key", keyA)
+	done := make(chan *httptest.ResponseRecorder)
+	go func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, first)
+		done <- w
+	}()
+	body := asset(800)
+	if _, err := pw.Write([]byte(body[:1])); err != nil { // read: the body has its room
+		t.Fatal(err)
+	}
+
+	if w := post(asset(201)); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(w.Body.String(), `"code":"unavailable"`) || !strings.Contains(w.Body.String(), "1000 bytes") {
+		t.Errorf("a body that does not fit: %d, Retry-After %q, %s; want 503 unavailable, Retry-After 1", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if w := post(asset(200)); w.Code != http.StatusCreated {
+		t.Errorf("a body that fits exactly beside the first: %d %s, want 201", w.Code, w.Body)
+	}
+
+	if _, err := pw.Write([]byte(body[1:])); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if w := <-done; w.Code != http.StatusCreated {
+		t.Errorf("the first request: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := post(asset(201)); w.Code != http.StatusCreated {
+		t.Errorf("the body that did not fit, once the first was answered: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := post(asset(5000)); w.Code != http.StatusCreated {
+		t.Errorf("a body larger than the budget, alone: %d %s, want 201", w.Code, w.Body)
+	}
+}

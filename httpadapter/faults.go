@@ -559,10 +559,11 @@ func (h *handler) listFaults(w http.ResponseWriter, r *http.Request, c *call) {
 // its id.
 func (h *handler) addFault(w http.ResponseWriter, r *http.Request, c *call) {
 	var in FaultJSON
-	body, err := h.readBody(w, r, MaxJSONBody)
+	body, held, err := h.readBody(w, r, MaxJSONBody)
 	if err == nil {
 		err = decodeJSON(body, &in)
 	}
+	h.releaseBody(held)
 	if err == nil {
 		err = sentZeros(body)
 	}

@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/delivery"
@@ -79,6 +80,9 @@ type config struct {
 	logger      *slog.Logger
 	bodyRate    int
 	bodyGrace   time.Duration
+	// bodyBudget bounds the bytes of bodies held at once (WithBodyBudget).
+	bodyBudget     int64
+	bodyBudgetWait time.Duration
 	// observer, when set, is told of every request; metricsHandler is
 	// served at metricsPath, when set (observe.go).
 	observer       Observer
@@ -142,6 +146,8 @@ type handler struct {
 	// letters serves letters and pages of them as the API's JSON, keeping
 	// the encodings it made.
 	letters *wire.Letters
+	// bodies holds the body budget's room (WithBodyBudget); nil for none.
+	bodies *semaphore.Weighted
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -162,7 +168,8 @@ type handler struct {
 // A Service without a Deliverer (lettershop.WithDeliverer) is given package
 // delivery's, so that the webhooks made through the API are sent.
 func New(svc *lettershop.Service, opts ...Option) http.Handler {
-	cfg := config{requestTimeout: DefaultRequestTimeout, rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace}
+	cfg := config{requestTimeout: DefaultRequestTimeout, rateN: 150, ratePer: 5 * time.Second, bodyRate: DefaultBodyReadRate, bodyGrace: DefaultBodyReadGrace,
+		bodyBudget: DefaultBodyBudget, bodyBudgetWait: DefaultBodyBudgetWait}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -177,6 +184,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	}
 	svc.UseDeliverer(delivery.Open)
 	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
+	if cfg.bodyBudget > 0 {
+		h.bodies = semaphore.NewWeighted(cfg.bodyBudget)
+	}
 	h.mux.serve = h.serveRoute
 	if cfg.rateN > 0 && cfg.ratePer > 0 {
 		h.limiter = newLimiter(cfg.rateN, cfg.ratePer, maxRateKeys)

@@ -229,7 +229,8 @@ func (h *handler) mutate(w http.ResponseWriter, r *http.Request, c *call, m muta
 		h.fail(w, r, err)
 		return
 	}
-	body, err := h.readBody(w, r, m.limit)
+	body, held, err := h.readBody(w, r, m.limit)
+	defer h.releaseBody(held)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -324,7 +325,8 @@ func idempotencyKeyOf(r *http.Request) (string, error) {
 // readJSON reads a JSON body of at most MaxJSONBody bytes into dst, as the
 // test routes take them (not idempotent, so no fingerprint is kept).
 func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	body, err := h.readBody(w, r, MaxJSONBody)
+	body, held, err := h.readBody(w, r, MaxJSONBody)
+	defer h.releaseBody(held)
 	if err != nil {
 		return err
 	}
@@ -332,18 +334,29 @@ func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) erro
 }
 
 // readBody reads the whole body, up to limit bytes, within the time
-// WithBodyReadRate allows.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// WithBodyReadRate allows, once it fits the body budget (WithBodyBudget):
+// held is the room it takes there, which the caller gives back
+// (releaseBody) once the request is answered, also after an error.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, held int64, err error) {
 	if enc := r.Header.Values("Content-Encoding"); len(enc) > 0 && !(len(enc) == 1 && strings.EqualFold(strings.TrimSpace(enc[0]), "identity")) {
 		// A compressed body read as it is would be refused as malformed,
 		// or stored as its compressed bytes: say what is wrong instead.
-		return nil, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
+		return nil, 0, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
 	}
 	if r.ContentLength > limit {
 		// Refused before a byte is read: a client that asked to be told
 		// first (Expect: 100-continue) sends none of it.
-		return nil, &bodyTooLargeError{limit: limit}
+		return nil, 0, &bodyTooLargeError{limit: limit}
 	}
+	if held, err = h.reserveBody(r, limit); err != nil {
+		return nil, 0, err
+	}
+	body, err = h.readBodyBytes(w, r, limit)
+	return body, held, err
+}
+
+// readBodyBytes is readBody once the body has its room.
+func (h *handler) readBodyBytes(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	allowed := h.bodyDeadline(w, r, limit)
 	b, err := readAll(http.MaxBytesReader(w, r.Body, limit), min(max(r.ContentLength, 0), limit))
 	var big *http.MaxBytesError

@@ -133,6 +133,10 @@ func problemFor(ctx context.Context, err error) problem {
 	if errors.As(err, &slow) {
 		return problem{Code: "request-timeout", Title: "Request timeout", Status: http.StatusRequestTimeout, Detail: slow.Error()}
 	}
+	var busy *bodyBudgetError
+	if errors.As(err, &busy) {
+		return problem{Code: "unavailable", Title: "Service unavailable", Status: http.StatusServiceUnavailable, Detail: busy.Error()}
+	}
 	var e *lettershop.Error
 	if !errors.As(err, &e) {
 		e = &lettershop.Error{Code: lettershop.CodeInternal}
@@ -166,7 +170,7 @@ func problemFor(ctx context.Context, err error) problem {
 // that could not be reached: an error of the server's, logged in full.
 func isInternal(err error) bool {
 	var big *bodyTooLargeError
-	if errors.As(err, &big) || errors.As(err, new(*bodyTimeoutError)) {
+	if errors.As(err, &big) || errors.As(err, new(*bodyTimeoutError)) || errors.As(err, new(*bodyBudgetError)) {
 		return false
 	}
 	_, ok := codeKinds[lettershop.ErrorCode(err)]
@@ -232,6 +236,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *lettershop.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
 		RetryAfter(w, e.RetryAfter)
+	}
+	if errors.As(err, new(*bodyBudgetError)) {
+		RetryAfter(w, time.Second)
 	}
 	problemResponse(r.Context(), err).write(w)
 }

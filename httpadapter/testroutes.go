@@ -102,7 +102,8 @@ func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	body, err := h.readBody(w, r, MaxSnapshotBody)
+	body, held, err := h.readBody(w, r, MaxSnapshotBody)
+	defer h.releaseBody(held)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -354,11 +355,12 @@ const (
 // suite's receiver did not get by then was not sent, with no sleep to
 // prove it.
 func (h *handler) settleWebhooks(w http.ResponseWriter, r *http.Request, c *call) {
-	body, err := h.readBody(w, r, MaxJSONBody)
+	body, held, err := h.readBody(w, r, MaxJSONBody)
 	var in settleInput
 	if err == nil && len(bytes.TrimSpace(body)) > 0 {
 		err = decodeJSON(body, &in)
 	}
+	h.releaseBody(held) // the wait that follows holds no body
 	if err != nil {
 		h.fail(w, r, err)
 		return
