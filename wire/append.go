@@ -12,14 +12,35 @@ import (
 	"github.com/lettershop/lettershop"
 )
 
+// cassSpans are where a letter's encoding holds the sender's and the
+// recipient's CASS details (addressAnalysis, addressCorrections and
+// addressMetadata, each party's last members, with the comma before them),
+// as offsets from the encoding's first byte.
+type cassSpans [2][2]int32
+
+// len is the bytes the spans hold.
+func (c *cassSpans) len() int { return int(c[0][1] - c[0][0] + c[1][1] - c[1][0]) }
+
+// appendWithout appends data, a letter encoded with its CASS details,
+// without the spans to dst and returns the extended slice: the letter as a
+// list without CASS details shows it.
+func (c *cassSpans) appendWithout(dst, data []byte) []byte {
+	dst = append(dst, data[:c[0][0]]...)
+	dst = append(dst, data[c[0][1]:c[1][0]]...)
+	return append(dst, data[c[1][1]:]...)
+}
+
 // appendLetter appends l as the API shows it to dst, leaving out the CASS
 // details when cassLeftOut: the bytes encoding/json writes for the shape
 // in reference_test.go, written field by field. Building the intermediate
 // shapes and walking them by reflection was most of what encoding a letter
 // cost, and a letter is encoded for every letter created and every read of
 // one not kept (cache.go). TestLetterJSONMatchesEncodingJSON and
-// FuzzLetterJSON hold the two to the same bytes.
-func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool) ([]byte, error) {
+// FuzzLetterJSON hold the two to the same bytes. Unless cut is nil, it
+// sets in it, when !cassLeftOut, where in what it appended the CASS
+// details are: cut out, the rest is the letter as a list without them
+// shows it.
+func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool, cut *cassSpans) ([]byte, error) {
 	// Every part is a function of the slice that returns it: a writer
 	// holding the slice behind a pointer took a write barrier at every
 	// append while the collector ran.
@@ -30,9 +51,10 @@ func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool) ([]byte, e
 	b = append(b, `,"status":`...)
 	b = appendStr(b, string(l.Status))
 	b = append(b, `,"sender":`...)
-	b = appendParty(b, &l.Sender, cassLeftOut, &err)
+	var spans cassSpans
+	b = appendParty(b, &l.Sender, cassLeftOut, &spans[0], &err)
 	b = append(b, `,"recipient":`...)
-	b = appendParty(b, &l.Recipient, cassLeftOut, &err)
+	b = appendParty(b, &l.Recipient, cassLeftOut, &spans[1], &err)
 	b = append(b, `,"content":{"type":`...)
 	b = appendStr(b, string(l.Content.Type))
 	b = append(b, `,"assetId":`...)
@@ -105,6 +127,11 @@ func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool) ([]byte, e
 		b = append(b, ']')
 	}
 	b = append(b, '}')
+	if cut != nil && !cassLeftOut {
+		for i := range spans {
+			cut[i] = [2]int32{spans[i][0] - int32(len(dst)), spans[i][1] - int32(len(dst))}
+		}
+	}
 	return b, err
 }
 
@@ -238,7 +265,9 @@ func appendFloat(b []byte, f float64, err *error) []byte {
 	return b
 }
 
-func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, err *error) []byte {
+// appendParty appends p; when !cassLeftOut, with its CASS details, whose
+// span in b it sets in cut.
+func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, cut *[2]int32, err *error) []byte {
 	b = append(b, `{"address":{"addressLine1":`...)
 	b = appendStr(b, p.Address.AddressLine1)
 	b = append(b, `,"addressLine2":`...)
@@ -288,6 +317,7 @@ func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, err *error) []
 		b = append(b, '}')
 	}
 	if !cassLeftOut {
+		cut[0] = int32(len(b))
 		b = append(b, `,"addressAnalysis":`...)
 		b = appendAnalysis(b, p.AddressAnalysis)
 		b = append(b, `,"addressCorrections":`...)
@@ -311,6 +341,7 @@ func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, err *error) []
 		}
 		b = append(b, `,"addressMetadata":`...)
 		b = appendAddressMetadata(b, p.AddressMetadata, err)
+		cut[1] = int32(len(b))
 	}
 	b = append(b, '}')
 	return b

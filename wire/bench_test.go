@@ -123,3 +123,64 @@ func BenchmarkLetterPageJSON(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLetterPageWalk walks every page of 100 of an account, over and
+// over, as a client paging through all its letters does, on a Letters
+// that has read none of them before: "walk", each op one page; and
+// "walk-and-fetch", each op one page and a fetch of each of its letters,
+// as a client that lists letters and reads them one by one does, which
+// makes the cache hold each letter as a list and as a fetch show it.
+//
+//	go test ./wire -run '^$' -bench LetterPageWalk -benchmem
+func BenchmarkLetterPageWalk(b *testing.B) {
+	for _, n := range []int{8_000, 12_000} {
+		be := getBenchEnv(b, n)
+		var pages [][]string
+		var tokens []string
+		for next := ""; ; {
+			p, err := be.svc.ListLetters(be.ctx, acct, lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100, NextToken: next}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens = append(tokens, next)
+			var ids []string
+			for _, l := range p.Items {
+				ids = append(ids, l.ID)
+			}
+			pages = append(pages, ids)
+			if next = p.NextToken; next == "" {
+				break
+			}
+		}
+		for _, fetch := range []bool{false, true} {
+			name := fmt.Sprintf("stored=%d/walk", n)
+			if fetch {
+				name += "-and-fetch"
+			}
+			b.Run(name, func(b *testing.B) {
+				letters := wire.NewLetters(be.svc)
+				var buf []byte
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					in := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: 100, NextToken: tokens[i%len(tokens)]}}
+					page, err := letters.Page(be.ctx, acct, in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := page.WriteTo(io.Discard); err != nil {
+						b.Fatal(err)
+					}
+					if fetch {
+						for _, id := range pages[i%len(pages)] {
+							if buf, err = letters.AppendLetter(be.ctx, buf[:0], acct, id); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					i++
+				}
+			})
+		}
+	}
+}

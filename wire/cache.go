@@ -19,7 +19,7 @@ import (
 // not by the letters stored, so it adds nothing per stored letter; it is
 // filled by reads only, so a store filled by creates does not fill it.
 
-// jsonCacheBytes bounds the encodings kept: about 10,000 letters of a
+// jsonCacheBytes bounds the encodings kept: about 14,000 letters of a
 // few events each.
 const jsonCacheBytes = 32 << 20
 
@@ -34,13 +34,47 @@ type letterJSONCache struct {
 	shards [jsonShards]jsonShard
 }
 
-// jsonKey names one encoding: the letter at one stored revision, as a
-// fetch shows it or as a list without CASS details does.
+// jsonKey names a letter at one stored revision.
 type jsonKey struct {
-	id          string
-	revision    int64
-	cassLeftOut bool
+	id       string
+	revision int64
 }
+
+// keptJSON is a letter's encoding kept: as a fetch shows it (full), with
+// the spans of its CASS details, or as a list without CASS details shows
+// it. A full encoding serves both: without its CASS spans it is the
+// list's, byte for byte, so a letter fetched and listed is encoded and
+// kept once, not once per form.
+type keptJSON struct {
+	data []byte
+	full bool
+	// cut are data's spans of the sender's and the recipient's CASS
+	// details, when full.
+	cut cassSpans
+}
+
+// size is the length of k as a list without CASS details shows it when
+// cassLeftOut, else as a fetch does.
+func (k *keptJSON) size(cassLeftOut bool) int {
+	if cassLeftOut && k.full {
+		return len(k.data) - k.cut.len()
+	}
+	return len(k.data)
+}
+
+// appendTo appends k to dst as a list without CASS details shows it when
+// cassLeftOut, else as a fetch does (which only a full k serves), and
+// returns the extended slice.
+func (k *keptJSON) appendTo(dst []byte, cassLeftOut bool) []byte {
+	if !cassLeftOut || !k.full {
+		return append(dst, k.data...)
+	}
+	return k.cut.appendWithout(dst, k.data)
+}
+
+// serves reports whether k can be shown as a list without CASS details
+// shows a letter when cassLeftOut, else as a fetch does.
+func (k *keptJSON) serves(cassLeftOut bool) bool { return k.full || cassLeftOut }
 
 // jsonEntry is one encoding, with the facts of the record it was made
 // from that a check against the record read costs nothing to compare: a
@@ -50,7 +84,7 @@ type jsonKey struct {
 type jsonEntry struct {
 	status   lettershop.LetterStatus
 	modified time.Time
-	data     []byte
+	kept     keptJSON
 }
 
 // of reports whether e was made from the state st names.
@@ -73,25 +107,26 @@ func (c *letterJSONCache) shard(id string) *jsonShard {
 	return &c.shards[maphash.String(c.seed, id)%jsonShards]
 }
 
-// get returns the encoding kept of the letter at st, if any. The bytes are
-// the cache's: the caller copies them and does not change them.
-func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) ([]byte, bool) {
+// get returns the encoding kept of the letter at st that serves a list
+// without CASS details when cassLeftOut, else a fetch, if any. Its bytes
+// are the cache's: the caller copies them and does not change them.
+func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) (keptJSON, bool) {
 	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.find(jsonKey{st.ID, st.Revision, cassLeftOut})
-	if e == nil || !e.val.of(st) {
-		return nil, false
+	e := sh.find(jsonKey{st.ID, st.Revision})
+	if e == nil || !e.val.of(st) || !e.val.kept.serves(cassLeftOut) {
+		return keptJSON{}, false
 	}
 	sh.use(e)
-	return e.val.data, true
+	return e.val.kept, true
 }
 
 // getPage is get for each of a page's letters, by their stamps, into
-// found (one per letter, nil where none is kept): a page's letters are
-// looked up a shard at a time, a lock taken per shard rather than per
-// letter.
-func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut bool, found [][]byte) {
+// found (one per letter, without data where none is kept): a page's
+// letters are looked up a shard at a time, a lock taken per shard rather
+// than per letter.
+func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut bool, found []keptJSON) {
 	var shardOf [jsonShards][]int
 	var idx [128]int
 	all := idx[:0]
@@ -109,39 +144,54 @@ func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut b
 		sh.mu.Lock()
 		for _, i := range members {
 			st := &stamps[i]
-			e := sh.find(jsonKey{st.ID, st.Revision, cassLeftOut})
-			if e == nil || !e.val.of(st) {
+			e := sh.find(jsonKey{st.ID, st.Revision})
+			if e == nil || !e.val.of(st) || !e.val.kept.serves(cassLeftOut) {
 				continue
 			}
 			sh.use(e)
-			found[i] = e.val.data
+			found[i] = e.val.kept
 		}
 		sh.mu.Unlock()
 	}
 }
 
-// put keeps data as the encoding of the letter at st. data is the cache's
-// from then on.
-func (c *letterJSONCache) put(st *lettershop.LetterStamp, cassLeftOut bool, data []byte) {
-	k := jsonKey{st.ID, st.Revision, cassLeftOut}
-	size := jsonEntrySize(k, data)
+// put keeps k as the encoding of the letter at st; its data is the
+// cache's from then on. A list form does not replace a full encoding kept
+// of the same state, which serves the list too.
+func (c *letterJSONCache) put(st *lettershop.LetterStamp, k keptJSON) {
+	key := jsonKey{st.ID, st.Revision}
+	size := jsonEntrySize(key, k.data)
 	if size > jsonCacheBytes/jsonShards/8 {
 		return // a letter of very many events: rare, and it would crowd out others
 	}
 	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	sh.add(k, jsonEntry{status: st.Status, modified: st.ModifiedAt, data: data}, size, jsonCacheBytes/jsonShards, 0)
+	if e := sh.find(key); e != nil && !k.full && e.val.kept.full && e.val.of(st) {
+		sh.use(e)
+		return
+	}
+	sh.add(key, jsonEntry{status: st.Status, modified: st.ModifiedAt, kept: k}, size, jsonCacheBytes/jsonShards, 0)
 }
 
 // jsonEntryOverhead is what an entry costs besides its bytes and id: the
 // entry and its map slot.
-const jsonEntryOverhead = 160
+const jsonEntryOverhead = 176
 
 // jsonEntrySize is what the entry of data under k holds: data counted by
-// its capacity, as an encoding is made in room for a letter of a few
-// events (letterSize) and may take a fraction of it.
+// its capacity. Letters keeps encodings copied to their length (keep),
+// not in the room they were made in.
 func jsonEntrySize(k jsonKey, data []byte) int { return cap(data) + len(k.id) + jsonEntryOverhead }
+
+// keep returns a copy of b of its length exactly, to be kept: an encoding
+// is made in room for a letter of a few events (letterSize, 3 KiB) and
+// takes about two thirds of it, and a cache bounded in bytes holds half as
+// many letters again when it keeps only what they take.
+func keep(b []byte) []byte {
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
+}
 
 // A page of letters polled again (the first page of a list a client
 // watches) is mostly the same letters at the same revisions: Letters keeps

@@ -22,7 +22,7 @@ func TestLetterJSONCacheBound(t *testing.T) {
 	recs := make([]lettershop.LetterStamp, n)
 	for i := range recs {
 		recs[i] = lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&recs[i], false, data)
+		c.put(&recs[i], keptJSON{data: data, full: true})
 		// The first letter is read all along: the least recently used go.
 		if _, ok := c.get(&recs[0], false); !ok {
 			t.Fatalf("the letter read all along was evicted after %d puts", i)
@@ -55,8 +55,28 @@ func TestLetterJSONCacheBound(t *testing.T) {
 	if _, ok := c.get(&r, false); ok {
 		t.Errorf("an encoding of another status is found")
 	}
-	if _, ok := c.get(&recs[0], true); ok {
-		t.Errorf("the encoding a fetch shows is found for a list without CASS details")
+	// The encoding a fetch shows serves a list without CASS details, cut;
+	// a list's does not serve a fetch, and does not replace a fetch's.
+	full := keptJSON{data: []byte(`{"s":{"a":1,"c":2},"r":{"a":3,"c":4},"z":5}`), full: true, cut: cassSpans{{11, 17}, {29, 35}}}
+	list := keptJSON{data: []byte(`{"s":{"a":1},"r":{"a":3},"z":5}`)}
+	for _, order := range [][]keptJSON{{full}, {full, list}, {list, full}} {
+		c := newLetterJSONCache()
+		for _, k := range order {
+			c.put(&recs[0], k)
+		}
+		k, ok := c.get(&recs[0], true)
+		if got := k.appendTo([]byte("x"), true); !ok || string(got) != "x"+string(list.data) {
+			t.Errorf("put %d forms: the list form is %q, %v; want x%s", len(order), got, ok, list.data)
+		}
+		k, ok = c.get(&recs[0], false)
+		if got := k.appendTo(nil, false); !ok || string(got) != string(full.data) {
+			t.Errorf("put %d forms: the fetch form is %q, %v; want %s", len(order), got, ok, full.data)
+		}
+	}
+	c = newLetterJSONCache()
+	c.put(&recs[0], list)
+	if _, ok := c.get(&recs[0], false); ok {
+		t.Errorf("the encoding a list without CASS details shows is found for a fetch")
 	}
 }
 
@@ -107,12 +127,12 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	c := newLetterJSONCache()
 	for i := range 2 * jsonCacheBytes / 1000 {
 		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&r, false, room[:1000])
+		c.put(&r, keptJSON{data: room[:1000], full: true})
 	}
 	held := 0
 	for i := range c.shards {
 		for _, e := range c.shards[i].byKey {
-			held += cap(e.val.data)
+			held += cap(e.val.kept.data)
 		}
 	}
 	if held > jsonCacheBytes {
@@ -142,7 +162,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	room := make([]byte, 3000)
 	for i := range 2 * jsonCacheBytes / len(room) {
 		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&r, false, room[:100])
+		c.put(&r, keptJSON{data: room[:100], full: true})
 	}
 	for i := range c.shards {
 		sh := &c.shards[i]
@@ -155,7 +175,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	for _, n := range []int{largest, largest + 1} {
 		c := newLetterJSONCache()
 		r := lettershop.LetterStamp{ID: id, Revision: 1, Status: "queued"}
-		c.put(&r, false, make([]byte, n))
+		c.put(&r, keptJSON{data: make([]byte, n), full: true})
 		if _, ok := c.get(&r, false); ok != (n == largest) {
 			t.Errorf("an encoding of %d bytes (largest kept %d): kept %v", n, largest, ok)
 		}
@@ -216,9 +236,9 @@ func TestJSONCachesMadeOnFirstPut(t *testing.T) {
 	if _, ok := c.get(&st, false); ok {
 		t.Fatal("an empty cache found a letter")
 	}
-	c.put(&st, false, []byte(`{}`))
-	if b, ok := c.get(&st, false); !ok || string(b) != `{}` {
-		t.Errorf("get after put: %q %v", b, ok)
+	c.put(&st, keptJSON{data: []byte(`{}`), full: true})
+	if k, ok := c.get(&st, false); !ok || string(k.data) != `{}` {
+		t.Errorf("get after put: %q %v", k.data, ok)
 	}
 	p := newPageJSONCache[string]()
 	if p.has("k") {

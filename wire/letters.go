@@ -36,22 +36,23 @@ func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id stri
 	// and is encoded afresh.
 	stored := r.AsStored()
 	if stored {
-		if data, ok := w.letters.get(&st, false); ok {
-			return append(dst, data...), nil
+		if k, ok := w.letters.get(&st, false); ok {
+			return k.appendTo(dst, false), nil
 		}
 	}
 	l, err := r.Letter()
 	if err != nil {
 		return dst, err
 	}
-	data, err := Letter(l)
+	var cut cassSpans
+	out, err := appendLetter(dst, l, false, &cut)
 	if err != nil {
 		return dst, encodeErr(err)
 	}
 	if stored {
-		w.letters.put(&st, false, data)
+		w.letters.put(&st, keptJSON{data: keep(out[len(dst):]), full: true, cut: cut})
 	}
-	return append(dst, data...), nil
+	return out, nil
 }
 
 // Page returns the page svc.ListLetters returns, as a json.Encoder writes
@@ -93,34 +94,51 @@ func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLe
 // newline.
 func (w *Letters) encodePage(page *lettershop.StoredLetters, stamps []lettershop.LetterStamp, cassLeftOut bool) ([]byte, error) {
 	n := len(stamps)
-	// Room for the page at once: grown by appending, a page of 100 was
-	// copied a dozen times on its way to 270 KB.
-	dst := make([]byte, 0, n*letterSize+64)
-	dst = append(dst, `{"items":[`...)
-	kept := make([][]byte, n)
+	kept := make([]keptJSON, n)
 	w.letters.getPage(stamps, cassLeftOut, kept)
+	// Room for the page at once: grown by appending, a page of 100 was
+	// copied a dozen times on its way to 270 KB. A letter kept takes its
+	// length, one to encode room for a few events; the page is kept
+	// (pages) counted by its room.
+	next := page.NextToken()
+	size := len(`{"items":[],"nextToken":""}`+"\n") + n + len(next)
+	for i := range kept {
+		if kept[i].data != nil {
+			size += kept[i].size(cassLeftOut)
+		} else {
+			size += letterSize
+		}
+	}
+	dst := make([]byte, 0, size)
+	dst = append(dst, `{"items":[`...)
 	for i := range n {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if kept[i] != nil {
-			dst = append(dst, kept[i]...)
+		if kept[i].data != nil {
+			dst = kept[i].appendTo(dst, cassLeftOut)
 			continue
 		}
 		l, err := page.Letter(i)
 		if err != nil {
 			return nil, err
 		}
-		data, err := Letter(l)
-		if err != nil {
+		start := len(dst)
+		var cut cassSpans
+		if dst, err = appendLetter(dst, l, cassLeftOut, &cut); err != nil {
 			return nil, encodeErr(err)
 		}
-		w.letters.put(&stamps[i], cassLeftOut, data)
-		dst = append(dst, data...)
+		w.letters.put(&stamps[i], keptJSON{data: keep(dst[start:]), full: !cassLeftOut, cut: cut})
 	}
 	dst = append(dst, ']')
-	dst = appendNextToken(dst, page.NextToken())
-	return append(dst, '}', '\n'), nil
+	dst = appendNextToken(dst, next)
+	dst = append(dst, '}', '\n')
+	if cap(dst)-len(dst) > len(dst)/8 {
+		// Letters encoded took less than their room: the page is kept
+		// at its length.
+		dst = keep(dst)
+	}
+	return dst, nil
 }
 
 // encodeErr is the error of a letter that could not be encoded: the

@@ -92,3 +92,87 @@ func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
 		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored state")
 	}
 }
+
+// TestLetterFetchedAndListedIsKeptOnce: a letter read by a fetch and by a
+// list without CASS details is encoded and kept once, in the fetch's form,
+// which the list shows cut; and what is kept, letters and pages, is held
+// at its length, not in the room it was made in, so the caches' bounds
+// count the bytes of letters. TestLettersMatchGetLetter holds the bytes.
+func TestLetterFetchedAndListedIsKeptOnce(t *testing.T) {
+	ctx := context.Background()
+	svc := lettershop.New(memstore.New())
+	t.Cleanup(func() { svc.Close() })
+	a, err := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	for i := range n {
+		in := lettershop.CreateLetterInput{
+			Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+			Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+			Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
+			UseType:   lettershop.UseTransactional,
+		}
+		if i%2 == 0 {
+			in.Options = &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{
+				CassSender: &lettershop.CassOptions{Type: "basic"}, CassRecipient: &lettershop.CassOptions{Type: "basic"},
+			}}
+		}
+		if _, err := svc.CreateLetter(ctx, "acct", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := func(w *Letters) (kept, full int) {
+		for i := range w.letters.shards {
+			for _, e := range w.letters.shards[i].byKey {
+				kept++
+				if e.val.kept.full {
+					full++
+				}
+				if d := e.val.kept.data; cap(d) != len(d) {
+					t.Errorf("an encoding of %d bytes is kept in %d", len(d), cap(d))
+				}
+			}
+		}
+		return kept, full
+	}
+	all := lettershop.ListLettersInput{PageRequest: lettershop.PageRequest{PageSize: n}}
+	for _, fetchFirst := range []bool{true, false} {
+		w := NewLetters(svc)
+		p, err := svc.ListLetters(ctx, "acct", all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetch := func() {
+			for _, l := range p.Items {
+				if _, err := w.AppendLetter(ctx, nil, "acct", l.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if fetchFirst {
+			fetch()
+		}
+		for range 2 {
+			text, err := w.Page(ctx, "acct", all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if room := cap(text.b) - len(text.b); room > len(text.b)/8 {
+				t.Errorf("a page of %d bytes is kept with %d bytes of room to spare", len(text.b), room)
+			}
+		}
+		if !fetchFirst {
+			fetch()
+		}
+		if kept, full := entries(w); kept != n || full != n {
+			t.Errorf("fetched first %v: %d encodings kept, %d of them full, for %d letters fetched and listed", fetchFirst, kept, full, n)
+		}
+	}
+}

@@ -229,7 +229,7 @@ func TestLetterJSONMatchesEncodingJSON(t *testing.T) {
 func checkLetterJSON(t testing.TB, what string, l lettershop.Letter) {
 	t.Helper()
 	for _, left := range []bool{false, true} {
-		got, err := appendLetter(nil, &l, left)
+		got, err := appendLetter(nil, &l, left, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,6 +240,17 @@ func checkLetterJSON(t testing.TB, what string, l lettershop.Letter) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%scassLeftOut %v:\n got %s\nwant %s", what, left, got, want)
 		}
+	}
+	// The encoding with CASS details, its spans of them cut, is the one
+	// without: what a list is shown from a fetch's encoding kept.
+	var cut cassSpans
+	full, err := appendLetter([]byte("prefix"), &l, false, &cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _ := appendLetter(nil, &l, true, nil)
+	if got := cut.appendWithout(nil, full[len("prefix"):]); !bytes.Equal(got, left) {
+		t.Errorf("%sthe encoding with CASS details, cut at %v:\n got %s\nwant %s", what, cut, got, left)
 	}
 }
 

@@ -33,12 +33,12 @@ const letterSize = 3 << 10
 // AppendLetter appends l to dst as the API shows it, and returns the
 // extended slice.
 func AppendLetter(dst []byte, l *lettershop.Letter) ([]byte, error) {
-	return appendLetter(dst, l, l.CassDetailsLeftOut())
+	return appendLetter(dst, l, l.CassDetailsLeftOut(), nil)
 }
 
 // Letter returns l as the API shows it.
 func Letter(l *lettershop.Letter) ([]byte, error) {
-	return appendLetter(make([]byte, 0, letterSize), l, l.CassDetailsLeftOut())
+	return appendLetter(make([]byte, 0, letterSize), l, l.CassDetailsLeftOut(), nil)
 }
 
 // AppendLetterPage appends p to dst as a list of letters answers it (as
