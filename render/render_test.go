@@ -237,6 +237,28 @@ func TestRenderDecomposed(t *testing.T) {
 	}
 }
 
+// TestRenderFormatCharacters: format characters print as nothing, as a
+// browser shows them, where the fonts have no glyph for them: a template
+// that begins with a byte order mark (as some editors save a file), a
+// zero-width space, joiner and soft hyphen in its text and in the address.
+func TestRenderFormatCharacters(t *testing.T) {
+	content := "\ufeff<p>Dear Zo\u200be, wel\u00adcome\u200d aboard\u2060!</p>"
+	if msg := render.CheckTemplate([]byte(content), nil); msg != "" {
+		t.Fatalf("CheckTemplate: %s", msg)
+	}
+	l := letterOf("text/html", []byte(content))
+	l.Recipient = []string{"\ufeffJane\u200b Doe", "200 Oak Ave", "Springfield, IL 62704"}
+	text := strings.Join(pdftest.Read(t, renderOf(t, l)).Pages, "\n")
+	for _, want := range []string{"Dear Zoe, welcome aboard!", "Jane Doe"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the letter does not print %q:\n%q", want, text)
+		}
+	}
+	if strings.ContainsAny(text, "\ufeff\u200b\u00ad\u200d\u2060\ufffd") {
+		t.Errorf("the letter prints a format character or a replacement mark:\n%q", text)
+	}
+}
+
 func TestRenderScripts(t *testing.T) {
 	lines := []string{
 		"Zażółć gęślą jaźń, Příliš žluťoučký kůň, Çağrı Öztürk İstanbul",

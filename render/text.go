@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/image/font/gofont/gobold"
@@ -86,22 +87,35 @@ func fontKey(st inlineStyle) string { return fontKeys[faceIndex(st)] }
 // prints as a mark rather than fail the whole letter. s is first composed
 // (NFC): text typed or pasted on some systems arrives decomposed, a letter
 // and its accent as two characters ("e" and U+0301), and the fonts hold
-// the accented letters whole, not the lone accents.
+// the accented letters whole, not the lone accents. Format characters,
+// which print as nothing (a byte order mark that an editor put before a
+// file's text, a zero-width space or joiner, a soft hyphen, a direction
+// mark), are left out: the fonts have no glyph for them.
 func fontSafe(s string) string {
 	if !norm.NFC.IsNormalString(s) {
 		s = norm.NFC.String(s)
 	}
-	beyond := func(r rune) bool { return r > 0xFFFF }
-	if !strings.ContainsFunc(s, beyond) {
+	if !strings.ContainsFunc(s, notDrawn) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if beyond(r) {
+		switch {
+		case format(r):
+			return -1
+		case r > 0xFFFF:
 			return utf8.RuneError
 		}
 		return r
 	}, s)
 }
+
+// notDrawn reports whether r is not drawn as itself: past U+FFFF, or a
+// format character.
+func notDrawn(r rune) bool { return r > 0xFFFF || format(r) }
+
+// format reports whether r is a format character (U+00AD, the soft
+// hyphen, is the first).
+func format(r rune) bool { return r >= 0xAD && unicode.Is(unicode.Cf, r) }
 
 // slot is the index, in the document's faces, of the face that prints
 // st: a letter font (faceIndex), or a brand font of the template's.
