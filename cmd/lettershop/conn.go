@@ -120,11 +120,11 @@ const refuseWriteTimeout = time.Second
 // open between requests from the end of their last answer. A new
 // connection is thus the last to go, and a burst of them at the cap closes
 // older ones, not one another. A connection whose request has begun is
-// never closed to make room: one serving a request, one whose request's
-// headers have all arrived (read, though the server has yet to parse
-// them), one the server has not yet begun to read (just accepted: its
-// whole request may be waiting to be read), and one kept open whose next
-// request's first bytes have arrived. Connections that never finish a
+// never closed to make room: one serving a request,
+// one whose request's headers have all arrived (read, though the server
+// has yet to parse them), one the server has not yet begun to read (just
+// accepted: its whole request may be waiting to be read), and one kept
+// open whose next request's first bytes have arrived. Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
 // nor cost it a request it sent; only when every connection (of the
 // address) has a request under way is a new one answered 503 with a
