@@ -114,12 +114,17 @@ const refuseWriteTimeout = time.Second
 // limitListener caps the connections open at once, in all and per client
 // address. At either cap, a new connection takes the place of one (of its
 // address, at the address's cap) that holds its place for nothing,
-// which is closed: first the oldest of those that have not yet completed a
-// request (headers sent a byte at a time, or nothing at all), then the one
-// idle longest of those kept open between requests. A connection whose
-// request has begun is never closed to make room: one serving a request,
-// one whose request's headers have all arrived, and one kept open whose
-// next request's first bytes have arrived. Connections that never finish a
+// which is closed: the one that has held it for nothing the longest, of
+// those that have not yet completed a request (headers sent a byte at a
+// time, or nothing at all) counted from their accept, and of those kept
+// open between requests from the end of their last answer. A new
+// connection is thus the last to go, and a burst of them at the cap closes
+// older ones, not one another. A connection whose request has begun is
+// never closed to make room: one serving a request,
+// one whose request's headers have all arrived (read, though the server
+// has yet to parse them), one the server has not yet begun to read (just
+// accepted: its whole request may be waiting to be read), and one kept
+// open whose next request's first bytes have arrived. Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
 // nor cost it a request it sent; only when every connection (of the
 // address) has a request under way is a new one answered 503 with a
@@ -140,8 +145,10 @@ type limitListener struct {
 	// fresh holds the connections that have not completed a request and
 	// have none under way, the oldest at the front; idle those between
 	// requests, kept open, the one idle longest at the front. The
-	// connections in neither are not closed to make room.
+	// connections in neither are not closed to make room. seq numbers
+	// each connection's entry into either list, so their fronts compare.
 	fresh, idle list.List
+	seq         uint64
 }
 
 func newLimitListener(ln net.Listener, total, perClient int, logger *slog.Logger) *limitListener {
@@ -190,14 +197,9 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 		perClient = true
 	}
 	if l.total > 0 && l.open >= l.total {
-		front := l.fresh.Front()
-		if front == nil {
-			front = l.idle.Front()
-		}
-		if front == nil {
+		if shed = l.idlest(""); shed == nil {
 			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil, false
 		}
-		shed = front.Value.(*countedConn)
 		l.releaseLocked(shed)
 	}
 	l.open++
@@ -206,19 +208,31 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 	return "", shed, perClient
 }
 
-// idlest returns the connection of address ip that holds its place for
-// nothing, the one to close first (as take chooses one in all), or nil.
-// It is looked for only at the address's cap, so a walk of the lists
-// does.
+// idlest returns the connection that has held its place for nothing the
+// longest, the one to close first, of address ip ("" for any), or nil:
+// the oldest of those that have not completed a request, or the one idle
+// longest, whichever came to its list first. Of the first, one the server
+// has not begun to read, or whose headers have all been read, is passed
+// over: its request may be whole. Those are the few connections just
+// accepted or about to be served, so the walk is short but at the cap of
+// an address whose connections are another's.
 func (l *limitListener) idlest(ip string) *countedConn {
-	for _, lst := range []*list.List{&l.fresh, &l.idle} {
-		for e := lst.Front(); e != nil; e = e.Next() {
-			if c := e.Value.(*countedConn); c.ip == ip {
-				return c
-			}
+	var shed *countedConn
+	for e := l.fresh.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*countedConn); (ip == "" || c.ip == ip) && c.reading.Load() && !c.headed.Load() {
+			shed = c
+			break
 		}
 	}
-	return nil
+	for e := l.idle.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*countedConn); ip == "" || c.ip == ip {
+			if shed == nil || c.since < shed.since {
+				shed = c
+			}
+			break
+		}
+	}
+	return shed
 }
 
 // release gives c's place back, once.
@@ -244,6 +258,8 @@ func (l *limitListener) releaseLocked(c *countedConn) {
 // placeLocked puts c at the back of to, l.fresh or l.idle.
 func (l *limitListener) placeLocked(c *countedConn, to *list.List) {
 	l.unplaceLocked(c)
+	l.seq++
+	c.since = l.seq
 	c.place, c.in = to.PushBack(c), to
 }
 
@@ -326,20 +342,51 @@ type countedConn struct {
 	// between is set while the connection is kept open between requests:
 	// a byte read then is the next request's, which has begun.
 	between atomic.Bool
+	// reading is set once the server first reads the connection; headed
+	// once the end of its first request's headers has been read, which
+	// lastNL (the last byte read a line's end, a CR after it aside) finds.
+	reading, headed atomic.Bool
+	lastNL          bool
 	// Under l.mu: its place in l.fresh or l.idle (nil in neither), the
-	// list it is in, and whether its place was given back.
+	// list it is in, when it came there (l.seq), and whether its place
+	// was given back.
 	place    *list.Element
 	in       *list.List
+	since    uint64
 	released bool
 }
 
-// Read notes the first bytes of a request read between requests.
+// Read notes that the server reads the connection, the end of its first
+// request's headers, and the first bytes of a request read between
+// requests.
 func (c *countedConn) Read(b []byte) (int, error) {
+	c.reading.Store(true)
 	n, err := c.problemConn.Read(b)
+	if n > 0 && !c.headed.Load() {
+		c.scanHeaders(b[:n])
+	}
 	if n > 0 && c.between.CompareAndSwap(true, false) {
 		c.l.begun(c)
 	}
 	return n, err
+}
+
+// scanHeaders looks in b, the next bytes of the first request, for the
+// empty line that ends its headers ("\r\n\r\n", or bare line feeds, as
+// net/http takes them). net/http reads a connection from one goroutine
+// at a time, so lastNL needs no lock.
+func (c *countedConn) scanHeaders(b []byte) {
+	for _, x := range b {
+		switch {
+		case x == '\n' && c.lastNL:
+			c.headed.Store(true)
+			return
+		case x == '\n':
+			c.lastNL = true
+		case x != '\r':
+			c.lastNL = false
+		}
+	}
 }
 
 func (c *countedConn) Close() error {
