@@ -114,17 +114,15 @@ const refuseWriteTimeout = time.Second
 // limitListener caps the connections open at once, in all and per client
 // address. At either cap, a new connection takes the place of one (of its
 // address, at the address's cap) that holds its place for nothing,
-// which is closed: the one that has held it for nothing the longest, of
-// those that have not yet completed a request (headers sent a byte at a
-// time, or nothing at all) counted from their accept, and of those kept
-// open between requests from the end of their last answer. A new
-// connection is thus the last to go, and a burst of them at the cap closes
-// older ones, not one another. A connection whose request has begun is
-// never closed to make room: one serving a request,
+// which is closed: first the oldest of those that have not yet completed a
+// request (headers sent a byte at a time, or nothing at all), then the one
+// idle longest of those kept open between requests. A connection whose
+// request has begun is never closed to make room: one serving a request,
 // one whose request's headers have all arrived (read, though the server
 // has yet to parse them), one the server has not yet begun to read (just
-// accepted: its whole request may be waiting to be read), and one kept
-// open whose next request's first bytes have arrived. Connections that never finish a
+// accepted: its whole request may be waiting to be read, so a burst of new
+// connections at the cap does not close one another), and one kept open
+// whose next request's first bytes have arrived. Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
 // nor cost it a request it sent; only when every connection (of the
 // address) has a request under way is a new one answered 503 with a
@@ -145,10 +143,8 @@ type limitListener struct {
 	// fresh holds the connections that have not completed a request and
 	// have none under way, the oldest at the front; idle those between
 	// requests, kept open, the one idle longest at the front. The
-	// connections in neither are not closed to make room. seq numbers
-	// each connection's entry into either list, so their fronts compare.
+	// connections in neither are not closed to make room.
 	fresh, idle list.List
-	seq         uint64
 }
 
 func newLimitListener(ln net.Listener, total, perClient int, logger *slog.Logger) *limitListener {
@@ -208,31 +204,27 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 	return "", shed, perClient
 }
 
-// idlest returns the connection that has held its place for nothing the
-// longest, the one to close first, of address ip ("" for any), or nil:
-// the oldest of those that have not completed a request, or the one idle
-// longest, whichever came to its list first. Of the first, one the server
-// has not begun to read, or whose headers have all been read, is passed
-// over: its request may be whole. Those are the few connections just
-// accepted or about to be served, so the walk is short but at the cap of
-// an address whose connections are another's.
+// idlest returns the connection to close first of address ip ("" for
+// any), or nil: the oldest of those that have not completed a request,
+// else the one idle longest. Of the first, one the server has not begun
+// to read, or whose headers have all been read, is passed over: its
+// request may be whole. Those are the few connections just accepted or
+// about to be served, so the walk is short but at the cap of an address
+// whose connections are another's. A connection kept open between
+// requests goes only after those that never sent a whole request: its
+// client may be sending the next one as it is closed.
 func (l *limitListener) idlest(ip string) *countedConn {
-	var shed *countedConn
 	for e := l.fresh.Front(); e != nil; e = e.Next() {
 		if c := e.Value.(*countedConn); (ip == "" || c.ip == ip) && c.reading.Load() && !c.headed.Load() {
-			shed = c
-			break
+			return c
 		}
 	}
 	for e := l.idle.Front(); e != nil; e = e.Next() {
 		if c := e.Value.(*countedConn); ip == "" || c.ip == ip {
-			if shed == nil || c.since < shed.since {
-				shed = c
-			}
-			break
+			return c
 		}
 	}
-	return shed
+	return nil
 }
 
 // release gives c's place back, once.
@@ -258,8 +250,6 @@ func (l *limitListener) releaseLocked(c *countedConn) {
 // placeLocked puts c at the back of to, l.fresh or l.idle.
 func (l *limitListener) placeLocked(c *countedConn, to *list.List) {
 	l.unplaceLocked(c)
-	l.seq++
-	c.since = l.seq
 	c.place, c.in = to.PushBack(c), to
 }
 
@@ -348,11 +338,9 @@ type countedConn struct {
 	reading, headed atomic.Bool
 	lastNL          bool
 	// Under l.mu: its place in l.fresh or l.idle (nil in neither), the
-	// list it is in, when it came there (l.seq), and whether its place
-	// was given back.
+	// list it is in, and whether its place was given back.
 	place    *list.Element
 	in       *list.List
-	since    uint64
 	released bool
 }
 

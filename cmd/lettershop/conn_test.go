@@ -315,23 +315,22 @@ func TestLimitListenerSheds(t *testing.T) {
 	arrive(t, headersRead, headersReadClient, "GET / HTTP/1.1\r\n\r\n")
 	l.connState(headersRead, http.StateActive)
 
-	// The slow one, accepted before keptLong went idle, goes first; then
-	// keptLong, idle since before n1 came; then n1, slow too, accepted
-	// before kept went idle again below.
+	// The slow one goes first, then n1, slow too; only then keptLong,
+	// idle longest of those kept open.
 	n1, n1Client := pipeConn(t, l)
 	if shed := take(n1); shed != slow {
 		t.Fatalf("at the cap, closed %p, want the connection that never completed a request %p", shed, slow)
 	}
 	arrive(t, n1, n1Client, "GET /v1/le")
 	n2, _ := pipeConn(t, l)
-	if shed := take(n2); shed != keptLong {
-		t.Fatalf("at the cap, closed %p, want the connection idle since before n1 came %p", shed, keptLong)
+	if shed := take(n2); shed != n1 {
+		t.Fatalf("at the cap, closed %p, want n1, which never completed a request %p", shed, n1)
 	}
 	l.connState(kept, http.StateActive)
 	l.connState(kept, http.StateIdle)
 	n3, _ := pipeConn(t, l)
-	if shed := take(n3); shed != n1 {
-		t.Fatalf("at the cap, closed %p, want n1, slow since before kept went idle again %p", shed, n1)
+	if shed := take(n3); shed != keptLong {
+		t.Fatalf("at the cap, closed %p, want the connection idle longest %p", shed, keptLong)
 	}
 	// n2 and n3 have their requests' headers: kept goes next, never the
 	// one whose next request has begun.
