@@ -1,9 +1,7 @@
 package httpadapter_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -19,28 +17,15 @@ func BenchmarkDownload(b *testing.B) {
 	svc := lettershop.New(memstore.New())
 	b.Cleanup(func() { svc.Close() })
 	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0))
-	serve := func(method, path string, body []byte, key bool) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(method, path, bytes.NewReader(body))
-		if key {
-			r.Header.Set("X-Api-Key", keyA)
-		}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code >= 400 {
-			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
-		}
-		return w
-	}
-	var asset struct{ ID string }
-	_ = json.Unmarshal(serve("POST", "/v1/assets", []byte(`{"name":"Bench","type":"template"}`), true).Body.Bytes(), &asset)
-	serve("POST", "/v1/assets/"+asset.ID+"/versions", []byte(`{"content":{"type":"text/html","content":"<p>Dear {{name}},</p><p>Your renewal is due.</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`), true)
+	serve := benchServe(b, &h)
+	assetID := benchTemplate(serve)
 	raw, err := os.ReadFile("../testdata/letter-create.json")
 	if err != nil {
 		b.Fatal(err)
 	}
 	var in map[string]any
 	_ = json.Unmarshal(raw, &in)
-	in["content"] = map[string]any{"type": "asset", "assetId": asset.ID}
+	in["content"] = map[string]any{"type": "asset", "assetId": assetID}
 	in["useType"] = "marketing"
 	in["variables"] = []map[string]any{{"name": "name", "value": "Marge"}}
 	body, _ := json.Marshal(in)

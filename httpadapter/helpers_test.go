@@ -168,6 +168,9 @@ type req struct {
 	Path   string
 	Body   any
 	Header map[string]string
+	// Repeated sets headers of several values, each sent as a header
+	// line of its own.
+	Repeated http.Header
 }
 
 // do sends r and reads the response.
@@ -198,6 +201,9 @@ func (ts *testServer) do(t testing.TB, r req) result {
 			continue
 		}
 		hr.Header.Set(k, v)
+	}
+	for k, vs := range r.Repeated {
+		hr.Header[k] = vs
 	}
 	resp, err := ts.Client().Do(hr)
 	if err != nil {

@@ -3,7 +3,6 @@ package httpadapter_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -388,19 +387,7 @@ func TestIdempotencySameJSONWrittenAnotherWay(t *testing.T) {
 func TestTwoIdempotencyKeysAreRefused(t *testing.T) {
 	ts := newTestServer(t)
 	post := func(keys []string, name string) result {
-		r, err := http.NewRequest("POST", ts.URL+"/v1/assets", strings.NewReader(`{"name":"`+name+`"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Header.Set("X-Api-Key", keyA)
-		r.Header["Idempotency-Key"] = keys
-		resp, err := ts.Client().Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return result{Status: resp.StatusCode, Header: resp.Header, Body: b}
+		return ts.do(t, req{Method: "POST", Path: "/v1/assets", Body: `{"name":"` + name + `"}`, Repeated: http.Header{"Idempotency-Key": keys}})
 	}
 	for _, keys := range [][]string{{"k1", "k2"}, {"k1", "k1"}, {"k1", ""}} {
 		post(keys, "two").problem(t, http.StatusBadRequest).wantFields(t, "Idempotency-Key")

@@ -1,7 +1,6 @@
 package httpadapter_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -31,25 +30,17 @@ func BenchmarkServeRoutes(b *testing.B) {
 	svc := lettershop.New(memstore.New())
 	b.Cleanup(func() { svc.Close() })
 	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0))
+	serveAs := benchServe(b, &h)
 	serve := func(method, path string, body []byte) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(method, path, bytes.NewReader(body))
-		r.Header.Set("X-Api-Key", keyA)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code >= 400 {
-			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
-		}
-		return w
+		return serveAs(method, path, body, true)
 	}
-	var asset struct{ ID string }
-	_ = json.Unmarshal(serve("POST", "/v1/assets", []byte(`{"name":"Bench","type":"template"}`)).Body.Bytes(), &asset)
-	serve("POST", "/v1/assets/"+asset.ID+"/versions", []byte(`{"content":{"type":"text/html","content":"<p>Dear {{name}},</p><p>Your renewal is due.</p>"},"variableDefinitions":[{"name":"name","behavior":"required"}],"publish":true}`))
+	assetID := benchTemplate(serveAs)
 	ids := make([]string, letters)
 	for i := range letters {
 		body := fmt.Sprintf(`{"sender":{"organization":"Acme","address":{"addressLine1":"100 Main St","lastLine":"Springfield, IL 62701"}},`+
 			`"recipient":{"individual":{"firstName":"Jane","lastName":"Doe%d"},"address":{"addressLine1":"200 Oak Ave","city":"Chicago","state":"IL","zipCode":"60601"}},`+
 			`"content":{"type":"asset","assetId":%q},"useType":"marketing","variables":[{"name":"name","value":"Jane"}],`+
-			`"externalId":"ext-%d","metadata":[{"key":"customer","value":"c-%d"},{"key":"batch","value":"b-%d"}]}`, i, asset.ID, i, i%500, i%5)
+			`"externalId":"ext-%d","metadata":[{"key":"customer","value":"c-%d"},{"key":"batch","value":"b-%d"}]}`, i, assetID, i, i%500, i%5)
 		var l struct{ ID string }
 		_ = json.Unmarshal(serve("POST", "/v1/letters", []byte(body)).Body.Bytes(), &l)
 		ids[i] = l.ID

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -217,19 +216,7 @@ func TestUploadTwoContentTypesRefused(t *testing.T) {
 	path := "/v1/assets/" + aid + "/versions/" + vid + "/content"
 	put := func(types ...string) result {
 		t.Helper()
-		r, err := http.NewRequest("PUT", ts.URL+path, bytes.NewReader(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Header.Set("X-Api-Key", keyA)
-		r.Header["Content-Type"] = types
-		resp, err := ts.Client().Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return result{Status: resp.StatusCode, Header: resp.Header, Body: b}
+		return ts.do(t, req{Method: "PUT", Path: path, Body: doc, Repeated: http.Header{"Content-Type": types}})
 	}
 	for _, types := range [][]string{{"application/pdf", "text/html"}, {"text/html", "application/pdf"}, {"application/pdf", "application/pdf"}} {
 		put(types...).problem(t, http.StatusBadRequest).wantFields(t, "content.type")
