@@ -271,6 +271,19 @@ func arrive(t *testing.T, c *countedConn, client net.Conn, data string) {
 	}
 }
 
+// taker returns a function that has l take c and returns the connection
+// closed to make room for it, failing the test if c is refused.
+func taker(t *testing.T, l *limitListener) func(c *countedConn) *countedConn {
+	return func(c *countedConn) *countedConn {
+		t.Helper()
+		why, shed, _ := l.take(c)
+		if why != "" {
+			t.Fatalf("refused: %s", why)
+		}
+		return shed
+	}
+}
+
 // Which connection the listener closes to make room, as the http.Server
 // tells it where each stands: the one that has held its place for nothing
 // the longest, one that never completed a request counted from its accept,
@@ -280,14 +293,7 @@ func arrive(t *testing.T, c *countedConn, client net.Conn, data string) {
 // next request read. With none to close, a new connection is refused.
 func TestLimitListenerSheds(t *testing.T) {
 	l := newLimitListener(nil, 5, 0, slog.New(slog.DiscardHandler))
-	take := func(c *countedConn) *countedConn {
-		t.Helper()
-		why, shed, _ := l.take(c)
-		if why != "" {
-			t.Fatalf("refused: %s", why)
-		}
-		return shed
-	}
+	take := taker(t, l)
 	// served has c serve a request, its headers read, and be kept open.
 	served := func(c *countedConn, client net.Conn) {
 		t.Helper()
@@ -368,14 +374,7 @@ func TestLimitListenerSheds(t *testing.T) {
 // whole request, then closes idle ones rather than one another.
 func TestLimitListenerKeepsWhatMayHoldAWholeRequest(t *testing.T) {
 	l := newLimitListener(nil, 8, 0, slog.New(slog.DiscardHandler))
-	take := func(c *countedConn) *countedConn {
-		t.Helper()
-		why, shed, _ := l.take(c)
-		if why != "" {
-			t.Fatalf("refused: %s", why)
-		}
-		return shed
-	}
+	take := taker(t, l)
 	var idle []*countedConn
 	for range 7 {
 		c, client := pipeConn(t, l)
