@@ -118,11 +118,8 @@ const refuseWriteTimeout = time.Second
 // request (headers sent a byte at a time, or nothing at all), then the one
 // idle longest of those kept open between requests. A connection whose
 // request has begun is never closed to make room: one serving a request,
-// one whose request's headers have all arrived (read, though the server
-// has yet to parse them), one the server has not yet begun to read (just
-// accepted: its whole request may be waiting to be read, so a burst of new
-// connections at the cap does not close one another), and one kept open
-// whose next request's first bytes have arrived. Connections that never finish a
+// one whose request's headers have all arrived, and one kept open whose
+// next request's first bytes have arrived. Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
 // nor cost it a request it sent; only when every connection (of the
 // address) has a request under way is a new one answered 503 with a
@@ -193,9 +190,14 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 		perClient = true
 	}
 	if l.total > 0 && l.open >= l.total {
-		if shed = l.idlest(""); shed == nil {
+		front := l.fresh.Front()
+		if front == nil {
+			front = l.idle.Front()
+		}
+		if front == nil {
 			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil, false
 		}
+		shed = front.Value.(*countedConn)
 		l.releaseLocked(shed)
 	}
 	l.open++
@@ -204,24 +206,16 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 	return "", shed, perClient
 }
 
-// idlest returns the connection to close first of address ip ("" for
-// any), or nil: the oldest of those that have not completed a request,
-// else the one idle longest. Of the first, one the server has not begun
-// to read, or whose headers have all been read, is passed over: its
-// request may be whole. Those are the few connections just accepted or
-// about to be served, so the walk is short but at the cap of an address
-// whose connections are another's. A connection kept open between
-// requests goes only after those that never sent a whole request: its
-// client may be sending the next one as it is closed.
+// idlest returns the connection of address ip that holds its place for
+// nothing, the one to close first (as take chooses one in all), or nil.
+// It is looked for only at the address's cap, so a walk of the lists
+// does.
 func (l *limitListener) idlest(ip string) *countedConn {
-	for e := l.fresh.Front(); e != nil; e = e.Next() {
-		if c := e.Value.(*countedConn); (ip == "" || c.ip == ip) && c.reading.Load() && !c.headed.Load() {
-			return c
-		}
-	}
-	for e := l.idle.Front(); e != nil; e = e.Next() {
-		if c := e.Value.(*countedConn); ip == "" || c.ip == ip {
-			return c
+	for _, lst := range []*list.List{&l.fresh, &l.idle} {
+		for e := lst.Front(); e != nil; e = e.Next() {
+			if c := e.Value.(*countedConn); c.ip == ip {
+				return c
+			}
 		}
 	}
 	return nil
@@ -332,11 +326,6 @@ type countedConn struct {
 	// between is set while the connection is kept open between requests:
 	// a byte read then is the next request's, which has begun.
 	between atomic.Bool
-	// reading is set once the server first reads the connection; headed
-	// once the end of its first request's headers has been read, which
-	// lastNL (the last byte read a line's end, a CR after it aside) finds.
-	reading, headed atomic.Bool
-	lastNL          bool
 	// Under l.mu: its place in l.fresh or l.idle (nil in neither), the
 	// list it is in, and whether its place was given back.
 	place    *list.Element
@@ -344,37 +333,13 @@ type countedConn struct {
 	released bool
 }
 
-// Read notes that the server reads the connection, the end of its first
-// request's headers, and the first bytes of a request read between
-// requests.
+// Read notes the first bytes of a request read between requests.
 func (c *countedConn) Read(b []byte) (int, error) {
-	c.reading.Store(true)
 	n, err := c.problemConn.Read(b)
-	if n > 0 && !c.headed.Load() {
-		c.scanHeaders(b[:n])
-	}
 	if n > 0 && c.between.CompareAndSwap(true, false) {
 		c.l.begun(c)
 	}
 	return n, err
-}
-
-// scanHeaders looks in b, the next bytes of the first request, for the
-// empty line that ends its headers ("\r\n\r\n", or bare line feeds, as
-// net/http takes them). net/http reads a connection from one goroutine
-// at a time, so lastNL needs no lock.
-func (c *countedConn) scanHeaders(b []byte) {
-	for _, x := range b {
-		switch {
-		case x == '\n' && c.lastNL:
-			c.headed.Store(true)
-			return
-		case x == '\n':
-			c.lastNL = true
-		case x != '\r':
-			c.lastNL = false
-		}
-	}
 }
 
 func (c *countedConn) Close() error {

@@ -211,23 +211,20 @@ func TestMaxConns(t *testing.T) {
 }
 
 // At --max-conns, a new connection takes the place of one that has not
-// completed a request before one kept open between requests; one serving
-// a request is never closed.
+// completed a request before one kept open between requests, however long
+// that one has been idle; one serving a request is never closed.
 func TestMaxConnsShedsWhatNeverCompletedARequestFirst(t *testing.T) {
 	base, _ := startServer(t, "--max-conns", "3", "--max-conns-per-client", "0", "--rate-limit", "0")
-	// quiet sends nothing. It is dialled first, so that the server has
-	// begun to read it, and found nothing, by the time the fourth comes: one
-	// it has yet to read may hold a whole request and is not closed.
-	quiet, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { quiet.Close() })
-	kept, resp, body := dialAnswered(t, base) // answered, kept open
+	kept, resp, body := dialAnswered(t, base) // answered, kept open: idle the longest
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("first connection: %d %s", resp.StatusCode, body)
 	}
 	busy := busyConn(t, base)
+	quiet, err := net.Dial("tcp", strings.TrimPrefix(base, "http://")) // sends nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { quiet.Close() })
 	if _, resp, body := dialAnswered(t, base); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a fourth connection: %d %s", resp.StatusCode, body)
 	}
@@ -271,10 +268,16 @@ func arrive(t *testing.T, c *countedConn, client net.Conn, data string) {
 	}
 }
 
-// taker returns a function that has l take c and returns the connection
-// closed to make room for it, failing the test if c is refused.
-func taker(t *testing.T, l *limitListener) func(c *countedConn) *countedConn {
-	return func(c *countedConn) *countedConn {
+// Which connection the listener closes to make room, as the http.Server
+// tells it where each stands: one that never completed a request (the
+// oldest first), then one kept open between requests (idle the longest
+// first); never one whose request has begun: its headers all read (the
+// server's active state, before the handler runs), or, kept open, the
+// first bytes of its next request read. With none to close, a new
+// connection is refused.
+func TestLimitListenerSheds(t *testing.T) {
+	l := newLimitListener(nil, 5, 0, slog.New(slog.DiscardHandler))
+	take := func(c *countedConn) *countedConn {
 		t.Helper()
 		why, shed, _ := l.take(c)
 		if why != "" {
@@ -282,18 +285,6 @@ func taker(t *testing.T, l *limitListener) func(c *countedConn) *countedConn {
 		}
 		return shed
 	}
-}
-
-// Which connection the listener closes to make room, as the http.Server
-// tells it where each stands: the one that has held its place for nothing
-// the longest, one that never completed a request counted from its accept,
-// one kept open between requests from the end of its answer; never one
-// whose request has begun: its headers all read (the server's active
-// state, before the handler runs), or, kept open, the first bytes of its
-// next request read. With none to close, a new connection is refused.
-func TestLimitListenerSheds(t *testing.T) {
-	l := newLimitListener(nil, 5, 0, slog.New(slog.DiscardHandler))
-	take := taker(t, l)
 	// served has c serve a request, its headers read, and be kept open.
 	served := func(c *countedConn, client net.Conn) {
 		t.Helper()
@@ -303,48 +294,45 @@ func TestLimitListenerSheds(t *testing.T) {
 		arrive(t, c, client, "a body")
 		l.connState(c, http.StateIdle)
 	}
-	slow, slowClient := pipeConn(t, l)
 	keptLong, keptLongClient := pipeConn(t, l)
 	begun, begunClient := pipeConn(t, l)
 	kept, keptClient := pipeConn(t, l)
+	slow, slowClient := pipeConn(t, l)
 	headersRead, headersReadClient := pipeConn(t, l)
-	for _, c := range []*countedConn{slow, keptLong, begun, kept, headersRead} {
+	for _, c := range []*countedConn{keptLong, begun, kept, slow, headersRead} {
 		if shed := take(c); shed != nil {
 			t.Fatalf("under the cap, a connection was closed")
 		}
 	}
 	served(keptLong, keptLongClient)
 	served(begun, begunClient)
-	arrive(t, slow, slowClient, "GET /v1/le") // never completes one
 	served(kept, keptClient)
 	arrive(t, begun, begunClient, "GET /v1/le") // its next request begins
+	arrive(t, slow, slowClient, "GET /v1/le")   // never completes one
 	arrive(t, headersRead, headersReadClient, "GET / HTTP/1.1\r\n\r\n")
 	l.connState(headersRead, http.StateActive)
 
-	// The slow one goes first, then n1, slow too; only then keptLong,
-	// idle longest of those kept open.
-	n1, n1Client := pipeConn(t, l)
+	// The slow one goes first; then the new ones, which never completed a
+	// request either, each in turn.
+	n1, _ := pipeConn(t, l)
 	if shed := take(n1); shed != slow {
-		t.Fatalf("at the cap, closed %p, want the connection that never completed a request %p", shed, slow)
+		t.Fatalf("at the cap, closed %p, want the connection that never completed a request", shed)
 	}
-	arrive(t, n1, n1Client, "GET /v1/le")
 	n2, _ := pipeConn(t, l)
 	if shed := take(n2); shed != n1 {
-		t.Fatalf("at the cap, closed %p, want n1, which never completed a request %p", shed, n1)
+		t.Fatalf("at the cap, closed %p, want the newer one that never completed a request", shed)
 	}
-	l.connState(kept, http.StateActive)
-	l.connState(kept, http.StateIdle)
+	// n2's request arrives: the connections kept open go next, the one
+	// idle longest first, never the one whose next request has begun.
+	l.connState(n2, http.StateActive)
 	n3, _ := pipeConn(t, l)
 	if shed := take(n3); shed != keptLong {
-		t.Fatalf("at the cap, closed %p, want the connection idle longest %p", shed, keptLong)
+		t.Fatalf("at the cap, closed %p, want the connection idle the longest", shed)
 	}
-	// n2 and n3 have their requests' headers: kept goes next, never the
-	// one whose next request has begun.
-	l.connState(n2, http.StateActive)
 	l.connState(n3, http.StateActive)
 	n4, _ := pipeConn(t, l)
 	if shed := take(n4); shed != kept {
-		t.Fatalf("at the cap, closed %p, want the one idle %p", shed, kept)
+		t.Fatalf("at the cap, closed %p, want the other idle one", shed)
 	}
 	l.connState(n4, http.StateActive)
 	n5, _ := pipeConn(t, l)
@@ -363,64 +351,6 @@ func TestLimitListenerSheds(t *testing.T) {
 	n6, _ := pipeConn(t, l)
 	if shed := take(n6); shed != nil {
 		t.Fatalf("a place given back by a close: closed %p to make room", shed)
-	}
-}
-
-// At the cap, a connection that has not completed a request but may hold a
-// whole one is not closed to make room while one kept open between
-// requests can be: one just accepted, which the server has not begun to
-// read, and one whose headers have all been read, which the server has
-// not yet parsed. A burst of new connections at the cap, each sending a
-// whole request, then closes idle ones rather than one another.
-func TestLimitListenerKeepsWhatMayHoldAWholeRequest(t *testing.T) {
-	l := newLimitListener(nil, 8, 0, slog.New(slog.DiscardHandler))
-	take := taker(t, l)
-	var idle []*countedConn
-	for range 7 {
-		c, client := pipeConn(t, l)
-		take(c)
-		l.connState(c, http.StateNew)
-		arrive(t, c, client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		l.connState(c, http.StateActive)
-		l.connState(c, http.StateIdle)
-		idle = append(idle, c)
-	}
-	fresh, freshClient := pipeConn(t, l) // accepted, not yet read
-	if shed := take(fresh); shed != nil {
-		t.Fatalf("under the cap, closed %p", shed)
-	}
-	n1, _ := pipeConn(t, l)
-	if shed := take(n1); shed != idle[0] {
-		t.Fatalf("beside one not yet read, closed %p, want the one idle longest %p", shed, idle[0])
-	}
-	// Headers whose end is read, in one read or across two, with CR LF or
-	// bare LF, are whole: the connection is kept until the server says it
-	// is active. A read that stops one CR short of the end is not.
-	for i, reads := range [][]string{
-		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
-		{"GET / HTTP/1.1\r\nHost: x\r\n", "\r\n"},
-		{"GET / HTTP/1.1\nHost: x\n", "\n"},
-	} {
-		c, client := pipeConn(t, l)
-		if shed := take(c); shed != idle[1+2*i] {
-			t.Fatalf("headers %q: closed %p to take it, want %p", reads, shed, idle[1+2*i])
-		}
-		for _, r := range reads {
-			arrive(t, c, client, r)
-		}
-		n, _ := pipeConn(t, l)
-		if shed := take(n); shed != idle[2+2*i] {
-			t.Fatalf("headers %q, all read: closed %p, want the one idle longest %p", reads, shed, idle[2+2*i])
-		}
-		l.connState(c, http.StateActive)
-		l.connState(n, http.StateActive)
-	}
-	// fresh now has begun to be read, one CR short of its headers' end:
-	// it holds its place for nothing, and goes.
-	arrive(t, fresh, freshClient, "GET / HTTP/1.1\r\nHost: x\r\n\r")
-	last, _ := pipeConn(t, l)
-	if shed := take(last); shed != fresh {
-		t.Fatalf("closed %p, want the connection whose headers have not all arrived %p", shed, fresh)
 	}
 }
 
@@ -443,7 +373,6 @@ func TestLimitListenerShedsOfTheAddress(t *testing.T) {
 	of := func(ip string) *countedConn {
 		c, _ := pipeConn(t, l)
 		c.ip = ip
-		c.reading.Store(true) // read by the server, with no request whole
 		return c
 	}
 	other := of("192.0.2.1") // older than every one of 127.0.0.1's
@@ -495,14 +424,6 @@ func TestLimitListenerLogsTheCapReached(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			// Read by the server and never completed, it holds its place
-			// for nothing.
-			if _, err := io.WriteString(d, "G"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.Read(make([]byte, 1)); err != nil {
-				t.Fatal(err)
-			}
 		}
 		ln.Close()
 		if got := log.String(); !strings.Contains(got, "connection closed to make room") || !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
