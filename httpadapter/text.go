@@ -114,14 +114,13 @@ func (s *textScanner) value() {
 			if msg != "" {
 				s.note("the member name "+msg, true)
 			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			if seen[name] {
 				s.note(msgTwice, true)
-			} else {
-				if seen == nil {
-					seen = map[string]bool{}
-				}
-				seen[name] = true
 			}
+			seen[name] = true
 			s.ws()
 			if s.i < len(s.b) && s.b[s.i] == ':' {
 				s.i++
