@@ -203,6 +203,7 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 	l.open++
 	l.byIP[c.ip]++
 	l.placeLocked(c, &l.fresh)
+	c.heading = true
 	return "", shed, perClient
 }
 
@@ -271,6 +272,7 @@ func (l *limitListener) connState(nc net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateActive, http.StateHijacked:
 		c.between.Store(false)
+		c.heading = false
 		l.unplaceLocked(c)
 	case http.StateIdle:
 		if !c.released {
@@ -280,14 +282,16 @@ func (l *limitListener) connState(nc net.Conn, state http.ConnState) {
 	}
 }
 
-// begun notes that the next request of c, kept open between requests, has
-// begun to arrive: it is not closed to make room.
+// begun notes that a request of c is under way, and c is not closed to
+// make room: the next request of a connection kept open between requests
+// has begun to arrive, or a new connection's first request has all its
+// headers read. The http.Server says so too once it has parsed them
+// (StateActive), but the request is whole before then: closed in between,
+// it would be lost with its handler already running on what was read.
 func (l *limitListener) begun(c *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.in == &l.idle {
-		l.unplaceLocked(c)
-	}
+	l.unplaceLocked(c)
 }
 
 // refuse answers a connection over a cap and closes it. It reads what the
@@ -326,6 +330,11 @@ type countedConn struct {
 	// between is set while the connection is kept open between requests:
 	// a byte read then is the next request's, which has begun.
 	between atomic.Bool
+	// Used by the reading goroutine only: heading is set until the first
+	// request's headers have all been read (the empty line that ends
+	// them), and tail holds the last two bytes read before then.
+	heading bool
+	tail    [2]byte
 	// Under l.mu: its place in l.fresh or l.idle (nil in neither), the
 	// list it is in, and whether its place was given back.
 	place    *list.Element
@@ -333,13 +342,40 @@ type countedConn struct {
 	released bool
 }
 
-// Read notes the first bytes of a request read between requests.
+// Read notes the first bytes of a request read between requests, and the
+// end of a new connection's first headers.
 func (c *countedConn) Read(b []byte) (int, error) {
 	n, err := c.problemConn.Read(b)
-	if n > 0 && c.between.CompareAndSwap(true, false) {
+	switch {
+	case n == 0:
+	case c.between.CompareAndSwap(true, false):
+		c.l.begun(c)
+	case c.heading && c.headersEnd(b[:n]):
+		c.heading = false
 		c.l.begun(c)
 	}
 	return n, err
+}
+
+// headersEnd reports whether b, read after what c read before, holds the
+// empty line that ends a request's headers (CRLF CRLF, or bare LFs), and
+// keeps b's last bytes for the next read.
+func (c *countedConn) headersEnd(b []byte) bool {
+	var edge [4]byte
+	copy(edge[:2], c.tail[:])
+	m := copy(edge[2:], b)
+	found := emptyLine(edge[:2+m]) || emptyLine(b)
+	if len(b) >= 2 {
+		c.tail = [2]byte{b[len(b)-2], b[len(b)-1]}
+	} else {
+		c.tail = [2]byte{c.tail[1], b[0]}
+	}
+	return found
+}
+
+// emptyLine reports whether b holds an empty line after a line's end.
+func emptyLine(b []byte) bool {
+	return bytes.Contains(b, []byte("\n\r\n")) || bytes.Contains(b, []byte("\n\n"))
 }
 
 func (c *countedConn) Close() error {

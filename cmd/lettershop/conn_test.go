@@ -354,6 +354,44 @@ func TestLimitListenerSheds(t *testing.T) {
 	}
 }
 
+// A new connection's first request is whole once its headers' empty line
+// is read, before the http.Server parses them and says it is active: closed
+// in between, the request would be lost with its handler already running
+// on what was read (a 499 in the request log). It is not closed to make
+// room from then on, however the headers' end was split across reads; one
+// whose headers have not ended still is.
+func TestLimitListenerKeepsARequestWhoseHeadersEnded(t *testing.T) {
+	// atCap has a connection read reads at a cap of one, then a new one
+	// arrive: it returns the connection closed to make room, and the
+	// refusal of the new one.
+	atCap := func(reads []string) (shedFirst bool, why string) {
+		l := newLimitListener(nil, 1, 0, slog.New(slog.DiscardHandler))
+		c, client := pipeConn(t, l)
+		if why, shed, _ := l.take(c); why != "" || shed != nil {
+			t.Fatalf("under the cap: refused %q, closed %p", why, shed)
+		}
+		l.connState(c, http.StateNew)
+		for _, r := range reads {
+			arrive(t, c, client, r)
+		}
+		why, shed, _ := l.take(&countedConn{ip: "127.0.0.2", l: l})
+		return shed == c, why
+	}
+	for _, reads := range [][]string{
+		{"POST /v1/letters HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"},
+		{"GET / HTTP/1.1\r\nHost: x\r\n", "\r\n"},
+		{"GET / HTTP/1.1\r\nHost: x\r", "\n", "\r", "\n"},
+		{"GET / HTTP/1.1\nHost: x\n", "\n"},
+	} {
+		if shed, why := atCap(reads[:len(reads)-1]); !shed || why != "" {
+			t.Errorf("%q: headers not ended: closed it %v, refused %q; want it closed", reads[:len(reads)-1], shed, why)
+		}
+		if shed, why := atCap(reads); shed || why == "" {
+			t.Errorf("%q: headers all read, not yet parsed: closed it %v, refused %q; want a refusal", reads, shed, why)
+		}
+	}
+}
+
 // dialFrom opens a connection to base from the loopback address ip.
 func dialFrom(t *testing.T, base, ip string) net.Conn {
 	t.Helper()
