@@ -123,7 +123,13 @@ func standardizeOnce(a Address, c Casing) Address {
 		out.Line1, out.Line2 = otherLine(t1, c), l2.line.Format(c)
 	default:
 		line := l1.line
-		if !l1.parsed {
+		switch {
+		case l1.unitsOnly && !(len(t1) == 1 && bareUnit(t1[0])):
+			// No delivery line, only units written with their designator:
+			// they are the line, in standard form (ROOM 1 -> RM 1). A
+			// word alone (I10, 845) is read as a line.
+			line = l1.units
+		case !l1.parsed:
 			line = parseIn(t1, state)
 		}
 		if l2.unitsOnly {

@@ -344,3 +344,35 @@ func TestUnitsThatSwapSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitsWithoutDeliveryLine checks a first line that holds only units
+// where no delivery line stands beside it: the units are written in
+// standard form (213, Appendix C2) as they are on a unit line below a
+// street (ROOM 1 -> RM 1); a single word that needs no designator (I10,
+// 845, POBOX53485) is still read as a line of its own.
+func TestUnitsWithoutDeliveryLine(t *testing.T) {
+	for _, c := range []struct{ line1, line2, want1, want2 string }{
+		{"room 1", "", "RM 1", ""},
+		{"Apartment 2B", "", "APT 2B", ""},
+		{"Suite 100", "", "STE 100", ""},
+		{"3rd floor", "", "FL 3", ""},
+		{"Penthouse", "", "PH", ""},
+		{"rm 1", "", "RM 1", ""},
+		{"room 1", "Acme Corp", "RM 1", "ACME CORP"},
+		{"", "room 1", "RM 1", ""},
+		// Beside a delivery line the units still join it.
+		{"room 1", "12 Main Street", "12 MAIN ST RM 1", ""},
+		// One word alone stays a line of its own.
+		{"I10", "", "INTERSTATE 10", ""},
+		{"845", "", "845", ""},
+		{"PoBox53485", "", "PO BOX 53485", ""},
+	} {
+		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
+		if got.Line1 != c.want1 || got.Line2 != c.want2 {
+			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
+		}
+		if again := usps.Standardize(got, usps.Upper); again != got {
+			t.Errorf("standardizing %q / %q again gave %q / %q", got.Line1, got.Line2, again.Line1, again.Line2)
+		}
+	}
+}
