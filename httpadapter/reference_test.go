@@ -605,3 +605,57 @@ func TestReferenceLetterBodies(t *testing.T) {
 		t.Errorf("cancel answered %q", c.Body)
 	}
 }
+
+// TestVersionContentTypeParameters reads content.type as the MIME type it
+// is, as an upload's Content-Type is read: case and parameters aside
+// (text/html; charset=utf-8 is what Go's http.DetectContentType says of
+// HTML), on create and update, and a published version sent back so typed
+// is no change. A type that is not one the asset holds, or does not parse,
+// is still refused naming content.type.
+func TestVersionContentTypeParameters(t *testing.T) {
+	ts := newTestServer(t)
+	var a lettershop.Asset
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"T"}`}).wantStatus(t, http.StatusCreated).decode(t, &a)
+	base := "/assets/" + a.ID + "/versions"
+
+	var drafts []lettershop.AssetVersion
+	for _, typ := range []string{"text/html; charset=utf-8", "TEXT/HTML", " text/html ;charset=UTF-8"} {
+		body := `{"content":{"type":"` + typ + `","content":"<p>a</p>"}}`
+		var v lettershop.AssetVersion
+		ts.do(t, req{Method: "POST", Path: base, Body: body}).wantStatus(t, http.StatusCreated).decode(t, &v)
+		if v.Content.Type != lettershop.ContentHTML || v.ContentType != lettershop.ContentHTML {
+			t.Errorf("created with type %q: %+v", typ, v)
+		}
+		drafts = append(drafts, v)
+	}
+
+	d := drafts[0]
+	ts.do(t, req{Method: "PUT", Path: base + "/" + d.ID, Body: `{"content":{"type":"Text/HTML; charset=UTF-8","content":"<p>b</p>"}}`}).
+		wantStatus(t, http.StatusAccepted)
+	var got lettershop.AssetVersion
+	ts.get(t, base+"/"+d.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Content.Type != lettershop.ContentHTML || got.Content.Content != "<p>b</p>" {
+		t.Errorf("updated: %+v", got.Content)
+	}
+
+	// A published version fetched and sent back, its type so written and
+	// its notes changed: only the notes change.
+	ts.do(t, req{Method: "POST", Path: base + "/" + d.ID + "/publish"}).wantStatus(t, http.StatusOK)
+	var m map[string]any
+	if err := json.Unmarshal(ts.get(t, base+"/"+d.ID).wantStatus(t, http.StatusOK).Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["content"].(map[string]any)["type"] = "text/html; charset=utf-8"
+	m["notes"] = "sent back"
+	ts.do(t, req{Method: "PUT", Path: base + "/" + d.ID, Body: m}).wantStatus(t, http.StatusAccepted)
+	ts.get(t, base+"/"+d.ID).wantStatus(t, http.StatusOK).decode(t, &got)
+	if got.Notes != "sent back" || got.Status != lettershop.VersionPublished || got.Content.Type != lettershop.ContentHTML {
+		t.Errorf("published version sent back: %+v", got)
+	}
+
+	for _, typ := range []string{"text/plain; charset=utf-8", "text/html; charset", "text/html/x", "text/htm"} {
+		body := `{"content":{"type":"` + typ + `","content":"<p>a</p>"}}`
+		ts.do(t, req{Method: "POST", Path: base, Body: body}).problem(t, http.StatusBadRequest).wantFields(t, "content.type")
+		ts.do(t, req{Method: "PUT", Path: base + "/" + drafts[1].ID, Body: body}).problem(t, http.StatusBadRequest).wantFields(t, "content.type")
+	}
+}

@@ -35,3 +35,18 @@ func (h *handler) uploadContent(w http.ResponseWriter, r *http.Request, c *call)
 	m.content = true
 	h.mutate(w, r, c, m)
 }
+
+// bareType sets c's type to its media type alone, lower-cased and without
+// parameters, as an upload's Content-Type is read: content.type is "the MIME
+// type", and a client that types HTML as text/html; charset=utf-8 (what Go's
+// http.DetectContentType says of it) or TEXT/HTML names the type a template
+// holds. A type that does not parse is left as it is, for the Service to
+// refuse naming content.type.
+func bareType(c *lettershop.VersionContent) {
+	if c == nil || c.Type == "" {
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(string(c.Type)); err == nil {
+		c.Type = lettershop.ContentType(mt)
+	}
+}

@@ -70,6 +70,7 @@ func (h *handler) createVersion(w http.ResponseWriter, r *http.Request, c *call)
 			if err := decodeJSON(body, &in); err != nil {
 				return nil, err
 			}
+			bareType(in.Content)
 			return h.svc.CreateVersion(ctx, c.account, aid.value, in)
 		},
 		ok: func(v any) response {
@@ -155,6 +156,7 @@ func (h *handler) updateVersion(w http.ResponseWriter, r *http.Request, c *call)
 		if err := decodeJSON(body, &in); err != nil {
 			return nil, err
 		}
+		bareType(in.Content)
 		return h.svc.UpdateVersion(ctx, c.account, aid, vid, in)
 	})
 }
