@@ -502,6 +502,10 @@ func wantReferenceLetter(t testing.TB, body []byte) map[string]json.RawMessage {
 		members(t, role+".addressComponents", p["addressComponents"], "cassType", "urbanization", "city", "state", "zipCode", "plus4Code")
 	}
 	members(t, "recipient", l["recipient"], "nonAddressData")
+	// Every example the reference shows has a sender without it.
+	if s := members(t, "sender", l["sender"]); s["nonAddressData"] != nil {
+		t.Errorf("the sender has nonAddressData: %s", l["sender"])
+	}
 	members(t, "content", l["content"], "type", "assetId", "assetVersionId")
 	var events []json.RawMessage
 	if err := json.Unmarshal(l["events"], &events); err != nil || len(events) == 0 {

@@ -52,9 +52,9 @@ func appendLetter(dst []byte, l *lettershop.Letter, cassLeftOut bool, cut *cassS
 	b = appendStr(b, string(l.Status))
 	b = append(b, `,"sender":`...)
 	var spans cassSpans
-	b = appendParty(b, &l.Sender, cassLeftOut, &spans[0], &err)
+	b = appendParty(b, &l.Sender, false, cassLeftOut, &spans[0], &err)
 	b = append(b, `,"recipient":`...)
-	b = appendParty(b, &l.Recipient, cassLeftOut, &spans[1], &err)
+	b = appendParty(b, &l.Recipient, true, cassLeftOut, &spans[1], &err)
 	b = append(b, `,"content":{"type":`...)
 	b = appendStr(b, string(l.Content.Type))
 	b = append(b, `,"assetId":`...)
@@ -266,8 +266,10 @@ func appendFloat(b []byte, f float64, err *error) []byte {
 }
 
 // appendParty appends p; when !cassLeftOut, with its CASS details, whose
-// span in b it sets in cut.
-func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, cut *[2]int32, err *error) []byte {
+// span in b it sets in cut. Only a recipient has nonAddressData, as the
+// reference shows a sender without it (and a letter's input refuses it on
+// the sender).
+func appendParty(b []byte, p *lettershop.Party, recipient, cassLeftOut bool, cut *[2]int32, err *error) []byte {
 	b = append(b, `{"address":{"addressLine1":`...)
 	b = appendStr(b, p.Address.AddressLine1)
 	b = append(b, `,"addressLine2":`...)
@@ -296,8 +298,10 @@ func appendParty(b []byte, p *lettershop.Party, cassLeftOut bool, cut *[2]int32,
 	}
 	b = append(b, `,"organization":`...)
 	b = appendNullable(b, p.Organization)
-	b = append(b, `,"nonAddressData":`...)
-	b = appendNullable(b, p.NonAddressData)
+	if recipient {
+		b = append(b, `,"nonAddressData":`...)
+		b = appendNullable(b, p.NonAddressData)
+	}
 	b = append(b, `,"addressComponents":`...)
 	if c := p.AddressComponents; c == nil {
 		b = append(b, "null"...)

@@ -38,10 +38,12 @@ type letterJSON struct {
 }
 
 type partyJSON struct {
-	Address           addressJSON     `json:"address"`
-	Individual        *individualJSON `json:"individual"`
-	Organization      *string         `json:"organization"`
-	NonAddressData    *string         `json:"nonAddressData"`
+	Address      addressJSON     `json:"address"`
+	Individual   *individualJSON `json:"individual"`
+	Organization *string         `json:"organization"`
+	// Raw, so a sender leaves it out and a recipient shows it, null when
+	// empty.
+	NonAddressData    json.RawMessage `json:"nonAddressData,omitempty"`
 	AddressComponents *componentsJSON `json:"addressComponents"`
 	// Raw, so a list can leave them out (nil) and a fetch show null.
 	AddressAnalysis    json.RawMessage `json:"addressAnalysis,omitempty"`
@@ -107,11 +109,11 @@ func nullable(s string) *string {
 // encodeJSON encodes the letter's shape with a general encoder: the
 // reference appendLetter is held to.
 func encodeJSON(l *lettershop.Letter, cassLeftOut bool, marshal func(any) ([]byte, error)) ([]byte, error) {
-	sender, err := partyToJSON(l.Sender, cassLeftOut, marshal)
+	sender, err := partyToJSON(l.Sender, false, cassLeftOut, marshal)
 	if err != nil {
 		return nil, err
 	}
-	recipient, err := partyToJSON(l.Recipient, cassLeftOut, marshal)
+	recipient, err := partyToJSON(l.Recipient, true, cassLeftOut, marshal)
 	if err != nil {
 		return nil, err
 	}
@@ -128,12 +130,18 @@ func encodeJSON(l *lettershop.Letter, cassLeftOut bool, marshal func(any) ([]byt
 	})
 }
 
-func partyToJSON(p lettershop.Party, cassLeftOut bool, marshal func(any) ([]byte, error)) (partyJSON, error) {
+func partyToJSON(p lettershop.Party, recipient, cassLeftOut bool, marshal func(any) ([]byte, error)) (partyJSON, error) {
 	out := partyJSON{
 		Address: addressJSON{
 			AddressLine1: p.Address.AddressLine1, AddressLine2: nullable(p.Address.AddressLine2), LastLine: p.Address.LastLine,
 		},
-		Organization: nullable(p.Organization), NonAddressData: nullable(p.NonAddressData),
+		Organization: nullable(p.Organization),
+	}
+	if recipient {
+		var err error
+		if out.NonAddressData, err = marshal(nullable(p.NonAddressData)); err != nil {
+			return partyJSON{}, err
+		}
 	}
 	if i := p.Individual; i != nil {
 		out.Individual = &individualJSON{
