@@ -86,7 +86,8 @@ type Letter struct {
 // Party is a letter's sender or recipient as shown. AddressAnalysis,
 // AddressCorrections and AddressMetadata are the results of CASS
 // processing: nil when the address was not analysed, and in lists fetched
-// without IncludeCassDetails.
+// without IncludeCassDetails. NonAddressData is a recipient's only: nil on
+// a sender.
 type Party struct {
 	Address            Address             `json:"address"`
 	Individual         *Individual         `json:"individual"`
