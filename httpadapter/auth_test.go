@@ -36,8 +36,8 @@ func TestSandboxKeys(t *testing.T) {
 			if p.Code != "unauthorized" {
 				t.Errorf("code %q", p.Code)
 			}
-			// A key the sandbox refuses is told which keys it takes.
-			if tt.key != "" && !strings.Contains(p.Detail, "begins sk_test_") {
+			// A key the sandbox refuses, or a request without one, is told which keys it takes.
+			if !strings.Contains(p.Detail, "begins sk_test_") {
 				t.Errorf("detail %q does not say which keys the sandbox takes", p.Detail)
 			}
 		})
@@ -196,6 +196,9 @@ func TestScopes(t *testing.T) {
 	// answer says nothing of which keys there are.
 	if p := ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", keyA)}).problem(t, http.StatusUnauthorized); p.Detail != "the API key is not valid" {
 		t.Errorf("detail %q, want no word of which keys there are", p.Detail)
+	}
+	if p := ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "")}).problem(t, http.StatusUnauthorized); p.Detail != "the X-Api-Key header is missing" {
+		t.Errorf("detail %q of a request without a key, want no word of which keys there are", p.Detail)
 	}
 	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "ful")}).problem(t, http.StatusUnauthorized)
 	ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", "fulll")}).problem(t, http.StatusUnauthorized)

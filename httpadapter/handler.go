@@ -372,6 +372,16 @@ type authenticatedKey struct{}
 
 // authenticate checks r's API key, once per request: by the answer already
 // in r's context for that key, if any, or else by the Authenticator.
+// missingKey is the 401 of a request without a key: in the sandbox it says
+// which keys the sandbox takes, as the 401 of an unknown key does, so that a
+// client that forgot the header learns what to send.
+func (h *handler) missingKey() error {
+	if _, ok := h.cfg.auth.(SandboxAuthenticator); ok {
+		return errorf(lettershop.CodeUnauthenticated, "the %s header is missing: %s", headerAPIKey, errSandboxKey.hint)
+	}
+	return errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey)
+}
+
 func (h *handler) authenticate(r *http.Request, key string) (Principal, error) {
 	if a, ok := r.Context().Value(authenticatedKey{}).(*authenticated); ok && a.key == key {
 		return a.p, a.err
@@ -407,7 +417,7 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 			return
 		}
 		if key == "" {
-			h.fail(w, r, errorf(lettershop.CodeUnauthenticated, "the %s header is missing", headerAPIKey))
+			h.fail(w, r, h.missingKey())
 			return
 		}
 		p, err := h.authenticateThrottled(w, r, ClientAddress(r), key)
