@@ -3,7 +3,9 @@ package httpadapter
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/lettershop/lettershop"
 )
@@ -29,8 +31,11 @@ func (h *handler) listLetters(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	if s, ok := single(q, "status", fields); ok {
 		in.Status = lettershop.LetterStatus(s)
-		if s == "" {
+		switch {
+		case s == "":
 			fields["status"] = "status can not be empty"
+		case slices.Contains(trackingEvents, lettershop.EventStatus(s)):
+			fields["status"] = fmt.Sprintf("%q is a tracking event, not a letter status: a letter stays mailed while its tracking events come; list status=mailed and read each letter's events", s)
 		}
 	}
 	in.ExternalID, _ = single(q, "externalId", fields)

@@ -281,6 +281,14 @@ func TestListLettersFilters(t *testing.T) {
 			ts.get(t, "/letters?"+tt.query).problem(t, http.StatusBadRequest).wantFields(t, tt.field)
 		})
 	}
+	// A tracking event asked for as a status is told where it is found.
+	p := ts.get(t, "/letters?status=delivered").problem(t, http.StatusBadRequest)
+	if msg := p.Errors["status"]; !strings.Contains(msg, "tracking event") || !strings.Contains(msg, "status=mailed") {
+		t.Errorf("status=delivered: %q, want it told that delivered is a tracking event of a mailed letter", msg)
+	}
+	if msg := ts.get(t, "/letters?status=lost").problem(t, http.StatusBadRequest).Errors["status"]; strings.Contains(msg, "tracking event") {
+		t.Errorf("status=lost: %q, told of tracking events", msg)
+	}
 }
 
 func TestListCassDetails(t *testing.T) {
