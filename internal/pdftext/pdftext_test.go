@@ -53,3 +53,34 @@ func TestTextOfNoPDF(t *testing.T) {
 		}
 	}
 }
+
+// A document's letter with its address block over page one (topFirstPage)
+// has the block drawn as a form over the page: its text is read too, after
+// the page's own, as is the text of a document's own forms.
+func TestTextOfFormsOverAPage(t *testing.T) {
+	doc, err := render.Render(render.Letter{ID: "ltr_doc", Sender: []string{"A", "1 A St", "Reston, VA 20190"},
+		Recipient: []string{"B", "2 B St", "Reston, VA 20190"}, Type: "text/html", Content: []byte("<p>Statement for Jane</p>")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := render.Render(render.Letter{
+		ID:        "ltr_top",
+		Sender:    []string{"Acme Corp", "100 Main St", "Springfield, IL 62701"},
+		Recipient: []string{"José Müller", "200 Oak Ave", "Chicago, IL 60601"},
+		Type:      "application/pdf",
+		Content:   doc,
+		Placement: render.TopFirstPage,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := pdftext.Text(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Statement for Jane", "Acme Corp\n100 Main St\nSpringfield, IL 62701", "José Müller\n200 Oak Ave\nChicago, IL 60601"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text\n%s\nlacks\n%s", text, want)
+		}
+	}
+}
