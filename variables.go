@@ -143,7 +143,7 @@ func checkVariables(defs []VariableDefinition, vars []Variable, scope string, f 
 				// null is no value: for a preset variable its preset,
 				// for an undefined one nothing to refuse.
 			case !ok:
-				f.add(at, "is not defined by the asset version")
+				f.add(at, "is not defined by the asset version: define it in the version's variableDefinitions, or send options.variableHandling.validationScope none")
 			case d.Behavior == VariablePreset:
 				f.add(at, "is preset by the asset version and can not be set")
 			case v.Value != nil && *v.Value == "" && !d.AllowEmpty:

@@ -1,6 +1,7 @@
 package lettershop_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -132,6 +133,24 @@ func TestLetterVariables(t *testing.T) {
 			}
 			wantFields(t, err, tc.fields...)
 		})
+	}
+}
+
+// A variable the version does not define is refused with what to do: a
+// template may use {{firstName}} without defining it, and then only a
+// definition, or no checks, lets a letter set it.
+func TestUndefinedVariableSaysWhatToDo(t *testing.T) {
+	e := newEnv(t)
+	a, _ := e.publishedTemplate(t, acct)
+	in := letterInput(a.ID)
+	in.Variables = vars("firstName", "Jane")
+	_, err := e.svc.CreateLetter(e.ctx, acct, in)
+	var le *lettershop.Error
+	if !errors.As(err, &le) {
+		t.Fatalf("err %v, want a *lettershop.Error", err)
+	}
+	if msg := le.Fields["variables[firstName]"]; !strings.Contains(msg, "variableDefinitions") || !strings.Contains(msg, "validationScope none") {
+		t.Errorf("variables[firstName]: %q, want it told to define the variable or to skip the checks", msg)
 	}
 }
 
