@@ -1,6 +1,7 @@
 package lettershop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,7 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	// The clock is checked before anything is written: on the clocks as
 	// the store has them now, which another server may have moved.
 	ctx = s.clocks.Read(ctx)
-	if err := checkSnapshot(snap); err != nil {
+	if err := s.checkSnapshot(snap); err != nil {
 		return nil, err
 	}
 	// A snapshot is a whole account, not a part to mix in.
@@ -152,9 +153,9 @@ func contentOf(kind string, doc storage.Document) ([]string, error) {
 }
 
 // checkSnapshot checks a snapshot given for a restore: its form, the
-// content its records refer to, and their statuses, so that what it
-// restores is what the Service could have made.
-func checkSnapshot(snap *snapshot.Snapshot) error {
+// content its records refer to, and the records themselves, so that what
+// it restores is what the Service could have made.
+func (s *Service) checkSnapshot(snap *snapshot.Snapshot) error {
 	err := snap.Check()
 	if err == nil {
 		err = snap.CheckContent(contentOf)
@@ -164,16 +165,135 @@ func checkSnapshot(snap *snapshot.Snapshot) error {
 	} else if err != nil {
 		return invalidField("body", "%v", err)
 	}
-	for i, l := range snap.Letters {
-		if !slices.Contains(letterStatuses, LetterStatus(l.Status)) {
-			return invalidField(fmt.Sprintf("letters[%d].status", i), "must be one of %s", joinEnum(letterStatuses))
+	return snap.CheckRecords(s.checkRecords)
+}
+
+// checkRecords checks each record of a snapshot as the API checks what it
+// is given, and what the Service keeps beside it agrees with the rest
+// (an asset's counts of its versions, a letter's life), each problem
+// under its path in the snapshot: a restore writes only what the Service
+// could have made, which every route then serves.
+func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
+	f := fieldErrors{}
+	// in checks a part of a record as the API checks what it is given,
+	// each problem under its path in the snapshot.
+	in := func(at string, check func(g fieldErrors)) {
+		g := fieldErrors{}
+		check(g)
+		for k, v := range g {
+			f.add(at+k, "%s", v)
+		}
+	}
+	types, counts := map[string]AssetType{}, map[string]*versionCounts{}
+	for i, a := range snap.Assets {
+		if d, err := assetFromRecord(storage.Asset{ID: a.ID, Doc: storage.Encoded(a.Doc)}); err == nil {
+			types[a.ID], counts[a.ID] = d.Type, &versionCounts{Deleted: d.counts.Deleted}
+			in(fmt.Sprintf("assets[%d].doc.", i), func(g fieldErrors) {
+				validateAssetName(g, d.Name)
+				maxLen(g, "description", d.Description, MaxAssetDescription)
+				enum(g, "type", string(d.Type), assetTypes)
+			})
+			metadataOf(a.Metadata).validate(fmt.Sprintf("assets[%d].metadata", i), f)
 		}
 	}
 	kept := []VersionStatus{VersionDraft, VersionPublished, VersionArchived} // a deleted version is not kept
+	data := make(map[string][]byte, len(snap.Content))
+	for _, c := range snap.Content {
+		data[c.Hash] = c.Data
+	}
 	for i, v := range snap.Versions {
-		if !slices.Contains(kept, VersionStatus(v.Status)) {
-			return invalidField(fmt.Sprintf("versions[%d].status", i), "must be one of %s", joinEnum(kept))
+		at := fmt.Sprintf("versions[%d].", i)
+		enum(f, at+"status", VersionStatus(v.Status), kept)
+		d, _ := versionFromRecord(storage.AssetVersion{ID: v.ID, Doc: storage.Encoded(v.Doc)}) // read by checkContent
+		in(at+"doc.", func(g fieldErrors) {
+			maxLen(g, "notes", d.Notes, MaxVersionNotes)
+			validateDefinitions("definitions", d.VariableDefinitions, g)
+			if d.hasContent() || d.Content.Source != "" {
+				enum(g, "source", d.Content.Source, contentSources)
+				if ts := contentTypes[types[v.AssetID]]; ts != nil { // else the asset's type is at fault
+					enum(g, "type", d.Content.Type, ts)
+				}
+			}
+			if d.ContentLength < 0 {
+				g.add("length", "must not be negative")
+			}
+			if msg := checkContent(string(d.Content.Type), data[d.contentHash], d.VariableDefinitions); d.contentHash != "" && msg != "" {
+				g.add("hash", "names content that is not %s as a version holds it: %s", d.Content.Type, msg)
+			}
+		})
+		if c := counts[v.AssetID]; c != nil {
+			c.add(VersionStatus(v.Status), 1)
 		}
 	}
-	return nil
+	for i, a := range snap.Assets {
+		if len(f) > 0 {
+			break // the counts are checked on versions that check
+		}
+		d, err := assetFromRecord(storage.Asset{ID: a.ID, Doc: storage.Encoded(a.Doc)})
+		if err != nil {
+			f.add(fmt.Sprintf("assets[%d].doc", i), "can not be read: %v", err)
+		} else if d.counts != *counts[a.ID] || d.counts.Deleted < 0 {
+			f.add(fmt.Sprintf("assets[%d].doc.counts", i), "must count the snapshot's versions of the asset by status: %+v", *counts[a.ID])
+		} else if p := d.PublishedVersionID; (p != "") != (d.counts.Published > 0) || p != "" && !slices.ContainsFunc(snap.Versions, func(v snapshot.Version) bool {
+			return v.ID == p && v.AssetID == a.ID && v.Status == string(VersionPublished)
+		}) {
+			f.add(fmt.Sprintf("assets[%d].doc.publishedVersionId", i), "must name the asset's published version in the snapshot, got %q", p)
+		}
+	}
+	for i, r := range snap.Letters {
+		at := fmt.Sprintf("letters[%d].", i)
+		var d letterDoc
+		l, err := letterFromRecord(storage.Letter{ID: r.ID, Status: r.Status, Doc: storage.Encoded(r.Doc)})
+		if err == nil {
+			err = decodeDoc(r.Doc, &d)
+		}
+		if err != nil {
+			f.add(at+"doc", "can not be read: %v", err)
+			continue
+		}
+		enum(f, at+"status", l.Status, letterStatuses)
+		maxLen(f, at+"externalId", r.ExternalID, maxExternalID)
+		metadataOf(r.Metadata).validate(at+"metadata", f)
+		in(at+"doc.", func(g fieldErrors) {
+			for _, p := range []struct {
+				path string
+				role PartyRole
+				p    Party
+			}{{"sender", RoleSender, l.Sender}, {"recipient", RoleRecipient, l.Recipient}} {
+				validateParty(p.path, partyInputOf(p.p), p.role, g)
+				checkPrintableParty(g, p.path, partyInputOf(p.p))
+			}
+			validateUseType("useType", l.UseType, g)
+			validateFreeText(g, "description", l.Description)
+			normalizeOptions(&l.Options, g)
+			enum(g, "content.type", l.Content.Type, []LetterContentType{LetterContentAsset})
+			if c := l.snapshot; c.url() == "" {
+				if msg := cmp.Or(printableContent(c.Type), checkContent(c.Type, data[c.Hash], c.Definitions)); msg != "" {
+					g.add("snapshot", "names content that does not print: %s", msg)
+				}
+			}
+			if l.SendDate != "" {
+				if _, err := time.Parse(time.DateOnly, l.SendDate); err != nil {
+					g.add("sendDate", "must be a date as YYYY-MM-DD")
+				}
+			}
+			// What a lifecycle run reads of the letter is what the rest
+			// of it makes.
+			if slices.Contains(letterStatuses, l.Status) && d.Life != factsOf(l) {
+				g.add("life", "must be what the letter's status, events and parties make: %+v", factsOf(l))
+			}
+		})
+	}
+	for i, r := range snap.Webhooks {
+		w := webhookFromRecord(storage.Webhook{URL: r.URL, Events: r.Events, Description: r.Description, Status: r.Status})
+		in(fmt.Sprintf("webhooks[%d].", i), func(g fieldErrors) {
+			s.validateWebhookURL(g, w.URL)
+			validateWebhookEvents(g, w.Events)
+			validateWebhookDescription(g, w.Description)
+			validateWebhookSecret(g, r.Secret)
+			enum(g, "status", w.Status, webhookStatuses)
+			metadataOf(r.Metadata).validate("metadata", g)
+		})
+	}
+	return f.err()
 }

@@ -3,8 +3,11 @@ package lettershop_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/benbjohnson/clock"
 
@@ -15,14 +18,20 @@ import (
 )
 
 // TestRestoreChecksRecords checks that a snapshot changed by hand is
-// refused, naming the field, when what it would restore could not be
-// served: a record whose document refers to content the snapshot does not
-// hold (or whose content is not what its hash says), or a status the
-// Service never gives. Nothing is written; the snapshot as taken restores.
+// refused, naming the field, when what it would restore the Service could
+// not have made: a record whose document refers to content the snapshot
+// does not hold (or whose content is not what its hash says or does not
+// print), a status, enumeration, length, count or time the API refuses or
+// never gives, what the Service keeps beside a record that disagrees with
+// it. Nothing is written; the snapshot as taken restores, and so does one
+// at each limit.
 func TestRestoreChecksRecords(t *testing.T) {
 	e := newEnv(t)
 	a, _ := e.publishedTemplate(t, acct)
 	if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
 		t.Fatal(err)
 	}
 	taken, err := e.svc.SnapshotAccount(e.ctx, acct)
@@ -43,6 +52,45 @@ func TestRestoreChecksRecords(t *testing.T) {
 		{"content not its hash's", "content[0].hash", func(s *snapshot.Snapshot) { s.Content[0].Data = []byte("<p>other</p>") }},
 		{"a letter's status unknown", "letters[0].status", func(s *snapshot.Snapshot) { s.Letters[0].Status = "lost" }},
 		{"a deleted version", "versions[0].status", func(s *snapshot.Snapshot) { s.Versions[0].Status = "deleted" }},
+		{"a letter due before 1970", "letters[0].dueAt", func(s *snapshot.Snapshot) { s.Letters[0].DueAt = ptr(time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)) }},
+		{"a letter due before it was made", "letters[0].dueAt", func(s *snapshot.Snapshot) { s.Letters[0].DueAt = ptr(s.Letters[0].CreatedAt.Add(-time.Millisecond)) }},
+		{"a letter made after the clock", "letters[0].createdAt", func(s *snapshot.Snapshot) {
+			s.Letters[0].CreatedAt = s.Clock.Now.Add(time.Millisecond)
+		}},
+		{"a letter changed before it was made", "letters[0].modifiedAt", func(s *snapshot.Snapshot) {
+			s.Letters[0].ModifiedAt = s.Letters[0].CreatedAt.Add(-time.Millisecond)
+		}},
+		{"an asset made before 1970", "assets[0].createdAt", func(s *snapshot.Snapshot) { s.Assets[0].CreatedAt = time.Time{} }},
+		{"a letter's status not its life's", "letters[0].doc.life", func(s *snapshot.Snapshot) { s.Letters[0].Status = "mailed" }},
+		{"a letter's events miscounted", "letters[0].doc.life", func(s *snapshot.Snapshot) { editDoc(&s.Letters[0].Doc, "life", "events", -1) }},
+		{"a letter's metadata over its count", "letters[0].metadata", func(s *snapshot.Snapshot) { s.Letters[0].Metadata = snapPairs(lettershop.MaxMetadataPairs + 1) }},
+		{"a metadata value over its length", "letters[0].metadata[0].value", func(s *snapshot.Snapshot) {
+			s.Letters[0].Metadata = []snapshot.Pair{{Key: "k", Value: strings.Repeat("v", lettershop.MaxMetadataValueLen+1)}}
+		}},
+		{"an address line over its length", "letters[0].doc.recipient.address.addressLine1", func(s *snapshot.Snapshot) {
+			editDoc(&s.Letters[0].Doc, "recipient", "address", "addressLine1", strings.Repeat("A", 65))
+		}},
+		{"a name over its length", "letters[0].doc.sender.organization", func(s *snapshot.Snapshot) {
+			editDoc(&s.Letters[0].Doc, "sender", "organization", strings.Repeat("B", 65))
+		}},
+		{"a mail service that does not exist", "letters[0].doc.options.mail.service", func(s *snapshot.Snapshot) { editDoc(&s.Letters[0].Doc, "options", "mail", "service", "pigeon") }},
+		{"a use type that does not exist", "letters[0].doc.useType", func(s *snapshot.Snapshot) { editDoc(&s.Letters[0].Doc, "useType", "bulk") }},
+		{"a letter printing content of no printable type", "letters[0].doc.snapshot", func(s *snapshot.Snapshot) {
+			editDoc(&s.Letters[0].Doc, "snapshot", "type", "application/pdf") // the content is HTML
+		}},
+		{"an asset's counts not its versions'", "assets[0].doc.counts", func(s *snapshot.Snapshot) { editDoc(&s.Assets[0].Doc, "counts", "published", -1) }},
+		{"a published version not there", "assets[0].doc.publishedVersionId", func(s *snapshot.Snapshot) {
+			editDoc(&s.Assets[0].Doc, "publishedVersionId", "astv_01kjqh0cc0wt39ryk3349ebrt0")
+		}},
+		{"an asset type that does not exist", "assets[0].doc.type", func(s *snapshot.Snapshot) { editDoc(&s.Assets[0].Doc, "type", "poster") }},
+		{"an asset name over its length", "assets[0].doc.name", func(s *snapshot.Snapshot) {
+			editDoc(&s.Assets[0].Doc, "name", strings.Repeat("N", lettershop.MaxAssetName+1))
+		}},
+		{"a negative content length", "versions[0].doc.length", func(s *snapshot.Snapshot) { editDoc(&s.Versions[0].Doc, "length", -1) }},
+		{"a content source that does not exist", "versions[0].doc.source", func(s *snapshot.Snapshot) { editDoc(&s.Versions[0].Doc, "source", "fax") }},
+		{"a webhook to a metadata address", "webhooks[0].url", func(s *snapshot.Snapshot) { s.Webhooks[0].URL = "http://169.254.169.254/latest" }},
+		{"a webhook event that does not exist", "webhooks[0].events[0]", func(s *snapshot.Snapshot) { s.Webhooks[0].Events = []string{"letter.lost"} }},
+		{"a webhook status that does not exist", "webhooks[0].status", func(s *snapshot.Snapshot) { s.Webhooks[0].Status = "paused" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var snap snapshot.Snapshot
@@ -58,13 +106,56 @@ func TestRestoreChecksRecords(t *testing.T) {
 			}
 		})
 	}
-	var snap snapshot.Snapshot
-	if err := json.Unmarshal(b, &snap); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name   string
+		change func(*snapshot.Snapshot)
+	}{
+		{"as taken", func(*snapshot.Snapshot) {}},
+		{"metadata at its count", func(s *snapshot.Snapshot) { s.Letters[0].Metadata = snapPairs(lettershop.MaxMetadataPairs) }},
+		{"an address line at its length", func(s *snapshot.Snapshot) {
+			editDoc(&s.Letters[0].Doc, "recipient", "address", "addressLine1", strings.Repeat("A", 64))
+		}},
+		{"made at the clock's time", func(s *snapshot.Snapshot) { s.Letters[0].ModifiedAt = s.Clock.Now }},
+	} {
+		var snap snapshot.Snapshot
+		if err := json.Unmarshal(b, &snap); err != nil {
+			t.Fatal(err)
+		}
+		tc.change(&snap)
+		if _, err := e.svc.RestoreAccount(e.ctx, "restored-"+tc.name, &snap, lettershop.RestoreOptions{}); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
-	if _, err := e.svc.RestoreAccount(e.ctx, "restored", &snap, lettershop.RestoreOptions{}); err != nil {
-		t.Fatalf("the snapshot as taken: %v", err)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// snapPairs is n metadata pairs of a snapshot.
+func snapPairs(n int) []snapshot.Pair {
+	out := make([]snapshot.Pair, n)
+	for i := range out {
+		out[i] = snapshot.Pair{Key: fmt.Sprint("k", i), Value: "v"}
 	}
+	return out
+}
+
+// editDoc sets the member at path (the last element is the value) of a
+// record's document.
+func editDoc(doc *json.RawMessage, path ...any) {
+	var m map[string]any
+	if err := json.Unmarshal(*doc, &m); err != nil {
+		panic(err)
+	}
+	at := m
+	for _, k := range path[:len(path)-2] {
+		at = at[k.(string)].(map[string]any)
+	}
+	at[path[len(path)-2].(string)] = path[len(path)-1]
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	*doc = b
 }
 
 // restoreCounter is a memstore that counts the restores it takes in one

@@ -90,6 +90,9 @@ func (s *Snapshot) check() (*prepared, error) {
 	if s.Clock.Now.IsZero() {
 		return nil, invalid("clock.now", "is required")
 	}
+	if err := s.checkTimes(); err != nil {
+		return nil, err
+	}
 	p := &prepared{}
 	ids := map[string]bool{}
 	// found are the ids the documents hold: the records' own, and the ids
@@ -212,6 +215,50 @@ func (s *Snapshot) check() (*prepared, error) {
 	return p, nil
 }
 
+// MinTime is the earliest time a snapshot's records hold: an id's time
+// counts milliseconds from 1970.
+var (
+	MinTime = time.Unix(0, 0).UTC()
+	// maxDue is the latest time a letter's step may fall due: the last
+	// an event's id has.
+	maxDue = ulid.Time(ulid.MaxTime())
+)
+
+// checkTimes checks each record's times: made no earlier than MinTime
+// and no later than it was last changed, neither after the snapshot's
+// clock; a letter due no earlier than it was made, at a time an event's
+// id can have.
+func (s *Snapshot) checkTimes() error {
+	now := s.Clock.Now
+	check := func(at string, created, modified time.Time) error {
+		switch {
+		case created.Before(MinTime) || created.After(now):
+			return invalid(at+".createdAt", "must be between %s and the snapshot's clock.now", MinTime.Format(time.RFC3339))
+		case modified.Before(created) || modified.After(now):
+			return invalid(at+".modifiedAt", "must be between the record's createdAt and the snapshot's clock.now")
+		}
+		return nil
+	}
+	var err error
+	for i := 0; err == nil && i < len(s.Assets); i++ {
+		err = check(fmt.Sprintf("assets[%d]", i), s.Assets[i].CreatedAt, s.Assets[i].ModifiedAt)
+	}
+	for i := 0; err == nil && i < len(s.Versions); i++ {
+		err = check(fmt.Sprintf("versions[%d]", i), s.Versions[i].CreatedAt, s.Versions[i].ModifiedAt)
+	}
+	for i := 0; err == nil && i < len(s.Letters); i++ {
+		l := s.Letters[i]
+		err = check(fmt.Sprintf("letters[%d]", i), l.CreatedAt, l.ModifiedAt)
+		if err == nil && l.DueAt != nil && (l.DueAt.Before(l.CreatedAt) || l.DueAt.After(maxDue)) {
+			err = invalid(fmt.Sprintf("letters[%d].dueAt", i), "must be between the letter's createdAt and %s", maxDue.Format(time.RFC3339))
+		}
+	}
+	for i := 0; err == nil && i < len(s.Webhooks); i++ {
+		err = check(fmt.Sprintf("webhooks[%d]", i), s.Webhooks[i].CreatedAt, s.Webhooks[i].ModifiedAt)
+	}
+	return err
+}
+
 // idTime is the time of the ULID in id (prefix_ULID), the zero time when
 // it has none.
 func idTime(id string) time.Time {
@@ -310,4 +357,14 @@ func (s *Snapshot) checkContent(refs func(kind string, doc storage.Document) ([]
 		}
 	}
 	return nil
+}
+
+// CheckRecords reports what check, the caller's check of what the
+// records hold (as CheckContent's refs, what they mean rather than their
+// form), finds wrong with the snapshot. Like CheckContent, it checks a
+// snapshot once, the first time, so that restoring one snapshot into many
+// accounts checks it once; later calls answer as the first did.
+func (s *Snapshot) CheckRecords(check func(*Snapshot) error) error {
+	s.recordsOnce.Do(func() { s.recordsErr = check(s) })
+	return s.recordsErr
 }

@@ -56,6 +56,9 @@ type Snapshot struct {
 
 	contentOnce sync.Once
 	contentErr  error
+
+	recordsOnce sync.Once
+	recordsErr  error
 }
 
 // Clock is the account's clock when the snapshot was taken.

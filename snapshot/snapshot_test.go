@@ -383,6 +383,12 @@ func TestRefused(t *testing.T) {
 		{"a letter without status", "letters[0].status", "is required", func(m map[string]any) { delete(at(m, "letters", 0), "status") }},
 		{"a webhook without secret", "webhooks[0]", "url and secret are required", func(m map[string]any) { at(m, "webhooks", 0)["secret"] = "" }},
 		{"content without hash", "content[1].hash", "is required", func(m map[string]any) { at(m, "content", 1)["hash"] = "" }},
+		{"a letter due before 1970", "letters[0].dueAt", "must be between", func(m map[string]any) { at(m, "letters", 0)["dueAt"] = "1969-12-31T23:59:59.999Z" }},
+		{"an asset made after the clock", "assets[0].createdAt", "the snapshot's clock.now", func(m map[string]any) { at(m, "assets", 0)["createdAt"] = "2100-01-01T00:00:00Z" }},
+		{"a version made before 1970", "versions[1].createdAt", "must be between 1970", func(m map[string]any) { at(m, "versions", 1)["createdAt"] = "1969-12-31T23:59:59.999Z" }},
+		{"a webhook changed before it was made", "webhooks[0].modifiedAt", "between the record's createdAt", func(m map[string]any) {
+			at(m, "webhooks", 0)["modifiedAt"] = "1970-01-01T00:00:00Z"
+		}},
 		{"a foreign document", "format", "not a lettershop snapshot", func(m map[string]any) {
 			clear(m)
 			m["id"], m["status"] = letter1, "queued"
@@ -481,7 +487,7 @@ func FuzzDecodeFixture(f *testing.F) {
 	f.Add(arr)
 	f.Add([]byte(`{"format":"lettershop-snapshot/1","account":"a","clock":{"now":"2026-03-02T15:00:00Z"}}`))
 	f.Add([]byte(`[{"format":"lettershop-snapshot/2"}]`))
-	f.Add([]byte(`{"format":"lettershop-snapshot/1","account":"a","clock":{"now":"2026-03-02T15:00:00Z"},"letters":[{"id":"ltr_01kjqh0cc0zaq0rt4gw3n9jqpr","status":"queued","doc":{"x":"ltr_01kjqh0cc0zaq0rt4gw3n9jqpr evt_7zzzzzzzzzzzzzzzzzzzzzzzzz"}}]}`))
+	f.Add([]byte(`{"format":"lettershop-snapshot/1","account":"a","clock":{"now":"2026-03-02T15:00:00Z"},"letters":[{"id":"ltr_01kjqh0cc0zaq0rt4gw3n9jqpr","status":"queued","createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z","doc":{"x":"ltr_01kjqh0cc0zaq0rt4gw3n9jqpr evt_7zzzzzzzzzzzzzzzzzzzzzzzzz"}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		snaps, err := snapshot.DecodeFixture(b)
 		if err != nil {
