@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -516,4 +517,49 @@ func TestSnapshotRoutes(t *testing.T) {
 	snap["format"] = "other"
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "sk_test_third")}).
 		problem(t, http.StatusBadRequest).wantFields(t, "format")
+}
+
+// A snapshot changed by hand into records the API could never have made
+// is refused with a 400 naming the field inside the document, restoring
+// nothing: a letter due before 1970, whose step a lifecycle run could not
+// take (it failed every later request, of every account), and a letter
+// whose recipient's address line is past its length, which took tens of
+// seconds to render.
+func TestSnapshotRestoreRefusesWhatTheAPINeverMade(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	ts.createLetter(t, keyA, assetID)
+	var taken json.RawMessage
+	ts.get(t, "/_test/snapshot").wantStatus(t, http.StatusOK).decode(t, &taken)
+	for i, c := range []struct {
+		field  string
+		change func(letter map[string]any)
+	}{
+		{"letters[0].dueAt", func(l map[string]any) { l["dueAt"] = "0001-01-01T00:00:01Z" }},
+		{"letters[0].doc.recipient.address.addressLine1", func(l map[string]any) {
+			l["doc"].(map[string]any)["recipient"].(map[string]any)["address"].(map[string]any)["addressLine1"] = strings.Repeat("7", 100_000)
+		}},
+		{"letters[0].metadata", func(l map[string]any) {
+			pairs := []any{}
+			for i := range 21 {
+				pairs = append(pairs, map[string]any{"key": fmt.Sprint("k", i), "value": "v"})
+			}
+			l["metadata"] = pairs
+		}},
+	} {
+		var snap map[string]any
+		if err := json.Unmarshal(taken, &snap); err != nil {
+			t.Fatal(err)
+		}
+		c.change(snap["letters"].([]any)[0].(map[string]any))
+		key := fmt.Sprint("sk_test_hand_made_", i)
+		ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", key)}).
+			problem(t, http.StatusBadRequest).wantFields(t, c.field)
+		var page struct{ Items []any }
+		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", key)}).wantStatus(t, http.StatusOK).decode(t, &page)
+		if len(page.Items) != 0 {
+			t.Errorf("%s: a refused restore wrote %d letters", c.field, len(page.Items))
+		}
+		ts.get(t, "/letters").wantStatus(t, http.StatusOK) // another account's
+	}
 }
