@@ -277,6 +277,17 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 					g.add("sendDate", "must be a date as YYYY-MM-DD")
 				}
 			}
+			tracking := []EventStatus{EventInTransit, EventInLocalArea, EventProcessedForDelivery, EventDelivered, EventReRouted, EventReturnedToSender}
+			for j, e := range l.Events {
+				switch at := fmt.Sprintf("events[%d].", j); e.Type {
+				case EventTypeStatus:
+					enum(g, at+"status", LetterStatus(e.Status), letterStatuses)
+				case EventTypeTracking:
+					enum(g, at+"status", e.Status, tracking)
+				default:
+					enum(g, at+"type", e.Type, []EventType{EventTypeStatus, EventTypeTracking})
+				}
+			}
 			// What a lifecycle run reads of the letter is what the rest
 			// of it makes.
 			if slices.Contains(letterStatuses, l.Status) && d.Life != factsOf(l) {

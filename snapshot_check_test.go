@@ -78,6 +78,8 @@ func TestRestoreChecksRecords(t *testing.T) {
 		{"a letter printing content of no printable type", "letters[0].doc.snapshot", func(s *snapshot.Snapshot) {
 			editDoc(&s.Letters[0].Doc, "snapshot", "type", "application/pdf") // the content is HTML
 		}},
+		{"an event of a type that does not exist", "letters[0].doc.events[0].type", func(s *snapshot.Snapshot) { editEvent(&s.Letters[0].Doc, "type", "rumour") }},
+		{"an event of a status that does not exist", "letters[0].doc.events[0].status", func(s *snapshot.Snapshot) { editEvent(&s.Letters[0].Doc, "status", "lost") }},
 		{"an asset's counts not its versions'", "assets[0].doc.counts", func(s *snapshot.Snapshot) { editDoc(&s.Assets[0].Doc, "counts", "published", -1) }},
 		{"a published version not there", "assets[0].doc.publishedVersionId", func(s *snapshot.Snapshot) {
 			editDoc(&s.Assets[0].Doc, "publishedVersionId", "astv_01kjqh0cc0wt39ryk3349ebrt0")
@@ -200,4 +202,18 @@ func TestRestoreWithHooksTakesOneStep(t *testing.T) {
 	if n := created.Load(); n != 1 {
 		t.Errorf("LetterCreated told %d times, want once: for the letter made, not the one restored", n)
 	}
+}
+
+// editEvent sets a member of the first event of a letter's document.
+func editEvent(doc *json.RawMessage, name string, v any) {
+	var m map[string]any
+	if err := json.Unmarshal(*doc, &m); err != nil {
+		panic(err)
+	}
+	m["events"].([]any)[0].(map[string]any)[name] = v
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	*doc = b
 }
