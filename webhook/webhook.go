@@ -58,8 +58,9 @@ var (
 )
 
 // Verify checks header, the value of SignatureHeader, against body with
-// secret, and that its time is within tolerance of the wall clock. A
-// tolerance of 0 does not check the time. Several v1 values (as sent while
+// secret, and that its time is within tolerance of the wall clock, either
+// side (a negative tolerance is its positive). A tolerance of 0 does not
+// check the time. Several v1 values (as sent while
 // a secret is being replaced) pass when any of them matches.
 func Verify(secret, header string, body []byte, tolerance time.Duration) error {
 	return VerifyAt(secret, header, body, tolerance, time.Now())
@@ -99,6 +100,9 @@ func VerifyAt(secret, header string, body []byte, tolerance time.Duration, now t
 	}
 	if !matched {
 		return ErrBadSignature
+	}
+	if tolerance < 0 {
+		tolerance = -tolerance // -5*time.Minute is the same window, not no check
 	}
 	if tolerance > 0 {
 		if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {

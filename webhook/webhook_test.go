@@ -55,6 +55,32 @@ func TestSignAndVerify(t *testing.T) {
 	}
 }
 
+// TestANegativeToleranceStillChecksTheTime: a tolerance written as a
+// duration back in time (-5*time.Minute) is the same window as its
+// positive, not a check turned off.
+func TestANegativeToleranceStillChecksTheTime(t *testing.T) {
+	body := []byte(`{"id":"evt_1"}`)
+	sent := time.Unix(1767225600, 0)
+	h := webhook.Sign("whsec_abc", sent, body)
+	tol := -5 * time.Minute
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+		want error
+	}{
+		{"at the tolerance", sent.Add(5 * time.Minute), nil},
+		{"before, at the tolerance", sent.Add(-5 * time.Minute), nil},
+		{"past the tolerance", sent.Add(5*time.Minute + time.Second), webhook.ErrTooOld},
+		{"before the tolerance", sent.Add(-5*time.Minute - time.Second), webhook.ErrTooOld},
+		{"a day later", sent.Add(24 * time.Hour), webhook.ErrTooOld},
+	} {
+		err := webhook.VerifyAt("whsec_abc", h, body, tol, tc.now)
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("%s: VerifyAt: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
 func ExampleSign() {
 	body := []byte(`{"id":"evt_1","type":"letter.mailed"}`)
 	h := webhook.Sign("whsec_abc", time.Unix(1767225600, 0), body)
