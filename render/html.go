@@ -102,10 +102,17 @@ type listState struct {
 func parseTemplate(src string) ([]block, *styleSheet) {
 	doc, err := xhtml.Parse(strings.NewReader(src))
 	if err != nil {
-		// x/net/html reports errors only from the reader, which here is a
-		// string; keep the text rather than print nothing.
+		// x/net/html reports errors from the reader, which here is a
+		// string, and elements nested deeper than it takes, which
+		// CheckTemplate refused; keep the text rather than print nothing.
 		return []block{{tokens: []token{{text: src, st: inlineStyle{size: bodySize, color: textColor}}}}}, &styleSheet{}
 	}
+	return buildTemplate(doc)
+}
+
+// buildTemplate is parseTemplate's blocks and style sheets of a parsed
+// document.
+func buildTemplate(doc *xhtml.Node) ([]block, *styleSheet) {
 	b := &builder{css: parseStyleSheets(doc)}
 	b.walk(doc, inlineStyle{size: bodySize, color: textColor})
 	b.flush()

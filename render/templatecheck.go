@@ -155,7 +155,14 @@ tokens:
 	}
 	// Placeholders are checked as text of a typical length.
 	sample := placeholder.ReplaceAllString(src, "Sample")
-	blocks, _ := parseTemplate(fontSafe(sample))
+	doc, err := xhtml.Parse(strings.NewReader(fontSafe(sample)))
+	if err != nil {
+		// The one error of a string: more open elements than the parser
+		// takes, which would print as the template's source.
+		return "the elements nest too deeply to print (" + strings.TrimPrefix(err.Error(), "html: ") +
+			", <html> and <body> included; an element left open counts until it is closed): close them sooner"
+	}
+	blocks, _ := buildTemplate(doc)
 	if !slices.ContainsFunc(blocks, func(b block) bool { return !b.rule }) {
 		return "the template has no text to print"
 	}
