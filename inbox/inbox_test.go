@@ -546,8 +546,17 @@ func TestAssets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if drawing := c.get("/inbox/assets/" + img.ID + "/versions/" + sv.ID + "/content"); drawing.Header.Get("Content-Type") != "image/svg+xml" || drawing.Body != svg {
+	drawing := c.get("/inbox/assets/" + img.ID + "/versions/" + sv.ID + "/content")
+	if drawing.Header.Get("Content-Type") != "image/svg+xml" || drawing.Body != svg {
 		t.Errorf("SVG content: %d %q %q", drawing.StatusCode, drawing.Header.Get("Content-Type"), drawing.Body)
+	}
+	// An SVG opened in a tab of its own is a document of the inbox's origin:
+	// sandboxed, as the API serves it, so that a script a key that writes
+	// only assets put in it never runs as a key that also writes letters.
+	for _, res := range []*response{pic, drawing} {
+		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%s: Content-Security-Policy %q: want a sandbox that loads nothing", res.Header.Get("Content-Type"), csp)
+		}
 	}
 
 	// A version made without content says so, where its preview would be.
