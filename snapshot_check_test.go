@@ -91,6 +91,8 @@ func TestRestoreChecksRecords(t *testing.T) {
 		{"a negative content length", "versions[0].doc.length", func(s *snapshot.Snapshot) { editDoc(&s.Versions[0].Doc, "length", -1) }},
 		{"a content source that does not exist", "versions[0].doc.source", func(s *snapshot.Snapshot) { editDoc(&s.Versions[0].Doc, "source", "fax") }},
 		{"a webhook to a metadata address", "webhooks[0].url", func(s *snapshot.Snapshot) { s.Webhooks[0].URL = "http://169.254.169.254/latest" }},
+		{"a webhook to it written another way", "webhooks[0].url", func(s *snapshot.Snapshot) { s.Webhooks[0].URL = "http://0xa9fea9fe/" }},
+		{"a webhook url that is not http", "webhooks[0].url", func(s *snapshot.Snapshot) { s.Webhooks[0].URL = "file:///etc/passwd" }},
 		{"a webhook event that does not exist", "webhooks[0].events[0]", func(s *snapshot.Snapshot) { s.Webhooks[0].Events = []string{"letter.lost"} }},
 		{"a webhook status that does not exist", "webhooks[0].status", func(s *snapshot.Snapshot) { s.Webhooks[0].Status = "paused" }},
 	} {
