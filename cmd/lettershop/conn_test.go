@@ -61,7 +61,7 @@ func wantProblem(t *testing.T, what string, resp *http.Response, body []byte, st
 func TestServerLevelAnswersAreProblems(t *testing.T) {
 	base, _ := startServer(t)
 	get := func(target string, headers ...string) string {
-		return "GET " + target + " HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n" + strings.Join(headers, "") + "Connection: close\r\n\r\n"
+		return "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\n" + strings.Join(headers, "") + "Connection: close\r\n\r\n"
 	}
 	under := strings.Repeat("a", maxHeaderBytes-1024)
 	over := strings.Repeat("a", maxHeaderBytes+5<<10)
@@ -87,11 +87,11 @@ func TestServerLevelAnswersAreProblems(t *testing.T) {
 	resp, body = rawRequest(t, base, get("/v1/letters?"+strings.Join(params, "&")))
 	wantProblem(t, "thousands of parameters", resp, body, http.StatusRequestHeaderFieldsTooLarge)
 
-	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n")
 	wantProblem(t, "malformed header", resp, body, http.StatusBadRequest)
 	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\n\r\n")
 	wantProblem(t, "no Host", resp, body, http.StatusBadRequest)
-	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/2.5\r\nHost: x\r\n\r\n")
+	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/2.5\r\nHost: localhost\r\n\r\n")
 	wantProblem(t, "unknown HTTP version", resp, body, http.StatusHTTPVersionNotSupported)
 
 	resp, body = rawRequest(t, base, get("/v1//letters"))
@@ -109,7 +109,7 @@ func dialAnswered(t *testing.T, base string) (net.Conn, *http.Response, []byte) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	resp, body := readAnswer(t, c)
@@ -159,7 +159,7 @@ func TestMaxConnsPerClientShedsWhatNeverCompletedARequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\n"); err != nil {
+		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\n"); err != nil {
 			t.Fatal(err)
 		}
 		quiet = append(quiet, c)
@@ -182,7 +182,7 @@ func busyConn(t *testing.T, base string) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := io.WriteString(c, "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n"+
+	if _, err := io.WriteString(c, "POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\n"+
 		"Content-Length: 100\r\nExpect: 100-continue\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestMaxConnsShedsWhatNeverCompletedARequestFirst(t *testing.T) {
 		t.Errorf("the connection that never sent a request is still open: %v", err)
 	}
 	// The one kept open still serves its next request.
-	if _, err := io.WriteString(kept, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(kept, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	if resp, body := readAnswer(t, kept); resp.StatusCode != http.StatusOK {
@@ -379,8 +379,8 @@ func TestLimitListenerKeepsARequestWhoseHeadersEnded(t *testing.T) {
 	}
 	for _, reads := range [][]string{
 		{"POST /v1/letters HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"},
-		{"GET / HTTP/1.1\r\nHost: x\r\n", "\r\n"},
-		{"GET / HTTP/1.1\r\nHost: x\r", "\n", "\r", "\n"},
+		{"GET / HTTP/1.1\r\nHost: localhost\r\n", "\r\n"},
+		{"GET / HTTP/1.1\r\nHost: localhost\r", "\n", "\r", "\n"},
 		{"GET / HTTP/1.1\nHost: x\n", "\n"},
 	} {
 		if shed, why := atCap(reads[:len(reads)-1]); !shed || why != "" {
@@ -479,7 +479,7 @@ func TestSlowConnectionsCannotKeepAClientOut(t *testing.T) {
 	for _, ip := range []string{"127.0.0.2", "127.0.0.3"} {
 		for range 4 {
 			c := dialFrom(t, base, ip)
-			if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\n"); err != nil {
+			if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\n"); err != nil {
 				t.Fatal(err)
 			}
 			slow = append(slow, c)
@@ -489,7 +489,7 @@ func TestSlowConnectionsCannotKeepAClientOut(t *testing.T) {
 	// ones hold the cap before the client dials.
 	for i := range 12 {
 		c := dialFrom(t, base, "127.0.0.4")
-		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n"); err != nil {
+		if _, err := io.WriteString(c, "GET /v1/letters HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n"); err != nil {
 			t.Fatal(err)
 		}
 		resp, body := readAnswer(t, c)
@@ -515,7 +515,7 @@ func TestTransferCodedRequestClosesTheConnection(t *testing.T) {
 	base, _ := startServer(t, "--rate-limit", "0")
 	body := `{"name":"x","type":"template"}`
 	chunked := strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
-	next := "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+	next := "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
 	for _, c := range []struct {
 		name, head, body string
 		closed           bool
@@ -529,7 +529,7 @@ func TestTransferCodedRequestClosesTheConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw := "POST /v1/assets HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_test_1\r\n" + c.head + "\r\n" + c.body + next
+		raw := "POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\n" + c.head + "\r\n" + c.body + next
 		if _, err := io.WriteString(conn, raw); err != nil {
 			t.Fatal(err)
 		}

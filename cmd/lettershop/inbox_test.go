@@ -58,7 +58,7 @@ func TestServerInboxPathsStayInside(t *testing.T) {
 	base, _ := startServer(t)
 	for _, target := range []string{"/inbox/static/../../etc/passwd", "/inbox/static/%2e%2e/%2e%2e/etc/passwd", "/inbox/static/nope.css",
 		"/inbox//login", "/inbox/../letters"} {
-		resp, body := rawRequest(t, base, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		resp, body := rawRequest(t, base, "GET "+target+" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
 		wantProblem(t, target, resp, body, http.StatusNotFound)
 		if loc := resp.Header.Get("Location"); loc != "" {
 			t.Errorf("%s: redirected to %s", target, loc)

@@ -185,7 +185,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &http.Server{
-		Handler:           logRequests(logger, closeAfterTransferCoding(withInbox(httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))),
+		Handler: logRequests(logger, loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(httpadapter.New(svc, hopts...),
+			inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))))),
 		ConnState:         ln.connState,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,

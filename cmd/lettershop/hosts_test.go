@@ -1,0 +1,76 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// A server on a loopback address answers only requests addressed to it by
+// a loopback name or --base-url's host: a page whose name was pointed at
+// 127.0.0.1 (DNS rebinding) gets a 403 problem naming Host, on the API and
+// the inbox alike.
+func TestLoopbackServerAnswersLoopbackNamesOnly(t *testing.T) {
+	base, _ := startServer(t, "--base-url", "http://letters.test:8080")
+	for _, c := range []struct {
+		host string
+		ok   bool
+	}{
+		{"localhost", true},
+		{"LOCALHOST:8080", true},
+		{"localhost.:8080", true},
+		{"app.localhost:8080", true},
+		{"127.0.0.1", true},
+		{"127.9.9.9:80", true},
+		{"[::1]:8080", true},
+		{"[::ffff:127.0.0.1]:8080", true},
+		{"letters.test:8080", true},
+		{"Letters.Test", true},
+		{"rebind.example:8080", false},
+		{"localhost.example", false},
+		{"127.0.0.1.nip.io", false},
+		{"letters.test.example", false},
+		{"10.0.0.1", false},
+		{"0.0.0.0:8080", false},
+	} {
+		for _, path := range []string{"/v1/letters", "/inbox/login"} {
+			resp, body := rawRequest(t, base, "GET "+path+" HTTP/1.1\r\nHost: "+c.host+"\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n")
+			switch {
+			case c.ok && resp.StatusCode != http.StatusOK:
+				t.Errorf("Host %s, %s: %d %s, want 200", c.host, path, resp.StatusCode, body)
+			case !c.ok && path == "/v1/letters":
+				wantProblem(t, "Host "+c.host, resp, body, http.StatusForbidden)
+				if !strings.Contains(string(body), `"Host"`) || !strings.Contains(string(body), "--base-url") {
+					t.Errorf("Host %s: the problem does not name Host and say what to do: %s", c.host, body)
+				}
+			case !c.ok && resp.StatusCode != http.StatusForbidden:
+				t.Errorf("Host %s, %s: %d, want 403", c.host, path, resp.StatusCode)
+			}
+		}
+	}
+}
+
+// A server that listens on other addresses is reached by names it can not
+// know: it answers whatever Host a request names.
+func TestNonLoopbackServerAnswersAnyHost(t *testing.T) {
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skip("no address but loopback to listen on:", err)
+	}
+	addr := ln.Addr()
+	ln.Close()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	r := httptest.NewRequest("GET", "http://rebind.example/v1/letters", nil)
+	rec := httptest.NewRecorder()
+	loopbackHosts(addr, "", ok).ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK {
+		t.Errorf("listening on %s: Host rebind.example answered %d", addr, rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	loopbackHosts(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, "", ok).ServeHTTP(rec, r)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("listening on loopback: Host rebind.example answered %d, want 403", rec.Code)
+	}
+}
