@@ -346,8 +346,7 @@ func (c *controlled) toldDropped(w http.ResponseWriter, r *http.Request, account
 		return false
 	}
 	h := w.Header()
-	h.Set(headerRequestID, newRequestID())
-	h.Set(headerAPIVersion, APIVersion)
+	everyAnswer(h, newRequestID())
 	keptByNone(h)
 	writeProblem(w, problem{Code: "faults-dropped", Title: "Faults dropped", Status: http.StatusGone,
 		Detail: fmt.Sprintf("this account's faults %s were dropped while they had uses left, to keep the server's test controls "+
@@ -406,8 +405,7 @@ const defaultRetryAfter = time.Second
 func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account string, f *Fault, status int) {
 	reqID := newRequestID()
 	h := w.Header()
-	h.Set(headerRequestID, reqID)
-	h.Set(headerAPIVersion, APIVersion)
+	everyAnswer(h, reqID)
 	keptByNone(h) // the answer to a request with an API key, as every one is
 	ctx := context.WithValue(r.Context(), requestIDKey{}, reqID)
 	wait := f.RetryAfter

@@ -224,8 +224,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
-	w.Header().Set(headerRequestID, reqID)
-	w.Header().Set(headerAPIVersion, APIVersion)
+	everyAnswer(w.Header(), reqID)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
 	defer func() {
 		if v := recover(); v != nil {
@@ -459,15 +458,26 @@ func (h *handler) serveRoute(w http.ResponseWriter, r *http.Request, rt route, p
 	rt.serve(w, r, c)
 }
 
-// noStore and noSniff are the values of the headers every answer to a
-// request with an API key carries. Set replaces them, and a slice of one
-// grows into a copy of its own, so the answers may share them.
+// noStore and noSniff are the values of Cache-Control on every answer to a
+// request with an API key and of X-Content-Type-Options on every answer.
+// Set replaces them, and a slice of one grows into a copy of its own, so
+// the answers may share them.
 var (
 	noStore = []string{"no-store"}
 	noSniff = []string{"nosniff"}
 )
 
-// keyedAnswer gives the answer to r, when r carries an API key, the headers
+// everyAnswer sets the headers every answer of the handler carries, whatever
+// the route (the API's JSON, a PDF, a version's content, the OpenAPI
+// document, health, metrics) or the lack of one (404, 405): its request id,
+// the API version, and that no browser is to read it as another type.
+func everyAnswer(h http.Header, reqID string) {
+	h.Set(headerRequestID, reqID)
+	h.Set(headerAPIVersion, APIVersion)
+	h["X-Content-Type-Options"] = noSniff
+}
+
+// keyedAnswer gives the answer to r, when r carries an API key, the header
 // every such answer carries, for the answers no route gives (404, 405).
 func keyedAnswer(w http.ResponseWriter, r *http.Request) {
 	if _, ok := r.Header[headerAPIKey]; ok {
@@ -475,11 +485,10 @@ func keyedAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// keptByNone sets the headers of an answer to a request with an API key,
-// which is the account's: no cache keeps it, and no browser reads it as
-// another type.
+// keptByNone sets the header of an answer to a request with an API key,
+// which is the account's: no cache keeps it.
 func keptByNone(h http.Header) {
-	h["Cache-Control"], h["X-Content-Type-Options"] = noStore, noSniff
+	h["Cache-Control"] = noStore
 }
 
 // lacking returns the first scope of rt that p does not hold, and false,

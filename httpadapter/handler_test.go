@@ -319,3 +319,52 @@ func TestTrailingSlashHint(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryAnswerIsNotSniffed: every answer the handler gives, whether to a
+// request with an API key or without, carries X-Content-Type-Options:
+// nosniff: the public routes (health, the OpenAPI document, metrics, a
+// signed download link's PDF), a version's content, HEAD, and the answers
+// no route gives (404, 405, an unclean path).
+func TestEveryAnswerIsNotSniffed(t *testing.T) {
+	ts, _ := newMetricsServer(t)
+	assetID, versionID := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	client := *ts.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hr, _ := http.NewRequest("GET", ts.URL+"/letters/"+l.ID+"/download", nil)
+	hr.Header.Set("X-Api-Key", keyA)
+	resp, err := client.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	link := strings.TrimPrefix(resp.Header.Get("Location"), testBaseURL)
+	if resp.StatusCode != http.StatusFound || link == "" {
+		t.Fatalf("download: %d %q", resp.StatusCode, link)
+	}
+	noKey := hdr("X-Api-Key", "")
+	for _, tt := range []struct {
+		name string
+		r    req
+		want int
+	}{
+		{"healthz", req{Method: "GET", Path: "/healthz", Header: noKey}, http.StatusOK},
+		{"healthz HEAD", req{Method: "HEAD", Path: "/healthz", Header: noKey}, http.StatusOK},
+		{"readyz", req{Method: "GET", Path: "/readyz", Header: noKey}, http.StatusOK},
+		{"openapi.yaml", req{Method: "GET", Path: "/openapi.yaml", Header: noKey}, http.StatusOK},
+		{"openapi.json", req{Method: "GET", Path: "/openapi.json", Header: noKey}, http.StatusOK},
+		{"metrics", req{Method: "GET", Path: "/metrics", Header: noKey}, http.StatusOK},
+		{"pdf", req{Method: "GET", Path: link, Header: noKey}, http.StatusOK},
+		{"bad link", req{Method: "GET", Path: "/files/letters/" + l.ID + ".pdf", Header: noKey}, http.StatusForbidden},
+		{"version content", req{Method: "GET", Path: "/assets/" + versionID + "/content"}, http.StatusOK},
+		{"no route", req{Method: "GET", Path: "/nope", Header: noKey}, http.StatusNotFound},
+		{"unclean path", req{Method: "GET", Path: "//healthz", Header: noKey}, http.StatusNotFound},
+		{"method not allowed", req{Method: "POST", Path: "/openapi.json", Header: noKey}, http.StatusMethodNotAllowed},
+		{"no key", req{Method: "GET", Path: "/v1/letters", Header: noKey}, http.StatusUnauthorized},
+	} {
+		res := ts.do(t, tt.r).wantStatus(t, tt.want)
+		if got := res.Header.Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff once", tt.name, got)
+		}
+	}
+}

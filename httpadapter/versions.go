@@ -98,7 +98,8 @@ func (h *handler) getVersion(w http.ResponseWriter, r *http.Request, c *call) {
 
 // getVersionContent answers a version's content as itself, typed with its
 // MIME type. Served from the API's own origin, it must never run there as
-// a page: the browser is told not to sniff it and to sandbox it.
+// a page: the browser is told to sandbox it (and, as every answer is, not
+// to sniff it).
 func (h *handler) getVersionContent(w http.ResponseWriter, r *http.Request, c *call) {
 	vid := versionID(r)
 	if err := checkIDs(vid); err != nil {
@@ -113,7 +114,6 @@ func (h *handler) getVersionContent(w http.ResponseWriter, r *http.Request, c *c
 	hd := w.Header()
 	hd.Set("Content-Type", string(typ))
 	hd.Set("Content-Length", strconv.Itoa(len(data)))
-	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
