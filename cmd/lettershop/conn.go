@@ -101,6 +101,7 @@ func problemAnswer(code int, detail string, extra http.Header) []byte {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Connection", "close")
 	h.Set("X-Api-Version", httpadapter.APIVersion)
+	answerHeaders(h)
 	_ = h.Write(&b)
 	b.WriteString("\r\n")
 	b.Write(body)

@@ -189,7 +189,7 @@ func metricsServer(m *prom.Metrics, logger *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	return &http.Server{
-		Handler:           logRequests(logger, mux),
+		Handler:           logRequests(logger, withAnswerHeaders(mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,

@@ -185,8 +185,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &http.Server{
-		Handler: logRequests(logger, loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(httpadapter.New(svc, hopts...),
-			inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))))),
+		Handler: logRequests(logger, withAnswerHeaders(loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(
+			httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))))),
 		ConnState:         ln.connState,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
@@ -321,6 +321,22 @@ func greet(w io.Writer, cfg config, local, base string) {
 	case cfg.testClock:
 		fmt.Fprintf(w, "Test clock: stopped, one per account. Move the key's account's with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
 	}
+}
+
+// answerHeaders sets the headers every answer of the server carries,
+// whoever writes it: the API, the inbox, the server itself (the inbox's
+// redirect, the metrics address, the answers the listener writes raw): no
+// browser is to read one as another type than it says.
+func answerHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// withAnswerHeaders serves next with answerHeaders set on every answer.
+func withAnswerHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		answerHeaders(w.Header())
+		next.ServeHTTP(w, r)
+	})
 }
 
 // inboxPath is where the server mounts the inbox, beside the API.

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every answer of the server carries X-Content-Type-Options: nosniff,
+// whoever writes it: the API (its public routes too), the inbox (its
+// redirect, pages, static files, 404 and 405), the metrics on their own
+// address, and the answers the listener writes raw.
+func TestServerAnswersAreNotSniffed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, env(), outW, io.Discard)
+		outW.Close()
+	}()
+	var greeting strings.Builder
+	var metricsURL string
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		greeting.WriteString(sc.Text() + "\n")
+		if u, ok := strings.CutPrefix(sc.Text(), "Metrics: "); ok {
+			metricsURL = u
+			break
+		}
+	}
+	go io.Copy(io.Discard, out)
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	base := regexp.MustCompile(`http://\S+`).FindString(greeting.String())
+	if metricsURL == "" || base == "" {
+		t.Fatalf("greeting names no API or metrics address:\n%s", greeting.String())
+	}
+	want := func(what string, resp *http.Response, status int) {
+		t.Helper()
+		if resp.StatusCode != status {
+			t.Errorf("%s: %d, want %d", what, resp.StatusCode, status)
+		}
+		if got := resp.Header.Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff once", what, got)
+		}
+	}
+	for _, tc := range []struct {
+		method, url string
+		status      int
+	}{
+		{"GET", base + "/healthz", http.StatusOK},
+		{"GET", base + "/openapi.yaml", http.StatusOK},
+		{"GET", base + "/nope", http.StatusNotFound},
+		{"DELETE", base + "/openapi.json", http.StatusMethodNotAllowed},
+		{"GET", base + "/inbox", http.StatusMovedPermanently},
+		{"GET", base + "/inbox/login", http.StatusOK},
+		{"GET", base + "/inbox/static/style.css", http.StatusOK},
+		{"GET", base + "/inbox/nope", http.StatusNotFound},
+		{"GET", metricsURL, http.StatusOK},
+	} {
+		resp, _ := call(t, tc.method, tc.url, "", "")
+		want(tc.method+" "+tc.url, resp, tc.status)
+	}
+	over := strings.Repeat("a", maxHeaderBytes+5<<10)
+	resp, _ := rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Big: "+over+"\r\nConnection: close\r\n\r\n")
+	want("headers over the limit", resp, http.StatusRequestHeaderFieldsTooLarge)
+}
