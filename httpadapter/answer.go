@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/lettershop/lettershop"
@@ -32,4 +33,20 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		RetryAfter(w, e.RetryAfter)
 	}
 	problemResponse(context.WithValue(r.Context(), requestIDKey{}, reqID), err).write(w)
+}
+
+// WriteMethodNotAllowed answers r, whose path is served for the methods in
+// allow ("GET, HEAD, POST") but not for r's, as the API answers such a
+// request, for a handler beside it (the inbox): a 405 method-not-allowed
+// problem with the Allow header and an X-Request-Id.
+func WriteMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	h := w.Header()
+	if h.Get(headerRequestID) == "" {
+		h.Set(headerRequestID, newRequestID())
+	}
+	h.Set("Allow", allow)
+	writeProblem(w, problem{
+		Code: "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
+		Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, allow),
+	})
 }

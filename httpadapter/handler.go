@@ -257,11 +257,7 @@ func (h *handler) unrouted(w http.ResponseWriter, r *http.Request, inner http.Ha
 	rec := &statusRecorder{header: http.Header{}}
 	inner.ServeHTTP(rec, r)
 	if rec.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", rec.header.Get("Allow"))
-		writeProblem(w, problem{
-			Code: "method-not-allowed", Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
-			Detail: fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow")),
-		})
+		WriteMethodNotAllowed(w, r, rec.header.Get("Allow"))
 		return
 	}
 	writeProblem(w, problem{

@@ -188,7 +188,40 @@ func (h *handler) routes() {
 	h.mux.HandleFunc("GET /webhooks", h.authed(httpadapter.ScopeWebhooksRead, h.webhooks))
 	h.mux.HandleFunc("GET /webhooks/{id}", h.authed(httpadapter.ScopeWebhooksRead, h.webhook))
 	h.mux.HandleFunc("POST /webhooks/{id}/deliveries/{did}/retry", h.action(httpadapter.ScopeWebhooksWrite, h.retry))
-	h.mux.HandleFunc("/", h.notFound)
+	h.mux.HandleFunc("/", h.unrouted)
+}
+
+// unrouted answers a request no route takes: 405 with Allow when its path
+// is served for other methods, as the API answers one, or else 404.
+func (h *handler) unrouted(w http.ResponseWriter, r *http.Request) {
+	allow := h.allowed(r)
+	switch {
+	case allow == "":
+		h.notFound(w, r)
+	case !wantsPage(r):
+		httpadapter.WriteMethodNotAllowed(w, r, allow)
+	default:
+		w.Header().Set("Allow", allow)
+		h.render(w, http.StatusMethodNotAllowed, "error.html", &page{Title: "Method not allowed", Base: mountPrefix(r),
+			Error: r.Method + " is not allowed on this page; allowed: " + allow + "."})
+	}
+}
+
+// routeMethods are the methods allowed tries on a path.
+var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowed lists the methods a route of the inbox takes r's path with, ""
+// for none: the catch-all's pattern "/" is no route.
+func (h *handler) allowed(r *http.Request) string {
+	var ms []string
+	for _, m := range routeMethods {
+		try := *r
+		try.Method = m
+		if _, pattern := h.mux.Handler(&try); pattern != "/" {
+			ms = append(ms, m)
+		}
+	}
+	return strings.Join(ms, ", ")
 }
 
 // ServeHTTP sets the headers every answer carries, refuses an unclean path

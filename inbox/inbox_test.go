@@ -3,6 +3,7 @@ package inbox_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -678,5 +679,54 @@ func TestAnUnprintableLetterSaysWhyInItsFrame(t *testing.T) {
 	// Other pages refuse every frame still.
 	if xfo := c.get("/inbox/letters/" + l.ID).Header.Get("X-Frame-Options"); xfo != "DENY" {
 		t.Errorf("the letter page: X-Frame-Options %q", xfo)
+	}
+}
+
+// A method a path of the inbox is not served for is a 405 naming the
+// methods it is served for in Allow, as the API answers one: a problem to
+// a program, a page to a browser. A path served for no method, or a
+// static file that does not exist, stays a 404.
+func TestWrongMethodIsNotAllowed(t *testing.T) {
+	e := newEnv(t)
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	for _, tt := range []struct {
+		method, path, allow string
+		status              int
+	}{
+		{"DELETE", "/inbox/login", "GET, HEAD, POST", http.StatusMethodNotAllowed},
+		{"PUT", "/inbox/", "GET, HEAD", http.StatusMethodNotAllowed},
+		{"POST", "/inbox/letters/" + l.ID, "GET, HEAD", http.StatusMethodNotAllowed},
+		{"GET", "/inbox/letters/" + l.ID + "/cancel", "POST", http.StatusMethodNotAllowed},
+		{"GET", "/inbox/logout", "POST", http.StatusMethodNotAllowed},
+		{"POST", "/inbox/static/style.css", "GET, HEAD", http.StatusMethodNotAllowed},
+		{"OPTIONS", "/inbox/assets", "GET, HEAD", http.StatusMethodNotAllowed},
+		{"GET", "/inbox/static/nope.css", "", http.StatusNotFound},
+		{"GET", "/inbox/nope", "", http.StatusNotFound},
+		{"POST", "/inbox/nope", "", http.StatusNotFound},
+	} {
+		for _, accept := range []string{browserAccept, "application/json"} {
+			req, _ := http.NewRequest(tt.method, e.srv.URL+tt.path, nil)
+			req.Header.Set("Accept", accept)
+			res := c.do(req)
+			what := tt.method + " " + tt.path + " (" + accept + ")"
+			if res.StatusCode != tt.status || res.Header.Get("Allow") != tt.allow {
+				t.Errorf("%s: %d Allow %q, want %d %q", what, res.StatusCode, res.Header.Get("Allow"), tt.status, tt.allow)
+			}
+			if accept == browserAccept {
+				continue
+			}
+			var p struct {
+				Code   string `json:"code"`
+				Status int    `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(res.Body), &p); err != nil || p.Status != tt.status ||
+				res.Header.Get("Content-Type") != "application/problem+json" || res.Header.Get("X-Request-Id") == "" {
+				t.Errorf("%s: not a problem of status %d: %v %q %s", what, tt.status, err, res.Header.Get("Content-Type"), res.Body)
+			}
+			if tt.status == http.StatusMethodNotAllowed && p.Code != "method-not-allowed" {
+				t.Errorf("%s: code %q, want method-not-allowed", what, p.Code)
+			}
+		}
 	}
 }
