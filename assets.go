@@ -324,6 +324,7 @@ func (s *Service) getAsset(ctx context.Context, account, id string) (*Asset, err
 // ListAssets returns a page of the account's assets, newest first.
 func (s *Service) ListAssets(ctx context.Context, account string, in ListAssetsInput) (Page[*Asset], error) {
 	f := fieldErrors{}
+	in.Metadata.CheckFilter(f)
 	var scope []string
 	for _, m := range in.Metadata {
 		scope = append(scope, m.Key, m.Value)

@@ -348,6 +348,9 @@ func (s *Service) SubscribeFunc(ctx context.Context, account string, events []We
 	if fn == nil {
 		return nil, invalidField("fn", "a function is required")
 	}
+	if err := accountErr(account); err != nil {
+		return nil, err
+	}
 	f := fieldErrors{}
 	validateWebhookEvents(f, events)
 	if err := f.err(); err != nil {

@@ -55,6 +55,15 @@ func idErr(path, prefix, id string) error {
 	return f.err()
 }
 
+// accountErr is CodeInvalid naming account when account is "": nothing is
+// stored under no account.
+func accountErr(account string) error {
+	if account != "" {
+		return nil
+	}
+	return invalidField("account", "an account is required")
+}
+
 // invalidField is an invalid-input Error about one field.
 func invalidField(path, format string, args ...any) *Error {
 	f := fieldErrors{}

@@ -274,8 +274,12 @@ func decodeOutcome[T any](op string, stored storage.Document) (T, error) {
 
 // idempotent runs an operation of the Service under the key set by
 // WithIdempotencyKey, if any. Within a request that already holds a claim
-// (the HTTP layer's), it just runs.
+// (the HTTP layer's), it just runs. No account ("") is refused.
 func idempotent[T any](ctx context.Context, s *Service, account, op string, input any, run func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if err := accountErr(account); err != nil {
+		return zero, err
+	}
 	key := idem.Key(ctx)
 	if claimed := idem.Claimed(ctx); key == "" || claimed {
 		if !claimed {
@@ -283,7 +287,6 @@ func idempotent[T any](ctx context.Context, s *Service, account, op string, inpu
 		}
 		return run(ctx)
 	}
-	var zero T
 	fingerprint, err := idem.CallFingerprint(op, input)
 	if err != nil {
 		return zero, internal(op, err)

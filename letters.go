@@ -451,6 +451,7 @@ func (s *Service) letterQuery(ctx context.Context, account string, in ListLetter
 	if in.Status != "" && !slices.Contains(letterStatuses, in.Status) {
 		f.add("status", "must be one of %s", joinEnum(letterStatuses))
 	}
+	in.Metadata.CheckFilter(f)
 	scope := []string{string(in.Status), in.ExternalID}
 	for _, m := range in.Metadata {
 		scope = append(scope, m.Key, m.Value)

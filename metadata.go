@@ -79,6 +79,27 @@ func (m Metadata) validate(path string, f fieldErrors) {
 	}
 }
 
+// CheckFilter adds to fields the problems of m as a list's metadata filter,
+// under the names of its query parameters (metadata[key]): an empty key, a
+// key given twice, more pairs than an object holds (no object matches).
+// The Service checks its lists' filters so; the HTTP API checks its query's.
+func (m Metadata) CheckFilter(fields map[string]string) {
+	f := fieldErrors(fields)
+	if len(m) > MaxMetadataPairs {
+		f.add("metadata", "at most %d metadata filters, as an object holds at most %d pairs, got %d", MaxMetadataPairs, MaxMetadataPairs, len(m))
+	}
+	seen := make(map[string]bool, len(m))
+	for _, p := range m {
+		switch name := "metadata[" + p.Key + "]"; {
+		case p.Key == "":
+			f.add(name, "filter by metadata as metadata[key]=value")
+		case seen[p.Key]:
+			f.add(name, "give one value per metadata key")
+		}
+		seen[p.Key] = true
+	}
+}
+
 // firstWithKey returns the first pair before m[i] without a problem that
 // has m[i]'s key, looked up in seen when there is one, which it then
 // keeps up to date.

@@ -118,3 +118,66 @@ func TestMetadataUpdateReplaces(t *testing.T) {
 		t.Errorf("stored metadata changed through a returned value: %v", got.Metadata)
 	}
 }
+
+// A list's metadata filter given from Go is refused as the HTTP API
+// refuses its query, naming the same parameters: an empty key (metadata[]),
+// a key given twice (metadata[key]), more pairs than an object holds
+// (metadata). Up to that many pairs, and an empty value, are a filter.
+func TestListMetadataFilterRefused(t *testing.T) {
+	e := newEnv(t)
+	asset, _ := e.publishedTemplate(t, acct)
+	in := letterInput(asset.ID)
+	in.Metadata = pairs(lettershop.MaxMetadataPairs)
+	l, err := e.svc.CreateLetter(e.ctx, acct, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.svc.CreateAsset(e.ctx, acct, lettershop.CreateAssetInput{Name: "tagged", Metadata: pairs(lettershop.MaxMetadataPairs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := map[string]func(lettershop.Metadata) ([]string, error){
+		"letters": func(m lettershop.Metadata) ([]string, error) {
+			p, err := e.svc.ListLetters(e.ctx, acct, lettershop.ListLettersInput{Metadata: m})
+			var ids []string
+			for _, x := range p.Items {
+				ids = append(ids, x.ID)
+			}
+			return ids, err
+		},
+		"assets": func(m lettershop.Metadata) ([]string, error) {
+			p, err := e.svc.ListAssets(e.ctx, acct, lettershop.ListAssetsInput{Metadata: m})
+			var ids []string
+			for _, x := range p.Items {
+				ids = append(ids, x.ID)
+			}
+			return ids, err
+		},
+	}
+	want := map[string]string{"letters": l.ID, "assets": a.ID}
+	for name, list := range lists {
+		for _, tt := range []struct {
+			what  string
+			m     lettershop.Metadata
+			field string
+		}{
+			{"empty key", lettershop.Metadata{{Key: "", Value: "v"}}, "metadata[]"},
+			{"key twice", lettershop.Metadata{{Key: "k0", Value: "v"}, {Key: "k0", Value: "w"}}, "metadata[k0]"},
+			{"key twice, one value", lettershop.Metadata{{Key: "k1", Value: "v"}, {Key: "k1", Value: "v"}}, "metadata[k1]"},
+			{"over the pairs an object holds", pairs(lettershop.MaxMetadataPairs + 1), "metadata"},
+		} {
+			if _, err := list(tt.m); err == nil {
+				t.Errorf("%s, %s: no error", name, tt.what)
+			} else {
+				wantFields(t, err, tt.field)
+			}
+		}
+		ids, err := list(pairs(lettershop.MaxMetadataPairs))
+		if err != nil || len(ids) != 1 || ids[0] != want[name] {
+			t.Errorf("%s, %d pairs: %v %v, want [%s]", name, lettershop.MaxMetadataPairs, ids, err, want[name])
+		}
+		if ids, err := list(lettershop.Metadata{{Key: "k0", Value: ""}}); err != nil || len(ids) != 0 {
+			t.Errorf("%s, an empty value: %v %v, want none", name, ids, err)
+		}
+	}
+}

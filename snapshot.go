@@ -52,8 +52,8 @@ type RestoreOptions struct {
 // A snapshot that does not check is CodeInvalid naming the field, and
 // nothing is written.
 func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snapshot.Snapshot, o RestoreOptions) (map[string]string, error) {
-	if account == "" {
-		return nil, invalidField("account", "an account is required")
+	if err := accountErr(account); err != nil {
+		return nil, err
 	}
 	if snap == nil {
 		return nil, invalidField("body", "a snapshot is required")

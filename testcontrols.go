@@ -148,5 +148,8 @@ func (s *Service) RegisterMove(ctx context.Context, account string, m Move) erro
 	if !ok {
 		return errorf(CodeConflict, "the address processor in use does not take moves (it is not a lettershop.MoveRegistry), so NCOA moves cannot be registered")
 	}
+	if err := accountErr(account); err != nil {
+		return err
+	}
 	return r.RegisterMove(ctx, account, m)
 }

@@ -383,16 +383,17 @@ func metadataFilter(q url.Values, fields map[string]string) lettershop.Metadata 
 		if !ok {
 			continue
 		}
-		key, ok = strings.CutSuffix(key, "]")
-		switch {
-		case !ok || key == "":
+		if key, ok = strings.CutSuffix(key, "]"); !ok {
 			fields[name] = "filter by metadata as metadata[key]=value"
-		case len(vs) != 1:
-			fields[name] = "give one value per metadata key"
-		default:
-			m = append(m, lettershop.MetadataPair{Key: key, Value: vs[0]})
+			continue
+		}
+		for _, v := range vs {
+			m = append(m, lettershop.MetadataPair{Key: key, Value: v})
 		}
 	}
+	// The filter's own rules (a key, one value a key, how many) are the
+	// Service's, for its Go callers too.
+	m.CheckFilter(fields)
 	slices.SortFunc(m, func(a, b lettershop.MetadataPair) int { return strings.Compare(a.Key, b.Key) })
 	return m
 }

@@ -289,6 +289,19 @@ func TestListLettersFilters(t *testing.T) {
 	if msg := ts.get(t, "/letters?status=lost").problem(t, http.StatusBadRequest).Errors["status"]; strings.Contains(msg, "tracking event") {
 		t.Errorf("status=lost: %q, told of tracking events", msg)
 	}
+
+	// As many filters as an object holds pairs are a filter; one more is
+	// refused, as the Service refuses it from Go.
+	filters := func(n int) string {
+		q := make([]string, n)
+		for i := range q {
+			q[i] = fmt.Sprintf("metadata[k%d]=v", i)
+		}
+		return strings.Join(q, "&")
+	}
+	ts.get(t, "/letters?"+filters(lettershop.MaxMetadataPairs)).wantStatus(t, http.StatusOK)
+	ts.get(t, "/letters?"+filters(lettershop.MaxMetadataPairs+1)).problem(t, http.StatusBadRequest).wantFields(t, "metadata")
+	ts.get(t, "/assets?"+filters(lettershop.MaxMetadataPairs+1)).problem(t, http.StatusBadRequest).wantFields(t, "metadata")
 }
 
 func TestListCassDetails(t *testing.T) {
