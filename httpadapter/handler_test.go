@@ -355,6 +355,7 @@ func TestEveryAnswerIsNotSniffed(t *testing.T) {
 		{"openapi.json", req{Method: "GET", Path: "/openapi.json", Header: noKey}, http.StatusOK},
 		{"metrics", req{Method: "GET", Path: "/metrics", Header: noKey}, http.StatusOK},
 		{"pdf", req{Method: "GET", Path: link, Header: noKey}, http.StatusOK},
+		{"pdf HEAD", req{Method: "HEAD", Path: link, Header: noKey}, http.StatusOK},
 		{"bad link", req{Method: "GET", Path: "/files/letters/" + l.ID + ".pdf", Header: noKey}, http.StatusForbidden},
 		{"version content", req{Method: "GET", Path: "/assets/" + versionID + "/content"}, http.StatusOK},
 		{"no route", req{Method: "GET", Path: "/nope", Header: noKey}, http.StatusNotFound},
