@@ -328,8 +328,12 @@ func greet(w io.Writer, cfg config, local, base string) {
 // redirect, the metrics address, the answers the listener writes raw): no
 // browser is to read one as another type than it says.
 func answerHeaders(h http.Header) {
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["X-Content-Type-Options"] = noSniff
 }
+
+// noSniff is the value of X-Content-Type-Options, shared by every answer:
+// Set replaces it, and a slice of one grows into a copy of its own.
+var noSniff = []string{"nosniff"}
 
 // withAnswerHeaders serves next with answerHeaders set on every answer.
 func withAnswerHeaders(next http.Handler) http.Handler {
