@@ -236,6 +236,31 @@ func TestKeyAuthenticator(t *testing.T) {
 	}
 }
 
+// A sandbox with fixed keys beside it: a key given is its own account and
+// scopes, whatever it begins with; any other sk_test_ key is the sandbox's.
+func TestSandboxBesideKeys(t *testing.T) {
+	keys, err := httpadapter.NewKeyAuthenticator(
+		httpadapter.APIKey{Account: "acme", Secret: "secret1", Scopes: []httpadapter.Scope{httpadapter.ScopeLettersRead}},
+		httpadapter.APIKey{Account: "beta", Secret: "sk_test_beta"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := httpadapter.SandboxAuthenticator{Keys: keys}
+	for key, want := range map[string]string{"secret1": "acme", "sk_test_beta": "beta", "sk_test_x": httpadapter.SandboxAccount("sk_test_x")} {
+		if p, err := a.Authenticate(t.Context(), key); err != nil || p.Account != want {
+			t.Errorf("%s: %+v, %v; want account %s", key, p, err, want)
+		}
+	}
+	if p, _ := a.Authenticate(t.Context(), "secret1"); p.Has(httpadapter.ScopeLettersWrite) {
+		t.Errorf("secret1 has letters:write: its scopes were not kept")
+	}
+	for _, key := range []string{"secret2", "sk_test_"} {
+		if _, err := a.Authenticate(t.Context(), key); !errors.Is(err, httpadapter.ErrUnknownKey) {
+			t.Errorf("%s: %v, want ErrUnknownKey", key, err)
+		}
+	}
+}
+
 // A sandbox key ending in @ and scopes is the account of the key before
 // the @ with those scopes alone: a test meets a 403 of a key without a
 // scope. An end that names no scope is part of the key, as before.

@@ -23,6 +23,7 @@ import (
 type config struct {
 	addr      string
 	apiKeys   []httpadapter.APIKey
+	sandbox   bool
 	rate      rateLimit
 	testClock bool
 	// sharedClock gives every account the test clock itself, rather than a
@@ -133,7 +134,7 @@ func envName(flagName string) string {
 const usageHead = `lettershop serves the letter mailing API on a local address.
 
 Usage:
-  lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]...
+  lettershop [--addr 127.0.0.1:8080] [--api-key ACCOUNT:SECRET[=SCOPE,SCOPE]]... [--sandbox]
              [--rate-limit N/DURATION | 0] [--test-clock [--shared-test-clock] [--test-clock-start TIME]] [--base-url URL]
              [--store memory | --store postgres://... --token-key KEY [--schema NAME]]
              [--max-conns N] [--max-conns-per-client N] [--body-read-rate BYTES]
@@ -168,6 +169,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"accept the key `ACCOUNT:SECRET[=SCOPE,SCOPE]` (repeatable; scopes letters:read, letters:write,\n"+
 			"assets:read, assets:write, webhooks:read, webhooks:write; all when none given). Without any, every key\n"+
 			"beginning sk_test_ is accepted, each its own account (LETTERSHOP_API_KEY)")
+	fs.BoolVar(&cfg.sandbox, "sandbox", false, "with --api-key, accept every key beginning sk_test_ beside them too, each its own account (LETTERSHOP_SANDBOX)")
 	fs.Var(&cfg.rate, "rate-limit", "allow `N/DURATION` requests per API key, in bursts of up to N; 0 turns limiting off (LETTERSHOP_RATE_LIMIT)")
 	fs.BoolVar(&cfg.testClock, "test-clock", false, "stop the clock, and give each account a clock of its own that POST /_test/clock/advance\n"+
 		"moves (LETTERSHOP_TEST_CLOCK)")

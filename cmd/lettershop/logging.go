@@ -129,6 +129,9 @@ func greetJSON(w io.Writer, cfg config, local, base, metricsURL string) {
 			names[i] = k.Account
 		}
 		attrs = append(attrs, slog.String("auth", "api-keys"), slog.Any("accounts", names))
+		if cfg.sandbox {
+			attrs = append(attrs, slog.String("sandbox_key_prefix", httpadapter.SandboxKeyPrefix))
+		}
 	}
 	rate, failures := "off", "off"
 	if cfg.rate.n > 0 {

@@ -172,8 +172,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return usageError{fmt.Errorf("--api-key: %w", err)}
 		}
-		hopts = append(hopts, httpadapter.WithAuthenticator(auth))
-		iopts = append(iopts, inbox.WithAuthenticator(auth))
+		var a httpadapter.Authenticator = auth
+		if cfg.sandbox {
+			a = httpadapter.SandboxAuthenticator{Keys: auth}
+		}
+		hopts = append(hopts, httpadapter.WithAuthenticator(a))
+		iopts = append(iopts, inbox.WithAuthenticator(a))
 	}
 	svc := lettershop.New(store, opts...)
 	defer svc.Close()
@@ -294,10 +298,13 @@ func greet(w io.Writer, cfg config, local, base string) {
 		fmt.Fprintf(w, "Clients reach it at %s.\n", base)
 	}
 	key := "sk_test_123"
-	if len(cfg.apiKeys) == 0 {
+	if len(cfg.apiKeys) == 0 || cfg.sandbox {
 		fmt.Fprintf(w, "Sandbox: any API key that begins %s works; each key is its own account.\n", httpadapter.SandboxKeyPrefix)
-	} else {
-		key = "YOUR_SECRET"
+	}
+	if len(cfg.apiKeys) > 0 {
+		if !cfg.sandbox {
+			key = "YOUR_SECRET"
+		}
 		names := make([]string, len(cfg.apiKeys))
 		for i, k := range cfg.apiKeys {
 			names[i] = k.Account

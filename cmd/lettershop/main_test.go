@@ -516,6 +516,41 @@ func TestServerTestClockStart(t *testing.T) {
 	}
 }
 
+// With --sandbox beside --api-key, the keys given are their accounts and
+// every sk_test_ key is one of its own, as without --api-key; a key given
+// that begins sk_test_ is still the account it names. The greeting says so.
+func TestServerWithKeysAndSandbox(t *testing.T) {
+	base, stdout, _, stop := launchAll(t, "--api-key", "acme:secret1=letters:read", "--api-key", "beta:sk_test_beta", "--sandbox", "--rate-limit", "0")
+	defer func() {
+		stop()
+		if !strings.Contains(stdout.String(), "Sandbox: any API key that begins sk_test_ works") || !strings.Contains(stdout.String(), "API keys of accounts: acme, beta") {
+			t.Errorf("greeting:\n%s", stdout)
+		}
+	}()
+	if resp, _ := call(t, "POST", base+"/letters", "secret1", "{}"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("write with a read key given: %d, want its scopes kept", resp.StatusCode)
+	}
+	// An asset made with a sandbox key is its account's alone.
+	resp, body := call(t, "POST", base+"/assets", "sk_test_one", `{"name":"one"}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create with a sandbox key: %d %s", resp.StatusCode, body)
+	}
+	for key, want := range map[string]int{"sk_test_one": 1, "sk_test_two": 0, "sk_test_beta": 0, "secret1": 0} {
+		var page struct{ Items []json.RawMessage }
+		if resp, body := call(t, "GET", base+"/assets", key, ""); resp.StatusCode != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Items) != want {
+			if key != "secret1" || resp.StatusCode != http.StatusForbidden { // secret1 reads letters only
+				t.Errorf("assets of %s: %d %s, want %d", key, resp.StatusCode, body, want)
+			}
+		}
+	}
+	if resp, body := call(t, "GET", base+"/letters", "sk_test_", ""); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "sk_test_") {
+		t.Errorf("the bare prefix: %d %s, want a 401 that says which keys the sandbox takes", resp.StatusCode, body)
+	}
+	if resp, _ := call(t, "GET", base+"/letters", "other", ""); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a key neither given nor the sandbox's: %d", resp.StatusCode)
+	}
+}
+
 func TestServerWithKeysAndNoTestClock(t *testing.T) {
 	base, _ := startServer(t, "--api-key", "acme:secret1=letters:read", "--rate-limit", "0")
 	resp, body := call(t, "GET", base+"/letters", "secret1", "")
