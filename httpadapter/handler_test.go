@@ -329,19 +329,7 @@ func TestEveryAnswerIsNotSniffed(t *testing.T) {
 	ts, _ := newMetricsServer(t)
 	assetID, versionID := ts.createAsset(t, keyA)
 	l := ts.createLetter(t, keyA, assetID)
-	client := *ts.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	hr, _ := http.NewRequest("GET", ts.URL+"/letters/"+l.ID+"/download", nil)
-	hr.Header.Set("X-Api-Key", keyA)
-	resp, err := client.Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	link := strings.TrimPrefix(resp.Header.Get("Location"), testBaseURL)
-	if resp.StatusCode != http.StatusFound || link == "" {
-		t.Fatalf("download: %d %q", resp.StatusCode, link)
-	}
+	link := downloadLink(t, ts, l.ID)
 	noKey := hdr("X-Api-Key", "")
 	for _, tt := range []struct {
 		name string

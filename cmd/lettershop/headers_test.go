@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,34 +11,7 @@ import (
 // redirect, pages, static files, 404 and 405), the metrics on their own
 // address, and the answers the listener writes raw.
 func TestServerAnswersAreNotSniffed(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	out, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, env(), outW, io.Discard)
-		outW.Close()
-	}()
-	var greeting strings.Builder
-	var metricsURL string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		greeting.WriteString(sc.Text() + "\n")
-		if u, ok := strings.CutPrefix(sc.Text(), "Metrics: "); ok {
-			metricsURL = u
-			break
-		}
-	}
-	go io.Copy(io.Discard, out)
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}()
-	base := regexp.MustCompile(`http://\S+`).FindString(greeting.String())
-	if metricsURL == "" || base == "" {
-		t.Fatalf("greeting names no API or metrics address:\n%s", greeting.String())
-	}
+	base, metricsURL := launchWithMetricsAddr(t)
 	want := func(what string, resp *http.Response, status int) {
 		t.Helper()
 		if resp.StatusCode != status {

@@ -179,7 +179,11 @@ func TestMetricsOff(t *testing.T) {
 	}
 }
 
-func TestMetricsOnTheirOwnAddress(t *testing.T) {
+// launchWithMetricsAddr starts a server with --metrics-addr on an address
+// of its own, until the test ends, and returns the API's base URL and the
+// metrics' URL, as its greeting names them.
+func launchWithMetricsAddr(t *testing.T) (base, metricsURL string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -189,7 +193,6 @@ func TestMetricsOnTheirOwnAddress(t *testing.T) {
 	}()
 	var greeting strings.Builder
 	sc := bufio.NewScanner(out)
-	var metricsURL string
 	for sc.Scan() {
 		greeting.WriteString(sc.Text() + "\n")
 		if u, ok := strings.CutPrefix(sc.Text(), "Metrics: "); ok {
@@ -198,16 +201,21 @@ func TestMetricsOnTheirOwnAddress(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, out)
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("run: %v", err)
 		}
-	}()
-	base := regexp.MustCompile(`http://\S+`).FindString(greeting.String())
-	if metricsURL == "" || strings.HasPrefix(metricsURL, base+"/") {
-		t.Fatalf("greeting names no metrics address of their own:\n%s", greeting.String())
+	})
+	base = regexp.MustCompile(`http://\S+`).FindString(greeting.String())
+	if metricsURL == "" || base == "" || strings.HasPrefix(metricsURL, base+"/") {
+		t.Fatalf("greeting names no API address or no metrics address of their own:\n%s", greeting.String())
 	}
+	return base, metricsURL
+}
+
+func TestMetricsOnTheirOwnAddress(t *testing.T) {
+	base, metricsURL := launchWithMetricsAddr(t)
 	call(t, "GET", base+"/v1/letters", "sk_test_x", "")
 	if names := parseMetrics(t, metricsURL); !names["lettershop_http_requests_total"] {
 		t.Error("no lettershop_http_requests_total on the metrics address")
