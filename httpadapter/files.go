@@ -34,6 +34,8 @@ func (h *handler) letterFile(w http.ResponseWriter, r *http.Request, _ *call) {
 	hd.Set("Content-Length", strconv.Itoa(len(pdf)))
 	hd.Set("Content-Disposition", `inline; filename="`+safeFileName(file)+`"`)
 	hd.Set("Cache-Control", "private, no-store")
+	// A link followed from the PDF is not sent its URL, signature and all.
+	hd.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(pdf)
 }

@@ -486,8 +486,12 @@ func TestDownload(t *testing.T) {
 		t.Fatalf("download Location %q, want a signed link to /files/letters/%s.pdf", resp.Header.Get("Location"), l.ID)
 	}
 
-	// The link works without an API key.
+	// The link works without an API key. A link followed from the PDF is
+	// not sent it as its Referer: the signature is in the query.
 	pdf := ts.do(t, req{Method: "GET", Path: link.RequestURI(), Header: hdr("X-Api-Key", "")}).wantStatus(t, http.StatusOK)
+	if got := pdf.Header.Get("Referrer-Policy"); got != "no-referrer" {
+		t.Errorf("a signed link's PDF: Referrer-Policy %q, want no-referrer", got)
+	}
 	if ct := pdf.Header.Get("Content-Type"); ct != "application/pdf" || !strings.HasPrefix(string(pdf.Body), "%PDF-") {
 		t.Errorf("link served %q starting %q, want a PDF", ct, pdf.Body[:min(8, len(pdf.Body))])
 	}
