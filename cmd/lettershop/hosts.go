@@ -34,9 +34,9 @@ func loopbackHosts(listening net.Addr, baseURL string, next http.Handler) http.H
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackName(r.Host, named) {
 			httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeForbidden,
-				Message: "this server listens on a loopback address and answers requests addressed to localhost or a loopback address only, " +
-					"not to " + r.Host + " (a guard against DNS rebinding): to reach it by that name, start it with --base-url http://" + r.Host,
-				Fields: map[string]string{"Host": "must name localhost, a loopback address, or --base-url's host"}})
+				Message: "this server listens on a loopback address and answers only requests addressed to it by a loopback name " +
+					"(a guard against DNS rebinding); to reach it by another name, start it with --base-url http://" + r.Host,
+				Fields: map[string]string{"Host": r.Host + " is not localhost, a loopback address or --base-url's host"}})
 			return
 		}
 		next.ServeHTTP(w, r)
