@@ -40,6 +40,8 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //     number first, in the Virgin Islands estate names kept whole;
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
+//     beside a firm or building name and no delivery line it stays a
+//     line of its own (ACME CORP / RM 1);
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
 //   - the city spelled out: SAINT, FORT, MOUNT, a leading direction and
 //     the suffix table's words (ST LOUIS -> SAINT LOUIS, COLORADO SPGS ->
@@ -133,7 +135,11 @@ func standardizeOnce(a Address, c Casing) Address {
 			line = parseIn(t1, state)
 		}
 		if l2.unitsOnly {
-			if joined, ok := join(line, l2.units, state, c); ok {
+			// Units join only a delivery line (or other units): a firm or
+			// building name keeps its line, and the units stand on their
+			// own below it (Publication 28 213, 356).
+			joinable := l1.delivery || l1.unitsOnly
+			if joined, ok := join(line, l2.units, state, c); ok && joinable {
 				out.Line1 = joined
 				break
 			}

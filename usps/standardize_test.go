@@ -376,3 +376,30 @@ func TestUnitsWithoutDeliveryLine(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitsBelowOtherLine checks a unit line beside a line that is not a
+// delivery line (a firm or building name, with no delivery line written):
+// the units join only a delivery line or other units (213), so the name
+// keeps its line and the units stand on their own below it (356); beside
+// a street, box or route line they still join it.
+func TestUnitsBelowOtherLine(t *testing.T) {
+	for _, c := range []struct{ line1, line2, want1, want2 string }{
+		{"Acme Corp", "room 1", "ACME CORP", "RM 1"},
+		{"Acme Corp", "Suite 200", "ACME CORP", "STE 200"},
+		{"US Courthouse Building", "# 12", "US COURTHOUSE BUILDING", "# 12"},
+		{"Main Street", "Apt 4", "MAIN ST", "APT 4"},
+		// A delivery line, or units, beside them: joined.
+		{"1 Acme Way", "room 1", "1 ACME WAY RM 1", ""},
+		{"RR 2 Box 5", "Apt 1", "RR 2 BOX 5 APT 1", ""},
+		{"Apt 1", "Fl 2", "APT 1 FL 2", ""},
+		{"845", "Apt 1", "845 APT 1", ""},
+	} {
+		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
+		if got.Line1 != c.want1 || got.Line2 != c.want2 {
+			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
+		}
+		if again := usps.Standardize(got, usps.Upper); again != got {
+			t.Errorf("standardizing %q / %q again gave %q / %q", got.Line1, got.Line2, again.Line1, again.Line2)
+		}
+	}
+}
