@@ -135,10 +135,11 @@ func standardizeOnce(a Address, c Casing) Address {
 			line = parseIn(t1, state)
 		}
 		if l2.unitsOnly {
-			// Units join only a delivery line (or other units): a firm or
+			// Units join only a delivery line (or other units), a street
+			// named with its suffix but not numbered among them: a firm or
 			// building name keeps its line, and the units stand on their
 			// own below it (Publication 28 213, 356).
-			joinable := l1.delivery || l1.unitsOnly
+			joinable := l1.delivery || l1.unitsOnly || l1.line.Suffix != ""
 			if joined, ok := join(line, l2.units, state, c); ok && joinable {
 				out.Line1 = joined
 				break

@@ -387,8 +387,9 @@ func TestUnitsBelowOtherLine(t *testing.T) {
 		{"Acme Corp", "room 1", "ACME CORP", "RM 1"},
 		{"Acme Corp", "Suite 200", "ACME CORP", "STE 200"},
 		{"US Courthouse Building", "# 12", "US COURTHOUSE BUILDING", "# 12"},
-		{"Main Street", "Apt 4", "MAIN ST", "APT 4"},
-		// A delivery line, or units, beside them: joined.
+		// A delivery line, or units, beside them: joined; a street without
+		// its number is the delivery line still.
+		{"Main Street", "Apt 4", "MAIN ST APT 4", ""},
 		{"1 Acme Way", "room 1", "1 ACME WAY RM 1", ""},
 		{"RR 2 Box 5", "Apt 1", "RR 2 BOX 5 APT 1", ""},
 		{"Apt 1", "Fl 2", "APT 1 FL 2", ""},
