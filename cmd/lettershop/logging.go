@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/prom"
 )
@@ -187,10 +188,18 @@ func metricsPath(cfg config) string {
 }
 
 // metricsServer serves m at /metrics on a listener of its own, for
-// --metrics-addr HOST:PORT.
+// --metrics-addr HOST:PORT. Another method on /metrics is a 405, another
+// path a 404: problems, as the API answers them.
 func metricsServer(m *prom.Metrics, logger *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		httpadapter.WriteMethodNotAllowed(w, r, "GET, HEAD")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeNotFound,
+			Message: fmt.Sprintf("no route for %s %s; metrics are served at /metrics", r.Method, r.URL.Path)})
+	})
 	return &http.Server{
 		Handler:           logRequests(logger, withAnswerHeaders(mux)),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -15,6 +15,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/lettershop/lettershop/prom"
 )
 
 func TestParseOpsFlags(t *testing.T) {
@@ -321,5 +323,54 @@ func TestGreetOps(t *testing.T) {
 	greet(&b, config{store: "memory", metricsAddr: metricsOff}, "http://h", "http://h")
 	if strings.Contains(b.String(), "Metrics:") {
 		t.Errorf("greeting with metrics off names them:\n%s", b.String())
+	}
+}
+
+// The metrics address answers a path it does not serve with a 404, and
+// another method on /metrics with a 405, as problems like every other
+// answer of the server: it answered them in net/http's plain text.
+func TestMetricsAddressAnswersProblems(t *testing.T) {
+	h := metricsServer(prom.New(), slog.New(slog.DiscardHandler)).Handler
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/metrics", http.StatusOK, ""},
+		{"HEAD", "/metrics", http.StatusOK, ""},
+		{"POST", "/metrics", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"DELETE", "/metrics", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"GET", "/", http.StatusNotFound, ""},
+		{"GET", "/metricsx", http.StatusNotFound, ""},
+		{"GET", "/metrics/", http.StatusNotFound, ""},
+		{"POST", "/v1/letters", http.StatusNotFound, ""},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
+		what := c.method + " " + c.path
+		if rec.Code != c.status {
+			t.Errorf("%s: %d, want %d", what, rec.Code, c.status)
+			continue
+		}
+		if got := rec.Header().Get("Allow"); got != c.allow {
+			t.Errorf("%s: Allow %q, want %q", what, got, c.allow)
+		}
+		if c.status == http.StatusOK {
+			continue
+		}
+		if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("%s: Content-Type %q, want application/problem+json", what, ct)
+		}
+		if rec.Header().Get("X-Request-Id") == "" {
+			t.Errorf("%s: no X-Request-Id", what)
+		}
+		var p struct {
+			Type   string `json:"type"`
+			Status int    `json:"status"`
+			Detail string `json:"detail"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || p.Status != c.status || p.Type == "" || !strings.Contains(p.Detail, c.path) {
+			t.Errorf("%s: not a problem naming the path (%v): %s", what, err, rec.Body.Bytes())
+		}
 	}
 }
