@@ -322,7 +322,7 @@ func TestBareUnitLine(t *testing.T) {
 // written, standardizing again changes nothing, and the reading does not
 // go on without end (it overflowed the stack; found by FuzzStandardize).
 func TestUnitsThatSwapSettle(t *testing.T) {
-	for _, c := range []struct{ line1, line2, want1, want2 string }{
+	checkLines(t, []lineCase{
 		{"1 Apt 5 Apt F", "", "1 APT 5 APT F", ""},
 		{"1 Apt F Apt 5", "", "1 APT F APT 5", ""},
 		{"1 Unit B Apt C", "", "1 UNIT B APT C", ""},
@@ -334,15 +334,7 @@ func TestUnitsThatSwapSettle(t *testing.T) {
 		// One unit before a street still moves to the end.
 		{"123 # 5 Pier 39 Rd", "", "123 PIER 39 RD # 5", ""},
 		{"123 Unit B Main St", "", "123 MAIN ST UNIT B", ""},
-	} {
-		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
-		if got.Line1 != c.want1 || got.Line2 != c.want2 {
-			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
-		}
-		if again := usps.Standardize(got, usps.Upper); again != got {
-			t.Errorf("standardizing %q / %q again gave %q / %q", got.Line1, got.Line2, again.Line1, again.Line2)
-		}
-	}
+	})
 }
 
 // TestUnitsWithoutDeliveryLine checks a first line that holds only units
@@ -351,7 +343,7 @@ func TestUnitsThatSwapSettle(t *testing.T) {
 // street (ROOM 1 -> RM 1); a single word that needs no designator (I10,
 // 845, POBOX53485) is still read as a line of its own.
 func TestUnitsWithoutDeliveryLine(t *testing.T) {
-	for _, c := range []struct{ line1, line2, want1, want2 string }{
+	checkLines(t, []lineCase{
 		{"room 1", "", "RM 1", ""},
 		{"Apartment 2B", "", "APT 2B", ""},
 		{"Suite 100", "", "STE 100", ""},
@@ -366,15 +358,7 @@ func TestUnitsWithoutDeliveryLine(t *testing.T) {
 		{"I10", "", "INTERSTATE 10", ""},
 		{"845", "", "845", ""},
 		{"PoBox53485", "", "PO BOX 53485", ""},
-	} {
-		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
-		if got.Line1 != c.want1 || got.Line2 != c.want2 {
-			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
-		}
-		if again := usps.Standardize(got, usps.Upper); again != got {
-			t.Errorf("standardizing %q / %q again gave %q / %q", got.Line1, got.Line2, again.Line1, again.Line2)
-		}
-	}
+	})
 }
 
 // TestUnitsBelowOtherLine checks a unit line beside a line that is not a
@@ -383,7 +367,7 @@ func TestUnitsWithoutDeliveryLine(t *testing.T) {
 // keeps its line and the units stand on their own below it (356); beside
 // a street, box or route line they still join it.
 func TestUnitsBelowOtherLine(t *testing.T) {
-	for _, c := range []struct{ line1, line2, want1, want2 string }{
+	checkLines(t, []lineCase{
 		{"Acme Corp", "room 1", "ACME CORP", "RM 1"},
 		{"Acme Corp", "Suite 200", "ACME CORP", "STE 200"},
 		{"US Courthouse Building", "# 12", "US COURTHOUSE BUILDING", "# 12"},
@@ -394,7 +378,17 @@ func TestUnitsBelowOtherLine(t *testing.T) {
 		{"RR 2 Box 5", "Apt 1", "RR 2 BOX 5 APT 1", ""},
 		{"Apt 1", "Fl 2", "APT 1 FL 2", ""},
 		{"845", "Apt 1", "845 APT 1", ""},
-	} {
+	})
+}
+
+// lineCase is an address of two lines and the lines Standardize makes of it.
+type lineCase struct{ line1, line2, want1, want2 string }
+
+// checkLines checks the lines Standardize makes of each case, and that
+// standardizing them again changes nothing.
+func checkLines(t *testing.T, cases []lineCase) {
+	t.Helper()
+	for _, c := range cases {
 		got := usps.Standardize(usps.Address{Line1: c.line1, Line2: c.line2}, usps.Upper)
 		if got.Line1 != c.want1 || got.Line2 != c.want2 {
 			t.Errorf("Standardize(%q / %q) = %q / %q, want %q / %q", c.line1, c.line2, got.Line1, got.Line2, c.want1, c.want2)
