@@ -219,3 +219,76 @@ func editEvent(doc *json.RawMessage, name string, v any) {
 	}
 	*doc = b
 }
+
+// FuzzRestoreAccount restores snapshots changed at random into a Service,
+// then reads and runs what it restored: the account's clock moved on, its
+// letters stepped and drawn, its lists read. A snapshot is refused or it
+// restores records every operation takes: none panics, and none fails but
+// with an error of the API's.
+func FuzzRestoreAccount(f *testing.F) {
+	e := newEnv(f)
+	a, _ := e.publishedTemplate(f, acct)
+	for range 2 {
+		if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, 72*time.Hour); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := e.svc.RunDue(e.ctx); err != nil {
+		f.Fatal(err)
+	}
+	taken, err := e.svc.SnapshotAccount(e.ctx, acct)
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := json.Marshal(taken)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var snap snapshot.Snapshot
+		if json.Unmarshal(b, &snap) != nil {
+			return
+		}
+		e := newEnv(t)
+		const to = "acct_fuzzed"
+		if _, err := e.svc.RestoreAccount(e.ctx, to, &snap, lettershop.RestoreOptions{}); err != nil {
+			if lettershop.ErrorCode(err) == lettershop.CodeInternal {
+				t.Fatalf("restore: %v", err)
+			}
+			return
+		}
+		apiErr := func(what string, err error) {
+			t.Helper()
+			if err != nil && lettershop.ErrorCode(err) == lettershop.CodeInternal {
+				t.Fatalf("%s of a restored account: %v", what, err)
+			}
+		}
+		page, err := e.svc.ListLetters(e.ctx, to, lettershop.ListLettersInput{})
+		apiErr("ListLetters", err)
+		for _, l := range page.Items {
+			_, err := e.svc.RenderLetter(e.ctx, to, l.ID)
+			apiErr("RenderLetter", err)
+		}
+		_, err = e.svc.ListAssets(e.ctx, to, lettershop.ListAssetsInput{})
+		apiErr("ListAssets", err)
+		_, err = e.svc.ListWebhooks(e.ctx, to, lettershop.ListWebhooksInput{})
+		apiErr("ListWebhooks", err)
+		_, err = e.svc.AdvanceAccountClock(e.ctx, to, 40*24*time.Hour)
+		apiErr("AdvanceAccountClock", err)
+		_, err = e.svc.RunDue(e.ctx)
+		apiErr("RunDue", err)
+		page, err = e.svc.ListLetters(e.ctx, to, lettershop.ListLettersInput{})
+		apiErr("ListLetters after a run", err)
+		for _, l := range page.Items {
+			_, err := e.svc.GetLetter(e.ctx, to, l.ID)
+			apiErr("GetLetter", err)
+		}
+	})
+}
