@@ -185,8 +185,10 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 		}
 	}
 	types, counts := map[string]AssetType{}, map[string]*versionCounts{}
+	assets, assetErrs := make([]*Asset, len(snap.Assets)), make([]error, len(snap.Assets))
 	for i, a := range snap.Assets {
-		if d, err := assetFromRecord(storage.Asset{ID: a.ID, Doc: storage.Encoded(a.Doc)}); err == nil {
+		d, err := assetFromRecord(storage.Asset{ID: a.ID, Doc: storage.Encoded(a.Doc)})
+		if assets[i], assetErrs[i] = d, err; err == nil {
 			types[a.ID], counts[a.ID] = d.Type, &versionCounts{Deleted: d.counts.Deleted}
 			in(fmt.Sprintf("assets[%d].doc.", i), func(g fieldErrors) {
 				validateAssetName(g, d.Name)
@@ -229,7 +231,7 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 		if len(f) > 0 {
 			break // the counts are checked on versions that check
 		}
-		d, err := assetFromRecord(storage.Asset{ID: a.ID, Doc: storage.Encoded(a.Doc)})
+		d, err := assets[i], assetErrs[i]
 		if err != nil {
 			f.add(fmt.Sprintf("assets[%d].doc", i), "can not be read: %v", err)
 		} else if d.counts != *counts[a.ID] || d.counts.Deleted < 0 {
