@@ -26,22 +26,7 @@ import (
 // it. Nothing is written; the snapshot as taken restores, and so does one
 // at each limit.
 func TestRestoreChecksRecords(t *testing.T) {
-	e := newEnv(t)
-	a, _ := e.publishedTemplate(t, acct)
-	if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
-		t.Fatal(err)
-	}
-	taken, err := e.svc.SnapshotAccount(e.ctx, acct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(taken)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, b := sampleAccount(t, 1, 0)
 	for _, tc := range []struct {
 		name, field string
 		change      func(*snapshot.Snapshot)
@@ -226,30 +211,7 @@ func editEvent(doc *json.RawMessage, name string, v any) {
 // restores records every operation takes: none panics, and none fails but
 // with an error of the API's.
 func FuzzRestoreAccount(f *testing.F) {
-	e := newEnv(f)
-	a, _ := e.publishedTemplate(f, acct)
-	for range 2 {
-		if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
-			f.Fatal(err)
-		}
-	}
-	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
-		f.Fatal(err)
-	}
-	if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, 72*time.Hour); err != nil {
-		f.Fatal(err)
-	}
-	if _, err := e.svc.RunDue(e.ctx); err != nil {
-		f.Fatal(err)
-	}
-	taken, err := e.svc.SnapshotAccount(e.ctx, acct)
-	if err != nil {
-		f.Fatal(err)
-	}
-	b, err := json.Marshal(taken)
-	if err != nil {
-		f.Fatal(err)
-	}
+	_, b := sampleAccount(f, 2, 72*time.Hour)
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var snap snapshot.Snapshot
@@ -291,4 +253,39 @@ func FuzzRestoreAccount(f *testing.F) {
 			apiErr("GetLetter", err)
 		}
 	})
+}
+
+// sampleAccount makes an account on a new Service with a published
+// template, n letters made from it and a webhook, its clock moved on by
+// advance (and what fell due run), and returns the Service and the
+// account's snapshot as JSON.
+func sampleAccount(tb testing.TB, n int, advance time.Duration) (*env, []byte) {
+	tb.Helper()
+	e := newEnv(tb)
+	a, _ := e.publishedTemplate(tb, acct)
+	for range n {
+		if _, err := e.svc.CreateLetter(e.ctx, acct, letterInput(a.ID)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks"}); err != nil {
+		tb.Fatal(err)
+	}
+	if advance > 0 {
+		if _, err := e.svc.AdvanceAccountClock(e.ctx, acct, advance); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := e.svc.RunDue(e.ctx); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	taken, err := e.svc.SnapshotAccount(e.ctx, acct)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := json.Marshal(taken)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e, b
 }
