@@ -1,6 +1,7 @@
 package cass
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,6 +122,31 @@ func TestDualAddress(t *testing.T) {
 		}
 		if r.Analysis.DpvMatchCode != DPVConfirmed || r.Metadata.RecordType != c.record {
 			t.Errorf("%q / %q: match %q, record type %q; want %q, %q", c.line1, c.line2, r.Analysis.DpvMatchCode, r.Metadata.RecordType, DPVConfirmed, c.record)
+		}
+	}
+}
+
+// TestPrivateMailbox checks that a private mailbox at a street address is a
+// commercial mail receiving agency's (dpvCmra Y, footnote RR), and that one
+// written with a PO box is not: Publication 28 284 puts it on a line above
+// the box, and the box, which only the Postal Service delivers, is the
+// delivery point analysed.
+func TestPrivateMailbox(t *testing.T) {
+	for _, c := range []struct {
+		line1, line2, want1, want2, cmra string
+	}{
+		{"123 Main St", "PMB 12", "123 MAIN ST PMB 12", "", "Y"},
+		{"PO Box 5", "PMB 12", "PMB 12", "PO BOX 5", "N"},
+		{"PO Box 5 PMB 12", "", "PMB 12", "PO BOX 5", "N"},
+	} {
+		in := Input{Address: usps.Address{Line1: c.line1, Line2: c.line2, City: "Springfield", State: "IL", ZIP: "62701"}, Casing: usps.Upper}
+		r := Process(in)
+		if r.Address.Line1 != c.want1 || r.Address.Line2 != c.want2 {
+			t.Errorf("%q / %q: lines %q / %q, want %q / %q", c.line1, c.line2, r.Address.Line1, r.Address.Line2, c.want1, c.want2)
+		}
+		if r.Analysis.DpvMatchCode != DPVConfirmed || r.Analysis.DpvCmra != c.cmra || slices.Contains(r.Analysis.DpvFootnotes, "RR") != (c.cmra == "Y") {
+			t.Errorf("%q / %q: match %q, cmra %q, footnotes %v; want %q, cmra %q", c.line1, c.line2,
+				r.Analysis.DpvMatchCode, r.Analysis.DpvCmra, r.Analysis.DpvFootnotes, DPVConfirmed, c.cmra)
 		}
 	}
 }

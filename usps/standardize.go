@@ -41,7 +41,9 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //   - a line that holds only a secondary unit (APT 4B, 3RD FLOOR) joined to
 //     the end of the delivery line when the result fits MaxLineLength;
 //     beside a firm or building name and no delivery line it stays a
-//     line of its own (ACME CORP / RM 1);
+//     line of its own (ACME CORP / RM 1); with a PO box it goes on the
+//     line above the box, and so does a private mailbox (PMB 12 / PO BOX
+//     5), when that line is free;
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
 //   - the city spelled out: SAINT, FORT, MOUNT, a leading direction and
 //     the suffix table's words (ST LOUIS -> SAINT LOUIS, COLORADO SPGS ->
@@ -115,6 +117,10 @@ func standardizeOnce(a Address, c Casing) Address {
 	switch {
 	case !l1.delivery && l2.delivery:
 		if l1.unitsOnly {
+			if units, box, ok := boxUnits(l1.units, l2.line); ok {
+				out.Line1, out.Line2 = units.Format(c), box.Format(c)
+				break
+			}
 			if joined, ok := join(l2.line, l1.units, state, c); ok {
 				out.Line1 = joined
 				break
@@ -133,6 +139,10 @@ func standardizeOnce(a Address, c Casing) Address {
 			line = l1.units
 		case !l1.parsed:
 			line = parseIn(t1, state)
+		}
+		if units, box, ok := boxUnits(l2.units, line); ok && (l2.unitsOnly || len(t2) == 0) {
+			out.Line1, out.Line2 = units.Format(c), box.Format(c)
+			break
 		}
 		if l2.unitsOnly {
 			// Units join only a delivery line (or other units), a street
@@ -175,6 +185,25 @@ func standardizeOnce(a Address, c Casing) Address {
 	out.ZIP, out.Plus4 = standardZIP(a.ZIP, a.Plus4, state)
 	fitLines(&out)
 	return out
+}
+
+// boxUnits takes the secondary units and the private mailbox off a PO box
+// line, with the units of another line, for a line of their own above
+// the box: Publication 28 284 lets neither a private mailbox number nor a
+// company's own number for an office or a person (a MailStop Code, which a
+// room or suite written with a box is) stand on a PO box's Delivery
+// Address Line, and prints such a number above it. ok is false when line
+// is no PO box or neither line has a unit.
+func boxUnits(other, line DeliveryLine) (units, box DeliveryLine, ok bool) {
+	if line.Kind != LinePOBox || (other.PMB != "" && line.PMB != "") {
+		return DeliveryLine{}, line, false
+	}
+	units = DeliveryLine{Secondaries: append(append([]Secondary(nil), line.Secondaries...), other.Secondaries...), PMB: line.PMB + other.PMB}
+	if len(units.Secondaries) == 0 && units.PMB == "" {
+		return DeliveryLine{}, line, false
+	}
+	line.Secondaries, line.PMB = nil, ""
+	return units, line, true
 }
 
 // poStarts are the first words of a PO box written with PO, which

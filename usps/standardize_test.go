@@ -381,6 +381,36 @@ func TestUnitsBelowOtherLine(t *testing.T) {
 	})
 }
 
+// TestPOBoxUnitsAbove checks Publication 28 284: no private mailbox number,
+// nor a unit that numbers an office or a person within the boxholder, stands
+// on a PO box's delivery line; it goes on the line above the box, written
+// on the box line, below it or above it alike. A street or route keeps its
+// PMB at the end of its line (285), and a box beside a firm's name, with no
+// line free, keeps its unit.
+func TestPOBoxUnitsAbove(t *testing.T) {
+	checkLines(t, []lineCase{
+		{"PO Box 5 PMB 12", "", "PMB 12", "PO BOX 5"},
+		{"PO Box 5", "PMB 12", "PMB 12", "PO BOX 5"},
+		{"PMB 12", "PO Box 5", "PMB 12", "PO BOX 5"},
+		{"PO Box 5 Private Mailbox 12", "", "PMB 12", "PO BOX 5"},
+		{"PO Box 5 # 12", "", "# 12", "PO BOX 5"},
+		{"room 1", "PO Box 5", "RM 1", "PO BOX 5"},
+		{"PO Box 5", "room 1", "RM 1", "PO BOX 5"},
+		{"PO Box 5 Rm 1", "", "RM 1", "PO BOX 5"},
+		{"PO Box 5 Ste 3", "Apt 2", "STE 3 APT 2", "PO BOX 5"},
+		{"Caller 5 Ste 3", "", "STE 3", "PO BOX 5"},
+		{"PO Box 5", "", "PO BOX 5", ""},
+		// Not a PO box: the PMB and the unit join the line.
+		{"123 Main St", "PMB 12", "123 MAIN ST PMB 12", ""},
+		{"RR 1 Box 2", "PMB 234", "RR 1 BOX 2 PMB 234", ""},
+		{"PSC 802 Box 74", "Apt 1", "PSC 802 BOX 74 APT 1", ""},
+		// No line free above the box: the unit stays on it.
+		{"Acme Corp", "PO Box 5 Rm 1", "ACME CORP", "PO BOX 5 RM 1"},
+		{"123 Main St", "PO Box 5 PMB 12", "123 MAIN ST", "PO BOX 5 PMB 12"},
+		{"Ste 3 PMB 4", "PO Box 5 PMB 6", "STE 3 PMB 4", "PO BOX 5 PMB 6"},
+	})
+}
+
 // lineCase is an address of two lines and the lines Standardize makes of it.
 type lineCase struct{ line1, line2, want1, want2 string }
 
