@@ -292,7 +292,9 @@ func (s *Store) processDue(ctx context.Context, r *letterRec, q storage.DueQuery
 	if err := checkContext(ctx, "process due letters"); err != nil {
 		return false, err
 	}
-	if !s.lettersDue.due(r, q) {
+	// A letter erased since it was picked (EraseAccount) is no longer the
+	// one stored under its id, if any is.
+	if s.letters[r.id] != r || !s.lettersDue.due(r, q) {
 		return false, nil
 	}
 	// fn gets a copy of its own, which the store then keeps as it is (in

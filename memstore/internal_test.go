@@ -526,3 +526,116 @@ func TestIdemRecSize(t *testing.T) {
 		t.Errorf("an idempotency record takes %d bytes, more than 128", n)
 	}
 }
+
+// TestEraseUnderWay: letters and deliveries a due run picked before their
+// account was erased, and written again under the same ids since (a
+// restore that keeps a snapshot's ids), are passed over when the run
+// reaches them: the records picked are not those stored.
+func TestEraseUnderWay(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	now := t0.Add(time.Hour)
+	q := storage.DueQuery{Now: now, Limit: 10}
+	w := storage.Webhook{ID: "wh_1", Account: "acct", Status: storage.WebhookEnabled, CreatedAt: t0, ModifiedAt: t0}
+	if _, err := s.WriteWebhook(ctx, w, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	var letters []storage.Letter
+	for i := range 2 {
+		l := storage.Letter{ID: fmt.Sprintf("ltr_%d", i), Account: "acct", Status: "queued", DueAt: t0, CreatedAt: t0, ModifiedAt: t0}
+		letters = append(letters, l)
+		l.Notices = []storage.Notice{{EventID: fmt.Sprintf("evt_%d", i), Type: "letter.created", At: t0, RetryUntil: now}}
+		if _, err := s.CreateLetter(ctx, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	picked, err := s.pickDue(ctx, q)
+	if err != nil || len(picked) != 2 {
+		t.Fatalf("pickDue = %d letters, %v; want 2", len(picked), err)
+	}
+	dq := storage.DeliveryDueQuery{DueQuery: q, Leased: now}
+	pickedDeliveries, err := s.pickDueDeliveries(ctx, dq)
+	if err != nil || len(pickedDeliveries) != 2 {
+		t.Fatalf("pickDueDeliveries = %d, %v; want 2", len(pickedDeliveries), err)
+	}
+	if err := s.EraseAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s)
+	if err := s.RestoreRecords(ctx, storage.AccountRecords{Account: "acct", Letters: letters, Webhooks: []storage.Webhook{w}}); err != nil {
+		t.Fatal(err)
+	}
+	// A change of the letter restored makes a delivery of the id of one
+	// picked before.
+	l, err := s.GetLetter(ctx, "acct", "ltr_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Notices = []storage.Notice{{EventID: "evt_0", Type: "letter.created", At: t0, RetryUntil: now}}
+	if _, err := s.UpdateLetter(ctx, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	fn := func(l *storage.Letter) error {
+		t.Errorf("letter %s of before the erase handed to the run", l.ID)
+		l.Status = "mailed"
+		return nil
+	}
+	for _, r := range picked {
+		if _, err := s.processDue(ctx, r, q, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range pickedDeliveries {
+		_, written, err := s.processDueDelivery(ctx, r, dq, func(d *storage.Delivery) error {
+			t.Errorf("delivery %s of before the erase handed to the run", d.ID)
+			d.Attempts++
+			return nil
+		})
+		if err != nil || written {
+			t.Errorf("processDueDelivery = %v, %v; want nothing written", written, err)
+		}
+	}
+	checkInvariants(t, s)
+	if got, _ := s.ListLetters(ctx, storage.LetterQuery{Account: "acct", Status: "mailed", Limit: 10}); len(got) != 0 {
+		t.Errorf("mailed letters %v, want none", got)
+	}
+	ds, _ := s.ListDeliveries(ctx, storage.DeliveryQuery{Account: "acct", WebhookID: "wh_1", Limit: 10})
+	if len(ds) != 1 || ds[0].Attempts != 0 {
+		t.Errorf("deliveries %+v, want the one made since, not attempted", ds)
+	}
+	if n := s.hooks.due.byTime.Len(); n != 1 {
+		t.Errorf("due deliveries index holds %d, want 1", n)
+	}
+	if q := s.hooks.pending[letterKey{"wh_1", "ltr_0"}]; len(q) != 1 {
+		t.Errorf("pending queue of ltr_0 holds %d, want 1", len(q))
+	}
+}
+
+// TestEraseFreesSharedContent: content kept once for every account that
+// has it goes with the last of them.
+func TestEraseFreesSharedContent(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	for _, acct := range []string{"a", "b"} {
+		w := storage.AssetWrite{
+			Asset:      storage.Asset{ID: "ast_" + acct, Account: acct, CreatedAt: t0, ModifiedAt: t0},
+			PutContent: []storage.Content{{Account: acct, Hash: "h", Data: []byte("x")}, {Account: acct, Hash: "h-" + acct, Data: []byte("y")}},
+		}
+		if _, err := s.WriteAsset(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.EraseAccount(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, s)
+	if got := slices.Sorted(maps.Keys(s.contentByHash)); !slices.Equal(got, []string{"h", "h-b"}) {
+		t.Errorf("shared content %v, want h and h-b", got)
+	}
+	if err := s.EraseAccount(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.contentByHash) != 0 || len(s.content) != 0 || len(s.assets) != 0 {
+		t.Errorf("content %d, shared %d, assets %d left; want none", len(s.content), len(s.contentByHash), len(s.assets))
+	}
+}

@@ -480,7 +480,9 @@ func (s *Store) processDueDelivery(ctx context.Context, r *deliveryRec, q storag
 	if err := checkContext(ctx, "process due deliveries"); err != nil {
 		return storage.Delivery{}, false, err
 	}
-	// A delivery deleted with its webhook is no longer in its tree.
+	// A delivery deleted with its webhook (or erased with its account) is
+	// no longer in its tree; one of its id made since is not first of its
+	// letter's pending deliveries (first), so not due.
 	if t := s.hooks.deliveries[r.d.WebhookID]; t == nil || !t.Has(r) || !s.dueDelivery(r, q) {
 		return storage.Delivery{}, false, nil
 	}

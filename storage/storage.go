@@ -26,12 +26,13 @@
 // ErrAlreadyExists. Queries always select one account (an empty Account is
 // just an account named ""), and a Limit below 1 returns no records.
 //
-// Beside Storage a backend may implement Pinger (a readiness check) and
-// Restorer (an account restored in one step), which the service finds by a
-// type assertion. A store that wraps another by embedding a Storage (to
-// count calls, say) has Storage's methods only: it passes the others on
-// with methods of its own, or the service's Ping answers ready whatever the
-// backend, and a restore writes record by record.
+// Beside Storage a backend may implement Pinger (a readiness check),
+// Restorer (an account restored in one step) and Eraser (an account
+// emptied in one step), which the service finds by a type assertion. A
+// store that wraps another by embedding a Storage (to count calls, say)
+// has Storage's methods only: it passes the others on with methods of its
+// own, or the service's Ping answers ready whatever the backend, a restore
+// writes record by record, and an account can not be erased.
 package storage
 
 import (

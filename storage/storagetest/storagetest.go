@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"Completion", completionTests},
 		{"CancelledContext", cancelTests},
 		{"RestoreRecords", restoreTests},
+		{"EraseAccount", eraseTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
