@@ -254,6 +254,12 @@ func (b builtinProcessor) RegisterMove(_ context.Context, account string, m Move
 	return err
 }
 
+// ForgetMoves implements MoveForgetter.
+func (b builtinProcessor) ForgetMoves(_ context.Context, account string) error {
+	b.p.Forget(account)
+	return nil
+}
+
 // moveGiven is an address of a move as package ncoa takes it, its last
 // line composed from its parts when given in parts, as a letter's is.
 func moveGiven(a AddressInput) ncoa.Address {

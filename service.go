@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -72,6 +73,8 @@ type Service struct {
 	download signedlink.Links
 	// pages signs the tokens that continue lists, with the token key.
 	pages pagetoken.Signer
+	// erasures counts EraseAccount's erasures (Erasures).
+	erasures atomic.Uint64
 }
 
 // Option configures a Service.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/postal"
+	"github.com/lettershop/lettershop/storage"
 )
 
 // This file holds the Service's controls for tests, in one place: running
@@ -136,6 +137,46 @@ type Move struct {
 	From AddressInput `json:"from"`
 	To   AddressInput `json:"to"`
 }
+
+// MoveForgetter is a MoveRegistry that forgets an account's moves, as
+// EraseAccount asks it to.
+type MoveForgetter interface {
+	ForgetMoves(ctx context.Context, account string) error
+}
+
+// EraseAccount empties the account, for a suite whose tests share one
+// account (a fixed API key): its letters, assets with their versions and
+// content, webhooks with their deliveries, and idempotency keys go in one
+// step of the store (a storage.Eraser; CodeConflict otherwise), and with
+// them what the Service keeps of the account beside the store: the moves
+// registered (when the address processor is a MoveForgetter) and its
+// letters' renderings. Its clock stays where it stands, frozen or not: a
+// clock never goes back. Erase while nothing else runs in the account.
+func (s *Service) EraseAccount(ctx context.Context, account string) error {
+	if err := accountErr(account); err != nil {
+		return err
+	}
+	e, ok := s.rawStore.(storage.Eraser)
+	if !ok {
+		return errorf(CodeConflict, "the store in use can not erase an account (it is no storage.Eraser): take a new account instead")
+	}
+	if err := e.EraseAccount(ctx, account); err != nil {
+		return storeErr("erase account", err)
+	}
+	s.erasures.Add(1)
+	s.render.cache.Forget(account)
+	s.idem.Forget(account)
+	if m, ok := s.address.(MoveForgetter); ok {
+		return m.ForgetMoves(ctx, account)
+	}
+	return nil
+}
+
+// Erasures counts the accounts EraseAccount erased. What keeps something
+// made of an account's records (package wire's encodings, by id and
+// revision) drops what it made before the count moved: an erased
+// account's ids may come back, restored, at revisions they had.
+func (s *Service) Erasures() uint64 { return s.erasures.Load() }
 
 // RegisterMove records a move for NCOA in the account, for letters created
 // (or whose recipient is updated) after it. A move registered again for the

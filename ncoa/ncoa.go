@@ -104,6 +104,13 @@ func (p *Processor) Register(account string, m Move) error {
 	return nil
 }
 
+// Forget removes every move of the account.
+func (p *Processor) Forget(account string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.moves, account)
+}
+
 // testForward is where the NCOA test address forwards to.
 var testForward = Address{Line1: cass.NCOATestForward[0], LastLine: cass.NCOATestForward[1]}
 

@@ -124,6 +124,21 @@ func (c *Cache) Observed(k Key, observe func(d time.Duration, cached bool), rend
 	return b, err
 }
 
+// Forget drops the renderings of the account's letters, whose ids may
+// come back at revisions they had before (an account emptied, then
+// restored with its ids kept), drawn from other states.
+func (c *Cache) Forget(account string) {
+	kept := c.kept()
+	if kept == nil {
+		return
+	}
+	for _, k := range kept.Keys() {
+		if k.Account == account {
+			kept.Remove(k)
+		}
+	}
+}
+
 // Rendered returns how many times Get has rendered rather than found a
 // rendering kept.
 func (c *Cache) Rendered() int64 { return c.rendered.Load() }

@@ -198,3 +198,24 @@ func TestBytesBounded(t *testing.T) {
 		t.Error("a, kept again, was dropped for one larger than the bytes")
 	}
 }
+
+// TestForget drops the renderings of one account's letters only.
+func TestForget(t *testing.T) {
+	c := rendercache.New(10)
+	render := func() ([]byte, error) { return []byte("pdf"), nil }
+	a, b := rendercache.Key{Account: "a", ID: "ltr_1", Revision: 1}, rendercache.Key{Account: "b", ID: "ltr_2", Revision: 1}
+	for _, k := range []rendercache.Key{a, b} {
+		if _, _, err := c.Get(k, render); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Forget("a")
+	if _, cached, _ := c.Get(a, render); cached {
+		t.Error("a rendering of the account forgotten is found")
+	}
+	if _, cached, _ := c.Get(b, render); !cached {
+		t.Error("another account's rendering went too")
+	}
+	var zero rendercache.Cache
+	zero.Forget("a") // a zero Cache has nothing to forget
+}

@@ -84,12 +84,17 @@ func (k *keptJSON) serves(cassLeftOut bool) bool { return k.full || cassLeftOut 
 type jsonEntry struct {
 	status   lettershop.LetterStatus
 	modified time.Time
+	// erasures is the Service's count of accounts erased (Erasures) read
+	// before the record was: an erased account's ids come back restored
+	// at revisions they had, from other states.
+	erasures uint64
 	kept     keptJSON
 }
 
-// of reports whether e was made from the state st names.
-func (e *jsonEntry) of(st *lettershop.LetterStamp) bool {
-	return e.status == st.Status && e.modified.Equal(st.ModifiedAt)
+// of reports whether e was made from the state st names, read at the
+// count of erasures erasures.
+func (e *jsonEntry) of(st *lettershop.LetterStamp, erasures uint64) bool {
+	return e.status == st.Status && e.modified.Equal(st.ModifiedAt) && e.erasures == erasures
 }
 
 // jsonShard is a part of the cache, evicting the entry least recently
@@ -107,15 +112,16 @@ func (c *letterJSONCache) shard(id string) *jsonShard {
 	return &c.shards[maphash.String(c.seed, id)%jsonShards]
 }
 
-// get returns the encoding kept of the letter at st that serves a list
-// without CASS details when cassLeftOut, else a fetch, if any. Its bytes
-// are the cache's: the caller copies them and does not change them.
-func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) (keptJSON, bool) {
+// get returns the encoding kept of the letter at st, read at the count of
+// erasures erasures, that serves a list without CASS details when
+// cassLeftOut, else a fetch, if any. Its bytes are the cache's: the
+// caller copies them and does not change them.
+func (c *letterJSONCache) get(st *lettershop.LetterStamp, erasures uint64, cassLeftOut bool) (keptJSON, bool) {
 	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	e := sh.find(jsonKey{st.ID, st.Revision})
-	if e == nil || !e.val.of(st) || !e.val.kept.serves(cassLeftOut) {
+	if e == nil || !e.val.of(st, erasures) || !e.val.kept.serves(cassLeftOut) {
 		return keptJSON{}, false
 	}
 	sh.use(e)
@@ -126,7 +132,7 @@ func (c *letterJSONCache) get(st *lettershop.LetterStamp, cassLeftOut bool) (kep
 // found (one per letter, without data where none is kept): a page's
 // letters are looked up a shard at a time, a lock taken per shard rather
 // than per letter.
-func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut bool, found []keptJSON) {
+func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, erasures uint64, cassLeftOut bool, found []keptJSON) {
 	var shardOf [jsonShards][]int
 	var idx [128]int
 	all := idx[:0]
@@ -145,7 +151,7 @@ func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut b
 		for _, i := range members {
 			st := &stamps[i]
 			e := sh.find(jsonKey{st.ID, st.Revision})
-			if e == nil || !e.val.of(st) || !e.val.kept.serves(cassLeftOut) {
+			if e == nil || !e.val.of(st, erasures) || !e.val.kept.serves(cassLeftOut) {
 				continue
 			}
 			sh.use(e)
@@ -155,10 +161,11 @@ func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, cassLeftOut b
 	}
 }
 
-// put keeps k as the encoding of the letter at st; its data is the
-// cache's from then on. A list form does not replace a full encoding kept
-// of the same state, which serves the list too.
-func (c *letterJSONCache) put(st *lettershop.LetterStamp, k keptJSON) {
+// put keeps k as the encoding of the letter at st, read at the count of
+// erasures erasures; its data is the cache's from then on. A list form
+// does not replace a full encoding kept of the same state, which serves
+// the list too.
+func (c *letterJSONCache) put(st *lettershop.LetterStamp, erasures uint64, k keptJSON) {
 	key := jsonKey{st.ID, st.Revision}
 	size := jsonEntrySize(key, k.data)
 	if size > jsonCacheBytes/jsonShards/8 {
@@ -167,11 +174,11 @@ func (c *letterJSONCache) put(st *lettershop.LetterStamp, k keptJSON) {
 	sh := c.shard(st.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if e := sh.find(key); e != nil && !k.full && e.val.kept.full && e.val.of(st) {
+	if e := sh.find(key); e != nil && !k.full && e.val.kept.full && e.val.of(st, erasures) {
 		sh.use(e)
 		return
 	}
-	sh.add(key, jsonEntry{status: st.Status, modified: st.ModifiedAt, kept: k}, size, jsonCacheBytes/jsonShards, 0)
+	sh.add(key, jsonEntry{status: st.Status, modified: st.ModifiedAt, erasures: erasures, kept: k}, size, jsonCacheBytes/jsonShards, 0)
 }
 
 // jsonEntryOverhead is what an entry costs besides its bytes and id: the
@@ -208,9 +215,10 @@ const (
 )
 
 type pageEntry struct {
-	stamps []lettershop.LetterStamp
-	more   bool
-	text   []byte
+	stamps   []lettershop.LetterStamp
+	more     bool
+	erasures uint64 // as jsonEntry's
+	text     []byte
 }
 
 // pageJSONCache holds pages' encodings under keys of type K (a
@@ -225,9 +233,10 @@ func newPageJSONCache[K comparable]() *pageJSONCache[K] {
 }
 
 // matches reports whether e was made of the letters whose stamps are
-// stamps, with a page after them when more.
-func (e *pageEntry) matches(stamps []lettershop.LetterStamp, more bool) bool {
-	if len(e.stamps) != len(stamps) || e.more != more {
+// stamps, with a page after them when more, read at the count of erasures
+// erasures.
+func (e *pageEntry) matches(stamps []lettershop.LetterStamp, more bool, erasures uint64) bool {
+	if len(e.stamps) != len(stamps) || e.more != more || e.erasures != erasures {
 		return false
 	}
 	for i := range stamps {
@@ -246,13 +255,14 @@ func (c *pageJSONCache[K]) has(k K) bool {
 }
 
 // get returns the text kept for the page k made of the letters whose
-// stamps are stamps, with a page after them when more, if any. The bytes
-// are shared: the caller does not change them.
-func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool) ([]byte, bool) {
+// stamps are stamps, with a page after them when more, read at the count
+// of erasures erasures, if any. The bytes are shared: the caller does not
+// change them.
+func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool, erasures uint64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.find(k)
-	if e == nil || !e.val.matches(stamps, more) {
+	if e == nil || !e.val.matches(stamps, more, erasures) {
 		return nil, false
 	}
 	c.use(e)
@@ -260,16 +270,16 @@ func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool) 
 }
 
 // put keeps text as the page k made of the letters whose stamps are
-// stamps, with a page after them when more. text is shared from then on;
-// stamps is copied.
-func (c *pageJSONCache[K]) put(k K, stamps []lettershop.LetterStamp, more bool, text []byte) {
+// stamps, with a page after them when more, read at the count of erasures
+// erasures. text is shared from then on; stamps is copied.
+func (c *pageJSONCache[K]) put(k K, stamps []lettershop.LetterStamp, more bool, erasures uint64, text []byte) {
 	// A page is made in room for letters of a few events: what it holds
 	// is its capacity.
 	size := cap(text)
 	if size > pageCacheBytes/8 {
 		return
 	}
-	e := pageEntry{text: text, more: more, stamps: slices.Clone(stamps)}
+	e := pageEntry{text: text, more: more, erasures: erasures, stamps: slices.Clone(stamps)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.add(k, e, size, pageCacheBytes, pageCacheEntries)

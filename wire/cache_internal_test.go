@@ -22,9 +22,9 @@ func TestLetterJSONCacheBound(t *testing.T) {
 	recs := make([]lettershop.LetterStamp, n)
 	for i := range recs {
 		recs[i] = lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&recs[i], keptJSON{data: data, full: true})
+		c.put(&recs[i], 0, keptJSON{data: data, full: true})
 		// The first letter is read all along: the least recently used go.
-		if _, ok := c.get(&recs[0], false); !ok {
+		if _, ok := c.get(&recs[0], 0, false); !ok {
 			t.Fatalf("the letter read all along was evicted after %d puts", i)
 		}
 	}
@@ -52,7 +52,7 @@ func TestLetterJSONCacheBound(t *testing.T) {
 	// A record changed without its revision (a store made anew) misses.
 	r := recs[0]
 	r.Status = "ready"
-	if _, ok := c.get(&r, false); ok {
+	if _, ok := c.get(&r, 0, false); ok {
 		t.Errorf("an encoding of another status is found")
 	}
 	// The encoding a fetch shows serves a list without CASS details, cut;
@@ -62,20 +62,20 @@ func TestLetterJSONCacheBound(t *testing.T) {
 	for _, order := range [][]keptJSON{{full}, {full, list}, {list, full}} {
 		c := newLetterJSONCache()
 		for _, k := range order {
-			c.put(&recs[0], k)
+			c.put(&recs[0], 0, k)
 		}
-		k, ok := c.get(&recs[0], true)
+		k, ok := c.get(&recs[0], 0, true)
 		if got := k.appendTo([]byte("x"), true); !ok || string(got) != "x"+string(list.data) {
 			t.Errorf("put %d forms: the list form is %q, %v; want x%s", len(order), got, ok, list.data)
 		}
-		k, ok = c.get(&recs[0], false)
+		k, ok = c.get(&recs[0], 0, false)
 		if got := k.appendTo(nil, false); !ok || string(got) != string(full.data) {
 			t.Errorf("put %d forms: the fetch form is %q, %v; want %s", len(order), got, ok, full.data)
 		}
 	}
 	c = newLetterJSONCache()
-	c.put(&recs[0], list)
-	if _, ok := c.get(&recs[0], false); ok {
+	c.put(&recs[0], 0, list)
+	if _, ok := c.get(&recs[0], 0, false); ok {
 		t.Errorf("the encoding a list without CASS details shows is found for a fetch")
 	}
 }
@@ -86,8 +86,8 @@ func TestPageJSONCacheBound(t *testing.T) {
 	text := []byte(strings.Repeat("x", pageCacheBytes/10))
 	for i := range 2 * pageCacheEntries {
 		k := pageKey{scope: fmt.Sprint(i), limit: 10}
-		c.put(k, recs, false, text[:len(text)*(i%2)+1])
-		if got, ok := c.get(k, recs, false); !ok || len(got) != len(text)*(i%2)+1 {
+		c.put(k, recs, false, 0, text[:len(text)*(i%2)+1])
+		if got, ok := c.get(k, recs, false, 0); !ok || len(got) != len(text)*(i%2)+1 {
 			t.Fatalf("page %d not kept", i)
 		}
 		if len(c.byKey) > pageCacheEntries || c.bytes > pageCacheBytes {
@@ -95,8 +95,8 @@ func TestPageJSONCacheBound(t *testing.T) {
 		}
 	}
 	k := pageKey{scope: "changed", limit: 10}
-	c.put(k, recs, false, []byte("x"))
-	if _, ok := c.get(k, recs, false); !ok {
+	c.put(k, recs, false, 0, []byte("x"))
+	if _, ok := c.get(k, recs, false, 0); !ok {
 		t.Fatalf("the page is not kept")
 	}
 	for _, changed := range []func(r *lettershop.LetterStamp){
@@ -107,14 +107,14 @@ func TestPageJSONCacheBound(t *testing.T) {
 	} {
 		other := []lettershop.LetterStamp{recs[0]}
 		changed(&other[0])
-		if _, ok := c.get(k, other, false); ok {
+		if _, ok := c.get(k, other, false, 0); ok {
 			t.Errorf("a page of changed letters is found: %+v", other[0])
 		}
 	}
-	if _, ok := c.get(k, append(recs, lettershop.LetterStamp{ID: "ltr_0"}), false); ok {
+	if _, ok := c.get(k, append(recs, lettershop.LetterStamp{ID: "ltr_0"}), false, 0); ok {
 		t.Errorf("a page of more letters is found")
 	}
-	if _, ok := c.get(k, recs, true); ok {
+	if _, ok := c.get(k, recs, true, 0); ok {
 		t.Errorf("the page of the same letters with a page after it is found")
 	}
 }
@@ -127,7 +127,7 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	c := newLetterJSONCache()
 	for i := range 2 * jsonCacheBytes / 1000 {
 		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&r, keptJSON{data: room[:1000], full: true})
+		c.put(&r, 0, keptJSON{data: room[:1000], full: true})
 	}
 	held := 0
 	for i := range c.shards {
@@ -143,7 +143,7 @@ func TestJSONCachesCountWhatTheyHold(t *testing.T) {
 	pageRoom := make([]byte, pageCacheBytes/10)
 	recs := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, pageRoom[:1000])
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, 0, pageRoom[:1000])
 	}
 	held = 0
 	for _, e := range p.byKey {
@@ -162,7 +162,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	room := make([]byte, 3000)
 	for i := range 2 * jsonCacheBytes / len(room) {
 		r := lettershop.LetterStamp{ID: fmt.Sprintf("ltr_%d", i), Revision: 1, Status: "queued"}
-		c.put(&r, keptJSON{data: room[:100], full: true})
+		c.put(&r, 0, keptJSON{data: room[:100], full: true})
 	}
 	for i := range c.shards {
 		sh := &c.shards[i]
@@ -175,8 +175,8 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	for _, n := range []int{largest, largest + 1} {
 		c := newLetterJSONCache()
 		r := lettershop.LetterStamp{ID: id, Revision: 1, Status: "queued"}
-		c.put(&r, keptJSON{data: make([]byte, n), full: true})
-		if _, ok := c.get(&r, false); ok != (n == largest) {
+		c.put(&r, 0, keptJSON{data: make([]byte, n), full: true})
+		if _, ok := c.get(&r, 0, false); ok != (n == largest) {
 			t.Errorf("an encoding of %d bytes (largest kept %d): kept %v", n, largest, ok)
 		}
 	}
@@ -184,7 +184,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	p := newPageJSONCache[pageKey]()
 	recs := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}}
 	for i := range 2 * pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, []byte("{}\n"))
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, 0, []byte("{}\n"))
 	}
 	if len(p.byKey) != pageCacheEntries {
 		t.Errorf("%d small pages kept, want %d", len(p.byKey), pageCacheEntries)
@@ -192,7 +192,7 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	p = newPageJSONCache[pageKey]()
 	text := make([]byte, pageCacheBytes/10)
 	for i := range 2 * pageCacheEntries {
-		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, text)
+		p.put(pageKey{scope: fmt.Sprint(i), limit: 10}, recs, false, 0, text)
 	}
 	if want := pageCacheBytes / len(text); len(p.byKey) != want {
 		t.Errorf("%d pages of %d bytes kept, want %d", len(p.byKey), len(text), want)
@@ -200,8 +200,8 @@ func TestJSONCachesFillToTheirBounds(t *testing.T) {
 	for _, n := range []int{pageCacheBytes / 8, pageCacheBytes/8 + 1} {
 		p := newPageJSONCache[pageKey]()
 		k := pageKey{scope: "large", limit: 10}
-		p.put(k, recs, false, make([]byte, n))
-		if _, ok := p.get(k, recs, false); ok != (n == pageCacheBytes/8) {
+		p.put(k, recs, false, 0, make([]byte, n))
+		if _, ok := p.get(k, recs, false, 0); ok != (n == pageCacheBytes/8) {
 			t.Errorf("a page of %d bytes (largest kept %d): kept %v", n, pageCacheBytes/8, ok)
 		}
 	}
@@ -213,13 +213,13 @@ func TestPageJSONCacheCopiesStamps(t *testing.T) {
 	c := newPageJSONCache[pageKey]()
 	k := pageKey{scope: "s", limit: 2}
 	buf := []lettershop.LetterStamp{{ID: "ltr_1", Revision: 1, Status: "queued"}, {ID: "ltr_2", Revision: 3, Status: "ready"}}
-	c.put(k, buf, true, []byte("{}\n"))
+	c.put(k, buf, true, 0, []byte("{}\n"))
 	kept := slices.Clone(buf)
 	buf[0], buf[1] = lettershop.LetterStamp{ID: "ltr_9"}, lettershop.LetterStamp{ID: "ltr_8"}
-	if _, ok := c.get(k, kept, true); !ok {
+	if _, ok := c.get(k, kept, true, 0); !ok {
 		t.Errorf("the page is not found by the stamps it was made of once the caller's changed")
 	}
-	if _, ok := c.get(k, buf, true); ok {
+	if _, ok := c.get(k, buf, true, 0); ok {
 		t.Errorf("the page is found by the caller's changed stamps")
 	}
 }
@@ -233,19 +233,19 @@ func TestJSONCachesMadeOnFirstPut(t *testing.T) {
 	}
 	c := newLetterJSONCache()
 	st := lettershop.LetterStamp{ID: "ltr_1", Revision: 1, Status: "queued"}
-	if _, ok := c.get(&st, false); ok {
+	if _, ok := c.get(&st, 0, false); ok {
 		t.Fatal("an empty cache found a letter")
 	}
-	c.put(&st, keptJSON{data: []byte(`{}`), full: true})
-	if k, ok := c.get(&st, false); !ok || string(k.data) != `{}` {
+	c.put(&st, 0, keptJSON{data: []byte(`{}`), full: true})
+	if k, ok := c.get(&st, 0, false); !ok || string(k.data) != `{}` {
 		t.Errorf("get after put: %q %v", k.data, ok)
 	}
 	p := newPageJSONCache[string]()
 	if p.has("k") {
 		t.Fatal("an empty page cache has a page")
 	}
-	p.put("k", []lettershop.LetterStamp{st}, false, []byte(`[]`))
-	if b, ok := p.get("k", []lettershop.LetterStamp{st}, false); !ok || string(b) != `[]` {
+	p.put("k", []lettershop.LetterStamp{st}, false, 0, []byte(`[]`))
+	if b, ok := p.get("k", []lettershop.LetterStamp{st}, false, 0); !ok || string(b) != `[]` {
 		t.Errorf("page get after put: %q %v", b, ok)
 	}
 }

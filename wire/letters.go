@@ -27,6 +27,7 @@ func NewLetters(svc *lettershop.Service) *Letters {
 // AppendLetter appends to dst the letter svc.GetLetter returns, as the API
 // shows it, and returns the extended slice; on an error, dst as it was.
 func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id string) ([]byte, error) {
+	erasures := w.svc.Erasures() // before the read: see jsonEntry
 	r, err := w.svc.ReadLetter(ctx, account, id)
 	if err != nil {
 		return dst, err
@@ -36,7 +37,7 @@ func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id stri
 	// and is encoded afresh.
 	stored := r.AsStored()
 	if stored {
-		if k, ok := w.letters.get(&st, false); ok {
+		if k, ok := w.letters.get(&st, erasures, false); ok {
 			return k.appendTo(dst, false), nil
 		}
 	}
@@ -50,7 +51,7 @@ func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id stri
 		return dst, encodeErr(err)
 	}
 	if stored {
-		w.letters.put(&st, keptJSON{data: keep(out[len(dst):]), full: true, cut: cut})
+		w.letters.put(&st, erasures, keptJSON{data: keep(out[len(dst):]), full: true, cut: cut})
 	}
 	return out, nil
 }
@@ -58,6 +59,7 @@ func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id stri
 // Page returns the page svc.ListLetters returns, as a json.Encoder writes
 // it (each letter as the API shows it).
 func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLettersInput) (Text, error) {
+	erasures := w.svc.Erasures() // before the read: see jsonEntry
 	list, err := w.svc.OpenLetterList(ctx, account, in)
 	if err != nil {
 		return Text{}, err
@@ -72,7 +74,7 @@ func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLe
 		if err != nil {
 			return Text{}, err
 		}
-		if text, ok := w.pages.get(key, brief.AppendStamps(room[:0]), brief.More()); ok {
+		if text, ok := w.pages.get(key, brief.AppendStamps(room[:0]), brief.More(), erasures); ok {
 			return Text{text}, nil
 		}
 	}
@@ -81,21 +83,21 @@ func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLe
 		return Text{}, err
 	}
 	stamps := page.AppendStamps(room[:0])
-	text, err := w.encodePage(&page, stamps, !in.IncludeCassDetails)
+	text, err := w.encodePage(&page, stamps, erasures, !in.IncludeCassDetails)
 	if err != nil {
 		return Text{}, err
 	}
-	w.pages.put(key, stamps, page.More(), text)
+	w.pages.put(key, stamps, page.More(), erasures, text)
 	return Text{text}, nil
 }
 
-// encodePage encodes the page whose letters' stamps are stamps, from the
-// encodings of its letters kept where there are any, followed by a
-// newline.
-func (w *Letters) encodePage(page *lettershop.StoredLetters, stamps []lettershop.LetterStamp, cassLeftOut bool) ([]byte, error) {
+// encodePage encodes the page whose letters' stamps are stamps, read at
+// the count of erasures erasures, from the encodings of its letters kept
+// where there are any, followed by a newline.
+func (w *Letters) encodePage(page *lettershop.StoredLetters, stamps []lettershop.LetterStamp, erasures uint64, cassLeftOut bool) ([]byte, error) {
 	n := len(stamps)
 	kept := make([]keptJSON, n)
-	w.letters.getPage(stamps, cassLeftOut, kept)
+	w.letters.getPage(stamps, erasures, cassLeftOut, kept)
 	// Room for the page at once: grown by appending, a page of 100 was
 	// copied a dozen times on its way to 270 KB. A letter kept takes its
 	// length, one to encode room for a few events; the page is kept
@@ -128,7 +130,7 @@ func (w *Letters) encodePage(page *lettershop.StoredLetters, stamps []lettershop
 		if dst, err = appendLetter(dst, l, cassLeftOut, &cut); err != nil {
 			return nil, encodeErr(err)
 		}
-		w.letters.put(&stamps[i], keptJSON{data: keep(dst[start:]), full: !cassLeftOut, cut: cut})
+		w.letters.put(&stamps[i], erasures, keptJSON{data: keep(dst[start:]), full: !cassLeftOut, cut: cut})
 	}
 	dst = append(dst, ']')
 	dst = appendNextToken(dst, next)

@@ -88,7 +88,7 @@ func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
 	if r.AsStored() || st.Revision != 1 {
 		t.Fatalf("the letter read is stored at revision %d, as stored %v: its steps were stored", st.Revision, r.AsStored())
 	}
-	if _, ok := w.letters.get(&st, false); ok {
+	if _, ok := w.letters.get(&st, w.svc.Erasures(), false); ok {
 		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored state")
 	}
 }
@@ -174,5 +174,82 @@ func TestLetterFetchedAndListedIsKeptOnce(t *testing.T) {
 		if kept, full := entries(w); kept != n || full != n {
 			t.Errorf("fetched first %v: %d encodings kept, %d of them full, for %d letters fetched and listed", fetchFirst, kept, full, n)
 		}
+	}
+}
+
+// TestErasedAccountRestoredIsEncodedAfresh: an account erased and
+// restored from a snapshot with its ids kept holds its letters at
+// revision 1 again, at the time the clock stood still at, in another
+// state than the one encoded at revision 1 before: neither the letter's
+// encoding nor its page's is served from before the erasure.
+func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
+	ctx := context.Background()
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
+	t.Cleanup(func() { svc.Close() })
+	a, err := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := svc.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+		Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
+		UseType:   lettershop.UseTransactional,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewLetters(svc)
+	read := func() ([]byte, []byte) {
+		t.Helper()
+		one, err := w.AppendLetter(ctx, nil, "acct", made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return one, bytes.Clone(page.b)
+	}
+	before, beforePage := read()
+	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
+	if _, err := svc.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := svc.SnapshotAccount(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.EraseAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RestoreAccount(ctx, "acct", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := svc.GetLetter(ctx, "acct", made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Letter(shown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(want, before) {
+		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
+	}
+	got, gotPage := read()
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendLetter after the restore:\n got %s\nwant %s", got, want)
+	}
+	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
+		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
 	}
 }

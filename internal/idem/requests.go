@@ -79,6 +79,10 @@ func (r *Requests[O]) Init(store Store, c clock.Clock, now func(account string) 
 	r.trims = upkeep.NewCounters(maxTrimCounters)
 }
 
+// Forget drops what r counts of the account's stored outcomes since their
+// last trim, for an account whose outcomes were all removed.
+func (r *Requests[O]) Forget(account string) { r.trims.Forget(account) }
+
 // Kept is encode's outcome of an operation that returned v and err, and
 // whether it is kept: never a failure of a request that was cut off (its
 // context ended, or its error says it was cancelled), whatever encode

@@ -127,6 +127,13 @@ func (c *Counters) Add(key string, itemSize int64, every int, everySize int64) (
 	return due
 }
 
+// Forget drops key's count: its next item counts from nothing.
+func (c *Counters) Forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.counts, key)
+}
+
 // Spacing lets work run at most once per period of the times it is asked
 // at: the first time, then once the time asked at is period or more past
 // the last time the work was due, or before it (a clock set back). Its

@@ -195,3 +195,26 @@ func TestSpacing(t *testing.T) {
 		}
 	}
 }
+
+// TestCountersForget: a key forgotten counts from nothing, and makes room
+// for another key.
+func TestCountersForget(t *testing.T) {
+	c := upkeep.NewCounters(1)
+	for range 2 {
+		if c.Add("a", 1, 3, 100) {
+			t.Fatal("due before 3 items")
+		}
+	}
+	c.Forget("a")
+	for i := range 3 {
+		if due := c.Add("b", 1, 3, 100); due != (i == 2) {
+			t.Errorf("item %d of a key counted in the room forgotten: due %v", i+1, due)
+		}
+	}
+	c.Forget("b")
+	for i := range 3 {
+		if due := c.Add("a", 1, 3, 100); due != (i == 2) {
+			t.Errorf("item %d of a key forgotten: due %v, want at the third", i+1, due)
+		}
+	}
+}
