@@ -230,6 +230,19 @@ func (tc *TestControls) drop(a *accountControls) {
 	tc.bytes -= a.size()
 }
 
+// ForgetAccount forgets the account's faults and journal, and any notice
+// of faults it had dropped: the account is then as one never seen.
+func (tc *TestControls) ForgetAccount(account string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.dropped.Remove(account)
+	if a, ok := tc.accounts[account]; ok {
+		tc.listOf(a).Remove(a.elem)
+		delete(tc.accounts, account)
+		tc.bytes -= a.size()
+	}
+}
+
 // takeDropped returns the notice of the account's dropped faults, if any,
 // and forgets it: it is told once.
 func (tc *TestControls) takeDropped(account string) (droppedFaults, bool) {

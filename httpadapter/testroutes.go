@@ -64,6 +64,7 @@ func (h *handler) testRoutes() {
 	h.handleTest(route{method: "POST", path: "/_test/moves", access: scoped, scope: ScopeLettersWrite, serve: h.registerMove})
 	h.handleTest(route{method: "GET", path: "/_test/snapshot", access: scoped, scope: ScopeLettersRead, also: AllScopes, serve: h.getSnapshot})
 	h.handleTest(route{method: "PUT", path: "/_test/snapshot", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.putSnapshot})
+	h.handleTest(route{method: "DELETE", path: "/_test/account", access: scoped, scope: ScopeLettersWrite, also: AllScopes, serve: h.eraseAccount})
 	h.faultRoutes() // faults.go, journal.go
 }
 
@@ -119,6 +120,22 @@ func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	writeJSON(w, http.StatusOK, restored{IDs: ids})
+}
+
+// eraseAccount empties the key's account (Service.EraseAccount), and
+// forgets its faults and journal: a suite whose tests share one key starts
+// each test from an account as a new one, its clock aside, which stays.
+func (h *handler) eraseAccount(w http.ResponseWriter, r *http.Request, c *call) {
+	if err := noQuery(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.EraseAccount(r.Context(), c.account); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.cfg.controls.ForgetAccount(c.account)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // handleTest registers a test route, only bare: test routes live under /_test/.

@@ -40,6 +40,7 @@ func TestTestRoutesOff(t *testing.T) {
 		{Method: "GET", Path: "/_test/letters/ltr_1/text"},
 		{Method: "POST", Path: "/_test/moves", Body: `{}`},
 		{Method: "POST", Path: "/_test/webhooks/settle"},
+		{Method: "DELETE", Path: "/_test/account"},
 		{Method: "GET", Path: "/v1/_test/clock"},
 	} {
 		ts.do(t, r).problem(t, http.StatusNotFound)
@@ -463,6 +464,16 @@ func TestSnapshotRoutesTakeEveryScope(t *testing.T) {
 	if len(hooks.Items) != 0 {
 		t.Fatalf("a refused restore wrote %d webhooks", len(hooks.Items))
 	}
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusOK)
+	// So does emptying the account, which erases its assets and webhooks.
+	for _, key := range []string{"empty-writer", "letters", "readall"} {
+		ts.do(t, req{Method: "DELETE", Path: "/_test/account", Header: hdr("X-Api-Key", key)}).problem(t, http.StatusForbidden)
+	}
+	ts.do(t, req{Method: "GET", Path: "/webhooks", Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusOK).decode(t, &hooks)
+	if len(hooks.Items) != 1 {
+		t.Fatalf("after refused erasures the account holds %d webhooks, want the one restored", len(hooks.Items))
+	}
+	ts.do(t, req{Method: "DELETE", Path: "/_test/account", Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusNoContent)
 	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: snap, Header: hdr("X-Api-Key", "empty-full")}).wantStatus(t, http.StatusOK)
 }
 
