@@ -46,3 +46,36 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("keepIds with ids the store holds: %v, want ErrConflict", err)
 	}
 }
+
+// TestResetAccount: an account reset has no records, and takes the
+// snapshot it refused before; another account keeps its records.
+func TestResetAccount(t *testing.T) {
+	s := newServer(t)
+	c := client.New(s.URL+"/v1", testKey)
+	a, _ := publishedAsset(t, c)
+	snap, err := c.Test.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := client.New(s.URL+"/v1", "sk_test_client_other")
+	b, _ := publishedAsset(t, other)
+	if _, err := c.Test.RestoreSnapshot(ctx, snap, false); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("restore into an account with records: %v, want ErrConflict", err)
+	}
+	if err := c.Test.ResetAccount(ctx); err != nil {
+		t.Fatalf("ResetAccount: %v", err)
+	}
+	if _, err := c.GetAsset(ctx, a.ID); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("GetAsset after the reset: %v, want ErrNotFound", err)
+	}
+	if _, err := other.GetAsset(ctx, b.ID); err != nil {
+		t.Errorf("the other account's asset: %v", err)
+	}
+	ids, err := c.Test.RestoreSnapshot(ctx, snap, false)
+	if err != nil {
+		t.Fatalf("restore after the reset: %v", err)
+	}
+	if _, err := c.GetAsset(ctx, ids[a.ID]); err != nil {
+		t.Errorf("the asset restored: %v", err)
+	}
+}

@@ -182,8 +182,20 @@ func (t *TestClient) Snapshot(ctx context.Context) (json.RawMessage, error) {
 	return json.RawMessage(resp.body), nil
 }
 
+// ResetAccount empties the account (DELETE /_test/account): its letters,
+// assets, webhooks, idempotency keys, moves, faults and journal go, and
+// their ids are ErrNotFound after; its clock stays where it stands. A
+// suite whose tests share one key resets the account, then restores its
+// fixture (RestoreSnapshot), before each test. It takes a key with every
+// scope; a server whose store can not erase an account answers
+// ErrConflict.
+func (t *TestClient) ResetAccount(ctx context.Context) error {
+	_, err := t.c.call(ctx, t.request("DELETE", "/_test/account", nil), nil)
+	return err
+}
+
 // RestoreSnapshot writes a snapshot into the account, which must have no
-// records (ErrConflict otherwise), and moves its clock forward to the
+// records (ErrConflict otherwise: ResetAccount empties it), and moves its clock forward to the
 // snapshot's (PUT /_test/snapshot). Every id is replaced by a fresh one,
 // so one snapshot restores into any number of accounts, unless keepIDs
 // (ErrConflict when the store holds them already). It returns each id of

@@ -36,6 +36,29 @@ func (a *Account) Restore(snap *snapshot.Snapshot) map[string]string {
 	return ids
 }
 
+// Reset empties the account, as DELETE /_test/account does: its letters,
+// assets, webhooks (and the receivers Restore pointed them at), idempotency
+// keys, NCOA moves, faults and journal go, and their ids are not found
+// after. Its clock stays where it stands, frozen or not: a clock never goes
+// back, so a snapshot restored after must not be older than the clock. A
+// suite whose tests share one account (a fixed key) resets it and restores
+// its fixture before each test, one test at a time.
+func (a *Account) Reset() {
+	a.t.Helper()
+	if err := a.c.svc.EraseAccount(context.Background(), a.ID); err != nil {
+		a.t.Fatalf("lettershoptest: reset of %s: %v", a.ID, err)
+	}
+	if a.c.controls != nil {
+		a.c.controls.ForgetAccount(a.ID)
+	}
+	a.c.restored.Range(func(id, r any) bool {
+		if r.(*Receiver).a.ID == a.ID {
+			a.c.restored.Delete(id)
+		}
+		return true
+	})
+}
+
 // WithFixture starts the server (or Service) from the snapshots in the
 // file at path, each restored into the account it was taken from with its
 // ids: a snapshot as GET /_test/snapshot answers it, or a JSON array of

@@ -2,6 +2,7 @@ package lettershoptest_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -249,3 +250,83 @@ func BenchmarkRestore(b *testing.B) {
 // oneByOne is a store without the Restorer's one step: a restore writes
 // into it record by record.
 type oneByOne struct{ storage.Storage }
+
+// TestResetThenRestore: one account of a fixed key, reset and given the
+// fixture before each of several tests in turn, starts each with the
+// fixture alone: nothing a test before made, faulted or sent is left, and
+// other accounts keep theirs; reset by Reset and over HTTP in turn. With
+// LETTERSHOP_TEST_POSTGRES set, the same on PostgreSQL.
+func TestResetThenRestore(t *testing.T) {
+	stores := map[string][]lettershoptest.Option{"memstore": nil}
+	if dsn := os.Getenv("LETTERSHOP_TEST_POSTGRES"); dsn != "" {
+		stores["pgstore"] = []lettershoptest.Option{pgtest.WithPostgres(dsn)}
+	}
+	for name, opts := range stores {
+		t.Run(name, func(t *testing.T) {
+			srv := lettershoptest.New(t, opts...)
+			src, fixtureIDs := fixture(t, srv)
+			snap := src.Snapshot()
+			acct := srv.AccountWithKey("sk_test_fixed")
+			var made []string
+			for i := range 3 {
+				t.Run(fmt.Sprint(i), func(t *testing.T) {
+					acct := acct.For(t)
+					if i%2 == 0 {
+						acct.Reset()
+					} else if err := acct.Client().Test.ResetAccount(t.Context()); err != nil { // DELETE /_test/account
+						t.Fatal(err)
+					}
+					if got := acct.Requests(); len(got) != 0 {
+						t.Errorf("journal after the reset: %d entries, want none", len(got))
+					}
+					if got, err := acct.Client().Test.Faults(t.Context()); err != nil || len(got) != 0 {
+						t.Errorf("faults after the reset: %v, %v; want none", got, err)
+					}
+					for _, id := range made {
+						if _, err := acct.Client().GetLetter(t.Context(), id); err == nil {
+							t.Errorf("letter %s of the test before is found", id)
+						}
+					}
+					ids := acct.Restore(snap)
+					if got := len(acct.Letters()); got != len(fixtureIDs) {
+						t.Fatalf("%d letters after the restore, want the fixture's %d", got, len(fixtureIDs))
+					}
+					// What this test leaves for the next to find.
+					acct.Fault(client.Fault{Path: "/nothing/*", Status: 503})
+					acct.Force(ids[fixtureIDs[5]], lettershoptest.Status(client.StatusMailed))
+					if _, err := acct.Client().GetLetter(t.Context(), ids[fixtureIDs[5]]); err != nil {
+						t.Fatal(err)
+					}
+					if len(acct.Requests()) == 0 {
+						t.Fatal("the request is in no journal: the test no longer tests that a reset empties it")
+					}
+					made = append(made, ids[fixtureIDs[5]], ids[fixtureIDs[6]])
+				})
+			}
+			if got := len(src.Letters()); got != len(fixtureIDs) {
+				t.Errorf("the fixture's account holds %d letters, want %d", got, len(fixtureIDs))
+			}
+		})
+	}
+}
+
+// TestResetKeepsTheClock: a reset leaves the clock where it stands, frozen
+// as it was; a snapshot older than the clock is then refused, as it would
+// be without the reset, since a clock never goes back.
+func TestResetKeepsTheClock(t *testing.T) {
+	srv := lettershoptest.New(t)
+	src, _ := fixture(t, srv)
+	snap := src.Snapshot()
+	acct := srv.NewAccount()
+	acct.Freeze()
+	acct.Advance(time.Hour)
+	before := acct.Now()
+	acct.Reset()
+	if c := srv.Service().AccountClock(acct.ID); !c.Now.Equal(before) || !c.Frozen {
+		t.Errorf("clock after the reset %+v, want %v, frozen", c, before)
+	}
+	_, err := srv.Service().RestoreAccount(t.Context(), acct.ID, snap, lettershop.RestoreOptions{})
+	if e := (*lettershop.Error)(nil); !errors.As(err, &e) || e.Code != lettershop.CodeConflict {
+		t.Errorf("restore of a snapshot older than the clock: %v, want a conflict", err)
+	}
+}
