@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/lettershop/lettershop"
 )
 
@@ -87,52 +89,89 @@ const (
 // answered. A body that does not fit waits up to wait for others to be
 // answered, unread, and is then answered 503 with Retry-After: many large
 // uploads at once wait their turn rather than take the server's memory.
-// bytes 0 sets no bound. The default is DefaultBodyBudget and
+// With the limits per client address (WithAddressLimits), the bodies of
+// one address hold at most half the budget at once, and a body counts at
+// most that half: one client cannot take all the room and keep others'
+// bodies out (see bodyShares). bytes 0 sets no bound. The default is DefaultBodyBudget and
 // DefaultBodyBudgetWait.
 func WithBodyBudget(bytes int64, wait time.Duration) Option {
 	return func(c *config) { c.bodyBudget, c.bodyBudgetWait = bytes, wait }
 }
 
 // bodyBudgetError is a body that did not fit the handler's body budget in
-// its wait.
+// its wait, or its client address's share of it (share set).
 type bodyBudgetError struct {
 	budget int64
 	waited time.Duration
+	share  int64
 }
 
 func (e *bodyBudgetError) Error() string {
+	if e.share > 0 {
+		return fmt.Sprintf("this client address's request bodies held at once take as much of the server's room for bodies as one address may (%d bytes), and none of them was answered within %s to make room for this one; retry after Retry-After seconds", e.share, e.waited)
+	}
 	return fmt.Sprintf("the server holds as many request bodies as it takes at once (%d bytes in all), and none was answered within %s to make room for this one; retry after Retry-After seconds", e.budget, e.waited)
 }
 
 // reserveBody takes room in the body budget for r's body of at most limit
 // bytes, waiting its turn, and returns the room taken, which releaseBody
-// gives back.
-func (h *handler) reserveBody(r *http.Request, limit int64) (int64, error) {
+// gives back. With the limits per client address, the room is first taken
+// in the address's share (bodyShares), and counts at most the share.
+func (h *handler) reserveBody(r *http.Request, limit int64) (bodyRoom, error) {
 	n := limit
 	if r.ContentLength >= 0 && r.ContentLength < limit {
 		n = r.ContentLength
 	}
 	if h.bodies == nil || n == 0 {
-		return 0, nil
+		return bodyRoom{}, nil
 	}
-	n = min(n, h.cfg.bodyBudget)
-	if !h.bodies.TryAcquire(n) {
-		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.bodyBudgetWait)
-		err := h.bodies.Acquire(ctx, n)
-		cancel()
-		if err != nil {
+	room := bodyRoom{n: min(n, h.cfg.bodyBudget)}
+	// The wait, one for the share and the budget together, made only
+	// when a body must wait.
+	var ctx context.Context
+	cancel := context.CancelFunc(func() {})
+	defer func() { cancel() }()
+	wait := func(sem *semaphore.Weighted, share int64) error {
+		if sem.TryAcquire(room.n) {
+			return nil
+		}
+		if ctx == nil {
+			ctx, cancel = context.WithTimeout(r.Context(), h.cfg.bodyBudgetWait)
+		}
+		if err := sem.Acquire(ctx, room.n); err != nil {
 			if r.Context().Err() != nil {
-				return 0, &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: r.Context().Err()}
+				return &lettershop.Error{Code: lettershop.CodeCanceled, Message: "the request was cancelled", Err: r.Context().Err()}
 			}
-			return 0, &bodyBudgetError{budget: h.cfg.bodyBudget, waited: h.cfg.bodyBudgetWait}
+			return &bodyBudgetError{budget: h.cfg.bodyBudget, waited: h.cfg.bodyBudgetWait, share: share}
+		}
+		return nil
+	}
+	if h.shares != nil {
+		room.n = min(room.n, h.shares.share)
+		room.addr = h.shares.enter(ClientAddress(r))
+		if err := wait(room.addr.sem, h.shares.share); err != nil {
+			h.shares.leave(room.addr)
+			return bodyRoom{}, err
 		}
 	}
-	return n, nil
+	if err := wait(h.bodies, 0); err != nil {
+		if room.addr != nil {
+			room.addr.sem.Release(room.n)
+			h.shares.leave(room.addr)
+		}
+		return bodyRoom{}, err
+	}
+	return room, nil
 }
 
 // releaseBody gives back room reserveBody took.
-func (h *handler) releaseBody(n int64) {
-	if n > 0 {
-		h.bodies.Release(n)
+func (h *handler) releaseBody(room bodyRoom) {
+	if room.n == 0 {
+		return
+	}
+	h.bodies.Release(room.n)
+	if room.addr != nil {
+		room.addr.sem.Release(room.n)
+		h.shares.leave(room.addr)
 	}
 }

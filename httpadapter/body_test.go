@@ -223,11 +223,14 @@ func TestBodyOverLimitRefusedBeforeItIsSent(t *testing.T) {
 // Bodies held at once are bounded by the body budget: one that does not
 // fit waits its turn, unread, and is a 503 with Retry-After when none was
 // answered in the wait; one that fits beside the others exactly is served,
-// and so is a body larger than the whole budget when it is alone.
+// and so is a body larger than the whole budget when it is alone. Every
+// request here comes from one address, whose share (TestBodyBudgetShares)
+// is turned off with the limits per address.
 func TestBodyBudget(t *testing.T) {
 	svc := lettershop.New(memstore.New())
 	t.Cleanup(func() { _ = svc.Close() })
-	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0), httpadapter.WithBodyBudget(1000, 50*time.Millisecond))
+	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0), httpadapter.WithAddressLimits(false),
+		httpadapter.WithBodyBudget(1000, 50*time.Millisecond))
 	// asset is an asset's body of n bytes: its JSON, then blanks.
 	asset := func(n int) string {
 		b := `{"name": "Budget", "type": "template"}`
@@ -277,5 +280,65 @@ func TestBodyBudget(t *testing.T) {
 	}
 	if w := post(asset(5000)); w.Code != http.StatusCreated {
 		t.Errorf("a body larger than the budget, alone: %d %s, want 201", w.Code, w.Body)
+	}
+}
+
+// One client address's bodies hold at most half the body budget: a body
+// announced as large as the whole budget and never sent counts half, and
+// leaves the other half to other addresses, whose bodies are served at
+// once, up to the budget exactly; the address's own next body, which takes
+// it past its share, waits and is a 503 naming the share. Once the
+// address's bodies are answered, a body of its whole share fits.
+func TestBodyBudgetShares(t *testing.T) {
+	svc := lettershop.New(memstore.New())
+	t.Cleanup(func() { _ = svc.Close() })
+	h := httpadapter.New(svc, httpadapter.WithRateLimit(0, 0), httpadapter.WithBodyBudget(1000, 50*time.Millisecond))
+	asset := func(n int) string {
+		b := `{"name": "Share", "type": "template"}`
+		return b + strings.Repeat(" ", n-len(b))
+	}
+	post := func(from, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/v1/assets", strings.NewReader(body))
+		r.RemoteAddr = from + ":40000"
+		r.Header.Set("X-Api-Key", keyA)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+
+	// 192.0.2.1 announces a body as large as the budget and sends one byte.
+	pr, pw := io.Pipe()
+	hog := httptest.NewRequest("POST", "/v1/assets", pr)
+	hog.RemoteAddr = "192.0.2.1:40000"
+	hog.ContentLength = 1000
+	hog.Header.Set("X-Api-Key", keyA)
+	done := make(chan *httptest.ResponseRecorder)
+	go func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, hog)
+		done <- w
+	}()
+	body := asset(1000)
+	if _, err := pw.Write([]byte(body[:1])); err != nil { // read: the body has its room
+		t.Fatal(err)
+	}
+
+	if w := post("192.0.2.2", asset(500)); w.Code != http.StatusCreated {
+		t.Errorf("another address's body, the half left: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := post("192.0.2.1", asset(501)); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(w.Body.String(), "this client address") || !strings.Contains(w.Body.String(), "500 bytes") {
+		t.Errorf("the address's body past its share: %d, Retry-After %q, %s; want 503 naming the share of 500 bytes", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+
+	if _, err := pw.Write([]byte(body[1:])); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if w := <-done; w.Code != http.StatusCreated {
+		t.Errorf("the body as large as the budget: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := post("192.0.2.1", asset(500)); w.Code != http.StatusCreated {
+		t.Errorf("the address's body at its share, once its others were answered: %d %s, want 201", w.Code, w.Body)
 	}
 }

@@ -119,7 +119,9 @@ func WithRateLimitClock(c clock.Clock) Option { return func(cfg *config) { cfg.r
 
 // WithAddressLimits turns the limits per client address on (the default,
 // with the rate limit) or off: in the sandbox, on requests and on new keys
-// across all keys, and on signed download links. Each API key's own limit
+// across all keys, and on signed download links; and, with or without the
+// sandbox, the share of the body budget one address's bodies may hold
+// (WithBodyBudget). Each API key's own limit
 // stays. They hold across accounts, on the Service's clock; a server for
 // one test suite, whose clients all share one address and whose accounts
 // keep clocks of their own, turns them off, as lettershoptest does, so
@@ -148,6 +150,9 @@ type handler struct {
 	letters *wire.Letters
 	// bodies holds the body budget's room (WithBodyBudget); nil for none.
 	bodies *semaphore.Weighted
+	// shares bounds each client address's part of it, with the limits
+	// per client address; nil without them or without a budget.
+	shares *bodyShares
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -186,6 +191,9 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
 	if cfg.bodyBudget > 0 {
 		h.bodies = semaphore.NewWeighted(cfg.bodyBudget)
+		if !cfg.noAddressLimits {
+			h.shares = newBodyShares(cfg.bodyBudget)
+		}
 	}
 	h.mux.serve = h.serveRoute
 	if cfg.rateN > 0 && cfg.ratePer > 0 {

@@ -337,19 +337,19 @@ func (h *handler) readJSON(w http.ResponseWriter, r *http.Request, dst any) erro
 // WithBodyReadRate allows, once it fits the body budget (WithBodyBudget):
 // held is the room it takes there, which the caller gives back
 // (releaseBody) once the request is answered, also after an error.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, held int64, err error) {
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, held bodyRoom, err error) {
 	if enc := r.Header.Values("Content-Encoding"); len(enc) > 0 && !(len(enc) == 1 && strings.EqualFold(strings.TrimSpace(enc[0]), "identity")) {
 		// A compressed body read as it is would be refused as malformed,
 		// or stored as its compressed bytes: say what is wrong instead.
-		return nil, 0, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
+		return nil, bodyRoom{}, invalid("Content-Encoding", "request bodies are taken as sent: send it without Content-Encoding (got %s)", echo.Quote(strings.Join(enc, ", ")))
 	}
 	if r.ContentLength > limit {
 		// Refused before a byte is read: a client that asked to be told
 		// first (Expect: 100-continue) sends none of it.
-		return nil, 0, &bodyTooLargeError{limit: limit}
+		return nil, bodyRoom{}, &bodyTooLargeError{limit: limit}
 	}
 	if held, err = h.reserveBody(r, limit); err != nil {
-		return nil, 0, err
+		return nil, bodyRoom{}, err
 	}
 	body, err = h.readBodyBytes(w, r, limit)
 	return body, held, err
