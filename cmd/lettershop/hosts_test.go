@@ -1,11 +1,14 @@
 package main
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/lettershop/lettershop/prom"
 )
 
 // A server on a loopback address answers only requests addressed to it by
@@ -72,5 +75,33 @@ func TestNonLoopbackServerAnswersAnyHost(t *testing.T) {
 	loopbackHosts(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, "", ok).ServeHTTP(rec, r)
 	if rec.Code != http.StatusForbidden {
 		t.Errorf("listening on loopback: Host rebind.example answered %d, want 403", rec.Code)
+	}
+}
+
+// The metrics address, on a loopback address, answers only requests
+// addressed to it by a loopback name or --base-url's host, as the API does:
+// a page whose name was pointed at 127.0.0.1 read the metrics.
+func TestMetricsAddressOnLoopbackAnswersLoopbackNamesOnly(t *testing.T) {
+	h := metricsServer(prom.New(), slog.New(slog.DiscardHandler), &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9100}, "http://letters.test:8080").Handler
+	for _, c := range []struct {
+		host   string
+		status int
+	}{
+		{"localhost:9100", http.StatusOK},
+		{"127.0.0.1:9100", http.StatusOK},
+		{"letters.test:9100", http.StatusOK},
+		{"rebind.example:9100", http.StatusForbidden},
+		{"localhost.example", http.StatusForbidden},
+	} {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.Host = c.host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != c.status {
+			t.Errorf("Host %s: %d, want %d", c.host, rec.Code, c.status)
+		}
+		if c.status == http.StatusForbidden && (rec.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(rec.Body.String(), `"Host"`)) {
+			t.Errorf("Host %s: not a problem naming Host: %s %s", c.host, rec.Header().Get("Content-Type"), rec.Body)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -188,9 +189,12 @@ func metricsPath(cfg config) string {
 }
 
 // metricsServer serves m at /metrics on a listener of its own, for
-// --metrics-addr HOST:PORT. Another method on /metrics is a 405, another
-// path a 404: problems, as the API answers them.
-func metricsServer(m *prom.Metrics, logger *slog.Logger) *http.Server {
+// --metrics-addr HOST:PORT, listening on listening. Another method on
+// /metrics is a 405, another path a 404: problems, as the API answers them.
+// On a loopback address it is guarded against DNS rebinding as the API is
+// (loopbackHosts, baseURL being --base-url): a page pointed at 127.0.0.1
+// would otherwise read the metrics from its user's browser.
+func metricsServer(m *prom.Metrics, logger *slog.Logger, listening net.Addr, baseURL string) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -201,7 +205,7 @@ func metricsServer(m *prom.Metrics, logger *slog.Logger) *http.Server {
 			Message: fmt.Sprintf("no route for %s %s; metrics are served at /metrics", r.Method, r.URL.Path)})
 	})
 	return &http.Server{
-		Handler:           logRequests(logger, withAnswerHeaders(mux)),
+		Handler:           logRequests(logger, withAnswerHeaders(loopbackHosts(listening, baseURL, mux))),
 		ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,

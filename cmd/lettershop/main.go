@@ -203,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { served <- srv.Serve(ln) }()
 	var msrv *http.Server
 	if metricsLn != nil {
-		msrv = metricsServer(metrics, logger)
+		msrv = metricsServer(metrics, logger, metricsLn.Addr(), cfg.baseURL)
 		go func() {
 			if err := msrv.Serve(metricsLn); !errors.Is(err, http.ErrServerClosed) {
 				logger.Error("metrics server", "err", err)

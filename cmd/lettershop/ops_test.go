@@ -330,7 +330,7 @@ func TestGreetOps(t *testing.T) {
 // another method on /metrics with a 405, as problems like every other
 // answer of the server: it answered them in net/http's plain text.
 func TestMetricsAddressAnswersProblems(t *testing.T) {
-	h := metricsServer(prom.New(), slog.New(slog.DiscardHandler)).Handler
+	h := metricsServer(prom.New(), slog.New(slog.DiscardHandler), nil, "").Handler
 	for _, c := range []struct {
 		method, path string
 		status       int
