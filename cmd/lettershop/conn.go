@@ -29,6 +29,15 @@ import (
 // carry X-Api-Version.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
+// netHTTPExpectationFailed begins, and netHTTPEmptyEnd ends, net/http's
+// answer to a request whose Expect it does not know (anything but
+// 100-continue), made before any handler runs through its response writer
+// and written at once: the status line, Connection, Date and an empty body.
+const (
+	netHTTPExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: "
+	netHTTPEmptyEnd          = "\r\nContent-Length: 0\r\n\r\n"
+)
+
 // problemConn rewrites net/http's plain-text error answers on its way out.
 type problemConn struct {
 	net.Conn
@@ -47,6 +56,13 @@ func (c problemConn) Write(b []byte) (int, error) {
 // rewriteNetHTTPError turns one of net/http's plain-text error answers into
 // a problem+json answer with the same status.
 func rewriteNetHTTPError(b []byte) ([]byte, bool) {
+	if date, ok := bytes.CutPrefix(b, []byte(netHTTPExpectationFailed)); ok {
+		date, ok = bytes.CutSuffix(date, []byte(netHTTPEmptyEnd))
+		if !ok || bytes.IndexByte(date, '\n') >= 0 {
+			return nil, false
+		}
+		return problemAnswer(http.StatusExpectationFailed, "the request's Expect header asks for what this server does not do: it knows only 100-continue", nil), true
+	}
 	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
 	if !ok {
 		return nil, false
@@ -71,6 +87,7 @@ func rewriteNetHTTPError(b []byte) ([]byte, bool) {
 // net/http or the listener answer on their own.
 var problemTypes = map[int]string{
 	http.StatusBadRequest:                  "invalid-request",
+	http.StatusExpectationFailed:           "expectation-failed",
 	http.StatusRequestHeaderFieldsTooLarge: "headers-too-large",
 	http.StatusServiceUnavailable:          "too-many-connections",
 	http.StatusHTTPVersionNotSupported:     "http-version-not-supported",

@@ -94,6 +94,8 @@ func TestServerLevelAnswersAreProblems(t *testing.T) {
 	resp, body = rawRequest(t, base, "GET /v1/letters HTTP/2.5\r\nHost: localhost\r\n\r\n")
 	wantProblem(t, "unknown HTTP version", resp, body, http.StatusHTTPVersionNotSupported)
 
+	resp, body = rawRequest(t, base, "POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: sk_test_1\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}")
+	wantProblem(t, "an Expect other than 100-continue", resp, body, http.StatusExpectationFailed)
 	resp, body = rawRequest(t, base, get("/v1//letters"))
 	wantProblem(t, "double slash", resp, body, http.StatusNotFound)
 	resp, body = rawRequest(t, base, get("/v1/assets/../letters"))

@@ -9,7 +9,8 @@ import (
 // Every answer of the server carries X-Content-Type-Options: nosniff,
 // whoever writes it: the API (its public routes too), the inbox (its
 // redirect, pages, static files, 404 and 405), the metrics on their own
-// address, and the answers the listener writes raw.
+// address, the answers the listener writes raw, net/http's answer to an
+// Expect it does not know, and OPTIONS *, which net/http answered itself.
 func TestServerAnswersAreNotSniffed(t *testing.T) {
 	base, metricsURL := launchWithMetricsAddr(t)
 	want := func(what string, resp *http.Response, status int) {
@@ -41,4 +42,10 @@ func TestServerAnswersAreNotSniffed(t *testing.T) {
 	over := strings.Repeat("a", maxHeaderBytes+5<<10)
 	resp, _ := rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\nHost: x\r\nX-Big: "+over+"\r\nConnection: close\r\n\r\n")
 	want("headers over the limit", resp, http.StatusRequestHeaderFieldsTooLarge)
+	resp, _ = rawRequest(t, base, "POST /v1/assets HTTP/1.1\r\nHost: localhost\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}")
+	want("an Expect the server does not know", resp, http.StatusExpectationFailed)
+	resp, _ = rawRequest(t, base, "OPTIONS * HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+	want("OPTIONS *", resp, http.StatusOK)
+	resp, _ = rawRequest(t, base, "OPTIONS * HTTP/1.1\r\nHost: rebind.example\r\nConnection: close\r\n\r\n")
+	want("OPTIONS * to another name", resp, http.StatusForbidden)
 }

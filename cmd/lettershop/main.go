@@ -191,13 +191,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	srv := &http.Server{
 		Handler: logRequests(logger, withAnswerHeaders(loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(
 			httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))))),
-		ConnState:         ln.connState,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ConnState: ln.connState,
+		// OPTIONS * goes through the handler (withInbox answers it), with
+		// the headers of every answer and the Host guard.
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            10 * time.Second,
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 writeTimeout,
+		IdleTimeout:                  2 * time.Minute,
+		MaxHeaderBytes:               maxHeaderBytes,
+		ErrorLog:                     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -353,13 +356,18 @@ func withAnswerHeaders(next http.Handler) http.Handler {
 // inboxPath is where the server mounts the inbox, beside the API.
 const inboxPath = "/inbox"
 
-// withInbox serves the inbox under inboxPath and everything else from api.
+// withInbox serves the inbox under inboxPath, OPTIONS * itself, and
+// everything else from api.
 // It is no ServeMux: a mux would redirect paths with empty or dot segments,
 // which the API answers with a 404 problem.
 func withInbox(api, ui http.Handler) http.Handler {
 	strip := http.StripPrefix(inboxPath, ui)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.Method == http.MethodOptions && r.RequestURI == "*":
+			// The server as a whole, as net/http answers it: nothing to say.
+			w.Header().Set("Content-Length", "0")
+			w.WriteHeader(http.StatusOK)
 		case r.URL.Path == inboxPath:
 			http.Redirect(w, r, inboxPath+"/", http.StatusMovedPermanently)
 		case strings.HasPrefix(r.URL.Path, inboxPath+"/"):
