@@ -29,6 +29,7 @@ import (
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/internal/pdftext"
 	"github.com/lettershop/lettershop/wire"
 )
 
@@ -153,6 +154,9 @@ type handler struct {
 	// shares bounds each client address's part of it, with the limits
 	// per client address; nil without them or without a budget.
 	shares *bodyShares
+	// texts keeps the letters' texts GET /_test/letters/{id}/text read
+	// last, by their PDFs' content.
+	texts *pdftext.Cache
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or
@@ -188,7 +192,8 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 		cfg.authThrottle = NewAuthThrottle(DefaultAuthFailures, DefaultAuthFailuresPer, clock.New())
 	}
 	svc.UseDeliverer(delivery.Open)
-	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc), letters: wire.NewLetters(svc)}
+	h := &handler{svc: svc, cfg: cfg, mux: &router{}, digests: newKeyDigests(svc), letters: wire.NewLetters(svc),
+		texts: pdftext.NewCache(pdftext.DefaultCacheBytes, func(b []byte) (string, error) { return readLetterText(b) })}
 	if cfg.bodyBudget > 0 {
 		h.bodies = semaphore.NewWeighted(cfg.bodyBudget)
 		if !cfg.noAddressLimits {

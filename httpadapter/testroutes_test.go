@@ -361,6 +361,30 @@ func TestLetterText(t *testing.T) {
 	ts.do(t, req{Method: "GET", Path: path, Header: hdr("X-Api-Key", keyB)}).problem(t, http.StatusNotFound)
 }
 
+// A letter's text is read from its PDF once while the PDF stays the same:
+// asking again, from any number of requests, costs no second read, which
+// for a letter of hundreds of pages is most of a second of a core. Another
+// letter's is read on its own.
+func TestLetterTextIsReadOnce(t *testing.T) {
+	reads := httpadapter.CountLetterTextReads(t)
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	l := ts.createLetter(t, keyA, assetID)
+	first := ts.get(t, "/_test/letters/"+l.ID+"/text").wantStatus(t, http.StatusOK)
+	again := ts.get(t, "/_test/letters/"+l.ID+"/text").wantStatus(t, http.StatusOK)
+	if string(again.Body) != string(first.Body) {
+		t.Errorf("the text asked again differs:\n%s\nwant\n%s", again.Body, first.Body)
+	}
+	if n := reads.Load(); n != 1 {
+		t.Errorf("one letter's text asked twice: %d reads, want 1", n)
+	}
+	other := ts.createLetter(t, keyA, assetID)
+	ts.get(t, "/_test/letters/"+other.ID+"/text").wantStatus(t, http.StatusOK)
+	if n := reads.Load(); n != 2 {
+		t.Errorf("another letter's text: %d reads in all, want 2", n)
+	}
+}
+
 func TestRegisterMove(t *testing.T) {
 	ts := newTestServer(t)
 	ts.do(t, req{Method: "POST", Path: "/_test/moves", Body: `{"from":{"addressLine1":"1 A St"},"to":"nowhere"}`}).

@@ -1,0 +1,19 @@
+package httpadapter
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// CountLetterTextReads counts the reads of letters' PDFs' texts
+// GET /_test/letters/{id}/text makes, until t ends. Not for parallel tests.
+func CountLetterTextReads(t testing.TB) *atomic.Int64 {
+	var n atomic.Int64
+	read := readLetterText
+	readLetterText = func(b []byte) (string, error) {
+		n.Add(1)
+		return read(b)
+	}
+	t.Cleanup(func() { readLetterText = read })
+	return &n
+}

@@ -1,0 +1,125 @@
+package pdftext
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// countingCache is a Cache whose reads give the PDF's bytes back as its
+// text, counting them; a PDF "bad" is an error.
+func countingCache(max int) (*Cache, *int) {
+	c := NewCache(max, nil)
+	n := new(int)
+	var mu sync.Mutex
+	c.read = func(b []byte) (string, error) {
+		mu.Lock()
+		*n++
+		mu.Unlock()
+		if string(b) == "bad" {
+			return "", errors.New("unreadable")
+		}
+		return string(b), nil
+	}
+	return c, n
+}
+
+// The same bytes are read once while their text is kept; other bytes are
+// read on their own; an error is given each time and not kept.
+func TestCacheReadsOnce(t *testing.T) {
+	c, reads := countingCache(100)
+	for range 3 {
+		if got, err := c.Text([]byte("letter one")); got != "letter one" || err != nil {
+			t.Fatalf("Text = %q, %v", got, err)
+		}
+	}
+	if *reads != 1 {
+		t.Errorf("one PDF three times: %d reads, want 1", *reads)
+	}
+	if got, _ := c.Text([]byte("letter two")); got != "letter two" || *reads != 2 {
+		t.Errorf("another PDF: %q after %d reads, want its own text after 2", got, *reads)
+	}
+	for range 2 {
+		if _, err := c.Text([]byte("bad")); err == nil {
+			t.Error("an unreadable PDF: no error")
+		}
+	}
+	if *reads != 4 {
+		t.Errorf("an unreadable PDF twice: %d reads in all, want 4 (its error is not kept)", *reads)
+	}
+}
+
+// The texts kept come to at most the bound: at it exactly they are all
+// kept; one byte past it the least recently read goes; a text larger than
+// the bound is never kept.
+func TestCacheBound(t *testing.T) {
+	c, reads := countingCache(10)
+	a, b := []byte("aaaaa"), []byte("bbbbb")
+	c.Text(a)
+	c.Text(b) // 10 bytes: at the bound
+	c.Text(a) // kept, and now the more recently read
+	if *reads != 2 {
+		t.Fatalf("two texts at the bound exactly: %d reads, want 2", *reads)
+	}
+	c.Text([]byte("c")) // 11 bytes: b, read least recently, goes
+	c.Text(a)
+	if *reads != 3 {
+		t.Errorf("a, read last, after one byte past the bound: read again (%d reads, want 3)", *reads)
+	}
+	c.Text(b)
+	if *reads != 4 {
+		t.Errorf("b, read least recently, after one byte past the bound: %d reads, want 4 (read again)", *reads)
+	}
+	big := []byte(strings.Repeat("x", 11))
+	c.Text(big)
+	c.Text(big)
+	if *reads != 6 {
+		t.Errorf("a text over the bound twice: %d reads, want 6 (never kept)", *reads)
+	}
+	if c.size > c.max {
+		t.Errorf("%d bytes kept, over the bound of %d", c.size, c.max)
+	}
+}
+
+// Reads of one PDF at once read it once: the others wait for its text.
+func TestCacheReadsAtOnceReadOnce(t *testing.T) {
+	c := NewCache(100, nil)
+	var mu sync.Mutex
+	reads := 0
+	release := make(chan struct{})
+	c.read = func(b []byte) (string, error) {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		<-release
+		return string(b), nil
+	}
+	var wg sync.WaitGroup
+	texts := make([]string, 8)
+	for i := range texts {
+		wg.Go(func() { texts[i], _ = c.Text([]byte("same")) })
+	}
+	// Let the read finish only once it has begun: the calls then wait on
+	// it, or find its text kept.
+	for {
+		c.mu.Lock()
+		begun := len(c.flight) > 0
+		c.mu.Unlock()
+		if begun {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	if reads != 1 {
+		t.Errorf("8 reads of one PDF at once: %d reads, want 1", reads)
+	}
+	for i, s := range texts {
+		if s != "same" {
+			t.Errorf("call %d: %q", i, s)
+		}
+	}
+}
