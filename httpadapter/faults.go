@@ -142,8 +142,34 @@ func (f Fault) matches(r *http.Request) bool {
 	if f.Path == "" {
 		return true
 	}
-	ok, _ := path.Match(withoutV1(f.Path), withoutV1(r.URL.Path))
+	ok, _ := matchPath(withoutV1(f.Path), withoutV1(r.URL.Path))
 	return ok
+}
+
+// matchPath is path.Match; tests watch its calls.
+var matchPath = path.Match
+
+// MaxFaultMatchWork bounds the work of matching one request against its
+// account's faults, in units of matchWork. Matching a path of n bytes
+// against a pattern of p bytes with a * takes up to n×p steps (the * is
+// tried at each place): without a bound, 1,000 faults of 1,024 bytes
+// against a path of 60,000 took minutes of a core for one request. Every
+// pattern a route's path needs (hundreds of faults of tens of bytes
+// against paths of under a hundred) is well within it; past it, the
+// account's later faults do not meet the request.
+const MaxFaultMatchWork = 8 << 20
+
+// matchWork is what matching f's pattern against the path p may cost at
+// most, with a margin: the product of their lengths for a pattern with a *,
+// their sum otherwise.
+func matchWork(f *Fault, p string) int {
+	if f.Path == "" {
+		return 1
+	}
+	if strings.Contains(f.Path, "*") {
+		return (len(f.Path) + 1) * (len(p) + 1)
+	}
+	return len(f.Path) + len(p) + 1
 }
 
 // withoutV1 is p without its /v1 prefix, if it has one: requests and
@@ -219,17 +245,43 @@ func (tc *TestControls) random() *rand.Rand {
 }
 
 // pick returns the fault r meets, if any, counting it off, and the sleep
-// function to wait out its latency with.
+// function to wait out its latency with. The faults are matched against r
+// outside tc.mu, so that one account's patterns, however costly, hold up
+// no other account's requests; their Method and Path never change once
+// added. Matching stops at MaxFaultMatchWork.
 func (tc *TestControls) pick(account string, r *http.Request) (*Fault, func(context.Context, time.Duration) error) {
 	tc.mu.Lock()
-	defer tc.mu.Unlock()
 	a := tc.lookup(account)
-	if a == nil {
+	if a == nil || len(a.faults) == 0 {
+		tc.mu.Unlock()
 		return nil, nil
 	}
-	for i, f := range a.faults {
-		if !f.matches(r) {
-			continue
+	faults := slices.Clone(a.faults)
+	tc.mu.Unlock()
+
+	var matched []*Fault
+	work, p := 0, withoutV1(r.URL.Path)
+	for _, f := range faults {
+		if work += matchWork(f, p); work > MaxFaultMatchWork {
+			break
+		}
+		if f.matches(r) {
+			matched = append(matched, f)
+		}
+	}
+	if len(matched) == 0 {
+		return nil, nil
+	}
+
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if a = tc.lookup(account); a == nil {
+		return nil, nil
+	}
+	for _, f := range matched {
+		i := slices.Index(a.faults, f)
+		if i < 0 {
+			continue // cleared, dropped or used up meanwhile
 		}
 		if f.Probability < 1 && tc.random().Float64() >= f.Probability {
 			continue
