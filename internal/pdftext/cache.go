@@ -1,14 +1,20 @@
 package pdftext
 
 import (
-	"container/list"
 	"crypto/sha256"
-	"sync"
+	"encoding/hex"
+	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 )
 
 // DefaultCacheBytes is the text a Cache made with it keeps, in bytes: the
 // text of some forty letters of 250 pages.
 const DefaultCacheBytes = 32 << 20
+
+// cacheEntries bounds the texts a Cache keeps, whatever their size.
+const cacheEntries = 4096
 
 // Cache keeps the text of the PDFs read last, by their content's SHA-256,
 // up to a bound on the text kept, the least recently read going first.
@@ -19,26 +25,11 @@ const DefaultCacheBytes = 32 << 20
 // once read it once. An error is not kept. A Cache is safe for concurrent
 // use.
 type Cache struct {
-	max  int
-	read func([]byte) (string, error)
-
-	mu     sync.Mutex
-	size   int
-	lru    *list.List // of *cached, the most recently read at the front
-	by     map[[sha256.Size]byte]*list.Element
-	flight map[[sha256.Size]byte]*reading
-}
-
-type cached struct {
-	key  [sha256.Size]byte
-	text string
-}
-
-// reading is a read under way, which others of the same PDF wait for.
-type reading struct {
-	done chan struct{}
-	text string
-	err  error
+	max    int64
+	read   func([]byte) (string, error)
+	size   atomic.Int64
+	kept   *lru.Cache[[sha256.Size]byte, string]
+	flight singleflight.Group
 }
 
 // NewCache returns a Cache keeping at most maxBytes of text, read by read
@@ -47,42 +38,37 @@ func NewCache(maxBytes int, read func([]byte) (string, error)) *Cache {
 	if read == nil {
 		read = Text
 	}
-	return &Cache{max: maxBytes, read: read, lru: list.New(),
-		by: map[[sha256.Size]byte]*list.Element{}, flight: map[[sha256.Size]byte]*reading{}}
+	c := &Cache{max: int64(maxBytes), read: read}
+	c.kept, _ = lru.NewWithEvict(cacheEntries, func(_ [sha256.Size]byte, text string) { c.size.Add(-int64(len(text))) }) // only a size <= 0 fails
+	return c
 }
 
 // Text returns Text(b), kept from an earlier read of the same bytes when
 // it can.
 func (c *Cache) Text(b []byte) (string, error) {
 	key := sha256.Sum256(b)
-	c.mu.Lock()
-	if e, ok := c.by[key]; ok {
-		c.lru.MoveToFront(e)
-		c.mu.Unlock()
-		return e.Value.(*cached).text, nil
+	if text, ok := c.kept.Get(key); ok {
+		return text, nil
 	}
-	if f, ok := c.flight[key]; ok {
-		c.mu.Unlock()
-		<-f.done
-		return f.text, f.err
-	}
-	f := &reading{done: make(chan struct{})}
-	c.flight[key] = f
-	c.mu.Unlock()
-
-	f.text, f.err = c.read(b)
-	c.mu.Lock()
-	delete(c.flight, key)
-	if f.err == nil && len(f.text) <= c.max {
-		c.by[key] = c.lru.PushFront(&cached{key: key, text: f.text})
-		c.size += len(f.text)
-		for c.size > c.max {
-			old := c.lru.Remove(c.lru.Back()).(*cached)
-			delete(c.by, old.key)
-			c.size -= len(old.text)
+	v, err, _ := c.flight.Do(hex.EncodeToString(key[:]), func() (any, error) {
+		// A read that ended between the Get above and this call kept
+		// its text already.
+		if text, ok := c.kept.Get(key); ok {
+			return text, nil
 		}
-	}
-	c.mu.Unlock()
-	close(f.done)
-	return f.text, f.err
+		text, err := c.read(b)
+		if err != nil || int64(len(text)) > c.max {
+			return text, err
+		}
+		if found, _ := c.kept.ContainsOrAdd(key, text); !found {
+			c.size.Add(int64(len(text)))
+		}
+		for c.size.Load() > c.max {
+			if _, _, ok := c.kept.RemoveOldest(); !ok {
+				break
+			}
+		}
+		return text, nil
+	})
+	return v.(string), err
 }

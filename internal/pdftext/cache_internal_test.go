@@ -78,8 +78,8 @@ func TestCacheBound(t *testing.T) {
 	if *reads != 6 {
 		t.Errorf("a text over the bound twice: %d reads, want 6 (never kept)", *reads)
 	}
-	if c.size > c.max {
-		t.Errorf("%d bytes kept, over the bound of %d", c.size, c.max)
+	if n := c.size.Load(); n > c.max {
+		t.Errorf("%d bytes kept, over the bound of %d", n, c.max)
 	}
 }
 
@@ -104,9 +104,9 @@ func TestCacheReadsAtOnceReadOnce(t *testing.T) {
 	// Let the read finish only once it has begun: the calls then wait on
 	// it, or find its text kept.
 	for {
-		c.mu.Lock()
-		begun := len(c.flight) > 0
-		c.mu.Unlock()
+		mu.Lock()
+		begun := reads > 0
+		mu.Unlock()
 		if begun {
 			break
 		}
