@@ -495,7 +495,13 @@ func (c *controlled) answer(w http.ResponseWriter, r *http.Request, account stri
 		writeProblem(w, problem{Code: "http-error", Title: text, Status: status, Detail: detail})
 		return
 	}
-	writeProblem(w, problemFor(ctx, errorf(code, "%s", detail)))
+	p := problemFor(ctx, errorf(code, "%s", detail))
+	if code == lettershop.CodeInternal {
+		// problemFor hides an internal error's cause; this one's cause is
+		// the test's own fault, which a failing test's reader must see.
+		p.Detail = detail + "; quote request id " + reqID + " when reporting it"
+	}
+	writeProblem(w, p)
 }
 
 // FaultJSON is a Fault on the wire, as POST /_test/faults takes it and

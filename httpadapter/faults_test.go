@@ -39,7 +39,7 @@ func TestFaultStatus(t *testing.T) {
 	}
 	body := `{"name":"Invoice"}`
 	p := ts.do(t, req{Method: "POST", Path: "/v1/assets", Body: body}).problem(t, http.StatusInternalServerError)
-	if p.Code != "internal" || !strings.Contains(p.Detail, "quote request id req_") {
+	if p.Code != "internal" || !strings.Contains(p.Detail, "quote request id req_") || !strings.Contains(p.Detail, "a 500 injected by the test's fault "+f.ID) {
 		t.Errorf("injected 500: %+v", p)
 	}
 	// Only once, and only for the account that asked.
