@@ -252,7 +252,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		aopts = append(aopts, httpadapter.WithSharedTestClock())
 	}
 	hs := httptest.NewServer(httpadapter.New(c.svc, append(aopts, cfg.adapter...)...))
-	cleanup(t, hs.Close)
+	cleanup(t, func() { closeClientsFirst(hs) })
 	c.url, c.hc = hs.URL, hs.Client()
 	return &Server{URL: hs.URL, c: c, hs: hs}
 }
@@ -314,3 +314,23 @@ func (s *Service) Advance(d time.Duration) { s.c.t.Helper(); s.c.advance(d) }
 // NewAccount returns a fresh account. Its APIKey is of no use without a
 // server; its ID is what the Service's methods take.
 func (s *Service) NewAccount() *Account { return s.c.newAccount() }
+
+// closeClientsFirst closes hs once the clients the helper handed out (and
+// those on http.DefaultTransport) have closed their idle connections to
+// it. The side that closes a TCP connection first keeps it in TIME_WAIT
+// for a minute: closed by the server, each connection would hold the
+// server's port, and every port so held is one more that the kernel's
+// search for a free port (each New's listen) has to pass over, so that
+// a suite's setup slowed as it ran, and from one run to the next. Closed
+// by the client, the connection holds the client's port, among those
+// the kernel gives to connections, which a listen's search does not pass
+// over.
+func closeClientsFirst(hs *httptest.Server) {
+	if t, ok := hs.Client().Transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	if t, ok := http.DefaultTransport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	hs.Close()
+}
