@@ -293,3 +293,31 @@ func BenchmarkNewService(b *testing.B) {
 		tb.end()
 	}
 }
+
+// BenchmarkWaitForRetries is Receiver.WaitFor of a letter's mailed event
+// whose first attempts the receiver fails (fails=2), beside the same wait
+// with no failed attempt (fails=0), the anchor: each failed attempt is a
+// retry WaitFor has to see is all that is left before it moves the
+// account's clock to it.
+//
+//	go test ./lettershoptest -run '^$' -bench WaitForRetries -count 5
+func BenchmarkWaitForRetries(b *testing.B) {
+	for _, fails := range []int{0, 2} {
+		b.Run(fmt.Sprint("fails=", fails), func(b *testing.B) {
+			b.ReportAllocs()
+			tb := &benchTB{TB: b}
+			defer tb.end()
+			srv := lettershoptest.New(tb)
+			for b.Loop() {
+				acct := srv.NewAccount()
+				rcv := acct.NewReceiver("letter.mailed")
+				id := sendOverHTTP(b, srv, acct)
+				acct.Force(id, lettershoptest.Status("mailed"))
+				if fails > 0 {
+					rcv.FailNext(fails, http.StatusInternalServerError)
+				}
+				rcv.WaitFor("letter.mailed", id, 30*time.Second)
+			}
+		})
+	}
+}

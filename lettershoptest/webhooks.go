@@ -310,14 +310,53 @@ func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within 
 		select {
 		case <-r.notify:
 			continue
-		case <-time.After(idleWait):
+		default:
 		}
-		// Nothing came for a while: if a retry is all that is left, move
-		// the clock to it.
+		// Nothing came yet: once every delivery due has been attempted
+		// and recorded, a retry may be all that is left; then move the
+		// clock to it. Settling tells that at once, where waiting for
+		// requests to stop coming took idleWait per failed attempt.
+		_ = r.settle(deadline) // unsettled (a handler slow to answer), it is looked at again
+		if r.taken(typ, letterID) {
+			continue
+		}
 		if next, ok := r.nextRetry(); ok {
 			r.a.Set(next)
+			continue
+		}
+		// No retry is left to move to: the event needs the clock moved,
+		// by this test's other goroutines or another's move of a shared
+		// clock.
+		select {
+		case <-r.notify:
+		case <-time.After(idleWait):
 		}
 	}
+}
+
+// settle waits, no later than deadline, until every webhook delivery of
+// the account due on its clock has been attempted and recorded (package
+// await's Deliveries); an error says some were not by then.
+func (r *Receiver) settle(deadline time.Time) error {
+	within := min(time.Until(deadline), settleWithin)
+	if within <= 0 {
+		return context.DeadlineExceeded
+	}
+	return await.Deliveries(context.Background(), r.a.c.svc, r.a.ID, within)
+}
+
+// settleWithin bounds one settle of WaitFor, so that a handler slow to
+// answer is looked at again, and the test's deadline checked, as often.
+const settleWithin = time.Second
+
+// taken reports whether an event of type typ has come for the letter
+// (any letter when letterID is "").
+func (r *Receiver) taken(typ client.WebhookEventType, letterID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.events, func(e client.WebhookEvent) bool {
+		return e.Type == typ && (letterID == "" || e.Data.Object.ID == letterID)
+	})
 }
 
 // recorded waits, until deadline on the wall clock, for the server to
@@ -352,8 +391,8 @@ func underWay(d client.WebhookDelivery) bool {
 		(d.NextAttemptAt == nil || !d.NextAttemptAt.After(*d.LastAttemptAt))
 }
 
-// idleWait is how long WaitFor waits for a request before it looks for a
-// retry to move the clock to.
+// idleWait is how long WaitFor, with nothing due, waits for a request
+// before it looks again.
 const idleWait = 50 * time.Millisecond
 
 // nextRetry returns the earliest next attempt of the webhook's pending
