@@ -8,9 +8,12 @@
 //
 // where t is the time of the attempt in Unix seconds and v1 the hex
 // HMAC-SHA256, keyed with the webhook's secret, of t, a full stop and the
-// request body as sent. A receiver recomputes it over the raw body (before
-// any JSON decoding), compares in constant time, and refuses a t too far
-// from its own clock, which stops the replay of an old request:
+// request body as sent. t is the real time, also when the server runs on
+// a test clock (lettershop --test-clock, lettershoptest): an event of a
+// letter a test moved a month on is signed now, not a month on. A receiver
+// recomputes it over the raw body (before any JSON decoding), compares in
+// constant time, and refuses a t too far from its own clock, which stops
+// the replay of an old request:
 //
 //	body, _ := io.ReadAll(r.Body)
 //	if err := webhook.Verify(secret, r.Header.Get(webhook.SignatureHeader), body, 5*time.Minute); err != nil {
@@ -66,7 +69,13 @@ func Verify(secret, header string, body []byte, tolerance time.Duration) error {
 	return VerifyAt(secret, header, body, tolerance, time.Now())
 }
 
-// VerifyAt is Verify with now in place of the wall clock.
+// VerifyAt is Verify with now in place of the wall clock: for a test of
+// the check itself, with a header made by Sign at a time of the test's
+// choosing. A handler that takes events from a lettershop server checks
+// them against the wall clock (Verify, or VerifyAt with time.Now), also in
+// a test whose server runs on a test clock: t is the real time of the
+// attempt, and the time of a test account (lettershoptest's Account.Now)
+// is no time a signature was made at.
 func VerifyAt(secret, header string, body []byte, tolerance time.Duration, now time.Time) error {
 	var (
 		ts   string
