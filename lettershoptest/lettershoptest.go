@@ -50,6 +50,7 @@ import (
 	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/memstore"
+	"github.com/lettershop/lettershop/snapshot"
 	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/testclock"
 )
@@ -78,6 +79,7 @@ type config struct {
 	sleep     func(context.Context, time.Duration) error
 	shared    bool
 	fixture   string
+	snapshots []*snapshot.Snapshot
 }
 
 // WithSharedClock gives every account the server's one clock: an account's
@@ -167,7 +169,7 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 	}, cfg.service...)...)
 	cleanup(t, func() { _ = svc.Close() })
 	c := &core{t: t, svc: svc, clock: mc, shared: cfg.shared}
-	c.seed(cfg.fixture)
+	c.seed(cfg.fixture, cfg.snapshots)
 	return c, cfg
 }
 

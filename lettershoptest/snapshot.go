@@ -67,25 +67,43 @@ func (a *Account) Reset() {
 // naming what is wrong.
 func WithFixture(path string) Option { return func(c *config) { c.fixture = path } }
 
+// WithSnapshots starts the server (or Service) from snaps as WithFixture
+// does from a file: each restored into the account it was taken from,
+// with its ids. A suite builds its fixture once, takes its Snapshot, and
+// gives it to the New of every test, which then starts with the same
+// records and ids, checked once for every test (a file is read and
+// checked again by each New). Server.AccountWithKey, with the key the
+// snapshot was taken with, returns that account.
+func WithSnapshots(snaps ...*snapshot.Snapshot) Option {
+	return func(c *config) { c.snapshots = append(c.snapshots, snaps...) }
+}
+
 // ReadFixture reads a fixture file: one snapshot, or a JSON array of them,
 // each checked (snapshot.ReadFixture).
 func ReadFixture(path string) ([]*snapshot.Snapshot, error) { return snapshot.ReadFixture(path) }
 
-// seed restores the fixture's snapshots, keeping their ids.
-func (c *core) seed(path string) {
+// seed restores the fixture's snapshots (the file's at path, then snaps),
+// keeping their ids.
+func (c *core) seed(path string, snaps []*snapshot.Snapshot) {
 	c.t.Helper()
-	if path == "" {
-		return
-	}
-	snaps, err := ReadFixture(path)
-	if err != nil {
-		c.t.Fatalf("lettershoptest: fixture %s: %v", path, err)
-	}
-	for _, snap := range snaps {
+	restore := func(from string, snap *snapshot.Snapshot) {
+		c.t.Helper()
 		if _, err := c.svc.RestoreAccount(context.Background(), snap.Account, snap,
 			lettershop.RestoreOptions{KeepIDs: true, SharedClock: c.shared}); err != nil {
-			c.t.Fatalf("lettershoptest: fixture %s, account %s: %v", path, snap.Account, err)
+			c.t.Fatalf("lettershoptest: %s, account %s: %v", from, snap.Account, err)
 		}
+	}
+	if path != "" {
+		read, err := ReadFixture(path)
+		if err != nil {
+			c.t.Fatalf("lettershoptest: fixture %s: %v", path, err)
+		}
+		for _, snap := range read {
+			restore("fixture "+path, snap)
+		}
+	}
+	for _, snap := range snaps {
+		restore("WithSnapshots", snap)
 	}
 }
 

@@ -330,3 +330,74 @@ func TestResetKeepsTheClock(t *testing.T) {
 		t.Errorf("restore of a snapshot older than the clock: %v, want a conflict", err)
 	}
 }
+
+// WithSnapshots starts each server from a snapshot in memory, ids kept,
+// as WithFixture does from a file: the servers share no records, and one
+// restore fails the test when the same account is given twice.
+func TestWithSnapshots(t *testing.T) {
+	srv := lettershoptest.New(t)
+	src := srv.AccountWithKey("sk_test_fixture_welcome")
+	id := sendWelcome(t, srv.Service(), src.ID, "Jane")
+	snap := src.Snapshot()
+	var first *lettershoptest.Account
+	for i := range 2 {
+		seeded := lettershoptest.New(t, lettershoptest.WithSnapshots(snap))
+		acct := seeded.AccountWithKey("sk_test_fixture_welcome")
+		if got := acct.Letter(id); got.Status != client.StatusQueued {
+			t.Errorf("server %d: seeded letter %s is %s", i, id, got.Status)
+		}
+		if i == 0 {
+			acct.Force(id, lettershoptest.Status(client.StatusMailed))
+			first = acct
+			continue
+		}
+		if got := acct.Letter(id); got.Status != client.StatusQueued {
+			t.Errorf("a move in one server's copy reached another's: %s", got.Status)
+		}
+		if got := first.Letter(id); got.Status != client.StatusMailed {
+			t.Errorf("the first server's copy is %s", got.Status)
+		}
+	}
+	ft := &fakeTB{TB: t}
+	msg := fails(t, ft, func() { lettershoptest.New(ft, lettershoptest.WithSnapshots(snap, snap)) })
+	if !strings.Contains(msg, "WithSnapshots, account "+src.ID) {
+		t.Errorf("failure %q", msg)
+	}
+}
+
+// BenchmarkSeed is a server per test started from the fixture of
+// BenchmarkRestore (three templates, ten letters, a webhook) with its ids:
+// from a file (WithFixture, read and checked by each New) and from the
+// snapshot in memory (WithSnapshots, checked once), alternating within
+// each op; NewService, so that the socket's cost does not hide theirs.
+//
+//	go test ./lettershoptest -run '^$' -bench Seed -benchmem -count 3
+func BenchmarkSeed(b *testing.B) {
+	srv := lettershoptest.New(b)
+	src, _ := fixture(b, srv)
+	snap := src.Snapshot()
+	snap.Account = "acct_seed"
+	raw, err := json.Marshal(snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "fixture.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var fromFile, fromSnap time.Duration
+	tb := &benchTB{TB: b}
+	for b.Loop() {
+		t0 := time.Now()
+		lettershoptest.NewService(tb, lettershoptest.WithFixture(path))
+		tb.end()
+		t1 := time.Now()
+		lettershoptest.NewService(tb, lettershoptest.WithSnapshots(snap))
+		tb.end()
+		fromFile += t1.Sub(t0)
+		fromSnap += time.Since(t1)
+	}
+	b.ReportMetric(float64(fromFile.Microseconds())/float64(b.N), "file-µs/op")
+	b.ReportMetric(float64(fromSnap.Microseconds())/float64(b.N), "snapshots-µs/op")
+}
