@@ -6,10 +6,16 @@
 //	func TestWelcomeLetter(t *testing.T) {
 //		srv := lettershoptest.New(t)
 //		acct := srv.NewAccount()
-//		c := myapp.NewMailer(srv.URL, acct.APIKey)
-//		id := c.SendWelcome("Jane")
+//		m := myapp.NewMailer(acct.Client())
+//		id := m.SendWelcome(t.Context(), "Jane")
 //		acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
 //	}
+//
+// Account.Client is the application's client of the server: its retries
+// wait on the account's clock and take no real time. Code that makes its
+// own client from the server's URL and the account's key
+// (client.New(srv.URL, acct.APIKey)) works the same, but waits out its
+// retries on the wall clock.
 //
 // New starts a server and stops it when the test ends; NewService does the
 // same without HTTP, for tests that use the library directly.
