@@ -304,7 +304,8 @@ func (r *Receiver) WaitFor(typ client.WebhookEventType, letterID string, within 
 			r.recorded(e.ID, deadline)
 			return e
 		case time.Now().After(deadline):
-			r.a.t.Fatalf("lettershoptest: no %s event%s within %s; the receiver has %s", typ, forLetter(letterID), within, r.describe())
+			why := r.notThere(typ, letterID)
+			r.a.t.Fatalf("lettershoptest: no %s event%s within %s%s; the receiver has %s", typ, forLetter(letterID), within, why, r.describe(why == ""))
 			return client.WebhookEvent{}
 		}
 		select {
@@ -415,6 +416,26 @@ func (r *Receiver) nextRetry() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
+// notThere says, for a WaitFor that failed, that the letter has not yet
+// got where the event tells of, and what moves it there; "" when it has,
+// or no letter was named.
+func (r *Receiver) notThere(typ client.WebhookEventType, letterID string) string {
+	if letterID == "" || typ == client.WebhookLetterCreated {
+		return ""
+	}
+	l, err := r.a.c.svc.GetLetter(context.Background(), r.a.ID, letterID)
+	if err != nil {
+		return fmt.Sprintf(" (letter %s: %v)", letterID, err)
+	}
+	for _, e := range l.Events {
+		if client.WebhookEventType("letter."+string(e.Status)) == typ {
+			return ""
+		}
+	}
+	return fmt.Sprintf(": the letter is %s and has not got there; WaitFor moves the clock only to a webhook's retries: "+
+		"move the letter first (WaitForStatus, WaitForEvent, Advance, Force)", l.Status)
+}
+
 func forLetter(id string) string {
 	if id == "" {
 		return ""
@@ -422,9 +443,14 @@ func forLetter(id string) string {
 	return " of letter " + id
 }
 
-func (r *Receiver) describe() string {
+// describe lists the events the receiver took; with hint, and none taken,
+// it says when a webhook gets events.
+func (r *Receiver) describe(hint bool) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.events) == 0 && !hint {
+		return "no events"
+	}
 	if len(r.events) == 0 {
 		return "no events (a webhook gets the events of changes made after it was made: make the receiver before the letter moves)"
 	}

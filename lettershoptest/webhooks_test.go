@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -179,5 +180,26 @@ func TestRestoredReceiverIsTheAccounts(t *testing.T) {
 				t.Errorf("the account's receiver has %d events, want its one letter's", n)
 			}
 		})
+	}
+}
+
+// A WaitFor for an event of a letter that has not got there says so, and
+// what moves it, where a receiver made too late is told that instead.
+func TestReceiverWaitForSaysWhereTheLetterIs(t *testing.T) {
+	srv := lettershoptest.New(t)
+	acct := srv.NewAccount()
+	ft := &fakeTB{TB: t}
+	rcv := acct.For(ft).NewReceiver(client.WebhookLetterMailed)
+	id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+	msg := fails(t, ft, func() { rcv.WaitFor(client.WebhookLetterMailed, id, 100*time.Millisecond) })
+	if !strings.Contains(msg, "the letter is queued and has not got there") || !strings.Contains(msg, "WaitForStatus") || strings.Contains(msg, "make the receiver before") {
+		t.Errorf("a letter not yet mailed: %q", msg)
+	}
+	mailed := sendWelcome(t, srv.Service(), acct.ID, "John")
+	acct.Force(mailed, lettershoptest.Status(client.StatusMailed))
+	late := acct.For(ft).NewReceiver(client.WebhookLetterMailed)
+	msg = fails(t, ft, func() { late.WaitFor(client.WebhookLetterMailed, mailed, 100*time.Millisecond) })
+	if strings.Contains(msg, "has not got there") || !strings.Contains(msg, "make the receiver before the letter moves") {
+		t.Errorf("a receiver made after the letter was mailed: %q", msg)
 	}
 }
