@@ -397,9 +397,10 @@ func emptyLine(b []byte) bool {
 }
 
 func (c *countedConn) Close() error {
-	err := c.problemConn.Close()
+	// Released first: a client that reads the connection's end and dials
+	// again at once finds its place free.
 	c.l.release(c)
-	return err
+	return c.problemConn.Close()
 }
 
 // CloseWrite lets net/http half-close the connection after an error

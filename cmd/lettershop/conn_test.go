@@ -498,6 +498,11 @@ func TestSlowConnectionsCannotKeepAClientOut(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("request %d of a client beside slow connections: %d %s", i+1, resp.StatusCode, body)
 		}
+		// The server closes the connection (Connection: close): its end
+		// read, the client's place is free for its next one, which a
+		// busy machine could otherwise dial before the server closed it.
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.Copy(io.Discard, c)
 		c.Close()
 	}
 	// The slow connections went, oldest first: the first is closed.
