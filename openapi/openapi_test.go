@@ -126,6 +126,28 @@ func TestNullableHasType(t *testing.T) {
 	}
 }
 
+// TestNullableEnumListsNull checks every schema with nullable: true and an
+// enum lists null among its values. JSON Schema validators made for OpenAPI
+// 3.0 (ajv's nullable keyword among them, as the 3.0.3 clarification of
+// nullable reads it) check enum after nullable, so an enum without null
+// refuses the null that nullable allows.
+func TestNullableEnumListsNull(t *testing.T) {
+	doc := load(t, openapi.YAML)
+	for name, s := range doc.Components.Schemas {
+		walkSchemas("#/components/schemas/"+name, s, func(where string, s *openapi3.Schema) {
+			if !s.Nullable || len(s.Enum) == 0 {
+				return
+			}
+			for _, v := range s.Enum {
+				if v == nil {
+					return
+				}
+			}
+			t.Errorf("%s: nullable, and its enum %v lacks null", where, s.Enum)
+		}, func(*openapi3.Schema) bool { return true })
+	}
+}
+
 // TestRequiredRequestFieldsAreNotNullable checks no field a request body
 // requires admits null: the server reads null as the field left out, so a
 // required field given null is a 400, and the document must refuse it too.
