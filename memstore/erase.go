@@ -37,19 +37,7 @@ func (s *Store) eraseLetters(account string) {
 		return true
 	})
 	for _, r := range recs {
-		if r.status != 0 {
-			s.lettersByStatus.remove(statusKey{r.account, r.status}, r)
-		}
-		if r.externalID != "" {
-			s.lettersByExternal.remove(externalKey{r.account, r.externalID}, r)
-		}
-		r.meta.Each(func(k, v string) bool {
-			s.lettersByMeta.remove(letterMetaKey{r.account, k, v}, r)
-			return true
-		})
-		if r.isDue() {
-			s.lettersDue.remove(r)
-		}
+		s.unindexLetter(r)
 		delete(s.letters, r.id)
 	}
 	delete(s.lettersByAccount.postings, acct)

@@ -58,6 +58,23 @@ func (s *Store) indexLetter(r *letterRec) {
 	}
 }
 
+// unindexLetter takes r out of the indexes indexLetter put it in.
+func (s *Store) unindexLetter(r *letterRec) {
+	if r.status != 0 {
+		s.lettersByStatus.remove(statusKey{r.account, r.status}, r)
+	}
+	if r.externalID != "" {
+		s.lettersByExternal.remove(externalKey{r.account, r.externalID}, r)
+	}
+	r.meta.Each(func(k, v string) bool {
+		s.lettersByMeta.remove(letterMetaKey{r.account, k, v}, r)
+		return true
+	})
+	if r.isDue() {
+		s.lettersDue.remove(r)
+	}
+}
+
 // replaceLetter writes l over r as an update: ID, Account and CreatedAt
 // stay, the revision goes up by one. Only the indexes of fields that
 // changed are touched: a lifecycle step changes the status and due time,
