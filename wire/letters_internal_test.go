@@ -40,24 +40,7 @@ func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
 	behind.Set(start.Add(-time.Hour))
 	other := lettershop.New(store, lettershop.WithClock(behind))
 	t.Cleanup(func() { other.Close() })
-	a, err := other.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	made, err := other.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{
-		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
-		Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
-		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
-		UseType:   lettershop.UseTransactional,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	made := noteLetter(t, other)
 
 	w := NewLetters(svc)
 	for range 2 {
@@ -188,24 +171,7 @@ func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
 	t.Cleanup(func() { svc.Close() })
-	a, err := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
-		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	made, err := svc.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{
-		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
-		Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
-		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
-		UseType:   lettershop.UseTransactional,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	made := noteLetter(t, svc)
 	w := NewLetters(svc)
 	read := func() ([]byte, []byte) {
 		t.Helper()
@@ -252,4 +218,30 @@ func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
 	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
 		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
 	}
+}
+
+// noteLetter makes a letter in account "acct" of svc, from a template
+// asset of its own.
+func noteLetter(t *testing.T, svc *lettershop.Service) *lettershop.Letter {
+	t.Helper()
+	ctx := context.Background()
+	a, err := svc.CreateAsset(ctx, "acct", lettershop.CreateAssetInput{Name: "Note", Type: lettershop.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateVersion(ctx, "acct", a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>Hello</p>"}, Publish: true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	made, err := svc.CreateLetter(ctx, "acct", lettershop.CreateLetterInput{
+		Sender:    &lettershop.PartyInput{Organization: "Acme Corp", Address: lettershop.AddressInput{AddressLine1: "100 Main St", LastLine: "Springfield, IL 62701"}},
+		Recipient: &lettershop.PartyInput{Organization: "Doe Ltd", Address: lettershop.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
+		Content:   &lettershop.LetterContent{Type: "asset", AssetID: a.ID},
+		UseType:   lettershop.UseTransactional,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return made
 }
