@@ -245,20 +245,7 @@ func TestBodyBudget(t *testing.T) {
 	}
 
 	// The first request holds 800 bytes while its body arrives.
-	pr, pw := io.Pipe()
-	first := httptest.NewRequest("POST", "/v1/assets", pr)
-	first.ContentLength = 800
-	first.Header.Set("X-Api-Key", keyA)
-	done := make(chan *httptest.ResponseRecorder)
-	go func() {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, first)
-		done <- w
-	}()
-	body := asset(800)
-	if _, err := pw.Write([]byte(body[:1])); err != nil { // read: the body has its room
-		t.Fatal(err)
-	}
+	finish := heldBody(t, h, keyA, "", asset(800))
 
 	if w := post(asset(201)); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" ||
 		!strings.Contains(w.Body.String(), `"code":"unavailable"`) || !strings.Contains(w.Body.String(), "1000 bytes") {
@@ -268,11 +255,7 @@ func TestBodyBudget(t *testing.T) {
 		t.Errorf("a body that fits exactly beside the first: %d %s, want 201", w.Code, w.Body)
 	}
 
-	if _, err := pw.Write([]byte(body[1:])); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	if w := <-done; w.Code != http.StatusCreated {
+	if w := finish(); w.Code != http.StatusCreated {
 		t.Errorf("the first request: %d %s, want 201", w.Code, w.Body)
 	}
 	if w := post(asset(201)); w.Code != http.StatusCreated {
@@ -307,21 +290,7 @@ func TestBodyBudgetShares(t *testing.T) {
 	}
 
 	// 192.0.2.1 announces a body as large as the budget and sends one byte.
-	pr, pw := io.Pipe()
-	hog := httptest.NewRequest("POST", "/v1/assets", pr)
-	hog.RemoteAddr = "192.0.2.1:40000"
-	hog.ContentLength = 1000
-	hog.Header.Set("X-Api-Key", keyA)
-	done := make(chan *httptest.ResponseRecorder)
-	go func() {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, hog)
-		done <- w
-	}()
-	body := asset(1000)
-	if _, err := pw.Write([]byte(body[:1])); err != nil { // read: the body has its room
-		t.Fatal(err)
-	}
+	finish := heldBody(t, h, keyA, "192.0.2.1:40000", asset(1000))
 
 	if w := post("192.0.2.2", asset(500)); w.Code != http.StatusCreated {
 		t.Errorf("another address's body, the half left: %d %s, want 201", w.Code, w.Body)
@@ -331,14 +300,42 @@ func TestBodyBudgetShares(t *testing.T) {
 		t.Errorf("the address's body past its share: %d, Retry-After %q, %s; want 503 naming the share of 500 bytes", w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
 
-	if _, err := pw.Write([]byte(body[1:])); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	if w := <-done; w.Code != http.StatusCreated {
+	if w := finish(); w.Code != http.StatusCreated {
 		t.Errorf("the body as large as the budget: %d %s, want 201", w.Code, w.Body)
 	}
 	if w := post("192.0.2.1", asset(500)); w.Code != http.StatusCreated {
 		t.Errorf("the address's body at its share, once its others were answered: %d %s, want 201", w.Code, w.Body)
+	}
+}
+
+// heldBody starts a POST /v1/assets of body with key (from remoteAddr,
+// when given) on h, sends its first byte, which h reads once the body has
+// its room, and holds the rest; finish sends the rest and returns the
+// answer.
+func heldBody(t *testing.T, h http.Handler, key, remoteAddr, body string) (finish func() *httptest.ResponseRecorder) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	r := httptest.NewRequest("POST", "/v1/assets", pr)
+	if remoteAddr != "" {
+		r.RemoteAddr = remoteAddr
+	}
+	r.ContentLength = int64(len(body))
+	r.Header.Set("X-Api-Key", key)
+	done := make(chan *httptest.ResponseRecorder)
+	go func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		done <- w
+	}()
+	if _, err := pw.Write([]byte(body[:1])); err != nil {
+		t.Fatal(err)
+	}
+	return func() *httptest.ResponseRecorder {
+		t.Helper()
+		if _, err := pw.Write([]byte(body[1:])); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+		return <-done
 	}
 }
