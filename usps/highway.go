@@ -61,11 +61,19 @@ func splitPackedHighway(t []string) []string {
 func isPackedHighway(w string) bool { return len(splitPackedHighway([]string{w})) == 2 }
 
 // designationWords reports whether every word of t is a word of a
-// highway's designation (US HWY, COUNTY RD, STATE ROUTE), so that a # or
-// NO after them is the highway's number sign and not a unit's.
+// highway's designation (US HWY, COUNTY RD, STATE ROUTE, RANCH RD, with a
+// state's name before them), so that a # or NO after them is the
+// highway's number sign and not a unit's.
 func designationWords(t []string) bool {
+	for k := min(4, len(t)-1); k >= 1 && stateNameFirst[t[0]]; k-- {
+		// NEW YORK SR # 86: a state's name before the designation.
+		if _, ok := fullStateNames[strings.Join(t[:k], " ")]; ok {
+			t = t[k:]
+			break
+		}
+	}
 	for _, w := range t {
-		if !highwayWord(w) && !countyWords[w] && !stateWords[w] && !townshipWords[w] {
+		if !highwayWord(w) && !countyWords[w] && !stateWords[w] && !townshipWords[w] && w != "RANCH" && w != "FARM" {
 			return false
 		}
 	}
@@ -175,9 +183,18 @@ func highwayStyle(t []string) bool {
 }
 
 // lettered reports whether the name ends in the letters of a lettered
-// route: its first word, or the word before the letters, is a route's
-// designation (SR MM, OLD SR MM, COUNTY ROAD AA).
+// route: its first word after a state's, or the word before the letters,
+// is a route's designation (SR MM, OLD SR MM, COUNTY ROAD AA, CA COUNTY
+// ROAD X).
 func lettered(t []string) bool {
+	if len(t) > 2 {
+		// CA COUNTY ROAD X: a state's code or name before the route.
+		if _, ok := stateByCode[t[0]]; ok && letterRoutes[t[1]] {
+			t = t[1:]
+		} else if _, k, _ := statePrefix(t); k > 0 {
+			t = t[k:]
+		}
+	}
 	n := len(t)
 	return n >= 2 && (letterRoutes[t[0]] || letterRoutes[t[n-2]]) && isLetterDesignation(t[n-1])
 }

@@ -184,7 +184,7 @@ var (
 	// also after PO (PO CALLER, P O DRAWER), and APARTADO is the Spanish
 	// word for it (Puerto Rico).
 	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "P OBOX", "POB", "P O B", "BOX",
-		"PO BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
+		"PO BX", "P O BX", "POST OFFICE BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	// ruralWords and hcWords are the ways a rural route and a highway
 	// contract are written, RURAL ROUTE and STAR ROUTE also as one word.
 	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURALROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
@@ -245,6 +245,7 @@ func parseLine(t []string, state string) DeliveryLine { return parseLineAs(t, st
 // the house number or right after it move to the end of a street line
 // (parseStreetUnits).
 func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
+	t = boxBeforeRoute(t)
 	if split, ok := splitPackedBox(t); ok {
 		// A box number written onto BOX (BOX274, RR 2 BOX274, POBOX274)
 		// is the box and its number, as Publication 28 241 and 281 print
@@ -316,6 +317,13 @@ func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 			return d
 		}
 	}
+	if len(t) >= 5 && t[0] == "RD" && routeAbbrs[t[1]] && hasDigit(t[2]) && matchPrefix(t[3:], boxWords) > 0 {
+		// RD ROUTE 4 # 87A: rural delivery route 4, box 87A (Publication
+		// 28 241 and 244: RR 4 BOX 87A).
+		if d, ok := parseRoute(LineRuralRoute, "RR", t[2:]); ok {
+			return d
+		}
+	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
 		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
 			return d
@@ -344,6 +352,24 @@ func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 		return d
 	}
 	return parseStreet(t, state, moveLeading)
+}
+
+// boxBeforeRoute moves a box written before its rural route or highway
+// contract after it (BOX 218 RR 1 -> RR 1 BOX 218), the order of
+// Publication 28 241 and 251.
+func boxBeforeRoute(t []string) []string {
+	if len(t) < 4 || matchPrefix(t, boxWord) != 1 || !isNumberish(t[1]) {
+		return t
+	}
+	n := matchPrefix(t[2:], ruralWords)
+	if n == 0 {
+		n = matchPrefix(t[2:], hcWords)
+	}
+	if n == 0 || len(t) <= 2+n || !hasDigit(t[2+n]) {
+		return t
+	}
+	out := append(make([]string, 0, len(t)), t[2:3+n]...)
+	return append(append(out, t[:2]...), t[3+n:]...)
 }
 
 // rePackedBox is a box number written onto BOX or BX, alone, after a
@@ -759,11 +785,12 @@ var directionalWords = map[string]string{
 // joinOrdinals joins a number and its ordinal ending written apart (10 TH
 // AVE -> 10TH AVE, 2 ND AVE -> 2ND AVE): the ending must be the number's,
 // and RD and ST, also suffixes, only before another suffix (3 RD ST, 1 ST
-// ST; 3 RD and 21 ST are a road and a street).
+// ST; 3 RD and 21 ST are a road and a street) and not after the house
+// number (1 ST RD 86 is house 1 on STATE ROAD 86, Appendix F).
 func joinOrdinals(t []string) []string {
 	for i := 0; i+1 < len(t); i++ {
 		w, end := t[i], t[i+1]
-		if !allDigits(w) || end != ordinalEnding(w) || (end == "RD" || end == "ST") && (i+2 >= len(t) || suffixes[t[i+2]] == "") {
+		if !allDigits(w) || end != ordinalEnding(w) || (end == "RD" || end == "ST") && (i == 0 || i+2 >= len(t) || suffixes[t[i+2]] == "") {
 			continue
 		}
 		t = append(append(t[:i:i], w+end), t[i+2:]...)
@@ -867,6 +894,11 @@ loop:
 		case n >= 2 && floorNumber(t[n-2]) != "" && units[last] == "FL":
 			// 3RD FLOOR and THIRD FLOOR are FL 3.
 			take, sec = 2, Secondary{"FL", floorNumber(t[n-2])}
+		case n >= 2 && allDigits(t[n-2]) && units[last] == "FL" && (n == 2 || !unitNeedsNum[units[t[n-3]]] && t[n-3] != "#"):
+			// 10 FL and 34 FLOOR are FL 10 and FL 34: Appendix C2 writes
+			// the designator before the number; after APT 10 the number
+			// is the apartment's.
+			take, sec = 2, Secondary{"FL", t[n-2]}
 		case n >= 2 && units[t[n-2]] == "FL" && floorNumber(last) != "":
 			// FL 3RD is the third floor: FL 3.
 			take, sec = 2, Secondary{"FL", floorNumber(last)}
@@ -1037,6 +1069,12 @@ func splitPackedUnit(t []string) []string {
 			return append(t[:n-1:n-1], t[n-1][:i], t[n-1][i+1:])
 		}
 	}
+	if m := rePackedFloor.FindStringSubmatch(t[n-1]); m != nil {
+		// 8FL and 10FLOOR are floors 8 and 10 (FL 8), after the street.
+		if _, dir := directionals[prev]; suffixes[prev] != "" || dir || hasDigit(prev) {
+			return append(t[:n-1:n-1], m[1], "FL")
+		}
+	}
 	designator, number, hyphened, ok := packedUnit(t[n-1])
 	if !ok {
 		return t
@@ -1050,6 +1088,9 @@ func splitPackedUnit(t []string) []string {
 	}
 	return append(append(t[:n-1:n-1], designator), number)
 }
+
+// rePackedFloor is a floor's number written onto FL or FLOOR (8FL).
+var rePackedFloor = regexp.MustCompile(`^([0-9]+)(FL|FLR|FLOOR)$`)
 
 // roadSuffixes are the suffixes that a number after names a road by
 // (FARM ROAD 567, OLD HIGHWAY 5, LOOP 410), not a unit.
