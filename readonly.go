@@ -32,11 +32,17 @@ func sameString(f fieldErrors, path string, given *string, current string) {
 }
 
 // sameTime compares times as instants: the same moment in another offset is
-// the same value.
+// the same value, and so is the time as an answer showed it (ShownTime).
 func sameTime(f fieldErrors, path string, given *time.Time, current time.Time) {
 	if given != nil {
-		readOnly(f, path, given.Equal(current), current.UTC().Format(time.RFC3339Nano))
+		readOnly(f, path, sameInstant(*given, current), ShownTime(current).Format(time.RFC3339))
 	}
+}
+
+// sameInstant reports whether a time given back is current, or current as
+// an answer showed it.
+func sameInstant(given, current time.Time) bool {
+	return given.Equal(current) || given.Equal(ShownTime(current))
 }
 
 func sameInt(f fieldErrors, path string, given *int, current int) {
@@ -120,7 +126,8 @@ func refuseReadOnlyParty(f fieldErrors, path string, in *PartyInput) {
 	}
 }
 
-// sameEvents compares events field by field, times as instants; details
+// sameEvents compares events given back (a) with the letter's (b) field by
+// field, times as instants (sameInstant); details
 // without any value are the same as none.
 func sameEvents(a, b []Event) bool {
 	if len(a) != len(b) {
@@ -128,8 +135,8 @@ func sameEvents(a, b []Event) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.ID != y.ID || !x.CreatedAt.Equal(y.CreatedAt) || !x.ModifiedAt.Equal(y.ModifiedAt) ||
-			!x.Timestamp.Equal(y.Timestamp) || x.Type != y.Type || x.Status != y.Status ||
+		if x.ID != y.ID || !sameInstant(x.CreatedAt, y.CreatedAt) || !sameInstant(x.ModifiedAt, y.ModifiedAt) ||
+			!sameInstant(x.Timestamp, y.Timestamp) || x.Type != y.Type || x.Status != y.Status ||
 			x.Description != y.Description || x.OperationCode != y.OperationCode ||
 			x.ActionRequired != y.ActionRequired || x.Location != y.Location ||
 			!sameDetails(x.TrackingEventDetails, y.TrackingEventDetails) {

@@ -27,9 +27,11 @@ func (h *handler) versionRoutes() {
 
 func versionID(r *http.Request) pathID { return pathID{"versionId", "astv_", r.PathValue("versionId")} }
 
-// shown is v as an answer shows it: its contentUrl absolute.
+// shown is v as an answer shows it: its contentUrl absolute, its times to
+// the second (lettershop.ShownTime).
 func (c *call) shown(v *lettershop.AssetVersion) *lettershop.AssetVersion {
 	v.ContentURL = c.absolute(v.ContentURL)
+	v.CreatedAt, v.ModifiedAt = lettershop.ShownTime(v.CreatedAt), lettershop.ShownTime(v.ModifiedAt)
 	return v
 }
 

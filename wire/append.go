@@ -228,10 +228,11 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendTime writes t as time.Time's MarshalJSON does.
+// appendTime writes t as answers show it (lettershop.ShownTime), as
+// time.Time's MarshalJSON writes that.
 func appendTime(b []byte, t time.Time, err *error) []byte {
 	b = append(b, '"')
-	b, e := t.AppendText(b)
+	b, e := lettershop.ShownTime(t).AppendText(b)
 	if e != nil {
 		fail(err, e)
 	}

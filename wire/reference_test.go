@@ -123,7 +123,7 @@ func encodeJSON(l *lettershop.Letter, cassLeftOut bool, marshal func(any) ([]byt
 	}
 	return marshal(letterJSON{
 		ID: l.ID, Status: l.Status, Sender: sender, Recipient: recipient, Content: l.Content,
-		UseType: l.UseType, Events: events, CreatedAt: l.CreatedAt, ModifiedAt: l.ModifiedAt,
+		UseType: l.UseType, Events: events, CreatedAt: lettershop.ShownTime(l.CreatedAt), ModifiedAt: lettershop.ShownTime(l.ModifiedAt),
 		ExternalID: nullable(l.ExternalID), SendDate: nullable(l.SendDate), Description: nullable(l.Description),
 		URL: l.URL, Variables: l.Variables, Options: l.Options, IssueMessage: nullable(l.IssueMessage),
 		Metadata: l.Metadata,
@@ -189,7 +189,7 @@ func eventToJSON(e lettershop.Event) eventJSON {
 		data = map[string]any{}
 	}
 	return eventJSON{
-		ID: e.ID, CreatedAt: e.CreatedAt, ModifiedAt: e.ModifiedAt, Timestamp: e.Timestamp, Type: e.Type,
+		ID: e.ID, CreatedAt: lettershop.ShownTime(e.CreatedAt), ModifiedAt: lettershop.ShownTime(e.ModifiedAt), Timestamp: lettershop.ShownTime(e.Timestamp), Type: e.Type,
 		Status: e.Status,
 		TrackingEventDetails: detailsJSON{
 			Notes: nullable(d.Notes), Facility: nullable(d.Facility), FacilityType: nullable(d.FacilityType),
@@ -414,7 +414,7 @@ func TestWebhookEventMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shape := webhookEventJSON{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt}
+		shape := webhookEventJSON{ID: e.ID, Type: e.Type, CreatedAt: lettershop.ShownTime(e.CreatedAt)}
 		shape.Data.Object = json.RawMessage("null")
 		if object != nil {
 			if shape.Data.Object, err = encodeJSON(object, false, json.Marshal); err != nil {
