@@ -302,7 +302,7 @@ func encodeJSON(v any) *bytes.Buffer {
 	b := bufferPool.Get().(*bytes.Buffer)
 	enc := gojson.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(shownTimes(v)); err != nil {
 		// Only the service's own types get here, and they all encode.
 		panic("httpadapter: encode response: " + err.Error())
 	}
