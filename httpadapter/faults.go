@@ -574,7 +574,10 @@ func (h *handler) faultRoutes() {
 	h.handleTest(route{method: "GET", path: "/_test/faults", access: anyKey, serve: h.listFaults})
 	h.handleTest(route{method: "POST", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.addFault})
 	h.handleTest(route{method: "DELETE", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.clearFaults})
-	h.handleTest(route{method: "GET", path: "/_test/requests", access: anyKey, serve: h.listRequests})
+	// The journal names the account's letters, assets and webhooks, and the
+	// Idempotency-Keys their requests carried: a key that may read them all.
+	h.handleTest(route{method: "GET", path: "/_test/requests", access: scoped, scope: ScopeLettersRead,
+		also: []Scope{ScopeAssetsRead, ScopeWebhooksRead}, serve: h.listRequests})
 	h.handleTest(route{method: "DELETE", path: "/_test/requests", access: scoped, scope: ScopeLettersWrite, serve: h.clearRequests})
 }
 

@@ -99,3 +99,25 @@ func TestTestListsTakeNoQuery(t *testing.T) {
 	ts.get(t, "/_test/faults?b=1&a=2").problem(t, http.StatusBadRequest).wantFields(t, "a")
 	ts.get(t, "/_test/faults?%zz").problem(t, http.StatusBadRequest).wantFields(t, "query")
 }
+
+// TestJournalTakesEveryReadScope: the journal names the account's letters,
+// assets and webhooks, so reading it takes a key that may read all three;
+// a key short of any of them is a 403, whatever else it may do.
+func TestJournalTakesEveryReadScope(t *testing.T) {
+	ts := newTestServer(t)
+	ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Invoice"}`}).wantStatus(t, http.StatusCreated)
+	for _, key := range []string{
+		keyA + "@letters:read,letters:write,assets:read,assets:write,webhooks:write",
+		keyA + "@letters:read,webhooks:read",
+		keyA + "@assets:read,webhooks:read,webhooks:write",
+		keyA + "@webhooks:read",
+	} {
+		r := ts.do(t, req{Method: "GET", Path: "/_test/requests", Header: hdr("X-Api-Key", key)})
+		if r.Status != http.StatusForbidden {
+			t.Errorf("GET /_test/requests with %q: %d, want 403; body: %.300s", key, r.Status, r.Body)
+		}
+	}
+	if j := ts.journal(t, keyA+"@letters:read,assets:read,webhooks:read"); len(j.Items) == 0 || j.Items[0].Path != "/assets" {
+		t.Errorf("journal with the three read scopes: %+v, want the POST /assets", j.Items)
+	}
+}
