@@ -32,6 +32,13 @@ func loopbackHosts(listening net.Addr, baseURL string, next http.Handler) http.H
 		named = strings.ToLower(u.Hostname())
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An http URL always has a host, so an HTTP/1.1 request names one
+		// (RFC 9112, section 3.2); only HTTP/1.0 may leave Host out.
+		if r.Host == "" && r.ProtoAtLeast(1, 1) {
+			httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "an HTTP/1.1 request names the server it is for in Host",
+				Fields: map[string]string{"Host": "is empty; name localhost, a loopback address or --base-url's host"}})
+			return
+		}
 		if !loopbackName(r.Host, named) {
 			httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeForbidden,
 				Message: "this server listens on a loopback address and answers only requests addressed to it by a loopback name " +
@@ -44,8 +51,8 @@ func loopbackHosts(listening net.Addr, baseURL string, next http.Handler) http.H
 }
 
 // loopbackName reports whether host, a request's Host, names the local
-// machine's loopback interface, or named (--base-url's host). A request
-// without a Host (HTTP/1.0) names nothing and passes.
+// machine's loopback interface, or named (--base-url's host). An HTTP/1.0
+// request without a Host names nothing and passes.
 func loopbackName(host, named string) bool {
 	if host == "" {
 		return true

@@ -55,6 +55,24 @@ func TestLoopbackServerAnswersLoopbackNamesOnly(t *testing.T) {
 	}
 }
 
+// An HTTP/1.1 request with an empty Host names no server, so it is not
+// taken for one addressed by a loopback name: a 400 problem naming Host.
+// HTTP/1.0, where Host is optional, passes without one.
+func TestLoopbackServerRefusesAnEmptyHost(t *testing.T) {
+	base, _ := startServer(t)
+	for _, path := range []string{"/v1/letters", "/inbox/login"} {
+		resp, body := rawRequest(t, base, "GET "+path+" HTTP/1.1\r\nHost:\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n")
+		wantProblem(t, "HTTP/1.1, empty Host, "+path, resp, body, http.StatusBadRequest)
+		if !strings.Contains(string(body), `"Host"`) {
+			t.Errorf("empty Host, %s: the problem does not name Host: %s", path, body)
+		}
+		resp, body = rawRequest(t, base, "GET "+path+" HTTP/1.0\r\nX-Api-Key: sk_test_1\r\n\r\n")
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("HTTP/1.0 without Host, %s: %d %s, want 200", path, resp.StatusCode, body)
+		}
+	}
+}
+
 // A server that listens on other addresses is reached by names it can not
 // know: it answers whatever Host a request names.
 func TestNonLoopbackServerAnswersAnyHost(t *testing.T) {
