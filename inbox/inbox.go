@@ -169,7 +169,7 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 }
 
 func (h *handler) routes() {
-	h.mux.HandleFunc("GET /static/", h.static)
+	h.mux.HandleFunc("GET /static/{name}", h.static)
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.logout)

@@ -181,6 +181,8 @@ func TestStaticFilesStayInside(t *testing.T) {
 		"/inbox/static/../../etc/passwd", "/inbox/static/%2e%2e/%2e%2e/etc/passwd", "/inbox/static/%2e%2e/templates/login.html",
 		"/inbox/static/nope.css", "/inbox/static/", "/inbox/static//style.css", "/inbox/./login", "/inbox/letters/../login",
 		"/inbox/static/..%2fstyle.css", "/inbox/static/style.css/",
+		// No subtree pattern: the mux would redirect to /static/, outside the mount.
+		"/inbox/static",
 		// The mount strips "/inbox" from the escaped path too, leaving
 		// "%2Flogin", which the mux would redirect to /%252Flogin.
 		"/inbox%2Flogin", "/inbox%2fstatic/style.css", "/inbox%2F",
