@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -88,6 +89,8 @@ type renderState struct {
 	fetcher   Fetcher
 	cacheSize int
 	cache     *rendercache.Cache
+	// gate lets as many letters render at once as there are cores.
+	gate *render.Gate
 }
 
 // setUp makes what the options chose, once, as the Service is made: the
@@ -97,6 +100,7 @@ func (r *renderState) setUp() {
 		r.renderer = builtinRenderer{}
 	}
 	r.cache = rendercache.New(r.cacheSize)
+	r.gate = render.NewGate(runtime.GOMAXPROCS(0))
 }
 
 // checkContent returns what is wrong with content of a MIME type, or ""
@@ -146,6 +150,10 @@ func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) (
 		if problem != "" {
 			return nil, s.contentIssue(ctx, account, l, problem)
 		}
+		if err := s.render.gate.Enter(ctx); err != nil {
+			return nil, storeErr("wait to render letter "+l.ID, err)
+		}
+		defer s.render.gate.Leave()
 		d := drawing(l, content)
 		d.Resources = res
 		b, err := s.render.renderer.Render(d)
