@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // countingCache is a Cache whose reads give the PDF's bytes back as its
@@ -122,4 +123,38 @@ func TestCacheReadsAtOnceReadOnce(t *testing.T) {
 			t.Errorf("call %d: %q", i, s)
 		}
 	}
+}
+
+// No more PDFs are read at once than there are cores: with one, a second
+// PDF asked for while the first is read waits for it, then is read.
+func TestCacheReadsOnePerCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	entered, release := make(chan string, 2), make(chan struct{})
+	c := NewCache(100, func(b []byte) (string, error) {
+		entered <- string(b)
+		<-release
+		return string(b), nil
+	})
+	done := make(chan string, 2)
+	for _, pdf := range []string{"one", "two"} {
+		go func() {
+			text, _ := c.Text([]byte(pdf))
+			done <- text
+		}()
+	}
+	<-entered
+	select {
+	case second := <-entered:
+		t.Errorf("%s was read while another PDF was being read on the one core", second)
+		close(release)
+		<-done
+		<-done
+		return
+	case <-time.After(time.Second):
+	}
+	release <- struct{}{}
+	<-done
+	<-entered
+	release <- struct{}{}
+	<-done
 }
