@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"math"
@@ -21,15 +22,18 @@ import (
 // when it can be stored: for a template, whose variables named resources
 // may hold images or fonts, an image or a document, when it can be
 // printed; a font, when it can be read. It runs where content is taken,
-// so that a letter never fails when it is printed.
+// so that a letter never fails when it is printed. No more content is
+// checked at once than there are cores (checking).
 func CheckContent(mime string, data []byte, resources []string) string {
+	_ = checking.Enter(context.Background()) // never ends
+	defer checking.Leave()
 	switch mime {
 	case "text/html":
 		return CheckTemplate(data, resources)
 	case "image/png", "image/jpeg", "image/gif", "image/svg+xml":
 		return CheckImage(mime, data)
 	case "application/pdf":
-		return CheckPDF(data).Problem
+		return checkPDFPrints(data).Problem
 	case "font/ttf", "font/otf":
 		if isWOFF2(data) {
 			return "the data is a WOFF2 font, not " + mime + ": store it as font/woff2"

@@ -6,27 +6,33 @@ import (
 	"time"
 )
 
-// CheckPDF checks no more documents at once than checking has slots: with
-// every slot taken, a check waits, and runs once a slot is free.
-func TestCheckPDFWaitsForASlot(t *testing.T) {
-	for range cap(checking.slots) {
-		if err := checking.Enter(context.Background()); err != nil {
-			t.Fatal(err)
+// CheckContent and CheckPDF check no more content at once than checking
+// has slots: with every slot taken, a check waits, and runs once a slot is
+// free.
+func TestChecksWaitForASlot(t *testing.T) {
+	for name, check := range map[string]func() string{
+		"CheckContent": func() string { return CheckContent("image/png", []byte("not a PNG"), nil) },
+		"CheckPDF":     func() string { return CheckPDF([]byte("not a PDF")).Problem },
+	} {
+		for range cap(checking.slots) {
+			if err := checking.Enter(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	done := make(chan DocumentInfo, 1)
-	go func() { done <- CheckPDF([]byte("not a PDF")) }()
-	select {
-	case info := <-done:
-		t.Errorf("CheckPDF ran with every slot taken: %+v", info)
-		done <- info
-	case <-time.After(time.Second):
-	}
-	for range cap(checking.slots) {
-		checking.Leave()
-	}
-	if info := <-done; info.Problem == "" {
-		t.Error("CheckPDF of bytes that are no PDF: no problem")
+		done := make(chan string, 1)
+		go func() { done <- check() }()
+		select {
+		case problem := <-done:
+			t.Errorf("%s ran with every slot taken: %q", name, problem)
+			done <- problem
+		case <-time.After(time.Second):
+		}
+		for range cap(checking.slots) {
+			checking.Leave()
+		}
+		if problem := <-done; problem == "" {
+			t.Errorf("%s of bytes that are not what they claim: no problem", name)
+		}
 	}
 }
 
