@@ -7,13 +7,13 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/internal/acctclock"
+	"github.com/lettershop/lettershop/internal/erasemark"
 	"github.com/lettershop/lettershop/internal/idem"
 	"github.com/lettershop/lettershop/internal/ids"
 	"github.com/lettershop/lettershop/internal/pagetoken"
@@ -73,8 +73,8 @@ type Service struct {
 	download signedlink.Links
 	// pages signs the tokens that continue lists, with the token key.
 	pages pagetoken.Signer
-	// erasures counts EraseAccount's erasures (Erasures).
-	erasures atomic.Uint64
+	// erasures marks the accounts EraseAccount erased (Erasures).
+	erasures erasemark.Marks
 }
 
 // Option configures a Service.

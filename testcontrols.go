@@ -163,7 +163,7 @@ func (s *Service) EraseAccount(ctx context.Context, account string) error {
 	if err := e.EraseAccount(ctx, account); err != nil {
 		return storeErr("erase account", err)
 	}
-	s.erasures.Add(1)
+	s.erasures.Erased(account)
 	s.render.cache.Forget(account)
 	s.idem.Forget(account)
 	if m, ok := s.address.(MoveForgetter); ok {
@@ -172,11 +172,13 @@ func (s *Service) EraseAccount(ctx context.Context, account string) error {
 	return nil
 }
 
-// Erasures counts the accounts EraseAccount erased. What keeps something
-// made of an account's records (package wire's encodings, by id and
-// revision) drops what it made before the count moved: an erased
-// account's ids may come back, restored, at revisions they had.
-func (s *Service) Erasures() uint64 { return s.erasures.Load() }
+// Erasures returns a mark of the account's erasures: EraseAccount moves
+// it, and a record read at one mark and again at the same mark (in any
+// account) is of the same account, not erased between. What keeps
+// something made of an account's records (package wire's encodings, by id
+// and revision) drops what it made at another mark: an erased account's
+// ids may come back, restored, at revisions they had.
+func (s *Service) Erasures(account string) uint64 { return s.erasures.Of(account) }
 
 // RegisterMove records a move for NCOA in the account, for letters created
 // (or whose recipient is updated) after it. A move registered again for the

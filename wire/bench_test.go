@@ -184,3 +184,66 @@ func BenchmarkLetterPageWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadsWhileOthersErase is a server shared by a suite whose tests
+// each empty their own account (DELETE /_test/account) before they run:
+// each op reads a letter and a page of the account's 3 letters, once with
+// no erase meanwhile ("quiet"), once after another account's erase
+// ("others-erase"), which should cost the reads nothing more than the
+// erase itself ("erase-only").
+//
+//	go test ./wire -run '^$' -bench ReadsWhileOthersErase -benchmem -count 6
+func BenchmarkReadsWhileOthersErase(b *testing.B) {
+	e := newEnv(b)
+	asset := e.publishedTemplate(b, acct)
+	var ids []string
+	for range 3 {
+		l, err := e.svc.CreateLetter(e.ctx, acct, letterInput(asset))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, l.ID)
+	}
+	var buf []byte
+	read := func(b *testing.B, i int) {
+		var err error
+		if buf, err = e.letters.AppendLetter(e.ctx, buf[:0], acct, ids[i%len(ids)]); err != nil {
+			b.Fatal(err)
+		}
+		page, err := e.letters.Page(e.ctx, acct, lettershop.ListLettersInput{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := page.WriteTo(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	erase := func(b *testing.B) {
+		if err := e.svc.EraseAccount(e.ctx, "acct_other"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("quiet", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			read(b, i)
+			i++
+		}
+	})
+	b.Run("others-erase", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			erase(b)
+			read(b, i)
+			i++
+		}
+	})
+	b.Run("erase-only", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			erase(b)
+		}
+	})
+}

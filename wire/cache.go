@@ -84,15 +84,17 @@ func (k *keptJSON) serves(cassLeftOut bool) bool { return k.full || cassLeftOut 
 type jsonEntry struct {
 	status   lettershop.LetterStatus
 	modified time.Time
-	// erasures is the Service's count of accounts erased (Erasures) read
-	// before the record was: an erased account's ids come back restored
-	// at revisions they had, from other states.
+	// erasures is the mark of the account's erasures (Service.Erasures)
+	// read before the record was: an erased account's ids come back
+	// restored at revisions they had, from other states. It is the
+	// account's own, so that an erase of one account (a suite's test
+	// emptying its account) leaves what is kept of the others.
 	erasures uint64
 	kept     keptJSON
 }
 
 // of reports whether e was made from the state st names, read at the
-// count of erasures erasures.
+// account's mark of erasures erasures.
 func (e *jsonEntry) of(st *lettershop.LetterStamp, erasures uint64) bool {
 	return e.status == st.Status && e.modified.Equal(st.ModifiedAt) && e.erasures == erasures
 }
@@ -112,8 +114,8 @@ func (c *letterJSONCache) shard(id string) *jsonShard {
 	return &c.shards[maphash.String(c.seed, id)%jsonShards]
 }
 
-// get returns the encoding kept of the letter at st, read at the count of
-// erasures erasures, that serves a list without CASS details when
+// get returns the encoding kept of the letter at st, read at the account's
+// mark of erasures erasures, that serves a list without CASS details when
 // cassLeftOut, else a fetch, if any. Its bytes are the cache's: the
 // caller copies them and does not change them.
 func (c *letterJSONCache) get(st *lettershop.LetterStamp, erasures uint64, cassLeftOut bool) (keptJSON, bool) {
@@ -161,8 +163,8 @@ func (c *letterJSONCache) getPage(stamps []lettershop.LetterStamp, erasures uint
 	}
 }
 
-// put keeps k as the encoding of the letter at st, read at the count of
-// erasures erasures; its data is the cache's from then on. A list form
+// put keeps k as the encoding of the letter at st, read at the account's
+// mark of erasures erasures; its data is the cache's from then on. A list form
 // does not replace a full encoding kept of the same state, which serves
 // the list too.
 func (c *letterJSONCache) put(st *lettershop.LetterStamp, erasures uint64, k keptJSON) {
@@ -233,7 +235,7 @@ func newPageJSONCache[K comparable]() *pageJSONCache[K] {
 }
 
 // matches reports whether e was made of the letters whose stamps are
-// stamps, with a page after them when more, read at the count of erasures
+// stamps, with a page after them when more, read at the mark of erasures
 // erasures.
 func (e *pageEntry) matches(stamps []lettershop.LetterStamp, more bool, erasures uint64) bool {
 	if len(e.stamps) != len(stamps) || e.more != more || e.erasures != erasures {
@@ -256,7 +258,7 @@ func (c *pageJSONCache[K]) has(k K) bool {
 
 // get returns the text kept for the page k made of the letters whose
 // stamps are stamps, with a page after them when more, read at the count
-// of erasures erasures, if any. The bytes are shared: the caller does not
+// mark of erasures erasures, if any. The bytes are shared: the caller does not
 // change them.
 func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool, erasures uint64) ([]byte, bool) {
 	c.mu.Lock()
@@ -270,7 +272,7 @@ func (c *pageJSONCache[K]) get(k K, stamps []lettershop.LetterStamp, more bool, 
 }
 
 // put keeps text as the page k made of the letters whose stamps are
-// stamps, with a page after them when more, read at the count of erasures
+// stamps, with a page after them when more, read at the mark of erasures
 // erasures. text is shared from then on; stamps is copied.
 func (c *pageJSONCache[K]) put(k K, stamps []lettershop.LetterStamp, more bool, erasures uint64, text []byte) {
 	// A page is made in room for letters of a few events: what it holds

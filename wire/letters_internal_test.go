@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
 	if r.AsStored() || st.Revision != 1 {
 		t.Fatalf("the letter read is stored at revision %d, as stored %v: its steps were stored", st.Revision, r.AsStored())
 	}
-	if _, ok := w.letters.get(&st, w.svc.Erasures(), false); ok {
+	if _, ok := w.letters.get(&st, w.svc.Erasures("acct"), false); ok {
 		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored state")
 	}
 }
@@ -217,6 +218,135 @@ func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
 	}
 	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
 		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
+	}
+}
+
+// TestErasedAccountRestoredElsewhereIsEncodedAfresh: an account erased
+// and its snapshot restored with its ids kept into another account holds
+// the letters there at revision 1 again, in another state than the one
+// encoded at revision 1 before: the encoding kept of the erased
+// account's letter is not served to the other account, whose mark of
+// erasures never moved.
+func TestErasedAccountRestoredElsewhereIsEncodedAfresh(t *testing.T) {
+	ctx := context.Background()
+	mc := clock.NewMock()
+	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
+	t.Cleanup(func() { svc.Close() })
+	made := noteLetter(t, svc)
+	w := NewLetters(svc)
+	read := func(account string) []byte {
+		t.Helper()
+		one, err := w.AppendLetter(ctx, nil, account, made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return one
+	}
+	before := read("acct")
+	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
+	if _, err := svc.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := svc.SnapshotAccount(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.EraseAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RestoreAccount(ctx, "acct_elsewhere", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := svc.GetLetter(ctx, "acct_elsewhere", made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Letter(shown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(want, before) {
+		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
+	}
+	if got := read("acct_elsewhere"); !bytes.Equal(got, want) {
+		t.Errorf("AppendLetter in the account restored into:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestOtherAccountsEraseKeepsEncodings: an erase of another account (a
+// suite's test emptying its own account on a server it shares) leaves
+// what is kept of this account's letters and pages: a letter and a page
+// read again are served from what was kept (marked here, so that a
+// serving from it shows), not encoded again.
+func TestOtherAccountsEraseKeepsEncodings(t *testing.T) {
+	ctx := context.Background()
+	svc := lettershop.New(memstore.New())
+	t.Cleanup(func() { svc.Close() })
+	made := noteLetter(t, svc)
+	w := NewLetters(svc)
+	// An account of another stripe than acct's (erasemark): one in 256
+	// shares it, and its erase rightly drops acct's encodings too.
+	other := ""
+	for i := 0; other == ""; i++ {
+		if i == 16 {
+			t.Fatal("every account erased moves the mark of acct")
+		}
+		name := fmt.Sprint("acct_other_", i)
+		mark := svc.Erasures("acct")
+		if err := svc.EraseAccount(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if svc.Erasures("acct") == mark {
+			other = name
+		}
+	}
+	read := func() ([]byte, []byte) {
+		t.Helper()
+		one, err := w.AppendLetter(ctx, nil, "acct", made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return one, bytes.Clone(page.b)
+	}
+	read()
+	const mark = `"kept"`
+	sh := w.letters.shard(made.ID)
+	e := sh.find(jsonKey{made.ID, 1})
+	if e == nil {
+		t.Fatal("the letter read is not kept")
+	}
+	e.val.kept = keptJSON{data: []byte(mark), full: true}
+	if len(w.pages.byKey) != 1 {
+		t.Fatalf("%d pages kept, want 1", len(w.pages.byKey))
+	}
+	for _, p := range w.pages.byKey {
+		p.val.text = []byte(mark)
+	}
+	if err := svc.EraseAccount(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	one, page := read()
+	if string(one) != mark {
+		t.Errorf("the letter after another account's erase is encoded again: %.80s...", one)
+	}
+	if string(page) != mark {
+		t.Errorf("the page after another account's erase is encoded again: %.80s...", page)
+	}
+	// The account's own erase drops them.
+	if err := svc.EraseAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.b) == mark {
+		t.Error("the page after the account's own erase is served from before it")
 	}
 }
 
