@@ -166,3 +166,39 @@ func BenchmarkNew(b *testing.B) {
 		_ = memstore.New()
 	}
 }
+
+// BenchmarkEraseAmongAccounts empties an account with an asset and its
+// content, as a suite's test does before it runs, in a store that holds
+// other accounts, each with content of its own: an erase is to cost what
+// the account holds, not what the store does.
+//
+//	go test ./memstore -run '^$' -bench EraseAmongAccounts -benchmem
+func BenchmarkEraseAmongAccounts(b *testing.B) {
+	for _, others := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("others=%d", others), func(b *testing.B) {
+			ctx := context.Background()
+			s := memstore.New()
+			write := func(acct string, i int) {
+				w := storage.AssetWrite{
+					Asset:      storage.Asset{ID: fmt.Sprintf("ast_%s_%d", acct, i), Account: acct, CreatedAt: benchEpoch, ModifiedAt: benchEpoch},
+					PutContent: []storage.Content{{Account: acct, Hash: fmt.Sprint("h-", acct), Data: []byte("<p>Hello</p>")}},
+				}
+				if _, err := s.WriteAsset(ctx, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := range others {
+				write(fmt.Sprint("acct_", i), 0)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				write("acct_erased", i)
+				if err := s.EraseAccount(ctx, "acct_erased"); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

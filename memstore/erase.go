@@ -62,25 +62,14 @@ func (s *Store) eraseAssets(account string) {
 	delete(s.assetsByAccount.postings, account)
 	// Content is kept once for every account that has it (putContent):
 	// the shared copy goes with the last account that has it.
-	var gone []string
-	for k := range s.content {
-		if k.account == account {
-			delete(s.content, k)
-			gone = append(gone, k.hash)
-		}
-	}
-	if len(gone) == 0 {
-		return
-	}
-	held := make(map[string]bool, len(gone))
-	for k := range s.content {
-		held[k.hash] = true
-	}
-	for _, h := range gone {
-		if !held[h] {
+	for _, h := range s.contentOf[account] {
+		delete(s.content, contentKey{account, h})
+		if s.contentHolders[h]--; s.contentHolders[h] == 0 {
+			delete(s.contentHolders, h)
 			delete(s.contentByHash, h)
 		}
 	}
+	delete(s.contentOf, account)
 }
 
 func (s *Store) eraseWebhooks(account string) {

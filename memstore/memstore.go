@@ -52,8 +52,14 @@ type Store struct {
 	idemFree   *btree.FreeListG[*idemRec]
 	content    map[contentKey][]byte
 	// contentByHash holds one copy of each content, which every account
-	// that has it shares (putContent).
-	contentByHash map[string][]byte
+	// that has it shares (putContent); contentHolders counts the accounts
+	// that have content of each hash, and contentOf lists each account's
+	// hashes, so that an erase finds the account's content and frees what
+	// no other account has without walking the store's. Both are made
+	// with the first content: a test's store may never hold any.
+	contentByHash  map[string][]byte
+	contentHolders map[string]int
+	contentOf      map[string][]string
 
 	// idem holds the idempotency records by scope and key: a tree rather
 	// than a map, which would cost each record three times the bytes.

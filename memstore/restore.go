@@ -127,6 +127,11 @@ func (s *Store) putContent(c storage.Content, lent bool) {
 	if _, ok := s.content[k]; ok {
 		return
 	}
+	if s.contentOf == nil {
+		s.contentHolders, s.contentOf = make(map[string]int), make(map[string][]string)
+	}
+	s.contentHolders[c.Hash]++
+	s.contentOf[c.Account] = append(s.contentOf[c.Account], c.Hash)
 	if shared, ok := s.contentByHash[c.Hash]; ok && bytes.Equal(shared, c.Data) {
 		s.content[k] = shared
 		return
