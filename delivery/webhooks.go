@@ -170,6 +170,13 @@ type webhooks struct {
 	inflight map[string]bool
 }
 
+// CloseIdleConnections closes the idle connections events were posted
+// on, as http.Client's method does: a caller about to close a server
+// that received events (a test's receiver) closes them first, so that
+// the connections' TIME_WAIT is on this client's ports and not on the
+// server's.
+func (w *webhooks) CloseIdleConnections() { w.client.CloseIdleConnections() }
+
 // Close implements lettershop.Deliverer.
 func (w *webhooks) Close() {
 	w.Engine.Close()

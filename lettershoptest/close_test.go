@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/lettershop/lettershop/client"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -53,5 +55,28 @@ func TestEndedServerHoldsNoPort(t *testing.T) {
 	})
 	if n, _ := lettershoptest.TimeWaitOn(port); n != 0 {
 		t.Errorf("%d connections in TIME_WAIT hold the ended server's port %d", n, port)
+	}
+}
+
+// A webhook receiver that ends leaves its port free as the server does:
+// the Service's webhook client closes its connections to the receiver
+// before the receiver closes, so their TIME_WAIT is on the client's ports,
+// not one more port held per test that receives webhooks.
+func TestEndedReceiverHoldsNoPort(t *testing.T) {
+	if _, ok := lettershoptest.TimeWaitOn(0); !ok {
+		t.Skip("no /proc/net/tcp")
+	}
+	var port int
+	t.Run("test", func(t *testing.T) {
+		srv := lettershoptest.New(t)
+		acct := srv.NewAccount()
+		rcv := acct.NewReceiver(client.WebhookLetterCreated)
+		port = portOf(t, rcv.URL)
+		id := sendWelcome(t, srv.Service(), acct.ID, "Jane")
+		rcv.WaitFor(client.WebhookLetterCreated, id, 10*time.Second)
+		acct.SettleWebhooks()
+	})
+	if n, _ := lettershoptest.TimeWaitOn(port); n != 0 {
+		t.Errorf("%d connections in TIME_WAIT hold the ended receiver's port %d", n, port)
 	}
 }

@@ -155,6 +155,19 @@ type core struct {
 	// restored, the Receiver of each webhook a Restore pointed at one of
 	// its own, by the webhook's id.
 	receivers, restored sync.Map
+	// deliverer posts the Service's webhook events, unless the options
+	// gave another (then nil).
+	deliverer lettershop.Deliverer
+}
+
+// closeDeliveryConns closes the idle connections the Service's webhook
+// events were posted on, before a Receiver closes: as closeClientsFirst
+// says of the server, the side that closes first holds the connection in
+// TIME_WAIT, and a Receiver per test would hold a port each.
+func (c *core) closeDeliveryConns() {
+	if d, ok := c.deliverer.(interface{ CloseIdleConnections() }); ok {
+		d.CloseIdleConnections()
+	}
 }
 
 func newCore(t testing.TB, opts []Option) (*core, config) {
@@ -168,13 +181,14 @@ func newCore(t testing.TB, opts []Option) (*core, config) {
 		store = cfg.store(t)
 	}
 	mc := testclock.New(cfg.start)
+	var dl lettershop.Deliverer
 	svc := lettershop.New(store, append([]lettershop.Option{
 		lettershop.WithClock(mc),
 		lettershop.WithLogger(discard),
-		lettershop.WithDeliverer(delivery.Open),
+		lettershop.WithDeliverer(func(d *lettershop.Deliveries) lettershop.Deliverer { dl = delivery.Open(d); return dl }),
 	}, cfg.service...)...)
 	cleanup(t, func() { _ = svc.Close() })
-	c := &core{t: t, svc: svc, clock: mc, shared: cfg.shared}
+	c := &core{t: t, svc: svc, clock: mc, shared: cfg.shared, deliverer: dl}
 	c.seed(cfg.fixture, cfg.snapshots)
 	return c, cfg
 }

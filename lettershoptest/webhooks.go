@@ -99,10 +99,10 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 // test ends.
 func (r *Receiver) listen() *httptest.Server {
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
-	receivers := &r.a.c.receivers
-	cleanup(r.a.t, func() { receivers.Delete(hs.URL); hs.Close() })
+	c := r.a.c
+	cleanup(r.a.t, func() { c.receivers.Delete(hs.URL); c.closeDeliveryConns(); closeClientsFirst(hs) })
 	r.URL = hs.URL
-	receivers.Store(hs.URL, true)
+	c.receivers.Store(hs.URL, true)
 	return hs
 }
 
