@@ -13,7 +13,8 @@ import (
 
 // stripes is how many counts the accounts share: an erase moves the mark
 // of the accounts of its stripe, about 1 in 256 of them, and Marks takes
-// 2 KiB whatever the number of accounts.
+// 2 KiB whatever the number of accounts, made on the first erase (a
+// test's Service, made per test, may never erase).
 const stripes = 256
 
 var seed = maphash.MakeSeed()
@@ -21,14 +22,21 @@ var seed = maphash.MakeSeed()
 // Marks holds the marks of a Service's accounts. Its zero value is ready
 // to use; it is safe for concurrent use.
 type Marks struct {
-	counts [stripes]atomic.Uint64
+	counts atomic.Pointer[[stripes]atomic.Uint64]
 }
 
 func stripe(account string) uint64 { return maphash.String(seed, account) % stripes }
 
 // Erased moves the account's mark, and those of the accounts of its
 // stripe.
-func (m *Marks) Erased(account string) { m.counts[stripe(account)].Add(1) }
+func (m *Marks) Erased(account string) {
+	c := m.counts.Load()
+	if c == nil {
+		m.counts.CompareAndSwap(nil, new([stripes]atomic.Uint64))
+		c = m.counts.Load()
+	}
+	c[stripe(account)].Add(1)
+}
 
 // Of returns the account's mark. Two marks read are equal only when they
 // are of accounts of one stripe and no account of that stripe was erased
@@ -38,5 +46,9 @@ func (m *Marks) Erased(account string) { m.counts[stripe(account)].Add(1) }
 // another, restored at revisions they had).
 func (m *Marks) Of(account string) uint64 {
 	s := stripe(account)
-	return m.counts[s].Load()*stripes + s
+	var n uint64
+	if c := m.counts.Load(); c != nil {
+		n = c[s].Load()
+	}
+	return n*stripes + s
 }
