@@ -3,6 +3,8 @@ package httpadapter
 import (
 	"sync/atomic"
 	"testing"
+
+	"github.com/lettershop/lettershop/snapshot"
 )
 
 // CountLetterTextReads counts the reads of letters' PDFs' texts
@@ -15,5 +17,18 @@ func CountLetterTextReads(t testing.TB) *atomic.Int64 {
 		return read(b)
 	}
 	t.Cleanup(func() { readLetterText = read })
+	return &n
+}
+
+// CountSnapshotDecodes counts the bodies of PUT /_test/snapshot decoded,
+// until t ends. Not for parallel tests.
+func CountSnapshotDecodes(t testing.TB) *atomic.Int64 {
+	var n atomic.Int64
+	decode := decodeSnapshot
+	decodeSnapshot = func(body []byte, snap *snapshot.Snapshot) error {
+		n.Add(1)
+		return decode(body, snap)
+	}
+	t.Cleanup(func() { decodeSnapshot = decode })
 	return &n
 }

@@ -157,6 +157,9 @@ type handler struct {
 	// texts keeps the letters' texts GET /_test/letters/{id}/text read
 	// last, by their PDFs' content.
 	texts *pdftext.Cache
+	// snaps keeps the snapshots PUT /_test/snapshot decoded last
+	// (snapshotcache.go).
+	snaps snapshotCache
 }
 
 // New returns an http.Handler serving svc's API. Mount it at the root, or

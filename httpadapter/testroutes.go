@@ -18,7 +18,6 @@ import (
 	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/internal/pdftext"
-	"github.com/lettershop/lettershop/snapshot"
 )
 
 // WithTestClock enables the test routes under /_test/ (reading and moving
@@ -109,12 +108,12 @@ func (h *handler) putSnapshot(w http.ResponseWriter, r *http.Request, c *call) {
 		h.fail(w, r, err)
 		return
 	}
-	var snap snapshot.Snapshot
-	if err := decodeJSON(body, &snap); err != nil {
+	snap, err := h.snapshotOf(body)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	ids, err := h.svc.RestoreAccount(r.Context(), c.account, &snap, lettershop.RestoreOptions{KeepIDs: keep, SharedClock: h.cfg.sharedClock})
+	ids, err := h.svc.RestoreAccount(r.Context(), c.account, snap, lettershop.RestoreOptions{KeepIDs: keep, SharedClock: h.cfg.sharedClock})
 	if err != nil {
 		h.fail(w, r, err)
 		return

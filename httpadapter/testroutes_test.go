@@ -598,3 +598,92 @@ func TestSnapshotRestoreRefusesWhatTheAPINeverMade(t *testing.T) {
 		ts.get(t, "/letters").wantStatus(t, http.StatusOK) // another account's
 	}
 }
+
+// A suite that restores its fixture per test sends the same snapshot again
+// and again: the same bytes are decoded and checked once, and restored
+// into each account with fresh ids of its own; a snapshot refused is
+// refused again, naming the field; other bytes are decoded anew.
+func TestSnapshotPutAgainIsDecodedOnce(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	ts.createLetter(t, keyA, assetID)
+	var taken json.RawMessage
+	ts.get(t, "/_test/snapshot").wantStatus(t, http.StatusOK).decode(t, &taken)
+	decodes := httpadapter.CountSnapshotDecodes(t)
+	seen := map[string]bool{}
+	for i := range 3 {
+		key := fmt.Sprint("sk_test_fixture_", i)
+		var out struct{ IDs map[string]string }
+		ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: string(taken), Header: hdr("X-Api-Key", key)}).
+			wantStatus(t, http.StatusOK).decode(t, &out)
+		var page struct{ Items []struct{ ID string } }
+		ts.do(t, req{Method: "GET", Path: "/letters", Header: hdr("X-Api-Key", key)}).wantStatus(t, http.StatusOK).decode(t, &page)
+		if len(page.Items) != 1 || seen[page.Items[0].ID] || len(out.IDs) == 0 {
+			t.Fatalf("restore %d: letters %+v, ids %v", i, page.Items, out.IDs)
+		}
+		seen[page.Items[0].ID] = true
+	}
+	if n := decodes.Load(); n != 1 {
+		t.Errorf("the same snapshot PUT 3 times was decoded %d times, want 1", n)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(taken, &snap); err != nil {
+		t.Fatal(err)
+	}
+	snap["letters"].([]any)[0].(map[string]any)["dueAt"] = "0001-01-01T00:00:01Z"
+	bad, _ := json.Marshal(snap)
+	for i := range 2 {
+		ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: string(bad), Header: hdr("X-Api-Key", fmt.Sprint("sk_test_bad_", i))}).
+			problem(t, http.StatusBadRequest).wantFields(t, "letters[0].dueAt")
+	}
+	if n := decodes.Load(); n != 2 {
+		t.Errorf("a refused snapshot PUT twice after the first: %d decodes in all, want 2", n)
+	}
+	ts.do(t, req{Method: "PUT", Path: "/_test/snapshot", Body: string(taken) + "\n", Header: hdr("X-Api-Key", "sk_test_other_bytes")}).
+		wantStatus(t, http.StatusOK)
+	if n := decodes.Load(); n != 3 {
+		t.Errorf("the snapshot in other bytes: %d decodes in all, want 3", n)
+	}
+}
+
+// BenchmarkSnapshotPut is a suite's restore per test over HTTP: a
+// snapshot of 3 letters PUT into a new account, the same bytes each time
+// ("same-bytes", decoded and checked once), beside the same snapshot in
+// bytes of its own each time (spaces after it: "new-bytes", decoded and
+// checked every time, as every PUT was before). Each op is one PUT.
+//
+//	go test ./httpadapter -run '^$' -bench SnapshotPut -benchmem -count 6
+func BenchmarkSnapshotPut(b *testing.B) {
+	// A key per op, from one address: no bound on new keys.
+	ts := newTestServer(b, withAdapter(httpadapter.WithAddressLimits(false)))
+	assetID, _ := ts.createAsset(b, keyA)
+	for range 3 {
+		ts.createLetter(b, keyA, assetID)
+	}
+	var taken json.RawMessage
+	ts.get(b, "/_test/snapshot").wantStatus(b, http.StatusOK).decode(b, &taken)
+	n := 0
+	put := func(b *testing.B, body string) {
+		n++
+		ts.do(b, req{Method: "PUT", Path: "/_test/snapshot", Body: body, Header: hdr("X-Api-Key", fmt.Sprint("sk_test_bench_", n))}).
+			wantStatus(b, http.StatusOK)
+	}
+	b.Run("same-bytes", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			put(b, string(taken))
+		}
+	})
+	// 16 spellings, more than are kept, taken in turn: none is kept when
+	// it comes again.
+	var spellings []string
+	for i := range 16 {
+		spellings = append(spellings, string(taken)+strings.Repeat(" ", i))
+	}
+	b.Run("new-bytes", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			put(b, spellings[n%len(spellings)])
+		}
+	})
+}
