@@ -59,7 +59,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if !ok {
 		return nil, errLinkInvalid
 	}
-	ctx = s.clocks.Read(ctx)
+	ctx, erasures := s.Erasures(ctx, account)
 	if !s.now(account).Before(exp) {
 		return nil, errorf(CodeForbidden, "the download link has expired: ask for a new one at /letters/%s/download", id)
 	}
@@ -67,7 +67,7 @@ func (s *Service) OpenDownload(ctx context.Context, file, expires, signature str
 	if err != nil {
 		return nil, err
 	}
-	return s.renderLetter(ctx, account, l)
+	return s.renderLetter(ctx, account, l, erasures)
 }
 
 var errLinkInvalid = errorf(CodeForbidden, "the download link is not valid")

@@ -1,6 +1,7 @@
 package lettershop_test
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -54,12 +55,12 @@ func TestEraseAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	clockBefore := e.svc.AccountClock(acct)
-	erasures := e.svc.Erasures(acct)
+	_, erasures := e.svc.Erasures(e.ctx, acct)
 
 	if err := e.svc.EraseAccount(e.ctx, acct); err != nil {
 		t.Fatalf("EraseAccount: %v", err)
 	}
-	if got := e.svc.Erasures(acct); got == erasures {
+	if _, got := e.svc.Erasures(e.ctx, acct); got == erasures {
 		t.Errorf("Erasures %d after the erase, as before it", got)
 	}
 	_, err = e.svc.GetLetter(e.ctx, acct, letters[0].ID)
@@ -116,4 +117,46 @@ func TestEraseAccountRefused(t *testing.T) {
 	t.Cleanup(func() { svc.Close() })
 	wantCode(t, svc.EraseAccount(e.ctx, acct), lettershop.CodeConflict)
 	wantCode(t, e.svc.EraseAccount(e.ctx, ""), lettershop.CodeInvalid)
+}
+
+// TestEraseThroughAnotherServiceRendersAfresh: of two Services on one
+// store, the one that did not erase the account does not serve a letter
+// restored with its id kept, and changed, from the rendering it kept of
+// the letter at the same revision before the erase.
+func TestEraseThroughAnotherServiceRendersAfresh(t *testing.T) {
+	one := newEnv(t)
+	other := newEnvOn(t, one.store, one.clock)
+	a, _ := one.publishedTemplate(t, acct, testDefinitions...)
+	l, err := one.svc.CreateLetter(one.ctx, acct, letterInput(a.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := other.svc.RenderLetter(other.ctx, acct, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := vars("name", "Someone Else Entirely")
+	if _, err := one.svc.UpdateLetter(one.ctx, acct, l.ID, lettershop.UpdateLetterInput{Variables: &vs}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := one.svc.SnapshotAccount(one.ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := one.svc.EraseAccount(one.ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.svc.RestoreAccount(one.ctx, acct, snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := one.svc.RenderLetter(one.ctx, acct, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(want, before) {
+		t.Fatal("the letter restored renders as before its update: the test no longer tests a change")
+	}
+	if got, err := other.svc.RenderLetter(other.ctx, acct, l.ID); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the other Service renders the restored letter as before the erase (err %v)", err)
+	}
 }

@@ -130,18 +130,19 @@ func printableContent(mime string) string {
 // letter always renders to the same bytes: every date in it comes from the
 // letter (its sendDate, else its creation time), never from the clock.
 func (s *Service) RenderLetter(ctx context.Context, account, id string) ([]byte, error) {
-	ctx = s.clocks.Read(ctx)
+	ctx, erasures := s.Erasures(ctx, account)
 	l, err := s.getLetter(ctx, account, id)
 	if err != nil {
 		return nil, err
 	}
-	return s.renderLetter(ctx, account, l)
+	return s.renderLetter(ctx, account, l, erasures)
 }
 
-// renderLetter renders l, from the cache when it was rendered since it last
-// changed, and tells the Render hook.
-func (s *Service) renderLetter(ctx context.Context, account string, l *Letter) ([]byte, error) {
-	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision}
+// renderLetter renders l, read at the account's count of erasures
+// (Erasures), from the cache when it was rendered since it last changed,
+// and tells the Render hook.
+func (s *Service) renderLetter(ctx context.Context, account string, l *Letter, erasures uint64) ([]byte, error) {
+	key := rendercache.Key{Account: account, ID: l.ID, Modified: l.ModifiedAt.UnixNano(), Revision: l.revision, Erasures: erasures}
 	return s.render.cache.Observed(key, s.hooks.Render, func() ([]byte, error) {
 		content, res, problem, err := s.printSources(ctx, account, l, s.fetchContent)
 		if err != nil {

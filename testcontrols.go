@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lettershop/lettershop/internal/echo"
+	"github.com/lettershop/lettershop/internal/erasemark"
 	"github.com/lettershop/lettershop/postal"
 	"github.com/lettershop/lettershop/storage"
 )
@@ -164,6 +165,9 @@ func (s *Service) EraseAccount(ctx context.Context, account string) error {
 		return storeErr("erase account", err)
 	}
 	s.erasures.Erased(account)
+	if err := s.clocks.Touch(ctx, account); err != nil {
+		return clockErr(err, "")
+	}
 	s.render.cache.Forget(account)
 	s.idem.Forget(account)
 	if m, ok := s.address.(MoveForgetter); ok {
@@ -172,13 +176,19 @@ func (s *Service) EraseAccount(ctx context.Context, account string) error {
 	return nil
 }
 
-// Erasures returns a mark of the account's erasures: EraseAccount moves
-// it, and a record read at one mark and again at the same mark (in any
-// account) is of the same account, not erased between. What keeps
-// something made of an account's records (package wire's encodings, by id
-// and revision) drops what it made at another mark: an erased account's
-// ids may come back, restored, at revisions they had.
-func (s *Service) Erasures(account string) uint64 { return s.erasures.Of(account) }
+// Erasures returns a mark of the account's erasures (EraseAccount),
+// through this Service or, on a test clock, another on the same store, as
+// the operation of ctx reads them: it reads the accounts' clocks first,
+// which an erase moves, and returns ctx for the operation's reads. A
+// record read at one mark and again at the same mark (in any account) is
+// of the same account, not erased between. What keeps something made of an
+// account's records (package wire's encodings, by id and revision) drops
+// what it made at another mark: an erased account's ids may come back,
+// restored, at revisions they had.
+func (s *Service) Erasures(ctx context.Context, account string) (context.Context, uint64) {
+	ctx = s.clocks.Read(ctx)
+	return ctx, erasemark.WithStamp(s.erasures.Of(account), s.clocks.Stamp(account))
+}
 
 // RegisterMove records a move for NCOA in the account, for letters created
 // (or whose recipient is updated) after it. A move registered again for the

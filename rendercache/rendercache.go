@@ -25,6 +25,11 @@ type Key struct {
 	// changes made at one instant (a stopped clock, or a store that keeps
 	// coarser times).
 	Revision int64
+	// Erasures is the account's count of erasures the letter was read at
+	// (lettershop.Service.Erasures): an erased account's ids come back,
+	// restored, at revisions they had, from other states, and another
+	// server on the store can not Forget them.
+	Erasures uint64
 }
 
 // DefaultSize is how many renderings a zero Cache keeps.

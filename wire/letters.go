@@ -27,7 +27,7 @@ func NewLetters(svc *lettershop.Service) *Letters {
 // AppendLetter appends to dst the letter svc.GetLetter returns, as the API
 // shows it, and returns the extended slice; on an error, dst as it was.
 func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id string) ([]byte, error) {
-	erasures := w.svc.Erasures(account) // before the read: see jsonEntry
+	ctx, erasures := w.svc.Erasures(ctx, account) // before the read: see jsonEntry
 	r, err := w.svc.ReadLetter(ctx, account, id)
 	if err != nil {
 		return dst, err
@@ -59,7 +59,7 @@ func (w *Letters) AppendLetter(ctx context.Context, dst []byte, account, id stri
 // Page returns the page svc.ListLetters returns, as a json.Encoder writes
 // it (each letter as the API shows it).
 func (w *Letters) Page(ctx context.Context, account string, in lettershop.ListLettersInput) (Text, error) {
-	erasures := w.svc.Erasures(account) // before the read: see jsonEntry
+	ctx, erasures := w.svc.Erasures(ctx, account) // before the read: see jsonEntry
 	list, err := w.svc.OpenLetterList(ctx, account, in)
 	if err != nil {
 		return Text{}, err

@@ -72,7 +72,7 @@ func TestAppendLetterOfLetterDueShowsSteps(t *testing.T) {
 	if r.AsStored() || st.Revision != 1 {
 		t.Fatalf("the letter read is stored at revision %d, as stored %v: its steps were stored", st.Revision, r.AsStored())
 	}
-	if _, ok := w.letters.get(&st, w.svc.Erasures("acct"), false); ok {
+	if _, ok := w.letters.get(&st, erasuresOf(w.svc, "acct"), false); ok {
 		t.Errorf("the encoding of a letter shown with steps not stored is kept under the stored state")
 	}
 }
@@ -293,11 +293,11 @@ func TestOtherAccountsEraseKeepsEncodings(t *testing.T) {
 			t.Fatal("every account erased moves the mark of acct")
 		}
 		name := fmt.Sprint("acct_other_", i)
-		mark := svc.Erasures("acct")
+		mark := erasuresOf(svc, "acct")
 		if err := svc.EraseAccount(ctx, name); err != nil {
 			t.Fatal(err)
 		}
-		if svc.Erasures("acct") == mark {
+		if erasuresOf(svc, "acct") == mark {
 			other = name
 		}
 	}
@@ -348,6 +348,77 @@ func TestOtherAccountsEraseKeepsEncodings(t *testing.T) {
 	if string(p.b) == mark {
 		t.Error("the page after the account's own erase is served from before it")
 	}
+}
+
+// TestErasedAccountRestoredThroughAnotherServiceIsEncodedAfresh: two
+// Services on one store, as servers on one database are. An account
+// erased and restored with its ids kept through one holds its letters at
+// revisions the other encoded in other states: the other does not serve
+// them, nor their page, from before the erasure it did not make.
+func TestErasedAccountRestoredThroughAnotherServiceIsEncodedAfresh(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	service := func() *lettershop.Service {
+		mc := clock.NewMock()
+		mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
+		svc := lettershop.New(st, lettershop.WithClock(mc), lettershop.WithTokenKey([]byte("one key for both services")))
+		t.Cleanup(func() { svc.Close() })
+		return svc
+	}
+	one, other := service(), service()
+	made := noteLetter(t, one)
+	w := NewLetters(other)
+	read := func() ([]byte, []byte) {
+		t.Helper()
+		l, err := w.AppendLetter(ctx, nil, "acct", made.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, bytes.Clone(page.b)
+	}
+	before, beforePage := read()
+	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
+	if _, err := one.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := one.SnapshotAccount(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := one.EraseAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.RestoreAccount(ctx, "acct", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := other.GetLetter(ctx, "acct", made.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Letter(shown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(want, before) {
+		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
+	}
+	got, gotPage := read()
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendLetter after the restore:\n got %s\nwant %s", got, want)
+	}
+	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
+		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
+	}
+}
+
+// erasuresOf is svc's count of the account's erasures.
+func erasuresOf(svc *lettershop.Service, account string) uint64 {
+	_, n := svc.Erasures(context.Background(), account)
+	return n
 }
 
 // noteLetter makes a letter in account "acct" of svc, from a template

@@ -227,10 +227,39 @@ func (c *Clocks) Freeze(ctx context.Context, account string, frozen bool) error 
 	})
 }
 
+// Stamp returns the Stamp of the account's clock as the server last read
+// it from the store (0 when it read none), on a test clock; 0 on a real
+// one. It moves with every put of the account's clock, Touch's included.
+func (c *Clocks) Stamp(account string) int64 {
+	if c.test == nil {
+		return 0
+	}
+	st, _ := c.view.Stored(account)
+	return st.Stamp
+}
+
+// Touch puts the account's clock again as it stands, on a test clock, so
+// that its Stamp moves: every server on the store then learns from its
+// next Refresh that the account changed as a move of its clock does not
+// tell (its records erased). Nothing on a real clock, where no server
+// reads the clocks.
+func (c *Clocks) Touch(ctx context.Context, account string) error {
+	if c.test == nil {
+		return nil
+	}
+	return c.put(ctx, account, true, func(*storage.AccountClock, time.Time) error { return nil })
+}
+
 // change applies fn to the account's clock, anchored at the server's
 // current time, and stores it. A clock another server moved meanwhile is
 // read again and the change applied to it: both moves count.
 func (c *Clocks) change(ctx context.Context, account string, fn func(ac *storage.AccountClock, now time.Time) error) error {
+	return c.put(ctx, account, false, fn)
+}
+
+// put is change, which with always stores the clock even when it reads
+// as the server's and the store holds none for the account.
+func (c *Clocks) put(ctx context.Context, account string, always bool, fn func(ac *storage.AccountClock, now time.Time) error) error {
 	if c.test == nil {
 		return ErrRealClock
 	}
@@ -251,7 +280,7 @@ func (c *Clocks) change(ctx context.Context, account string, fn func(ac *storage
 		if err := fn(&next, now); err != nil {
 			return struct{}{}, err
 		}
-		if !had && next.OnServerTime() {
+		if !had && next.OnServerTime() && !always {
 			return struct{}{}, nil // nothing to keep
 		}
 		put, err := c.store.PutAccountClock(ctx, next)

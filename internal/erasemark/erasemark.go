@@ -52,3 +52,16 @@ func (m *Marks) Of(account string) uint64 {
 	}
 	return n*stripes + s
 }
+
+// WithStamp joins a mark of Of with stamp, the stamp of the account's clock
+// as the store last gave it (0 when it holds none): on a test clock an
+// erase through any server on the store puts the account's clock again,
+// so its stamp tells the other servers what their own marks cannot. The
+// mark takes the low 32 bits (its stripe and its count, up to 2^24 erases
+// of one stripe), the stamp the high 32, so two joined marks are equal
+// only when both parts are: the stamps of two accounts are never equal
+// but at 0 (each put of a clock takes a stamp of its own), and then Of's
+// rule holds.
+func WithStamp(mark uint64, stamp int64) uint64 {
+	return uint64(stamp)<<32 | mark&(1<<32-1)
+}

@@ -40,3 +40,26 @@ func TestMarks(t *testing.T) {
 		t.Errorf("accounts of two stripes at one count share the mark %d", m.Of(a))
 	}
 }
+
+// TestWithStamp: a joined mark moves when either part moves, and the
+// marks of two accounts with the stamps of their own clocks never meet,
+// where a sum of the parts (count 1 and stamp 16, count 0 and stamp 17)
+// would.
+func TestWithStamp(t *testing.T) {
+	var m Marks
+	a := "acct_a"
+	base := WithStamp(m.Of(a), 17)
+	if WithStamp(m.Of(a), 17) != base {
+		t.Fatal("one mark and one stamp join to two values")
+	}
+	if WithStamp(m.Of(a), 18) == base {
+		t.Error("a new stamp left the joined mark")
+	}
+	m.Erased(a)
+	if WithStamp(m.Of(a), 17) == base {
+		t.Error("an erase left the joined mark")
+	}
+	if WithStamp(m.Of(a), 16) == base {
+		t.Errorf("another account's stamp, one less, with the count one more, meets the mark %d", base)
+	}
+}
