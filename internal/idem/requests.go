@@ -122,7 +122,7 @@ func (r *Requests[O]) Run(ctx context.Context, rec storage.IdempotencyRecord, en
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if !keep {
-		if err := r.store.ReleaseIdempotency(bg, rec.Account, rec.Scope, rec.Key, rec.Token); err != nil {
+		if err := r.release(bg, rec); err != nil {
 			r.logger.Error("release idempotency key", "err", err)
 		}
 		if opErr == nil {
@@ -136,12 +136,33 @@ func (r *Requests[O]) Run(ctx context.Context, rec storage.IdempotencyRecord, en
 	})
 	if err != nil {
 		if !errors.Is(err, storage.ErrClaimLost) {
-			_ = r.store.ReleaseIdempotency(bg, rec.Account, rec.Scope, rec.Key, rec.Token)
+			_ = r.release(bg, rec)
 		}
 		return none, &StoreError{Op: "complete idempotency key", Err: err}
 	}
 	r.trim(bg, rec.Account, out.OutcomeSize())
 	return out, nil
+}
+
+// releaseTries bounds the tries of a release that finds the store
+// unavailable. A connection the database dropped (its backend terminated,
+// the database restarted) fails the statement it is given, and the pool
+// hands out the next, which may have been dropped too, until it dials
+// afresh; a release that gave up would leave the key claimed, every retry
+// of the request a 409 until the lease ran out.
+const releaseTries = 10
+
+// release releases the claim rec won, trying again while the store is
+// unavailable, at most releaseTries times in all.
+func (r *Requests[O]) release(ctx context.Context, rec storage.IdempotencyRecord) error {
+	var err error
+	for range releaseTries {
+		err = r.store.ReleaseIdempotency(ctx, rec.Account, rec.Scope, rec.Key, rec.Token)
+		if !errors.Is(err, storage.ErrUnavailable) || ctx.Err() != nil {
+			break
+		}
+	}
+	return err
 }
 
 // renew renews the lease of a claim every third of the lease, on r's

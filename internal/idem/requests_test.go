@@ -25,6 +25,9 @@ type store struct {
 	trims     []int
 	purges    []time.Time
 	complete  error
+	// unavailable is how many releases fail first, as on connections
+	// the database dropped.
+	unavailable int
 }
 
 func (s *store) CompleteIdempotency(_ context.Context, c storage.Completion) error {
@@ -41,6 +44,9 @@ func (s *store) ReleaseIdempotency(context.Context, string, string, string, stri
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.released++
+	if s.released <= s.unavailable {
+		return storage.ErrUnavailable
+	}
 	return nil
 }
 
@@ -160,6 +166,26 @@ func TestRunReleasesWhatIsNotKept(t *testing.T) {
 				t.Errorf("%v, want %v; released %d, completed %+v", err, c.want, st.released, st.completed)
 			}
 		})
+	}
+}
+
+// A release that finds the store unavailable (the connection it took was
+// dropped by the database, and the pool's others with it) is tried again
+// on another, up to ReleaseTries times in all: a key left claimed would
+// answer every retry 409 until its lease ran out.
+func TestRunReleaseTriedAgainWhenUnavailable(t *testing.T) {
+	for _, c := range []struct{ unavailable, tries int }{
+		{0, 1},
+		{idem.ReleaseTries - 1, idem.ReleaseTries},
+		{idem.ReleaseTries, idem.ReleaseTries},
+		{idem.ReleaseTries + 5, idem.ReleaseTries},
+	} {
+		st := &store{unavailable: c.unavailable}
+		r, _ := requests(st, 0, 0)
+		_, err := r.Run(context.Background(), claimed, encodeAll, func(context.Context) (any, error) { return 1, nil })
+		if !errors.Is(err, idem.ErrNotKept) || st.released != c.tries {
+			t.Errorf("%d releases unavailable: %v, released %d times, want %d", c.unavailable, err, st.released, c.tries)
+		}
 	}
 }
 

@@ -1,0 +1,4 @@
+package idem
+
+// ReleaseTries is releaseTries, for the tests.
+const ReleaseTries = releaseTries
