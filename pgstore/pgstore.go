@@ -206,10 +206,15 @@ func fail(ctx context.Context, op string, err error) error {
 
 // unreachable reports whether err says the database could not be reached
 // or the connection was lost (storage.ErrUnavailable), rather than that
-// it refused the statement: no connection could be made, the connection
-// broke, or the server is shutting down, starting up or out of
-// connections.
+// it refused the statement: no connection could be made, whatever the
+// server said of why (it takes no connections, the database is gone, it
+// refuses the user), the connection broke, or the server is shutting
+// down, starting up or out of connections.
 func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -218,9 +223,8 @@ func unreachable(err error) bool {
 		}
 		return strings.HasPrefix(pe.Code, "08") // connection_exception
 	}
-	var ce *pgconn.ConnectError
 	var ne net.Error
-	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, pgconn.ErrConnClosed) ||
+	return errors.As(err, &ne) || errors.Is(err, pgconn.ErrConnClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
