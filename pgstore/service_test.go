@@ -1,11 +1,13 @@
 package pgstore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -426,6 +428,62 @@ func TestTwoServersKeptEncodingsFollowTheOther(t *testing.T) {
 	}
 	ids = append(ids, l.ID)
 	check("one more on b")
+}
+
+// TestTwoServersKeptEncodingsAfterTheOtherErases: an account erased and
+// restored with its ids kept through one server holds its letters at
+// revisions the other server encoded and rendered in other states; the
+// other serves neither the letter, nor its page, nor its PDF from before.
+func TestTwoServersKeptEncodingsAfterTheOtherErases(t *testing.T) {
+	t.Parallel()
+	_, a, b := twoServers(t)
+	ctx := t.Context()
+	l, err := b.svc.CreateLetter(ctx, acct, letterInput(publishedAsset(t, b).ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (string, string, []byte) {
+		t.Helper()
+		one, err := a.letters.AppendLetter(ctx, nil, acct, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := a.letters.Page(ctx, acct, lettershop.ListLettersInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf, err := a.svc.RenderLetter(ctx, acct, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(one), page.String(), pdf
+	}
+	before, beforePage, beforePDF := read()
+	in := letterInput("")
+	in.Recipient.Individual.LastName = "Someone-Else"
+	if _, err := b.svc.UpdateLetter(ctx, acct, l.ID, lettershop.UpdateLetterInput{Recipient: in.Recipient}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := b.svc.SnapshotAccount(ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.svc.EraseAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.svc.RestoreAccount(ctx, acct, snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, gotPage, gotPDF := read()
+	if got == before || !strings.Contains(got, "Someone-Else") {
+		t.Errorf("the letter on a after the erase and restore on b is the letter from before:\n%s", got)
+	}
+	if gotPage == beforePage || !strings.Contains(gotPage, "Someone-Else") {
+		t.Errorf("the page on a after the erase and restore on b is the page from before:\n%s", gotPage)
+	}
+	if bytes.Equal(gotPDF, beforePDF) {
+		t.Error("the PDF on a after the erase and restore on b is the PDF from before")
+	}
 }
 
 // TestTwoServersShareAccountClocks: an account's clock moved, set, frozen
