@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -49,7 +50,7 @@ func TestGate(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if err := g.Enter(ctx); err != context.Canceled {
+		if err := g.Enter(ctx); !errors.Is(err, context.Canceled) {
 			t.Errorf("NewGate(%d): Enter past %d slots with its context ended = %v, want context.Canceled", n, want, err)
 		}
 		g.Leave()
