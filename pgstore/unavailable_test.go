@@ -61,23 +61,30 @@ func (p *cutProxy) cut() {
 	}
 }
 
-// A database that cannot be reached, or whose connections broke, fails
-// the store's calls with storage.ErrUnavailable, which the service answers
-// as a store to retry later; a call the database answered does not.
-func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
-	t.Parallel()
-	schema := newSchema(t)
+// storeThroughProxy opens a store on a schema of its own that reaches the
+// test database through a cutProxy, closed when the test ends.
+func storeThroughProxy(t *testing.T) (*pgstore.Store, *cutProxy) {
+	t.Helper()
 	u, err := url.Parse(testDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy := newCutProxy(t, u.Host)
 	u.Host = proxy.ln.Addr().String()
-	s, err := pgstore.Open(t.Context(), u.String(), pgstore.WithSchema(schema))
+	s, err := pgstore.Open(t.Context(), u.String(), pgstore.WithSchema(newSchema(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
+	return s, proxy
+}
+
+// A database that cannot be reached, or whose connections broke, fails
+// the store's calls with storage.ErrUnavailable, which the service answers
+// as a store to retry later; a call the database answered does not.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	t.Parallel()
+	s, proxy := storeThroughProxy(t)
 	if _, err := s.GetLetter(t.Context(), "acct_1", "ltr_01jzzzzzzzzzzzzzzzzzzzzzzz"); !errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrUnavailable) {
 		t.Fatalf("GetLetter of no letter: %v, want only ErrNotFound", err)
 	}
@@ -132,18 +139,7 @@ func TestDatabaseRefusingConnectionsIsUnavailable(t *testing.T) {
 	for _, code := range []string{"55000", "3D000", "28000", "28P01", "42501"} {
 		t.Run(code, func(t *testing.T) {
 			t.Parallel()
-			schema := newSchema(t)
-			u, err := url.Parse(testDSN(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			proxy := newCutProxy(t, u.Host)
-			u.Host = proxy.ln.Addr().String()
-			s, err := pgstore.Open(t.Context(), u.String(), pgstore.WithSchema(schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s, proxy := storeThroughProxy(t)
 			proxy.refuse(code)
 			for range 2 {
 				if _, err := s.GetLetter(t.Context(), "acct_1", "ltr_01jzzzzzzzzzzzzzzzzzzzzzzz"); !errors.Is(err, storage.ErrUnavailable) {
