@@ -2,8 +2,10 @@ package httpadapter
 
 import (
 	"crypto/sha256"
-	"slices"
 	"sync"
+	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/lettershop/lettershop/snapshot"
 )
@@ -25,66 +27,57 @@ const (
 )
 
 // snapshotCache keeps decoded snapshots by their body's SHA-256, the
-// least recently used going first. Its zero value keeps up to the bounds
-// above; a snapshot whose body is over a quarter of maxBytes is not kept.
-// It is safe for concurrent use.
+// least recently used going first (golang-lru), within maxEntries and
+// maxBytes of bodies; a snapshot whose body is over a quarter of maxBytes
+// is not kept. It is safe for concurrent use.
 type snapshotCache struct {
-	mu sync.Mutex
-	// maxBytes and maxEntries are the bounds; 0 for the defaults.
-	maxBytes, maxEntries int
-	// kept holds the snapshots, the most recently used last.
-	kept  []keptSnapshot
-	bytes int
+	once                 sync.Once
+	maxBytes, maxEntries int // 0 for the defaults
+	kept                 *lru.Cache[[sha256.Size]byte, keptSnapshot]
+	bytes                atomic.Int64
 }
 
 type keptSnapshot struct {
-	sum  [sha256.Size]byte
 	snap *snapshot.Snapshot
 	size int
 }
 
-func (c *snapshotCache) bounds() (maxBytes, maxEntries int) {
-	maxBytes, maxEntries = c.maxBytes, c.maxEntries
-	if maxBytes == 0 {
-		maxBytes = snapshotCacheBytes
-	}
-	if maxEntries == 0 {
-		maxEntries = snapshotCacheEntries
-	}
-	return maxBytes, maxEntries
+// lru returns the cache's kept snapshots, made on first use with its
+// bounds.
+func (c *snapshotCache) lru() *lru.Cache[[sha256.Size]byte, keptSnapshot] {
+	c.once.Do(func() {
+		if c.maxBytes == 0 {
+			c.maxBytes = snapshotCacheBytes
+		}
+		if c.maxEntries == 0 {
+			c.maxEntries = snapshotCacheEntries
+		}
+		c.kept, _ = lru.NewWithEvict(c.maxEntries, func(_ [sha256.Size]byte, k keptSnapshot) { c.bytes.Add(-int64(k.size)) }) // only a size <= 0 fails
+	})
+	return c.kept
 }
 
 // get returns the snapshot kept of the body whose SHA-256 is sum, if any.
 func (c *snapshotCache) get(sum [sha256.Size]byte) (*snapshot.Snapshot, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i := slices.IndexFunc(c.kept, func(k keptSnapshot) bool { return k.sum == sum })
-	if i < 0 {
-		return nil, false
-	}
-	k := c.kept[i]
-	c.kept = append(slices.Delete(c.kept, i, i+1), k)
-	return k.snap, true
+	k, ok := c.lru().Get(sum)
+	return k.snap, ok
 }
 
 // put keeps snap, decoded from a body of size bytes whose SHA-256 is sum.
 func (c *snapshotCache) put(sum [sha256.Size]byte, snap *snapshot.Snapshot, size int) {
-	maxBytes, maxEntries := c.bounds()
-	if size > maxBytes/4 {
+	kept := c.lru()
+	if size > c.maxBytes/4 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if slices.ContainsFunc(c.kept, func(k keptSnapshot) bool { return k.sum == sum }) {
+	if found, _ := kept.ContainsOrAdd(sum, keptSnapshot{snap, size}); found {
 		return // decoded twice at once: the first kept serves
 	}
-	for len(c.kept) > 0 && (c.bytes+size > maxBytes || len(c.kept) >= maxEntries) {
-		c.bytes -= c.kept[0].size
-		c.kept[0] = keptSnapshot{}
-		c.kept = c.kept[1:]
+	c.bytes.Add(int64(size))
+	for c.bytes.Load() > int64(c.maxBytes) {
+		if _, _, ok := kept.RemoveOldest(); !ok {
+			break
+		}
 	}
-	c.kept = append(c.kept, keptSnapshot{sum: sum, snap: snap, size: size})
-	c.bytes += size
 }
 
 // decodeSnapshot decodes a PUT /_test/snapshot body; a variable so that

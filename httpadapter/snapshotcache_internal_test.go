@@ -39,11 +39,11 @@ func TestSnapshotCacheBounds(t *testing.T) {
 	for i := 2; i < 5; i++ {
 		c.put(sum(i), new(snapshot.Snapshot), 100)
 	}
-	if c.bytes != 400 || !kept(c, 0) {
-		t.Errorf("4 bodies of 100 within 400 bytes: %d bytes kept, the first kept %v", c.bytes, kept(c, 0))
+	if c.bytes.Load() != 400 || !kept(c, 0) {
+		t.Errorf("4 bodies of 100 within 400 bytes: %d bytes kept, the first kept %v", c.bytes.Load(), kept(c, 0))
 	}
 	c.put(sum(5), new(snapshot.Snapshot), 1)
-	if c.bytes != 301 || kept(c, 2) {
-		t.Errorf("a body past 400 bytes: %d bytes kept, want 301, the least recently used gone", c.bytes)
+	if c.bytes.Load() != 301 || kept(c, 2) {
+		t.Errorf("a body past 400 bytes: %d bytes kept, want 301, the least recently used gone", c.bytes.Load())
 	}
 }
