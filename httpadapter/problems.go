@@ -75,6 +75,7 @@ var statusSections = map[int]string{
 	http.StatusConflict:                    "rfc9110#section-15.5.10",
 	http.StatusGone:                        "rfc9110#section-15.5.11",
 	http.StatusRequestEntityTooLarge:       "rfc9110#section-15.5.14",
+	http.StatusExpectationFailed:           "rfc9110#section-15.5.18",
 	http.StatusUnprocessableEntity:         "rfc9110#section-15.5.21",
 	http.StatusTooManyRequests:             "rfc6585#section-4",
 	http.StatusRequestHeaderFieldsTooLarge: "rfc6585#section-5",

@@ -325,7 +325,7 @@ func TestProblemTypes(t *testing.T) {
 	for status, want := range map[int]string{
 		400: rfc + "rfc9110#section-15.5.1", 401: rfc + "rfc9110#section-15.5.2", 403: rfc + "rfc9110#section-15.5.4",
 		404: rfc + "rfc9110#section-15.5.5", 405: rfc + "rfc9110#section-15.5.6", 408: rfc + "rfc9110#section-15.5.9",
-		409: rfc + "rfc9110#section-15.5.10", 413: rfc + "rfc9110#section-15.5.14", 422: rfc + "rfc9110#section-15.5.21",
+		409: rfc + "rfc9110#section-15.5.10", 417: rfc + "rfc9110#section-15.5.18", 413: rfc + "rfc9110#section-15.5.14", 422: rfc + "rfc9110#section-15.5.21",
 		429: rfc + "rfc6585#section-4", 431: rfc + "rfc6585#section-5", 500: rfc + "rfc9110#section-15.6.1",
 		501: rfc + "rfc9110#section-15.6.2", 502: rfc + "rfc9110#section-15.6.3", 503: rfc + "rfc9110#section-15.6.4",
 		504: rfc + "rfc9110#section-15.6.5", 505: rfc + "rfc9110#section-15.6.6",
