@@ -34,12 +34,15 @@ func loopbackHosts(listening net.Addr, baseURL string, next http.Handler) http.H
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// An http URL always has a host, so an HTTP/1.1 request names one
 		// (RFC 9112, section 3.2); only HTTP/1.0 may leave Host out.
+		// A refusal carries X-Api-Version, as every answer of the API does.
 		if r.Host == "" && r.ProtoAtLeast(1, 1) {
+			w.Header().Set("X-Api-Version", httpadapter.APIVersion)
 			httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeInvalid, Message: "an HTTP/1.1 request names the server it is for in Host",
 				Fields: map[string]string{"Host": "is empty; name localhost, a loopback address or --base-url's host"}})
 			return
 		}
 		if !loopbackName(r.Host, named) {
+			w.Header().Set("X-Api-Version", httpadapter.APIVersion)
 			httpadapter.WriteError(w, r, &lettershop.Error{Code: lettershop.CodeForbidden,
 				Message: "this server listens on a loopback address and answers only requests addressed to it by a loopback name " +
 					"(a guard against DNS rebinding); to reach it by another name, start it with --base-url http://" + r.Host,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lettershop/lettershop/httpadapter"
 	"github.com/lettershop/lettershop/prom"
 )
 
@@ -120,6 +121,25 @@ func TestMetricsAddressOnLoopbackAnswersLoopbackNamesOnly(t *testing.T) {
 		}
 		if c.status == http.StatusForbidden && (rec.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(rec.Body.String(), `"Host"`)) {
 			t.Errorf("Host %s: not a problem naming Host: %s %s", c.host, rec.Header().Get("Content-Type"), rec.Body)
+		}
+	}
+}
+
+// The guard's refusals are answers of the API like any other: they carry
+// X-Api-Version, as every response does.
+func TestLoopbackRefusalsCarryTheAPIVersion(t *testing.T) {
+	base, _ := startServer(t)
+	for _, c := range []struct {
+		what, host string
+		status     int
+	}{
+		{"another name", "Host: rebind.example\r\n", http.StatusForbidden},
+		{"an empty Host", "Host:\r\n", http.StatusBadRequest},
+	} {
+		resp, body := rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\n"+c.host+"X-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n")
+		wantProblem(t, c.what, resp, body, c.status)
+		if got := resp.Header.Get("X-Api-Version"); got != httpadapter.APIVersion {
+			t.Errorf("%s: X-Api-Version %q, want %q", c.what, got, httpadapter.APIVersion)
 		}
 	}
 }
