@@ -33,6 +33,10 @@ const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConn
 // answer to a request whose Expect it does not know (anything but
 // 100-continue), made before any handler runs through its response writer
 // and written at once: the status line, Connection, Date and an empty body.
+// netHTTPMissingHost is the body of net/http's answer to an HTTP/1.1
+// request without a Host header.
+const netHTTPMissingHost = "400 Bad Request: missing required Host header"
+
 const (
 	netHTTPExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: "
 	netHTTPEmptyEnd          = "\r\nContent-Length: 0\r\n\r\n"
@@ -61,7 +65,7 @@ func rewriteNetHTTPError(b []byte) ([]byte, bool) {
 		if !ok || bytes.IndexByte(date, '\n') >= 0 {
 			return nil, false
 		}
-		return problemAnswer(http.StatusExpectationFailed, "the request's Expect header asks for what this server does not do: it knows only 100-continue", nil), true
+		return problemAnswer(http.StatusExpectationFailed, "the request's Expect header asks for what this server does not do: it knows only 100-continue", nil, nil), true
 	}
 	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
 	if !ok {
@@ -76,11 +80,15 @@ func rewriteNetHTTPError(b []byte) ([]byte, bool) {
 		return nil, false
 	}
 	detail := string(body)
-	switch code {
-	case http.StatusRequestHeaderFieldsTooLarge:
+	var fields map[string]string
+	switch {
+	case code == http.StatusRequestHeaderFieldsTooLarge:
 		detail = "the request line and headers are over their limit of " + strconv.Itoa(maxHeaderBytes>>10) + " KiB"
+	case code == http.StatusBadRequest && detail == netHTTPMissingHost:
+		fields = map[string]string{"Host": "is missing: an HTTP/1.1 request names the server it is for (only HTTP/1.0 may leave Host out)"}
+		detail = "the request is invalid; Host: " + fields["Host"]
 	}
-	return problemAnswer(code, detail, nil), true
+	return problemAnswer(code, detail, fields, nil), true
 }
 
 // problemTypes names the problem (its code member) of the statuses
@@ -96,18 +104,19 @@ var problemTypes = map[int]string{
 
 // problemAnswer is a whole HTTP/1.1 answer, closing the connection, whose
 // body is a problem.
-func problemAnswer(code int, detail string, extra http.Header) []byte {
+func problemAnswer(code int, detail string, fields map[string]string, extra http.Header) []byte {
 	name := problemTypes[code]
 	if name == "" {
 		name = "http-error"
 	}
 	body, _ := json.Marshal(struct {
-		Type   string `json:"type"`
-		Title  string `json:"title"`
-		Status int    `json:"status"`
-		Detail string `json:"detail"`
-		Code   string `json:"code"`
-	}{httpadapter.ProblemType(code), http.StatusText(code), code, detail, name})
+		Type   string            `json:"type"`
+		Title  string            `json:"title"`
+		Status int               `json:"status"`
+		Detail string            `json:"detail"`
+		Code   string            `json:"code"`
+		Errors map[string]string `json:"errors,omitempty"`
+	}{httpadapter.ProblemType(code), http.StatusText(code), code, detail, name, fields})
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\n")
 	h := http.Header{}
@@ -318,7 +327,7 @@ func (l *limitListener) begun(c *countedConn) {
 func refuse(c net.Conn, why string) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(refuseWriteTimeout))
-	if _, err := c.Write(problemAnswer(http.StatusServiceUnavailable, why, http.Header{"Retry-After": {"1"}})); err != nil {
+	if _, err := c.Write(problemAnswer(http.StatusServiceUnavailable, why, nil, http.Header{"Retry-After": {"1"}})); err != nil {
 		return
 	}
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
@@ -141,5 +142,17 @@ func TestLoopbackRefusalsCarryTheAPIVersion(t *testing.T) {
 		if got := resp.Header.Get("X-Api-Version"); got != httpadapter.APIVersion {
 			t.Errorf("%s: X-Api-Version %q, want %q", c.what, got, httpadapter.APIVersion)
 		}
+	}
+}
+
+// An HTTP/1.1 request without a Host header, which net/http refuses before
+// any handler runs, is a 400 problem naming Host, as an empty Host is.
+func TestMissingHostIsAProblemNamingHost(t *testing.T) {
+	base, _ := startServer(t)
+	resp, body := rawRequest(t, base, "GET /v1/letters HTTP/1.1\r\nX-Api-Key: sk_test_1\r\nConnection: close\r\n\r\n")
+	wantProblem(t, "HTTP/1.1 without Host", resp, body, http.StatusBadRequest)
+	var p struct{ Errors map[string]string }
+	if err := json.Unmarshal(body, &p); err != nil || p.Errors["Host"] == "" {
+		t.Errorf("HTTP/1.1 without Host: the problem does not name Host: %s", body)
 	}
 }
