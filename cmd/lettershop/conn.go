@@ -29,14 +29,14 @@ import (
 // carry X-Api-Version.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
-// netHTTPExpectationFailed begins, and netHTTPEmptyEnd ends, net/http's
-// answer to a request whose Expect it does not know (anything but
-// 100-continue), made before any handler runs through its response writer
-// and written at once: the status line, Connection, Date and an empty body.
 // netHTTPMissingHost is the body of net/http's answer to an HTTP/1.1
 // request without a Host header.
 const netHTTPMissingHost = "400 Bad Request: missing required Host header"
 
+// netHTTPExpectationFailed begins, and netHTTPEmptyEnd ends, net/http's
+// answer to a request whose Expect it does not know (anything but
+// 100-continue), made before any handler runs through its response writer
+// and written at once: the status line, Connection, Date and an empty body.
 const (
 	netHTTPExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: "
 	netHTTPEmptyEnd          = "\r\nContent-Length: 0\r\n\r\n"
