@@ -672,7 +672,10 @@ func TestEraseCostsWhatTheAccountHolds(t *testing.T) {
 		checkInvariants(t, s)
 		return n
 	}
-	if few, many := allocs(10), allocs(2_000); many != few {
+	// A map's growth can cost an allocation more or less (and the race
+	// detector's build others); a walk of every account's content cost
+	// 39 among 2,000 where it cost 13 among 10.
+	if few, many := allocs(10), allocs(2_000); many > few+2 {
 		t.Errorf("write and erase of an account: %v allocations among 2,000 accounts, %v among 10", many, few)
 	}
 }
