@@ -185,6 +185,13 @@ func problemResponse(ctx context.Context, err error) response {
 
 func writeProblem(w http.ResponseWriter, p problem) { p.response().write(w) }
 
+// ProblemBody is the application/problem+json body the handler writes for
+// a problem of status named code, with detail and the fields at fault: for
+// the answers a server makes before the handler runs.
+func ProblemBody(status int, code, detail string, fields map[string]string) []byte {
+	return problem{Title: http.StatusText(status), Status: status, Detail: detail, Code: code, Errors: fields}.response().body
+}
+
 // response is the full response for p, its type set from its status.
 func (p problem) response() response {
 	p.Type = ProblemType(p.Status)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"container/list"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -109,14 +108,7 @@ func problemAnswer(code int, detail string, fields map[string]string, extra http
 	if name == "" {
 		name = "http-error"
 	}
-	body, _ := json.Marshal(struct {
-		Type   string            `json:"type"`
-		Title  string            `json:"title"`
-		Status int               `json:"status"`
-		Detail string            `json:"detail"`
-		Code   string            `json:"code"`
-		Errors map[string]string `json:"errors,omitempty"`
-	}{httpadapter.ProblemType(code), http.StatusText(code), code, detail, name, fields})
+	body := httpadapter.ProblemBody(code, name, detail, fields)
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\n")
 	h := http.Header{}
