@@ -167,51 +167,15 @@ func TestLetterFetchedAndListedIsKeptOnce(t *testing.T) {
 // state than the one encoded at revision 1 before: neither the letter's
 // encoding nor its page's is served from before the erasure.
 func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
-	ctx := context.Background()
 	mc := clock.NewMock()
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
 	t.Cleanup(func() { svc.Close() })
 	made := noteLetter(t, svc)
 	w := NewLetters(svc)
-	read := func() ([]byte, []byte) {
-		t.Helper()
-		one, err := w.AppendLetter(ctx, nil, "acct", made.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return one, bytes.Clone(page.b)
-	}
+	read := readsOf(t, w, "acct", made.ID)
 	before, beforePage := read()
-	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
-	if _, err := svc.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := svc.SnapshotAccount(ctx, "acct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.EraseAccount(ctx, "acct"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.RestoreAccount(ctx, "acct", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
-		t.Fatal(err)
-	}
-	shown, err := svc.GetLetter(ctx, "acct", made.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Letter(shown)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(want, before) {
-		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
-	}
+	want := updateEraseRestore(t, svc, svc, made.ID, "acct", before)
 	got, gotPage := read()
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendLetter after the restore:\n got %s\nwant %s", got, want)
@@ -228,48 +192,15 @@ func TestErasedAccountRestoredIsEncodedAfresh(t *testing.T) {
 // account's letter is not served to the other account, whose mark of
 // erasures never moved.
 func TestErasedAccountRestoredElsewhereIsEncodedAfresh(t *testing.T) {
-	ctx := context.Background()
 	mc := clock.NewMock()
 	mc.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC))
 	svc := lettershop.New(memstore.New(), lettershop.WithClock(mc))
 	t.Cleanup(func() { svc.Close() })
 	made := noteLetter(t, svc)
 	w := NewLetters(svc)
-	read := func(account string) []byte {
-		t.Helper()
-		one, err := w.AppendLetter(ctx, nil, account, made.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return one
-	}
-	before := read("acct")
-	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
-	if _, err := svc.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := svc.SnapshotAccount(ctx, "acct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.EraseAccount(ctx, "acct"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.RestoreAccount(ctx, "acct_elsewhere", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
-		t.Fatal(err)
-	}
-	shown, err := svc.GetLetter(ctx, "acct_elsewhere", made.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Letter(shown)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(want, before) {
-		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
-	}
-	if got := read("acct_elsewhere"); !bytes.Equal(got, want) {
+	before, _ := readsOf(t, w, "acct", made.ID)()
+	want := updateEraseRestore(t, svc, svc, made.ID, "acct_elsewhere", before)
+	if got, _ := readsOf(t, w, "acct_elsewhere", made.ID)(); !bytes.Equal(got, want) {
 		t.Errorf("AppendLetter in the account restored into:\n got %s\nwant %s", got, want)
 	}
 }
@@ -301,18 +232,7 @@ func TestOtherAccountsEraseKeepsEncodings(t *testing.T) {
 			other = name
 		}
 	}
-	read := func() ([]byte, []byte) {
-		t.Helper()
-		one, err := w.AppendLetter(ctx, nil, "acct", made.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return one, bytes.Clone(page.b)
-	}
+	read := readsOf(t, w, "acct", made.ID)
 	read()
 	const mark = `"kept"`
 	sh := w.letters.shard(made.ID)
@@ -356,7 +276,6 @@ func TestOtherAccountsEraseKeepsEncodings(t *testing.T) {
 // revisions the other encoded in other states: the other does not serve
 // them, nor their page, from before the erasure it did not make.
 func TestErasedAccountRestoredThroughAnotherServiceIsEncodedAfresh(t *testing.T) {
-	ctx := context.Background()
 	st := memstore.New()
 	service := func() *lettershop.Service {
 		mc := clock.NewMock()
@@ -368,34 +287,58 @@ func TestErasedAccountRestoredThroughAnotherServiceIsEncodedAfresh(t *testing.T)
 	one, other := service(), service()
 	made := noteLetter(t, one)
 	w := NewLetters(other)
-	read := func() ([]byte, []byte) {
-		t.Helper()
-		l, err := w.AppendLetter(ctx, nil, "acct", made.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := w.Page(ctx, "acct", lettershop.ListLettersInput{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l, bytes.Clone(page.b)
-	}
+	read := readsOf(t, w, "acct", made.ID)
 	before, beforePage := read()
+	want := updateEraseRestore(t, one, other, made.ID, "acct", before)
+	got, gotPage := read()
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendLetter after the restore:\n got %s\nwant %s", got, want)
+	}
+	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
+		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
+	}
+}
+
+// readsOf returns a read through w of the letter id of account and of the
+// account's first page of letters, as the API shows them.
+func readsOf(t *testing.T, w *Letters, account, id string) func() ([]byte, []byte) {
+	return func() ([]byte, []byte) {
+		t.Helper()
+		one, err := w.AppendLetter(context.Background(), nil, account, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := w.Page(context.Background(), account, lettershop.ListLettersInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return one, bytes.Clone(page.b)
+	}
+}
+
+// updateEraseRestore changes the letter id of acct through svc, takes the
+// account's snapshot, erases it, and restores the snapshot with its ids
+// kept into account into. It returns the letter restored as show's
+// GetLetter gives it, encoded afresh, which must differ from before, its
+// encoding from before the change.
+func updateEraseRestore(t *testing.T, svc, show *lettershop.Service, id, into string, before []byte) []byte {
+	t.Helper()
+	ctx := context.Background()
 	md := lettershop.Metadata{{Key: "campaign", Value: "spring"}}
-	if _, err := one.UpdateLetter(ctx, "acct", made.ID, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
+	if _, err := svc.UpdateLetter(ctx, "acct", id, lettershop.UpdateLetterInput{Metadata: &md}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := one.SnapshotAccount(ctx, "acct")
+	snap, err := svc.SnapshotAccount(ctx, "acct")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := one.EraseAccount(ctx, "acct"); err != nil {
+	if err := svc.EraseAccount(ctx, "acct"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := one.RestoreAccount(ctx, "acct", snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
+	if _, err := svc.RestoreAccount(ctx, into, snap, lettershop.RestoreOptions{KeepIDs: true}); err != nil {
 		t.Fatal(err)
 	}
-	shown, err := other.GetLetter(ctx, "acct", made.ID)
+	shown, err := show.GetLetter(ctx, into, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,13 +349,7 @@ func TestErasedAccountRestoredThroughAnotherServiceIsEncodedAfresh(t *testing.T)
 	if bytes.Equal(want, before) {
 		t.Fatal("the letter restored reads as before its update: the test no longer tests a change")
 	}
-	got, gotPage := read()
-	if !bytes.Equal(got, want) {
-		t.Errorf("AppendLetter after the restore:\n got %s\nwant %s", got, want)
-	}
-	if bytes.Equal(gotPage, beforePage) || !bytes.Contains(gotPage, []byte(`"spring"`)) {
-		t.Errorf("the page after the restore is the page from before:\n%s", gotPage)
-	}
+	return want
 }
 
 // erasuresOf is svc's count of the account's erasures.
