@@ -501,6 +501,12 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 	// A unit written before the house number (SUITE 200 123 MAIN ST) goes
 	// to the end of the line, where Publication 28 puts it.
 	var leading []Secondary
+	if len(t) > 2 && t[0] == "#" && isNumberish(t[1]) && hasDigit(t[1]) && !hasDigit(t[2]) && units[t[2]] == "" && t[2] != "#" && (len(t) > 3 || len(t[2]) > 1) {
+		// #5 CALLE MCKINLEY: with no other number after it, the number
+		// written with the pound sign is the house number (231), and the
+		// sign is no unit's (213 gives # only to a secondary address).
+		t = t[1:]
+	}
 	// It moves only when a house number and a street word follow, so that
 	// at the end it is read as a unit again.
 	for moveLeading && len(t) > 3 && (unitNeedsNum[units[t[0]]] || t[0] == "#") && isNumberish(t[1]) && hasDigit(t[2]) {
