@@ -571,13 +571,15 @@ func (h *handler) faultRoutes() {
 	if h.cfg.controls == nil {
 		h.cfg.controls = NewTestControls(1)
 	}
-	h.handleTest(route{method: "GET", path: "/_test/faults", access: anyKey, serve: h.listFaults})
+	// The faults and the journal name the account's requests to any route,
+	// its letters', assets' and webhooks' paths among them, and the journal
+	// the Idempotency-Keys they carried: reading either takes a key that may
+	// read all three.
+	everyRead := []Scope{ScopeAssetsRead, ScopeWebhooksRead}
+	h.handleTest(route{method: "GET", path: "/_test/faults", access: scoped, scope: ScopeLettersRead, also: everyRead, serve: h.listFaults})
 	h.handleTest(route{method: "POST", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.addFault})
 	h.handleTest(route{method: "DELETE", path: "/_test/faults", access: scoped, scope: ScopeLettersWrite, serve: h.clearFaults})
-	// The journal names the account's letters, assets and webhooks, and the
-	// Idempotency-Keys their requests carried: a key that may read them all.
-	h.handleTest(route{method: "GET", path: "/_test/requests", access: scoped, scope: ScopeLettersRead,
-		also: []Scope{ScopeAssetsRead, ScopeWebhooksRead}, serve: h.listRequests})
+	h.handleTest(route{method: "GET", path: "/_test/requests", access: scoped, scope: ScopeLettersRead, also: everyRead, serve: h.listRequests})
 	h.handleTest(route{method: "DELETE", path: "/_test/requests", access: scoped, scope: ScopeLettersWrite, serve: h.clearRequests})
 }
 

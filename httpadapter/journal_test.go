@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/lettershop/lettershop/httpadapter"
@@ -119,5 +120,28 @@ func TestJournalTakesEveryReadScope(t *testing.T) {
 	}
 	if j := ts.journal(t, keyA+"@letters:read,assets:read,webhooks:read"); len(j.Items) == 0 || j.Items[0].Path != "/assets" {
 		t.Errorf("journal with the three read scopes: %+v, want the POST /assets", j.Items)
+	}
+}
+
+// TestFaultListTakesEveryReadScope: the faults, like the journal, name
+// requests to any route, so listing them takes the three read scopes; a
+// key short of any of them is a 403, even one that may add faults.
+func TestFaultListTakesEveryReadScope(t *testing.T) {
+	ts := newTestServer(t)
+	ts.do(t, req{Method: "POST", Path: "/_test/faults", Body: `{"path":"/letters/*","status":503}`}).wantStatus(t, http.StatusCreated)
+	for _, key := range []string{
+		keyA + "@letters:read,letters:write,assets:read,assets:write,webhooks:write",
+		keyA + "@letters:read,webhooks:read",
+		keyA + "@assets:read,webhooks:read,webhooks:write",
+		keyA + "@letters:write",
+	} {
+		r := ts.do(t, req{Method: "GET", Path: "/_test/faults", Header: hdr("X-Api-Key", key)})
+		if r.Status != http.StatusForbidden {
+			t.Errorf("GET /_test/faults with %q: %d, want 403; body: %.300s", key, r.Status, r.Body)
+		}
+	}
+	r := ts.do(t, req{Method: "GET", Path: "/_test/faults", Header: hdr("X-Api-Key", keyA+"@letters:read,assets:read,webhooks:read")})
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"/letters/*"`) {
+		t.Errorf("GET /_test/faults with the three read scopes: %d %.300s, want 200 with the fault", r.Status, r.Body)
 	}
 }

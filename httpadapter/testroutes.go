@@ -45,9 +45,11 @@ func WithSharedTestClock() Option { return func(c *config) { c.sharedClock = tru
 
 // The test routes exist only with WithTestClock. They act in the key's
 // account and are not idempotent: a test that moves the clock twice means
-// it. Reading the clock takes any valid API key; the routes that change
-// state take letters:write, as what they change is where letters are and
-// where they go (moving the clock moves the letters along). The snapshot
+// it. Reading the clock takes any valid API key; reading the faults or the
+// journal takes letters:read, assets:read and webhooks:read (faults.go);
+// the routes that change state take letters:write, as what they change is
+// where letters are and where they go (moving the clock moves the letters
+// along). The snapshot
 // routes take a key with every scope: a snapshot is the whole account,
 // its assets and its webhooks with their secrets too.
 func (h *handler) testRoutes() {
