@@ -39,9 +39,11 @@ func fetchFailure(err error) string { return egress.Describe(err, ExternalFetchT
 
 // fetchedContentProblem says what keeps content fetched for a version of
 // MIME type typ, served as mediaType, from standing as its content, or ""
-// (render.FetchedProblem, with the resource variables of defs).
-func fetchedContentProblem(typ, mediaType string, data []byte, defs []VariableDefinition) string {
-	return render.FetchedProblem(typ, mediaType, data, resourceVariables(defs))
+// (render.FetchedProblem, with the resource variables of defs); err is
+// ctx ended while the check waited for its turn (CodeCanceled).
+func fetchedContentProblem(ctx context.Context, typ, mediaType string, data []byte, defs []VariableDefinition) (string, error) {
+	msg, err := render.FetchedProblem(ctx, typ, mediaType, data, resourceVariables(defs))
+	return msg, storeErr("wait to check content", err)
 }
 
 // printURLs are the URLs a letter's printing fetches: its content's, when

@@ -150,9 +150,12 @@ const (
 // context ended is CodeCanceled, the request's idempotency claim taken over
 // CodeInFlight, anything else CodeInternal. None is ever the request's
 // fault, so none becomes a field error: an idempotency key keeps none
-// (a claim taken over has no outcome kept), and a retry runs again.
+// (a claim taken over has no outcome kept), and a retry runs again. No
+// error is nil.
 func storeErr(op string, err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, storage.ErrClaimLost):
 		// Another request with the idempotency key took it over while
 		// this one ran (its lease ran out): it is the one in flight.

@@ -106,9 +106,11 @@ func (r *renderState) setUp() {
 // checkContent returns what is wrong with content of a MIME type, or ""
 // when it can be stored: render.CheckContent, the variables of defs that
 // name images or fonts allowed in a template. It runs when a version is
-// created or changed, so that a letter never fails at download time.
-func checkContent(mime string, data []byte, defs []VariableDefinition) string {
-	return render.CheckContent(mime, data, resourceVariables(defs))
+// created or changed, so that a letter never fails at download time. err
+// is ctx ended while the check waited for its turn (CodeCanceled).
+func checkContent(ctx context.Context, mime string, data []byte, defs []VariableDefinition) (string, error) {
+	msg, err := render.CheckContent(ctx, mime, data, resourceVariables(defs))
+	return msg, storeErr("wait to check content", err)
 }
 
 // printableContent returns why a letter can not be printed from content of a
@@ -237,7 +239,9 @@ func (s *Service) recheckContent(ctx context.Context, account string, v *AssetVe
 	if err != nil {
 		return storeErr("recheck version content", err)
 	}
-	if msg := checkContent(string(v.Content.Type), data, v.VariableDefinitions); msg != "" {
+	if msg, err := checkContent(ctx, string(v.Content.Type), data, v.VariableDefinitions); err != nil {
+		return err
+	} else if msg != "" {
 		f.add("variableDefinitions", "the template does not print with these definitions: %s", msg)
 	}
 	return nil
@@ -261,7 +265,10 @@ func (s *Service) printSources(ctx context.Context, account string, l *Letter, f
 			return nil, nil, fmt.Sprintf("the content of version %s could not be fetched from %s (%s). Make sure the host answers at that URL with %s of at most %d MiB; then update the letter, giving its content again, to queue it again",
 				l.Content.AssetVersionID, u, fetchFailure(ferr), l.snapshot.Type, MaxExternalContent>>20), nil
 		}
-		msg := fetchedContentProblem(l.snapshot.Type, mediaType, body, l.snapshot.Definitions)
+		msg, err := fetchedContentProblem(ctx, l.snapshot.Type, mediaType, body, l.snapshot.Definitions)
+		if err != nil {
+			return nil, nil, "", err
+		}
 		if msg == "" && l.snapshot.Type == "text/html" {
 			if n := mergedLength(string(body), l.snapshot.Merge, html.EscapeString); n > render.MaxTemplateBytes {
 				msg = fmt.Sprintf("with the letter's values merged it is %d bytes, and at most %d print", n, render.MaxTemplateBytes)

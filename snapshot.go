@@ -61,7 +61,7 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	// The clock is checked before anything is written: on the clocks as
 	// the store has them now, which another server may have moved.
 	ctx = s.clocks.Read(ctx)
-	if err := s.checkSnapshot(snap); err != nil {
+	if err := s.checkSnapshot(ctx, snap); err != nil {
 		return nil, err
 	}
 	// A snapshot is a whole account, not a part to mix in.
@@ -155,7 +155,7 @@ func contentOf(kind string, doc storage.Document) ([]string, error) {
 // checkSnapshot checks a snapshot given for a restore: its form, the
 // content its records refer to, and the records themselves, so that what
 // it restores is what the Service could have made.
-func (s *Service) checkSnapshot(snap *snapshot.Snapshot) error {
+func (s *Service) checkSnapshot(ctx context.Context, snap *snapshot.Snapshot) error {
 	err := snap.Check()
 	if err == nil {
 		err = snap.CheckContent(contentOf)
@@ -165,15 +165,16 @@ func (s *Service) checkSnapshot(snap *snapshot.Snapshot) error {
 	} else if err != nil {
 		return invalidField("body", "%v", err)
 	}
-	return snap.CheckRecords(s.checkRecords)
+	return snap.CheckRecords(func(snap *snapshot.Snapshot) error { return s.checkRecords(ctx, snap) })
 }
 
 // checkRecords checks each record of a snapshot as the API checks what it
 // is given, and what the Service keeps beside it agrees with the rest
 // (an asset's counts of its versions, a letter's life), each problem
 // under its path in the snapshot: a restore writes only what the Service
-// could have made, which every route then serves.
-func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
+// could have made, which every route then serves. A content check ctx
+// ended before it ran finds nothing: ctx's error is the answer then.
+func (s *Service) checkRecords(ctx context.Context, snap *snapshot.Snapshot) error {
 	f := fieldErrors{}
 	// in checks a part of a record as the API checks what it is given,
 	// each problem under its path in the snapshot.
@@ -219,7 +220,7 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 			if d.ContentLength < 0 {
 				g.add("length", "must not be negative")
 			}
-			if msg := checkContent(string(d.Content.Type), data[d.contentHash], d.VariableDefinitions); d.contentHash != "" && msg != "" {
+			if msg, _ := checkContent(ctx, string(d.Content.Type), data[d.contentHash], d.VariableDefinitions); d.contentHash != "" && msg != "" {
 				g.add("hash", "names content that is not %s as a version holds it: %s", d.Content.Type, msg)
 			}
 		})
@@ -270,7 +271,8 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 			normalizeOptions(&l.Options, g)
 			enum(g, "content.type", l.Content.Type, []LetterContentType{LetterContentAsset})
 			if c := l.snapshot; c.url() == "" {
-				if msg := cmp.Or(printableContent(c.Type), checkContent(c.Type, data[c.Hash], c.Definitions)); msg != "" {
+				checked, _ := checkContent(ctx, c.Type, data[c.Hash], c.Definitions)
+				if msg := cmp.Or(printableContent(c.Type), checked); msg != "" {
 					g.add("snapshot", "names content that does not print: %s", msg)
 				}
 			}
@@ -307,6 +309,9 @@ func (s *Service) checkRecords(snap *snapshot.Snapshot) error {
 			enum(g, "status", w.Status, webhookStatuses)
 			metadataOf(r.Metadata).validate("metadata", g)
 		})
+	}
+	if err := ctx.Err(); err != nil {
+		return storeErr("check snapshot content", err)
 	}
 	return f.err()
 }

@@ -42,7 +42,9 @@ func (s *Service) UploadVersionContent(ctx context.Context, account, assetID, ve
 			case len(data) > MaxUploadContent:
 				f.add("content.content", "uploaded content is at most %d bytes, got %d", MaxUploadContent, len(data))
 			default:
-				if msg := checkContent(string(mime), data, v.VariableDefinitions); msg != "" {
+				if msg, err := checkContent(ctx, string(mime), data, v.VariableDefinitions); err != nil {
+					return err
+				} else if msg != "" {
 					f.add("content.content", "%s", msg)
 				}
 			}

@@ -93,7 +93,9 @@ func (s *Service) takeContent(ctx context.Context, f fieldErrors, t AssetType, c
 		f.add(path, "inline content is at most %d bytes, got %d", MaxInlineContent, len(data))
 		return nil, nil
 	}
-	if msg := checkContent(string(typ), data, v.VariableDefinitions); msg != "" {
+	if msg, err := checkContent(ctx, string(typ), data, v.VariableDefinitions); err != nil {
+		return nil, err
+	} else if msg != "" {
 		f.add(path, "%s", msg)
 		return nil, nil
 	}
@@ -130,7 +132,9 @@ func (s *Service) takeURLContent(ctx context.Context, f fieldErrors, source Cont
 		f.add(path, "the url in %s could not be fetched: %s", path, fetchFailure(err))
 		return nil, nil
 	}
-	if msg := fetchedContentProblem(string(typ), mediaType, data, v.VariableDefinitions); msg != "" {
+	if msg, err := fetchedContentProblem(ctx, string(typ), mediaType, data, v.VariableDefinitions); err != nil {
+		return nil, err
+	} else if msg != "" {
 		f.add(path, "the content at the url in %s can not be taken: %s", path, msg)
 		return nil, nil
 	}
@@ -281,7 +285,9 @@ func (s *Service) externalContent(ctx context.Context, v *AssetVersion) (Content
 	if err != nil {
 		return "", nil, errorf(CodeUpstream, "the content of version %s could not be fetched from %s: %s", v.ID, v.externalURL, fetchFailure(err))
 	}
-	if msg := fetchedContentProblem(string(v.Content.Type), mediaType, data, v.VariableDefinitions); msg != "" {
+	if msg, err := fetchedContentProblem(ctx, string(v.Content.Type), mediaType, data, v.VariableDefinitions); err != nil {
+		return "", nil, err
+	} else if msg != "" {
 		return "", nil, errorf(CodeUpstream, "the content of version %s fetched from %s is not usable: %s", v.ID, v.externalURL, msg)
 	}
 	return v.Content.Type, data, nil

@@ -23,10 +23,19 @@ import (
 // may hold images or fonts, an image or a document, when it can be
 // printed; a font, when it can be read. It runs where content is taken,
 // so that a letter never fails when it is printed. No more content is
-// checked at once than there are cores (checking).
-func CheckContent(mime string, data []byte, resources []string) string {
-	_ = checking.Enter(context.Background()) // never ends
+// checked at once than there are cores (checking): a check waits for a
+// slot as long as ctx lets it, and returns ctx's error, checking nothing,
+// when ctx ends first.
+func CheckContent(ctx context.Context, mime string, data []byte, resources []string) (string, error) {
+	if err := checking.Enter(ctx); err != nil {
+		return "", err
+	}
 	defer checking.Leave()
+	return checkContent(mime, data, resources), nil
+}
+
+// checkContent is CheckContent, for a caller holding a slot of checking.
+func checkContent(mime string, data []byte, resources []string) string {
 	switch mime {
 	case "text/html":
 		return CheckTemplate(data, resources)
@@ -76,18 +85,19 @@ var fetchedAs = map[string][]string{
 // FetchedProblem says what keeps content fetched to stand as content of
 // MIME type mime, served as mediaType, from doing so, or "": the media
 // type must be mime (or a name of it), and the bytes pass the checks
-// content given inline passes (CheckContent).
-func FetchedProblem(mime, mediaType string, data []byte, resources []string) string {
+// content given inline passes (CheckContent, waiting for a slot as long as
+// ctx lets it: ctx's error when it ends first).
+func FetchedProblem(ctx context.Context, mime, mediaType string, data []byte, resources []string) (string, error) {
 	if mediaType != mime && !slices.Contains(fetchedAs[mime], mediaType) {
 		if mediaType == "" {
 			mediaType = "no type"
 		}
-		return fmt.Sprintf("the server gave %s, and the version holds %s: serve it as %s", mediaType, mime, mime)
+		return fmt.Sprintf("the server gave %s, and the version holds %s: serve it as %s", mediaType, mime, mime), nil
 	}
 	if len(data) == 0 {
-		return "the server gave no content"
+		return "the server gave no content", nil
 	}
-	return CheckContent(mime, data, resources)
+	return CheckContent(ctx, mime, data, resources)
 }
 
 // CheckStoredResource is CheckResource for content that passed

@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"context"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -10,6 +11,27 @@ import (
 	"github.com/lettershop/lettershop/internal/pdftest"
 	"github.com/lettershop/lettershop/render"
 )
+
+// checkContent, checkPDF and fetchedProblem are render's checks with a
+// context that never ends, which they can not fail on.
+func checkContent(mime string, data []byte, resources []string) string {
+	return must(render.CheckContent(context.Background(), mime, data, resources))
+}
+
+func checkPDF(data []byte) render.DocumentInfo {
+	return must(render.CheckPDF(context.Background(), data))
+}
+
+func fetchedProblem(mime, mediaType string, data []byte, resources []string) string {
+	return must(render.FetchedProblem(context.Background(), mime, mediaType, data, resources))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 // png is a PNG image of w by h pixels.
 func png(t *testing.T, w, h int) []byte {
@@ -37,7 +59,7 @@ func TestCheckContent(t *testing.T) {
 		{"font that is not", "font/otf", []byte("not a font"), nil, "the font can not be read: "},
 		{"document that is not", "application/pdf", []byte("not a document"), nil, "PDF"},
 	} {
-		got := render.CheckContent(tt.mime, tt.data, tt.resources)
+		got := checkContent(tt.mime, tt.data, tt.resources)
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 			t.Errorf("%s: CheckContent = %q, want %q", tt.name, got, tt.want)
 		}
@@ -60,7 +82,7 @@ func TestFetchedProblem(t *testing.T) {
 		{"nothing", "image/png", "image/png", nil, "the server gave no content"},
 		{"bytes that do not pass", "font/ttf", "font/ttf", []byte("not a font"), "the font can not be read: "},
 	} {
-		got := render.FetchedProblem(tt.mime, tt.mediaType, tt.data, nil)
+		got := fetchedProblem(tt.mime, tt.mediaType, tt.data, nil)
 		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: FetchedProblem = %q, want %q", tt.name, got, tt.want)
 		}

@@ -108,7 +108,7 @@ func TestCheckContentFormats(t *testing.T) {
 		{"ttf as woff2", "font/woff2", gosmallcaps.TTF, "the data is not a WOFF2 font"},
 		{"woff2 as ttf", "font/ttf", w, "the data is a WOFF2 font, not font/ttf: store it as font/woff2"},
 	} {
-		got := render.CheckContent(tt.mime, tt.data, nil)
+		got := checkContent(tt.mime, tt.data, nil)
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 			t.Errorf("%s: CheckContent = %q, want %q", tt.name, got, tt.want)
 		}
@@ -121,39 +121,39 @@ func TestCheckSVGLimits(t *testing.T) {
 		return svgOf(strings.Repeat(`<rect width="1" height="1"/>`, n))
 	}
 	// The <svg> is an element too.
-	if msg := render.CheckContent("image/svg+xml", rects(9999), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", rects(9999), nil); msg != "" {
 		t.Errorf("10,000 elements: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", rects(10000), nil); msg != "the SVG has more than 10000 elements; simplify it" {
+	if msg := checkContent("image/svg+xml", rects(10000), nil); msg != "the SVG has more than 10000 elements; simplify it" {
 		t.Errorf("10,001 elements: %q", msg)
 	}
 	uses := func(n int) []byte {
 		return svgOf(`<defs><g id="a">` + strings.Repeat(`<rect width="1" height="1"/>`, 99) + `</g></defs>` + strings.Repeat(`<use href="#a"/>`, n))
 	}
 	// 1 + 1 + 100 + n elements, and 100 more for each use.
-	if msg := render.CheckContent("image/svg+xml", uses(97), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", uses(97), nil); msg != "" {
 		t.Errorf("97 uses of 100 elements: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", uses(98), nil); !strings.Contains(msg, "once its <use> elements are expanded") {
+	if msg := checkContent("image/svg+xml", uses(98), nil); !strings.Contains(msg, "once its <use> elements are expanded") {
 		t.Errorf("98 uses of 100 elements: %q", msg)
 	}
 	nest := func(n int) []byte {
 		return svgOf(strings.Repeat("<g>", n) + strings.Repeat("</g>", n))
 	}
-	if msg := render.CheckContent("image/svg+xml", nest(63), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", nest(63), nil); msg != "" {
 		t.Errorf("64 deep: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", nest(64), nil); msg != "the SVG nests elements more than 64 deep; simplify it" {
+	if msg := checkContent("image/svg+xml", nest(64), nil); msg != "the SVG nests elements more than 64 deep; simplify it" {
 		t.Errorf("65 deep: %q", msg)
 	}
 	// Shapes as large as the picture, drawn over each other.
 	cover := func(n int) []byte {
 		return svgOf(strings.Repeat(`<rect width="100" height="100" fill="#888" fill-opacity="0.5"/>`, n))
 	}
-	if msg := render.CheckContent("image/svg+xml", cover(19), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", cover(19), nil); msg != "" {
 		t.Errorf("19 layers: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", cover(21), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
+	if msg := checkContent("image/svg+xml", cover(21), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
 		t.Errorf("21 layers: %q", msg)
 	}
 	// A gradient's colour is looked up among its stops for every pixel.
@@ -161,14 +161,14 @@ func TestCheckSVGLimits(t *testing.T) {
 		return svgOf(`<defs><linearGradient id="g">` + strings.Repeat(`<stop offset="0" stop-color="#000"/>`, n) +
 			`</linearGradient></defs><rect width="10" height="10" fill="url(#g)"/>`)
 	}
-	if msg := render.CheckContent("image/svg+xml", stops(32), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", stops(32), nil); msg != "" {
 		t.Errorf("32 stops: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", stops(33), nil); msg != "the SVG has a gradient of more than 32 stops; simplify it" {
+	if msg := checkContent("image/svg+xml", stops(33), nil); msg != "the SVG has a gradient of more than 32 stops; simplify it" {
 		t.Errorf("33 stops: %q", msg)
 	}
 	// Two gradients of 32 stops each are two gradients, not one of 64.
-	if msg := render.CheckContent("image/svg+xml", svgOf(`<defs><radialGradient id="a">`+strings.Repeat(`<stop offset="0"/>`, 32)+
+	if msg := checkContent("image/svg+xml", svgOf(`<defs><radialGradient id="a">`+strings.Repeat(`<stop offset="0"/>`, 32)+
 		`</radialGradient><radialGradient id="b">`+strings.Repeat(`<stop offset="1"/>`, 32)+`</radialGradient></defs><rect width="1" height="1" fill="url(#a)"/>`), nil); msg != "" {
 		t.Errorf("two gradients of 32 stops: %s", msg)
 	}
@@ -179,20 +179,20 @@ func TestCheckSVGLimits(t *testing.T) {
 		return svgOf(`<defs><radialGradient id="g"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></radialGradient></defs>` +
 			strings.Repeat(`<rect width="100" height="100" fill="url(#g)"/>`, gradients) + strings.Repeat(`<rect width="100" height="100" fill="#888"/>`, plain))
 	}
-	if msg := render.CheckContent("image/svg+xml", graded(1, 9), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", graded(1, 9), nil); msg != "" {
 		t.Errorf("a gradient layer and 9 plain: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", graded(2, 1), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
+	if msg := checkContent("image/svg+xml", graded(2, 1), nil); !strings.Contains(msg, "cover its area more than 20 times over") {
 		t.Errorf("2 gradient layers and 1 plain: %q", msg)
 	}
 	// A dash of a hundredth of a pixel along a long path.
 	dashed := func(dash string) []byte {
 		return svgOf(`<path d="M0 0 L100 100 L0 100 L100 0 Z" fill="none" stroke="#000" stroke-dasharray="` + dash + `"/>`)
 	}
-	if msg := render.CheckContent("image/svg+xml", dashed("1"), nil); msg != "" {
+	if msg := checkContent("image/svg+xml", dashed("1"), nil); msg != "" {
 		t.Errorf("dash of 1: %s", msg)
 	}
-	if msg := render.CheckContent("image/svg+xml", dashed("0.001"), nil); !strings.Contains(msg, "line segments; simplify it") {
+	if msg := checkContent("image/svg+xml", dashed("0.001"), nil); !strings.Contains(msg, "line segments; simplify it") {
 		t.Errorf("dash of 0.001: %q", msg)
 	}
 	// Sides from 1 point to 200 inches.
@@ -201,7 +201,7 @@ func TestCheckSVGLimits(t *testing.T) {
 		ok   bool
 	}{{"1pt", "1pt", true}, {"0.9pt", "1pt", false}, {"200in", "1in", true}, {"201in", "1in", false}} {
 		data := []byte(fmt.Sprintf(`<svg width="%s" height="%s" viewBox="0 0 10 10"><rect width="10" height="10"/></svg>`, tt.w, tt.h))
-		if msg := render.CheckContent("image/svg+xml", data, nil); (msg == "") != tt.ok {
+		if msg := checkContent("image/svg+xml", data, nil); (msg == "") != tt.ok {
 			t.Errorf("%s x %s: %q, want ok %v", tt.w, tt.h, msg, tt.ok)
 		}
 	}
@@ -230,7 +230,7 @@ func TestFetchedProblemFormats(t *testing.T) {
 		{"woff2 as woff", "font/woff2", "font/woff", w, "the server gave font/woff"},
 		{"woff2 that is not", "font/woff2", "font/woff2", gosmallcaps.TTF, "the data is not a WOFF2 font"},
 	} {
-		got := render.FetchedProblem(tt.mime, tt.mediaType, tt.data, nil)
+		got := fetchedProblem(tt.mime, tt.mediaType, tt.data, nil)
 		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: FetchedProblem = %q, want %q", tt.name, got, tt.want)
 		}
@@ -314,7 +314,7 @@ func TestRenderImageLetterFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if msg := render.CheckContent(tt.mime, tt.data, nil); msg != "" {
+			if msg := checkContent(tt.mime, tt.data, nil); msg != "" {
 				t.Fatalf("CheckContent: %s", msg)
 			}
 			l := letterOf(tt.mime, tt.data)
@@ -400,7 +400,7 @@ func FuzzCheckSVG(f *testing.F) {
 	f.Add(svgOf(`<path d="M0 0 C 10 10 20 20 30 0 A 5 5 0 1 1 50 50 z" stroke="red" stroke-dasharray="1 2"/>`))
 	f.Add(svgOf(`<polygon points="1,2 3,4 5"/><ellipse rx="3" ry="-2"/><line x1="a"/>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if render.CheckContent("image/svg+xml", data, nil) != "" {
+		if checkContent("image/svg+xml", data, nil) != "" {
 			return
 		}
 		// What is taken prints, as an image page and as a template's image.
@@ -414,7 +414,7 @@ func FuzzCheckWOFF2(f *testing.F) {
 	f.Add(woff2(f, false))
 	f.Add(woff2(f, true))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if render.CheckContent("font/woff2", data, nil) != "" {
+		if checkContent("font/woff2", data, nil) != "" {
 			return
 		}
 		render.CheckFont(data)

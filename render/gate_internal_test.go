@@ -12,8 +12,14 @@ import (
 // free.
 func TestChecksWaitForASlot(t *testing.T) {
 	for name, check := range map[string]func() string{
-		"CheckContent": func() string { return CheckContent("image/png", []byte("not a PNG"), nil) },
-		"CheckPDF":     func() string { return CheckPDF([]byte("not a PDF")).Problem },
+		"CheckContent": func() string {
+			msg, _ := CheckContent(context.Background(), "image/png", []byte("not a PNG"), nil)
+			return msg
+		},
+		"CheckPDF": func() string {
+			info, _ := CheckPDF(context.Background(), []byte("not a PDF"))
+			return info.Problem
+		},
 	} {
 		for range cap(checking.slots) {
 			if err := checking.Enter(context.Background()); err != nil {
@@ -33,6 +39,56 @@ func TestChecksWaitForASlot(t *testing.T) {
 		}
 		if problem := <-done; problem == "" {
 			t.Errorf("%s of bytes that are not what they claim: no problem", name)
+		}
+	}
+}
+
+// A check waiting for a slot of checking gives up when its context ends:
+// it returns the context's error at once, having checked nothing and taken
+// no slot, so the slots held are those of the checks that run.
+func TestChecksWaitAsLongAsTheirContext(t *testing.T) {
+	for name, check := range map[string]func(context.Context) error{
+		"CheckContent": func(ctx context.Context) error {
+			_, err := CheckContent(ctx, "image/png", []byte("not a PNG"), nil)
+			return err
+		},
+		"CheckPDF": func(ctx context.Context) error {
+			_, err := CheckPDF(ctx, []byte("not a PDF"))
+			return err
+		},
+		"FetchedProblem": func(ctx context.Context) error {
+			_, err := FetchedProblem(ctx, "image/png", "image/png", []byte("not a PNG"), nil)
+			return err
+		},
+	} {
+		n := cap(checking.slots)
+		for range n {
+			if err := checking.Enter(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		waiting, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			close(waiting)
+			done <- check(ctx)
+		}()
+		<-waiting
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with every slot taken and its context canceled = %v, want context.Canceled", name, err)
+		}
+		if got := len(checking.slots); got != n {
+			t.Errorf("%s gave up: %d slots taken, want the %d held", name, got, n)
+		}
+		for range n {
+			checking.Leave()
+		}
+		if got := len(checking.slots); got != 0 {
+			t.Errorf("%s gave up, and every holder left: %d slots taken, want 0", name, got)
+		}
+		if _, err := CheckContent(context.Background(), "image/png", []byte("not a PNG"), nil); err != nil {
+			t.Errorf("CheckContent after %s gave up: %v", name, err)
 		}
 	}
 }

@@ -179,11 +179,15 @@ func config() *model.Configuration {
 // CheckPDF reads a PDF document and says whether it prints: it must be a
 // readable PDF, not encrypted, of at most MaxDocumentPages pages, each US
 // Letter within PageSizeTolerance, with every font it uses embedded. No
-// more documents are checked at once than there are cores (checking).
-func CheckPDF(data []byte) DocumentInfo {
-	_ = checking.Enter(context.Background()) // never ends
+// more documents are checked at once than there are cores (checking): a
+// check waits for a slot as long as ctx lets it, and returns ctx's error,
+// checking nothing, when ctx ends first.
+func CheckPDF(ctx context.Context, data []byte) (DocumentInfo, error) {
+	if err := checking.Enter(ctx); err != nil {
+		return DocumentInfo{}, err
+	}
 	defer checking.Leave()
-	return checkPDFPrints(data)
+	return checkPDFPrints(data), nil
 }
 
 // checkPDFPrints is CheckPDF, for a caller holding a slot of checking.

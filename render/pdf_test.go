@@ -116,7 +116,7 @@ func TestCheckPDF(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			info := render.CheckPDF(tt.data)
+			info := checkPDF(tt.data)
 			if tt.problem == "" {
 				if info.Problem != "" || info.Pages != tt.pages {
 					t.Fatalf("CheckPDF = %+v, want %d pages and no problem", info, tt.pages)
@@ -305,7 +305,7 @@ func TestRenderPDFDocument(t *testing.T) {
 				}
 				_ = os.WriteFile(dir+"/"+name+".pdf", b, 0o644)
 			}
-			info := render.CheckPDF(b)
+			info := checkPDF(b)
 			if info.Problem != "" && !strings.Contains(info.Problem, "pages") {
 				t.Errorf("the letter is not a clean PDF: %s", info.Problem)
 			}
@@ -358,7 +358,7 @@ func compressed(t testing.TB, doc []byte) []byte {
 
 func TestRenderPDFWithObjectStreams(t *testing.T) {
 	doc := compressed(t, makeDoc(t, docSpec{pages: 2}))
-	if info := render.CheckPDF(doc); info.Problem != "" || info.Pages != 2 {
+	if info := checkPDF(doc); info.Problem != "" || info.Pages != 2 {
 		t.Fatalf("CheckPDF = %+v, want 2 pages and no problem", info)
 	}
 	for _, placement := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
@@ -478,7 +478,7 @@ func TestAcceptedDocumentsRender(t *testing.T) {
 				d[r.Intn(len(d))] = byte(r.Intn(256))
 			}
 		}
-		if render.CheckPDF(d).Problem == "" {
+		if checkPDF(d).Problem == "" {
 			accepted++
 			for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
 				if _, err := render.Render(pdfLetter(t, d, p)); err != nil {
@@ -500,7 +500,7 @@ func FuzzCheckPDF(f *testing.F) {
 	f.Add(good[:len(good)-40])
 	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		info := render.CheckPDF(data)
+		info := checkPDF(data)
 		if info.Problem != "" {
 			return
 		}
@@ -515,7 +515,7 @@ func FuzzCheckPDF(f *testing.F) {
 func BenchmarkCheckPDF(b *testing.B) {
 	doc := makeDoc(b, docSpec{pages: 3})
 	for b.Loop() {
-		if info := render.CheckPDF(doc); info.Problem != "" {
+		if info := checkPDF(doc); info.Problem != "" {
 			b.Fatal(info.Problem)
 		}
 	}
@@ -580,7 +580,7 @@ func TestCheckPDFRefusesABomb(t *testing.T) {
 	if len(doc) > 1<<20 {
 		t.Fatalf("the bomb is %d bytes, meant to be small", len(doc))
 	}
-	if info := render.CheckPDF(doc); !strings.Contains(info.Problem, "expands to more than 256 MiB") {
+	if info := checkPDF(doc); !strings.Contains(info.Problem, "expands to more than 256 MiB") {
 		t.Errorf("an image: CheckPDF problem = %q, want the expansion named", info.Problem)
 	}
 }
@@ -595,7 +595,7 @@ func TestCheckPDFRefusesABomb(t *testing.T) {
 func TestCheckPDFRefusesHeldContentPastItsBound(t *testing.T) {
 	for _, filters := range [][]string{{"/FlateDecode"}, {"/ASCIIHexDecode", "/FlateDecode"}, {"/LZWDecode"}} {
 		doc := bombOf(t, render.MaxHeldContent>>20+1, false, filters...)
-		info := render.CheckPDF(doc)
+		info := checkPDF(doc)
 		if !strings.Contains(info.Problem, "other than images (pages, forms, fonts) expands to more than 32 MiB") {
 			t.Errorf("%s: CheckPDF problem = %q, want the expansion named", filters, info.Problem)
 		}
@@ -643,15 +643,15 @@ func manyObjects(t testing.TB, n int) []byte {
 // MaxDocumentObjects are refused before the document is read, whether
 // they are written out or in object streams.
 func TestCheckPDFRefusesTooManyObjects(t *testing.T) {
-	if info := render.CheckPDF(manyObjects(t, 100)); info.Problem != "" {
+	if info := checkPDF(manyObjects(t, 100)); info.Problem != "" {
 		t.Fatalf("100 objects: CheckPDF problem = %q, want none", info.Problem)
 	}
 	const want = "the PDF has more than 20000 objects"
 	many := manyObjects(t, 2*render.MaxDocumentObjects+1)
-	if info := render.CheckPDF(many); !strings.Contains(info.Problem, want) {
+	if info := checkPDF(many); !strings.Contains(info.Problem, want) {
 		t.Errorf("written out: CheckPDF problem = %q, want %q", info.Problem, want)
 	}
-	if info := render.CheckPDF(compressed(t, many)); info.Problem == "" {
+	if info := checkPDF(compressed(t, many)); info.Problem == "" {
 		t.Error("in object streams: CheckPDF found no problem")
 	}
 }
@@ -705,10 +705,10 @@ func withArray(t testing.TB, n int, objectStream bool) []byte {
 func TestCheckPDFRefusesTooManyTokens(t *testing.T) {
 	const want = "the PDF has more than 500000 tokens"
 	for _, objectStream := range []bool{false, true} {
-		if info := render.CheckPDF(withArray(t, 1000, objectStream)); info.Problem != "" {
+		if info := checkPDF(withArray(t, 1000, objectStream)); info.Problem != "" {
 			t.Errorf("object stream %v, 1000 numbers: CheckPDF problem = %q, want none", objectStream, info.Problem)
 		}
-		if info := render.CheckPDF(withArray(t, render.MaxDocumentTokens, objectStream)); !strings.Contains(info.Problem, want) {
+		if info := checkPDF(withArray(t, render.MaxDocumentTokens, objectStream)); !strings.Contains(info.Problem, want) {
 			t.Errorf("object stream %v, %d numbers: CheckPDF problem = %q, want %q", objectStream, render.MaxDocumentTokens, info.Problem, want)
 		}
 	}

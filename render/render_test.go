@@ -423,11 +423,11 @@ func TestTemplateSizeLimit(t *testing.T) {
 	if b := of(render.MaxTemplateBytes); len(b) != render.MaxTemplateBytes {
 		t.Fatalf("the template is %d bytes", len(b))
 	}
-	if msg := render.CheckContent("text/html", of(render.MaxTemplateBytes), nil); msg != "" {
+	if msg := checkContent("text/html", of(render.MaxTemplateBytes), nil); msg != "" {
 		t.Errorf("a template of MaxTemplateBytes: %s", msg)
 	}
 	want := fmt.Sprintf("the template is %d bytes; at most %d are allowed", render.MaxTemplateBytes+1, render.MaxTemplateBytes)
-	if msg := render.CheckContent("text/html", of(render.MaxTemplateBytes+1), nil); msg != want {
+	if msg := checkContent("text/html", of(render.MaxTemplateBytes+1), nil); msg != want {
 		t.Errorf("a template a byte over: %q, want %q", msg, want)
 	}
 	if _, err := render.Render(letterOf("text/html", of(render.MaxTemplateBytes+1))); err == nil || !strings.Contains(err.Error(), "at most 1048576 print") {
