@@ -161,3 +161,23 @@ func TestTextProblem(t *testing.T) {
 		t.Errorf("Han: %q, want %q", msg, want)
 	}
 }
+
+// A variable where a tag name goes is one problem, however often it is
+// written there (<{{tag}}>...</{{tag}}>), and the message names it; as is
+// a variable in an element's or an attribute's name, however many tags
+// repeat it. Different variables are each a problem.
+func TestTemplateVariableNamingMarkupSaidOnce(t *testing.T) {
+	for _, tt := range []struct{ template, want string }{
+		{"<{{tag}}>x</{{tag}}>", "the variable tag can not name an element (line 1): variables go in text or attribute values"},
+		{"<{{ tag }}>x</{{tag}}>\n<{{tag}}>y</{{tag}}>", "the variable tag can not name an element (line 1): variables go in text or attribute values"},
+		{"<{{a}}>\nx</{{b}}>", "the variable a can not name an element (line 1): variables go in text or attribute values; " +
+			"the variable b can not name an element (line 2): variables go in text or attribute values"},
+		{"<{{ x>a</{{ x>", "a variable can not name an element (line 1): variables go in text or attribute values"},
+		{"<p{{x}}>a</p{{x}}>", "a variable can not name an element (<p{{x}}>): variables go in text or attribute values"},
+		{"<p {{x}}=1>a</p><p {{x}}=1>b</p>", "a variable can not name an attribute ({{x}} in <p>): variables go in text or attribute values"},
+	} {
+		if got := render.CheckTemplate([]byte(tt.template), nil); got != tt.want {
+			t.Errorf("CheckTemplate(%q) =\n  %q\nwant\n  %q", tt.template, got, tt.want)
+		}
+	}
+}

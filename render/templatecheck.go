@@ -56,13 +56,24 @@ func CheckTemplate(data []byte, assets []string) string {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
+	// named holds what was said to name an element or an attribute, each
+	// said once: <{{tag}}>...</{{tag}}> is one problem, at its first line.
+	named := map[string]bool{}
 	for _, loc := range braces.FindAllStringIndex(src, -1) {
 		if len(problems) >= 5 {
 			break
 		}
 		if strings.HasSuffix(src[:loc[0]], "<") || strings.HasSuffix(src[:loc[0]], "</") {
 			// Merged, <{{tag}}> would be markup the value chose.
-			add("a variable can not name an element (line %d): variables go in text or attribute values", lineOf(src, loc[0]))
+			what, key := "a variable", excerpt(src[loc[0]:])
+			key, _, _ = strings.Cut(key, ">") // "{{ x>" of <{{ x>a</{{ x>, twice
+			if m := placeholderAt.FindStringSubmatch(src[loc[0]:]); m != nil {
+				what, key = "the variable "+m[1], m[1]
+			}
+			if !named[key] {
+				named[key] = true
+				add("%s can not name an element (line %d): variables go in text or attribute values", what, lineOf(src, loc[0]))
+			}
 			continue
 		}
 		if !placeholderAt.MatchString(src[loc[0]:]) {
@@ -112,11 +123,15 @@ tokens:
 				}
 			}
 			if strings.Contains(tt.Data, "{{") {
-				add("a variable can not name an element (<%s>): variables go in text or attribute values", tt.Data)
+				if !named["<"+tt.Data] {
+					named["<"+tt.Data] = true
+					add("a variable can not name an element (<%s>): variables go in text or attribute values", tt.Data)
+				}
 				continue
 			}
 			for _, a := range tt.Attr {
-				if strings.Contains(a.Key, "{{") {
+				if strings.Contains(a.Key, "{{") && !named[a.Key+" in <"+tt.Data] {
+					named[a.Key+" in <"+tt.Data] = true
 					add("a variable can not name an attribute (%s in <%s>): variables go in text or attribute values", a.Key, tt.Data)
 				}
 			}
