@@ -126,11 +126,7 @@ func greetJSON(w io.Writer, cfg config, local, base, metricsURL string) {
 	if len(cfg.apiKeys) == 0 {
 		attrs = append(attrs, slog.String("auth", "sandbox"), slog.String("sandbox_key_prefix", httpadapter.SandboxKeyPrefix))
 	} else {
-		names := make([]string, len(cfg.apiKeys))
-		for i, k := range cfg.apiKeys {
-			names[i] = k.Account
-		}
-		attrs = append(attrs, slog.String("auth", "api-keys"), slog.Any("accounts", names))
+		attrs = append(attrs, slog.String("auth", "api-keys"), slog.Any("accounts", accountNames(cfg.apiKeys)))
 		if cfg.sandbox {
 			attrs = append(attrs, slog.String("sandbox_key_prefix", httpadapter.SandboxKeyPrefix))
 		}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -308,11 +309,7 @@ func greet(w io.Writer, cfg config, local, base string) {
 		if !cfg.sandbox {
 			key = "YOUR_SECRET"
 		}
-		names := make([]string, len(cfg.apiKeys))
-		for i, k := range cfg.apiKeys {
-			names[i] = k.Account
-		}
-		fmt.Fprintf(w, "API keys of accounts: %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(w, "API keys of accounts: %s\n", strings.Join(accountNames(cfg.apiKeys), ", "))
 	}
 	fmt.Fprintf(w, "Try:\n  curl -s %s/v1/assets -H 'X-Api-Key: %s'\n", base, key)
 	if cfg.rate.n > 0 {
@@ -331,6 +328,18 @@ func greet(w io.Writer, cfg config, local, base string) {
 	case cfg.testClock:
 		fmt.Fprintf(w, "Test clock: stopped, one per account. Move the key's account's with\n  curl -s -X POST %s/_test/clock/advance -H 'X-Api-Key: %s' -d '{\"duration\":\"72h\"}'\n", base, key)
 	}
+}
+
+// accountNames are the accounts keys name, each once, in the order first
+// given: several keys of one account name it once.
+func accountNames(keys []httpadapter.APIKey) []string {
+	var names []string
+	for _, k := range keys {
+		if !slices.Contains(names, k.Account) {
+			names = append(names, k.Account)
+		}
+	}
+	return names
 }
 
 // answerHeaders sets the headers every answer of the server carries,

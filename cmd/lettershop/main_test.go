@@ -229,6 +229,34 @@ func TestGreetStore(t *testing.T) {
 	}
 }
 
+// The greeting names each account of the keys given once, however many
+// keys name it, in the order given; the JSON greeting too.
+func TestGreetAccountsOnce(t *testing.T) {
+	key := func(account string) httpadapter.APIKey {
+		return httpadapter.APIKey{Account: account, Secret: "s_" + account}
+	}
+	for _, tt := range []struct {
+		keys []httpadapter.APIKey
+		want string
+	}{
+		{[]httpadapter.APIKey{key("acme")}, "acme"},
+		{[]httpadapter.APIKey{key("acme"), key("acme")}, "acme"},
+		{[]httpadapter.APIKey{key("beta"), key("acme"), key("beta"), key("acme")}, "beta, acme"},
+	} {
+		cfg := config{store: "memory", apiKeys: tt.keys, rate: rateLimit{n: 150, per: 5 * time.Second}}
+		var text, js bytes.Buffer
+		greet(&text, cfg, "http://h", "http://h")
+		if want := "\nAPI keys of accounts: " + tt.want + "\n"; strings.Count(text.String(), "API keys") != 1 || !strings.Contains(text.String(), want) {
+			t.Errorf("greeting with %d keys:\n%s\nwant a line %q", len(tt.keys), text.String(), strings.TrimSpace(want))
+		}
+		greetJSON(&js, cfg, "http://h", "http://h", "")
+		var g struct{ Accounts []string }
+		if err := json.Unmarshal(js.Bytes(), &g); err != nil || strings.Join(g.Accounts, ", ") != tt.want {
+			t.Errorf("JSON greeting with %d keys: %s, want accounts %s", len(tt.keys), js.String(), tt.want)
+		}
+	}
+}
+
 // closedPort returns a local address nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
