@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/internal/echo"
 )
 
@@ -278,7 +279,7 @@ func externalURLProblem(v string) string {
 	case u.Hostname() == "":
 		return "a variable of type externalUrl holds a URL with a host"
 	case u.User != nil:
-		return "a variable of type externalUrl holds a public URL, without a user name or password"
+		return egress.Credentials
 	}
 	return ""
 }

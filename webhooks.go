@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lettershop/lettershop/egress"
 	"github.com/lettershop/lettershop/internal/echo"
 	"github.com/lettershop/lettershop/internal/pagetoken"
 	"github.com/lettershop/lettershop/storage"
@@ -505,8 +506,9 @@ func (s *Service) RetryDelivery(ctx context.Context, account, webhookID, id stri
 }
 
 // validateWebhookURL checks a url given for a webhook: absolute http or
-// https, with a host the Deliverer (a HostChecker) and the egress policy
-// allow (an address is decided now; a name, when it is dialled).
+// https, without a fragment or credentials, with a host the Deliverer (a
+// HostChecker) and the egress policy allow (an address is decided now; a
+// name, when it is dialled).
 func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 	if msg := badText(raw); msg != "" {
 		f.add("url", "%s", msg)
@@ -530,6 +532,8 @@ func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 		f.add("url", "must name a host, got %s", echo.Quote(raw))
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		f.add("url", "must not have a fragment (#...), got %s", echo.Quote(raw))
+	case u.User != nil: // a receiver checks the events' signature instead
+		f.add("url", "%s", egress.Credentials)
 	default:
 		if err := s.deliveries.checkHost(u.Hostname()); err != nil {
 			f.add("url", "%v", err)

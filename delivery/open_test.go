@@ -375,14 +375,14 @@ func (t table) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, err
 }
 
 // An attempt's error is sorted as the egress client sorts it: a name not
-// found says so, a refused address is not sent (a url with a password is
-// no redirect), and a client's own timeout, shorter than the attempt's, is
-// no answer within it.
+// found says so, a refused address is not sent, and a client's own
+// timeout, shorter than the attempt's, is no answer within it. (A url with
+// a user name or password is refused when the webhook is made.)
 func TestAttemptErrorsSortedAsEgress(t *testing.T) {
 	svc := newService(t, lettershop.WithEgress(egress.Default(), egress.WithResolver(table{"meta.test": "169.254.169.254"})),
 		lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(time.Second))))
 	w := createWebhook(t, svc, acct, "http://nowhere.test/in")
-	meta := createWebhook(t, svc, acct, "http://user:pw@meta.test/in")
+	meta := createWebhook(t, svc, acct, "http://meta.test/in")
 	createLetters(t, svc, acct, 1)
 	if d := settled(t, svc, acct, w.ID, 1)[0]; d.Error == nil || *d.Error != "the host nowhere.test is not found" {
 		t.Errorf("a name not found: %s, error %s", d.Status, errText(d))

@@ -27,6 +27,13 @@ func (p Policy) CheckURL(rawURL string) (*url.URL, error) {
 	return u, nil
 }
 
+// Credentials says why a URL with a user name or password before its host
+// (user@host, user:password@host) is refused wherever lettershop takes a
+// URL it requests: content to fetch, a variable's externalUrl, a webhook's
+// url. The host is what follows the @, whatever comes before it.
+const Credentials = "the url has a user name or password before its host (user@host): " +
+	"lettershop requests URLs without credentials, and the host is what follows the @"
+
 func parseURL(rawURL string) (*url.URL, *Error) {
 	if rawURL == "" {
 		return nil, badURL("", "no url is given: want an absolute http or https URL")
@@ -47,8 +54,7 @@ func parseURL(rawURL string) (*url.URL, *Error) {
 	case u.Opaque != "" || u.Host == "":
 		return nil, badURL("", "the url names no host: want http://host/path or https://host/path")
 	case u.User != nil:
-		return nil, badURL("", "the url has a user name or password before its host (user@host): "+
-			"lettershop fetches public URLs without credentials, and the host is what follows the @")
+		return nil, badURL("", Credentials)
 	}
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
