@@ -129,7 +129,7 @@ func (d DeliveryLine) words() []string {
 }
 
 var (
-	reRouteJoined = regexp.MustCompile(`^(RR|HC|PSC|CMR)([0-9]+)$`)
+	reRouteJoined = regexp.MustCompile(`^(RR|RFD|HC|PSC|CMR)([0-9]+)$`)
 	reFraction    = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
 )
 
@@ -273,7 +273,9 @@ func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 		}
 	}
 	var d DeliveryLine
-	if len(t) >= 2 && t[0] == "GENERAL" && t[1] == "DELIVERY" {
+	if len(t) >= 2 && (t[0] == "GENERAL" || t[0] == "GEN") && (t[1] == "DELIVERY" || t[1] == "DEL") {
+		// Publication 28 261: the words GENERAL DELIVERY, spelled out,
+		// whatever abbreviation they were written in (GEN DEL).
 		d.Kind = LineGeneralDelivery
 		if extra := d.stripTrailing(t[2:], false); len(extra) == 0 {
 			return d
@@ -324,6 +326,14 @@ func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 			return d
 		}
 	}
+	if num, rest, ok := rdNumbered(t); ok && len(rest) >= 2 && rest[0] == "#" && isNumberish(rest[1]) {
+		// RD 51 # 25, RD51 # 25: rural delivery route 51, box 25
+		// (Publication 28 241 and 244: RR 51 BOX 25). RD 51 alone, or
+		// after a house number, is a road (Appendix F).
+		if d, ok := parseRoute(LineRuralRoute, "RR", append([]string{num}, rest...)); ok {
+			return d
+		}
+	}
 	if n := matchPrefix(t, routeWords); n > 0 && len(t) > n+1 && hasDigit(t[n]) && matchPrefix(t[n+1:], boxWord) > 0 {
 		if d, ok := parseRoute(LineRuralRoute, "RR", t[n:]); ok {
 			return d
@@ -352,6 +362,19 @@ func parseLineAs(t []string, state string, moveLeading bool) DeliveryLine {
 		return d
 	}
 	return parseStreet(t, state, moveLeading)
+}
+
+// rdNumbered reads RD and a route number at the start of t, written
+// apart or as one word (RD 51, RD51), and returns the number and the
+// words after it.
+func rdNumbered(t []string) (num string, rest []string, ok bool) {
+	switch {
+	case len(t) >= 2 && t[0] == "RD" && allDigits(t[1]):
+		return t[1], t[2:], true
+	case len(t) >= 1 && len(t[0]) > 2 && strings.HasPrefix(t[0], "RD") && allDigits(t[0][2:]):
+		return t[0][2:], t[1:], true
+	}
+	return "", nil, false
 }
 
 // boxBeforeRoute moves a box written before its rural route or highway
@@ -463,6 +486,11 @@ func parseRoute(kind LineKind, routeType string, t []string) (DeliveryLine, bool
 	}
 	rest := t[1:]
 	if n := matchPrefix(rest, boxWords); n > 0 {
+		if len(rest) > n+1 && numberWords[rest[n]] && isNumberish(rest[n+1]) {
+			// BOX NUMBER 12, BOX NUM A7: Publication 28 241 and 251
+			// print the box number without NUMBER, NO. or #.
+			n++
+		}
 		if len(rest) == n || !isNumberish(rest[n]) {
 			return d, false
 		}
@@ -550,7 +578,21 @@ func parseStreetUnits(t []string, moveLeading bool, state string) (DeliveryLine,
 	}
 	t = d.stripTrailing(t, true)
 	t = d.bareUnit(t)
-	d.Secondaries = append(d.Secondaries, leading...)
+	// Units moved from before the house number come first, in the order
+	// written (UNIT 3200 152 TECH DR UPPER -> 152 TECH DR UNIT 3200 UPPR,
+	// 213); one written with the pound sign alone comes last, where a #
+	// after another unit is its private mailbox.
+	if len(leading) > 0 {
+		var named, pound []Secondary
+		for _, s := range leading {
+			if s.Designator == "#" {
+				pound = append(pound, s)
+			} else {
+				named = append(named, s)
+			}
+		}
+		d.Secondaries = append(append(named, d.Secondaries...), pound...)
+	}
 	d.poundAsPMB()
 	if len(t) > 2 && gridHouse(t[0]) && gridHouse(t[1]) {
 		// Publication 28 Appendix D3: a Wisconsin grid house number is

@@ -193,13 +193,19 @@ var routeStarts = map[string]bool{
 // carries more than its route and box (RR 2 BOX 18 BRYAN DAIRY RD) into
 // the route line and the rest.
 func splitRouteExtra(t []string) (route, extra []string, ok bool) {
-	if len(t) < 5 || !routeStarts[t[0]] {
+	joined := len(t) >= 4 && len(t[0]) > 2 && (t[0][0] == 'R' || t[0][0] == 'H') && reRouteJoined.MatchString(t[0])
+	if (len(t) < 5 && !joined) || (!routeStarts[t[0]] && !joined) {
 		return nil, nil, false
 	}
 	// The box number ends the route line: it comes within the first
-	// words (RURAL ROUTE NUMBER 2 BOX # 18).
+	// words (RURAL ROUTE NUMBER 2 BOX # 18), after BOX or after the pound
+	// sign written right after the route's number (RR0061 #87B, 241).
 	k := -1
 	for i := 1; i < len(t)-1 && i < 7; i++ {
+		if t[i] == "#" && hasDigit(t[i-1]) && isNumberish(t[i+1]) {
+			k = i + 2
+			break
+		}
 		if t[i] != "BOX" && t[i] != "BX" {
 			continue
 		}

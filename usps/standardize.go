@@ -158,6 +158,12 @@ func standardizeOnce(a Address, c Casing) Address {
 			break
 		}
 		out.Line1, out.Line2 = line.Format(c), otherLine(t2, c)
+		if (line.Kind == LineRuralRoute || line.Kind == LineHighwayContract) && !l2.delivery && hasLetterWord(t2) {
+			// Publication 28 245 and 255: a name written with a rural
+			// route or highway contract (a sector, a barrio, a street)
+			// goes above its Delivery Address Line.
+			out.Line1, out.Line2 = out.Line2, out.Line1
+		}
 		if l1.delivery && l2.delivery {
 			// Publication 28 215: of two delivery addresses (a street and
 			// a PO box), mail goes to the one just above the last line;
@@ -298,6 +304,17 @@ func join(line, sec DeliveryLine, state string, c Casing) (string, bool) {
 		return "", false
 	}
 	return s, utf8.RuneCountInString(s) <= MaxLineLength
+}
+
+// hasLetterWord reports whether one of the words has a letter in it: a
+// name, not a ZIP Code written alone.
+func hasLetterWord(t []string) bool {
+	for _, w := range t {
+		if strings.IndexFunc(w, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // otherLine cleans and cases a line that is not a delivery line.
