@@ -566,14 +566,15 @@ func boolScope(b bool) string {
 
 // UpdateVersion changes a version: anything of a draft, which "publish":
 // true then publishes; only the notes of a published version (another
-// change is refused, naming the field); an archived version not at all (a
-// conflict).
+// change is refused, naming the field); of an archived version only
+// "publish": true, which republishes it, with new notes as on a published
+// one (anything else is a conflict).
 func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID string, in UpdateVersionInput) (*AssetVersion, error) {
 	return idempotent(ctx, s, account, "updateVersion:"+assetID+"/"+versionID, in, func(ctx context.Context) (*AssetVersion, error) {
 		fetch := fetchbatch.Once(s.importContent)
 		return s.changeVersion(ctx, account, assetID, versionID, func(a *Asset, w *assetChange, v *AssetVersion) error {
-			if v.Status != VersionDraft && v.Status != VersionPublished {
-				return errorf(CodeConflict, "version %s is %s: only draft and published versions can be updated; clone it to make a new draft", v.ID, v.Status)
+			if republish := v.Status == VersionArchived && in.Publish != nil && *in.Publish; v.Status != VersionDraft && v.Status != VersionPublished && !republish {
+				return errorf(CodeConflict, "version %s is %s: only draft and published versions can be updated, or an archived one republished with \"publish\": true; clone it to make a new draft", v.ID, v.Status)
 			}
 			f := fieldErrors{}
 			if in.Notes != nil {
@@ -589,16 +590,16 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			if in.VariableDefinitions != nil {
 				checked := validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
 				if defs = !sameDefinitions(checked, v.VariableDefinitions); defs {
-					if v.Status == VersionPublished {
-						f.add("variableDefinitions", "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
+					if v.Status != VersionDraft {
+						f.add("variableDefinitions", "version %s is %s: only its notes can change; clone it to make a new draft", v.ID, v.Status)
 					}
 					v.VariableDefinitions = checked
 				}
 			}
 			var data []byte
 			switch {
-			case content && v.Status == VersionPublished:
-				f.add(contentPath, "version %s is published: only its notes can change; clone it to make a new draft", v.ID)
+			case content && v.Status != VersionDraft:
+				f.add(contentPath, "version %s is %s: only its notes can change; clone it to make a new draft", v.ID, v.Status)
 			case content:
 				var err error
 				if data, err = s.takeContent(ctx, f, a.Type, in.Content, v, fetch, false); err != nil {
@@ -619,7 +620,7 @@ func (s *Service) UpdateVersion(ctx context.Context, account, assetID, versionID
 			if data != nil {
 				w.content = append(w.content, storage.Content{Account: account, Hash: v.contentHash, Data: data})
 			}
-			publish := in.Publish != nil && *in.Publish && v.Status == VersionDraft
+			publish := in.Publish != nil && *in.Publish && v.Status != VersionPublished
 			if publish {
 				if err := s.publishIn(ctx, account, a, w, v); err != nil {
 					return err

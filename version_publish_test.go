@@ -60,3 +60,48 @@ func TestUpdateVersionPublishes(t *testing.T) {
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, empty.ID, lettershop.UpdateVersionInput{Publish: ptrTo(true)})
 	wantCode(t, err, lettershop.CodeConflict)
 }
+
+// TestUpdateVersionRepublishesArchived: the reference's archived versions
+// can be republished, and its operations give no way to do it but an update
+// with "publish": true. That republishes the version (archiving the one
+// published since), with new notes as a published version takes them;
+// content or definitions of its own are no change, others a 400 naming the
+// field; an update without "publish": true stays a conflict.
+func TestUpdateVersionRepublishesArchived(t *testing.T) {
+	e := newEnv(t)
+	a, v1 := e.publishedTemplate(t, acct)
+	v2, err := e.svc.CreateVersion(e.ctx, acct, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: "text/html", Content: testTemplate}, VariableDefinitions: testDefinitions, Publish: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := e.svc.GetVersion(e.ctx, acct, a.ID, v1.ID); err != nil || v.Status != lettershop.VersionArchived {
+		t.Fatalf("v1 after publishing v2: %v, %v", v, err)
+	}
+
+	for _, in := range []lettershop.UpdateVersionInput{{Notes: str("edited")}, {Publish: ptrTo(false)}, {Notes: str("x"), Publish: ptrTo(false)}} {
+		_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, in)
+		wantCode(t, err, lettershop.CodeConflict)
+	}
+	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
+		Publish: ptrTo(true), Content: &lettershop.VersionContent{Type: "text/html", Content: "<p>other text</p>"},
+	})
+	wantFields(t, err, "content.content")
+
+	got, err := e.svc.UpdateVersion(e.ctx, acct, a.ID, v1.ID, lettershop.UpdateVersionInput{
+		Publish: ptrTo(true), Notes: str("back"), Content: &v1.Content, VariableDefinitions: &v1.VariableDefinitions,
+	})
+	if err != nil {
+		t.Fatalf("republish: %v", err)
+	}
+	if got.Status != lettershop.VersionPublished || !got.Publish || got.Notes != "back" {
+		t.Errorf("answer: status %s, publish %v, notes %q; want published, true, back", got.Status, got.Publish, got.Notes)
+	}
+	if v, err := e.svc.GetVersion(e.ctx, acct, a.ID, v2.ID); err != nil || v.Status != lettershop.VersionArchived {
+		t.Errorf("v2 after republishing v1: %v, %v; want archived", v, err)
+	}
+	if asset, err := e.svc.GetAsset(e.ctx, acct, a.ID); err != nil || asset.PublishedVersionID != v1.ID || asset.VersionCount != 2 {
+		t.Errorf("asset: %+v, %v; want v1 published, 2 versions", asset, err)
+	}
+}

@@ -26,8 +26,9 @@ func (c *Client) GetVersion(ctx context.Context, assetID, versionID string) (*As
 
 // UpdateVersion changes a version (PUT /assets/{id}/versions/{versionId}):
 // a draft anything, a published version only its notes, an archived one
-// nothing. The server answers 202 without a body: GetVersion reads the
-// version updated.
+// only Publish true, which republishes it (with new notes, as a published
+// version takes them). The server answers 202 without a body: GetVersion
+// reads the version updated.
 func (c *Client) UpdateVersion(ctx context.Context, assetID, versionID string, in *UpdateVersionRequest, opts ...RequestOption) error {
 	if in == nil {
 		in = &UpdateVersionRequest{}
