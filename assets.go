@@ -76,7 +76,7 @@ const (
 type Asset struct {
 	ID                 string        `json:"id"`
 	Name               string        `json:"name"`
-	Description        string        `json:"description,omitempty"`
+	Description        string        `json:"description"`
 	Type               AssetType     `json:"type"`
 	Status             VersionStatus `json:"status"`
 	VersionCount       int           `json:"versionCount"`

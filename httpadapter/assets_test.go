@@ -129,3 +129,25 @@ func TestAssetPathIDsAndAccounts(t *testing.T) {
 	ts.do(t, req{Method: "DELETE", Path: "/assets/" + assetID, Header: b}).problem(t, http.StatusNotFound)
 	ts.get(t, "/assets/"+assetID).wantStatus(t, http.StatusOK)
 }
+
+// TestAssetShowsDescription: an asset without a description shows the
+// field, empty, as the reference's asset example shows it and as a version
+// shows its notes, in every answer.
+func TestAssetShowsDescription(t *testing.T) {
+	ts := newTestServer(t)
+	res := ts.do(t, req{Method: "POST", Path: "/assets", Body: `{"name":"Right to Cure","type":"template"}`}).
+		wantStatus(t, http.StatusCreated)
+	var a lettershop.Asset
+	res.decode(t, &a)
+	answers := map[string][]byte{
+		"create": res.Body,
+		"get":    ts.get(t, "/assets/"+a.ID).wantStatus(t, http.StatusOK).Body,
+		"list":   ts.get(t, "/assets").wantStatus(t, http.StatusOK).Body,
+		"update": ts.do(t, req{Method: "PUT", Path: "/assets/" + a.ID, Body: `{"name":"Renamed"}`}).wantStatus(t, http.StatusOK).Body,
+	}
+	for name, body := range answers {
+		if !strings.Contains(string(body), `"description":""`) {
+			t.Errorf("%s answer without \"description\":\"\": %s", name, body)
+		}
+	}
+}
