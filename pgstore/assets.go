@@ -235,6 +235,9 @@ func listAssetsQuery(q storage.AssetQuery) (string, []any, error) {
 		return fmt.Sprintf("$%d", len(args))
 	}
 	order := "a.id"
+	if len(q.Metadata) > 1 {
+		return listAssetsByPairs(q)
+	}
 	if len(q.Metadata) > 0 {
 		first := q.Metadata[0]
 		m, err := encodeMetadata(q.Metadata)
@@ -254,6 +257,32 @@ func listAssetsQuery(q storage.AssetQuery) (string, []any, error) {
 	}
 	fmt.Fprintf(&b, " ORDER BY %s DESC LIMIT %s", order, arg(q.Limit))
 	return b.String(), args, nil
+}
+
+// listAssetsByPairs is listAssetsQuery for q with several metadata pairs,
+// as listLettersByPairs is for letters.
+func listAssetsByPairs(q storage.AssetQuery) (string, []any, error) {
+	args := []any{q.Account}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	pairs := make([]string, len(q.Metadata))
+	for i, m := range q.Metadata {
+		pairs[i] = fmt.Sprintf("metadata_pair(%s, %s)", arg(m.Key), arg(m.Value))
+	}
+	var before string
+	if q.Before != "" {
+		before = arg(q.Before)
+	}
+	m, err := encodeMetadata(q.Metadata)
+	if err != nil {
+		return "", nil, err
+	}
+	check, limit := "r.metadata @> "+arg(m)+"::jsonb", arg(q.Limit)
+	return intersectPairsSQL(assetPairs, pairs, before, check, limit) + fmt.Sprintf(`SELECT %s FROM walk w, LATERAL (
+		SELECT %s FROM assets WHERE account = $1 AND id = w.id OFFSET 0) a
+		WHERE w.match ORDER BY w.id DESC LIMIT %s`, prefixed("a", assetColumns), assetColumns, limit), args, nil
 }
 
 // DeleteAsset implements storage.Storage. The versions go with the asset

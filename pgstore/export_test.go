@@ -5,6 +5,7 @@ import "github.com/jackc/pgx/v5"
 // Exported for the tests that check which indexes the store's queries use.
 var (
 	ListLettersQuery     = listLettersQuery
+	ListAssetsQuery      = listAssetsQuery
 	DueLettersSQL        = dueLettersSQL
 	AccountDueLettersSQL = accountDueLettersSQL
 	ExceptDueLettersSQL  = exceptDueLettersSQL

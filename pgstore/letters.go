@@ -217,8 +217,9 @@ func (s *Store) GetLetter(ctx context.Context, account, id string) (storage.Lett
 
 // ListLetters implements storage.Storage. It walks one index in id order,
 // (account, id), (account, status, id), one of external ids or the
-// pair index of letter_metadata, as listLettersQuery chooses, so a page
-// reads O(log n + page) entries, or more where the other filters pass over
+// pair index of letter_metadata (that of each pair, with several), as
+// listLettersQuery chooses, so a page reads O(log n + page) entries, or
+// more where the other filters, or the rarest of several pairs, pass over
 // some.
 func (s *Store) ListLetters(ctx context.Context, q storage.LetterQuery) ([]storage.Letter, error) {
 	const op = "list letters"
@@ -259,10 +260,13 @@ const maxIndexedExternalID = 1000
 //   - with an external id, (account, external_id, id), or for one of more
 //     than maxIndexedExternalID bytes (account, md5(external_id), id): they
 //     hold few letters;
-//   - else with metadata, the pair index of the first pair, fetching each
-//     letter from it (a lateral subquery, so the planner cannot swap the
-//     walk for one of all the account's letters, which costs the table when
-//     the pair's letters are old);
+//   - else with one metadata pair, the pair index of the pair, fetching
+//     each letter from it (a lateral subquery, so the planner cannot swap
+//     the walk for one of all the account's letters, which costs the table
+//     when the pair's letters are old);
+//   - else with several pairs, the pair indexes of all of them together
+//     (listLettersByPairs), so the rarest bounds the walk, whichever comes
+//     first;
 //   - else with a status, (account, status, id);
 //   - else (account, id).
 //
@@ -282,6 +286,9 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 		columns = briefColumns
 	}
 	walkPair := q.ExternalID == "" && len(q.Metadata) > 0
+	if walkPair && len(q.Metadata) > 1 {
+		return listLettersByPairs(q, columns)
+	}
 	if walkPair {
 		first := q.Metadata[0]
 		// The filters read status, external_id and metadata of the letter
@@ -328,6 +335,39 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 	}
 	fmt.Fprintf(&b, " ORDER BY %s DESC LIMIT %s", order, arg(q.Limit))
 	return b.String(), args, nil
+}
+
+// listLettersByPairs is listLettersQuery for q with several metadata pairs
+// and no external id: the letters of the pairs' intersection
+// (intersectPairsSQL) that pass the other filters, read by id.
+func listLettersByPairs(q storage.LetterQuery, columns string) (string, []any, error) {
+	args := []any{q.Account}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	pairs := make([]string, len(q.Metadata))
+	for i, m := range q.Metadata {
+		pairs[i] = fmt.Sprintf("metadata_pair(%s, %s)", arg(m.Key), arg(m.Value))
+	}
+	var before string
+	if q.Before != "" {
+		before = arg(q.Before)
+	}
+	m, err := encodeMetadata(q.Metadata)
+	if err != nil {
+		return "", nil, err
+	}
+	// Every letter is checked against all the pairs in its jsonb, so a
+	// collision of the pairs' hashes cannot show.
+	check := "r.metadata @> " + arg(m) + "::jsonb"
+	if q.Status != "" {
+		check += " AND r.status = " + arg(q.Status)
+	}
+	limit := arg(q.Limit)
+	return intersectPairsSQL(letterPairs, pairs, before, check, limit) + fmt.Sprintf(`SELECT %s FROM walk w, LATERAL (
+		SELECT %s FROM letters WHERE account = $1 AND id = w.id OFFSET 0) l
+		WHERE w.match ORDER BY w.id DESC LIMIT %s`, prefixed("l", columns), letterColumns, limit), args, nil
 }
 
 // updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.

@@ -131,7 +131,6 @@ func TestQueriesWalkIndexes(t *testing.T) {
 		{"common metadata", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b42")}, "letter_metadata_pkey", 0},
 		{"common metadata after a cursor", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b42"), Before: "ltr_00003000"}, "letter_metadata_pkey", 0},
 		{"rare metadata", storage.LetterQuery{Account: "acct_0", Metadata: md("customer", "c2000")}, "letter_metadata_pkey", 0},
-		{"two metadata pairs", storage.LetterQuery{Account: "acct_0", Metadata: md("customer", "c2000", "batch", "b0")}, "letter_metadata_pkey", 0},
 		{"metadata and status", storage.LetterQuery{Account: "acct_0", Status: "ready", Metadata: md("batch", "b42")}, "letter_metadata_pkey", 2 * limit},
 	}
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
@@ -159,6 +158,46 @@ func TestQueriesWalkIndexes(t *testing.T) {
 				})
 				if !used {
 					t.Errorf("plan does not walk %s:\n%s", tc.index, plan)
+				}
+			})
+		}
+		// With several pairs, the pairs' indexes are walked together
+		// (intersectPairsSQL): a few entries per pair per letter of the
+		// page, and per entry of the rarest pair passed over, whichever
+		// pair comes first. Its only sort is of the page.
+		for _, tc := range []struct {
+			name string
+			q    storage.LetterQuery
+			hits int
+		}{
+			{"two metadata pairs", storage.LetterQuery{Account: "acct_0", Metadata: md("customer", "c2000", "batch", "b0")}, 1},
+			{"two metadata pairs, the rarer second", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b0", "customer", "c2000")}, 1},
+			{"two metadata pairs, one absent", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b42", "customer", "nobody")}, 0},
+			{"two metadata pairs held apart", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b42", "customer", "c2000")}, 0},
+			{"two metadata pairs after a cursor", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b0", "customer", "c4000"), Before: "ltr_00003000"}, 0},
+			{"a metadata pair twice", storage.LetterQuery{Account: "acct_0", Metadata: md("batch", "b42", "batch", "b42")}, limit},
+			{"two metadata pairs and status", storage.LetterQuery{Account: "acct_0", Status: "queued", Metadata: md("customer", "c4000", "batch", "b0")}, 1},
+		} {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				tc.q.Limit = limit
+				query, args, err := pgstore.ListLettersQuery(tc.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan := explain(t, conn, mode, query, args)
+				read := 0.0
+				plan.walk(func(n planNode) {
+					switch {
+					case n.NodeType == "Sort" && n.ActualRows > limit:
+						t.Errorf("plan sorts %v rows:\n%s", n.ActualRows, plan)
+					case n.NodeType == "Seq Scan" || n.NodeType == "Bitmap Heap Scan":
+						t.Errorf("plan has a %s:\n%s", n.NodeType, plan)
+					case n.IndexName == "letter_metadata_pkey":
+						read += n.ActualRows*n.ActualLoops + n.Removed
+					}
+				})
+				if max := float64(4 * len(tc.q.Metadata) * (tc.hits + 2)); read == 0 && tc.hits > 0 || read > max {
+					t.Errorf("the pairs' index scans read %v entries, want 1 to %v:\n%s", read, max, plan)
 				}
 			})
 		}
@@ -195,6 +234,64 @@ func TestQueriesWalkIndexes(t *testing.T) {
 				})
 				if !used {
 					t.Errorf("plan walks none of %s:\n%s", tc.indexes, plan)
+				}
+			})
+		}
+	}
+}
+
+// TestAssetPairsWalkCostsThePage: a list of assets by several metadata
+// pairs reads a few index entries per pair, however many assets hold the
+// first pair, in a custom plan and in the generic one.
+func TestAssetPairsWalkCostsThePage(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	openStore(t, schema)
+	conn := adminConn(t, schema)
+	ctx := t.Context()
+	// 2000 assets of kind=image, one in 500 of owner=ops.
+	if _, err := conn.Exec(ctx, `INSERT INTO assets (id, account, metadata, created_at, modified_at, revision, data)
+		SELECT format('ast_%s', lpad(i::text, 8, '0')), 'acct_0',
+			jsonb_build_array(jsonb_build_object('key', 'kind', 'value', 'image'))
+				|| CASE WHEN i % 500 = 0 THEN jsonb_build_array(jsonb_build_object('key', 'owner', 'value', 'ops')) ELSE '[]' END,
+			$1, $1, 1, '\x7b7d'
+		FROM generate_series(1, 2000) AS i`, epoch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE assets; ANALYZE asset_metadata`); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 11
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		for _, tc := range []struct {
+			name string
+			q    storage.AssetQuery
+			hits int
+		}{
+			{"the rarer pair second", storage.AssetQuery{Account: "acct_0", Metadata: md("kind", "image", "owner", "ops")}, 4},
+			{"an absent pair second", storage.AssetQuery{Account: "acct_0", Metadata: md("kind", "image", "owner", "nobody")}, 0},
+			{"after a cursor", storage.AssetQuery{Account: "acct_0", Metadata: md("kind", "image", "owner", "ops"), Before: "ast_00001000"}, 1},
+		} {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				tc.q.Limit = limit
+				query, args, err := pgstore.ListAssetsQuery(tc.q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan := explain(t, conn, mode, query, args)
+				read := 0.0
+				plan.walk(func(n planNode) {
+					switch {
+					case n.NodeType == "Sort" && n.ActualRows > limit:
+						t.Errorf("plan sorts %v rows:\n%s", n.ActualRows, plan)
+					case n.NodeType == "Seq Scan" || n.NodeType == "Bitmap Heap Scan":
+						t.Errorf("plan has a %s:\n%s", n.NodeType, plan)
+					case n.IndexName == "asset_metadata_pkey":
+						read += n.ActualRows*n.ActualLoops + n.Removed
+					}
+				})
+				if max := float64(4 * len(tc.q.Metadata) * (tc.hits + 2)); read == 0 && tc.hits > 0 || read > max {
+					t.Errorf("the pairs' index scans read %v entries, want 1 to %v:\n%s", read, max, plan)
 				}
 			})
 		}
