@@ -269,7 +269,7 @@ func listAssetsByPairs(q storage.AssetQuery) (string, []any, error) {
 	}
 	pairs := make([]string, len(q.Metadata))
 	for i, m := range q.Metadata {
-		pairs[i] = fmt.Sprintf("metadata_pair(%s, %s)", arg(m.Key), arg(m.Value))
+		pairs[i] = fmt.Sprintf("(SELECT metadata_pair(%s, %s))", arg(m.Key), arg(m.Value))
 	}
 	var before string
 	if q.Before != "" {

@@ -18,50 +18,79 @@ var (
 	assetPairs  = pairTable{records: "assets", pairs: "asset_metadata", id: "asset_id"}
 )
 
-// intersectPairsSQL returns a recursive CTE, walk(id, match, found), that
-// finds, newest first, the ids of account $1 held by every pair of pairs
-// (SQL expressions of metadata_pair), below before (an SQL expression, or
-// "" for none), and stops at limit matches: records holding every pair for
-// which check, a condition on the record r (as "r.status = $3"), holds. A
-// list then reads the rows of walk with match, sorted by id (walk is only
-// as long as its steps, so the sort is of a page at most).
+// intersectPairsSQL returns a recursive CTE, walk(id, hit, driver, match,
+// found), that finds, newest first, the ids of account $1 held by every
+// pair of pairs, below before (an SQL expression, or "" for none), and
+// stops at limit matches: records holding every pair for which check, a
+// condition on the record r (as "r.status = $3"), holds. Each of pairs is
+// an SQL expression of a pair's hash, best a scalar subquery, as
+// "(SELECT metadata_pair($2, $3))", which a generic plan computes once
+// rather than at every descent. A list then reads the rows of walk with
+// match, sorted by id (walk is only as long as its steps, so the sort is
+// of a page at most).
 //
-// It is a leapfrog join of the pairs' index entries. Each step descends
-// each pair's index once, to its newest entry below the bound, and takes
-// the oldest of these, m: every newer id is missing from the pair that
-// landed on m. Then m is held by every pair if all landed on it, or if a
-// lookup of m in each pair's index finds it: a hit, checked against the
-// record. The next step starts below m. So each step passes over at least
-// one entry of the rarest pair, and a page costs, per pair, two descents
-// per hit and per entry of the rarest pair passed over: how many records
-// hold the first pair, or the most common, does not count.
+// It is a leapfrog join of the pairs' index entries. Each step descends one
+// pair's index, the driver's, to its newest entry below the bound: the
+// candidate. Each other pair's index is descended to its newest entry at or
+// below the candidate. If all land on the candidate, every pair holds it: a
+// hit, checked against the record, and the next step starts strictly below
+// it with the same driver. Else the pair that landed lowest drives the next
+// step, from where it landed: every id between lacks that pair, and is
+// passed over unread. So at least every other step returns or passes over
+// an entry of the rarest pair, and a page costs a few descents per pair for
+// each record it returns and for each entry of the rarest pair that lacks
+// another pair, however many records hold the first pair, or the most
+// common. While the rarer pair drives, as it does once it has landed lowest,
+// a step is one descent of it and one of each other pair.
 func intersectPairsSQL(t pairTable, pairs []string, before, check, limit string) string {
 	if check != "" {
 		check = " AND " + check
 	}
-	list := "unnest(ARRAY[" + strings.Join(pairs, ", ") + "]::uuid[]) AS p(pair)"
-	// The OFFSET 0s keep each subquery whole, so the planner computes
-	// each descent once rather than once per reference to its result.
-	step := func(bound string) string {
-		return fmt.Sprintf(`SELECT t.id, CASE WHEN t.hit THEN EXISTS (
-				SELECT 1 FROM %[1]s r WHERE r.account = $1 AND r.id = t.id%[2]s) ELSE false END AS match
-			FROM (SELECT a.id, a.same OR (SELECT bool_and(EXISTS (
-					SELECT 1 FROM %[4]s m WHERE m.account = $1 AND m.pair = p.pair AND m.%[3]s = a.id)) FROM %[6]s) AS hit
-				FROM (SELECT CASE WHEN count(x.top) = count(*) THEN min(x.top) END AS id, min(x.top) = max(x.top) AS same
-					FROM (SELECT (SELECT m.%[3]s FROM %[4]s m WHERE m.account = $1 AND m.pair = p.pair%[5]s
-						ORDER BY m.%[3]s DESC LIMIT 1) AS top FROM %[6]s OFFSET 0) x OFFSET 0) a
-				WHERE a.id IS NOT NULL OFFSET 0) t OFFSET 0`,
-			t.records, check, t.id, t.pairs, bound, list)
+	seek := func(pair, bound string) string {
+		return fmt.Sprintf(`(SELECT m.%[1]s FROM %[2]s m WHERE m.account = $1 AND m.pair = %[3]s%[4]s ORDER BY m.%[1]s DESC LIMIT 1)`,
+			t.id, t.pairs, pair, bound)
+	}
+	// The pairs are spelled out, top1 to topN, one column each: a step
+	// is a few expressions over a row, not a set to aggregate. The OFFSET
+	// 0s keep each subquery whole, so the planner computes each descent
+	// once rather than once per reference to its result.
+	var tops, least, missing, lowest []string
+	for i, p := range pairs {
+		n := i + 1
+		tops = append(tops, fmt.Sprintf("CASE WHEN d.was = %d THEN d.c ELSE %s END AS top%d", n, seek(p, fmt.Sprintf(" AND m.%s <= d.c", t.id)), n))
+		least = append(least, fmt.Sprintf("y.top%d", n))
+		missing = append(missing, fmt.Sprintf("y.top%d IS NULL", n))
+		lowest = append(lowest, fmt.Sprintf("WHEN x.top%d = x.m THEN %d", n, n))
+	}
+	step := func(driver, bound string) string {
+		drive := make([]string, len(pairs))
+		for i, p := range pairs {
+			drive[i] = fmt.Sprintf("WHEN %d THEN %s", i+1, seek(p, bound))
+		}
+		return fmt.Sprintf(`SELECT t.id, t.hit, CASE WHEN t.hit THEN t.was ELSE t.lowest END AS driver,
+				CASE WHEN t.hit THEN EXISTS (SELECT 1 FROM %[1]s r WHERE r.account = $1 AND r.id = t.id%[2]s) ELSE false END AS match
+			FROM (SELECT x.m AS id, x.m = x.c AS hit, x.was, CASE %[3]s END AS lowest
+				FROM (SELECT y.*, CASE WHEN %[4]s THEN NULL ELSE LEAST(%[5]s) END AS m
+					FROM (SELECT d.c, d.was, %[6]s
+						FROM (SELECT CASE %[7]s %[8]s END AS c, %[7]s AS was OFFSET 0) d
+						WHERE d.c IS NOT NULL OFFSET 0) y
+					OFFSET 0) x
+				WHERE x.m IS NOT NULL OFFSET 0) t
+			OFFSET 0`,
+			t.records, check, strings.Join(lowest, " "), strings.Join(missing, " OR "), strings.Join(least, ", "),
+			strings.Join(tops, ", "), driver, strings.Join(drive, " "))
 	}
 	first := ""
 	if before != "" {
 		first = fmt.Sprintf(" AND m.%s < %s", t.id, before)
 	}
-	next := fmt.Sprintf(" AND m.%s < w.id", t.id)
-	return fmt.Sprintf(`WITH RECURSIVE walk(id, match, found) AS (
-		SELECT s.id, s.match, s.match::int FROM (%s) s
+	// After a hit the walk goes on strictly below it; after a miss, from
+	// the id the new driver landed on.
+	next := fmt.Sprintf(" AND m.%[1]s <= w.id AND (m.%[1]s < w.id OR NOT w.hit)", t.id)
+	return fmt.Sprintf(`WITH RECURSIVE walk(id, hit, driver, match, found) AS (
+		SELECT s.id, s.hit, s.driver, s.match, s.match::int FROM (%s) s
 		UNION ALL
-		SELECT s.id, s.match, w.found + s.match::int FROM walk w, LATERAL (%s) s
+		SELECT s.id, s.hit, s.driver, s.match, w.found + s.match::int FROM walk w, LATERAL (%s) s
 		WHERE w.found < %s)
-	`, step(first), step(next), limit)
+	`, step("1", first), step("w.driver", next), limit)
 }
