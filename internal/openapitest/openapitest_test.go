@@ -36,7 +36,7 @@ func (f *failures) all() string {
 	return strings.Join(f.got, "\n")
 }
 
-const asset = `{"id":"ast_01kjqh0cc0abyzr1s1g9jmy5hz","name":"Welcome","type":"template","status":"draft","versionCount":0,"metadata":[],"createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z"}`
+const asset = `{"id":"ast_01kjqh0cc0abyzr1s1g9jmy5hz","name":"Welcome","description":"","type":"template","status":"draft","versionCount":0,"metadata":[],"createdAt":"2026-03-02T15:00:00Z","modifiedAt":"2026-03-02T15:00:00Z"}`
 
 // answer is a handler that answers every request the same way.
 func answer(status int, contentType, body string, header ...string) http.Handler {
