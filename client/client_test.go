@@ -368,6 +368,42 @@ func TestVersionContentFormerName(t *testing.T) {
 	}
 }
 
+// TestEmptyEnumsAreNotSent: a request type's enumeration left at its zero
+// value is not sent, as a field left out: a version's content type then
+// takes the server's default (the asset's first type), and a letter without
+// its use type or content type is refused naming them with every other
+// field missing, rather than for sending "", which no enumeration holds.
+func TestEmptyEnumsAreNotSent(t *testing.T) {
+	s := newServer(t)
+	c := newClient(s, newWaits())
+	a, err := c.CreateAsset(ctx, &client.CreateAssetRequest{Name: "Welcome", Type: client.AssetTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.CreateVersion(ctx, a.ID, &client.CreateVersionRequest{Content: &client.VersionContent{Content: template}, Publish: true})
+	if err != nil {
+		t.Fatalf("a version whose content type is left empty: %v", err)
+	}
+	if v.Content.Type != "text/html" {
+		t.Errorf("content type %q, want the template's text/html", v.Content.Type)
+	}
+	_, err = c.CreateLetter(ctx, &client.CreateLetterRequest{Content: &client.LetterContent{AssetID: a.ID}})
+	var e *client.Error
+	if !errors.As(err, &e) || !errors.Is(err, client.ErrInvalid) {
+		t.Fatalf("a letter without its use type: %v, want ErrInvalid", err)
+	}
+	for _, f := range []string{"sender", "recipient", "content.type", "useType"} {
+		if msg, ok := e.Fields[f]; !ok || strings.Contains(msg, "can not be empty") {
+			t.Errorf("field %s: %q, want it named as missing (fields %v)", f, msg, e.Fields)
+		}
+	}
+	for _, zero := range []any{client.CreateLetterRequest{}, client.LetterContent{}, client.VersionContent{}} {
+		if b, _ := json.Marshal(zero); strings.Contains(string(b), `ype":""`) {
+			t.Errorf("%T sent as %s", zero, b)
+		}
+	}
+}
+
 func TestErrorIsStatusClass(t *testing.T) {
 	classes := []error{client.ErrInvalid, client.ErrUnauthorized, client.ErrForbidden, client.ErrNotFound,
 		client.ErrConflict, client.ErrTooLarge, client.ErrIdempotencyKeyReused, client.ErrRateLimited, client.ErrServer}

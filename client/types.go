@@ -54,10 +54,11 @@ type Variable struct {
 }
 
 // LetterContent names the asset, and optionally its version, a letter is
-// made from: Type is LetterContentAsset. Without AssetVersionID the asset's
-// published version is used.
+// made from: Type is LetterContentAsset (left empty, it is not sent, and
+// the server names content.type as missing). Without AssetVersionID the
+// asset's published version is used.
 type LetterContent struct {
-	Type           string `json:"type"`
+	Type           string `json:"type,omitempty"`
 	AssetID        string `json:"assetId"`
 	AssetVersionID string `json:"assetVersionId,omitempty"`
 }
@@ -310,14 +311,16 @@ type PartyInput struct {
 }
 
 // CreateLetterRequest is the body of CreateLetter. Sender, Recipient,
-// Content and UseType are required. SendDate, when given, is a day as
-// YYYY-MM-DD (t.Format(time.DateOnly)), not a time: the letter goes into
-// production on that day (the next business day if it is none), not before.
+// Content and UseType are required: a UseType left empty is not sent, so
+// that the server names it with every other field missing. SendDate, when
+// given, is a day as YYYY-MM-DD (t.Format(time.DateOnly)), not a time: the
+// letter goes into production on that day (the next business day if it is
+// none), not before.
 type CreateLetterRequest struct {
 	Sender      *PartyInput    `json:"sender"`
 	Recipient   *PartyInput    `json:"recipient"`
 	Content     *LetterContent `json:"content"`
-	UseType     UseType        `json:"useType"`
+	UseType     UseType        `json:"useType,omitempty"`
 	ExternalID  string         `json:"externalId,omitempty"`
 	SendDate    string         `json:"sendDate,omitempty"`
 	Description string         `json:"description,omitempty"`
@@ -421,8 +424,9 @@ type ListAssetsParams struct {
 }
 
 // VersionContent is a version's content: where it comes from (Source,
-// "inline" when left out, "import" or "externalUrl"), its MIME type, and
-// Content, the content itself: an HTML template's text, or base64 for
+// "inline" when left out, "import" or "externalUrl"), its MIME type (Type,
+// not sent when left empty: the server takes the first type the asset
+// holds, text/html for a template), and Content, the content itself: an HTML template's text, or base64 for
 // binary types. To create a version from a URL, give the URL as Content
 // with Source "import" (downloaded once, the bytes kept: answers then show
 // the content) or "externalUrl" (kept at the URL, fetched when needed:
@@ -431,7 +435,7 @@ type ListAssetsParams struct {
 // by an upload or an import): read it with GetVersionContent.
 type VersionContent struct {
 	Source  string `json:"source,omitempty"`
-	Type    string `json:"type"`
+	Type    string `json:"type,omitempty"`
 	Content string `json:"content,omitempty"`
 }
 

@@ -168,7 +168,7 @@ func checkShape(v any, t reflect.Type, path string, fields map[string]string) {
 		if s, ok := v.(string); !ok {
 			fields[at] = "must be a string, got " + jsonKind(v)
 		} else if s == "" && isEnum(t) {
-			fields[at] = "can not be empty: give one of its values, or leave it out (or null) for the default"
+			fields[at] = "can not be empty: give one of its values, or leave it out (or null) if the field has a default"
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {

@@ -291,6 +291,14 @@ func TestEmptyEnumRefused(t *testing.T) {
 			t.Errorf("POST %s: errors %v, want %s named", tt.path, p.Errors, tt.field)
 		}
 	}
+	// A required enumeration has no default: the message does not promise
+	// one (useType left out is "useType is required: one of ...").
+	body := letterBody(assetID)
+	body["useType"] = ""
+	p := ts.do(t, req{Method: "POST", Path: "/letters", Body: body}).problem(t, http.StatusBadRequest)
+	if msg, ok := p.Errors["useType"]; !ok || strings.HasSuffix(msg, "for the default") {
+		t.Errorf("useType \"\": errors %v, want useType named without a default promised", p.Errors)
+	}
 	// Left out or null, the defaults.
 	ts.do(t, req{Method: "POST", Path: "/assets", Body: map[string]any{"name": "a", "type": nil}}).wantStatus(t, http.StatusCreated)
 	ts.do(t, req{Method: "POST", Path: "/letters", Body: withOptions(assetID, map[string]any{"mail": map[string]any{}})}).wantStatus(t, http.StatusCreated)
