@@ -2,6 +2,7 @@ package lettershop_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,12 @@ func TestEraseAccount(t *testing.T) {
 	a, _ := e.publishedTemplate(t, acct, testDefinitions...)
 	if l := ncoaLetter(acct, a.ID); l.Recipient.Address.AddressLine1 != "12 Elm St" {
 		t.Errorf("a move of the erased account forwards: recipient %+v", l.Recipient.Address)
+	}
+	// Not empty, it refuses the snapshot, saying how to empty it.
+	_, err = e.svc.RestoreAccount(e.ctx, acct, snap, lettershop.RestoreOptions{})
+	wantCode(t, err, lettershop.CodeConflict)
+	if err == nil || !strings.Contains(err.Error(), "EraseAccount, DELETE /_test/account, lettershoptest's Reset") {
+		t.Errorf("restore into an account with records: %v, want the ways to empty it named", err)
 	}
 	// Emptied again, the account takes its snapshot, ids kept: its letter
 	// is drawn afresh, not found among the renderings from before.

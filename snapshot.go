@@ -68,7 +68,7 @@ func (s *Service) RestoreAccount(ctx context.Context, account string, snap *snap
 	if empty, err := snapshot.Empty(ctx, s.store, account); err != nil {
 		return nil, storeErr("restore", err)
 	} else if !empty {
-		return nil, errorf(CodeConflict, "the account has letters, assets or webhooks already; restore a snapshot into a new account")
+		return nil, errorf(CodeConflict, "the account has letters, assets or webhooks already; restore into a new account, or empty this one first (EraseAccount, DELETE /_test/account, lettershoptest's Reset)")
 	}
 	at, err := s.restoreClockAt(account, snap.Clock, o.SharedClock)
 	if err != nil {
