@@ -352,8 +352,9 @@ type UpdateLetterRequest struct {
 type ListLettersParams struct {
 	// PageSize is 1 to 100; 0 leaves it to the server (10).
 	PageSize int
-	// NextToken continues a list from a page's NextToken (page calls only;
-	// the iterators follow it themselves).
+	// NextToken, a page's NextToken, is where the list starts: the page
+	// ListLettersPage fetches, or the first of ListLetters, which follows
+	// the later pages itself.
 	NextToken string
 	// IncludeCassDetails includes the CASS results in the items' parties.
 	IncludeCassDetails bool
