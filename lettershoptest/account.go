@@ -319,6 +319,8 @@ func (a *Account) Client(opts ...client.Option) *client.Client {
 // ScopedClient returns a client for the account as Client does, with a key
 // that has the given scopes alone (the sandbox's sk_test_...@scope,scope
 // form): a test of what a key without a scope is refused (a 403) uses it.
+// A scope that does not exist ("letters:reed") fails the test at once,
+// rather than every request of the client being refused its key, a 401.
 func (a *Account) ScopedClient(scopes ...httpadapter.Scope) *client.Client {
 	a.t.Helper()
 	if len(scopes) == 0 {
@@ -327,6 +329,10 @@ func (a *Account) ScopedClient(scopes ...httpadapter.Scope) *client.Client {
 	}
 	names := make([]string, len(scopes))
 	for i, sc := range scopes {
+		if _, err := httpadapter.ParseScope(string(sc)); err != nil {
+			a.t.Fatalf("lettershoptest: ScopedClient: %v", err)
+			return nil
+		}
 		names[i] = string(sc)
 	}
 	c := *a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,5 +152,12 @@ func TestScopedClient(t *testing.T) {
 	}
 	if _, err := reader.ListAssetsPage(ctx, nil); !errors.Is(err, client.ErrForbidden) {
 		t.Errorf("a letters:read client lists assets: %v, want ErrForbidden", err)
+	}
+	// A scope misspelt fails the test there, naming the scopes there are,
+	// not as a 401 at the client's first request.
+	sub := &recorder{TB: t}
+	sub.run(func() { acct.For(sub).ScopedClient(httpadapter.ScopeLettersRead, "letters:reed") })
+	if len(sub.failures) != 1 || !strings.Contains(sub.failures[0], `"letters:reed"`) || !strings.Contains(sub.failures[0], "letters:read") {
+		t.Errorf("ScopedClient with an unknown scope failed with %q, want it named and the scopes there are", sub.failures)
 	}
 }
