@@ -42,6 +42,12 @@ type Receiver struct {
 	bad    []string
 	fails  []int
 	notify chan struct{}
+	// stopped ends when the receiver's test does, before its server
+	// closes: the request a handler is still at work on ends with it, so
+	// that a handler waiting on its context does not hold the test's end
+	// until the attempt times out.
+	stopped context.Context
+	stop    context.CancelFunc
 }
 
 // NewReceiver starts a receiver and makes a webhook of the account posting
@@ -59,7 +65,9 @@ func (a *Account) NewReceiver(events ...client.WebhookEventType) *Receiver {
 // it came, once its signature checked; an event counts as taken (Events,
 // WaitFor) when h answers it with a 2xx. An answer of h that is not a
 // 2xx fails the attempt, which the server retries on the account's clock,
-// as it would the application's.
+// as it would the application's. When the test ends, the request h may
+// still be at work on has its context ended, so that a handler waiting on
+// it lets the test end at once rather than when the attempt times out.
 //
 //	h := myapp.WebhookHandler(acct.WebhookSecret)
 //	rcv := acct.ServeWebhooks(h, client.WebhookLetterDelivered)
@@ -98,9 +106,10 @@ func (a *Account) newReceiver(h http.Handler, events []client.WebhookEventType) 
 // listen starts r's server, stopped and forgotten when its account's
 // test ends.
 func (r *Receiver) listen() *httptest.Server {
+	r.stopped, r.stop = context.WithCancel(context.Background())
 	hs := httptest.NewServer(http.HandlerFunc(r.serve))
 	c := r.a.c
-	cleanup(r.a.t, func() { c.receivers.Delete(hs.URL); c.closeDeliveryConns(); closeClientsFirst(hs) })
+	cleanup(r.a.t, func() { r.stop(); c.receivers.Delete(hs.URL); c.closeDeliveryConns(); closeClientsFirst(hs) })
 	r.URL = hs.URL
 	c.receivers.Store(hs.URL, true)
 	return hs
@@ -191,6 +200,10 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		// No lock is held, or to be released, while it runs, so that a
 		// handler that panics or ends its goroutine (t.FailNow) leaves
 		// the receiver working.
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		defer context.AfterFunc(r.stopped, cancel)()
+		req = req.WithContext(ctx)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusWriter{ResponseWriter: w}
 		r.h.ServeHTTP(rec, req)

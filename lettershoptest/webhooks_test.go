@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
+	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/lettershoptest"
 )
 
@@ -202,4 +204,38 @@ func TestReceiverWaitForSaysWhereTheLetterIs(t *testing.T) {
 	if strings.Contains(msg, "has not got there") || !strings.Contains(msg, "make the receiver before the letter moves") {
 		t.Errorf("a receiver made after the letter was mailed: %q", msg)
 	}
+}
+
+// TestReceiverStopEndsTheHandlersRequest: when a receiver's test ends,
+// a handler still at work on a delivery, waiting on its request's context
+// (a send to a channel the test no longer reads, say), has that context
+// ended, so that the test ends at once rather than when the attempt times
+// out (10 seconds by default; an hour here, so that without it the test
+// stops at its guard).
+func TestReceiverStopEndsTheHandlersRequest(t *testing.T) {
+	svc := lettershoptest.NewService(t, lettershoptest.WithServiceOptions(
+		lettershop.WithDeliverer(delivery.OpenWith(delivery.WithTimeout(time.Hour)))))
+	sub := &recorder{TB: t}
+	acct := svc.NewAccount().For(sub)
+	got, ended := make(chan struct{}), make(chan struct{})
+	acct.ServeWebhooks(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(got)
+		<-r.Context().Done()
+		close(ended)
+	}), client.WebhookLetterCreated)
+	sendWelcome(t, svc.Service, acct.ID, "Jane")
+	<-got
+	stopped := make(chan struct{})
+	go func() {
+		for i := len(sub.cleanups) - 1; i >= 0; i-- {
+			sub.cleanups[i]()
+		}
+		close(stopped)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the handler's request was not ended when its receiver stopped")
+	}
+	<-stopped
 }
