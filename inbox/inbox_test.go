@@ -192,10 +192,14 @@ func TestTheLettersTable(t *testing.T) {
 		{"meta=customer%3Dc-1", "first", "second"},
 		{"q=lilienthal", "second", ">first<"},
 		{"q=nobody", "No letter matches", "Otto"},
+		// A filter that takes none of the account's letters says so, not
+		// that the account has none.
+		{"status=mailed", "No letter matches", "second"},
+		{"meta=customer%3Dc-2", "No letter matches", "first"},
 	} {
 		body := c.get("/inbox/?" + tc.query).Body
 		wantContains(t, body, tc.want)
-		wantLacks(t, body, `class="desc">`+strings.Trim(tc.lack, "<>")+"<")
+		wantLacks(t, body, `class="desc">`+strings.Trim(tc.lack, "<>")+"<", "No letters yet")
 	}
 	for _, q := range []string{"status=lost", "meta=novalue", "token=forged"} {
 		res := c.get("/inbox/?" + q)

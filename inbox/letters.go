@@ -63,7 +63,9 @@ type listView struct {
 	Next     string // the URL of the next page, if any
 	First    string // the URL of the first page, when this is not it
 	Statuses []lettershop.LetterStatus
-	Searched bool
+	// Filtered says the table shows only the letters its filters take, so
+	// an empty one does not mean the account has none.
+	Filtered bool
 }
 
 // parseFilter reads the table's query. A mistake is a *lettershop.Error
@@ -169,7 +171,7 @@ func (h *handler) letters(w http.ResponseWriter, s *session) {
 	p := h.newPage(s, "Letters")
 	p.Nav = "letters"
 	f, md, err := parseFilter(s.r.URL.Query())
-	v := &listView{Filter: f, Statuses: statuses, Searched: f.Q != ""}
+	v := &listView{Filter: f, Statuses: statuses, Filtered: f.Q != "" || f.Status != "" || len(f.Meta) > 0}
 	p.Data = v
 	if err == nil {
 		var next string
