@@ -503,6 +503,9 @@ func TestScopes(t *testing.T) {
 
 func TestAssets(t *testing.T) {
 	e := newEnv(t)
+	// With none, the page says how to make one, as the letters' and
+	// webhooks' pages do.
+	wantContains(t, e.loggedIn(testKey).get("/inbox/assets").Body, "No assets yet. Make one with <code>POST /assets")
 	a := e.template()
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 	img, err := e.svc.CreateAsset(e.ctx, e.account, lettershop.CreateAssetInput{Name: "Logo", Type: lettershop.AssetImage})
