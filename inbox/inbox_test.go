@@ -533,6 +533,18 @@ func TestAssets(t *testing.T) {
 		"&lt;p class=&#34;fine&#34;&gt;A &amp;amp; B&lt;/p&gt;", "required", `<dd id="source-kind">inline</dd>`)
 	wantLacks(t, res.Body, `<p class="fine">`)
 
+	// A version's variables show their type: an image's variable is not
+	// given text.
+	tv, err := e.svc.CreateVersion(e.ctx, e.account, a.ID, lettershop.CreateVersionInput{
+		Content: &lettershop.VersionContent{Type: lettershop.ContentHTML, Content: `<img src="{{logo}}"><p>Dear {{name}},</p>`},
+		VariableDefinitions: []lettershop.VariableDefinition{{Name: "name", Behavior: lettershop.VariableRequired},
+			{Name: "logo", Type: lettershop.VariableTypeAsset, Behavior: lettershop.VariableRequired}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, c.get("/inbox/assets/"+a.ID+"/versions/"+tv.ID).Body,
+		"<td>name</td><td>value</td><td>required</td>", "<td>logo</td><td>asset</td><td>required</td>")
+
 	content := c.get("/inbox/assets/" + a.ID + "/versions/" + vid + "/content")
 	wantStatus(t, content, http.StatusOK)
 	if csp := content.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") {
