@@ -366,6 +366,9 @@ func TestSimulate(t *testing.T) {
 	path := "/inbox/letters/" + l.ID
 	tok := c.csrf(path)
 	wantStatus(t, c.post(path+"/simulate", url.Values{"target": {"status:mailed"}}), http.StatusForbidden)
+	// Force offers what the letter can still reach: a queued letter every
+	// status from ready on.
+	wantContains(t, c.get(path).Body, `<option value="status:ready">`, `<option value="status:mailed">`, `id="simulate"`)
 
 	res := c.post(path+"/simulate", url.Values{"csrf": {tok}, "target": {"event:delivered"}})
 	wantStatus(t, res, http.StatusSeeOther)
@@ -373,7 +376,24 @@ func TestSimulate(t *testing.T) {
 	if got.Status != lettershop.StatusMailed || got.Events[len(got.Events)-1].Status != lettershop.EventDelivered {
 		t.Errorf("status %s, last event %s: want mailed, delivered", got.Status, got.Events[len(got.Events)-1].Status)
 	}
-	wantContains(t, c.get(path).Body, "delivered", "inTransit", "ev-tracking")
+	body := c.get(path).Body
+	wantContains(t, body, "delivered", "inTransit", "ev-tracking", `<option value="event:inTransit">`, `<option value="event:returnedToSender">`)
+	// A mailed letter has passed every status.
+	wantLacks(t, body, `<option value="status:`)
+
+	// A letter at ready is offered the statuses after it only; a canceled
+	// one, which no move takes on, no Force at all.
+	r := e.letter(e.template(), nil)
+	if _, err := e.svc.Simulate(e.ctx, e.account, r.ID, lettershop.SimulateTarget{Status: lettershop.StatusReady}); err != nil {
+		t.Fatal(err)
+	}
+	body = c.get("/inbox/letters/" + r.ID).Body
+	wantContains(t, body, `<option value="status:inProduction">`)
+	wantLacks(t, body, `<option value="status:ready">`)
+	if _, err := e.svc.CancelLetter(e.ctx, e.account, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantLacks(t, c.get("/inbox/letters/"+r.ID).Body, `id="simulate"`, `name="target"`)
 
 	for _, target := range []string{"", "sideways", "status:lost", "event:lost"} {
 		res := c.post(path+"/simulate", url.Values{"csrf": {tok}, "target": {target}})

@@ -48,6 +48,24 @@ var simulateTargets = []simulateTarget{
 
 type simulateTarget struct{ Value, Label string }
 
+// targetsFor is what a letter at status st can be offered to be forced to:
+// nothing when canceled or at issue, which no move takes on; of the
+// statuses, those after st; every tracking event, as the timeline alone
+// says which a mailed letter can still reach.
+func targetsFor(st lettershop.LetterStatus) []simulateTarget {
+	switch st {
+	case lettershop.StatusCanceled, lettershop.StatusIssue:
+		return nil
+	case lettershop.StatusReady:
+		return simulateTargets[1:]
+	case lettershop.StatusInProduction:
+		return simulateTargets[2:]
+	case lettershop.StatusMailed:
+		return simulateTargets[3:]
+	}
+	return simulateTargets
+}
+
 // listFilter is the letters table's query: ?status=&meta=k=v&q=&token=.
 type listFilter struct {
 	Status lettershop.LetterStatus
@@ -263,7 +281,7 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 			return
 		}
 	}
-	v := &letterView{Letter: l, Targets: simulateTargets,
+	v := &letterView{Letter: l, Targets: targetsFor(l.Status),
 		CanCancel: l.Status == lettershop.StatusQueued || l.Status == lettershop.StatusIssue || l.Status == lettershop.StatusReady}
 	for i := len(l.Events) - 1; i >= 0; i-- {
 		v.Events = append(v.Events, &l.Events[i])
