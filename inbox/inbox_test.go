@@ -182,6 +182,9 @@ func TestTheLettersTable(t *testing.T) {
 		t.Errorf("want the second letter above the first")
 	}
 	wantContains(t, body, "Otto Lilienthal", "2026-03-20", "customer=c-1", "s-canceled", "s-queued", "2026-03-02 15:00 UTC")
+	// A time says itself to machines too: "2026-03-02 15:00 UTC" is no
+	// valid time string, so the element carries one.
+	wantContains(t, body, `<time datetime="2026-03-02T15:00:00Z" title="`, `>2026-03-02 15:00 UTC</time>`)
 
 	for _, tc := range []struct {
 		query      string
@@ -676,11 +679,11 @@ func TestClockMovedByAnotherServer(t *testing.T) {
 	t.Cleanup(srv.Close)
 	e := &env{t: t, svc: b, clock: mcB, srv: srv, account: httpadapter.SandboxAccount(testKey), ctx: context.Background()}
 	c := e.loggedIn(testKey)
-	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now">2026-03-02 15:00 UTC</time>`)
+	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now" datetime="2026-03-02T15:00:00Z">2026-03-02 15:00 UTC</time>`)
 	if _, err := a.AdvanceAccountClock(context.Background(), e.account, 72*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now">2026-03-05 15:00 UTC</time>`)
+	wantContains(t, c.get("/inbox/assets").Body, `<time id="clock-now" datetime="2026-03-05T15:00:00Z">2026-03-05 15:00 UTC</time>`)
 }
 
 // A letter whose content can not be fetched has no PDF: the frame that

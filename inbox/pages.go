@@ -109,6 +109,7 @@ func parsePages() map[string]*template.Template {
 
 var funcs = template.FuncMap{
 	"time":      formatTime,
+	"datetime":  machineTime,
 	"rel":       relative,
 	"partyName": partyName,
 	"deref":     func(s *string) string { return deref(s) },
@@ -135,6 +136,15 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// machineTime is t as a <time> element's datetime attribute takes it: the
+// text formatTime prints is for people, and no valid time string.
+func machineTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // relative says how far t is from now, in the largest whole unit.
