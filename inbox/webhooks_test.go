@@ -55,6 +55,9 @@ func TestWebhookPages(t *testing.T) {
 		// screen reader listing the buttons.
 		`aria-label="Retry the letter.created delivery for `+l.ID+`"`)
 	wantLacks(t, page.Body, w.Secret)
+	// Every column has a heading, the buttons' too.
+	wantContains(t, page.Body, "<th>Action</th>")
+	wantLacks(t, page.Body, "<th></th>")
 
 	dlv := "dlv_" + l.Events[0].ID[len("evt_"):]
 	retry := path + "/deliveries/" + dlv + "/retry"
