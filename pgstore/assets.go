@@ -262,27 +262,7 @@ func listAssetsQuery(q storage.AssetQuery) (string, []any, error) {
 // listAssetsByPairs is listAssetsQuery for q with several metadata pairs,
 // as listLettersByPairs is for letters.
 func listAssetsByPairs(q storage.AssetQuery) (string, []any, error) {
-	args := []any{q.Account}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	pairs := make([]string, len(q.Metadata))
-	for i, m := range q.Metadata {
-		pairs[i] = fmt.Sprintf("(SELECT metadata_pair(%s, %s))", arg(m.Key), arg(m.Value))
-	}
-	var before string
-	if q.Before != "" {
-		before = arg(q.Before)
-	}
-	m, err := encodeMetadata(q.Metadata)
-	if err != nil {
-		return "", nil, err
-	}
-	check, limit := "r.metadata @> "+arg(m)+"::jsonb", arg(q.Limit)
-	return intersectPairsSQL(assetPairs, pairs, before, check, limit) + fmt.Sprintf(`SELECT %s FROM walk w, LATERAL (
-		SELECT %s FROM assets WHERE account = $1 AND id = w.id OFFSET 0) a
-		WHERE w.match ORDER BY w.id DESC LIMIT %s`, prefixed("a", assetColumns), assetColumns, limit), args, nil
+	return listByPairs(assetPairs, q.Account, q.Metadata, q.Before, "", q.Limit, prefixed("l", assetColumns), assetColumns)
 }
 
 // DeleteAsset implements storage.Storage. The versions go with the asset

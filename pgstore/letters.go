@@ -338,36 +338,9 @@ func listLettersQuery(q storage.LetterQuery) (string, []any, error) {
 }
 
 // listLettersByPairs is listLettersQuery for q with several metadata pairs
-// and no external id: the letters of the pairs' intersection
-// (intersectPairsSQL) that pass the other filters, read by id.
+// and no external id (listByPairs).
 func listLettersByPairs(q storage.LetterQuery, columns string) (string, []any, error) {
-	args := []any{q.Account}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	pairs := make([]string, len(q.Metadata))
-	for i, m := range q.Metadata {
-		pairs[i] = fmt.Sprintf("(SELECT metadata_pair(%s, %s))", arg(m.Key), arg(m.Value))
-	}
-	var before string
-	if q.Before != "" {
-		before = arg(q.Before)
-	}
-	m, err := encodeMetadata(q.Metadata)
-	if err != nil {
-		return "", nil, err
-	}
-	// Every letter is checked against all the pairs in its jsonb, so a
-	// collision of the pairs' hashes cannot show.
-	check := "r.metadata @> " + arg(m) + "::jsonb"
-	if q.Status != "" {
-		check += " AND r.status = " + arg(q.Status)
-	}
-	limit := arg(q.Limit)
-	return intersectPairsSQL(letterPairs, pairs, before, check, limit) + fmt.Sprintf(`SELECT %s FROM walk w, LATERAL (
-		SELECT %s FROM letters WHERE account = $1 AND id = w.id OFFSET 0) l
-		WHERE w.match ORDER BY w.id DESC LIMIT %s`, prefixed("l", columns), letterColumns, limit), args, nil
+	return listByPairs(letterPairs, q.Account, q.Metadata, q.Before, q.Status, q.Limit, prefixed("l", columns), letterColumns)
 }
 
 // updateLetterSQL replaces letter $1 of account $2 if it is at revision $9.

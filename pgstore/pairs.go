@@ -3,6 +3,8 @@ package pgstore
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lettershop/lettershop/storage"
 )
 
 // pairTable is a table of records and the table that indexes their
@@ -93,4 +95,37 @@ func intersectPairsSQL(t pairTable, pairs []string, before, check, limit string)
 		SELECT s.id, s.hit, s.driver, s.match, w.found + s.match::int FROM walk w, LATERAL (%s) s
 		WHERE w.found < %s)
 	`, step("1", first), step("w.driver", next), limit)
+}
+
+// listByPairs is the list of t's records of account held by every pair of
+// md, newest first below before ("": from the newest), at status when it
+// is not "", at most limit: the records of the pairs' intersection
+// (intersectPairsSQL), each checked against all of md in its jsonb, so
+// that a collision of the pairs' hashes cannot show, and read by id as
+// columns, from its row l (read, the columns of the row).
+func listByPairs(t pairTable, account string, md []storage.Metadata, before, status string, limit int, columns, read string) (string, []any, error) {
+	args := []any{account}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	pairs := make([]string, len(md))
+	for i, m := range md {
+		pairs[i] = fmt.Sprintf("(SELECT metadata_pair(%s, %s))", arg(m.Key), arg(m.Value))
+	}
+	if before != "" {
+		before = arg(before)
+	}
+	m, err := encodeMetadata(md)
+	if err != nil {
+		return "", nil, err
+	}
+	check := "r.metadata @> " + arg(m) + "::jsonb"
+	if status != "" {
+		check += " AND r.status = " + arg(status)
+	}
+	n := arg(limit)
+	return intersectPairsSQL(t, pairs, before, check, n) + fmt.Sprintf(`SELECT %s FROM walk w, LATERAL (
+		SELECT %s FROM %s WHERE account = $1 AND id = w.id OFFSET 0) l
+		WHERE w.match ORDER BY w.id DESC LIMIT %s`, columns, read, t.records, n), args, nil
 }
