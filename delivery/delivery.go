@@ -10,15 +10,21 @@
 //
 // Its Engine runs work that falls due account by account, fairly: it asks
 // a Source which accounts have work due, takes each one's, and runs it, at
-// most PerAccount tasks of one account at a time. An account whose tasks
-// hang (a webhook receiver that never answers) fills its own slots and no
-// other's: every other account's work goes on as if it were not there.
+// most PerAccount tasks of one account at a time, and at most MaxRunning
+// in all. An account whose tasks hang (a webhook receiver that never
+// answers) fills its own slots and no other's: every other account's work
+// goes on as if it were not there. Many such accounts at once (each
+// sandbox key is one) fill at most MaxRunning slots, not PerAccount each:
+// a slot that comes free goes first to an account with the fewest tasks
+// under way, so an account with none waits at most for the first of the
+// running tasks to end.
 // The Engine knows nothing of what the work is; the webhook deliveries are
 // the Source Open gives it.
 package delivery
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -26,6 +32,12 @@ import (
 // DefaultPerAccount is how many tasks of one account run at once unless
 // Options say otherwise.
 const DefaultPerAccount = 4
+
+// DefaultMaxRunning is how many tasks run at once in all, across every
+// account, unless Options say otherwise: each webhook attempt holds a
+// connection, and without a bound the accounts a sandbox makes at will
+// could hold as many as the process may open, its listener's too.
+const DefaultMaxRunning = 1024
 
 // Source is where the engine finds work.
 type Source interface {
@@ -49,6 +61,9 @@ type Options struct {
 	// PerAccount is how many tasks of one account run at once; below 1,
 	// DefaultPerAccount.
 	PerAccount int
+	// MaxRunning is how many tasks run at once in all accounts together;
+	// below 1, DefaultMaxRunning.
+	MaxRunning int
 	// Poll, when above zero, makes the engine look for due work that
 	// often as well as when woken: for work made where it cannot be woken
 	// (another process sharing the store).
@@ -65,6 +80,7 @@ type Options struct {
 type Engine struct {
 	src        Source
 	perAccount int
+	maxRunning int
 	poll       time.Duration
 	onError    func(string, error)
 
@@ -79,6 +95,8 @@ type Engine struct {
 	// running counts the tasks under way, by account; an account with none
 	// has no entry, so the map follows the accounts at work.
 	running map[string]int
+	// total is the sum of running.
+	total int
 }
 
 // New returns an Engine over src. Its loop starts on the first Wake, or
@@ -87,9 +105,12 @@ func New(src Source, o Options) *Engine {
 	if o.PerAccount < 1 {
 		o.PerAccount = DefaultPerAccount
 	}
+	if o.MaxRunning < 1 {
+		o.MaxRunning = DefaultMaxRunning
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
-		src: src, perAccount: o.PerAccount, poll: o.Poll, onError: o.OnError,
+		src: src, perAccount: o.PerAccount, maxRunning: o.MaxRunning, poll: o.Poll, onError: o.OnError,
 		wakeCh: make(chan struct{}, 1), ctx: ctx, cancel: cancel, running: map[string]int{},
 	}
 }
@@ -125,6 +146,13 @@ func (e *Engine) Started() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.started
+}
+
+// RunningAll returns how many tasks are under way, of every account.
+func (e *Engine) RunningAll() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.total
 }
 
 // Running returns how many of the account's tasks are under way.
@@ -164,17 +192,28 @@ func (e *Engine) loop() {
 }
 
 // pass takes the due tasks of every account Due names, as many of each as
-// it has slots free, and starts them.
+// it has slots free and the engine has in all, and starts them: the
+// accounts with the fewest tasks under way first, so that when MaxRunning
+// is reached the slots that come free go to accounts that have none.
 func (e *Engine) pass() {
 	accounts, err := e.src.Due(e.ctx)
 	if err != nil {
 		e.fail("", err)
 	}
+	e.mu.Lock()
+	slices.SortStableFunc(accounts, func(a, b string) int { return e.running[a] - e.running[b] })
+	e.mu.Unlock()
 	for _, a := range accounts {
 		if e.ctx.Err() != nil {
 			return
 		}
-		free := e.perAccount - e.Running(a)
+		e.mu.Lock()
+		free := min(e.perAccount-e.running[a], e.maxRunning-e.total)
+		full := e.total >= e.maxRunning
+		e.mu.Unlock()
+		if full {
+			return // the next task to end makes a pass
+		}
 		if free <= 0 {
 			continue // its tasks hang, or are slow: only its own wait
 		}
@@ -198,6 +237,7 @@ func (e *Engine) fail(account string, err error) {
 func (e *Engine) run(account string, t Task) {
 	e.mu.Lock()
 	e.running[account]++
+	e.total++
 	e.mu.Unlock()
 	e.wg.Add(1)
 	go func() {
@@ -211,6 +251,7 @@ func (e *Engine) run(account string, t Task) {
 // free, and what it did may have made more work due.
 func (e *Engine) done(account string) {
 	e.mu.Lock()
+	e.total--
 	if e.running[account]--; e.running[account] <= 0 {
 		delete(e.running, account)
 	}

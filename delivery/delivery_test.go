@@ -308,3 +308,87 @@ func TestStartAndPoll(t *testing.T) {
 		}
 	}
 }
+
+// Many accounts whose tasks hang fill MaxRunning slots in all, not
+// PerAccount each; a slot that comes free goes to an account with no task
+// under way before one that has some.
+func TestHangingAccountsFillAtMostMaxRunning(t *testing.T) {
+	const per, most = 2, 6
+	src, g := newSource(), newGate()
+	for _, a := range []string{"a", "b", "c", "d"} {
+		for range 3 {
+			src.add(a, g.task(a))
+		}
+	}
+	e := delivery.New(src, delivery.Options{PerAccount: per, MaxRunning: most})
+	t.Cleanup(e.Close)
+	e.Wake()
+	for range most {
+		g.next(t, "the hanging accounts'")
+	}
+	<-src.dues
+	e.Wake()
+	<-src.dues
+	select {
+	case a := <-g.started:
+		t.Fatalf("a task of %s started with %d running, at a limit of %d in all", a, most, most)
+	default:
+	}
+	if n := e.RunningAll(); n != most {
+		t.Fatalf("%d tasks under way, want %d", n, most)
+	}
+
+	// a, b and c fill the slots, d has none under way. One slot comes free:
+	// z, with nothing under way either, or d, takes it before the account
+	// whose task ended, though that comes first in Due's order.
+	if n := e.Running("d"); n != 0 {
+		t.Fatalf("d has %d tasks under way, want 0", n)
+	}
+	src.mu.Lock()
+	src.queues["d"] = nil
+	src.mu.Unlock()
+	done := make(chan string, 1)
+	src.add("z", quick(done, "z"))
+	g.release <- struct{}{}
+	select {
+	case a := <-done:
+		if a != "z" {
+			t.Fatalf("a task of %s", a)
+		}
+	case a := <-g.started:
+		if len(done) == 0 {
+			t.Fatalf("the freed slot went to %s, which had tasks under way, before z, which had none", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the account with nothing under way did not get the freed slot")
+	}
+}
+
+// MaxRunning below 1 is DefaultMaxRunning: a pass starts that many tasks
+// and no more.
+func TestDefaultMaxRunning(t *testing.T) {
+	src, g := newSource(), newGate()
+	for i := range delivery.DefaultMaxRunning/delivery.DefaultPerAccount + 1 {
+		a := string(rune('A'+i/26/26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+		for range delivery.DefaultPerAccount {
+			src.add(a, g.task(a))
+		}
+	}
+	e := delivery.New(src, delivery.Options{})
+	t.Cleanup(e.Close)
+	e.Wake()
+	for range delivery.DefaultMaxRunning {
+		g.next(t, "the first pass's")
+	}
+	<-src.dues
+	e.Wake()
+	<-src.dues
+	select {
+	case a := <-g.started:
+		t.Fatalf("a task of %s started past DefaultMaxRunning", a)
+	default:
+	}
+	if n := e.RunningAll(); n != delivery.DefaultMaxRunning {
+		t.Errorf("%d tasks under way, want %d", n, delivery.DefaultMaxRunning)
+	}
+}

@@ -68,6 +68,7 @@ type OpenOption func(*settings)
 type settings struct {
 	timeout    time.Duration
 	perAccount int
+	maxRunning int
 	hosts      egress.HostList
 	// restricted says WithHosts was given entries: then only hosts the
 	// list matches, none when its entries were all blank.
@@ -87,6 +88,13 @@ func WithTimeout(d time.Duration) OpenOption { return func(s *settings) { s.time
 // attempts under way, and other accounts' events go out meanwhile. The
 // default is DefaultPerAccount.
 func WithPerAccount(n int) OpenOption { return func(s *settings) { s.perAccount = n } }
+
+// WithMaxRunning sets how many events are posted at once in all, across
+// the accounts: however many accounts have receivers that are slow or
+// hang, their attempts hold at most that many connections, and a slot that
+// comes free goes first to an account with the fewest attempts under way.
+// The default is DefaultMaxRunning.
+func WithMaxRunning(n int) OpenOption { return func(s *settings) { s.maxRunning = n } }
 
 // WithHosts limits the hosts webhooks may post to: a name
 // ("hooks.example.com"), a "*.example.com" for the names under a domain,
@@ -140,7 +148,7 @@ func OpenWith(opts ...OpenOption) func(*lettershop.Deliveries) lettershop.Delive
 			c := egress.New(svc.Egress, append(svc.EgressOptions, egress.WithTimeout(set.timeout), egress.WithMaxRedirects(0))...)
 			w.client, w.made = c.HTTP(), c.HTTP()
 		}
-		o := Options{PerAccount: set.perAccount, OnError: func(account string, err error) {
+		o := Options{PerAccount: set.perAccount, MaxRunning: set.maxRunning, OnError: func(account string, err error) {
 			svc.Logger.Error("webhooks: take due deliveries", "account", account, "err", err)
 		}}
 		if svc.Poll {
