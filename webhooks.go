@@ -534,6 +534,10 @@ func (s *Service) validateWebhookURL(f fieldErrors, raw string) {
 		f.add("url", "must not have a fragment (#...), got %s", echo.Quote(raw))
 	case u.User != nil: // a receiver checks the events' signature instead
 		f.add("url", "%s", egress.Credentials)
+	case strings.Contains(raw, " "):
+		f.add("url", "must not hold a space (percent-encode it as %%20), got %s", echo.Quote(raw))
+	case !egress.PortOK(u.Port()):
+		f.add("url", "must have a port from 1 to 65535, got %s", echo.Quote(u.Port()))
 	default:
 		if err := s.deliveries.checkHost(u.Hostname()); err != nil {
 			f.add("url", "%v", err)

@@ -325,6 +325,8 @@ func TestWebhookURLs(t *testing.T) {
 	for _, u := range []string{
 		"", "ftp://example.com/hooks", "example.com/hooks", "/hooks", "https://", "https://example.com/hooks#frag",
 		"https://example.com/" + strings.Repeat("a", lettershop.MaxWebhookURL), "https://exa\x00mple.com/", "go:wh_1", "mailto:a@example.com",
+		"https://example.com:0/hooks", "https://example.com:65536/hooks", "https://example.com:99999999999/hooks",
+		"https://example.com/hooks ", "https://example.com/ho oks",
 	} {
 		_, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: u})
 		wantFields(t, err, "url")
@@ -335,14 +337,19 @@ func TestWebhookURLs(t *testing.T) {
 	_, err = e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com/hooks",
 		Description: strings.Repeat("d", lettershop.MaxWebhookDescription+1)})
 	wantFields(t, err, "description")
+	for _, port := range []string{"1", "65535"} {
+		if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: "https://example.com:" + port + "/hooks%20x"}); err != nil {
+			t.Errorf("port %s: %v", port, err)
+		}
+	}
 	longest := "https://example.com/" + strings.Repeat("a", lettershop.MaxWebhookURL-len("https://example.com/"))
 	if _, err := e.svc.CreateWebhook(e.ctx, acct, lettershop.CreateWebhookInput{URL: longest,
 		Description: strings.Repeat("d", lettershop.MaxWebhookDescription)}); err != nil {
 		t.Errorf("the longest url and description: %v", err)
 	}
 	page, err := e.svc.ListWebhooks(e.ctx, acct, lettershop.ListWebhooksInput{})
-	if err != nil || len(page.Items) != 1 {
-		t.Errorf("webhooks after refusals: %v, %v; want the one made", page.Items, err)
+	if err != nil || len(page.Items) != 3 {
+		t.Errorf("webhooks after refusals: %v, %v; want the three made", page.Items, err)
 	}
 }
 

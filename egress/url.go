@@ -57,13 +57,23 @@ func parseURL(rawURL string) (*url.URL, *Error) {
 		return nil, badURL("", Credentials)
 	}
 	if port := u.Port(); port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		if !PortOK(port) {
 			return nil, badURL("", fmt.Sprintf("the url's port %s is not one from 1 to 65535", port))
 		}
 	} else if strings.HasSuffix(u.Host, ":") {
 		return nil, badURL("", "the url has a colon after its host but no port")
 	}
 	return u, nil
+}
+
+// PortOK reports whether port, a URL's port as url.URL.Port gives it, is
+// one a request can be made to: none, or a number from 1 to 65535.
+func PortOK(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 func unwrapURLError(err error) error {
