@@ -344,10 +344,19 @@ func Classify(ctx context.Context, u *url.URL, err error, timeout time.Duration)
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		if dns.IsNotFound {
-			return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("the host %s is not found", u.Hostname())}
+		// The name looked up is the redirect's when one was followed,
+		// not u's.
+		host, via := u.Hostname(), ""
+		var ue *url.Error
+		if errors.As(err, &ue) && !sameURL(ue.URL, u) {
+			if r, perr := url.Parse(ue.URL); perr == nil {
+				host, via = r.Hostname(), fmt.Sprintf("the server redirected to %s: ", ue.URL)
+			}
 		}
-		return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("the host %s could not be looked up: %s", u.Hostname(), dns.Err)}
+		if dns.IsNotFound {
+			return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("%sthe host %s is not found", via, host)}
+		}
+		return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("%sthe host %s could not be looked up: %s", via, host, dns.Err)}
 	}
 	return &Error{Kind: KindUnreachable, URL: at, Err: err, msg: fmt.Sprintf("no answer: %v", unwrapURLError(err))}
 }

@@ -587,6 +587,9 @@ func TestFetchTimeout(t *testing.T) {
 func TestFetchFailures(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+		if to := r.URL.Query().Get("to"); to != "" {
+			w.Header().Set("Location", to)
+		}
 		w.WriteHeader(code)
 	}))
 	defer srv.Close()
@@ -607,6 +610,12 @@ func TestFetchFailures(t *testing.T) {
 	wantKind(t, "a name not found", err, egress.KindUnreachable, "the host nowhere.test is not found")
 	_, err = c.Fetch(t.Context(), "http://empty.test/a.pdf", 100)
 	wantKind(t, "a name without addresses", err, egress.KindUnreachable, "not found")
+	// A redirect to a name not found names that name, not the first URL's.
+	_, err = c.Fetch(t.Context(), srv.URL+"/302?to=http://nowhere.test/a.pdf", 100)
+	if e := wantKind(t, "a redirect to a name not found", err, egress.KindUnreachable,
+		"the server redirected to http://nowhere.test/a.pdf: the host nowhere.test is not found"); e != nil && strings.Contains(e.Error(), "127.0.0.1") {
+		t.Errorf("the error names the first URL's host: %v", e)
+	}
 
 	// A port nothing listens on.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
