@@ -22,9 +22,17 @@ func (h *handler) letterFile(w http.ResponseWriter, r *http.Request, _ *call) {
 		h.fail(w, r, errorf(lettershop.CodeForbidden, "a letter's PDF is not content lettershop fetches: content given by URL can not be a download link"))
 		return
 	}
-	q := r.URL.Query()
+	// A part given twice is refused, never one of them picked: a cache or
+	// proxy in front may have read the other.
+	q, fields := r.URL.Query(), map[string]string{}
+	expires, _ := single(q, "expires", fields)
+	signature, _ := single(q, "signature", fields)
+	if err := invalidFields(fields); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	file := r.PathValue("file")
-	pdf, err := h.svc.OpenDownload(r.Context(), file, q.Get("expires"), q.Get("signature"))
+	pdf, err := h.svc.OpenDownload(r.Context(), file, expires, signature)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -495,6 +495,12 @@ func TestDownload(t *testing.T) {
 	if ct := pdf.Header.Get("Content-Type"); ct != "application/pdf" || !strings.HasPrefix(string(pdf.Body), "%PDF-") {
 		t.Errorf("link served %q starting %q, want a PDF", ct, pdf.Body[:min(8, len(pdf.Body))])
 	}
+	// A part given twice is a 400 naming it, whichever value comes first.
+	for _, dup := range []string{"&expires=1", "&signature=AAAA", "&expires=" + link.Query().Get("expires")} {
+		name := strings.TrimPrefix(strings.SplitN(dup, "=", 2)[0], "&")
+		ts.do(t, req{Method: "GET", Path: link.RequestURI() + dup, Header: hdr("X-Api-Key", "")}).problem(t, http.StatusBadRequest).wantFields(t, name)
+		ts.do(t, req{Method: "GET", Path: link.Path + "?" + dup[1:] + "&" + link.RawQuery, Header: hdr("X-Api-Key", "")}).problem(t, http.StatusBadRequest).wantFields(t, name)
+	}
 	// An altered link is refused.
 	q := link.Query()
 	q.Set("signature", strings.Repeat("0", len(q.Get("signature"))))
