@@ -136,9 +136,11 @@ const refuseWriteTimeout = time.Second
 // which is closed: first the oldest of those that have not yet completed a
 // request (headers sent a byte at a time, or nothing at all), then the one
 // idle longest of those kept open between requests. A connection whose
-// request has begun is never closed to make room: one serving a request,
+// request has begun is not closed to make room: one serving a request,
 // one whose request's headers have all arrived, and one kept open whose
-// next request's first bytes have arrived. Connections that never finish a
+// next request's first bytes have arrived; but last, one whose client has
+// left a piece of its answer untaken for answerShed, and holds its place
+// for nothing as surely as an idle one (see countedConn.Write). Connections that never finish a
 // request therefore cannot keep out a client that sends whole requests,
 // nor cost it a request it sent; only when every connection (of the
 // address) has a request under way is a new one answered 503 with a
@@ -150,6 +152,8 @@ type limitListener struct {
 	net.Listener
 	// total and perClient are the caps; 0 is no cap.
 	total, perClient int
+	// now is the clock a connection's writes take their deadlines from.
+	now func() time.Time
 	// logger notes connections closed to make room, at debug.
 	logger *slog.Logger
 
@@ -159,12 +163,15 @@ type limitListener struct {
 	// fresh holds the connections that have not completed a request and
 	// have none under way, the oldest at the front; idle those between
 	// requests, kept open, the one idle longest at the front. The
-	// connections in neither are not closed to make room.
+	// connections in neither are not closed to make room, but one whose
+	// client has not taken a piece of its answer for answerShed (stalled).
 	fresh, idle list.List
+	// conns holds every connection counted, for stalled.
+	conns map[*countedConn]struct{}
 }
 
 func newLimitListener(ln net.Listener, total, perClient int, logger *slog.Logger) *limitListener {
-	return &limitListener{Listener: ln, total: total, perClient: perClient, byIP: map[string]int{}, logger: logger}
+	return &limitListener{Listener: ln, total: total, perClient: perClient, byIP: map[string]int{}, logger: logger, now: time.Now, conns: map[*countedConn]struct{}{}}
 }
 
 // Accept implements net.Listener.
@@ -203,23 +210,30 @@ func (l *limitListener) take(c *countedConn) (why string, shed *countedConn, per
 		// At the address's cap, as at the cap in all: the address's own
 		// connection that holds its place for nothing makes room.
 		if shed = l.idlest(c.ip); shed == nil {
+			shed = l.stalled(c.ip)
+		}
+		if shed == nil {
 			return "this client address has " + strconv.Itoa(l.perClient) + " connections open, each with a request under way, as many as one address may; retry shortly", nil, false
 		}
 		l.releaseLocked(shed)
 		perClient = true
 	}
 	if l.total > 0 && l.open >= l.total {
-		front := l.fresh.Front()
-		if front == nil {
-			front = l.idle.Front()
+		switch {
+		case l.fresh.Len() > 0:
+			shed = l.fresh.Front().Value.(*countedConn)
+		case l.idle.Len() > 0:
+			shed = l.idle.Front().Value.(*countedConn)
+		default:
+			shed = l.stalled("")
 		}
-		if front == nil {
+		if shed == nil {
 			return "the server has " + strconv.Itoa(l.total) + " connections open, each with a request under way, as many as it takes; retry shortly", nil, false
 		}
-		shed = front.Value.(*countedConn)
 		l.releaseLocked(shed)
 	}
 	l.open++
+	l.conns[c] = struct{}{}
 	l.byIP[c.ip]++
 	l.placeLocked(c, &l.fresh)
 	c.heading = true
@@ -241,6 +255,22 @@ func (l *limitListener) idlest(ip string) *countedConn {
 	return nil
 }
 
+// stalled returns the connection (of address ip, or any when ip is "")
+// whose client has left a piece of its answer untaken longest, if that is
+// answerShed or more: it holds its place for nothing as surely as an idle
+// one. It is looked for only at a cap with nothing else to close.
+func (l *limitListener) stalled(ip string) *countedConn {
+	var oldest *countedConn
+	var since int64
+	limit := l.now().Add(-answerShed).UnixNano()
+	for c := range l.conns {
+		if w := c.writing.Load(); w != 0 && w <= limit && (ip == "" || c.ip == ip) && (oldest == nil || w < since) {
+			oldest, since = c, w
+		}
+	}
+	return oldest
+}
+
 // release gives c's place back, once.
 func (l *limitListener) release(c *countedConn) {
 	l.mu.Lock()
@@ -253,6 +283,7 @@ func (l *limitListener) releaseLocked(c *countedConn) {
 		return
 	}
 	c.released = true
+	delete(l.conns, c)
 	c.between.Store(false)
 	l.unplaceLocked(c)
 	l.open--
@@ -359,6 +390,88 @@ type countedConn struct {
 	place    *list.Element
 	in       *list.List
 	released bool
+	// deadline is the write deadline the http.Server set, in Unix
+	// nanoseconds, 0 for none: Write keeps within it.
+	deadline atomic.Int64
+	// writing is when the piece of an answer being written began, in Unix
+	// nanoseconds, 0 between pieces.
+	writing atomic.Int64
+}
+
+// An answer is written in pieces of at most answerPiece bytes, each of which
+// the client must take within answerStall. A connection is never closed to
+// make room while its request is under way, and its answer is under way
+// until its last byte is out: without this, a client that asks for a large
+// answer and reads none of it would hold its place until the 60 s write
+// timeout, and a few hundred such connections would keep every other
+// client out (503) for as long as they are opened again. A client must now
+// take 64 KiB every 10 s to hold one; one that reads at all keeps up. And
+// at a cap with no connection idle, one whose client has left a piece
+// untaken for answerShed is closed to make room, as an idle one would be.
+const (
+	answerPiece = 64 << 10
+	answerStall = 10 * time.Second
+	answerShed  = 5 * time.Second
+)
+
+// Write writes b in pieces of at most answerPiece bytes, each given until
+// answerStall from when it starts, or the server's own deadline if that
+// comes first. A piece that is not taken in its time fails the write, and
+// net/http closes the connection.
+func (c *countedConn) Write(b []byte) (int, error) {
+	var written int
+	defer c.restoreDeadline()
+	defer c.writing.Store(0)
+	for first := true; first || written < len(b); first = false {
+		piece := b[written:min(len(b), written+answerPiece)]
+		now := c.l.now()
+		c.writing.Store(now.UnixNano())
+		stall := now.Add(answerStall)
+		if d := c.deadline.Load(); d != 0 && d < stall.UnixNano() {
+			stall = time.Unix(0, d)
+		}
+		if err := c.problemConn.Conn.SetWriteDeadline(stall); err != nil {
+			return written, err
+		}
+		// The first piece goes through problemConn, which rewrites
+		// net/http's error answers: those are small, written at once.
+		n, err := c.problemConn.Write(piece)
+		written += n
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// restoreDeadline gives the connection back the server's write deadline.
+func (c *countedConn) restoreDeadline() {
+	var t time.Time
+	if d := c.deadline.Load(); d != 0 {
+		t = time.Unix(0, d)
+	}
+	_ = c.problemConn.Conn.SetWriteDeadline(t)
+}
+
+// SetWriteDeadline notes the server's write deadline, which Write keeps
+// within, and sets it.
+func (c *countedConn) SetWriteDeadline(t time.Time) error {
+	c.noteDeadline(t)
+	return c.problemConn.Conn.SetWriteDeadline(t)
+}
+
+// SetDeadline notes the write deadline as SetWriteDeadline does.
+func (c *countedConn) SetDeadline(t time.Time) error {
+	c.noteDeadline(t)
+	return c.problemConn.Conn.SetDeadline(t)
+}
+
+func (c *countedConn) noteDeadline(t time.Time) {
+	if t.IsZero() {
+		c.deadline.Store(0)
+	} else {
+		c.deadline.Store(t.UnixNano())
+	}
 }
 
 // Read notes the first bytes of a request read between requests, and the

@@ -561,3 +561,175 @@ func TestTransferCodedRequestClosesTheConnection(t *testing.T) {
 		conn.Close()
 	}
 }
+
+// deadlineConn records each write's length and the write deadline it was
+// made under, and fails a write whose deadline has passed on its clock.
+type deadlineConn struct {
+	net.Conn
+	now      time.Time
+	deadline time.Time
+	writes   []int
+	under    []time.Time
+}
+
+func (c *deadlineConn) SetWriteDeadline(t time.Time) error { c.deadline = t; return nil }
+func (c *deadlineConn) SetDeadline(t time.Time) error      { c.deadline = t; return nil }
+func (c *deadlineConn) Write(b []byte) (int, error) {
+	if !c.deadline.IsZero() && !c.now.Before(c.deadline) {
+		return 0, os.ErrDeadlineExceeded
+	}
+	c.writes = append(c.writes, len(b))
+	c.under = append(c.under, c.deadline)
+	return len(b), nil
+}
+
+// An answer is written in pieces of answerPiece bytes, each given
+// answerStall from its start, within the server's own write deadline,
+// which the connection has again once the write is done: a client that
+// takes nothing of a large answer cannot hold its connection, a request
+// under way that is never closed to make room, until the write timeout.
+func TestAnswerWrittenInPiecesEachWithinItsTime(t *testing.T) {
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	clock := start
+	l := newLimitListener(nil, 0, 0, slog.New(slog.DiscardHandler))
+	l.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	dc := &deadlineConn{now: start}
+	c := &countedConn{problemConn: problemConn{dc}, l: l}
+
+	server := start.Add(time.Minute)
+	if err := c.SetWriteDeadline(server); err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.Write(make([]byte, 2*answerPiece+1))
+	if err != nil || n != 2*answerPiece+1 {
+		t.Fatalf("wrote %d, %v", n, err)
+	}
+	if want := []int{answerPiece, answerPiece, 1}; fmt.Sprint(dc.writes) != fmt.Sprint(want) {
+		t.Errorf("pieces %v, want %v", dc.writes, want)
+	}
+	for i, d := range dc.under {
+		if want := start.Add(time.Duration(i+1)*time.Second + answerStall); !d.Equal(want) {
+			t.Errorf("piece %d under the deadline %s, want %s", i, d, want)
+		}
+	}
+	if !dc.deadline.Equal(server) {
+		t.Errorf("after the write the deadline is %s, want the server's %s", dc.deadline, server)
+	}
+
+	// The server's deadline comes first: it holds.
+	dc.writes, dc.under = nil, nil
+	early := clock.Add(answerStall / 2)
+	_ = c.SetWriteDeadline(early)
+	if _, err := c.Write([]byte("x")); err != nil || len(dc.under) != 1 || !dc.under[0].Equal(early) {
+		t.Errorf("under a server deadline before the stall's: %v, written under %v, want %s", err, dc.under, early)
+	}
+	// None set by the server: the stall's alone, and none again after.
+	_ = c.SetWriteDeadline(time.Time{})
+	dc.under = nil
+	if _, err := c.Write([]byte("x")); err != nil || len(dc.under) != 1 || !dc.under[0].Equal(clock.Add(answerStall)) {
+		t.Errorf("with no server deadline: %v, written under %v", err, dc.under)
+	}
+	if !dc.deadline.IsZero() {
+		t.Errorf("after the write the deadline is %s, want none", dc.deadline)
+	}
+
+	// A piece not taken in its time fails the write, with what went out.
+	dc.now = clock.Add(answerStall + time.Second) // the client took nothing meanwhile
+	dc.writes = nil
+	n, err = c.Write(make([]byte, answerPiece+1))
+	if !errors.Is(err, os.ErrDeadlineExceeded) || n != 0 {
+		t.Errorf("a piece past its time: wrote %d, %v; want a deadline error", n, err)
+	}
+}
+
+// On a real connection an answer written in pieces arrives whole, to a
+// client that reads it.
+func TestAnswerInPiecesArrivesWhole(t *testing.T) {
+	l := newLimitListener(nil, 0, 0, slog.New(slog.DiscardHandler))
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	c := &countedConn{problemConn: problemConn{server}, l: l}
+	got := make(chan int)
+	go func() {
+		n, _ := io.Copy(io.Discard, io.LimitReader(client, 3*answerPiece))
+		got <- int(n)
+	}()
+	if n, err := c.Write(make([]byte, 3*answerPiece)); err != nil || n != 3*answerPiece {
+		t.Errorf("a client that reads: wrote %d, %v", n, err)
+	}
+	if n := <-got; n != 3*answerPiece {
+		t.Errorf("the client read %d bytes, want %d", n, 3*answerPiece)
+	}
+}
+
+// At a cap with no connection idle or fresh, one whose client has left a
+// piece of its answer untaken for answerShed is closed to make room, the
+// one stalled longest first; one stalled for less is not, nor is one that
+// is writing nothing.
+func TestLimitListenerShedsAStalledAnswer(t *testing.T) {
+	for _, perClient := range []bool{false, true} {
+		now := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+		l := newLimitListener(nil, 3, 0, slog.New(slog.DiscardHandler))
+		if perClient {
+			l = newLimitListener(nil, 0, 3, slog.New(slog.DiscardHandler))
+		}
+		l.now = func() time.Time { return now }
+		var conns []*countedConn
+		for range 3 {
+			c, client := pipeConn(t, l)
+			if why, shed, _ := l.take(c); why != "" || shed != nil {
+				t.Fatalf("under the cap: %q, %v", why, shed)
+			}
+			l.connState(c, http.StateNew)
+			arrive(t, c, client, "GET / HTTP/1.1\r\n\r\n")
+			l.connState(c, http.StateActive)
+			conns = append(conns, c)
+		}
+		busy, stalledLess, stalledLong := conns[0], conns[1], conns[2]
+		stalledLess.writing.Store(now.Add(-answerShed + time.Nanosecond).UnixNano())
+		stalledLong.writing.Store(now.Add(-answerShed).UnixNano())
+		_ = busy // its request is under way, with nothing being written
+
+		n1, _ := pipeConn(t, l)
+		if why, shed, _ := l.take(n1); why != "" || shed != stalledLong {
+			t.Fatalf("perClient %v: at the cap: %q, closed %p; want the answer stalled for answerShed (%p)", perClient, why, shed, stalledLong)
+		}
+		l.connState(n1, http.StateActive)
+		n2, _ := pipeConn(t, l)
+		if why, shed, _ := l.take(n2); why == "" || shed != nil {
+			t.Errorf("perClient %v: with none stalled answerShed: %q, closed %p; want a refusal", perClient, why, shed)
+		}
+		now = now.Add(time.Nanosecond) // stalledLess reaches answerShed
+		if why, shed, _ := l.take(n2); why != "" || shed != stalledLess {
+			t.Errorf("perClient %v: %q, closed %p; want the one now stalled answerShed (%p)", perClient, why, shed, stalledLess)
+		}
+	}
+}
+
+// Write notes when the piece it writes began, and clears it when done.
+func TestWriteNotesItsStall(t *testing.T) {
+	now := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	l := newLimitListener(nil, 0, 0, slog.New(slog.DiscardHandler))
+	l.now = func() time.Time { return now }
+	var seen []int64
+	c := &countedConn{l: l}
+	c.problemConn = problemConn{&noteConn{write: func() { seen = append(seen, c.writing.Load()) }}}
+	if _, err := c.Write(make([]byte, answerPiece+1)); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0] != now.UnixNano() || seen[1] != now.UnixNano() {
+		t.Errorf("while writing: %v, want the start of each piece", seen)
+	}
+	if w := c.writing.Load(); w != 0 {
+		t.Errorf("after writing: %d, want 0", w)
+	}
+}
+
+// noteConn calls write on each Write, and takes everything.
+type noteConn struct {
+	net.Conn
+	write func()
+}
+
+func (c *noteConn) Write(b []byte) (int, error)        { c.write(); return len(b), nil }
+func (c *noteConn) SetWriteDeadline(t time.Time) error { return nil }
