@@ -526,6 +526,30 @@ func (c *countedConn) CloseWrite() error {
 	return nil
 }
 
+// refuseHTTP2 answers the one HTTP/2 request net/http hands a handler, the
+// preface of a client that speaks HTTP/2 without asking first ("prior
+// knowledge", PRI * HTTP/2.0), with a 505 problem that says so, and closes
+// the connection, on which HTTP/2 frames would follow. It came before the
+// Host guard, which answered it that Host was empty, or to a route, which
+// answered it 404 and kept the connection open.
+func refuseHTTP2(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body := httpadapter.ProblemBody(http.StatusHTTPVersionNotSupported, problemTypes[http.StatusHTTPVersionNotSupported],
+			"this server speaks HTTP/1.1 (and 1.0): HTTP/2, with prior knowledge or by upgrade (h2c), is not served", nil)
+		h := w.Header()
+		h.Set("Connection", "close")
+		h.Set("Content-Type", "application/problem+json")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("X-Api-Version", httpadapter.APIVersion)
+		w.WriteHeader(http.StatusHTTPVersionNotSupported)
+		_, _ = w.Write(body)
+	})
+}
+
 // closeAfterTransferCoding closes the connection after answering a request
 // whose body came with a Transfer-Encoding. Such a request may also have
 // carried a Content-Length, which net/http drops without a word, framing

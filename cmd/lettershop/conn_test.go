@@ -733,3 +733,33 @@ type noteConn struct {
 
 func (c *noteConn) Write(b []byte) (int, error)        { c.write(); return len(b), nil }
 func (c *noteConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// A client that speaks HTTP/2 without asking (prior knowledge) is answered
+// a 505 problem that says so, and the connection closed; an HTTP/1.x
+// request that asks to upgrade to h2c is answered as HTTP/1.1.
+func TestHTTP2PrefaceIsRefused(t *testing.T) {
+	base, _ := startServer(t, "--rate-limit", "0")
+	for _, raw := range []string{
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00",
+		"PRI * HTTP/2.0\r\nHost: localhost\r\n\r\nSM\r\n\r\n",
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(conn, raw); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, body := readAnswer(t, conn)
+		wantProblem(t, "the HTTP/2 preface", resp, body, http.StatusHTTPVersionNotSupported)
+		if !resp.Close || !strings.Contains(string(body), "HTTP/2") {
+			t.Errorf("%q: Connection: close %t, %s; want the connection closed and HTTP/2 named", raw, resp.Close, body)
+		}
+		conn.Close()
+	}
+	resp, body := rawRequest(t, base, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n")
+	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 1 {
+		t.Errorf("an h2c upgrade: %s %d %s, want HTTP/1.1 200", resp.Proto, resp.StatusCode, body)
+	}
+}

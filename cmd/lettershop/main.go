@@ -190,8 +190,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &http.Server{
-		Handler: logRequests(logger, withAnswerHeaders(loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(
-			httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...)))))),
+		Handler: logRequests(logger, withAnswerHeaders(refuseHTTP2(loopbackHosts(ln.Addr(), cfg.baseURL, closeAfterTransferCoding(withInbox(
+			httpadapter.New(svc, hopts...), inbox.New(svc, append(iopts, inbox.WithLogger(logger))...))))))),
 		ConnState: ln.connState,
 		// OPTIONS * goes through the handler (withInbox answers it), with
 		// the headers of every answer and the Host guard.
