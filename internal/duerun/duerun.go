@@ -147,7 +147,8 @@ func (r *Runner) NoteDue(t time.Time) { r.waker.Note(t) }
 // CatchUp brings every letter of the account whose next step fell due up
 // to now, so a read after a test clock moved sees every letter where it
 // should be: an account on a clock of its own at its time, any other with
-// every letter due on the Service's clock. It reads the accounts' clocks
+// every letter due on the Service's clock, of which it waits for the
+// checks of its own account's letters alone. It reads the accounts' clocks
 // from the store first (Clocks.Refresh), unless the operation it is part of
 // has. On a real clock it runs at most once per CatchUpEvery. OnDemand,
 // a catch-up that finds the Service's clock moved since the last one tells
@@ -174,7 +175,25 @@ func (r *Runner) CatchUp(ctx context.Context, account string) error {
 			return err
 		}
 	}
-	_, err := r.RunServer(ctx)
+	// The read waits for the checks of its own account's letters alone:
+	// another account's held letters (content at a host that does not
+	// answer) are left to that account's reads and to the runs, and a
+	// drain stopped at them is followed by one of the account's own.
+	skipped := false
+	_, err := r.runServer(ctx, func(pending []Held, checked map[string]bool) []Held {
+		own := pending[:0:0]
+		for _, h := range pending {
+			if h.Account == account {
+				own = append(own, h)
+			} else {
+				checked[h.ID], skipped = true, true
+			}
+		}
+		return own
+	})
+	if err == nil && skipped {
+		_, err = r.RunAccount(ctx, account)
+	}
 	return err
 }
 
@@ -191,8 +210,12 @@ func (r *Runner) Run(ctx context.Context) (int, error) {
 // (storage.DueQuery), so one walk of what is due finds them all. Frozen
 // clocks stand still while the Service's moves: their accounts' letters
 // are left to their own runs.
-func (r *Runner) RunServer(ctx context.Context) (int, error) {
-	return r.runChecked(ctx, func(checked map[string]bool) (int, []Held, error) {
+func (r *Runner) RunServer(ctx context.Context) (int, error) { return r.runServer(ctx, nil) }
+
+// runServer is RunServer, checking of the letters held those that only
+// returns, when only is not nil (it notes the others in checked).
+func (r *Runner) runServer(ctx context.Context, only func(pending []Held, checked map[string]bool) []Held) (int, error) {
+	return r.runChecked(ctx, only, func(checked map[string]bool) (int, []Held, error) {
 		r.runMu.Lock()
 		defer r.runMu.Unlock()
 		now := r.cfg.Clocks.ServerNow()
@@ -204,7 +227,7 @@ func (r *Runner) RunServer(ctx context.Context) (int, error) {
 
 // RunAccount processes the account's letters due at the time of its clock.
 func (r *Runner) RunAccount(ctx context.Context, account string) (int, error) {
-	return r.runChecked(ctx, func(checked map[string]bool) (int, []Held, error) {
+	return r.runChecked(ctx, nil, func(checked map[string]bool) (int, []Held, error) {
 		r.runMu.Lock()
 		defer r.runMu.Unlock()
 		now := r.cfg.Clocks.Now(account)
@@ -213,10 +236,16 @@ func (r *Runner) RunAccount(ctx context.Context, account string) (int, error) {
 }
 
 // runChecked runs drain, which holds letters for their check, checking
-// those it held after each drain, until a drain holds none it has not
-// checked (fetchbatch.Rounds). It returns how many letters moved.
-func (r *Runner) runChecked(ctx context.Context, drain func(checked map[string]bool) (int, []Held, error)) (int, error) {
+// those it held after each drain (those only returns, when only is not
+// nil), until a drain holds none it has not checked (fetchbatch.Rounds).
+// It returns how many letters moved.
+func (r *Runner) runChecked(ctx context.Context, only func(pending []Held, checked map[string]bool) []Held, drain func(checked map[string]bool) (int, []Held, error)) (int, error) {
 	return fetchbatch.Rounds(drain, func(pending []Held, checked map[string]bool) int {
+		if only != nil {
+			if pending = only(pending, checked); len(pending) == 0 {
+				return 0
+			}
+		}
 		return r.cfg.Check(ctx, pending, checked)
 	})
 }

@@ -415,3 +415,50 @@ func TestBackgroundRuns(t *testing.T) {
 		t.Errorf("%d reads of the clocks, want one per run", g.clocks.refreshes)
 	}
 }
+
+// A read's catch-up waits for the checks of its own account's letters
+// alone: another account's letters held for their check (content at a
+// host that does not answer) are left to that account and to the runs,
+// on demand and on a real clock alike, and the reader's letters due
+// behind a batch of them are still taken.
+func TestCatchUpChecksItsOwnAccountAlone(t *testing.T) {
+	ctx := context.Background()
+	for _, onDemand := range []bool{true, false} {
+		letters := append(due("a", Batch, start), due("b", 2, start.Add(time.Nanosecond))...)
+		g := newRig(t, onDemand, letters...)
+		g.clock.Add(time.Second)
+		for _, l := range due("a", Batch, start) {
+			g.hold[l.ID] = true
+		}
+		g.hold["b-0001"] = true
+		if err := g.CatchUp(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		want := [][]Held{{{Account: "b", ID: "b-0001"}}}
+		if !slices.EqualFunc(g.checks, want, slices.Equal) {
+			n := 0
+			for _, c := range g.checks {
+				n += len(c)
+			}
+			t.Errorf("on demand %v: %d checks of %d letters, want one of b's held letter alone", onDemand, len(g.checks), n)
+		}
+		for _, id := range []string{"b-0000", "b-0001"} {
+			if !g.store.letters[id].DueAt.IsZero() {
+				t.Errorf("on demand %v: the reader's letter %s, due behind the other account's held ones, was not taken", onDemand, id)
+			}
+		}
+		if g.store.letters["a-0000"].DueAt.IsZero() {
+			t.Errorf("on demand %v: the other account's held letter was checked by the reader's catch-up", onDemand)
+		}
+
+		// The other account's own read checks its letters; so does a run.
+		g.checks = nil
+		g.clock.Add(2 * CatchUpEvery)
+		if err := g.CatchUp(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.checks) != 1 || len(g.checks[0]) != Batch {
+			t.Errorf("on demand %v: a's catch-up checked %d batches, want its %d letters in one", onDemand, len(g.checks), Batch)
+		}
+	}
+}
