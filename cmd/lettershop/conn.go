@@ -417,8 +417,17 @@ const (
 // Write writes b in pieces of at most answerPiece bytes, each given until
 // answerStall from when it starts, or the server's own deadline if that
 // comes first. A piece that is not taken in its time fails the write, and
-// net/http closes the connection.
+// net/http closes the connection. A write of one piece (most answers, and
+// each of net/http's buffered writes) keeps the server's deadline, so that
+// it costs no change of deadlines: a socket's buffer takes it unless the
+// client has left earlier ones untaken, and such a connection is closed to
+// make room at a cap once it waited answerShed, as a larger one's is.
 func (c *countedConn) Write(b []byte) (int, error) {
+	if len(b) <= answerPiece {
+		c.writing.Store(c.l.now().UnixNano())
+		defer c.writing.Store(0)
+		return c.problemConn.Write(b)
+	}
 	var written int
 	defer c.restoreDeadline()
 	defer c.writing.Store(0)
@@ -434,8 +443,13 @@ func (c *countedConn) Write(b []byte) (int, error) {
 			return written, err
 		}
 		// The first piece goes through problemConn, which rewrites
-		// net/http's error answers: those are small, written at once.
-		n, err := c.problemConn.Write(piece)
+		// net/http's error answers: those are small, written at once. The
+		// others are an answer's body, written as they are.
+		write := c.problemConn.Conn.Write
+		if first {
+			write = c.problemConn.Write
+		}
+		n, err := write(piece)
 		written += n
 		if err != nil {
 			return written, err

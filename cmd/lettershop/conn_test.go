@@ -620,17 +620,25 @@ func TestAnswerWrittenInPiecesEachWithinItsTime(t *testing.T) {
 	dc.writes, dc.under = nil, nil
 	early := clock.Add(answerStall / 2)
 	_ = c.SetWriteDeadline(early)
-	if _, err := c.Write([]byte("x")); err != nil || len(dc.under) != 1 || !dc.under[0].Equal(early) {
+	if _, err := c.Write(make([]byte, answerPiece+1)); err != nil || len(dc.under) != 2 || !dc.under[0].Equal(early) || !dc.under[1].Equal(early) {
 		t.Errorf("under a server deadline before the stall's: %v, written under %v, want %s", err, dc.under, early)
 	}
 	// None set by the server: the stall's alone, and none again after.
 	_ = c.SetWriteDeadline(time.Time{})
 	dc.under = nil
-	if _, err := c.Write([]byte("x")); err != nil || len(dc.under) != 1 || !dc.under[0].Equal(clock.Add(answerStall)) {
+	if _, err := c.Write(make([]byte, answerPiece+1)); err != nil || len(dc.under) != 2 || !dc.under[0].Equal(clock.Add(-time.Second+answerStall)) || !dc.under[1].Equal(clock.Add(answerStall)) {
 		t.Errorf("with no server deadline: %v, written under %v", err, dc.under)
 	}
 	if !dc.deadline.IsZero() {
 		t.Errorf("after the write the deadline is %s, want none", dc.deadline)
+	}
+	// A write of one piece keeps the server's deadline, whatever it is.
+	for _, d := range []time.Time{{}, server} {
+		_ = c.SetWriteDeadline(d)
+		dc.writes, dc.under = nil, nil
+		if _, err := c.Write(make([]byte, answerPiece)); err != nil || len(dc.under) != 1 || !dc.under[0].Equal(d) || !dc.deadline.Equal(d) {
+			t.Errorf("one piece under the server's deadline %s: %v, written under %v, left %s", d, err, dc.under, dc.deadline)
+		}
 	}
 
 	// A piece not taken in its time fails the write, with what went out.
@@ -659,6 +667,28 @@ func TestAnswerInPiecesArrivesWhole(t *testing.T) {
 	}
 	if n := <-got; n != 3*answerPiece {
 		t.Errorf("the client read %d bytes, want %d", n, 3*answerPiece)
+	}
+}
+
+// Only an answer's first piece is read as one of net/http's error answers
+// to rewrite: a piece of a body that happens to look like one is sent as
+// it is.
+func TestLaterPiecesAreNotRewritten(t *testing.T) {
+	l := newLimitListener(nil, 0, 0, slog.New(slog.DiscardHandler))
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	c := &countedConn{problemConn: problemConn{server}, l: l}
+	body := append(bytes.Repeat([]byte("x"), answerPiece), "HTTP/1.1 400 Bad Request"+netHTTPErrorHeaders+"400 Bad Request"...)
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(len(body))))
+		got <- b
+	}()
+	if n, err := c.Write(body); err != nil || n != len(body) {
+		t.Errorf("wrote %d, %v", n, err)
+	}
+	if b := <-got; !bytes.Equal(b, body) {
+		t.Errorf("the client read %d bytes ending %q, want the %d written", len(b), b[max(0, len(b)-40):], len(body))
 	}
 }
 
@@ -722,6 +752,14 @@ func TestWriteNotesItsStall(t *testing.T) {
 	}
 	if w := c.writing.Load(); w != 0 {
 		t.Errorf("after writing: %d, want 0", w)
+	}
+	// A write of one piece notes its start too.
+	seen = nil
+	if _, err := c.Write(make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] != now.UnixNano() || c.writing.Load() != 0 {
+		t.Errorf("one piece: while writing %v, after %d; want its start, then 0", seen, c.writing.Load())
 	}
 }
 
