@@ -45,7 +45,7 @@ func Example() {
 			Address: client.AddressInput{AddressLine1: "200 Oak Ave", City: "Chicago", State: "IL", ZipCode: "60601"}},
 		Content:   &client.LetterContent{Type: "asset", AssetID: asset.ID},
 		UseType:   client.UseTransactional,
-		Variables: []client.Variable{{Name: "name", Value: &name}},
+		Variables: []client.Variable{client.Value("name", name)},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/lettershop/lettershop/client"
@@ -64,5 +65,21 @@ func TestGivenEmptyIsNotNull(t *testing.T) {
 	if wh, err = c.UpdateWebhook(ctx, wh.ID, &client.UpdateWebhookRequest{Events: &noEvents}); err != nil ||
 		len(wh.Events) == 1 && wh.Events[0] == client.WebhookLetterMailed {
 		t.Errorf("webhook events after empty ones: %v, %v; want every type", wh, err)
+	}
+}
+
+// Value gives each variable a value of its own, "" as an empty value (not
+// none), sent as the API takes it.
+func TestValue(t *testing.T) {
+	vs := []client.Variable{client.Value("a", "x"), client.Value("b", "")}
+	if *vs[0].Value != "x" || vs[1].Value == nil || *vs[1].Value != "" || vs[0].Value == vs[1].Value {
+		t.Fatalf("Value gave %+v", vs)
+	}
+	b, err := json.Marshal(vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"name":"a","value":"x"},{"name":"b","value":""}]`; string(b) != want {
+		t.Errorf("sent %s, want %s", b, want)
 	}
 }

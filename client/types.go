@@ -53,6 +53,10 @@ type Variable struct {
 	Value *string `json:"value"`
 }
 
+// Value is the Variable named name holding value ("" too, an empty value):
+// Variables: []client.Variable{client.Value("name", "Jane")}.
+func Value(name, value string) Variable { return Variable{Name: name, Value: &value} }
+
 // LetterContent names the asset, and optionally its version, a letter is
 // made from: Type is LetterContentAsset (left empty, it is not sent, and
 // the server names content.type as missing). Without AssetVersionID the

@@ -54,7 +54,7 @@ func (m *Mailer) SendWelcome(ctx context.Context, name string) (string, error) {
 			Address: client.AddressInput{AddressLine1: "200 Oak Ave", LastLine: "Chicago, IL 60601"}},
 		Content:   &client.LetterContent{Type: client.LetterContentAsset, AssetID: m.assetID},
 		UseType:   client.UseTransactional,
-		Variables: []client.Variable{{Name: "name", Value: &name}},
+		Variables: []client.Variable{client.Value("name", name)},
 	}, client.IdempotencyKey("welcome-"+name))
 	if err != nil {
 		return "", err
