@@ -182,6 +182,8 @@ func TestTheLettersTable(t *testing.T) {
 		t.Errorf("want the second letter above the first")
 	}
 	wantContains(t, body, "Otto Lilienthal", "2026-03-20", "customer=c-1", "s-canceled", "s-queued", "2026-03-02 15:00 UTC")
+	// A letter with no send date goes as soon as possible, as its page says.
+	wantContains(t, body, `<td class="when"><span class="muted">as soon as possible</span></td>`)
 	// A time says itself to machines too: "2026-03-02 15:00 UTC" is no
 	// valid time string, so the element carries one.
 	wantContains(t, body, `<time datetime="2026-03-02T15:00:00Z" title="`, `>2026-03-02 15:00 UTC</time>`)
@@ -278,6 +280,8 @@ func TestTheLetterPage(t *testing.T) {
 	c := e.loggedIn(testKey)
 	res := c.get("/inbox/letters/" + l.ID)
 	wantStatus(t, res, http.StatusOK)
+	// The tab names whom the letter is to, as the page's heading does.
+	wantContains(t, res.Body, "<title>Letter to Jane Doe · lettershop inbox</title>")
 	wantContains(t, res.Body,
 		`<iframe src="/inbox/letters/`+l.ID+`/pdf"`, `href="/inbox/letters/`+l.ID+`/pdf?download=1"`,
 		"Acme Corp", "Jane Doe", "DPV match <strong>Y</strong>", "CASS <strong>basic</strong>",

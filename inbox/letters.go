@@ -269,7 +269,7 @@ func (h *handler) showLetter(w http.ResponseWriter, s *session, status int, acti
 		h.fail(w, s, err)
 		return
 	}
-	p := h.newPage(s, "Letter "+l.ID)
+	p := h.newPage(s, "Letter to "+partyName(l.Recipient))
 	p.Nav = "letters"
 	p.Back = "/letters/" + l.ID
 	if actionErr != nil {
