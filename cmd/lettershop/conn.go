@@ -405,11 +405,12 @@ type countedConn struct {
 // answer and reads none of it would hold its place until the 60 s write
 // timeout, and a few hundred such connections would keep every other
 // client out (503) for as long as they are opened again. A client must now
-// take 64 KiB every 10 s to hold one; one that reads at all keeps up. And
+// take 256 KiB every 10 s to hold one; one that reads at all keeps up (a
+// page of 100 letters is one piece, written as it was). And
 // at a cap with no connection idle, one whose client has left a piece
 // untaken for answerShed is closed to make room, as an idle one would be.
 const (
-	answerPiece = 64 << 10
+	answerPiece = 256 << 10
 	answerStall = 10 * time.Second
 	answerShed  = 5 * time.Second
 )
