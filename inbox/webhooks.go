@@ -14,8 +14,11 @@ const webhookPageSize = 25
 // webhooksView is the webhooks page's data.
 type webhooksView struct {
 	Webhooks []*lettershop.Webhook
-	Next     string
-	First    string
+	// Last holds each webhook's newest delivery, by webhook id: whether
+	// its events reach it shows in the list.
+	Last  map[string]*lettershop.WebhookDelivery
+	Next  string
+	First string
 }
 
 // webhooks is the table of the account's webhooks, newest first.
@@ -27,7 +30,17 @@ func (h *handler) webhooks(w http.ResponseWriter, s *session) {
 		h.fail(w, s, err)
 		return
 	}
-	v := &webhooksView{Webhooks: pg.Items}
+	v := &webhooksView{Webhooks: pg.Items, Last: map[string]*lettershop.WebhookDelivery{}}
+	for _, wh := range pg.Items {
+		last, err := h.svc.ListDeliveries(s.ctx(), s.account(), wh.ID, lettershop.ListDeliveriesInput{PageRequest: lettershop.PageRequest{PageSize: 1}})
+		if err != nil {
+			h.fail(w, s, err)
+			return
+		}
+		if len(last.Items) > 0 {
+			v.Last[wh.ID] = last.Items[0]
+		}
+	}
 	if pg.NextToken != "" {
 		v.Next = s.base + "/webhooks?" + url.Values{"token": {pg.NextToken}}.Encode()
 	}

@@ -46,6 +46,14 @@ func TestWebhookPages(t *testing.T) {
 	list := c.get("/inbox/webhooks")
 	wantStatus(t, list, http.StatusOK)
 	wantContains(t, list.Body, `href="/inbox/webhooks/`+w.ID+`"`, rcv.URL, "letter.created", "orders &lt;b&gt;desk&lt;/b&gt;")
+	// The list tells whether a webhook's events reach it: its newest
+	// delivery, here pending after a 503; one with none says so.
+	wantContains(t, list.Body, "<th>Last delivery</th>", `<span class="status d-pending">pending</span><div class="sub">letter.created, attempt 1, answered 503</div>`)
+	if _, err := e.svc.CreateWebhook(e.ctx, e.account, lettershop.CreateWebhookInput{URL: rcv.URL + "/quiet",
+		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterDelivered}}); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, c.get("/inbox/webhooks").Body, `<span class="muted">none yet</span>`)
 	path := "/inbox/webhooks/" + w.ID
 	page := c.get(path)
 	wantStatus(t, page, http.StatusOK)
