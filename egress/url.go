@@ -57,7 +57,7 @@ func parseURL(rawURL string) (*url.URL, *Error) {
 		return nil, badURL("", Credentials)
 	}
 	if port := u.Port(); port != "" {
-		if !PortOK(port) {
+		if !portOK(port) {
 			return nil, badURL("", fmt.Sprintf("the url's port %s is not one from 1 to 65535", port))
 		}
 	} else if strings.HasSuffix(u.Host, ":") {
@@ -66,9 +66,9 @@ func parseURL(rawURL string) (*url.URL, *Error) {
 	return u, nil
 }
 
-// PortOK reports whether port, a URL's port as url.URL.Port gives it, is
+// portOK reports whether port, a URL's port as url.URL.Port gives it, is
 // one a request can be made to: none, or a number from 1 to 65535.
-func PortOK(port string) bool {
+func portOK(port string) bool {
 	if port == "" {
 		return true
 	}
