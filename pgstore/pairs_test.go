@@ -174,3 +174,38 @@ func TestListByMetadataPairsAsMemstore(t *testing.T) {
 		t.Errorf("only %d of %d pages were full: the letters do not exercise the filters", nonEmpty, lists)
 	}
 }
+
+// A list by as many pairs as a filter may hold (lettershop's
+// MaxMetadataPairs, 20) walks them all: the letter holding every pair is
+// listed, one holding all but the last is not, and so for assets.
+func TestListByTheMostPairs(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, newSchema(t))
+	ctx := t.Context()
+	const most = 20
+	var all []storage.Metadata
+	for i := range most {
+		all = append(all, storage.Metadata{Key: fmt.Sprintf("k%02d", i), Value: "v"})
+	}
+	for i, m := range [][]storage.Metadata{all, all[:most-1]} {
+		at := epoch.Add(time.Duration(i) * time.Second)
+		id := fmt.Sprintf("ltr_%04d", i)
+		if _, err := s.CreateLetter(ctx, storage.Letter{ID: id, Account: "acct_a", Status: "queued", Metadata: m, CreatedAt: at, ModifiedAt: at, Revision: 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		a := storage.Asset{ID: "ast" + id[3:], Account: "acct_a", Metadata: m, CreatedAt: at, ModifiedAt: at}
+		if _, err := s.WriteAsset(ctx, storage.AssetWrite{Asset: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range [][]storage.Metadata{all, slices.Concat(all[most-1:], all[:most-1])} {
+		ls, err := s.ListLetters(ctx, storage.LetterQuery{Account: "acct_a", Metadata: f, Limit: 10})
+		if err != nil || len(ls) != 1 || ls[0].ID != "ltr_0000" {
+			t.Errorf("letters by %d pairs: %v, %v; want ltr_0000 alone", len(f), ls, err)
+		}
+		as, err := s.ListAssets(ctx, storage.AssetQuery{Account: "acct_a", Metadata: f, Limit: 10})
+		if err != nil || len(as) != 1 || as[0].ID != "ast_0000" {
+			t.Errorf("assets by %d pairs: %v, %v; want ast_0000 alone", len(f), as, err)
+		}
+	}
+}
