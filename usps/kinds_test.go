@@ -107,6 +107,12 @@ func TestRuralRoutesAndHighwayContracts(t *testing.T) {
 		{section: "245", line1: "RR 2 BOX 5", line2: "Apt 4", want1: "RR 2 BOX 5 APT 4", kind: usps.LineRuralRoute},
 		{section: "245", line1: "123 Main St", line2: "Acme Corp", want1: "123 MAIN ST", want2: "ACME CORP", kind: usps.LineStreet},
 		{section: "254", line1: "Star Rt 68 Box 23A", want1: "HC 68 BOX 23A", kind: usps.LineHighwayContract},
+		// 251: HCR with its R written apart is HC, as R R is RR; a lone R
+		// is no route word, and HC R without a route number no route.
+		{section: "251", line1: "HC R 32 Box # e3", want1: "HC 32 BOX E3", kind: usps.LineHighwayContract},
+		{section: "251", line1: "HC R 4C Box 54", want1: "HC 4C BOX 54", kind: usps.LineHighwayContract},
+		{section: "251", line1: "R 2 Box 274", want1: "R 2 BOX 274", kind: usps.LineStreet},
+		{section: "251", line1: "HC R Box 5", want1: "HC R BOX 5", kind: usps.LineStreet},
 	})
 	// A ZIP Code written alone below the route is no designation: it stays.
 	checkLines(t, []lineCase{{"RR 2 BOX 1980", "62701", "RR 2 BOX 1980", "62701"}})

@@ -186,12 +186,14 @@ var (
 	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "P OBOX", "POB", "P O B", "BOX",
 		"PO BX", "P O BX", "POST OFFICE BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	// ruralWords and hcWords are the ways a rural route and a highway
-	// contract are written, RURAL ROUTE and STAR ROUTE also as one word.
+	// contract are written, RURAL ROUTE and STAR ROUTE also as one word,
+	// and HCR (highway contract route) also with its R apart, as RR is
+	// written R R.
 	ruralWords = wordLists("RR", "R R", "RURAL ROUTE", "RURALROUTE", "RURAL RTE", "RURAL RT", "RURAL", "RFD", "RFD ROUTE", "R F D")
 	// routeWords name a rural route only when a box follows its number;
 	// RD is rural delivery (Publication 28 244).
 	routeWords    = wordLists("RT", "RTE", "ROUTE", "RD")
-	hcWords       = wordLists("HC", "H C", "HCR", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STARROUTE", "STAR RTE", "STAR RT")
+	hcWords       = wordLists("HC", "H C", "HCR", "HC R", "HIGHWAY CONTRACT", "HWY CONTRACT", "HWY CONT", "HIGHWAY CONTRACT ROUTE", "STAR ROUTE", "STARROUTE", "STAR RTE", "STAR RT")
 	boxWords      = wordLists("BOX", "BX", "BOX #", "BX #", "#")
 	boxWord       = wordLists("BOX", "BX")
 	militaryWords = wordLists("PSC", "CMR")
