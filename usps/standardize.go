@@ -86,6 +86,9 @@ func standardizeOnce(a Address, c Casing) Address {
 	if len(t1) == 0 {
 		t1, t2 = t2, nil
 	}
+	if joined, ok := numberAbove(t1, t2, state); ok {
+		t1, t2 = joined, nil
+	}
 	if state == "PR" {
 		t1, t2 = puertoRico(t1), puertoRico(t2)
 		if len(t2) == 0 {
@@ -211,6 +214,36 @@ func boxUnits(other, line DeliveryLine) (units, box DeliveryLine, ok bool) {
 	line.Secondaries, line.PMB = nil, ""
 	return units, line, true
 }
+
+// numberAbove joins a house number written alone on the first line to
+// its street, written without one on the second (3400 / AUSTIN LANE, 26
+// 1/2 / SOUTH MAIN STREET): Publication 28 231 makes the primary address
+// number the first component of the Delivery Address Line, one line with
+// the street name. Only when the second line names a street (a suffix,
+// a directional or a numbered road: no firm's or person's name) and the
+// two read together as a street line that the number begins; a unit, a
+// box or a numbered street below stays a line of its own.
+func numberAbove(t1, t2 []string, state string) ([]string, bool) {
+	if len(t1) == 0 || len(t1) > 2 || len(t2) == 0 || !hasDigit(t1[0]) || recipientWords[t2[0]] {
+		return nil, false
+	}
+	if _, ok := secondaryOnly(t2); ok {
+		return nil, false
+	}
+	second := parseLine(t2, state)
+	if second.Kind != LineStreet || second.PrimaryNumber != "" || second.StreetName == "" ||
+		second.Suffix == "" && second.Predirectional == "" && second.Postdirectional == "" && !hasDigit(second.StreetName) {
+		return nil, false
+	}
+	joined := append(append(make([]string, 0, len(t1)+len(t2)), t1...), t2...)
+	if d := parseLine(joined, state); d.Kind != LineStreet || d.PrimaryNumber != strings.Join(t1, " ") || d.StreetName == "" {
+		return nil, false
+	}
+	return joined, true
+}
+
+// recipientWords begin a line that names whom mail is for, not where.
+var recipientWords = map[string]bool{"C/O": true, "ATTN": true, "ATTENTION": true}
 
 // poStarts are the first words of a PO box written with PO, which
 // splitDual looks for after a street.

@@ -448,3 +448,27 @@ func checkLines(t *testing.T, cases []lineCase) {
 		}
 	}
 }
+
+// TestNumberAboveStreet checks Publication 28 231: a house number written
+// alone on the first line is the first component of the street line
+// below it, which is written without one; a unit, a box, a numbered
+// street, a name or a care-of line below it is no such street.
+func TestNumberAboveStreet(t *testing.T) {
+	checkLines(t, []lineCase{
+		{"3400", "Austin Lane", "3400 AUSTIN LN", ""},
+		{"4107", "NW 78th St", "4107 NW 78TH ST", ""},
+		{"26 1/2", "South Main Street", "26 1/2 S MAIN ST", ""},
+		{"4-123", "Main Street", "4-123 MAIN ST", ""},
+		{"A30", "Colonial Drive", "A30 COLONIAL DR", ""},
+		{"350", "State Hwy 15", "350 STATE HIGHWAY 15", ""},
+		{"3400", "Austin Lane Apt 4", "3400 AUSTIN LN APT 4", ""},
+		{"3400", "", "3400", ""},
+		{"3400", "Apt B", "3400 APT B", ""},
+		{"3400", "123 Main St", "123 MAIN ST # 3400", ""},
+		{"3400", "PO Box 5", "# 3400", "PO BOX 5"},
+		{"3400", "Broadway", "3400", "BROADWAY"},
+		{"3400", "Acme Corp", "3400", "ACME CORP"},
+		{"3400", "C/O Mary Lane", "3400", "C/O MARY LANE"},
+		{"Acme", "Austin Lane", "ACME", "AUSTIN LANE"},
+	})
+}
