@@ -128,6 +128,19 @@ func TestPOBoxKinds(t *testing.T) {
 		{section: "283", line1: "Drawer S", want1: "PO BOX S", kind: usps.LinePOBox},
 		{section: "283", line1: "Firm Caller 11890", want1: "PO BOX 11890", kind: usps.LinePOBox},
 		{section: "281", line1: "12 Box Hill Rd", want1: "12 BOX HILL RD", kind: usps.LineStreet},
+		// 281: POSTAL BOX is a PO box as POST BOX is; POSTAL before any
+		// other word is a word of a name.
+		{section: "281", line1: "Postal Box 1836", want1: "PO BOX 1836", kind: usps.LinePOBox},
+		{section: "281", line1: "12 Postal Rd", want1: "12 POSTAL RD", kind: usps.LineStreet},
+		// 215: a street and a PO box on one line go on a line each, also
+		// when a comma or a slash joins them; a slash inside a name or a
+		// fraction stays, and BOX without PO after a street stays on it.
+		{section: "215", line1: "2225 coyote loop, postal box 1836", want1: "2225 COYOTE LOOP", want2: "PO BOX 1836", kind: usps.LinePOBox},
+		{section: "215", line1: "137 NW 17th Ave/po box 607", want1: "137 NW 17TH AVE", want2: "PO BOX 607", kind: usps.LinePOBox},
+		{section: "215", line1: "137 NW 17th Ave/Po Rd", want1: "137 NW 17TH AVE/PO RD", kind: usps.LineStreet},
+		{section: "215", line1: "57186 M/V Australia Lane", want1: "57186 M/V AUSTRALIA LN", kind: usps.LineStreet},
+		{section: "215", line1: "123 1/2 Main St/PO", want1: "123 1/2 MAIN ST/PO", kind: usps.LineStreet},
+		{section: "215", line1: "57186 Australia Lane, Box 150", want1: "57186 AUSTRALIA LANE BOX 150", kind: usps.LineStreet},
 	})
 }
 

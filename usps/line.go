@@ -179,11 +179,12 @@ func equalWords(a, b []string) bool {
 
 var (
 	// poBoxWords are the ways a PO box is written (POST OFFICE BOX also
-	// as one word, POSTOFFICE BOX); Publication 28 283
+	// as one word, POSTOFFICE BOX, and POST BOX or POSTAL BOX, all of
+	// which Publication 28 281 prints as PO BOX); Publication 28 283
 	// prints CALLER, FIRM CALLER, BIN, LOCKBOX and DRAWER as PO BOX too,
 	// also after PO (PO CALLER, P O DRAWER), and APARTADO is the Spanish
 	// word for it (Puerto Rico).
-	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POBOX", "P OBOX", "POB", "P O B", "BOX",
+	poBoxWords = wordLists(append([]string{"PO BOX", "P O BOX", "POST OFFICE BOX", "POSTOFFICE BOX", "POST BOX", "POSTAL BOX", "POBOX", "P OBOX", "POB", "P O B", "BOX",
 		"PO BX", "P O BX", "POST OFFICE BX", "GPO BOX", "APARTADO"}, poBoxDesignations("DRAWER", "CALLER", "FIRM CALLER", "BIN", "LOCKBOX", "LOCK BOX")...)...)
 	// ruralWords and hcWords are the ways a rural route and a highway
 	// contract are written, RURAL ROUTE and STAR ROUTE also as one word,

@@ -247,14 +247,17 @@ var recipientWords = map[string]bool{"C/O": true, "ATTN": true, "ATTENTION": tru
 
 // poStarts are the first words of a PO box written with PO, which
 // splitDual looks for after a street.
-var poStarts = map[string]bool{"PO": true, "P": true, "POST": true, "POSTOFFICE": true, "POBOX": true, "POB": true}
+var poStarts = map[string]bool{"PO": true, "P": true, "POST": true, "POSTOFFICE": true, "POSTAL": true, "POBOX": true, "POB": true}
 
 // splitDual splits a line that holds a street address and a PO box (354
 // EISENHOWER PKWY PO BOX 472, PO BOX 41256 1 VELVET DR) into the two, in
 // the order written: Publication 28 215 prints each of two delivery
 // addresses on its own line, the one mail goes to just above the last
-// line.
+// line. The box may be joined to the street by a slash (17TH AVE/PO BOX
+// 607). A BOX written without PO after a street is no PO box for certain
+// and stays on the line (123 MAIN ST BOX 5).
 func splitDual(t []string, state string) (first, second []string, ok bool) {
+	t = splitSlashedBox(t)
 	if len(t) < 5 {
 		return nil, nil, false
 	}
@@ -270,6 +273,21 @@ func splitDual(t []string, state string) (first, second []string, ok bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// splitSlashedBox returns t with a word that joins a street's last word
+// to the first word of a PO box by a slash (AVE/PO) written as the two
+// words; a slash within a name (M/V) or a fraction (1/2) stays.
+func splitSlashedBox(t []string) []string {
+	for i, w := range t {
+		j := strings.LastIndexByte(w, '/')
+		if j <= 0 || !poStarts[w[j+1:]] || i+1 >= len(t) || matchPrefix(append([]string{w[j+1:]}, t[i+1:]...), poBoxWords) == 0 {
+			continue
+		}
+		out := append(append(make([]string, 0, len(t)+1), t[:i]...), w[:j], w[j+1:])
+		return append(out, t[i+1:]...)
+	}
+	return t
 }
 
 // fitLines keeps every line of the address within MaxLineLength, the
