@@ -44,6 +44,8 @@ func (a Address) LastLine() string { return FormatLastLine(a.City, a.State, a.ZI
 //     line of its own (ACME CORP / RM 1); with a PO box it goes on the
 //     line above the box, and so does a private mailbox (PMB 12 / PO BOX
 //     5), when that line is free;
+//   - a house number written alone on the first line joined to the start
+//     of the street written without one below it (3400 / AUSTIN LANE);
 //   - any other line (a building or firm name, c/o) only cleaned and cased;
 //   - the city spelled out: SAINT, FORT, MOUNT, a leading direction and
 //     the suffix table's words (ST LOUIS -> SAINT LOUIS, COLORADO SPGS ->
