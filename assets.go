@@ -281,10 +281,7 @@ func (s *Service) CreateAsset(ctx context.Context, account string, in CreateAsse
 		if in.Type == "" {
 			in.Type = AssetTemplate
 		}
-		validateAssetName(f, in.Name)
-		maxLen(f, "description", in.Description, MaxAssetDescription)
-		enum(f, "type", string(in.Type), assetTypes)
-		in.Metadata.validate("metadata", f)
+		checkCreateAsset(f, in)
 		if err := f.err(); err != nil {
 			return nil, err
 		}
@@ -350,19 +347,36 @@ func (s *Service) ListAssets(ctx context.Context, account string, in ListAssetsI
 	return closePage(s, c, items, func(a *Asset) string { return a.ID }), nil
 }
 
+// checkCreateAsset checks an asset to create; an asset's rules need no
+// stored object.
+func checkCreateAsset(f fieldErrors, in CreateAssetInput) {
+	validateAssetName(f, in.Name)
+	maxLen(f, "description", in.Description, MaxAssetDescription)
+	if in.Type != "" {
+		enum(f, "type", string(in.Type), assetTypes)
+	}
+	in.Metadata.validate("metadata", f)
+}
+
+// checkUpdateAsset checks the fields an asset's update gives; those that
+// must match the stored asset are checked against it.
+func checkUpdateAsset(f fieldErrors, in UpdateAssetInput) {
+	if in.Name != nil {
+		validateAssetName(f, *in.Name)
+	}
+	if in.Description != nil {
+		maxLen(f, "description", *in.Description, MaxAssetDescription)
+	}
+	if in.Metadata != nil {
+		in.Metadata.validate("metadata", f)
+	}
+}
+
 // UpdateAsset changes an asset's name, description or metadata.
 func (s *Service) UpdateAsset(ctx context.Context, account, id string, in UpdateAssetInput) (*Asset, error) {
 	return idempotent(ctx, s, account, "updateAsset:"+id, in, func(ctx context.Context) (*Asset, error) {
 		f := fieldErrors{}
-		if in.Name != nil {
-			validateAssetName(f, *in.Name)
-		}
-		if in.Description != nil {
-			maxLen(f, "description", *in.Description, MaxAssetDescription)
-		}
-		if in.Metadata != nil {
-			in.Metadata.validate("metadata", f)
-		}
+		checkUpdateAsset(f, in)
 		if err := f.err(); err != nil {
 			return nil, err
 		}

@@ -118,3 +118,65 @@ func joinEnumWith[T ~string](vs []T, sep string) string {
 	}
 	return strings.Join(s, sep)
 }
+
+// InputProblems returns the problems with in, the input of an operation
+// that takes a request's body (CreateLetterInput, UpdateLetterInput,
+// CreateAssetInput, UpdateAssetInput, CreateVersionInput,
+// UpdateVersionInput, CloneVersionInput, CreateWebhookInput or
+// UpdateWebhookInput), that are found without the account's stored
+// objects: required fields left out, values outside their enumerations or
+// limits, named by path as the operation names them. The operation checks
+// these and more; InputProblems is for a body that cannot be taken whole
+// (a value of the wrong JSON type), so that the problems with the rest of
+// it are told in the same answer rather than after the first is mended.
+// It reads and stores nothing. nil is no problem found, and so is in of
+// another type.
+func (s *Service) InputProblems(account string, in any) map[string]string {
+	f := fieldErrors{}
+	switch in := in.(type) {
+	case CreateLetterInput:
+		s.checkCreateLetter(account, in, f)
+	case UpdateLetterInput:
+		// Only what an update checks whatever the stored letter holds: a
+		// party or send date given as stored is no change, and is not
+		// checked again.
+		if in.Metadata != nil {
+			in.Metadata.validate("metadata", f)
+		}
+		if in.Description != nil {
+			validateFreeText(f, "description", *in.Description)
+		}
+		if in.ExternalID != nil {
+			maxLen(f, "externalId", *in.ExternalID, maxExternalID)
+		}
+		if in.Options != nil {
+			normalizeOptions(in.Options, f)
+		}
+	case CreateAssetInput:
+		checkCreateAsset(f, in)
+	case UpdateAssetInput:
+		checkUpdateAsset(f, in)
+	case CreateVersionInput:
+		maxLen(f, "notes", in.Notes, MaxVersionNotes)
+		validateDefinitions("variableDefinitions", in.VariableDefinitions, f)
+	case UpdateVersionInput:
+		if in.Notes != nil {
+			maxLen(f, "notes", *in.Notes, MaxVersionNotes)
+		}
+		if in.VariableDefinitions != nil {
+			validateDefinitions("variableDefinitions", *in.VariableDefinitions, f)
+		}
+	case CloneVersionInput:
+		if in.Notes != nil {
+			maxLen(f, "notes", *in.Notes, MaxVersionNotes)
+		}
+	case CreateWebhookInput:
+		s.checkCreateWebhook(f, in)
+	case UpdateWebhookInput:
+		checkUpdateWebhook(f, in)
+	}
+	if len(f) == 0 {
+		return nil
+	}
+	return f
+}

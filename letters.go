@@ -338,21 +338,8 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 		ModifiedAt:  now,
 		Events:      []Event{},
 	}
-	validateParty("sender", in.Sender, RoleSender, f)
-	validateParty("recipient", in.Recipient, RoleRecipient, f)
-	refuseReadOnlyParty(f, "sender", in.Sender)
-	refuseReadOnlyParty(f, "recipient", in.Recipient)
-	checkPrintableParty(f, "sender", in.Sender)
-	checkPrintableParty(f, "recipient", in.Recipient)
-	validateUseType("useType", in.UseType, f)
-	s.validateSendDate(account, l.SendDate, f)
-	maxLen(f, "externalId", in.ExternalID, maxExternalID)
-	validateFreeText(f, "description", in.Description)
-	in.Metadata.validate("metadata", f)
-	l.Options = normalizeOptions(in.Options, f)
-	if in.Content == nil {
-		f.add("content", "content is required")
-	} else {
+	l.Options = s.checkCreateLetter(account, in, f)
+	if in.Content != nil {
 		l.Content = *in.Content
 		resolved, err := s.resolveContent(ctx, account, l, f)
 		if err == nil && resolved {
@@ -383,6 +370,26 @@ func (s *Service) createLetter(ctx context.Context, account string, in CreateLet
 	l.revision, l.storedEvents = stored.Revision, len(l.Events)
 	s.deliveries.made(stored.Deliveries)
 	return l, nil
+}
+
+// checkCreateLetter checks what of a letter to create needs no stored
+// object, and returns its options with their defaults.
+func (s *Service) checkCreateLetter(account string, in CreateLetterInput, f fieldErrors) LetterOptions {
+	validateParty("sender", in.Sender, RoleSender, f)
+	validateParty("recipient", in.Recipient, RoleRecipient, f)
+	refuseReadOnlyParty(f, "sender", in.Sender)
+	refuseReadOnlyParty(f, "recipient", in.Recipient)
+	checkPrintableParty(f, "sender", in.Sender)
+	checkPrintableParty(f, "recipient", in.Recipient)
+	validateUseType("useType", in.UseType, f)
+	s.validateSendDate(account, sendDay(in.SendDate), f)
+	maxLen(f, "externalId", in.ExternalID, maxExternalID)
+	validateFreeText(f, "description", in.Description)
+	in.Metadata.validate("metadata", f)
+	if in.Content == nil {
+		f.add("content", "content is required")
+	}
+	return normalizeOptions(in.Options, f)
 }
 
 // GetLetter returns a letter of the account.

@@ -201,16 +201,39 @@ type WebhookEventData struct {
 func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWebhookInput) (*Webhook, error) {
 	return idempotent(ctx, s, account, "createWebhook", in, func(ctx context.Context) (*Webhook, error) {
 		f := fieldErrors{}
-		s.validateWebhookURL(f, in.URL)
-		validateWebhookEvents(f, in.Events)
-		validateWebhookDescription(f, in.Description)
-		validateWebhookSecret(f, in.Secret)
-		in.Metadata.validate("metadata", f)
+		s.checkCreateWebhook(f, in)
 		if err := f.err(); err != nil {
 			return nil, err
 		}
 		return s.createWebhook(ctx, account, in.URL, in)
 	})
+}
+
+func (s *Service) checkCreateWebhook(f fieldErrors, in CreateWebhookInput) {
+	s.validateWebhookURL(f, in.URL)
+	validateWebhookEvents(f, in.Events)
+	validateWebhookDescription(f, in.Description)
+	validateWebhookSecret(f, in.Secret)
+	in.Metadata.validate("metadata", f)
+}
+
+// checkUpdateWebhook checks the fields a webhook's update gives, but its
+// url: a url the webhook has already is no change, even one no request
+// could give (SubscribeFunc's), so the url is checked against the stored
+// webhook.
+func checkUpdateWebhook(f fieldErrors, in UpdateWebhookInput) {
+	if in.Events != nil {
+		validateWebhookEvents(f, *in.Events)
+	}
+	if in.Description != nil {
+		validateWebhookDescription(f, *in.Description)
+	}
+	if in.Metadata != nil {
+		in.Metadata.validate("metadata", f)
+	}
+	if in.Status != nil {
+		enum(f, "status", *in.Status, webhookStatuses)
+	}
 }
 
 // Bounds of a secret a caller chooses, after its prefix.
@@ -317,18 +340,7 @@ func (s *Service) ListWebhooks(ctx context.Context, account string, in ListWebho
 func (s *Service) UpdateWebhook(ctx context.Context, account, id string, in UpdateWebhookInput) (*Webhook, error) {
 	return idempotent(ctx, s, account, "updateWebhook:"+id, in, func(ctx context.Context) (*Webhook, error) {
 		f := fieldErrors{}
-		if in.Events != nil {
-			validateWebhookEvents(f, *in.Events)
-		}
-		if in.Description != nil {
-			validateWebhookDescription(f, *in.Description)
-		}
-		if in.Metadata != nil {
-			in.Metadata.validate("metadata", f)
-		}
-		if in.Status != nil {
-			enum(f, "status", *in.Status, webhookStatuses)
-		}
+		checkUpdateWebhook(f, in)
 		if err := f.err(); err != nil {
 			return nil, err
 		}

@@ -39,7 +39,7 @@ func (h *handler) createAsset(w http.ResponseWriter, r *http.Request, c *call) {
 		limit: MaxJSONBody,
 		op: func(ctx context.Context, body []byte) (any, error) {
 			var in lettershop.CreateAssetInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			return h.svc.CreateAsset(ctx, c.account, in)
@@ -76,7 +76,7 @@ func (h *handler) updateAsset(w http.ResponseWriter, r *http.Request, c *call) {
 				return nil, err
 			}
 			var in lettershop.UpdateAssetInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			return h.svc.UpdateAsset(ctx, c.account, id.value, in)

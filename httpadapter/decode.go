@@ -27,7 +27,17 @@ import (
 // and wrongly typed value is reported at once under its field path
 // (recipient.address.zipCode, variables[0].value), the way the service
 // reports its own validation errors.
-func decodeJSON(body []byte, dst any) error {
+func decodeJSON(body []byte, dst any) error { return decodeInput(body, dst, nil) }
+
+// decodeInput is decodeJSON for the input of an operation, whose own
+// checks (problems, as Service.InputProblems) are told beside the
+// problems with a body of the wrong shape: the rest of the body, each
+// value of the wrong shape left out, is decoded and checked, so that a
+// client learns in one answer of a required field it left out as well as
+// of one it gave a string for. A problem at or under the path of a shape
+// problem is the shape's own (recipient: 5 is not also "recipient is
+// required"). problems is nil for no checks beyond the shape.
+func decodeInput(body []byte, dst any, problems func(any) map[string]string) error {
 	if fastCheck(body, reflect.TypeOf(dst).Elem()) {
 		if err := gojson.Unmarshal(body, dst); err == nil {
 			return nil
@@ -36,36 +46,126 @@ func decodeJSON(body []byte, dst any) error {
 		// says so as it always has, from a fresh value.
 		reflect.ValueOf(dst).Elem().SetZero()
 	}
-	return decodeJSONChecked(body, dst)
+	fields, err := decodeFull(body, dst, problems != nil)
+	if fields == nil {
+		return err
+	}
+	for path, msg := range problems(reflect.ValueOf(dst).Elem().Interface()) {
+		if !underShapeProblem(path, fields) {
+			fields[path] = msg
+		}
+	}
+	reflect.ValueOf(dst).Elem().SetZero()
+	return invalidFields(fields)
+}
+
+// underShapeProblem reports whether path is one of fields' paths, or a
+// member or element of one. The paths of a body's shape are those of the
+// service's problems, but for the whole body's, "body".
+func underShapeProblem(path string, fields map[string]string) bool {
+	if _, ok := fields["body"]; ok {
+		return true
+	}
+	for p := path; p != ""; {
+		if _, ok := fields[p]; ok {
+			return true
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
 }
 
 // decodeJSONChecked is decodeJSON for a body the fast path (fastCheck) did
 // not accept: it finds and names every problem.
 func decodeJSONChecked(body []byte, dst any) error {
+	_, err := decodeFull(body, dst, false)
+	return err
+}
+
+// decodeFull is decodeJSONChecked. With partial, a body that is one JSON
+// value of valid text but of the wrong shape is decoded into dst all the
+// same, each value of the wrong shape (and each unknown member) left out,
+// and its shape's problems are returned, err nil; dst is then for
+// checking only.
+func decodeFull(body []byte, dst any, partial bool) (shape map[string]string, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return invalid("body", "a JSON object is required")
+		return nil, invalid("body", "a JSON object is required")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return invalid("body", "malformed JSON: %s", jsonSyntaxMessage(err, body))
+		return nil, invalid("body", "malformed JSON: %s", jsonSyntaxMessage(err, body))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return invalid("body", "malformed JSON: more than one JSON value")
+		return nil, invalid("body", "malformed JSON: more than one JSON value")
 	}
 	if err := checkBodyText(body); err != nil {
-		return err
+		return nil, err
 	}
 	fields := map[string]string{}
-	checkShape(v, reflect.TypeOf(dst).Elem(), "", fields)
-	if err := invalidFields(fields); err != nil {
-		return err
+	t := reflect.TypeOf(dst).Elem()
+	checkShape(v, t, "", fields)
+	if len(fields) > 0 {
+		if !partial {
+			return nil, invalidFields(fields)
+		}
+		rest, err := json.Marshal(withoutShapeProblems(v, t, "", fields))
+		if err != nil || json.Unmarshal(rest, dst) != nil {
+			// What is left does not decode (a number out of its
+			// type's range): the shape's problems alone are told.
+			reflect.ValueOf(dst).Elem().SetZero()
+			return nil, invalidFields(fields)
+		}
+		return fields, nil
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
-		return invalid("body", "%v", err)
+		return nil, invalid("body", "%v", err)
 	}
-	return nil
+	return nil, nil
+}
+
+// withoutShapeProblems returns v, decoded generically and checked against
+// t by checkShape, with each value at a path of fields made null: a
+// member's null is a member left out, and an element's keeps the others
+// at their places (variables[2] stays variables[2]). v is changed in
+// place.
+func withoutShapeProblems(v any, t reflect.Type, path string, fields map[string]string) any {
+	at := path
+	if at == "" {
+		at = "body"
+	}
+	if _, ok := fields[at]; ok || v == nil {
+		return nil
+	}
+	t = shapeOf(t)
+	if t == nil || t == timeType {
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, _ := v.(map[string]any)
+		known := structFields(t)
+		for name, val := range obj {
+			obj[name] = withoutShapeProblems(val, known[name], joinPath(path, name), fields)
+		}
+	case reflect.Map:
+		obj, _ := v.(map[string]any)
+		for k, val := range obj {
+			obj[k] = withoutShapeProblems(val, t.Elem(), joinPath(path, k), fields)
+		}
+	case reflect.Slice, reflect.Array:
+		if arr, ok := v.([]any); ok {
+			for i, e := range arr {
+				arr[i] = withoutShapeProblems(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), fields)
+			}
+		}
+	}
+	return v
 }
 
 func jsonSyntaxMessage(err error, body []byte) string {
@@ -418,3 +518,9 @@ func addIDProblems(fields map[string]string, params ...pathID) {
 
 // pathID is a path parameter that names an object.
 type pathID struct{ name, prefix, value string }
+
+// inputProblems is the Service's checks of an operation's input that need
+// no stored object, for decodeInput.
+func (h *handler) inputProblems(c *call) func(any) map[string]string {
+	return func(in any) map[string]string { return h.svc.InputProblems(c.account, in) }
+}

@@ -57,7 +57,7 @@ func (h *handler) createLetter(w http.ResponseWriter, r *http.Request, c *call) 
 		limit: MaxJSONBody,
 		op: func(ctx context.Context, body []byte) (any, error) {
 			var in lettershop.CreateLetterInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			return h.svc.CreateLetter(ctx, c.account, in)
@@ -99,7 +99,7 @@ func (h *handler) updateLetter(w http.ResponseWriter, r *http.Request, c *call) 
 				return nil, err
 			}
 			var in lettershop.UpdateLetterInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			return h.svc.UpdateLetter(ctx, c.account, id.value, in)

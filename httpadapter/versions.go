@@ -69,7 +69,7 @@ func (h *handler) createVersion(w http.ResponseWriter, r *http.Request, c *call)
 				return nil, err
 			}
 			var in lettershop.CreateVersionInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			bareType(in.Content)
@@ -155,7 +155,7 @@ func versionMutation(r *http.Request, c *call, limit int64, status int,
 func (h *handler) updateVersion(w http.ResponseWriter, r *http.Request, c *call) {
 	h.versionChange(w, r, c, MaxVersionBody, http.StatusAccepted, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
 		var in lettershop.UpdateVersionInput
-		if err := decodeJSON(body, &in); err != nil {
+		if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 			return nil, err
 		}
 		bareType(in.Content)
@@ -187,7 +187,7 @@ func (h *handler) cloneVersion(w http.ResponseWriter, r *http.Request, c *call) 
 	h.versionChange(w, r, c, MaxJSONBody, http.StatusOK, func(ctx context.Context, aid, vid string, body []byte) (any, error) {
 		var in lettershop.CloneVersionInput
 		if len(bytes.TrimSpace(body)) > 0 {
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 		}

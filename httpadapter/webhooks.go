@@ -45,7 +45,7 @@ func (h *handler) createWebhook(w http.ResponseWriter, r *http.Request, c *call)
 		limit: MaxJSONBody,
 		op: func(ctx context.Context, body []byte) (any, error) {
 			var in lettershop.CreateWebhookInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			// A test chooses its webhook's secret, to build its receiver
@@ -95,7 +95,7 @@ func (h *handler) updateWebhook(w http.ResponseWriter, r *http.Request, c *call)
 				return nil, err
 			}
 			var in lettershop.UpdateWebhookInput
-			if err := decodeJSON(body, &in); err != nil {
+			if err := decodeInput(body, &in, h.inputProblems(c)); err != nil {
 				return nil, err
 			}
 			return h.svc.UpdateWebhook(ctx, c.account, id.value, in)
