@@ -423,7 +423,7 @@ func inFlight(resp *response) bool {
 	}
 	var p problemBody
 	_ = json.Unmarshal(resp.body, &p)
-	return p.code() == "request-in-flight"
+	return p.code() == CodeRequestInFlight
 }
 
 // retryAfter reads an answer's Retry-After: seconds, or an HTTP date, the

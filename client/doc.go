@@ -80,6 +80,13 @@
 //	var e *client.Error
 //	if errors.As(err, &e) { fmt.Println(e.Fields["recipient.address.addressLine1"]) }
 //
+// Error.Code is finer than the status: the Code constants name every code
+// a server answers with (CodeInvalidRequest, CodeNotFound, CodeConflict,
+// CodeRequestInFlight, CodeRateLimited, ...), to compare with it rather
+// than a string written out.
+//
+//	if errors.As(err, &e) && e.Code == client.CodeConflict { ... }
+//
 // # Wire types
 //
 // The request and response types are the package's own and follow the

@@ -40,8 +40,9 @@ var (
 type Error struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
-	// Code names the kind of problem: "invalid-request", "not-found",
-	// "conflict", "request-in-flight", "rate-limited", ...
+	// Code names the kind of problem, one of the Code constants:
+	// CodeInvalidRequest, CodeNotFound, CodeConflict, CodeRequestInFlight,
+	// CodeRateLimited, ...
 	Code string
 	// Type is the problem's type: the URI of the section of the RFC that
 	// defines the status

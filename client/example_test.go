@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
+	"slices"
 
 	"github.com/lettershop/lettershop"
 	"github.com/lettershop/lettershop/client"
@@ -70,4 +72,32 @@ func Example() {
 	// queued Chicago, IL 60601
 	// true Jane Doe
 	// true 404 not-found
+}
+
+// Branching on a problem's code: Error.Code is one of the Code constants.
+func ExampleError_code() {
+	svc := lettershop.New(memstore.New())
+	defer svc.Close()
+	srv := httptest.NewServer(httpadapter.New(svc))
+	defer srv.Close()
+	c := client.New(srv.URL+"/v1", "sk_test_example")
+
+	_, err := c.CreateLetter(context.Background(), &client.CreateLetterRequest{UseType: client.UseMarketing})
+	var e *client.Error
+	if errors.As(err, &e) {
+		switch e.Code {
+		case client.CodeInvalidRequest:
+			for _, field := range slices.Sorted(maps.Keys(e.Fields)) {
+				fmt.Println(field+":", e.Fields[field])
+			}
+		case client.CodeRateLimited, client.CodeUnavailable:
+			fmt.Println("try again after", e.RetryAfter)
+		default:
+			fmt.Println(e.Code)
+		}
+	}
+	// Output:
+	// content: content is required
+	// recipient: recipient is required
+	// sender: sender is required
 }
