@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -589,6 +590,15 @@ type setClockRequest struct {
 // "/letters/*"; "/v1/letters" matches as "/letters") and what it does to them (Status,
 // Latency as a Go duration, CloseConnection, AfterWrite), for the next
 // Times of them or each with Probability. The server sets ID.
+//
+// Latency and RetryAfter are the wire's text ("2s", "150ms"; the server
+// answers "1m0s" for a minute). SetLatency and SetRetryAfter set them
+// from a time.Duration, LatencyDuration and RetryAfterDuration read
+// them as one:
+//
+//	f := client.Fault{Path: "/letters", Status: 503, Times: 1}
+//	f.SetLatency(2 * time.Second)
+//	f.SetRetryAfter(30 * time.Second)
 type Fault struct {
 	ID              string  `json:"id,omitempty"`
 	Method          string  `json:"method,omitempty"`
@@ -603,6 +613,49 @@ type Fault struct {
 	// Retry-After, with Status 429, 409 or 503; an injected 429 or 409
 	// without it says 1 second.
 	RetryAfter string `json:"retryAfter,omitempty"`
+}
+
+// SetLatency sets Latency to d, as a Go duration; 0 leaves it out (no
+// latency). The server takes 0 to a minute: a d outside is sent as it is,
+// and refused naming latency.
+func (f *Fault) SetLatency(d time.Duration) { f.Latency = durationText(d) }
+
+// SetRetryAfter sets RetryAfter to d, as a Go duration; 0 leaves it out
+// (the server's default). The server takes up to a day, in whole seconds
+// on the answer: a d outside is sent as it is, and refused naming
+// retryAfter.
+func (f *Fault) SetRetryAfter(d time.Duration) { f.RetryAfter = durationText(d) }
+
+// LatencyDuration returns Latency as a time.Duration: 0 when it is left
+// out, an error when it is no Go duration.
+func (f Fault) LatencyDuration() (time.Duration, error) {
+	return parseDurationText("latency", f.Latency)
+}
+
+// RetryAfterDuration returns RetryAfter as a time.Duration: 0 when it is
+// left out, an error when it is no Go duration.
+func (f Fault) RetryAfterDuration() (time.Duration, error) {
+	return parseDurationText("retryAfter", f.RetryAfter)
+}
+
+// durationText is d as the wire carries it: "" for none, so that the
+// member is left out.
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+func parseDurationText(field, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("lettershop: fault %s %q is not a Go duration: %w", field, s, err)
+	}
+	return d, nil
 }
 
 // FaultList is the account's faults, in the order they are tried.
