@@ -1,10 +1,14 @@
 package inbox
 
 import (
+	"encoding/base64"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/render"
 )
 
 const assetPageSize = 25
@@ -81,6 +85,9 @@ type versionView struct {
 	Source     string
 	ContentURL string
 	Kind       string // "html", "image", "pdf" or "other": how it is previewed
+	// Images are the variables an HTML template's images are drawn
+	// from, which the preview shows as placeholders (placeholderImages).
+	Images []string
 }
 
 // version is one version with a preview of its content.
@@ -101,6 +108,7 @@ func (h *handler) version(w http.ResponseWriter, s *session) {
 	// never waits for another host.
 	if v.Kind == "html" && ver.Content.Source != lettershop.ContentExternalURL {
 		v.Source = ver.Content.Content
+		v.Images, _ = render.TemplateResources([]byte(v.Source))
 	}
 	p := h.newPage(s, "Version "+ver.ID)
 	p.Nav = "assets"
@@ -148,6 +156,7 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 	case "html":
 		hd.Set("Content-Type", "text/html; charset=utf-8")
 		hd.Set("Content-Security-Policy", contentCSP)
+		data = placeholderImages(data, ver.VariableDefinitions)
 	case "pdf":
 		hd.Set("Content-Security-Policy", pdfCSP)
 	case "image":
@@ -159,4 +168,51 @@ func (h *handler) versionContent(w http.ResponseWriter, s *session) {
 		hd.Set("Content-Disposition", "attachment; filename=\""+ver.ID+"\"")
 	}
 	_, _ = w.Write(data)
+}
+
+// variableAt matches {{name}} as the service merges variables.
+var variableAt = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// placeholderImages shows each image of an HTML template that a variable
+// draws (<img src="{{logo}}">) as a placeholder naming the variable. Its
+// value (an asset, a URL) comes with each letter, and the preview's frame
+// fetches nothing: without it, such an image is an empty box that says
+// neither what goes there nor that anything does.
+func placeholderImages(tpl []byte, defs []lettershop.VariableDefinition) []byte {
+	images, _ := render.TemplateResources(tpl)
+	if len(images) == 0 {
+		return tpl
+	}
+	urls := make(map[string][]byte, len(images))
+	for _, name := range images {
+		what := "image variable"
+		for _, d := range defs {
+			if d.Name == name {
+				what = "image · " + string(d.Type)
+				if d.PresetValue != nil {
+					what += " · preset"
+				}
+			}
+		}
+		urls[name] = []byte(placeholderImage(name, what))
+	}
+	return variableAt.ReplaceAllFunc(tpl, func(m []byte) []byte {
+		if u, ok := urls[string(variableAt.FindSubmatch(m)[1])]; ok {
+			return u
+		}
+		return m
+	})
+}
+
+// placeholderImage is a data: URL of an SVG image that fills the box its
+// <img> is given (300 by 150 pixels when none) with a dashed frame and
+// the variable's name. base64, so that it stands in any attribute value,
+// quoted or not.
+func placeholderImage(name, what string) string {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%">` +
+		`<rect width="100%" height="100%" fill="#eef1f5" stroke="#8a94a6" stroke-width="3" stroke-dasharray="6 4"/>` +
+		`<text x="50%" y="50%" text-anchor="middle" font-family="sans-serif" fill="#3d4656">` +
+		`<tspan x="50%" dy="-0.2em" font-size="14" font-weight="bold">{{` + html.EscapeString(name) + `}}</tspan>` +
+		`<tspan x="50%" dy="1.3em" font-size="11">` + html.EscapeString(what) + `</tspan></text></svg>`
+	return "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg))
 }
