@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/memstore"
 )
 
 // fastBodies are bodies for the fast path's differential checks: good
@@ -135,6 +137,33 @@ func BenchmarkDecodeCreateLetter(b *testing.B) {
 			for b.Loop() {
 				var in lettershop.CreateLetterInput
 				if err := c.decode(body, &in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeWrongShape decodes a letter body whose recipient is a
+// number: its shape's problems alone, as decodeJSON tells them, and with
+// the problems of the rest of it beside them, as a letter's route does.
+func BenchmarkDecodeWrongShape(b *testing.B) {
+	body := []byte(`{"recipient":5,"sender":{"address":{"addressLine1":"1600 Pennsylvania Avenue NW","lastLine":"Washington, DC 20500-0003"},"individual":{"fullName":"Montgomery Charles Burns"}},` +
+		`"useType":"marketing","variables":[{"name":"name","value":"Marge"}],"metadata":[{"key":"campaign","value":"spring-renewal-2024"}]}`)
+	svc := lettershop.New(memstore.New())
+	b.Cleanup(func() { svc.Close() })
+	problems := func(in any) map[string]string { return svc.InputProblems("acct_bench", in) }
+	for _, c := range []struct {
+		name     string
+		problems func(any) map[string]string
+		fields   int
+	}{{"shapeOnly", nil, 1}, {"withTheRest", problems, 2}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var in lettershop.CreateLetterInput
+				var e *lettershop.Error
+				if err := decodeInput(body, &in, c.problems); !errors.As(err, &e) || len(e.Fields) != c.fields {
 					b.Fatal(err)
 				}
 			}
