@@ -50,9 +50,13 @@ func decodeInput(body []byte, dst any, problems func(any) map[string]string) err
 	if fields == nil {
 		return err
 	}
-	for path, msg := range problems(reflect.ValueOf(dst).Elem().Interface()) {
-		if !underShapeProblem(path, fields) {
-			fields[path] = msg
+	// A body that is not an object at all (a JSON text sent as a string)
+	// is told alone: "sender is required" would be noise beside it.
+	if _, whole := fields["body"]; !whole {
+		for path, msg := range problems(reflect.ValueOf(dst).Elem().Interface()) {
+			if !underShapeProblem(path, fields) {
+				fields[path] = msg
+			}
 		}
 	}
 	reflect.ValueOf(dst).Elem().SetZero()
@@ -60,12 +64,9 @@ func decodeInput(body []byte, dst any, problems func(any) map[string]string) err
 }
 
 // underShapeProblem reports whether path is one of fields' paths, or a
-// member or element of one. The paths of a body's shape are those of the
-// service's problems, but for the whole body's, "body".
+// member or element of one: the paths of a body's shape are spelled as
+// the service's problems are.
 func underShapeProblem(path string, fields map[string]string) bool {
-	if _, ok := fields["body"]; ok {
-		return true
-	}
 	for p := path; p != ""; {
 		if _, ok := fields[p]; ok {
 			return true

@@ -141,3 +141,19 @@ func TestSafeFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderShapeProblem: a problem is the shape's when its path is a shape
+// problem's or under it, by member or element, and only then.
+func TestUnderShapeProblem(t *testing.T) {
+	shape := map[string]string{"recipient": "", "variables[0]": "", "options.mail": ""}
+	for path, want := range map[string]bool{
+		"recipient": true, "recipient.address.addressLine1": true, "variables[0].name": true,
+		"options.mail.service": true, "options.mail.extraServices[1]": true,
+		"recipientX": false, "sender": false, "variables[1].name": false, "variables[name]": false,
+		"variables": false, "options": false, "options.print": false, "": false,
+	} {
+		if got := underShapeProblem(path, shape); got != want {
+			t.Errorf("underShapeProblem(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
