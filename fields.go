@@ -129,8 +129,9 @@ func joinEnumWith[T ~string](vs []T, sep string) string {
 // these and more; InputProblems is for a body that cannot be taken whole
 // (a value of the wrong JSON type), so that the problems with the rest of
 // it are told in the same answer rather than after the first is mended.
-// It reads and stores nothing. nil is no problem found, and so is in of
-// another type.
+// It stores nothing and reads no stored object (a send date is judged on
+// the account's clock, as the Service holds it). nil is no problem found,
+// and so is in of another type.
 func (s *Service) InputProblems(account string, in any) map[string]string {
 	f := fieldErrors{}
 	switch in := in.(type) {

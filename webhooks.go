@@ -209,6 +209,8 @@ func (s *Service) CreateWebhook(ctx context.Context, account string, in CreateWe
 	})
 }
 
+// checkCreateWebhook checks a webhook to create; its host is judged as an
+// address or a name, without a lookup.
 func (s *Service) checkCreateWebhook(f fieldErrors, in CreateWebhookInput) {
 	s.validateWebhookURL(f, in.URL)
 	validateWebhookEvents(f, in.Events)
