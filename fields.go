@@ -141,15 +141,7 @@ func (s *Service) InputProblems(account string, in any) map[string]string {
 		// Only what an update checks whatever the stored letter holds: a
 		// party or send date given as stored is no change, and is not
 		// checked again.
-		if in.Metadata != nil {
-			in.Metadata.validate("metadata", f)
-		}
-		if in.Description != nil {
-			validateFreeText(f, "description", *in.Description)
-		}
-		if in.ExternalID != nil {
-			maxLen(f, "externalId", *in.ExternalID, maxExternalID)
-		}
+		checkUpdateLetter(f, in)
 		if in.Options != nil {
 			normalizeOptions(in.Options, f)
 		}

@@ -508,13 +508,9 @@ func (s *Service) UpdateLetter(ctx context.Context, account, id string, in Updat
 	})
 }
 
-func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in UpdateLetterInput) error {
-	f := fieldErrors{}
-	if in.SendDate != nil {
-		d := sendDay(*in.SendDate)
-		in.SendDate = &d
-	}
-	checkLetterReadOnly(f, in, l)
+// checkUpdateLetter checks the fields of a letter's update whose rules do
+// not depend on the stored letter.
+func checkUpdateLetter(f fieldErrors, in UpdateLetterInput) {
 	if in.Metadata != nil {
 		in.Metadata.validate("metadata", f)
 	}
@@ -524,6 +520,16 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	if in.ExternalID != nil {
 		maxLen(f, "externalId", *in.ExternalID, maxExternalID)
 	}
+}
+
+func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in UpdateLetterInput) error {
+	f := fieldErrors{}
+	if in.SendDate != nil {
+		d := sendDay(*in.SendDate)
+		in.SendDate = &d
+	}
+	checkLetterReadOnly(f, in, l)
+	checkUpdateLetter(f, in)
 	ch := changesOf(in, l, f)
 	mail := ch.mail()
 	// A letter at issue because its content could not be printed (as a
