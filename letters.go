@@ -530,6 +530,7 @@ func (s *Service) applyUpdate(ctx context.Context, account string, l *Letter, in
 	}
 	checkLetterReadOnly(f, in, l)
 	checkUpdateLetter(f, in)
+	in.Sender, in.Recipient = withoutMadeFullName(in.Sender, l.Sender), withoutMadeFullName(in.Recipient, l.Recipient)
 	ch := changesOf(in, l, f)
 	mail := ch.mail()
 	// A letter at issue because its content could not be printed (as a

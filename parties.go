@@ -56,16 +56,44 @@ func partyOf(in *PartyInput) Party {
 		},
 	}
 	if in.Individual != nil {
-		ind := *in.Individual
-		if ind.FullName == "" {
-			ind.FullName = joinNonEmpty(" ", ind.Prefix, ind.FirstName, ind.MiddleName, ind.LastName, ind.Postfix)
-		}
+		ind := shownIndividual(*in.Individual)
 		p.Individual = &ind
 	}
 	if p.Address.LastLine == "" {
 		p.Address.LastLine = composeLastLine(a)
 	}
 	return p
+}
+
+// shownIndividual is ind as letters show and print it: without a fullName,
+// the one its parts make.
+func shownIndividual(ind Individual) Individual {
+	if ind.FullName == "" {
+		ind.FullName = joinNonEmpty(" ", ind.Prefix, ind.FirstName, ind.MiddleName, ind.LastName, ind.Postfix)
+	}
+	return ind
+}
+
+// withoutMadeFullName is a party sent back in an update without the fullName
+// the service made of the stored name's parts, which no client gave: left
+// in, it would print over the parts the update changes (a fullName given
+// wins over the parts). A stored fullName equal to its parts joined counts as
+// made; one given otherwise, or sent back without parts, stays.
+func withoutMadeFullName(in *PartyInput, stored Party) *PartyInput {
+	if in == nil || in.Individual == nil || stored.Individual == nil {
+		return in
+	}
+	got, was := *in.Individual, *stored.Individual
+	if got.FullName == "" || got.FullName != was.FullName {
+		return in
+	}
+	was.FullName, got.FullName = "", ""
+	if shownIndividual(was).FullName != stored.Individual.FullName || shownIndividual(got).FullName == "" {
+		return in
+	}
+	c := *in
+	c.Individual = &got
+	return &c
 }
 
 // composeLastLine is the last line of an address given in parts:

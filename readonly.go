@@ -232,7 +232,7 @@ func sameParty(in *PartyInput, p Party) bool {
 	if a.Urbanization != "" && (p.AddressComponents == nil || p.AddressComponents.Urbanization != a.Urbanization) {
 		return false
 	}
-	if (in.Individual == nil) != (p.Individual == nil) || in.Individual != nil && *in.Individual != *p.Individual {
+	if (in.Individual == nil) != (p.Individual == nil) || in.Individual != nil && shownIndividual(*in.Individual) != *p.Individual {
 		return false
 	}
 	return in.Organization == p.Organization && in.NonAddressData == p.NonAddressData

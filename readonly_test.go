@@ -363,3 +363,65 @@ func TestUpdateBinaryVersionTakesBackWhatWasFetched(t *testing.T) {
 	_, err = e.svc.UpdateVersion(e.ctx, acct, a.ID, draft.ID, in)
 	wantFields(t, err, "content.content")
 }
+
+// A name given in parts is shown with the fullName made of them; that fullName
+// is not one the client gave, so it follows the parts: a recipient sent back
+// as first given is no change, and a fetched letter sent back with a part
+// changed prints the new name rather than the old one. A fullName the client
+// gave stays, whatever the parts.
+func TestUpdateLetterNameGivenInParts(t *testing.T) {
+	e := newEnv(t)
+	first := letterInput("").Recipient // Jane Doe, in parts
+
+	// Sent back as first given, once mailed: no change, so no conflict.
+	l := e.newLetter(t, withSendDate("2026-03-02"))
+	if got := l.Recipient.Individual.FullName; got != "Jane Doe" {
+		t.Fatalf("fullName shown %q, want the parts joined", got)
+	}
+	e.clock.Set(at("2026-03-04 22:00"))
+	if got := e.get(t, l.ID); got.Status != lettershop.StatusMailed {
+		t.Fatalf("status %s, want mailed", got.Status)
+	}
+	md := lettershop.Metadata{{Key: "k", Value: "v"}}
+	if _, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, lettershop.UpdateLetterInput{Recipient: first, Metadata: &md}); err != nil {
+		t.Errorf("mailed letter, recipient sent as first given, new metadata: %v", err)
+	}
+
+	// A fetched queued letter sent back with its first name changed.
+	e.clock.Set(at("2026-03-05 09:00"))
+	l = e.newLetter(t, nil)
+	in := sentBack[lettershop.UpdateLetterInput](t, e.get(t, l.ID), func(m map[string]any) {
+		m["recipient"].(map[string]any)["individual"].(map[string]any)["firstName"] = "Joan"
+	})
+	u, err := e.svc.UpdateLetter(e.ctx, acct, l.ID, in)
+	if err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if got := u.Recipient.Individual; got.FirstName != "Joan" || got.FullName != "Joan Doe" {
+		t.Errorf("after the first name changed: fullName %q, firstName %q; want Joan Doe, Joan", got.FullName, got.FirstName)
+	}
+
+	// A fullName the client gave is kept when a part changes.
+	l = e.newLetter(t, func(in *lettershop.CreateLetterInput) {
+		in.Recipient.Individual = &lettershop.Individual{FullName: "The Hon. J. Doe", FirstName: "Jane", LastName: "Doe"}
+	})
+	in = sentBack[lettershop.UpdateLetterInput](t, e.get(t, l.ID), func(m map[string]any) {
+		m["recipient"].(map[string]any)["individual"].(map[string]any)["firstName"] = "Joan"
+	})
+	if u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, in); err != nil {
+		t.Fatalf("UpdateLetter: %v", err)
+	}
+	if got := u.Recipient.Individual.FullName; got != "The Hon. J. Doe" {
+		t.Errorf("fullName given, a part changed: %q, want it kept", got)
+	}
+	// And so is the shown fullName sent back without its parts.
+	in = sentBack[lettershop.UpdateLetterInput](t, e.get(t, l.ID), func(m map[string]any) {
+		m["recipient"].(map[string]any)["individual"] = map[string]any{"fullName": "Jane Doe"}
+	})
+	if u, err = e.svc.UpdateLetter(e.ctx, acct, l.ID, in); err != nil {
+		t.Fatalf("UpdateLetter, fullName alone: %v", err)
+	}
+	if got := u.Recipient.Individual; got.FullName != "Jane Doe" || got.FirstName != "" {
+		t.Errorf("fullName alone: %+v, want Jane Doe without parts", got)
+	}
+}
