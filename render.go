@@ -221,10 +221,28 @@ func partyLines(p Party, above string) []string {
 		add(name)
 	}
 	add(p.Organization)
+	add(urbanizationLine(p))
 	add(p.Address.AddressLine1)
 	add(p.Address.AddressLine2)
 	add(p.Address.LastLine)
 	return lines
+}
+
+// urbanizationLine is the line a Puerto Rico address prints above its
+// delivery line (Publication 28 section 29): its urbanization, which tells
+// apart the same street in two urbanizations of one ZIP Code. None outside
+// Puerto Rico, where there is none, nor when an address line holds it.
+func urbanizationLine(p Party) string {
+	c := p.AddressComponents
+	if c == nil || !strings.EqualFold(c.State, "PR") || strings.TrimSpace(c.Urbanization) == "" {
+		return ""
+	}
+	for _, l := range []string{p.Address.AddressLine1, p.Address.AddressLine2} {
+		if strings.EqualFold(strings.TrimSpace(l), strings.TrimSpace(c.Urbanization)) {
+			return ""
+		}
+	}
+	return c.Urbanization
 }
 
 // recheckContent checks a version's stored template against its new

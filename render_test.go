@@ -643,3 +643,55 @@ func FuzzTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderPrintsPuertoRicoUrbanization checks that a Puerto Rico address
+// prints its urbanization on a line of its own above the delivery line
+// (Publication 28 section 29), given as the urbanization input or found by
+// CASS; that it prints once when an address line holds it already; and that
+// an urbanization given outside Puerto Rico, where there is none, is not
+// printed.
+func TestRenderPrintsPuertoRicoUrbanization(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Notice</p>")
+	tests := []struct {
+		name string
+		addr lettershop.AddressInput
+		cass bool
+		want []string // the recipient's block
+	}{
+		{"given, without CASS",
+			lettershop.AddressInput{AddressLine1: "150 Calle A", Urbanization: "URB LAS GLADIOLAS", City: "San Juan", State: "PR", ZipCode: "00926", Plus4Code: "3232"}, false,
+			[]string{"José Müller", "Müller & Söhne", "URB LAS GLADIOLAS", "150 Calle A", "San Juan, PR 00926-3232"}},
+		{"found by CASS",
+			lettershop.AddressInput{AddressLine1: "puerto rico", LastLine: "San Juan PR 00926"}, true,
+			[]string{"José Müller", "Müller & Söhne", "URB LAS GLADIOLAS", "150 CALLE A", "SAN JUAN PR 00926-3232"}},
+		{"a line of its own after CASS",
+			lettershop.AddressInput{AddressLine1: "Urb Las Gladiolas 150 Calle A", LastLine: "San Juan PR 00926"}, true,
+			[]string{"José Müller", "Müller & Söhne", "URB LAS GLADIOLAS", "150 CALLE A", "SAN JUAN PR 00926-2735"}},
+		{"already an address line",
+			lettershop.AddressInput{AddressLine1: "Urb Las Gladiolas", AddressLine2: "150 Calle A", Urbanization: "Urb Las Gladiolas", LastLine: "San Juan, PR 00926"}, false,
+			[]string{"José Müller", "Müller & Söhne", "Urb Las Gladiolas", "150 Calle A", "San Juan, PR 00926"}},
+		{"outside Puerto Rico",
+			lettershop.AddressInput{AddressLine1: "1900 Reston Metro Plz", Urbanization: "<string>", City: "Reston", State: "VA", ZipCode: "20190"}, false,
+			[]string{"José Müller", "Müller & Söhne", "1900 Reston Metro Plz", "Reston, VA 20190"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := renderLetterInput(a.ID)
+			in.Recipient.Address = tc.addr
+			if tc.cass {
+				in.Options = &lettershop.LetterOptions{AddressProcessing: &lettershop.AddressProcessing{
+					CassRecipient: &lettershop.CassOptions{Type: "basic", Casing: "upper"}}}
+			}
+			l := e.letter(t, in)
+			lines := strings.Split(pdftest.Read(t, e.render(t, l.ID)).Pages[0], "\n")
+			// The sender's three lines, then the recipient's block, then the date.
+			if len(lines) < 3+len(tc.want) {
+				t.Fatalf("page lines %q", lines)
+			}
+			if diff := cmp.Diff(tc.want, lines[3:3+len(tc.want)]); diff != "" {
+				t.Errorf("recipient block (-want +got):\n%s\npage: %q", diff, lines)
+			}
+		})
+	}
+}
