@@ -33,9 +33,13 @@ func Text(b []byte) (text string, err error) {
 			continue
 		}
 		writeLines(&sb, p.Content().Text)
-		budget := maxForms
-		for _, text := range drawn(p.V.Key("Contents"), p.Resources(), false, 0, &budget) {
-			writeLines(&sb, text)
+		// A page may have no content stream at all (a document's blank
+		// page): it draws no forms either.
+		if strm := p.V.Key("Contents"); !strm.IsNull() {
+			budget := maxForms
+			for _, text := range drawn(strm, p.Resources(), false, 0, &budget) {
+				writeLines(&sb, text)
+			}
 		}
 	}
 	return sb.String(), nil

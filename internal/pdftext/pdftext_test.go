@@ -1,6 +1,7 @@
 package pdftext_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,59 @@ func TestTextOfFormsOverAPage(t *testing.T) {
 	for _, want := range []string{"Statement for Jane", "Acme Corp\n100 Main St\nSpringfield, IL 62701", "José Müller\n200 Oak Ave\nChicago, IL 60601"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text\n%s\nlacks\n%s", text, want)
+		}
+	}
+}
+
+// blankPages is a PDF of n pages with no content stream: a page's
+// Contents may be left out (ISO 32000-1, 7.7.3.3), as tools that add a
+// blank page do.
+func blankPages(n int) []byte {
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	var kids []string
+	for i := 0; i < n; i++ {
+		kids = append(kids, fmt.Sprintf("%d 0 R", 3+i))
+		objs = append(objs, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	var offs []int
+	for i, o := range objs {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return []byte(b.String())
+}
+
+// A page without a content stream (a blank page of a document) has no
+// text; the other pages' text is read all the same, whether the address
+// block is on a page of its own or drawn over the blank first page.
+func TestTextOfABlankPage(t *testing.T) {
+	for _, placement := range []render.Placement{"", render.TopFirstPage} {
+		b, err := render.Render(render.Letter{
+			ID:        "ltr_blank",
+			Sender:    []string{"Acme Corp", "100 Main St", "Springfield, IL 62701"},
+			Recipient: []string{"Jane Doe", "200 Oak Ave", "Chicago, IL 60601"},
+			Type:      "application/pdf",
+			Content:   blankPages(2),
+			Placement: placement,
+		})
+		if err != nil {
+			t.Fatalf("%q: %v", placement, err)
+		}
+		text, err := pdftext.Text(b)
+		if err != nil {
+			t.Fatalf("%q: %v", placement, err)
+		}
+		if want := "Acme Corp\n100 Main St\nSpringfield, IL 62701\nJane Doe\n200 Oak Ave\nChicago, IL 60601\n"; !strings.HasPrefix(text, want) {
+			t.Errorf("%q: text\n%s\nwant it to begin\n%s", placement, text, want)
 		}
 	}
 }
