@@ -490,12 +490,14 @@ func renderDocument(l Letter) ([]byte, error) {
 // every time. pdfcpu numbers the objects it merges or stamps, and writes
 // them, in the order of Go's map iteration; here the PDF is read back,
 // its objects numbered in the order a walk from the catalog meets them
-// (dictionary keys sorted), written again, and put in number order.
+// (dictionary keys sorted), written again, and put in number order. What
+// a reader would run rather than print is left out on the way (inert).
 func canonical(b []byte) ([]byte, error) {
 	ctx, err := api.ReadContext(bytes.NewReader(b), config())
 	if err != nil {
 		return nil, fmt.Errorf("read the written PDF: %w", err)
 	}
+	inert(ctx)
 	if err := renumber(ctx); err != nil {
 		return nil, err
 	}
