@@ -310,7 +310,11 @@ func requestBody(body []byte, content bool) []byte {
 
 // idempotencyKeyOf returns the request's Idempotency-Key, "" when it has
 // none, and an error when it has several, of which the server will not
-// pick one: whatever stands in front of it may have picked another.
+// pick one: whatever stands in front of it may have picked another. An
+// empty one (or blanks alone, which net/http trims away) is an error too,
+// not a request without a key: its client meant the request to be safe to
+// repeat (a key from a variable that was never set), and a retry run again
+// would mail a second letter.
 func idempotencyKeyOf(r *http.Request) (string, error) {
 	keys := r.Header[headerIdempotencyKey]
 	if len(keys) > 1 {
@@ -318,6 +322,10 @@ func idempotencyKeyOf(r *http.Request) (string, error) {
 	}
 	if len(keys) == 0 {
 		return "", nil
+	}
+	if keys[0] == "" {
+		return "", invalid(headerIdempotencyKey, "is empty: give a key of 1 to %d characters, or leave the header out to send the request without one",
+			lettershop.MaxIdempotencyKeyLen)
 	}
 	return keys[0], nil
 }

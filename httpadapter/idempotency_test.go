@@ -381,6 +381,35 @@ func TestIdempotencySameJSONWrittenAnotherWay(t *testing.T) {
 	ts.do(t, req{Method: "PUT", Path: path, Body: `[ "<p>x</p>" ]`, Header: up}).problem(t, http.StatusUnprocessableEntity)
 }
 
+// An empty Idempotency-Key (blanks alone too, which net/http trims away) is
+// a 400 naming it, on every write, and nothing is made: its client meant
+// the request to be safe to repeat, and a retry run again would mail a
+// second letter. A key of one character, the shortest, is a key; a GET
+// ignores the header as it ignores any key.
+func TestEmptyIdempotencyKeyIsRefused(t *testing.T) {
+	ts := newTestServer(t)
+	assetID, _ := ts.createAsset(t, keyA)
+	for _, key := range []string{"", "   ", "\t"} {
+		// Repeated, since Header drops a header of no value.
+		empty := http.Header{"Idempotency-Key": {key}}
+		ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Repeated: empty}).
+			problem(t, http.StatusBadRequest).wantFields(t, "Idempotency-Key")
+		ts.do(t, req{Method: "PUT", Path: "/assets/" + assetID, Body: `{"name":"renamed"}`, Repeated: empty}).
+			problem(t, http.StatusBadRequest).wantFields(t, "Idempotency-Key")
+		ts.do(t, req{Method: "DELETE", Path: "/assets/" + assetID, Repeated: empty}).
+			problem(t, http.StatusBadRequest).wantFields(t, "Idempotency-Key")
+		ts.do(t, req{Method: "GET", Path: "/assets/" + assetID, Repeated: empty}).wantStatus(t, http.StatusOK)
+	}
+	if n := ts.letterCount(t, keyA); n != 0 {
+		t.Errorf("%d letters made under an empty key, want none", n)
+	}
+	first := ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: hdr("Idempotency-Key", "k")}).wantStatus(t, http.StatusCreated)
+	sameResponse(t, first, ts.do(t, req{Method: "POST", Path: "/letters", Body: letterBody(assetID), Header: hdr("Idempotency-Key", "k")}))
+	if n := ts.letterCount(t, keyA); n != 1 {
+		t.Errorf("%d letters made under the key k twice, want 1", n)
+	}
+}
+
 // Two Idempotency-Key headers are refused, as two X-Api-Key are: the server
 // never picks one (a proxy or a retrying client in front may pick the
 // other), and nothing is made. One, even repeated with its value, is one.
