@@ -222,6 +222,52 @@ func TestRenderTable(t *testing.T) {
 	}
 }
 
+// TestRenderTableHeadingsRepeatedWhenShort: heading rows that take at most
+// a quarter of a page's text (seven rows of one line) are printed again on
+// each page a table runs onto; taller ones (eight rows, or a hundred) print
+// once, and the table takes the pages it would take with no headings at
+// all, where a hundred heading rows over 400 rows printed a page, and drew
+// every heading again, for each row.
+func TestRenderTableHeadingsRepeatedWhenShort(t *testing.T) {
+	table := func(cell string, headings, rows int) []byte {
+		var b strings.Builder
+		b.WriteString("<table>")
+		for i := range headings {
+			fmt.Fprintf(&b, "<tr><%s>Heading %d</%s></tr>", cell, i, cell)
+		}
+		for i := range rows {
+			fmt.Fprintf(&b, "<tr><td>Row %d</td></tr>", i)
+		}
+		b.WriteString("</table>")
+		return []byte(b.String())
+	}
+	for _, tt := range []struct {
+		headings, rows int
+		repeated       bool
+	}{
+		{1, 120, true},
+		{7, 120, true},
+		{8, 120, false},
+		{100, 400, false},
+	} {
+		t.Run(fmt.Sprintf("%d headings", tt.headings), func(t *testing.T) {
+			got := pdftest.Read(t, renderOf(t, letterOf("text/html", table("th", tt.headings, tt.rows))))
+			heads := strings.Count(strings.Join(got.Pages, "\n"), "Heading 0\n")
+			if tt.repeated {
+				if len(got.Pages) < 2 || heads != len(got.Pages) {
+					t.Errorf("the headings printed %d times on %d pages, want once on each page", heads, len(got.Pages))
+				}
+				return
+			}
+			plain := pdftest.Read(t, renderOf(t, letterOf("text/html", table("td", tt.headings, tt.rows))))
+			if heads != 1 || len(got.Pages) != len(plain.Pages) {
+				t.Errorf("the headings printed %d times on %d pages, want once on the %d pages the table takes without headings",
+					heads, len(got.Pages), len(plain.Pages))
+			}
+		})
+	}
+}
+
 // TestRenderScripts reads back text in every script the fonts cover, in
 // every face, from the addresses and the content: each character is
 // extracted as itself.

@@ -14,7 +14,8 @@ import (
 // page a table runs onto.
 
 // A table is rows of cells, the first headerRows of them headings that are
-// repeated at the top of each page the table runs onto.
+// repeated at the top of each page the table runs onto (when they take at
+// most maxRepeatedHeading).
 type table struct {
 	rows       [][]cell
 	headerRows int
@@ -26,6 +27,11 @@ type cell struct {
 	// span is how many columns the cell spans, at least 1.
 	span int
 }
+
+// maxRepeatedHeading is the tallest the heading rows of a table may be, in
+// points, to be repeated on each page it runs onto: a quarter of a page's
+// text. Taller ones print once, at the table's start.
+const maxRepeatedHeading = (pageH - marginTop - marginBottom) / 4
 
 // Table cell padding and rule colours.
 const (
@@ -278,10 +284,20 @@ func (d *document) drawTable(t *table, x, w float64) {
 		d.pdf.Line(x, top+r.height, x+w, top+r.height)
 		d.y += r.height
 	}
+	// The headings are repeated, and kept with the first row under them,
+	// only when they take at most a quarter of a page (maxRepeatedHeading):
+	// taller ones would leave room for few rows or none under them, and a
+	// table of thousands of rows would print a page, and draw every heading
+	// again, for each row or few. Taller ones flow as rows do.
+	headings := 0.0
+	for k := range min(t.headerRows, len(rows)) {
+		headings += rows[k].height
+	}
+	repeat := headings <= maxRepeatedHeading
 	for i := range rows {
 		// A page holds at least one body row under the headings.
 		need := rows[i].height
-		if i < t.headerRows {
+		if i < t.headerRows && repeat {
 			need = 0
 			for k := i; k <= min(t.headerRows, len(rows)-1); k++ {
 				need += rows[k].height
@@ -289,7 +305,7 @@ func (d *document) drawTable(t *table, x, w float64) {
 		}
 		if d.y+need > pageH-marginBottom && d.y > marginTop {
 			d.newPage()
-			if i >= t.headerRows {
+			if i >= t.headerRows && repeat {
 				for k := range t.headerRows {
 					draw(k)
 				}
