@@ -36,6 +36,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/benbjohnson/clock"
@@ -502,7 +503,13 @@ func mountPrefix(r *http.Request) string {
 		uri = uri[:i]
 	}
 	if strings.HasPrefix(uri, "http://") || strings.HasPrefix(uri, "https://") {
-		return ""
+		// An absolute-form target (RFC 9112, section 3.2.2), as a proxy
+		// may send one: its path is the path the client sent.
+		u, err := url.Parse(uri)
+		if err != nil {
+			return ""
+		}
+		uri = u.EscapedPath()
 	}
 	if before, ok := strings.CutSuffix(uri, r.URL.EscapedPath()); ok && (before == "" || strings.HasPrefix(before, "/")) {
 		return before

@@ -207,6 +207,27 @@ func TestStaticFilesStayInside(t *testing.T) {
 	}
 }
 
+// A request whose target is in absolute form (http://host/inbox/...), as a
+// proxy may send it, is answered under the mount as one in origin form:
+// its redirects and its page's links keep /inbox, where they led to the
+// API's paths.
+func TestAbsoluteFormTargetKeepsTheMount(t *testing.T) {
+	h := mounted(t)
+	for _, target := range []string{"/inbox/", "http://127.0.0.1:8080/inbox/", "https://mail.example.com/inbox/"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != "/inbox/login" {
+			t.Errorf("GET %s: %d to %q, want 303 to /inbox/login", target, rec.Code, loc)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:8080/inbox/login", nil))
+	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, `href="/inbox/static/style.css"`) ||
+		!strings.Contains(body, `action="/inbox/login"`) {
+		t.Errorf("the log-in page asked in absolute form: %d, its links not under /inbox:\n%s", rec.Code, body)
+	}
+}
+
 // The Origin of a form must be the inbox's own, scheme and port included.
 func TestOriginSchemeAndPort(t *testing.T) {
 	e := newEnv(t)
