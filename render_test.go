@@ -446,6 +446,38 @@ func TestDownloadLink(t *testing.T) {
 	}
 }
 
+// TestDownloadLinkOutlivesCancel: a link made before its letter was
+// canceled serves it until it expires, as a link made after does: the
+// letter is still the account's to read, and a link is never revoked.
+func TestDownloadLinkOutlivesCancel(t *testing.T) {
+	e := newRenderEnv(t)
+	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
+	l := e.letter(t, renderLetterInput(a.ID))
+	u, err := e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+	if err != nil {
+		t.Fatalf("DownloadURL: %v", err)
+	}
+	before := parseLink(t, u)
+	if _, err := e.svc.CancelLetter(e.ctx, renderAccount, l.ID); err != nil {
+		t.Fatalf("CancelLetter: %v", err)
+	}
+	u, err = e.svc.DownloadURL(e.ctx, renderAccount, l.ID)
+	if err != nil {
+		t.Fatalf("DownloadURL of the canceled letter: %v", err)
+	}
+	after := parseLink(t, u)
+	e.clock.Add(15*time.Minute - time.Nanosecond)
+	for name, lk := range map[string]link{"made before the cancel": before, "made after": after} {
+		if _, err := e.svc.OpenDownload(e.ctx, lk.file, lk.expires, lk.signature); err != nil {
+			t.Errorf("the link %s, just before it expires: %v", name, err)
+		}
+	}
+	e.clock.Add(time.Nanosecond)
+	if _, err := e.svc.OpenDownload(e.ctx, before.file, before.expires, before.signature); lettershop.ErrorCode(err) != lettershop.CodeForbidden {
+		t.Errorf("the link made before the cancel, once expired: %v, want forbidden", err)
+	}
+}
+
 func TestDownloadLinkTampering(t *testing.T) {
 	e := newRenderEnv(t)
 	a, _ := e.version(t, lettershop.AssetTemplate, "text/html", "<p>Hi</p>")
