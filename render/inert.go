@@ -29,7 +29,7 @@ func linkedURI(o types.Object) bool {
 // inert removes from ctx, in every object the catalog reaches, what a
 // reader would run or open rather than print: actions other than
 // followedActions (from links, outlines, the document's opening and the
-// chains of Next), every additional-actions dictionary (AA: on opening or
+// chains of Next), a script under any name, every additional-actions dictionary (AA: on opening or
 // closing a page, on entering a field), the document's JavaScript and
 // embedded files name trees, the files embedded in file specifications,
 // and an XFA form. What is removed is left unreferenced, and renumber
@@ -85,6 +85,13 @@ func disarm(ctx *model.Context, d types.Dict) {
 	}
 	for _, k := range []string{"A", "OpenAction", "Next"} {
 		if v, ok := d[k]; ok && !followedAction(ctx, v) {
+			delete(d, k)
+		}
+	}
+	// A script under any other name no reader runs, but it is still a
+	// script in the letter, which a scanner of mail rightly reports.
+	for k, v := range d {
+		if a, ok := deref(ctx, v).(types.Dict); ok && a["JS"] != nil {
 			delete(d, k)
 		}
 	}
