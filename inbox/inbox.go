@@ -72,6 +72,7 @@ type config struct {
 	throttle    *httpadapter.AuthThrottle
 	throttleSet bool
 	publicURL   string
+	formKey     []byte
 }
 
 // WithAuthenticator checks the keys visitors log in with; pass the one the
@@ -113,6 +114,15 @@ func WithAuthThrottle(t *httpadapter.AuthThrottle) Option {
 // session cookie Secure.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = u }
+}
+
+// WithFormKey is the secret the CSRF tokens of the inbox's forms are made
+// under. Servers behind one address take each other's forms only when they
+// share it: give each the same, as cmd/lettershop gives its --token-key.
+// Without it (or with an empty key) the inbox draws one when it starts, and
+// refuses the forms made before a restart or by another server.
+func WithFormKey(key []byte) Option {
+	return func(c *config) { c.formKey = append([]byte(nil), key...) }
 }
 
 // WithLogger logs the inbox's internal errors; the default discards them.
@@ -162,7 +172,10 @@ func New(svc *lettershop.Service, opts ...Option) http.Handler {
 	default:
 		h.clock = serviceClock{svc: svc}
 	}
-	h.csrfKey = []byte(rand.Text())
+	h.csrfKey = cfg.formKey
+	if len(h.csrfKey) == 0 {
+		h.csrfKey = []byte(rand.Text())
+	}
 	h.pages = parsePages()
 	h.staticFiles, _ = fs.Sub(files, "static")
 	h.routes()

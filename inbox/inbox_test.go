@@ -776,3 +776,42 @@ func TestWrongMethodIsNotAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestFormsAcrossServers: servers behind one address, their inboxes given
+// one form key, take each other's forms, as a balancer sends a form to
+// whichever it picks; an inbox with another key, or with none (a key drawn
+// at start), refuses them.
+func TestFormsAcrossServers(t *testing.T) {
+	key := []byte("the servers' shared token key, 32+")
+	e := newEnv(t, withInboxOptions(inbox.WithFormKey(key)))
+	l := e.letter(e.template(), nil)
+	c := e.loggedIn(testKey)
+	tok := c.csrf("/inbox/letters/" + l.ID)
+	// Another server of the same Service's store: only its inbox matters.
+	other := func(opts ...inbox.Option) string {
+		mux := http.NewServeMux()
+		mux.Handle("/inbox/", http.StripPrefix("/inbox", inbox.New(e.svc, append(opts, inbox.WithTestClock(e.clock))...)))
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	post := func(base string) *response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+"/inbox/letters/"+l.ID+"/cancel",
+			strings.NewReader(url.Values{"csrf": {tok}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base)
+		req.AddCookie(&http.Cookie{Name: inbox.CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(testKey))})
+		return c.do(req)
+	}
+	wantStatus(t, post(other(inbox.WithFormKey([]byte("another key of another database")))), http.StatusForbidden)
+	wantStatus(t, post(other()), http.StatusForbidden)
+	wantStatus(t, post(other(inbox.WithFormKey(nil))), http.StatusForbidden)
+	if got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID); got.Status != lettershop.StatusQueued {
+		t.Fatalf("a refused form canceled the letter")
+	}
+	wantStatus(t, post(other(inbox.WithFormKey(key))), http.StatusSeeOther)
+	if got, _ := e.svc.GetLetter(e.ctx, e.account, l.ID); got.Status != lettershop.StatusCanceled {
+		t.Errorf("status %s after the form posted to the other server, want canceled", got.Status)
+	}
+}

@@ -38,8 +38,8 @@ type config struct {
 	// schema is the PostgreSQL schema of the tables, or "" for the DSN's
 	// search_path.
 	schema string
-	// tokenKey signs pagination tokens and download links; "" is a random
-	// key per process.
+	// tokenKey signs pagination tokens, download links and the inbox's
+	// forms; "" is a random key per process.
 	tokenKey string
 	// maxConns and maxConnsPerClient cap the connections open at once, in
 	// all and per client address; 0 is no cap.
@@ -189,7 +189,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		"servers may share (LETTERSHOP_STORE)")
 	fs.StringVar(&cfg.schema, "schema", "", "`NAME` of the PostgreSQL schema for the tables, created if missing (default: the first of the\n"+
 		"connection's search_path) (LETTERSHOP_SCHEMA)")
-	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens and download links, at least 32 characters;\n"+
+	fs.StringVar(&cfg.tokenKey, "token-key", "", "`KEY` signing pagination tokens, download links and inbox forms, at least 32 characters;\n"+
 		"required with a postgres:// store, the same on every server of the database.\n"+
 		"Prefer the environment variable: a flag shows in the process list (LETTERSHOP_TOKEN_KEY)")
 	fs.IntVar(&cfg.maxConns, "max-conns", cfg.maxConns, "`N` connections open at once at most; more are answered 503 and closed; 0 is no cap (LETTERSHOP_MAX_CONNS)")

@@ -92,3 +92,37 @@ func TestServerThrottlesFailedAuthentications(t *testing.T) {
 		}
 	}
 }
+
+// Servers given one --token-key, as the servers of one database are, take
+// each other's inbox forms: a balancer posts a form to whichever server it
+// picks, not the one that served the page. A server with a key of its own
+// refuses them.
+func TestServerInboxFormsAcrossServers(t *testing.T) {
+	shared := []string{"--test-clock", "--rate-limit", "0", "--token-key", key32}
+	a, _ := startServer(t, shared...)
+	b, _ := startServer(t, shared...)
+	own, _ := startServer(t, "--test-clock", "--rate-limit", "0")
+	resp, _ := call(t, "POST", a+"/inbox/login", "", url.Values{"key": {"sk_test_forms"}}.Encode(),
+		"Content-Type", "application/x-www-form-urlencoded", "Origin", a)
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("log in: %d %v", resp.StatusCode, resp.Cookies())
+	}
+	cookie := resp.Cookies()[0].Name + "=" + resp.Cookies()[0].Value
+	_, page := call(t, "GET", a+"/inbox/", "", "", "Cookie", cookie)
+	_, rest, ok := strings.Cut(string(page), `name="csrf" value="`)
+	if !ok {
+		t.Fatalf("no form on the inbox's page: %s", page)
+	}
+	token, _, _ := strings.Cut(rest, `"`)
+	advance := func(base string) int {
+		resp, _ := call(t, "POST", base+"/inbox/clock/advance", "", url.Values{"csrf": {token}, "duration": {"1h"}}.Encode(),
+			"Content-Type", "application/x-www-form-urlencoded", "Origin", base, "Cookie", cookie)
+		return resp.StatusCode
+	}
+	if got := advance(b); got != http.StatusSeeOther {
+		t.Errorf("a form of one server posted to another of the same token key: %d, want 303", got)
+	}
+	if got := advance(own); got != http.StatusForbidden {
+		t.Errorf("a form posted to a server with a key of its own: %d, want 403", got)
+	}
+}

@@ -141,6 +141,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		httpadapter.WithBodyReadRate(cfg.bodyRate, httpadapter.DefaultBodyReadGrace), httpadapter.WithAuthThrottle(throttle),
 		httpadapter.WithRequestTimeout(cfg.requestTimeout)}
 	iopts := []inbox.Option{inbox.WithAuthThrottle(throttle)}
+	if cfg.tokenKey != "" {
+		// The servers of one database share the key: a form one made is
+		// posted to whichever the balancer picks.
+		iopts = append(iopts, inbox.WithFormKey([]byte(cfg.tokenKey)))
+	}
 	if cfg.baseURL != "" {
 		iopts = append(iopts, inbox.WithPublicURL(cfg.baseURL))
 	}
