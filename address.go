@@ -2,6 +2,7 @@ package lettershop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/lettershop/lettershop/cass"
 	"github.com/lettershop/lettershop/ncoa"
+	"github.com/lettershop/lettershop/storage"
 	"github.com/lettershop/lettershop/usps"
 )
 
@@ -132,22 +134,37 @@ type AddressProcessor interface {
 // validation deterministically with package cass (see docs/addresses.md
 // for the rules and the test addresses), and keeps a per-account registry
 // of moves for NCOA, in memory (package ncoa). It implements MoveRegistry.
+// A Service given no processor has this one, but keeps the moves in its
+// store when the store is a storage.MoveStorage (pgstore), so that the
+// servers sharing the store forward by the same moves.
 func NewAddressProcessor() AddressProcessor {
-	return builtinProcessor{ncoa.New()}
+	return builtinProcessor{p: ncoa.New()}
+}
+
+// newAddressProcessor is NewAddressProcessor for a Service on store.
+func newAddressProcessor(store storage.Storage) AddressProcessor {
+	b := builtinProcessor{p: ncoa.New()}
+	b.moves, _ = store.(storage.MoveStorage)
+	return b
 }
 
 // builtinProcessor is the processor of NewAddressProcessor: it maps a
 // party to package ncoa's request and the result back onto the party.
-type builtinProcessor struct{ p *ncoa.Processor }
+// With moves, the moves are the store's, which every server sharing it
+// registers into and forwards by.
+type builtinProcessor struct {
+	p     *ncoa.Processor
+	moves storage.MoveStorage
+}
 
 // MaxMovesPerAccount bounds the registry of moves of one account of the
-// built-in address processor, which lives in memory. Registering a move
+// built-in address processor. Registering a move
 // again for the same address and name replaces it and does not count twice.
 const MaxMovesPerAccount = ncoa.MaxMovesPerAccount
 
 // Process runs NCOA (recipient only, when asked), then CASS when asked,
 // and maps the outcome onto the party.
-func (b builtinProcessor) Process(_ context.Context, req AddressRequest) (AddressResult, error) {
+func (b builtinProcessor) Process(ctx context.Context, req AddressRequest) (AddressResult, error) {
 	party := req.Party
 	in := ncoa.Request{
 		Account: req.Account, Address: givenAddress(party.Address, party.AddressComponents),
@@ -164,6 +181,20 @@ func (b builtinProcessor) Process(_ context.Context, req AddressRequest) (Addres
 			casing = usps.Proper
 		}
 		in.CASS, in.Casing, cassType = true, casing, req.CASS.Type
+	}
+	if in.Forward && b.moves != nil {
+		stored, err := b.moves.Moves(ctx, req.Account)
+		if err != nil {
+			return AddressResult{}, storeErr("read the moves", err)
+		}
+		in.Moves = make(map[string]ncoa.Move, len(stored))
+		for k, raw := range stored {
+			var m ncoa.Move
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return AddressResult{}, internal("read the moves", err)
+			}
+			in.Moves[k] = m
+		}
 	}
 	r := b.p.Process(in)
 	a := r.Address
@@ -236,7 +267,7 @@ func deliverabilityIssue(opts LetterOptions, r AddressResult) string {
 // RegisterMove checks m (the limits of a letter's address, a readable
 // last line with a ZIP Code, two different addresses) and adds it to the
 // account's registry.
-func (b builtinProcessor) RegisterMove(_ context.Context, account string, m Move) error {
+func (b builtinProcessor) RegisterMove(ctx context.Context, account string, m Move) error {
 	f := fieldErrors{}
 	from, fromOK := moveAddress(f, "from", m.From)
 	to, toOK := moveAddress(f, "to", m.To)
@@ -247,11 +278,32 @@ func (b builtinProcessor) RegisterMove(_ context.Context, account string, m Move
 	if err := f.err(); err != nil {
 		return err
 	}
-	err := b.p.Register(account, ncoa.Move{Name: m.Name, From: moveGiven(m.From), To: moveGiven(m.To)})
+	move := ncoa.Move{Name: m.Name, From: moveGiven(m.From), To: moveGiven(m.To)}
+	var err error
+	if b.moves == nil {
+		err = b.p.Register(account, move)
+	} else {
+		err = b.putMove(ctx, account, move)
+	}
 	if errors.Is(err, ncoa.ErrFull) {
 		return errorf(CodeConflict, "the account already has %d moves registered, the most it can hold", MaxMovesPerAccount)
 	}
 	return err
+}
+
+// putMove registers m in the store; ncoa.ErrFull when the account holds
+// the most moves it can.
+func (b builtinProcessor) putMove(ctx context.Context, account string, m ncoa.Move) error {
+	key, err := ncoa.Key(m)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(m) // strings only
+	err = b.moves.PutMove(ctx, account, key, raw, MaxMovesPerAccount)
+	if errors.Is(err, storage.ErrLimit) {
+		return ncoa.ErrFull
+	}
+	return storeErr("register a move", err)
 }
 
 // ForgetMoves implements MoveForgetter.

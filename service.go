@@ -204,7 +204,7 @@ func New(store storage.Storage, opts ...Option) *Service {
 	s.pages.Key = s.tokenKey
 	s.render.setUp()
 	if s.address == nil {
-		s.address = NewAddressProcessor()
+		s.address = newAddressProcessor(store)
 	}
 	if s.postal == nil {
 		s.postal = postal.Timeline{}

@@ -49,8 +49,8 @@ type Move struct {
 
 // Limits of the registry.
 const (
-	// MaxMovesPerAccount bounds the moves of one account, which live in
-	// memory. A move registered again for the same address and name
+	// MaxMovesPerAccount bounds the moves of one account in the registry.
+	// A move registered again for the same address and name
 	// replaces the earlier one and does not count twice.
 	MaxMovesPerAccount = 1000
 	// maxForwardHops bounds the chain of moves followed (A to B, B to C).
@@ -65,19 +65,26 @@ var ErrFull = errors.New("ncoa: the account holds the most moves it can")
 // It is safe for concurrent use. The zero value is not usable: call New.
 type Processor struct {
 	mu    sync.RWMutex
-	moves map[string]map[moveKey]Move
+	moves map[string]map[string]Move
 }
 
 // New returns a Processor with no moves registered.
 func New() *Processor {
-	return &Processor{moves: map[string]map[moveKey]Move{}}
+	return &Processor{moves: map[string]map[string]Move{}}
 }
 
 // moveKey finds a move: the delivery key (cass.DeliveryKey) moved from,
 // and the name the move is limited to ("" for everyone there).
-type moveKey struct {
-	from string
-	name string
+func moveKey(from, name string) string { return from + "\x00" + name }
+
+// Key is what m is kept under among an account's moves: a move with the
+// key of another replaces it. Its From must be readable (Read).
+func Key(m Move) (string, error) {
+	from, err := Read(m.From)
+	if err != nil {
+		return "", fmt.Errorf("ncoa: a move's key: from: %w", err)
+	}
+	return moveKey(cass.DeliveryKey(from), cass.NameKey(m.Name)), nil
 }
 
 // Register adds m to the account's moves, replacing one from the same
@@ -85,16 +92,15 @@ type moveKey struct {
 // checks what else makes a move usable. It is ErrFull when the account
 // already holds MaxMovesPerAccount other moves.
 func (p *Processor) Register(account string, m Move) error {
-	from, err := Read(m.From)
+	key, err := Key(m)
 	if err != nil {
-		return fmt.Errorf("ncoa: register a move: from: %w", err)
+		return err
 	}
-	key := moveKey{from: cass.DeliveryKey(from), name: cass.NameKey(m.Name)}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	reg := p.moves[account]
 	if reg == nil {
-		reg = map[moveKey]Move{}
+		reg = map[string]Move{}
 		p.moves[account] = reg
 	}
 	if _, exists := reg[key]; !exists && len(reg) >= MaxMovesPerAccount {
@@ -123,9 +129,12 @@ func (p *Processor) forwarding(req *Request, read usps.Address, readErr error) (
 	if cass.TestKey(req.Address.Line1) == cass.NCOATestLine {
 		return testForward, true
 	}
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	reg := p.moves[req.Account]
+	reg := req.Moves
+	if reg == nil {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		reg = p.moves[req.Account]
+	}
 	if len(reg) == 0 {
 		return req.Address, false
 	}
@@ -162,9 +171,9 @@ func (p *Processor) forwarding(req *Request, read usps.Address, readErr error) (
 }
 
 // lookup finds the move from from for the first of names that has one.
-func lookup(reg map[moveKey]Move, from string, names []string) (Move, bool) {
+func lookup(reg map[string]Move, from string, names []string) (Move, bool) {
 	for _, n := range names {
-		if m, ok := reg[moveKey{from: from, name: n}]; ok {
+		if m, ok := reg[moveKey(from, n)]; ok {
 			return m, true
 		}
 	}

@@ -197,3 +197,46 @@ func BenchmarkProcess(b *testing.B) {
 		p.Process(req)
 	}
 }
+
+// TestMovesGiven: a request that brings its account's moves, by Key, is
+// forwarded by those and not by the registry; an empty set forwards no one
+// the registry would. Key is the same for moves from one address, written
+// otherwise, for one name in any case, and differs by name.
+func TestMovesGiven(t *testing.T) {
+	p := ncoa.New()
+	register(t, p, "acct", move("", "123 Main Street", "Springfield, IL 62701", "77 Oak Ave", "Chicago, IL 60601"))
+	given := move("jane doe", "123 Main St", "springfield il 62701", "1 Lake St", "Peoria, IL 61602")
+	key, err := ncoa.Key(given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ncoa.Request{Account: "acct", Address: addr("123 MAIN ST", "Springfield IL 62701"), Individual: "Jane Doe", Forward: true}
+	for _, tc := range []struct {
+		name  string
+		moves map[string]ncoa.Move
+		want  string
+	}{
+		{"the registry's", nil, "77 Oak Ave"},
+		{"given", map[string]ncoa.Move{key: given}, "1 Lake St"},
+		{"none given", map[string]ncoa.Move{}, "123 MAIN ST"},
+	} {
+		r := req
+		r.Moves = tc.moves
+		if got := p.Process(r).Address.Line1; got != tc.want {
+			t.Errorf("%s: forwarded to %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	for _, m := range []ncoa.Move{
+		move("JANE DOE", "123 Main Street", "Springfield, IL 62701", "5 Other St", "Peoria, IL 61602"),
+	} {
+		if k, err := ncoa.Key(m); err != nil || k != key {
+			t.Errorf("Key(%+v) = %q, %v; want %q", m, k, err, key)
+		}
+	}
+	if k, _ := ncoa.Key(move("", "123 Main St", "Springfield, IL 62701", "1 Lake St", "Peoria, IL 61602")); k == key {
+		t.Error("a move for everyone has the key of one for a name")
+	}
+	if _, err := ncoa.Key(move("", "123 Main St", "nowhere", "1 Lake St", "Peoria, IL 61602")); err == nil {
+		t.Error("Key of a move from an unreadable address: no error")
+	}
+}

@@ -21,6 +21,10 @@ type Request struct {
 	// Forward runs NCOA: the address of a party who has moved is replaced
 	// by where they moved to.
 	Forward bool
+	// Moves, when not nil, are the account's moves by Key, kept elsewhere
+	// (where servers sharing a store keep them), which NCOA follows in
+	// place of the Processor's registry.
+	Moves map[string]Move
 	// CASS standardizes the address, in Casing, and analyses it.
 	CASS   bool
 	Casing usps.Casing

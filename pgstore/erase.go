@@ -28,6 +28,7 @@ var eraseSQL = []string{
 	`DELETE FROM idempotency WHERE account = $1`,
 	`DELETE FROM letter_metadata WHERE account = $1`,
 	`DELETE FROM asset_metadata WHERE account = $1`,
+	`DELETE FROM moves WHERE account = $1`,
 }
 
 // EraseAccount implements storage.Eraser: one transaction, its deletes

@@ -8,7 +8,8 @@ import "context"
 type Eraser interface {
 	// EraseAccount removes every record of the account: its letters,
 	// assets, versions and content, webhooks and their deliveries, and
-	// idempotency records, completed or in flight; all or none, so no
+	// idempotency records, completed or in flight, and its moves (a
+	// MoveStorage's); all or none, so no
 	// reader sees some gone and others not. Its clock (ClockStorage) stays
 	// as it is. Other accounts' records are untouched. An account with no
 	// records is erased without error.
