@@ -103,7 +103,7 @@ func (s *Service) accountClockMoved(ctx context.Context, account string, err err
 	if _, err := s.life.RunAccount(ctx, account); err != nil {
 		return AccountClock{}, err
 	}
-	s.deliveries.deliverer.Wake()
+	s.deliveries.wakeAfterMove(ctx)
 	return s.AccountClock(account), nil
 }
 

@@ -84,7 +84,7 @@ func (d *Deliveries) init(s *Service) {
 func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 	return d.deliverer.Give(func() wakeable.Worker {
 		e := open(d)
-		if d.s.life.mock && d.s.rawStore != nil && d.storedWebhooks() {
+		if d.s.life.mock && d.s.rawStore != nil && d.storedWebhooks(context.Background()) {
 			d.deliverer.Activate()
 			e.Wake()
 		}
@@ -92,12 +92,25 @@ func (d *Deliveries) use(open func(*Deliveries) Deliverer) bool {
 	})
 }
 
+// wakeAfterMove wakes the Deliverer after a move of a clock. On a test
+// clock, a Deliverer not yet active asks the store again whether it holds
+// webhooks: one made through another server sharing the store, since this
+// one started, has deliveries that fall due on the clock moved through
+// this one, and nothing wakes the other server to attempt them.
+func (d *Deliveries) wakeAfterMove(ctx context.Context) {
+	if d.s.life.mock && !d.deliverer.Active() && d.deliverer.Worker() != nil && d.storedWebhooks(ctx) {
+		d.deliverer.Activate()
+	}
+	d.deliverer.Wake()
+}
+
 // storedWebhooks reports whether the store holds webhooks already (a
-// Service started again over a database), or could not say. A real clock
-// polls and needs not ask; on a test clock, which has no poll, it is asked
-// once, when the Deliverer is given.
-func (d *Deliveries) storedWebhooks() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// Service started again over a database, or another server on it made
+// them), or could not say. A real clock polls and needs not ask; on a
+// test clock, which has no poll, it is asked when the Deliverer is given,
+// and at each move of a clock until the Deliverer is active.
+func (d *Deliveries) storedWebhooks(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	has, err := d.s.store.HasWebhooks(ctx)
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 func (s *Service) RunDue(ctx context.Context) (int, error) {
 	n, err := s.life.Run(ctx)
 	// Webhook attempts fall due on the clock too.
-	s.deliveries.deliverer.Wake()
+	s.deliveries.wakeAfterMove(ctx)
 	return n, err
 }
 

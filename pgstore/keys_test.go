@@ -196,7 +196,7 @@ var spanningStatements = map[string]string{
 	fold(fmt.Sprintf(pgstore.DueDeliveriesSQL, "AND d.account <> ALL($4)", "d.")): "the delivery worker's run over the accounts on the server's clock",
 	fold(pgstore.DeliveryAccountsSQL):                                             "the accounts with deliveries to take, which the delivery pass asks for before it takes any",
 	fold(pgstore.AccountClocksSQL):                                                "the account clocks put since a stamp, which a server reads again when the stamp moved",
-	fold(pgstore.HasWebhooksSQL):                                                  "whether any webhook exists, asked once when a Service starts on a test clock",
+	fold(pgstore.HasWebhooksSQL):                                                  "whether any webhook exists, asked when a Service starts on a test clock and at its clock moves until it knows of webhooks",
 }
 
 // storeTables are the tables of the accounts' records.

@@ -15,6 +15,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/lettershop/lettershop"
+	"github.com/lettershop/lettershop/await"
 	"github.com/lettershop/lettershop/delivery"
 	"github.com/lettershop/lettershop/webhook"
 )
@@ -227,5 +228,48 @@ func TestWebhookAttemptWithAnAnswerThatIsNotText(t *testing.T) {
 	if d.Status != lettershop.DeliveryPending || *d.StatusCode != 500 || d.Error == nil || !strings.Contains(*d.Error, "500 Bad") ||
 		!d.NextAttemptAt.Equal(epoch.Add(time.Minute)) {
 		t.Errorf("delivery %+v, want pending after a 500, retried in a minute", d)
+	}
+}
+
+// TestWebhookRetryThroughAServerStartedBeforeIt: a server started before
+// any webhook existed makes the retries that fall due on a clock moved
+// through it, of a webhook made and first attempted through another
+// server, which nothing wakes. Before, it took itself for a server without
+// webhooks until a letter changed through it, and the retry waited.
+func TestWebhookRetryThroughAServerStartedBeforeIt(t *testing.T) {
+	t.Parallel()
+	_, a, b := twoServers(t)
+	ctx := t.Context()
+	rcv := newHookReceiver(t, func(n int, r *http.Request) int {
+		if n == 1 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	w, err := a.svc.CreateWebhook(ctx, acct, lettershop.CreateWebhookInput{URL: rcv.URL,
+		Events: []lettershop.WebhookEventType{lettershop.WebhookLetterCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv.mu.Lock()
+	rcv.key = w.Secret
+	rcv.mu.Unlock()
+	if _, err := a.svc.CreateLetter(ctx, acct, letterInput(publishedAsset(t, a).ID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := await.Deliveries(ctx, a.svc, acct, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := oneDelivery(t, a, w.ID); d.Status != lettershop.DeliveryPending || d.Attempt != 1 {
+		t.Fatalf("after the first attempt: %+v, want pending after one attempt", d)
+	}
+	if _, err := b.svc.AdvanceAccountClock(ctx, acct, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := await.Deliveries(ctx, b.svc, acct, 10*time.Second); err != nil {
+		t.Errorf("the retry through b: %v", err)
+	}
+	if d := oneDelivery(t, b, w.ID); d.Status != lettershop.DeliverySucceeded || d.Attempt != 2 || rcv.count() != 2 {
+		t.Errorf("after an hour moved through b: %+v, %d requests; want succeeded at the second attempt", d, rcv.count())
 	}
 }

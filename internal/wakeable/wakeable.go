@@ -46,6 +46,9 @@ func (s *Slot) Give(open func() Worker) bool {
 // call activated the slot (false when it was active already).
 func (s *Slot) Activate() bool { return !s.active.Swap(true) }
 
+// Active reports whether the slot was activated.
+func (s *Slot) Active() bool { return s.active.Load() }
+
 // Worker returns the slot's worker, or nil when none was given.
 func (s *Slot) Worker() Worker {
 	if w := s.worker.Load(); w != nil {
