@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Storage) {
 		{"CancelledContext", cancelTests},
 		{"RestoreRecords", restoreTests},
 		{"EraseAccount", eraseTests},
+		{"Moves", moveTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
