@@ -2,7 +2,6 @@ package lettershop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -187,13 +186,8 @@ func (b builtinProcessor) Process(ctx context.Context, req AddressRequest) (Addr
 		if err != nil {
 			return AddressResult{}, storeErr("read the moves", err)
 		}
-		in.Moves = make(map[string]ncoa.Move, len(stored))
-		for k, raw := range stored {
-			var m ncoa.Move
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return AddressResult{}, internal("read the moves", err)
-			}
-			in.Moves[k] = m
+		if in.Moves, err = ncoa.ReadStored(stored); err != nil {
+			return AddressResult{}, internal("read the moves", err)
 		}
 	}
 	r := b.p.Process(in)
@@ -298,8 +292,7 @@ func (b builtinProcessor) putMove(ctx context.Context, account string, m ncoa.Mo
 	if err != nil {
 		return err
 	}
-	raw, _ := json.Marshal(m) // strings only
-	err = b.moves.PutMove(ctx, account, key, raw, MaxMovesPerAccount)
+	err = b.moves.PutMove(ctx, account, key, ncoa.Stored(m), MaxMovesPerAccount)
 	if errors.Is(err, storage.ErrLimit) {
 		return ncoa.ErrFull
 	}

@@ -1,6 +1,7 @@
 package ncoa
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -85,6 +86,25 @@ func Key(m Move) (string, error) {
 		return "", fmt.Errorf("ncoa: a move's key: from: %w", err)
 	}
 	return moveKey(cass.DeliveryKey(from), cass.NameKey(m.Name)), nil
+}
+
+// Stored is m as a store keeps it, under Key(m); ReadStored reads it back.
+func Stored(m Move) []byte {
+	b, _ := json.Marshal(m) // strings only
+	return b
+}
+
+// ReadStored reads the moves a store keeps, by their keys.
+func ReadStored(stored map[string][]byte) (map[string]Move, error) {
+	moves := make(map[string]Move, len(stored))
+	for k, raw := range stored {
+		var m Move
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("ncoa: a stored move: %w", err)
+		}
+		moves[k] = m
+	}
+	return moves, nil
 }
 
 // Register adds m to the account's moves, replacing one from the same

@@ -240,3 +240,19 @@ func TestMovesGiven(t *testing.T) {
 		t.Error("Key of a move from an unreadable address: no error")
 	}
 }
+
+// TestStoredMovesReadBack: a move as a store keeps it reads back as it was,
+// and a stored form that is not a move is an error, not an empty move.
+func TestStoredMovesReadBack(t *testing.T) {
+	m := move("jane doe", "123 Main St", "Springfield, IL 62701", "1 Lake St", "Peoria, IL 61602")
+	got, err := ncoa.ReadStored(map[string][]byte{"k": ncoa.Stored(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]ncoa.Move{"k": m}, got); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	if _, err := ncoa.ReadStored(map[string][]byte{"k": []byte("[1]")}); err == nil {
+		t.Error("a stored form that is not a move: no error")
+	}
+}
