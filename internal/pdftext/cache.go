@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -28,9 +29,13 @@ const cacheEntries = 4096
 // another account's requests to 81 ms. An error is not kept. A Cache is
 // safe for concurrent use.
 type Cache struct {
-	max    int64
-	read   func([]byte) (string, error)
-	size   atomic.Int64
+	max  int64
+	read func([]byte) (string, error)
+	size atomic.Int64
+	// once makes kept on the first Text: every handler has a Cache, and a
+	// test's server that reads no letter's text pays nothing for it (its
+	// LRU is some 1.2 KB and 10 allocations).
+	once   sync.Once
 	kept   *lru.Cache[[sha256.Size]byte, string]
 	flight singleflight.Group
 	// reading holds a token for each read under way.
@@ -43,22 +48,29 @@ func NewCache(maxBytes int, read func([]byte) (string, error)) *Cache {
 	if read == nil {
 		read = Text
 	}
-	c := &Cache{max: int64(maxBytes), read: read, reading: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	c.kept, _ = lru.NewWithEvict(cacheEntries, func(_ [sha256.Size]byte, text string) { c.size.Add(-int64(len(text))) }) // only a size <= 0 fails
-	return c
+	return &Cache{max: int64(maxBytes), read: read, reading: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
+
+// texts returns the texts kept, made on the first call.
+func (c *Cache) texts() *lru.Cache[[sha256.Size]byte, string] {
+	c.once.Do(func() {
+		c.kept, _ = lru.NewWithEvict(cacheEntries, func(_ [sha256.Size]byte, text string) { c.size.Add(-int64(len(text))) }) // only a size <= 0 fails
+	})
+	return c.kept
 }
 
 // Text returns Text(b), kept from an earlier read of the same bytes when
 // it can.
 func (c *Cache) Text(b []byte) (string, error) {
 	key := sha256.Sum256(b)
-	if text, ok := c.kept.Get(key); ok {
+	kept := c.texts()
+	if text, ok := kept.Get(key); ok {
 		return text, nil
 	}
 	v, err, _ := c.flight.Do(hex.EncodeToString(key[:]), func() (any, error) {
 		// A read that ended between the Get above and this call kept
 		// its text already.
-		if text, ok := c.kept.Get(key); ok {
+		if text, ok := kept.Get(key); ok {
 			return text, nil
 		}
 		c.reading <- struct{}{}
@@ -67,11 +79,11 @@ func (c *Cache) Text(b []byte) (string, error) {
 		if err != nil || int64(len(text)) > c.max {
 			return text, err
 		}
-		if found, _ := c.kept.ContainsOrAdd(key, text); !found {
+		if found, _ := kept.ContainsOrAdd(key, text); !found {
 			c.size.Add(int64(len(text)))
 		}
 		for c.size.Load() > c.max {
-			if _, _, ok := c.kept.RemoveOldest(); !ok {
+			if _, _, ok := kept.RemoveOldest(); !ok {
 				break
 			}
 		}

@@ -158,3 +158,21 @@ func TestCacheReadsOnePerCore(t *testing.T) {
 	release <- struct{}{}
 	<-done
 }
+
+// A Cache makes what keeps its texts on its first Text, not in NewCache:
+// every handler has one, and a test's server that reads no letter's text
+// paid 10 allocations and 1.2 KB for it.
+func TestNewCacheMakesNothingUntilUsed(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = NewCache(DefaultCacheBytes, nil) }); n > 2 {
+		t.Errorf("NewCache: %v allocations, want 2 (the Cache and its tokens)", n)
+	}
+	c, reads := countingCache(100)
+	for range 2 {
+		if text, err := c.Text([]byte("one")); text != "one" || err != nil {
+			t.Fatalf("Text: %q, %v", text, err)
+		}
+	}
+	if *reads != 1 {
+		t.Errorf("%d reads of one PDF, want 1", *reads)
+	}
+}
