@@ -223,7 +223,7 @@ func (s *Service) Close() error {
 	s.life.Stop()
 	s.deliveries.deliverer.Close()
 	for _, c := range s.egressMade {
-		c.HTTP().CloseIdleConnections()
+		c.CloseIdleConnections()
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func OpenWith(opts ...OpenOption) func(*lettershop.Deliveries) lettershop.Delive
 		w := &webhooks{d: d, svc: svc, settings: set, inflight: map[string]bool{}}
 		if w.client == nil {
 			c := egress.New(svc.Egress, append(svc.EgressOptions, egress.WithTimeout(set.timeout), egress.WithMaxRedirects(0))...)
-			w.client, w.made = c.HTTP(), c.HTTP()
+			w.client, w.made = c.HTTP(), c
 		}
 		o := Options{PerAccount: set.perAccount, MaxRunning: set.maxRunning, OnError: func(account string, err error) {
 			svc.Logger.Error("webhooks: take due deliveries", "account", account, "err", err)
@@ -170,7 +170,7 @@ type webhooks struct {
 	d   *lettershop.Deliveries
 	svc lettershop.DeliverySettings
 	// made is the client OpenWith made, whose idle connections Close closes.
-	made *http.Client
+	made *egress.Client
 
 	mu sync.Mutex
 	// inflight holds the deliveries being attempted, so that a wall clock
@@ -183,7 +183,13 @@ type webhooks struct {
 // that received events (a test's receiver) closes them first, so that
 // the connections' TIME_WAIT is on this client's ports and not on the
 // server's.
-func (w *webhooks) CloseIdleConnections() { w.client.CloseIdleConnections() }
+func (w *webhooks) CloseIdleConnections() {
+	if w.made != nil {
+		w.made.CloseIdleConnections()
+		return
+	}
+	w.client.CloseIdleConnections()
+}
 
 // Close implements lettershop.Deliverer.
 func (w *webhooks) Close() {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -50,6 +51,9 @@ type Client struct {
 	dialTimeout  time.Duration
 	maxRedirects int
 	http         *http.Client
+	// opened is set by the first DialContext: a Client that never dialled
+	// holds no connection to close.
+	opened atomic.Bool
 
 	// dialed, when set (tests), is told of every address just before it is
 	// dialled, and stops the dial by an error.
@@ -120,12 +124,25 @@ func (c *Client) Policy() Policy { return c.policy }
 // at the timeout. Its fields are c's own: change none of them.
 func (c *Client) HTTP() *http.Client { return c.http }
 
+// CloseIdleConnections closes the idle connections of c's HTTP client,
+// as http.Client's method does, when it ever opened one. A Service and its
+// deliverer each make a Client and close its connections when they end;
+// asking a Transport that never made a request to close them has it set
+// up HTTP/2 first, 13 allocations and 1.4 KB for each Client of every
+// test's Service that fetched nothing and posted no event.
+func (c *Client) CloseIdleConnections() {
+	if c.opened.Load() {
+		c.http.CloseIdleConnections()
+	}
+}
+
 // DialContext opens a connection to address (host:port) under the policy:
 // the host is checked (CheckHost), a name is looked up with the Resolver,
 // the connection is refused if any of its addresses is, and each address
 // is dialled with a Control hook that checks it again as it is dialled. A
 // refusal is an *Error of KindRefused.
 func (c *Client) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	c.opened.Store(true)
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, &Error{Kind: KindBadURL, Err: err, msg: fmt.Sprintf("%q is not a host and port", address)}

@@ -669,3 +669,42 @@ func TestDialTimeout(t *testing.T) {
 		t.Errorf("a handshake never answered: %v (context: %v); want the handshake's timeout", err, ctx.Err())
 	}
 }
+
+// CloseIdleConnections closes a Client's idle connections once it has
+// opened one, and costs nothing on a Client that never dialled: asking its
+// Transport had it set up HTTP/2 first, for every Service made and closed.
+func TestCloseIdleConnections(t *testing.T) {
+	r := newTable()
+	made := testing.AllocsPerRun(50, func() { _ = egress.New(egress.Default(), egress.WithResolver(r)) })
+	closed := testing.AllocsPerRun(50, func() { egress.New(egress.Default(), egress.WithResolver(r)).CloseIdleConnections() })
+	if closed > made {
+		t.Errorf("a Client that never dialled: %v allocations made and closed, %v made", closed, made)
+	}
+
+	var mu sync.Mutex
+	states := map[http.ConnState]int{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		mu.Lock()
+		states[s]++
+		mu.Unlock()
+	}
+	srv.Start()
+	defer srv.Close()
+	c, _ := newClient(t, egress.Default(), r)
+	if _, err := c.Fetch(t.Context(), srv.URL, 100); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseIdleConnections()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := states[http.StateClosed]
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the connection fetched on was not closed")
+		}
+	}
+}
