@@ -285,6 +285,25 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
+// BenchmarkNewAccount is what a test on a server shared by the suite pays
+// for its account: NewAccount and a first request with its key (a server
+// per test is BenchmarkNew and BenchmarkSetup).
+//
+//	go test ./lettershoptest -run '^$' -bench 'NewAccount$' -benchmem
+func BenchmarkNewAccount(b *testing.B) {
+	b.ReportAllocs()
+	tb := &benchTB{TB: b}
+	defer tb.end()
+	srv := lettershoptest.New(tb)
+	c := srv.Client()
+	for b.Loop() {
+		acct := srv.NewAccount()
+		if code := get(b, c, srv.URL+"/v1/letters", acct.APIKey); code != http.StatusOK {
+			b.Fatalf("GET /v1/letters: %d", code)
+		}
+	}
+}
+
 func BenchmarkNewService(b *testing.B) {
 	b.ReportAllocs()
 	tb := &benchTB{TB: b}
