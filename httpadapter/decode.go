@@ -303,7 +303,15 @@ func unknownField(name string, known map[string]reflect.Type) string {
 	return "unknown field"
 }
 
+// emptyName spells a member whose name is empty in a path: JSON's own
+// spelling of it, where the name left out would make a path of nothing
+// ({"": 1} named the field "") or of its object alone.
+const emptyName = `""`
+
 func joinPath(path, name string) string {
+	if name == "" {
+		name = emptyName
+	}
 	if path == "" {
 		return name
 	}

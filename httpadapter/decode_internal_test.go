@@ -63,6 +63,8 @@ func TestDecodeJSONShapes(t *testing.T) {
 			"Name":    "unknown field; names are case-sensitive: did you mean name?",
 			"untaggd": "unknown field; names are case-sensitive: did you mean Untaggd?",
 			"skipped": "unknown field", "Skipped": "unknown field", "hidden": "unknown field"}},
+		{"empty names", `{"":1,"inner":{"":2,"deep":[{"":3}]}}`, map[string]string{
+			`""`: "unknown field", `inner.""`: "unknown field", `inner.deep[0].""`: "unknown field"}},
 		{"bool", `{"on":"true"}`, map[string]string{"on": "must be true or false, got a string"}},
 		{"times", `{"when":"2026-03-02T10:00:00.5-05:00","since":"2026-03-02T15:00:00Z"}`, nil},
 		{"bad times", `{"when":"yesterday","since":1}`, map[string]string{

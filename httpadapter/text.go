@@ -70,7 +70,11 @@ func (s *textScanner) note(msg string, name bool) {
 		if i > 0 && len(b) > 0 {
 			b = append(b, '.')
 		}
-		b = append(b, p.name[:min(len(p.name), lettershop.MaxFieldPath+1-len(b))]...)
+		n := p.name
+		if n == "" {
+			n = emptyName
+		}
+		b = append(b, n[:min(len(n), lettershop.MaxFieldPath+1-len(b))]...)
 	}
 	at := echo.Cut(string(b), lettershop.MaxFieldPath)
 	if at == "" && !name {

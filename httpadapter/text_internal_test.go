@@ -21,8 +21,11 @@ func TestCheckBodyTextPaths(t *testing.T) {
 		{`"\ud800"`, map[string]string{"body": msgSurrogate}},
 		{"{\"a\":[1,{\"b\":\"\xff\"}]}", map[string]string{"a[1].b": msgInvalidUTF8}},
 		{"[[\"x\",\"\xff\"]]", map[string]string{"[0][1]": msgInvalidUTF8}},
-		{"{\"\":\"\xff\"}", map[string]string{"body": msgInvalidUTF8}},
-		{"{\"a\":{\"\":\"\xff\"}}", map[string]string{"a.": msgInvalidUTF8}},
+		// An empty member name is spelled as JSON spells it: its value is
+		// not the body, nor a path ending in a dot.
+		{"{\"\":\"\xff\"}", map[string]string{`""`: msgInvalidUTF8}},
+		{"{\"a\":{\"\":\"\xff\"}}", map[string]string{`a.""`: msgInvalidUTF8}},
+		{`{"":1,"":2}`, map[string]string{`""`: msgTwice}},
 		{"{\"n\xff\":1}", map[string]string{"n\uFFFD": "the member name " + msgInvalidUTF8}},
 		{`{"a\nb":"\udc00"}`, map[string]string{"a\nb": msgSurrogate}},
 		{`{"ok":"\ud83d\ude00","also":["fine"]}`, nil},
