@@ -95,6 +95,14 @@ func disarm(ctx *model.Context, d types.Dict) {
 			delete(d, k)
 		}
 	}
+	// One no member names (an element of an array, the catalog itself)
+	// keeps its place, without its script.
+	if d["JS"] != nil {
+		delete(d, "JS")
+		if s, ok := deref(ctx, d["S"]).(types.Name); ok && s.Value() == "JavaScript" {
+			delete(d, "S")
+		}
+	}
 	if names, ok := deref(ctx, d["Names"]).(types.Dict); ok {
 		delete(names, "JavaScript")
 		delete(names, "EmbeddedFiles")

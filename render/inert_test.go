@@ -114,6 +114,10 @@ func TestLetterFromADocumentRunsNothing(t *testing.T) {
 		{"JavaScript under another name", activeDoc("", "/Annots [6 0 R]",
 			link("<< /S /URI /URI (https://example.com/) /Nezt << /S /JavaScript /JS (app.alert\\(7\\)) >> >>")),
 			[]string{"S URI", "URI https://example.com/"}},
+		{"a script in the catalog itself", activeDoc("/JS (app.alert\\(8\\))", ""), nil},
+		{"JavaScript in an array under another name", activeDoc("", "/Annots [6 0 R]",
+			link("<< /S /URI /URI (https://example.com/) /Nezt [<< /S /JavaScript /JS (app.alert\\(9\\)) >>] >>")),
+			[]string{"S URI", "URI https://example.com/"}},
 		{"embedded file", activeDoc("/Names << /EmbeddedFiles << /Names [(a.exe) 6 0 R] >> >>", "",
 			"<< /Type /Filespec /F (a.exe) /EF << /F 7 0 R >> >>", "<< /Type /EmbeddedFile /Length 2 >>\nstream\nMZ\nendstream"), nil},
 		{"attached file", activeDoc("", "/Annots [6 0 R]",
@@ -143,4 +147,47 @@ func TestLetterFromADocumentRunsNothing(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzLetterFromADocument holds a letter from a PDF document to its
+// promise on any document CheckPDF accepts: it renders in both placements
+// and keeps nothing a reader runs or opens (no script, additional actions
+// or embedded file, no action but a link). The seeds carry each kind of
+// active content, in chains and under names no reader runs.
+func FuzzLetterFromADocument(f *testing.F) {
+	link := func(action string) string {
+		return "<< /Type /Annot /Subtype /Link /Rect [100 100 300 130] /A " + action + " >>"
+	}
+	for _, doc := range [][]byte{
+		activeDoc("/OpenAction << /S /JavaScript /JS (app.alert\\(1\\)) >>", ""),
+		activeDoc("/Names << /JavaScript << /Names [(x) 6 0 R] >> /EmbeddedFiles << /Names [(a) 7 0 R] >> >> /OpenAction 6 0 R", "",
+			"<< /S /JavaScript /JS (app.alert\\(2\\)) /Next << /S /Launch /F (calc.exe) >> >>", "<< /Type /Filespec /F (a.exe) /EF << /F 8 0 R >> >>",
+			"<< /Type /EmbeddedFile /Length 2 >>\nstream\nMZ\nendstream"),
+		activeDoc("/AA << /WC << /S /JavaScript /JS (x) >> >>", "/AA << /O << /S /Launch /F (calc.exe) >> >> /Annots [6 0 R 7 0 R]",
+			link("<< /S /URI /URI (https://example.com/) /Next [<< /S /GoTo /D [3 0 R /Fit] >> << /S /SubmitForm /F (http://e.com) >>] >>"),
+			"<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /A << /S /URI /URI (javascript:x) >> /Nezt << /JS (y) >> >>"),
+		activeDoc("/AcroForm << /Fields [] /XFA 6 0 R >> /Outlines 8 0 R", "",
+			"<< /Length 2 >>\nstream\n<>\nendstream", "<< /Title (t) /Parent 8 0 R /A << /S /GoToR /F (file:///etc/passwd) /D [0 /Fit] >> >>",
+			"<< /Type /Outlines /First 7 0 R /Last 7 0 R /Count 1 >>"),
+	} {
+		f.Add(doc)
+	}
+	run := map[string]bool{"AA": true, "JS": true, "EF": true, "S JavaScript": true, "S Launch": true,
+		"S SubmitForm": true, "S ImportData": true, "S GoToR": true, "S GoToE": true, "S Rendition": true}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if info := checkPDF(doc); info.Problem != "" {
+			return
+		}
+		for _, p := range []render.Placement{render.InsertBlankPage, render.TopFirstPage} {
+			b, err := render.Render(pdfLetter(t, doc, p))
+			if err != nil {
+				t.Fatalf("an accepted document does not render (%s): %v", p, err)
+			}
+			for _, part := range activeParts(t, b) {
+				if run[part] {
+					t.Fatalf("the letter (%s) keeps %s: %q", p, part, activeParts(t, b))
+				}
+			}
+		}
+	})
 }
