@@ -480,3 +480,47 @@ func TestTemplateSizeLimit(t *testing.T) {
 		t.Errorf("Render of a template a byte over: %v", err)
 	}
 }
+
+// FuzzRenderTableHeadings holds a table to its promise whatever its heading
+// rows and the rows under them hold: it renders, and repeating its
+// headings on each page costs at most a page for each page the table
+// takes with no headings at all (the same rows with td cells), never a
+// page for each row or few.
+func FuzzRenderTableHeadings(f *testing.F) {
+	f.Add(uint8(1), uint16(120), "Heading", "Row")
+	f.Add(uint8(7), uint16(120), "Heading", "Row")
+	f.Add(uint8(8), uint16(60), "Heading<br>two", "Row")
+	f.Add(uint8(3), uint16(40), "Heading", strings.Repeat("long words ", 200))
+	f.Add(uint8(2), uint16(5), strings.Repeat("a ", 400), "<td colspan=5>x<td>y")
+	f.Add(uint8(0), uint16(0), "", "")
+	table := func(cell string, headings, rows int, head, body string) []byte {
+		var b strings.Builder
+		b.WriteString("<table>")
+		for i := range headings {
+			fmt.Fprintf(&b, "<tr><%s>%s %d</%s><%s>x</%s></tr>", cell, head, i, cell, cell, cell)
+		}
+		for i := range rows {
+			fmt.Fprintf(&b, "<tr><td>%s %d</td><td>y</td></tr>", body, i)
+		}
+		b.WriteString("</table>")
+		return []byte(b.String())
+	}
+	f.Fuzz(func(t *testing.T, headings uint8, rows uint16, head, body string) {
+		h, n := int(headings%16), int(rows%300)
+		if len(head)+len(body) > 4000 {
+			return
+		}
+		th, td := letterOf("text/html", table("th", h, n, head, body)), letterOf("text/html", table("td", h, n, head, body))
+		for _, l := range []render.Letter{th, td} {
+			// What a version or a letter would be refused for is no table
+			// the service renders.
+			if render.CheckTemplate(l.Content, nil) != "" || render.DrawingProblem(l) != "" {
+				return
+			}
+		}
+		got, plain := pdfPages(t, renderOf(t, th)), pdfPages(t, renderOf(t, td))
+		if len(got) > 2*len(plain)+1 {
+			t.Errorf("%d heading rows over %d rows take %d pages, %d without headings", h, n, len(got), len(plain))
+		}
+	})
+}
