@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -34,6 +35,30 @@ func TestYAMLValidates(t *testing.T) {
 	doc := load(t, openapi.YAML)
 	if doc.Info.Version != "2024-07-30" {
 		t.Errorf("info.version %q, want 2024-07-30", doc.Info.Version)
+	}
+}
+
+// mergeKey finds a YAML merge key (<<), in block or flow style.
+var mergeKey = regexp.MustCompile(`(?m)(^[ \t]*(- )?|[{,][ \t]*)<<[ \t]*:`)
+
+// TestYAMLHasNoMergeKeys keeps openapi.yaml readable by YAML 1.2 parsers.
+// Merge keys are YAML 1.1 only: client generators that parse YAML 1.2 take
+// "<<" for a plain key and drop what it would bring, such as the error
+// responses and headers an operation shares with others.
+func TestYAMLHasNoMergeKeys(t *testing.T) {
+	if locs := mergeKey.FindAllIndex(openapi.YAML, -1); len(locs) > 0 {
+		line := bytes.Count(openapi.YAML[:locs[0][0]], []byte("\n")) + 1
+		t.Fatalf("openapi.yaml has %d merge keys (<<), the first on line %d; write the shared entries out", len(locs), line)
+	}
+	for _, ok := range []string{"a: {b: 1}\n", "description: x << y: z\n"} {
+		if mergeKey.MatchString(ok) {
+			t.Errorf("mergeKey matches %q, which has none", ok)
+		}
+	}
+	for _, bad := range []string{"  <<: *std\n", "- <<: *a\n", "x: {<<: *a, b: 1}\n"} {
+		if !mergeKey.MatchString(bad) {
+			t.Errorf("mergeKey misses the merge key in %q", bad)
+		}
 	}
 }
 
