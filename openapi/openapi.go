@@ -8,7 +8,11 @@
 // go test ./openapi -update, and a test keeps the two the same.
 package openapi
 
-import _ "embed"
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
 
 // YAML is the document as written.
 //
@@ -19,3 +23,29 @@ var YAML []byte
 //
 //go:embed openapi.json
 var JSON []byte
+
+// ProblemCodes is the enumeration of a problem body's code: every code the
+// server answers a problem with.
+func ProblemCodes() ([]string, error) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Problem struct {
+					Properties struct {
+						Code struct {
+							Enum []string `json:"enum"`
+						} `json:"code"`
+					} `json:"properties"`
+				} `json:"Problem"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(JSON, &doc); err != nil {
+		return nil, err
+	}
+	codes := doc.Components.Schemas.Problem.Properties.Code.Enum
+	if len(codes) == 0 {
+		return nil, fmt.Errorf("openapi: the Problem schema has no code enumeration")
+	}
+	return codes, nil
+}

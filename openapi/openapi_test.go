@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -200,5 +201,17 @@ func TestRequiredRequestFieldsAreNotNullable(t *testing.T) {
 				}
 			}, notReadOnly)
 		}
+	}
+}
+
+// TestProblemCodes: the problem codes are read from the document, a bad
+// request's and a bad Expect's among them.
+func TestProblemCodes(t *testing.T) {
+	codes, err := openapi.ProblemCodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(codes, "invalid-request") || !slices.Contains(codes, "expectation-failed") {
+		t.Errorf("ProblemCodes() = %v, want invalid-request and expectation-failed among them", codes)
 	}
 }

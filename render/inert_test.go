@@ -39,6 +39,25 @@ func activeDoc(catalog, page string, extra ...string) []byte {
 // its type (S) and URI, the keys AA, JS, EF and XFA, and the JavaScript and
 // EmbeddedFiles name trees.
 func activeParts(t testing.TB, b []byte) []string {
+	return walkPDF(t, b, func(_ *model.Context, found map[string]bool, k string, v types.Object) {
+		switch k {
+		case "AA", "JS", "EF", "XFA", "JavaScript", "EmbeddedFiles":
+			found[k] = true
+		case "S":
+			if n, ok := v.(types.Name); ok && n.Value() != "D" && n.Value() != "S" {
+				found["S "+n.Value()] = true
+			}
+		case "URI":
+			if s, err := types.StringOrHexLiteral(v); err == nil && s != nil {
+				found["URI "+*s] = true
+			}
+		}
+	})
+}
+
+// walkPDF reads b and calls member for each member of every dictionary in
+// it, however deep, with the set it fills; it returns that set sorted.
+func walkPDF(t testing.TB, b []byte, member func(ctx *model.Context, found map[string]bool, k string, v types.Object)) []string {
 	t.Helper()
 	ctx, err := api.ReadContext(bytes.NewReader(b), model.NewDefaultConfiguration())
 	if err != nil {
@@ -50,18 +69,7 @@ func activeParts(t testing.TB, b []byte) []string {
 		switch x := o.(type) {
 		case types.Dict:
 			for k, v := range x {
-				switch k {
-				case "AA", "JS", "EF", "XFA", "JavaScript", "EmbeddedFiles":
-					found[k] = true
-				case "S":
-					if n, ok := v.(types.Name); ok && n.Value() != "D" && n.Value() != "S" {
-						found["S "+n.Value()] = true
-					}
-				case "URI":
-					if s, err := types.StringOrHexLiteral(v); err == nil && s != nil {
-						found["URI "+*s] = true
-					}
-				}
+				member(ctx, found, k, v)
 				look(v)
 			}
 		case types.StreamDict:
@@ -195,58 +203,25 @@ func FuzzLetterFromADocument(f *testing.F) {
 // but GoTo, Named and URI. An action held under another name no reader
 // follows, and is not listed.
 func runnable(t testing.TB, b []byte) []string {
-	t.Helper()
-	ctx, err := api.ReadContext(bytes.NewReader(b), model.NewDefaultConfiguration())
-	if err != nil {
-		t.Fatalf("read the letter: %v", err)
-	}
-	found := map[string]bool{}
-	followed := func(o types.Object) {
-		if r, err := ctx.Dereference(o); err == nil {
-			o = r
-		}
-		actions, ok := o.(types.Array)
-		if !ok {
-			actions = types.Array{o}
-		}
-		for _, a := range actions {
-			if d, ok := a.(types.Dict); ok {
-				if s, ok := d["S"].(types.Name); ok && s != "GoTo" && s != "Named" && s != "URI" {
-					found["S "+s.Value()] = true
+	return walkPDF(t, b, func(ctx *model.Context, found map[string]bool, k string, v types.Object) {
+		switch k {
+		case "AA", "JS", "EF":
+			found[k] = true
+		case "A", "OpenAction", "Next":
+			if r, err := ctx.Dereference(v); err == nil {
+				v = r
+			}
+			actions, ok := v.(types.Array)
+			if !ok {
+				actions = types.Array{v}
+			}
+			for _, a := range actions {
+				if d, ok := a.(types.Dict); ok {
+					if s, ok := d["S"].(types.Name); ok && s != "GoTo" && s != "Named" && s != "URI" {
+						found["S "+s.Value()] = true
+					}
 				}
 			}
 		}
-	}
-	var look func(o types.Object)
-	look = func(o types.Object) {
-		switch x := o.(type) {
-		case types.Dict:
-			for k, v := range x {
-				switch k {
-				case "AA", "JS", "EF":
-					found[k] = true
-				case "A", "OpenAction", "Next":
-					followed(v)
-				}
-				look(v)
-			}
-		case types.StreamDict:
-			look(x.Dict)
-		case types.Array:
-			for _, v := range x {
-				look(v)
-			}
-		}
-	}
-	for _, e := range ctx.Table {
-		if e != nil && !e.Free {
-			look(e.Object)
-		}
-	}
-	var out []string
-	for k := range found {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	})
 }
