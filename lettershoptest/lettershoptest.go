@@ -3,13 +3,21 @@
 // httpadapter on an httptest.Server, and the accounts, clock moves, forced
 // letter moves, faults and request journal a test reaches for.
 //
-//	func TestWelcomeLetter(t *testing.T) {
+//	func TestSendWelcome(t *testing.T) {
 //		srv := lettershoptest.New(t)
 //		acct := srv.NewAccount()
-//		m := myapp.NewMailer(acct.Client())
-//		id := m.SendWelcome(t.Context(), "Jane")
+//		m, err := welcome.NewMailer(t.Context(), acct.Client())
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		id, err := m.SendWelcome(t.Context(), "Jane")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
 //		acct.WaitForStatus(id, client.StatusMailed, 7*24*time.Hour)
 //	}
+//
+// That application and its tests are examples/welcome, whole.
 //
 // Account.Client is the application's client of the server: its retries
 // wait on the account's clock and take no real time. Code that makes its
